@@ -1,0 +1,3 @@
+// Package bench implements the load and quality harnesses and their reports.
+// Production packages must not import it.
+package bench
