@@ -1,0 +1,153 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"text/template"
+)
+
+// Between names what to do when the pool is neither good enough nor so weak
+// that the answer bails out to the fallback model.
+const (
+	BetweenRefuse = "refuse" // refuse (default)
+	BetweenGround = "ground" // ground the answer, with a caveat in the prompt
+)
+
+// Config holds the gate's thresholds and prompt texts. The zero value is not
+// useful; start from [DefaultConfig].
+type Config struct {
+	// Prefloor drops non-forced candidates whose rerank score is below it when
+	// a reranker is active. Range [0,1], default 0.18.
+	Prefloor float64 `yaml:"prefloor"`
+	// PrefloorNoRerank is the prefloor on the retrieval score when no reranker
+	// ran. Range [0,1], default 0.45.
+	PrefloorNoRerank float64 `yaml:"prefloor_no_rerank"`
+	// PrimaryKind is the kind whose survivors count towards sufficiency.
+	// Non-empty, default "lecture".
+	PrimaryKind string `yaml:"primary_kind"`
+	// PrimaryMin is how many primary-kind survivors sufficiency needs. >= 0,
+	// default 2.
+	PrimaryMin int `yaml:"primary_min"`
+	// SufficientMax is the max relevance sufficiency needs. Range [0,1],
+	// default 0.55.
+	SufficientMax float64 `yaml:"sufficient_max"`
+	// GoodEnoughMax grounds the answer on its own. Range [0,1], default 0.65.
+	GoodEnoughMax float64 `yaml:"good_enough_max"`
+	// BailOutBelow routes to the fallback model when max is below it. Range
+	// [0,1], default 0.40; must not exceed good_enough_max.
+	BailOutBelow float64 `yaml:"bail_out_below"`
+	// Between is "refuse" (default) or "ground" (ground with a caveat).
+	Between string `yaml:"between"`
+	// RefusalText is the assistant message of a refused turn. Non-empty.
+	RefusalText string `yaml:"refusal_text"`
+	// FallbackInstruction is the system instruction of a bail-out turn.
+	// Non-empty.
+	FallbackInstruction string `yaml:"fallback_instruction"`
+	// Disclaimer is the sentence a fallback answer must contain. Non-empty.
+	Disclaimer string `yaml:"disclaimer"`
+	// Caveat is added to a grounded prompt when between: ground grounded it.
+	Caveat string `yaml:"caveat"`
+	// SystemTemplate is the text/template of the system message; see
+	// [PromptData] for the fields it can use. Non-empty, must parse.
+	SystemTemplate string `yaml:"system_template"`
+	// MaxNotes caps the notes minted per turn. Range [1,999], default 16.
+	MaxNotes int `yaml:"max_notes"`
+
+	// Scrub, when set, rewrites a note or memory text before it is rendered;
+	// the proxy sets it to the gauntlet's id scrubber so no id-shaped token
+	// reaches the model. Not configurable from YAML.
+	Scrub func(string) string `yaml:"-"`
+}
+
+// DefaultSystemTemplate is the default system_template.
+const DefaultSystemTemplate = `{{if eq .Decision "ground" -}}
+Answer the user's question using only the numbered notes below.
+Cite every sentence that uses a note with its footnote marker, for example [^1] or [^1][^2], placed before the sentence's final punctuation.
+Cite only the numbers listed below; never invent a number, a source, an id or a link. Do not cite the same note twice in one sentence.
+If the notes do not answer part of the question, say so instead of guessing.
+{{- if .Caveat}}
+{{.Caveat}}
+{{- end}}
+
+Notes:
+{{.Notes}}
+{{- else if eq .Decision "fallback" -}}
+{{.FallbackInstruction}}
+Your answer must contain this sentence exactly: "{{.Disclaimer}}"
+Do not use footnote markers or citations.
+{{- end}}
+{{- if .Memory}}
+
+Background (do not cite):
+{{.Memory}}
+{{- end}}
+`
+
+// DefaultConfig returns the defaults of DESIGN.md.
+func DefaultConfig() Config {
+	return Config{
+		Prefloor:            0.18,
+		PrefloorNoRerank:    0.45,
+		PrimaryKind:         "lecture",
+		PrimaryMin:          2,
+		SufficientMax:       0.55,
+		GoodEnoughMax:       0.65,
+		BailOutBelow:        0.40,
+		Between:             BetweenRefuse,
+		RefusalText:         "I can't answer that from the sources I have. Try rephrasing the question or asking about a topic the library covers.",
+		FallbackInstruction: "No source in the library covers this question. Answer briefly from general knowledge, and say plainly where you are unsure.",
+		Disclaimer:          "This answer is from general knowledge, not from the library's sources.",
+		Caveat:              "The notes cover the question only in part: say which parts they do not cover.",
+		SystemTemplate:      DefaultSystemTemplate,
+		MaxNotes:            16,
+	}
+}
+
+// Validate reports every problem of c at once, each starting with its key.
+func (c Config) Validate() error {
+	var errs []error
+	unit := func(key string, v float64) {
+		if !(v >= 0 && v <= 1) { // also rejects NaN
+			errs = append(errs, fmt.Errorf("%s: must be in [0,1], got %v", key, v))
+		}
+	}
+	unit("prefloor", c.Prefloor)
+	unit("prefloor_no_rerank", c.PrefloorNoRerank)
+	unit("sufficient_max", c.SufficientMax)
+	unit("good_enough_max", c.GoodEnoughMax)
+	unit("bail_out_below", c.BailOutBelow)
+	if c.BailOutBelow > c.GoodEnoughMax {
+		errs = append(errs, fmt.Errorf("bail_out_below: must not exceed good_enough_max (%v), got %v", c.GoodEnoughMax, c.BailOutBelow))
+	}
+	if c.PrimaryKind == "" {
+		errs = append(errs, errors.New("primary_kind: must not be empty"))
+	}
+	if c.PrimaryMin < 0 {
+		errs = append(errs, fmt.Errorf("primary_min: must be >= 0, got %d", c.PrimaryMin))
+	}
+	if c.Between != BetweenRefuse && c.Between != BetweenGround {
+		errs = append(errs, fmt.Errorf("between: must be %q or %q, got %q", BetweenRefuse, BetweenGround, c.Between))
+	}
+	if c.RefusalText == "" {
+		errs = append(errs, errors.New("refusal_text: must not be empty"))
+	}
+	if c.FallbackInstruction == "" {
+		errs = append(errs, errors.New("fallback_instruction: must not be empty"))
+	}
+	if c.Disclaimer == "" {
+		errs = append(errs, errors.New("disclaimer: must not be empty"))
+	}
+	if c.MaxNotes < 1 || c.MaxNotes > 999 {
+		errs = append(errs, fmt.Errorf("max_notes: must be in [1,999], got %d", c.MaxNotes))
+	}
+	if c.SystemTemplate == "" {
+		errs = append(errs, errors.New("system_template: must not be empty"))
+	} else if _, err := parseTemplate(c.SystemTemplate); err != nil {
+		errs = append(errs, fmt.Errorf("system_template: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+func parseTemplate(s string) (*template.Template, error) {
+	return template.New("system").Option("missingkey=error").Parse(s)
+}

@@ -1,0 +1,149 @@
+package gate
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func lec(score float64) Candidate  { return Candidate{Kind: "lecture", Score: score, Rerank: score} }
+func lib(score float64) Candidate  { return Candidate{Kind: "library", Score: score, Rerank: score} }
+func forced(c Candidate) Candidate { c.Forced = true; return c }
+
+func TestPrefloor(t *testing.T) {
+	tests := []struct {
+		name         string
+		cand         Candidate
+		rerankActive bool
+		wantFloored  int
+	}{
+		{"rerank just below 0.18", lib(0.1799), true, 1},
+		{"rerank at 0.18", lib(0.18), true, 0},
+		{"rerank above 0.18", lib(0.1801), true, 0},
+		{"no rerank just below 0.45", lib(0.4499), false, 1},
+		{"no rerank at 0.45", lib(0.45), false, 0},
+		{"no rerank 0.30 passes with rerank only", lib(0.30), false, 1},
+		{"forced below rerank floor", forced(lib(0.01)), true, 0},
+		{"forced below no-rerank floor", forced(lib(0.2)), false, 0},
+		{"NaN score is floored", lib(math.NaN()), true, 1},
+		{"rerank compares Rerank not Score", Candidate{Kind: "library", Score: 0.9, Rerank: 0.1}, true, 1},
+		{"no rerank compares Score not Rerank", Candidate{Kind: "library", Score: 0.1, Rerank: 0.9}, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Decide(DefaultConfig(), []Candidate{tt.cand}, tt.rerankActive)
+			if o.Floored != tt.wantFloored {
+				t.Errorf("Floored = %d, want %d", o.Floored, tt.wantFloored)
+			}
+		})
+	}
+}
+
+func TestDecideBoundaries(t *testing.T) {
+	ground := DefaultConfig()
+	ground.Between = BetweenGround
+	tests := []struct {
+		name    string
+		cfg     Config
+		cands   []Candidate
+		want    Decision
+		checks  map[string]bool
+		wantCov Coverage
+	}{
+		{"sufficient at 0.55 with 2 lectures", DefaultConfig(), []Candidate{lec(0.55), lec(0.3)}, Ground,
+			map[string]bool{"sufficient": true, "good_enough": true, "bail_out": false, "between": false}, Coverage{0.55, 2}},
+		{"0.5499 with 2 lectures is between", DefaultConfig(), []Candidate{lec(0.5499), lec(0.3)}, Refuse,
+			map[string]bool{"sufficient": false, "good_enough": false, "bail_out": false, "between": true}, Coverage{0.5499, 2}},
+		{"0.55 with 1 lecture is between", DefaultConfig(), []Candidate{lec(0.55), lib(0.3)}, Refuse,
+			map[string]bool{"sufficient": false, "good_enough": false, "between": true}, Coverage{0.55, 1}},
+		{"floored lecture does not count", DefaultConfig(), []Candidate{lec(0.6), lec(0.1)}, Refuse,
+			map[string]bool{"sufficient": false, "between": true}, Coverage{0.6, 1}},
+		{"forced lecture below floor counts", DefaultConfig(), []Candidate{lec(0.6), forced(lec(0.1))}, Ground,
+			map[string]bool{"sufficient": true}, Coverage{0.6, 2}},
+		{"good enough at 0.65 alone", DefaultConfig(), []Candidate{lib(0.65)}, Ground,
+			map[string]bool{"sufficient": false, "good_enough": true}, Coverage{0.65, 0}},
+		{"0.6499 alone is between", DefaultConfig(), []Candidate{lib(0.6499)}, Refuse,
+			map[string]bool{"good_enough": false, "between": true}, Coverage{0.6499, 0}},
+		{"0.40 is not bail out", DefaultConfig(), []Candidate{lib(0.40)}, Refuse,
+			map[string]bool{"bail_out": false, "between": true}, Coverage{0.40, 0}},
+		{"0.3999 bails out", DefaultConfig(), []Candidate{lib(0.3999)}, Fallback,
+			map[string]bool{"bail_out": true, "between": false}, Coverage{0.3999, 0}},
+		{"empty pool bails out", DefaultConfig(), nil, Fallback,
+			map[string]bool{"bail_out": true, "empty": true}, Coverage{0, 0}},
+		{"all floored bails out", DefaultConfig(), []Candidate{lib(0.1), lec(0.05)}, Fallback,
+			map[string]bool{"bail_out": true, "empty": true}, Coverage{0, 0}},
+		{"between ground grounds with caveat", ground, []Candidate{lib(0.5)}, Ground,
+			map[string]bool{"between": true, "caveat": true, "good_enough": false}, Coverage{0.5, 0}},
+		{"between ground still bails out below 0.40", ground, []Candidate{lib(0.39)}, Fallback,
+			map[string]bool{"caveat": false, "bail_out": true}, Coverage{0.39, 0}},
+		{"good enough has no caveat", ground, []Candidate{lib(0.7)}, Ground,
+			map[string]bool{"caveat": false}, Coverage{0.7, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Decide(tt.cfg, tt.cands, true)
+			if o.Decision != tt.want {
+				t.Errorf("Decision = %q, want %q (checks %v)", o.Decision, tt.want, o.Checks)
+			}
+			if o.Coverage != tt.wantCov {
+				t.Errorf("Coverage = %+v, want %+v", o.Coverage, tt.wantCov)
+			}
+			for k, v := range tt.checks {
+				got, ok := o.Checks[k]
+				if !ok || got != v {
+					t.Errorf("Checks[%q] = %v (present %v), want %v", k, got, ok, v)
+				}
+			}
+			if (o.Decision == Ground) != (len(o.Notes) > 0) {
+				t.Errorf("Decision %q with %d notes", o.Decision, len(o.Notes))
+			}
+		})
+	}
+}
+
+func TestDecideNotes(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxNotes = 2
+	cands := []Candidate{
+		{ID: "a", Kind: "lecture", Rerank: 0.9, Address: "A"},
+		{ID: "b", Kind: "lecture", Rerank: 0.05},
+		{ID: "c", Kind: "verse", Rerank: 0.1, Forced: true, Address: "John 3:16"},
+		{ID: "d", Kind: "library", Rerank: 0.5},
+	}
+	o := Decide(cfg, cands, true)
+	var got []string
+	for _, n := range o.Notes {
+		got = append(got, n.ID)
+		if n.N != len(got) {
+			t.Errorf("note %s has N = %d, want %d", n.ID, n.N, len(got))
+		}
+	}
+	if want := "a,c"; strings.Join(got, ",") != want {
+		t.Errorf("notes = %v, want %s (in order, floored b skipped, capped at 2)", got, want)
+	}
+	if o.Floored != 1 {
+		t.Errorf("Floored = %d, want 1", o.Floored)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatalf("DefaultConfig().Validate() = %v", err)
+	}
+	bad := DefaultConfig()
+	bad.Prefloor = 2
+	bad.BailOutBelow = 0.9
+	bad.Between = "maybe"
+	bad.MaxNotes = 0
+	bad.SystemTemplate = "{{if}"
+	bad.Disclaimer = ""
+	err := bad.Validate()
+	if err == nil {
+		t.Fatal("Validate() = nil, want errors")
+	}
+	for _, key := range []string{"prefloor: must be in [0,1], got 2", "bail_out_below:", "between:", "max_notes:", "system_template:", "disclaimer:"} {
+		if !strings.Contains(err.Error(), key) {
+			t.Errorf("Validate() = %q, missing %q", err, key)
+		}
+	}
+}
