@@ -1,0 +1,146 @@
+package judge
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config is the `verify` section of the top-level configuration.
+type Config struct {
+	// Mode is "report" (stream at once, verdicts on the final chunk) or
+	// "strict" (hold each sentence until verified, drop bad citations).
+	Mode string `yaml:"mode"`
+	// Verifier is "local" (heuristic NLI, no network), "llm" (OpenAI-compatible
+	// chat judge with ChainPoll) or "both" (run concurrently, LLM wins when it
+	// answers, local is the fallback).
+	Verifier string `yaml:"verifier"`
+	// LLM configures the remote judge; used when Verifier is llm or both.
+	LLM LLMConfig `yaml:"llm"`
+	// ChainPoll configures the re-poll of uncertain LLM verdicts.
+	ChainPoll ChainPollConfig `yaml:"chainpoll"`
+	// MinContextChars: a claim whose cited context is shorter is marked
+	// "not checked" with that reason. Default 500, range >= 0.
+	MinContextChars int `yaml:"min_context_chars"`
+	// Concurrency bounds concurrent remote judge calls across all requests
+	// (a semaphore). Default 8, range >= 1.
+	Concurrency int `yaml:"concurrency"`
+	// Footer adds a human-readable one-line trust footer to the report.
+	Footer bool `yaml:"footer"`
+	// SentenceTimeout bounds the verification of one claim (all votes); on
+	// expiry the claim degrades to the local verifier. Default 10s, > 0.
+	SentenceTimeout time.Duration `yaml:"sentence_timeout"`
+	// Local tunes the local heuristic verifier.
+	Local LocalConfig `yaml:"local"`
+}
+
+// LLMConfig configures the OpenAI-compatible chat judge.
+type LLMConfig struct {
+	// BaseURL of the OpenAI-compatible API, e.g. http://127.0.0.1:8081/v1;
+	// the verifier POSTs {base_url}/chat/completions.
+	BaseURL string `yaml:"base_url"`
+	// Model name sent to the judge.
+	Model string `yaml:"model"`
+	// APIKeyEnv names the environment variable holding the bearer key
+	// (empty: no Authorization header).
+	APIKeyEnv string `yaml:"api_key_env"`
+	// Timeout bounds one judge call. Default 5s, > 0.
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// ChainPollConfig configures ChainPoll: when the first LLM verdict's
+// confidence lies in [Low, High] (inclusive), Votes concurrent votes are
+// taken and a label needs Agree of them to win.
+type ChainPollConfig struct {
+	Votes int     `yaml:"votes"` // default 3, >= 1
+	Agree int     `yaml:"agree"` // default 2, in [1, votes]
+	Low   float64 `yaml:"low"`   // default 0.5, in [0,1]
+	High  float64 `yaml:"high"`  // default 0.8, in [low,1]
+}
+
+// LocalConfig holds the decision thresholds of the local verifier.
+type LocalConfig struct {
+	// Entail: minimum weighted coverage of the claim's content terms by the
+	// best evidence window for "entailment". Default 0.80, in (0,1].
+	Entail float64 `yaml:"entail"`
+	// Conflict: minimum coverage of the claim's non-conflicting terms for a
+	// number/negation/antonym mismatch to count as "contradiction".
+	// Default 0.50, in (0,1].
+	Conflict float64 `yaml:"conflict"`
+}
+
+// DefaultConfig returns the defaults of DESIGN.md.
+func DefaultConfig() Config {
+	return Config{
+		Mode:     "report",
+		Verifier: "local",
+		LLM: LLMConfig{
+			BaseURL:   "",
+			Model:     "",
+			APIKeyEnv: "GUARD_JUDGE_API_KEY",
+			Timeout:   5 * time.Second,
+		},
+		ChainPoll:       ChainPollConfig{Votes: 3, Agree: 2, Low: 0.5, High: 0.8},
+		MinContextChars: 500,
+		Concurrency:     8,
+		Footer:          false,
+		SentenceTimeout: 10 * time.Second,
+		Local:           LocalConfig{Entail: 0.80, Conflict: 0.50},
+	}
+}
+
+// Validate reports every problem at once, each prefixed with its key path
+// inside the verify section.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	switch c.Mode {
+	case "report", "strict":
+	default:
+		bad("mode: must be report or strict, got %q", c.Mode)
+	}
+	switch c.Verifier {
+	case "local":
+	case "llm", "both":
+		if c.LLM.BaseURL == "" {
+			bad("llm.base_url: required when verifier is %s", c.Verifier)
+		}
+		if c.LLM.Model == "" {
+			bad("llm.model: required when verifier is %s", c.Verifier)
+		}
+	default:
+		bad("verifier: must be local, llm or both, got %q", c.Verifier)
+	}
+	if c.LLM.Timeout <= 0 {
+		bad("llm.timeout: must be > 0, got %s", c.LLM.Timeout)
+	}
+	cp := c.ChainPoll
+	if cp.Votes < 1 {
+		bad("chainpoll.votes: must be >= 1, got %d", cp.Votes)
+	}
+	if cp.Agree < 1 || cp.Agree > cp.Votes {
+		bad("chainpoll.agree: must be in [1, votes=%d], got %d", cp.Votes, cp.Agree)
+	}
+	if cp.Low < 0 || cp.Low > 1 {
+		bad("chainpoll.low: must be in [0,1], got %g", cp.Low)
+	}
+	if cp.High < cp.Low || cp.High > 1 {
+		bad("chainpoll.high: must be in [low,1], got %g", cp.High)
+	}
+	if c.MinContextChars < 0 {
+		bad("min_context_chars: must be >= 0, got %d", c.MinContextChars)
+	}
+	if c.Concurrency < 1 {
+		bad("concurrency: must be >= 1, got %d", c.Concurrency)
+	}
+	if c.SentenceTimeout <= 0 {
+		bad("sentence_timeout: must be > 0, got %s", c.SentenceTimeout)
+	}
+	if c.Local.Entail <= 0 || c.Local.Entail > 1 {
+		bad("local.entail: must be in (0,1], got %g", c.Local.Entail)
+	}
+	if c.Local.Conflict <= 0 || c.Local.Conflict > 1 {
+		bad("local.conflict: must be in (0,1], got %g", c.Local.Conflict)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,340 @@
+package judge
+
+import (
+	"context"
+	"math/bits"
+	"strings"
+
+	porterstemmer "github.com/blevesearch/go-porterstemmer"
+)
+
+// Local is the no-network verifier: a heuristic NLI in the style of
+// MiniCheck. The claim is compared with every sentence (and every pair of
+// adjacent sentences) of the cited passages and the best window decides:
+// weighted coverage of the claim's content terms (numbers and named entities
+// weigh more), with numbers and dates compared by value, negation polarity
+// and antonyms ("increase"/"decrease") turning a well-matched window into a
+// contradiction.
+type Local struct {
+	cfg LocalConfig
+}
+
+var _ Verifier = (*Local)(nil)
+
+// NewLocal returns a local verifier with the given thresholds.
+func NewLocal(cfg LocalConfig) *Local { return &Local{cfg: cfg} }
+
+// Verify implements Verifier. It never fails.
+func (l *Local) Verify(_ context.Context, claim string, evidence []Passage) (Verdict, error) {
+	docs := make([]*prepared, len(evidence))
+	for i, p := range evidence {
+		docs[i] = prepare(p.Text)
+	}
+	return l.verify(claim, docs), nil
+}
+
+// prepared is an analysed passage, reusable across claims.
+type prepared struct {
+	sents []evSent
+	chars int
+}
+
+type evSent struct {
+	text  string
+	stems map[string]struct{} // stems, plus "\x00"+5-char prefixes
+	nums  []term
+	neg   bool
+}
+
+func prepare(text string) *prepared {
+	p := &prepared{chars: len(text)}
+	for _, s := range Split(text) {
+		t := strings.TrimSpace(s)
+		if t == "" {
+			continue
+		}
+		es := evSent{text: t, stems: map[string]struct{}{}}
+		negs := 0
+		for _, tm := range analyse(t) {
+			switch {
+			case tm.neg:
+				negs++
+			case tm.isNum:
+				es.nums = append(es.nums, tm)
+			default:
+				es.stems[tm.stem] = struct{}{}
+				if len(tm.stem) >= 6 {
+					es.stems["\x00"+tm.stem[:5]] = struct{}{}
+				}
+			}
+		}
+		es.neg = negs > 0
+		p.sents = append(p.sents, es)
+	}
+	return p
+}
+
+// claimTerm is one content term of the claim with its weight and antonyms.
+type claimTerm struct {
+	term
+	w    float64
+	anti []string
+}
+
+const maxClaimTerms = 64
+
+func (l *Local) verify(claim string, docs []*prepared) Verdict {
+	text := StripCitations(claim)
+	if IsOpinion(text) {
+		return Verdict{Label: Opinion, Confidence: 0.7, Severity: Info, Method: "local", Reason: "opinion"}
+	}
+	var cts []claimTerm
+	claimNeg := false
+	var total float64
+	for _, tm := range analyse(text) {
+		if tm.neg {
+			claimNeg = true
+			continue
+		}
+		if len(cts) == maxClaimTerms {
+			break
+		}
+		dup := false
+		for _, c := range cts {
+			if !tm.isNum && !c.isNum && c.stem == tm.stem {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		ct := claimTerm{term: tm, w: 1}
+		switch {
+		case tm.isNum:
+			ct.w = 2
+		case tm.entity:
+			ct.w = 1.5
+		}
+		if !tm.isNum {
+			ct.anti = antonyms[tm.stem]
+		}
+		total += ct.w
+		cts = append(cts, ct)
+	}
+	if len(cts) == 0 {
+		return Verdict{Label: Neutral, Confidence: 0.5, Severity: Minor, Method: "local", Reason: "no_content"}
+	}
+
+	type sentScore struct {
+		covered, numConf, antiConf uint64
+		hasFreeNum                 bool // a number in the sentence that no claim number matches
+		w                          float64
+		neg                        bool
+		text                       string
+	}
+	var (
+		bestE, bestC, bestAny    float64
+		eSpan, cSpan, cReason    string
+		prevOK                   bool
+		prev                     sentScore
+	)
+	weigh := func(m uint64) float64 {
+		var s float64
+		for m != 0 {
+			k := bits.TrailingZeros64(m)
+			s += cts[k].w
+			m &^= 1 << k
+		}
+		return s / total
+	}
+	consider := func(a sentScore, b *sentScore) {
+		covered := a.covered
+		numConfl, antiConfl := a.numConf, a.antiConf
+		free := a.hasFreeNum
+		neg := a.neg
+		span := a.text
+		if b != nil {
+			covered |= b.covered
+			numConfl |= b.numConf
+			antiConfl |= b.antiConf
+			free = free || b.hasFreeNum
+			if b.w > a.w {
+				neg = b.neg
+			}
+			span = b.text + " " + a.text
+		}
+		numConfl &^= covered
+		antiConfl &^= covered
+		if !free {
+			numConfl = 0
+		}
+		cov := weigh(covered)
+		if cov > bestAny {
+			bestAny = cov
+		}
+		negMismatch := neg != claimNeg
+		if numConfl == 0 && antiConfl == 0 && !negMismatch {
+			if cov > bestE {
+				bestE, eSpan = cov, span
+			}
+			return
+		}
+		covC := weigh(covered | numConfl | antiConfl)
+		if covC > bestC {
+			bestC, cSpan = covC, span
+			switch {
+			case numConfl != 0:
+				cReason = "number_mismatch"
+			case antiConfl != 0:
+				cReason = "antonym"
+			default:
+				cReason = "negation"
+			}
+		}
+		// the window still entails what it covers when only polarity differs
+		// on a part the claim does not rest on: not modelled; treat as conflict.
+	}
+	for _, d := range docs {
+		prevOK = false
+		for si := range d.sents {
+			s := &d.sents[si]
+			var sc sentScore
+			sc.neg, sc.text = s.neg, s.text
+			for k := range cts {
+				c := &cts[k]
+				if c.isNum {
+					for _, n := range s.nums {
+						if numEqual(c.term, n) {
+							sc.covered |= 1 << k
+							break
+						}
+					}
+					if sc.covered&(1<<k) == 0 && len(s.nums) > 0 {
+						sc.numConf |= 1 << k
+					}
+					continue
+				}
+				if _, ok := s.stems[c.stem]; ok {
+					sc.covered |= 1 << k
+					continue
+				}
+				if len(c.stem) >= 6 {
+					if _, ok := s.stems["\x00"+c.stem[:5]]; ok {
+						sc.covered |= 1 << k
+						continue
+					}
+				}
+				for _, a := range c.anti {
+					if _, ok := s.stems[a]; ok {
+						sc.antiConf |= 1 << k
+						break
+					}
+				}
+			}
+			// a free number: one the claim does not mention
+			for _, n := range s.nums {
+				matched := false
+				for k := range cts {
+					if cts[k].isNum && numEqual(cts[k].term, n) {
+						matched = true
+						break
+					}
+				}
+				if !matched {
+					sc.hasFreeNum = true
+					break
+				}
+			}
+			sc.w = weigh(sc.covered)
+			consider(sc, nil)
+			if prevOK {
+				p := prev
+				consider(sc, &p)
+			}
+			prev, prevOK = sc, true
+		}
+	}
+
+	switch {
+	case bestE >= l.cfg.Entail:
+		conf := 0.6 + 0.4*(bestE-l.cfg.Entail)/(1-l.cfg.Entail+1e-9)
+		return Verdict{Label: Entailment, Confidence: clamp01(conf), Severity: Info, Evidence: trimSpan(eSpan), Method: "local", Reason: "covered"}
+	case bestC >= l.cfg.Conflict && bestC >= bestE:
+		sev := Major
+		if cReason == "number_mismatch" {
+			sev = Critical
+		}
+		return Verdict{Label: Contradiction, Confidence: clamp01(0.4 + 0.6*bestC), Severity: sev, Evidence: trimSpan(cSpan), Method: "local", Reason: cReason}
+	default:
+		span := eSpan
+		if span == "" {
+			span = cSpan
+		}
+		return Verdict{Label: Neutral, Confidence: clamp01(1 - bestAny/2), Severity: Minor, Evidence: trimSpan(span), Method: "local", Reason: "not_covered"}
+	}
+}
+
+func clamp01(x float64) float64 {
+	if x < 0 {
+		return 0
+	}
+	if x > 1 {
+		return 1
+	}
+	return x
+}
+
+func trimSpan(s string) string {
+	const max = 400
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// antonyms maps a stem to the stems that oppose it.
+var antonyms = func() map[string][]string {
+	pairs := [][2]string{
+		{"increase", "decrease"}, {"increase", "reduce"}, {"increase", "lower"}, {"increase", "decline"},
+		{"raise", "lower"}, {"raise", "reduce"}, {"rise", "fall"}, {"rise", "decline"},
+		{"higher", "lower"}, {"high", "low"}, {"more", "less"}, {"more", "fewer"},
+		{"greater", "smaller"}, {"greater", "lesser"}, {"larger", "smaller"}, {"large", "small"},
+		{"longer", "shorter"}, {"long", "short"}, {"better", "worse"}, {"improve", "worsen"},
+		{"improve", "impair"}, {"enhance", "impair"}, {"enhance", "reduce"}, {"promote", "inhibit"},
+		{"promote", "suppress"}, {"promote", "prevent"}, {"activate", "inhibit"},
+		{"activate", "suppress"}, {"activate", "deactivate"}, {"stimulate", "inhibit"},
+		{"induce", "inhibit"}, {"induce", "prevent"}, {"upregulate", "downregulate"},
+		{"positive", "negative"}, {"positively", "negatively"}, {"gain", "loss"}, {"gain", "lose"},
+		{"before", "after"}, {"first", "last"}, {"earliest", "latest"}, {"early", "late"},
+		{"older", "younger"}, {"old", "young"}, {"benefit", "harm"}, {"beneficial", "harmful"},
+		{"effective", "ineffective"}, {"safe", "unsafe"}, {"accept", "reject"}, {"win", "lose"},
+		{"won", "lost"}, {"alive", "dead"}, {"north", "south"}, {"east", "west"},
+		{"protect", "harm"}, {"protective", "harmful"}, {"risk", "protect"}, {"above", "below"},
+		{"up", "down"}, {"maximum", "minimum"}, {"majority", "minority"}, {"agonist", "antagonist"},
+		{"accelerate", "slow"}, {"accelerate", "delay"}, {"strengthen", "weaken"},
+		{"hyper", "hypo"}, {"overexpress", "underexpress"}, {"sensitive", "resistant"},
+		{"susceptible", "resistant"}, {"present", "absent"}, {"common", "rare"},
+		{"male", "female"}, {"men", "women"}, {"boy", "girl"}, {"exclude", "include"},
+		{"correct", "incorrect"}, {"true", "false"}, {"legal", "illegal"},
+	}
+	m := map[string][]string{}
+	add := func(a, b string) { m[a] = append(m[a], b) }
+	for _, p := range pairs {
+		a, b := stem(p[0]), stem(p[1])
+		add(a, b)
+		add(b, a)
+	}
+	return m
+}()
+
+func stem(w string) string {
+	if len(w) > 3 {
+		return porterstemmer.StemString(w)
+	}
+	return w
+}

@@ -1,0 +1,262 @@
+package judge
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Splitter cuts a text stream into sentences as they complete. A sentence
+// ends at '.', '!' or '?' (plus closing quotes/brackets and any trailing
+// citation markers such as "[1][2]") followed by whitespace and the start of
+// the next sentence, or at a line break. Abbreviations ("e.g.", "Dr."),
+// initials ("J. Smith"), decimals ("3.14") and list numbers ("1. ") do not
+// end a sentence. Each returned sentence carries its trailing whitespace, so
+// concatenating everything Feed and Flush return gives back the input.
+//
+// Because a sentence is only known to be complete when the next one starts,
+// Feed holds back at most the current sentence. A Splitter is not safe for
+// concurrent use.
+type Splitter struct {
+	buf  []byte
+	scan int // bytes of buf already scanned without finding a boundary
+}
+
+// NewSplitter returns an empty Splitter.
+func NewSplitter() *Splitter { return &Splitter{} }
+
+// Feed appends text and returns the sentences it completed, in order.
+func (s *Splitter) Feed(text string) []string {
+	s.buf = append(s.buf, text...)
+	var out []string
+	for {
+		end := boundary(s.buf, s.scan)
+		if end < 0 {
+			// Rescan from a little before the end next time: a boundary
+			// needs lookahead, so restart at the last sentence-ish char.
+			s.scan = rescanFrom(s.buf)
+			return out
+		}
+		out = append(out, string(s.buf[:end]))
+		n := copy(s.buf, s.buf[end:])
+		s.buf = s.buf[:n]
+		s.scan = 0
+	}
+}
+
+// Flush returns whatever text is still held (the last sentence, possibly
+// incomplete), or nil when nothing is held. The Splitter is empty afterwards.
+func (s *Splitter) Flush() []string {
+	if len(s.buf) == 0 {
+		return nil
+	}
+	out := []string{string(s.buf)}
+	s.buf = s.buf[:0]
+	s.scan = 0
+	return out
+}
+
+// Split cuts a complete text into sentences.
+func Split(text string) []string {
+	s := NewSplitter()
+	out := s.Feed(text)
+	return append(out, s.Flush()...)
+}
+
+// rescanFrom returns where scanning must restart: the first byte that could
+// still begin a terminator group whose boundary is undecided. Scanning from 0
+// is always correct; this only saves work on long sentences.
+func rescanFrom(buf []byte) int {
+	i := len(buf)
+	for i > 0 {
+		c := buf[i-1]
+		if c == '.' || c == '!' || c == '?' || c == '\n' || c == ']' || c == '[' || c == ' ' || c == '\t' || c == '\r' ||
+			c == '"' || c == '\'' || c == ')' || c == '*' || c == '_' || (c >= '0' && c <= '9') || c >= 0x80 {
+			i--
+			continue
+		}
+		break
+	}
+	// Back off further to the previous word start so abbreviation checks
+	// see the whole word.
+	for i > 0 && buf[i-1] != ' ' && buf[i-1] != '\n' {
+		i--
+	}
+	return i
+}
+
+// boundary returns the end (exclusive) of the first complete sentence in buf
+// whose terminator lies at or after from, or -1 when none is complete yet.
+func boundary(buf []byte, from int) int {
+	for i := from; i < len(buf); i++ {
+		c := buf[i]
+		switch c {
+		case '\n':
+			if !hasContent(buf[:i]) {
+				continue // leading blank lines belong to the next sentence
+			}
+			j := skipSpace(buf, i)
+			if j == len(buf) {
+				return -1 // more whitespace may follow
+			}
+			return j
+		case '.', '!', '?':
+			if c == '.' && !sentenceDot(buf, i) {
+				continue
+			}
+			j := i + 1
+			// closing quotes, brackets, repeated terminators
+			for j < len(buf) && strings.IndexByte(".!?\"')*_", buf[j]) >= 0 {
+				j++
+			}
+			if j < len(buf) && buf[j] >= 0x80 { // closing curly quote
+				r, sz := utf8.DecodeRune(buf[j:])
+				if r == '”' || r == '’' || r == '»' {
+					j += sz
+				}
+			}
+			j = skipCitations(buf, j)
+			if j < 0 {
+				return -1 // a citation marker is still arriving
+			}
+			if j == len(buf) {
+				return -1
+			}
+			if !isSpace(buf[j]) {
+				continue // "3.5", "e.g.x", "U.S"
+			}
+			k := skipSpace(buf, j)
+			if k == len(buf) {
+				return -1
+			}
+			if buf[k] == '[' { // "fact. [1] Next": citations after a space
+				k2 := skipCitations(buf, k)
+				if k2 < 0 {
+					return -1
+				}
+				if k2 > k {
+					k3 := skipSpace(buf, k2)
+					if k3 == len(buf) {
+						return -1
+					}
+					return k3
+				}
+			}
+			r, _ := utf8.DecodeRune(buf[k:])
+			if unicode.IsLower(r) {
+				continue // "approx. five", "etc. and"
+			}
+			return k
+		}
+	}
+	return -1
+}
+
+// sentenceDot reports whether the '.' at i may end a sentence (it is not part
+// of an abbreviation, an initial or a list number).
+func sentenceDot(buf []byte, i int) bool {
+	// the word before the dot
+	w := i
+	for w > 0 && !isSpace(buf[w-1]) && buf[w-1] != '(' && buf[w-1] != '"' {
+		w--
+	}
+	word := string(buf[w:i])
+	if word == "" {
+		return true
+	}
+	// list number at line start: "1. ", "12. "
+	if allDigits(word) {
+		ls := w
+		for ls > 0 && (buf[ls-1] == ' ' || buf[ls-1] == '\t') {
+			ls--
+		}
+		if ls == 0 || buf[ls-1] == '\n' {
+			return false
+		}
+		return true
+	}
+	// single capital letter initial: "J. Smith"; dotted acronyms "U.S." are
+	// handled by the abbreviation list.
+	if r, sz := utf8.DecodeRuneInString(word); sz == len(word) && unicode.IsUpper(r) {
+		return false
+	}
+	if _, ok := abbreviations[strings.ToLower(word)]; ok {
+		return false
+	}
+	return true
+}
+
+var abbreviations = map[string]struct{}{
+	"e.g": {}, "i.e": {}, "cf": {}, "vs": {}, "etc": {}, "al": {}, "approx": {}, "ca": {},
+	"mr": {}, "mrs": {}, "ms": {}, "dr": {}, "prof": {}, "st": {}, "jr": {}, "sr": {},
+	"no": {}, "nos": {}, "vol": {}, "fig": {}, "figs": {}, "eq": {}, "ch": {}, "sec": {},
+	"p": {}, "pp": {}, "ed": {}, "eds": {}, "u.s": {}, "u.k": {}, "u.n": {}, "a.m": {}, "p.m": {},
+	"jan": {}, "feb": {}, "mar": {}, "apr": {}, "jun": {}, "jul": {}, "aug": {}, "sep": {},
+	"sept": {}, "oct": {}, "nov": {}, "dec": {}, "inc": {}, "ltd": {}, "co": {}, "corp": {},
+	"gen": {}, "gov": {}, "rev": {}, "ps": {}, "ph.d": {}, "b.c": {}, "a.d": {}, "mt": {},
+	"ft": {}, "lb": {}, "oz": {}, "dept": {}, "univ": {}, "est": {},
+}
+
+// skipCitations skips citation markers "[12]" (with optional spaces between
+// them) starting at j and returns the index after them; -1 when a marker is
+// open at the end of buf.
+func skipCitations(buf []byte, j int) int {
+	for j < len(buf) && buf[j] == '[' {
+		k := j + 1
+		for k < len(buf) && buf[k] >= '0' && buf[k] <= '9' {
+			k++
+		}
+		if k == len(buf) {
+			return -1
+		}
+		if k == j+1 || buf[k] != ']' {
+			return j // not a numeric marker
+		}
+		j = k + 1
+		// allow "[1] [2]"
+		m := j
+		for m < len(buf) && buf[m] == ' ' {
+			m++
+		}
+		if m < len(buf) && buf[m] == '[' && m > j {
+			n := m + 1
+			for n < len(buf) && buf[n] >= '0' && buf[n] <= '9' {
+				n++
+			}
+			if n == len(buf) {
+				return -1
+			}
+			if n > m+1 && buf[n] == ']' {
+				j = m
+			}
+		}
+	}
+	return j
+}
+
+func skipSpace(buf []byte, j int) int {
+	for j < len(buf) && isSpace(buf[j]) {
+		j++
+	}
+	return j
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+func hasContent(b []byte) bool {
+	for _, c := range b {
+		if !isSpace(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

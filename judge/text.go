@@ -1,0 +1,213 @@
+package judge
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	porterstemmer "github.com/blevesearch/go-porterstemmer"
+)
+
+// term is one analysed word or number of a text.
+type term struct {
+	stem   string  // stemmed lowercase form ("" for numbers)
+	num    float64 // value when isNum
+	dec    int     // decimals written, for rounding comparisons
+	isNum  bool
+	entity bool // capitalised mid-sentence, acronym or alphanumeric code
+	neg    bool // a negation cue
+}
+
+// analyse splits text into terms. Stopwords are dropped except negation
+// cues, which are kept with neg set.
+func analyse(text string) []term {
+	var out []term
+	first := true // sentence-initial word: capitalisation says nothing
+	i := 0
+	for i < len(text) {
+		r, sz := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r >= '0' && r <= '9':
+			j := i
+			dec := 0
+			seenDot := false
+			for j < len(text) {
+				c := text[j]
+				if c >= '0' && c <= '9' {
+					if seenDot {
+						dec++
+					}
+					j++
+					continue
+				}
+				if (c == '.' || c == ',') && j+1 < len(text) && text[j+1] >= '0' && text[j+1] <= '9' {
+					if c == '.' {
+						if seenDot {
+							break
+						}
+						seenDot = true
+					}
+					j++
+					continue
+				}
+				break
+			}
+			raw := strings.ReplaceAll(text[i:j], ",", "")
+			v, err := strconv.ParseFloat(raw, 64)
+			if err == nil {
+				// "2 million"
+				k := skipSpaceStr(text, j)
+				w := wordAt(text, k)
+				if m, ok := multipliers[strings.ToLower(w)]; ok {
+					v *= m
+					j = k + len(w)
+					dec = 0
+				}
+				// a letter glued to digits ("ADAR1", "5th", "IL6") is a code
+				if j < len(text) && isLetterByte(text[j]) {
+					k := j
+					for k < len(text) && (isLetterByte(text[k]) || (text[k] >= '0' && text[k] <= '9')) {
+						k++
+					}
+					suffix := strings.ToLower(text[j:k])
+					if suffix == "th" || suffix == "st" || suffix == "nd" || suffix == "rd" {
+						out = append(out, term{num: v, isNum: true})
+					} else {
+						out = append(out, term{stem: strings.ToLower(text[i:k]), entity: true})
+					}
+					j = k
+				} else {
+					out = append(out, term{num: v, dec: dec, isNum: true})
+				}
+			}
+			i = j
+			first = false
+		case unicode.IsLetter(r):
+			j := i
+			hasDigit := false
+			upper := 0
+			n := 0
+			for j < len(text) {
+				r2, sz2 := utf8.DecodeRuneInString(text[j:])
+				if unicode.IsLetter(r2) || unicode.IsDigit(r2) || (r2 == '\'' && j+1 < len(text) && text[j+1] == 't') {
+					if unicode.IsDigit(r2) {
+						hasDigit = true
+					}
+					if unicode.IsUpper(r2) {
+						upper++
+					}
+					n++
+					j += sz2
+					continue
+				}
+				break
+			}
+			raw := text[i:j]
+			lower := strings.ToLower(raw)
+			if strings.HasSuffix(lower, "n't") {
+				out = append(out, term{stem: "not", neg: true})
+				lower = strings.TrimSuffix(lower, "n't")
+				if lower == "ca" || lower == "wo" || lower == "sha" {
+					i = j
+					first = false
+					continue
+				}
+			}
+			if _, ok := negations[lower]; ok {
+				out = append(out, term{stem: lower, neg: true})
+			} else if v, ok := numberWords[lower]; ok {
+				k := skipSpaceStr(text, j)
+				w := wordAt(text, k)
+				if m, ok := multipliers[strings.ToLower(w)]; ok {
+					v *= m
+					j = k + len(w)
+				}
+				out = append(out, term{num: v, isNum: true})
+			} else if _, stop := stopwords[lower]; !stop && n > 1 {
+				ent := hasDigit || (upper > 1 && upper == n) || (upper > 0 && !first) || (upper > 1)
+				st := lower
+				if !hasDigit && len(lower) > 3 {
+					st = porterstemmer.StemString(lower)
+				}
+				out = append(out, term{stem: st, entity: ent})
+			}
+			i = j
+			first = false
+		default:
+			if r == '.' || r == '!' || r == '?' || r == ':' || r == '\n' {
+				first = true
+			}
+			i += sz
+		}
+	}
+	return out
+}
+
+func isLetterByte(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
+
+func skipSpaceStr(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+func wordAt(s string, i int) string {
+	j := i
+	for j < len(s) && isLetterByte(s[j]) {
+		j++
+	}
+	return s[i:j]
+}
+
+// numEqual compares a claim number with an evidence number at the claim's
+// precision ("3.5" matches "3.49"; "3" does not match "3.5").
+func numEqual(claim, ev term) bool {
+	if claim.num == ev.num {
+		return true
+	}
+	p := math.Pow(10, float64(claim.dec))
+	return claim.dec > 0 && math.Round(ev.num*p) == math.Round(claim.num*p)
+}
+
+var multipliers = map[string]float64{
+	"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
+}
+
+var numberWords = map[string]float64{
+	"zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+	"fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+	"nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+	"seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12,
+	"twice": 2, "triple": 3,
+}
+
+var negations = map[string]struct{}{
+	"not": {}, "no": {}, "never": {}, "none": {}, "neither": {}, "nor": {}, "without": {},
+	"cannot": {}, "nothing": {}, "nobody": {}, "nowhere": {}, "lack": {}, "lacks": {},
+	"lacked": {}, "lacking": {}, "absence": {}, "absent": {}, "unable": {}, "fail": {},
+	"fails": {}, "failed": {},
+}
+
+var stopwords = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, w := range strings.Fields(`a an the and or but if then than that this these those there here
+	of in on at by for with from to into onto over under about as is are was were be been being am
+	it its it's he she they them their his her him we us our you your i me my mine yours
+	do does did doing done have has had having will would shall should can could may might must
+	which who whom whose what when where why how all any both each few many most other some such
+	only own same so too very just also still even yet however thus therefore hence
+	s t via per upon within among between while during after before because since until although though
+	whereas whether either more less much further again once out up down off above below
+	were'nt is's one's`) {
+		m[w] = struct{}{}
+	}
+	// direction and comparison words carry meaning: keep them
+	for _, w := range []string{"more", "less", "up", "down", "above", "below", "after", "before"} {
+		delete(m, w)
+	}
+	return m
+}()
