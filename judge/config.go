@@ -61,12 +61,19 @@ type ChainPollConfig struct {
 // LocalConfig holds the decision thresholds of the local verifier.
 type LocalConfig struct {
 	// Entail: minimum weighted coverage of the claim's content terms by the
-	// best evidence window for "entailment". Default 0.80, in (0,1].
+	// best evidence window for "entailment" (see Strict). Default 0.40, in (0,1].
 	Entail float64 `yaml:"entail"`
 	// Conflict: minimum coverage of the claim's non-conflicting terms for a
 	// number/negation/antonym mismatch to count as "contradiction".
 	// Default 0.50, in (0,1].
 	Conflict float64 `yaml:"conflict"`
+	// Strict: claim weight (content words count 1, entities 1.5, numbers 2)
+	// that must always be covered; only the weight beyond it may go
+	// uncovered. Default 1, >= 0.
+	Strict float64 `yaml:"strict"`
+	// Anchors: a claim whose named entity or number appears nowhere in the
+	// evidence is never entailed. Default true.
+	Anchors bool `yaml:"anchors"`
 }
 
 // DefaultConfig returns the defaults of DESIGN.md.
@@ -85,7 +92,7 @@ func DefaultConfig() Config {
 		Concurrency:     8,
 		Footer:          false,
 		SentenceTimeout: 10 * time.Second,
-		Local:           LocalConfig{Entail: 0.80, Conflict: 0.50},
+		Local:           LocalConfig{Entail: 0.40, Conflict: 0.50, Strict: 1, Anchors: true},
 	}
 }
 
@@ -141,6 +148,9 @@ func (c Config) Validate() error {
 	}
 	if c.Local.Conflict <= 0 || c.Local.Conflict > 1 {
 		bad("local.conflict: must be in (0,1], got %g", c.Local.Conflict)
+	}
+	if c.Local.Strict < 0 {
+		bad("local.strict: must be >= 0, got %g", c.Local.Strict)
 	}
 	return errors.Join(errs...)
 }

@@ -134,10 +134,10 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		text                       string
 	}
 	var (
-		bestE, bestC, bestAny    float64
-		eSpan, cSpan, cReason    string
-		prevOK                   bool
-		prev                     sentScore
+		bestE, bestC, bestAny float64
+		eSpan, cSpan, cReason string
+		prevOK                bool
+		prev                  sentScore
 	)
 	weigh := func(m uint64) float64 {
 		var s float64
@@ -195,6 +195,45 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		// the window still entails what it covers when only polarity differs
 		// on a part the claim does not rest on: not modelled; treat as conflict.
 	}
+	// a claim number found anywhere in the evidence is not a mismatch, just
+	// stated in another sentence
+	var numSomewhere uint64
+	for _, d := range docs {
+		for si := range d.sents {
+			for k := range cts {
+				if !cts[k].isNum {
+					continue
+				}
+				for _, n := range d.sents[si].nums {
+					if numEqual(cts[k].term, n) {
+						numSomewhere |= 1 << k
+					}
+				}
+			}
+		}
+	}
+	// entities and numbers of the claim that appear nowhere in the evidence:
+	// a claim resting on them is not entailed, however much else matches
+	var anchors, anchorsFound uint64
+	for k := range cts {
+		if cts[k].isNum || cts[k].entity {
+			anchors |= 1 << k
+		}
+	}
+	anchorsFound = numSomewhere
+	for _, d := range docs {
+		for si := range d.sents {
+			for k := range cts {
+				if cts[k].isNum || !cts[k].entity {
+					continue
+				}
+				if _, ok := d.sents[si].stems[cts[k].stem]; ok {
+					anchorsFound |= 1 << k
+				}
+			}
+		}
+	}
+	missingAnchor := anchors&^anchorsFound != 0
 	for _, d := range docs {
 		prevOK = false
 		for si := range d.sents {
@@ -210,7 +249,7 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 							break
 						}
 					}
-					if sc.covered&(1<<k) == 0 && len(s.nums) > 0 {
+					if sc.covered&(1<<k) == 0 && numSomewhere&(1<<k) == 0 && len(s.nums) > 0 {
 						sc.numConf |= 1 << k
 					}
 					continue
@@ -256,9 +295,16 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		}
 	}
 
+	// Short claims must be covered in full; longer ones may miss up to
+	// (1-Entail) of their weight beyond the first Strict units.
+	need := 1.0
+	if total > l.cfg.Strict {
+		need = 1 - (1-l.cfg.Entail)*(total-l.cfg.Strict)/total
+	}
+	need -= 1e-9
 	switch {
-	case bestE >= l.cfg.Entail:
-		conf := 0.6 + 0.4*(bestE-l.cfg.Entail)/(1-l.cfg.Entail+1e-9)
+	case bestE >= need && !(l.cfg.Anchors && missingAnchor):
+		conf := 0.6 + 0.4*(bestE-need)/(1-need+1e-9)
 		return Verdict{Label: Entailment, Confidence: clamp01(conf), Severity: Info, Evidence: trimSpan(eSpan), Method: "local", Reason: "covered"}
 	case bestC >= l.cfg.Conflict && bestC >= bestE:
 		sev := Major
