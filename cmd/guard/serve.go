@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/answer-guard/guard/proxy"
+)
+
+func init() {
+	register("serve", "run the proxy (default: embedded demo corpus + built-in simulated upstream)", runServe)
+}
+
+// serveFlags are the flags that override the config file.
+type serveFlags struct {
+	config, addr, upstream, index string
+}
+
+func (f *serveFlags) load() (proxy.Config, error) {
+	cfg, err := proxy.LoadConfig(f.config)
+	if err != nil {
+		return cfg, err
+	}
+	if f.addr != "" {
+		cfg.Server.Addr = f.addr
+	}
+	if f.upstream != "" {
+		cfg.Upstream.BaseURL = f.upstream
+	}
+	if f.index != "" {
+		cfg.Pipeline.Index = f.index
+	}
+	return cfg, cfg.Validate()
+}
+
+func newLogger(level string) (*zap.Logger, error) {
+	zc := zap.NewProductionConfig()
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		return nil, err
+	}
+	zc.Level = zap.NewAtomicLevelAt(lvl)
+	zc.Sampling = nil
+	return zc.Build()
+}
+
+func runServe(args []string) error {
+	var f serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.StringVar(&f.config, "config", "", "config file (default: built-in defaults, the same as configs/guard.yaml)")
+	fs.StringVar(&f.addr, "addr", "", "listen address, overrides server.addr")
+	fs.StringVar(&f.upstream, "upstream", "", "OpenAI-compatible base URL, e.g. http://127.0.0.1:9090/v1; overrides upstream.base_url")
+	fs.StringVar(&f.index, "index", "", "index snapshot dir, overrides pipeline.index")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := f.load()
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(cfg.Log.Level)
+	if err != nil {
+		return err
+	}
+	defer log.Sync() //nolint:errcheck
+	srv, err := proxy.New(cfg, log, proxy.NewPipeline(log))
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Server.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Server.Addr, err)
+	}
+	fmt.Fprintf(os.Stderr, "answer-guard listening on http://%s/v1\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	for {
+		select {
+		case err := <-errc:
+			return err
+		case sig := <-sigs:
+			if sig == syscall.SIGHUP {
+				// Reload: the file and the same flag overrides.
+				cfg, err := f.load()
+				if err == nil {
+					err = srv.Reload(cfg)
+				}
+				if err != nil {
+					log.Error("reload rejected; keeping the running configuration", zap.Error(err))
+				}
+				continue
+			}
+			log.Info("shutting down", zap.String("signal", sig.String()))
+			ctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownGrace+time.Second)
+			err := srv.Shutdown(ctx)
+			cancel()
+			if errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("shutdown: streams still open after %s", cfg.Server.ShutdownGrace)
+			}
+			return err
+		}
+	}
+}

@@ -1,0 +1,469 @@
+// Package mockllm implements the simulated OpenAI-compatible upstream: a
+// deterministic (seeded) chat server that answers by paraphrasing and citing
+// the integer-footnote notes it finds in the system prompt, streams in small
+// chunks at a configurable pace, injects faults at configured rates, and
+// records what it injected so benches can score the guard against ground
+// truth.
+package mockllm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Faults are injection rates in [0,1]. Sentence-level faults are drawn per
+// cited sentence, answer-level faults once per answer.
+type Faults struct {
+	Invent     float64 `yaml:"invent" json:"invent"`         // cite a footnote number that was never minted
+	Split      float64 `yaml:"split" json:"split"`           // split a marker across two SSE events (per marker)
+	Malformed  float64 `yaml:"malformed" json:"malformed"`   // a broken marker such as "[^2" or "[^x]"
+	Repeat     float64 `yaml:"repeat" json:"repeat"`         // cite the same note twice in one sentence
+	Leak       float64 `yaml:"leak" json:"leak"`             // print an internal-looking id (uuid / doc_ id)
+	Contradict float64 `yaml:"contradict" json:"contradict"` // change a number against the cited source
+	Uncited    float64 `yaml:"uncited" json:"uncited"`       // add a factual sentence with no citation
+	Disconnect float64 `yaml:"disconnect" json:"disconnect"` // close the stream mid-answer (answer-level)
+	SlowFirst  float64 `yaml:"slow_first" json:"slow_first"` // delay the first token by SlowFirstDelay (answer-level)
+	Stall      float64 `yaml:"stall" json:"stall"`           // pause StallDelay between two events (answer-level)
+	BadJSON    float64 `yaml:"bad_json" json:"bad_json"`     // one event whose data is not JSON (answer-level)
+	HugeEvent  float64 `yaml:"huge_event" json:"huge_event"` // one event of HugeEventBytes (answer-level)
+	Refuse     float64 `yaml:"refuse" json:"refuse"`         // answer HTTP 503 instead of a completion (answer-level)
+}
+
+// ParseFaults reads "invent=0.1,leak=0.05,..." (names as in the yaml tags).
+// An empty string means no faults.
+func ParseFaults(s string) (Faults, error) {
+	var f Faults
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return f, nil
+	}
+	fields := map[string]*float64{
+		"invent": &f.Invent, "split": &f.Split, "malformed": &f.Malformed, "repeat": &f.Repeat,
+		"leak": &f.Leak, "contradict": &f.Contradict, "uncited": &f.Uncited,
+		"disconnect": &f.Disconnect, "slow_first": &f.SlowFirst, "stall": &f.Stall,
+		"bad_json": &f.BadJSON, "huge_event": &f.HugeEvent, "refuse": &f.Refuse,
+	}
+	var errs []error
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		p, known := fields[k]
+		if !ok || !known {
+			errs = append(errs, fmt.Errorf("fault %q: want name=rate with name one of invent, split, malformed, repeat, leak, contradict, uncited, disconnect, slow_first, stall, bad_json, huge_event, refuse", kv))
+			continue
+		}
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil || r < 0 || r > 1 {
+			errs = append(errs, fmt.Errorf("fault %s: rate must be a number in [0,1], got %q", k, v))
+			continue
+		}
+		*p = r
+	}
+	return f, errors.Join(errs...)
+}
+
+// String renders the faults in the form ParseFaults reads.
+func (f Faults) String() string {
+	var parts []string
+	add := func(n string, v float64) {
+		if v > 0 {
+			parts = append(parts, n+"="+strconv.FormatFloat(v, 'g', -1, 64))
+		}
+	}
+	add("invent", f.Invent)
+	add("split", f.Split)
+	add("malformed", f.Malformed)
+	add("repeat", f.Repeat)
+	add("leak", f.Leak)
+	add("contradict", f.Contradict)
+	add("uncited", f.Uncited)
+	add("disconnect", f.Disconnect)
+	add("slow_first", f.SlowFirst)
+	add("stall", f.Stall)
+	add("bad_json", f.BadJSON)
+	add("huge_event", f.HugeEvent)
+	add("refuse", f.Refuse)
+	return strings.Join(parts, ",")
+}
+
+// Config configures the simulated upstream.
+type Config struct {
+	Seed           uint64        `yaml:"seed"`             // base seed; each answer is seeded by seed and the request body
+	Pace           time.Duration `yaml:"pace"`             // delay between streamed events (0 = as fast as possible)
+	ChunkRunes     int           `yaml:"chunk_runes"`      // max runes of content per streamed event (>= 1)
+	MaxSentences   int           `yaml:"max_sentences"`    // cited sentences per answer (>= 1)
+	SlowFirstDelay time.Duration `yaml:"slow_first_delay"` // delay used by the slow_first fault
+	StallDelay     time.Duration `yaml:"stall_delay"`      // delay used by the stall fault
+	HugeEventBytes int           `yaml:"huge_event_bytes"` // size of the huge_event fault's event
+	Faults         Faults        `yaml:"faults"`
+}
+
+// DefaultConfig is a fault-free, quick simulated model.
+func DefaultConfig() Config {
+	return Config{Seed: 1, Pace: 15 * time.Millisecond, ChunkRunes: 6, MaxSentences: 3,
+		SlowFirstDelay: 2 * time.Second, StallDelay: 2 * time.Second, HugeEventBytes: 2 << 20}
+}
+
+// Validate reports every problem at once.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Pace < 0 {
+		errs = append(errs, fmt.Errorf("pace: must be >= 0, got %s", c.Pace))
+	}
+	if c.ChunkRunes < 1 {
+		errs = append(errs, fmt.Errorf("chunk_runes: must be >= 1, got %d", c.ChunkRunes))
+	}
+	if c.MaxSentences < 1 {
+		errs = append(errs, fmt.Errorf("max_sentences: must be >= 1, got %d", c.MaxSentences))
+	}
+	if c.HugeEventBytes < 0 {
+		errs = append(errs, fmt.Errorf("huge_event_bytes: must be >= 0, got %d", c.HugeEventBytes))
+	}
+	for name, v := range map[string]float64{"invent": c.Faults.Invent, "split": c.Faults.Split,
+		"malformed": c.Faults.Malformed, "repeat": c.Faults.Repeat, "leak": c.Faults.Leak,
+		"contradict": c.Faults.Contradict, "uncited": c.Faults.Uncited, "disconnect": c.Faults.Disconnect,
+		"slow_first": c.Faults.SlowFirst, "stall": c.Faults.Stall, "bad_json": c.Faults.BadJSON,
+		"huge_event": c.Faults.HugeEvent, "refuse": c.Faults.Refuse} {
+		if v < 0 || v > 1 {
+			errs = append(errs, fmt.Errorf("faults.%s: must be in [0,1], got %g", name, v))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Record is what the simulated model did to one answer: the ground truth the
+// quality bench scores the gauntlet and verifier against.
+type Record struct {
+	ID         string   `json:"id"`
+	Notes      int      `json:"notes"`       // notes found in the system prompt
+	ValidCites []int    `json:"valid_cites"` // minted note numbers cited correctly (each occurrence)
+	Invented   int      `json:"invented"`
+	Split      int      `json:"split"`
+	Malformed  int      `json:"malformed"`
+	Repeated   int      `json:"repeated"`
+	Leaked     []string `json:"leaked,omitempty"`
+	Changed    []string `json:"changed,omitempty"` // "note n: old -> new" numbers changed against the source
+	Uncited    int      `json:"uncited"`
+	Disconnect bool     `json:"disconnect"`
+	SlowFirst  bool     `json:"slow_first"`
+	Stall      bool     `json:"stall"`
+	BadJSON    bool     `json:"bad_json"`
+	HugeEvent  bool     `json:"huge_event"`
+	Refused    bool     `json:"refused"`
+	ToolCall   bool     `json:"tool_call"`
+	Closed     bool     `json:"closed"` // the client went away before the stream ended
+}
+
+// note is one footnote parsed from the system prompt.
+type note struct {
+	n    int
+	text string
+}
+
+var noteLine = regexp.MustCompile(`(?m)^\[\^(\d+)\] (?:\([^)]*\) )?(.*)$`)
+
+func parseNotes(system string) []note {
+	var out []note
+	for _, m := range noteLine.FindAllStringSubmatch(system, -1) {
+		n, err := strconv.Atoi(m[1])
+		if err != nil {
+			continue
+		}
+		out = append(out, note{n: n, text: strings.TrimSpace(m[2])})
+	}
+	return out
+}
+
+// answer is one generated answer: the content pieces to stream, split
+// points already decided, and the record of injected faults.
+type answer struct {
+	pieces    []string // content deltas, in order
+	toolName  string   // non-empty: answer with a tool call instead of content
+	toolArgs  string
+	rec       Record
+	stallAt   int // index of the event before which to stall (-1 = none)
+	badAt     int
+	hugeAt    int
+	cutAt     int // disconnect before this piece (-1 = none)
+	slowFirst bool
+}
+
+// chatRequest is the part of the request the simulator reads.
+type chatRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Stream        bool `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	ToolChoice json.RawMessage `json:"tool_choice"`
+}
+
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		var b strings.Builder
+		for _, p := range parts {
+			if p.Type == "text" {
+				b.WriteString(p.Text)
+			}
+		}
+		return b.String()
+	}
+	return ""
+}
+
+var numberRe = regexp.MustCompile(`\d+(?:[.,]\d+)?`)
+
+// generator builds answers deterministically from a seed.
+type generator struct {
+	cfg Config
+}
+
+func (g generator) seedFor(body []byte) *rand.Rand {
+	h := fnv.New64a()
+	h.Write(body)
+	return rand.New(rand.NewPCG(g.cfg.Seed, h.Sum64()))
+}
+
+// firstSentence returns the note's first sentence, trimmed to a sane length.
+func firstSentence(s string) string {
+	for i := 0; i < len(s); i++ {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && (i+1 == len(s) || s[i+1] == ' ') {
+			// skip decimals like 2.5 and short abbreviations
+			if s[i] == '.' && i > 0 && i+1 < len(s) && s[i-1] >= '0' && s[i-1] <= '9' && s[i+1] >= '0' && s[i+1] <= '9' {
+				continue
+			}
+			if i >= 20 {
+				s = s[:i]
+				break
+			}
+		}
+	}
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > 240 {
+		s = string(r[:240])
+	}
+	return strings.TrimRight(s, ".!? ")
+}
+
+var leakShapes = []func(r *rand.Rand) string{
+	func(r *rand.Rand) string {
+		return fmt.Sprintf("%08x-%04x-4%03x-a%03x-%012x", r.Uint32(), r.Uint32()&0xffff, r.Uint32()&0xfff, r.Uint32()&0xfff, r.Uint64()&0xffffffffffff)
+	},
+	func(r *rand.Rand) string { return fmt.Sprintf("doc_%012x", r.Uint64()&0xffffffffffff) },
+	func(r *rand.Rand) string { return fmt.Sprintf("chunk_%010x", r.Uint64()&0xffffffffff) },
+}
+
+func (g generator) build(req *chatRequest, body []byte, id string) answer {
+	r := g.seedFor(body)
+	f := g.cfg.Faults
+	a := answer{stallAt: -1, badAt: -1, hugeAt: -1, cutAt: -1}
+	a.rec.ID = id
+
+	var system, user string
+	for _, m := range req.Messages {
+		switch m.Role {
+		case "system", "developer":
+			system += contentText(m.Content) + "\n"
+		case "user":
+			user = contentText(m.Content)
+		}
+	}
+	if len(req.Tools) > 0 && string(req.ToolChoice) != `"none"` {
+		a.toolName = req.Tools[0].Function.Name
+		args, _ := json.Marshal(map[string]string{"query": user})
+		a.toolArgs = string(args)
+		a.rec.ToolCall = true
+		return a
+	}
+	notes := parseNotes(system)
+	a.rec.Notes = len(notes)
+	maxN := 0
+	for _, n := range notes {
+		maxN = max(maxN, n.n)
+	}
+
+	var text strings.Builder
+	var splitMarkers []int // byte offsets in text where a marker starts and should be split
+	mark := func(n int) {
+		if r.Float64() < f.Split {
+			splitMarkers = append(splitMarkers, text.Len())
+			a.rec.Split++
+		}
+		fmt.Fprintf(&text, "[^%d]", n)
+	}
+	if len(notes) == 0 {
+		// No grounding: a general, uncited answer (the guard adds any disclaimer).
+		q := strings.TrimSpace(user)
+		if q == "" {
+			q = "your question"
+		}
+		text.WriteString("Here is a general answer about " + strings.TrimRight(firstSentence(q), "?") + ". ")
+		text.WriteString("It is based on general knowledge rather than on a specific source.")
+	} else {
+		text.WriteString("Based on the notes: ")
+		k := min(len(notes), g.cfg.MaxSentences)
+		for i := 0; i < k; i++ {
+			nt := notes[i]
+			sent := firstSentence(nt.text)
+			if r.Float64() < f.Contradict {
+				if loc := numberRe.FindStringIndex(sent); loc != nil {
+					old := sent[loc[0]:loc[1]]
+					v, _ := strconv.ParseFloat(strings.ReplaceAll(old, ",", ""), 64)
+					nv := strconv.FormatFloat(v*2+7, 'f', -1, 64)
+					sent = sent[:loc[0]] + nv + sent[loc[1]:]
+					a.rec.Changed = append(a.rec.Changed, fmt.Sprintf("note %d: %s -> %s", nt.n, old, nv))
+				}
+			}
+			if r.Float64() < f.Leak {
+				leak := leakShapes[r.IntN(len(leakShapes))](r)
+				sent += " (ref " + leak + ")"
+				a.rec.Leaked = append(a.rec.Leaked, leak)
+			}
+			text.WriteString(sent)
+			text.WriteString(" ")
+			mark(nt.n)
+			a.rec.ValidCites = append(a.rec.ValidCites, nt.n)
+			if r.Float64() < f.Invent {
+				text.WriteString(" ")
+				mark(maxN + 1 + r.IntN(50))
+				a.rec.Invented++
+			}
+			if r.Float64() < f.Repeat {
+				text.WriteString(" ")
+				mark(nt.n)
+				a.rec.Repeated++
+			}
+			if r.Float64() < f.Malformed {
+				bad := []string{"[^%d", "[^x%d]", "[^ %d]", "[^^%d]"}[r.IntN(4)]
+				text.WriteString(" " + fmt.Sprintf(bad, nt.n))
+				a.rec.Malformed++
+			}
+			text.WriteString(". ")
+			if r.Float64() < f.Uncited {
+				text.WriteString("Most teams also review this every 90 days. ")
+				a.rec.Uncited++
+			}
+		}
+	}
+	a.pieces = chunk(strings.TrimSpace(text.String()), g.cfg.ChunkRunes, splitMarkers, r)
+	n := len(a.pieces)
+	if r.Float64() < f.Disconnect && n > 1 {
+		a.cutAt = 1 + r.IntN(n-1)
+		a.rec.Disconnect = true
+	}
+	if r.Float64() < f.SlowFirst {
+		a.slowFirst = true
+		a.rec.SlowFirst = true
+	}
+	if r.Float64() < f.Stall && n > 1 {
+		a.stallAt = 1 + r.IntN(n-1)
+		a.rec.Stall = true
+	}
+	if r.Float64() < f.BadJSON {
+		a.badAt = r.IntN(n + 1)
+		a.rec.BadJSON = true
+	}
+	if r.Float64() < f.HugeEvent {
+		a.hugeAt = r.IntN(n + 1)
+		a.rec.HugeEvent = true
+	}
+	return a
+}
+
+// chunk cuts text into pieces of at most maxRunes runes, always on rune
+// boundaries, and additionally cuts inside each marker listed in splits.
+func chunk(text string, maxRunes int, splits []int, r *rand.Rand) []string {
+	cut := map[int]bool{}
+	for _, off := range splits {
+		// cut 1..3 bytes into the marker "[^n]"
+		cut[off+1+r.IntN(3)] = true
+	}
+	var out []string
+	start, runes := 0, 0
+	limit := 1 + r.IntN(maxRunes)
+	for i := range text {
+		if i > start && (runes >= limit || cut[i]) {
+			out = append(out, text[start:i])
+			start, runes = i, 0
+			limit = 1 + r.IntN(maxRunes)
+		}
+		runes++
+	}
+	if start < len(text) {
+		out = append(out, text[start:])
+	}
+	return out
+}
+
+// Log keeps the records of the most recent answers.
+type Log struct {
+	mu   sync.Mutex
+	recs []Record
+	max  int
+}
+
+func newLog(n int) *Log { return &Log{max: n} }
+
+func (l *Log) add(r Record) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.recs) >= l.max {
+		copy(l.recs, l.recs[1:])
+		l.recs = l.recs[:len(l.recs)-1]
+	}
+	l.recs = append(l.recs, r)
+}
+
+func (l *Log) update(id string, fn func(*Record)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := len(l.recs) - 1; i >= 0; i-- {
+		if l.recs[i].ID == id {
+			fn(&l.recs[i])
+			return
+		}
+	}
+}
+
+// Records returns a copy of the kept records, oldest first.
+func (l *Log) Records() []Record {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Record(nil), l.recs...)
+}
+
+// Get returns the record of one answer by its completion id.
+func (l *Log) Get(id string) (Record, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := len(l.recs) - 1; i >= 0; i-- {
+		if l.recs[i].ID == id {
+			return l.recs[i], true
+		}
+	}
+	return Record{}, false
+}

@@ -1,0 +1,291 @@
+package mockllm
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Server is a running simulated upstream.
+type Server struct {
+	cfg    Config
+	gen    generator
+	log    *Log
+	srv    *fasthttp.Server
+	ln     net.Listener
+	seq    atomic.Uint64
+	closed chan string
+	reqs   atomic.Int64
+	// lastBody keeps the most recent chat request body (for passthrough tests).
+	lastBody atomic.Pointer[[]byte]
+}
+
+// New returns a server for cfg; call Serve or Start.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("mockllm config: %w", err)
+	}
+	s := &Server{cfg: cfg, gen: generator{cfg: cfg}, log: newLog(100_000), closed: make(chan string, 1024)}
+	s.srv = &fasthttp.Server{
+		Handler:               s.handle,
+		Name:                  "mockllm",
+		NoDefaultServerHeader: true,
+		MaxRequestBodySize:    64 << 20,
+		ReadTimeout:           time.Minute,
+		IdleTimeout:           time.Minute,
+	}
+	return s, nil
+}
+
+// Start listens on addr (e.g. 127.0.0.1:0) and serves in the background.
+func Start(cfg Config, addr string) (*Server, error) {
+	s, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("mockllm listen %s: %w", addr, err)
+	}
+	s.ln = ln
+	go s.srv.Serve(ln) //nolint:errcheck // ends when Close shuts the listener
+	return s, nil
+}
+
+// Addr is the listening address.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// BaseURL is the OpenAI base URL of the server (http://addr/v1).
+func (s *Server) BaseURL() string { return "http://" + s.Addr() + "/v1" }
+
+// Log returns the record of injected faults.
+func (s *Server) Log() *Log { return s.log }
+
+// Requests counts chat requests received.
+func (s *Server) Requests() int64 { return s.reqs.Load() }
+
+// LastBody returns the last chat request body received.
+func (s *Server) LastBody() []byte {
+	if p := s.lastBody.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// WaitClosed returns the id of the next stream the client closed before its
+// end, or ctx's error.
+func (s *Server) WaitClosed(ctx context.Context) (string, error) {
+	select {
+	case id := <-s.closed:
+		return id, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// Close stops the server and its open connections.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return s.srv.ShutdownWithContext(ctx)
+}
+
+// Serve serves on ln until Close.
+func (s *Server) Serve(ln net.Listener) error {
+	s.ln = ln
+	return s.srv.Serve(ln)
+}
+
+func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	path := string(ctx.Path())
+	switch {
+	case path == "/v1/models" && ctx.IsGet():
+		ctx.SetContentType("application/json")
+		fmt.Fprintf(ctx, `{"object":"list","data":[{"id":"mock-1","object":"model","created":1700000000,"owned_by":"mockllm"},{"id":"mock-1-large","object":"model","created":1700000000,"owned_by":"mockllm"}]}`)
+	case path == "/v1/chat/completions" && ctx.IsPost():
+		s.chat(ctx)
+	case path == "/mock/records" && ctx.IsGet():
+		ctx.SetContentType("application/json")
+		if id := string(ctx.QueryArgs().Peek("id")); id != "" {
+			rec, ok := s.log.Get(id)
+			if !ok {
+				ctx.SetStatusCode(404)
+				return
+			}
+			json.NewEncoder(ctx).Encode(rec) //nolint:errcheck
+			return
+		}
+		json.NewEncoder(ctx).Encode(s.log.Records()) //nolint:errcheck
+	default:
+		ctx.SetStatusCode(404)
+		ctx.SetContentType("application/json")
+		fmt.Fprintf(ctx, `{"error":{"message":"no route %s","type":"invalid_request_error","code":"not_found"}}`, strconv.Quote(path))
+	}
+}
+
+func errorBody(ctx *fasthttp.RequestCtx, status int, msg, typ string) {
+	ctx.SetStatusCode(status)
+	ctx.SetContentType("application/json")
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": nil}})
+	ctx.SetBody(b)
+}
+
+func (s *Server) chat(ctx *fasthttp.RequestCtx) {
+	s.reqs.Add(1)
+	body := append([]byte(nil), ctx.PostBody()...)
+	s.lastBody.Store(&body)
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		errorBody(ctx, 400, "invalid JSON: "+err.Error(), "invalid_request_error")
+		return
+	}
+	if len(req.Messages) == 0 {
+		errorBody(ctx, 400, "messages: must be a non-empty array", "invalid_request_error")
+		return
+	}
+	id := fmt.Sprintf("chatcmpl-mock-%d", s.seq.Add(1))
+	a := s.gen.build(&req, body, id)
+	rng := s.gen.seedFor(append(body, 'r'))
+	if rng.Float64() < s.cfg.Faults.Refuse {
+		a.rec.Refused = true
+		s.log.add(a.rec)
+		errorBody(ctx, 503, "simulated upstream overload", "server_error")
+		return
+	}
+	s.log.add(a.rec)
+	ctx.Response.Header.Set("X-Mock-Id", id)
+	model := req.Model
+	if model == "" {
+		model = "mock-1"
+	}
+	created := time.Now().Unix()
+	if !req.Stream {
+		if a.slowFirst {
+			time.Sleep(s.cfg.SlowFirstDelay)
+		}
+		s.whole(ctx, a, id, model, created)
+		return
+	}
+	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	conn := ctx.Conn()
+	ctx.SetContentType("text/event-stream")
+	ctx.Response.Header.Set("Cache-Control", "no-cache")
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+		s.stream(w, conn, a, id, model, created, includeUsage)
+	})
+}
+
+func usageJSON(a answer) string {
+	out := 0
+	for _, p := range a.pieces {
+		out += len(strings.Fields(p))
+	}
+	return fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, 42, out+1, 43+out)
+}
+
+func (s *Server) whole(ctx *fasthttp.RequestCtx, a answer, id, model string, created int64) {
+	ctx.SetContentType("application/json")
+	if a.toolName != "" {
+		fmt.Fprintf(ctx, `{"id":%q,"object":"chat.completion","created":%d,"model":%q,"system_fingerprint":"mock-fp","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_mock_1","type":"function","function":{"name":%q,"arguments":%s}}]},"finish_reason":"tool_calls"}],"usage":%s,"x_mock_trace":%q}`,
+			id, created, model, a.toolName, strconv.Quote(a.toolArgs), usageJSON(a), id)
+		return
+	}
+	content, _ := json.Marshal(strings.Join(a.pieces, ""))
+	fmt.Fprintf(ctx, `{"id":%q,"object":"chat.completion","created":%d,"model":%q,"system_fingerprint":"mock-fp","choices":[{"index":0,"message":{"role":"assistant","content":%s},"logprobs":null,"finish_reason":"stop"}],"usage":%s,"x_mock_trace":%q}`,
+		id, created, model, content, usageJSON(a), id)
+}
+
+func (s *Server) stream(w *bufio.Writer, conn net.Conn, a answer, id, model string, created int64, includeUsage bool) {
+	head := fmt.Sprintf(`{"id":%q,"object":"chat.completion.chunk","created":%d,"model":%q,"system_fingerprint":"mock-fp"`, id, created, model)
+	send := func(data string) bool {
+		if _, err := w.WriteString("data: " + data + "\n\n"); err != nil {
+			return false
+		}
+		return w.Flush() == nil
+	}
+	gone := func() {
+		s.log.update(id, func(r *Record) { r.Closed = true })
+		select {
+		case s.closed <- id:
+		default:
+		}
+	}
+	if a.slowFirst {
+		time.Sleep(s.cfg.SlowFirstDelay)
+	}
+	choice := func(delta string, finish string) string {
+		fr := "null"
+		if finish != "" {
+			fr = strconv.Quote(finish)
+		}
+		return fmt.Sprintf(`%s,"choices":[{"index":0,"delta":%s,"logprobs":null,"finish_reason":%s}]}`, head, delta, fr)
+	}
+	if a.toolName != "" {
+		events := []string{
+			choice(fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_mock_1","type":"function","function":{"name":%q,"arguments":""}}]}`, a.toolName), ""),
+		}
+		half := len(a.toolArgs) / 2
+		for _, part := range []string{a.toolArgs[:half], a.toolArgs[half:]} {
+			events = append(events, choice(fmt.Sprintf(`{"tool_calls":[{"index":0,"function":{"arguments":%s}}]}`, strconv.Quote(part)), ""))
+		}
+		events = append(events, choice(`{}`, "tool_calls"))
+		for _, e := range events {
+			if !send(e) {
+				gone()
+				return
+			}
+		}
+		if includeUsage {
+			send(fmt.Sprintf(`%s,"choices":[],"usage":%s}`, head, usageJSON(a)))
+		}
+		send("[DONE]")
+		return
+	}
+	if !send(fmt.Sprintf(`%s,"x_mock_trace":%q,"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`, head, id)) {
+		gone()
+		return
+	}
+	for i, p := range a.pieces {
+		if i == a.cutAt {
+			conn.Close() // simulated crash: the stream ends without its terminator
+			return
+		}
+		if i == a.stallAt {
+			time.Sleep(s.cfg.StallDelay)
+		}
+		if i == a.badAt && !send(`{"id":`+strconv.Quote(id)+`,"choices":[{"index":0,"delta":{"content":"oops`) {
+			gone()
+			return
+		}
+		if i == a.hugeAt && !send(choice(`{"content":`+strconv.Quote(strings.Repeat("x", s.cfg.HugeEventBytes))+`}`, "")) {
+			gone()
+			return
+		}
+		c, _ := json.Marshal(p)
+		if !send(choice(`{"content":`+string(c)+`}`, "")) {
+			gone()
+			return
+		}
+		if s.cfg.Pace > 0 {
+			time.Sleep(s.cfg.Pace)
+		}
+	}
+	if !send(choice(`{}`, "stop")) {
+		gone()
+		return
+	}
+	if includeUsage {
+		send(fmt.Sprintf(`%s,"choices":[],"usage":%s}`, head, usageJSON(a)))
+	}
+	if !send("[DONE]") {
+		gone()
+	}
+}

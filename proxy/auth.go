@@ -1,0 +1,152 @@
+package proxy
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+)
+
+// keyEntry is a configured API key: its SHA-256 and what it may read.
+type keyEntry struct {
+	name   string
+	hash   [sha256.Size]byte
+	tenant string
+	kbs    []string
+}
+
+func buildKeys(a AuthConfig) ([]keyEntry, error) {
+	out := make([]keyEntry, 0, len(a.Keys))
+	for i, k := range a.Keys {
+		h, err := hex.DecodeString(strings.ToLower(k.SHA256))
+		if err != nil || len(h) != sha256.Size {
+			return nil, fmt.Errorf("auth.keys[%d].sha256: want 64 hex digits", i)
+		}
+		e := keyEntry{name: k.Name, tenant: k.Tenant, kbs: k.KBs}
+		copy(e.hash[:], h)
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// validName bounds tenant and KB names taken from headers.
+func validName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// authorize resolves the tenant and KB of a request. With auth off (loopback
+// demo only) the headers pick the partition directly.
+func (rt *runtime) authorize(ctx *fasthttp.RequestCtx) (tenant, kb string, ae *APIError) {
+	hTenant := string(bytes.TrimSpace(ctx.Request.Header.Peek("X-Tenant-ID")))
+	hKB := string(bytes.TrimSpace(ctx.Request.Header.Peek("X-KB-ID")))
+	for _, h := range []struct{ name, v string }{{"X-Tenant-ID", hTenant}, {"X-KB-ID", hKB}} {
+		if h.v != "" && !validName(h.v) {
+			return "", "", &APIError{Status: 400, Type: "invalid_request_error", Code: "invalid_header",
+				Message: h.name + " must be 1-64 characters of letters, digits, '.', '-' or '_'"}
+		}
+	}
+	if !rt.cfg.Auth.Enabled {
+		tenant, kb = "default", "default"
+		if hTenant != "" {
+			tenant = hTenant
+		}
+		if hKB != "" {
+			kb = hKB
+		}
+		return tenant, kb, nil
+	}
+	auth := ctx.Request.Header.Peek("Authorization")
+	const prefix = "Bearer "
+	if len(auth) <= len(prefix) || !strings.EqualFold(string(auth[:len(prefix)]), prefix) {
+		return "", "", &APIError{Status: 401, Type: "authentication_error", Code: "missing_api_key",
+			Message: "missing API key: send Authorization: Bearer <key>"}
+	}
+	sum := sha256.Sum256(bytes.TrimSpace(auth[len(prefix):]))
+	var match *keyEntry
+	for i := range rt.keys { // compare against every key, in constant time each
+		if subtle.ConstantTimeCompare(sum[:], rt.keys[i].hash[:]) == 1 {
+			match = &rt.keys[i]
+		}
+	}
+	if match == nil {
+		return "", "", &APIError{Status: 401, Type: "authentication_error", Code: "invalid_api_key",
+			Message: "invalid API key"}
+	}
+	if hTenant != "" && hTenant != match.tenant {
+		return "", "", &APIError{Status: 403, Type: "permission_error", Code: "tenant_mismatch",
+			Message: "X-Tenant-ID does not match the API key's tenant"}
+	}
+	kb = match.kbs[0]
+	if hKB != "" {
+		if !slices.Contains(match.kbs, hKB) {
+			return "", "", &APIError{Status: 403, Type: "permission_error", Code: "kb_not_allowed",
+				Message: "the API key may not read knowledge base " + quote(hKB)}
+		}
+		kb = hKB
+	}
+	return match.tenant, kb, nil
+}
+
+// resolveModel applies the allow-list and aliases. With neither configured
+// every model passes through.
+func (rt *runtime) resolveModel(m string) (string, *APIError) {
+	mc := rt.cfg.Models
+	if len(mc.Allow) == 0 && len(mc.Aliases) == 0 {
+		return m, nil
+	}
+	if up, ok := mc.Aliases[m]; ok {
+		return up, nil
+	}
+	if slices.Contains(mc.Allow, m) {
+		return m, nil
+	}
+	return "", &APIError{Status: 404, Type: "invalid_request_error", Code: "model_not_found", Param: "model",
+		Message: "the model " + quote(m) + " does not exist or you do not have access to it"}
+}
+
+// listModels is the /v1/models body for a configured model list, or nil to
+// ask the upstream.
+func (rt *runtime) listModels() []byte {
+	mc := rt.cfg.Models
+	if len(mc.Allow) == 0 && len(mc.Aliases) == 0 {
+		return nil
+	}
+	names := append([]string(nil), mc.Allow...)
+	for a := range mc.Aliases {
+		if !slices.Contains(names, a) {
+			names = append(names, a)
+		}
+	}
+	sort.Strings(names)
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list"}
+	for _, n := range names {
+		list.Data = append(list.Data, model{ID: n, Object: "model", OwnedBy: "answer-guard"})
+	}
+	b, _ := json.Marshal(list)
+	return b
+}

@@ -1,0 +1,339 @@
+package proxy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"reflect"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/answer-guard/guard/mockllm"
+)
+
+// Config is the whole configuration of guard serve: the proxy's own
+// sections plus the sections of the pipeline stages.
+type Config struct {
+	Server   ServerConfig   `yaml:"server"`
+	Upstream UpstreamConfig `yaml:"upstream"`
+	Models   ModelsConfig   `yaml:"models"`
+	Auth     AuthConfig     `yaml:"auth"`
+	Pipeline PipelineConfig `yaml:"pipeline"`
+	Mock     mockllm.Config `yaml:"mock"`
+	Log      LogConfig      `yaml:"log"`
+	Stages   StageConfigs   `yaml:",inline"`
+}
+
+// ServerConfig is the HTTP server facing chat apps.
+type ServerConfig struct {
+	Addr            string        `yaml:"addr"`             // listen address; default 127.0.0.1:8080
+	MaxBodyBytes    int           `yaml:"max_body_bytes"`   // request body limit (413 above); default 1 MiB
+	MaxHeaderBytes  int           `yaml:"max_header_bytes"` // request header limit (431 above); default 16 KiB
+	MaxJSONDepth    int           `yaml:"max_json_depth"`   // nesting limit of request JSON; default 64
+	ReadTimeout     time.Duration `yaml:"read_timeout"`     // time to read one request; default 30s
+	IdleTimeout     time.Duration `yaml:"idle_timeout"`     // keep-alive idle limit; default 2m
+	DisconnectProbe time.Duration `yaml:"disconnect_probe"` // how often an idle stream is probed for a gone client; default 1s
+	ShutdownGrace   time.Duration `yaml:"shutdown_grace"`   // how long shutdown waits for in-flight streams; default 30s
+}
+
+// UpstreamConfig is the OpenAI-compatible model server the proxy forwards to.
+type UpstreamConfig struct {
+	BaseURL          string        `yaml:"base_url"`           // e.g. http://127.0.0.1:9090/v1; empty = start the built-in simulated upstream
+	APIKeyEnv        string        `yaml:"api_key_env"`        // env var holding the upstream API key; default OPENAI_API_KEY
+	FirstByteTimeout time.Duration `yaml:"first_byte_timeout"` // until the first upstream event (or non-stream body); default 30s
+	IdleTimeout      time.Duration `yaml:"idle_timeout"`       // between two upstream events; default 30s
+	RequestTimeout   time.Duration `yaml:"request_timeout"`    // whole request; default 5m
+	MaxEventBytes    int           `yaml:"max_event_bytes"`    // largest upstream SSE event accepted; default 1 MiB
+	MaxResponseBytes int           `yaml:"max_response_bytes"` // largest non-stream upstream body; default 16 MiB
+	MaxConns         int           `yaml:"max_conns"`          // idle connections kept to the upstream; default 512
+}
+
+// ModelsConfig restricts or renames models.
+type ModelsConfig struct {
+	Allow    []string          `yaml:"allow"`    // allowed model names; empty with no aliases = pass any model through
+	Aliases  map[string]string `yaml:"aliases"`  // client model name -> upstream model name
+	Fallback string            `yaml:"fallback"` // model used on bail-out; empty = the request's model
+}
+
+// AuthConfig maps API keys to tenants.
+type AuthConfig struct {
+	Enabled bool        `yaml:"enabled"` // false only for a loopback listener (the demo)
+	Keys    []KeyConfig `yaml:"keys"`
+}
+
+// KeyConfig is one API key, stored as the hex SHA-256 of the key.
+type KeyConfig struct {
+	Name   string   `yaml:"name"`   // label used in logs (never the key)
+	SHA256 string   `yaml:"sha256"` // hex SHA-256 of the bearer key: printf %s KEY | sha256sum
+	Tenant string   `yaml:"tenant"` // tenant this key acts as
+	KBs    []string `yaml:"kbs"`    // knowledge bases the key may read; the first is the default
+}
+
+// PipelineConfig switches the guard stages.
+type PipelineConfig struct {
+	Enabled bool   `yaml:"enabled"` // false = pure pass-through proxy (decision "passthrough"); default true
+	Index   string `yaml:"index"`   // index snapshot dir (guard index build); empty = the embedded demo corpus, indexed at start-up
+}
+
+// LogConfig configures zap.
+type LogConfig struct {
+	Level string `yaml:"level"` // debug|info|warn|error; default info
+}
+
+// DefaultConfig is the built-in configuration (the same values as
+// configs/guard.yaml).
+func DefaultConfig() Config {
+	mock := mockllm.DefaultConfig()
+	return Config{
+		Server: ServerConfig{Addr: "127.0.0.1:8080", MaxBodyBytes: 1 << 20, MaxHeaderBytes: 16 << 10,
+			MaxJSONDepth: 64, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
+			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second},
+		Upstream: UpstreamConfig{APIKeyEnv: "OPENAI_API_KEY", FirstByteTimeout: 30 * time.Second,
+			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
+			MaxResponseBytes: 16 << 20, MaxConns: 512},
+		Pipeline: PipelineConfig{Enabled: true},
+		Mock:     mock,
+		Log:      LogConfig{Level: "info"},
+		Stages:   defaultStages(),
+	}
+}
+
+// LoadConfig reads path over the defaults, strictly: an unknown key is an
+// error naming its path. An empty path returns the defaults.
+func LoadConfig(path string) (Config, error) {
+	cfg := DefaultConfig()
+	if path == "" {
+		return cfg, cfg.Validate()
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, fmt.Errorf("read config: %w", err)
+	}
+	if err := DecodeConfig(b, &cfg); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, cfg.Validate()
+}
+
+// DecodeConfig decodes YAML onto cfg strictly.
+func DecodeConfig(b []byte, cfg *Config) error {
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
+		return err
+	}
+	if len(root.Content) == 0 {
+		return nil // empty file: defaults
+	}
+	var unknown []error
+	checkKeys(root.Content[0], reflect.TypeOf(*cfg), "", &unknown)
+	if len(unknown) > 0 {
+		return errors.Join(unknown...)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	return dec.Decode(cfg)
+}
+
+// checkKeys walks a YAML node against a Go type and reports every key that
+// has no field, with its dotted path.
+func checkKeys(n *yaml.Node, t reflect.Type, path string, errs *[]error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode || t == reflect.TypeOf(time.Duration(0)) {
+			return
+		}
+		fields := map[string]reflect.Type{}
+		collectFields(t, fields)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			ft, ok := fields[k]
+			p := joinPath(path, k)
+			if !ok {
+				*errs = append(*errs, fmt.Errorf("unknown key %q (line %d)", p, n.Content[i].Line))
+				continue
+			}
+			checkKeys(n.Content[i+1], ft, p, errs)
+		}
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			checkKeys(n.Content[i+1], t.Elem(), joinPath(path, n.Content[i].Value), errs)
+		}
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			return
+		}
+		for i, c := range n.Content {
+			checkKeys(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i), errs)
+		}
+	}
+}
+
+func collectFields(t reflect.Type, out map[string]reflect.Type) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "inline") {
+			collectFields(f.Type, out)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		out[name] = f.Type
+	}
+}
+
+func joinPath(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+// Validate reports every problem of the configuration at once.
+func (c Config) Validate() error {
+	var errs []error
+	add := func(section string, err error) {
+		if err == nil {
+			return
+		}
+		for _, e := range unjoin(err) {
+			errs = append(errs, fmt.Errorf("%s.%w", section, e))
+		}
+	}
+	add("server", c.Server.validate())
+	add("upstream", c.Upstream.validate())
+	add("auth", c.Auth.validate(c.Server.Addr))
+	add("mock", c.Mock.Validate())
+	if c.Log.Level != "" {
+		switch c.Log.Level {
+		case "debug", "info", "warn", "error":
+		default:
+			errs = append(errs, fmt.Errorf("log.level: must be debug|info|warn|error, got %q", c.Log.Level))
+		}
+	}
+	for section, err := range c.Stages.validate() {
+		add(section, err)
+	}
+	return errors.Join(errs...)
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, unjoin(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+func (s ServerConfig) validate() error {
+	var errs []error
+	if _, _, err := net.SplitHostPort(s.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("addr: want host:port, got %q", s.Addr))
+	}
+	positive := func(name string, v int) {
+		if v <= 0 {
+			errs = append(errs, fmt.Errorf("%s: must be > 0, got %d", name, v))
+		}
+	}
+	positive("max_body_bytes", s.MaxBodyBytes)
+	positive("max_json_depth", s.MaxJSONDepth)
+	if s.MaxHeaderBytes < 1024 {
+		errs = append(errs, fmt.Errorf("max_header_bytes: must be >= 1024, got %d", s.MaxHeaderBytes))
+	}
+	posDur := func(name string, d time.Duration) {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("%s: must be > 0, got %s", name, d))
+		}
+	}
+	posDur("read_timeout", s.ReadTimeout)
+	posDur("idle_timeout", s.IdleTimeout)
+	posDur("disconnect_probe", s.DisconnectProbe)
+	posDur("shutdown_grace", s.ShutdownGrace)
+	return errors.Join(errs...)
+}
+
+func (u UpstreamConfig) validate() error {
+	var errs []error
+	if u.BaseURL != "" && !strings.HasPrefix(u.BaseURL, "http://") && !strings.HasPrefix(u.BaseURL, "https://") {
+		errs = append(errs, fmt.Errorf("base_url: must start with http:// or https://, got %q", u.BaseURL))
+	}
+	for name, d := range map[string]time.Duration{"first_byte_timeout": u.FirstByteTimeout,
+		"idle_timeout": u.IdleTimeout, "request_timeout": u.RequestTimeout} {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("%s: must be > 0, got %s", name, d))
+		}
+	}
+	if u.MaxEventBytes < 1024 {
+		errs = append(errs, fmt.Errorf("max_event_bytes: must be >= 1024, got %d", u.MaxEventBytes))
+	}
+	if u.MaxResponseBytes < 1024 {
+		errs = append(errs, fmt.Errorf("max_response_bytes: must be >= 1024, got %d", u.MaxResponseBytes))
+	}
+	if u.MaxConns <= 0 {
+		errs = append(errs, fmt.Errorf("max_conns: must be > 0, got %d", u.MaxConns))
+	}
+	return errors.Join(errs...)
+}
+
+func (a AuthConfig) validate(addr string) error {
+	var errs []error
+	if !a.Enabled {
+		host, _, err := net.SplitHostPort(addr)
+		if err == nil && !isLoopbackHost(host) {
+			errs = append(errs, fmt.Errorf("enabled: auth may be off only on a loopback listener, server.addr is %q", addr))
+		}
+	}
+	if a.Enabled && len(a.Keys) == 0 {
+		errs = append(errs, errors.New("keys: auth is enabled but no keys are configured"))
+	}
+	seen := map[string]bool{}
+	for i, k := range a.Keys {
+		h := strings.ToLower(k.SHA256)
+		if len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
+			errs = append(errs, fmt.Errorf("keys[%d].sha256: want 64 hex digits (sha256 of the key)", i))
+		}
+		if seen[h] {
+			errs = append(errs, fmt.Errorf("keys[%d].sha256: duplicate key", i))
+		}
+		seen[h] = true
+		if k.Tenant == "" {
+			errs = append(errs, fmt.Errorf("keys[%d].tenant: required", i))
+		}
+		if len(k.KBs) == 0 {
+			errs = append(errs, fmt.Errorf("keys[%d].kbs: at least one kb required", i))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

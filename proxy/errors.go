@@ -1,0 +1,79 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// APIError is an error a client may see: an HTTP status and the OpenAI error
+// body. Message must hold no internals and no secrets; the wrapped Err is
+// what gets logged.
+type APIError struct {
+	Status  int
+	Type    string // invalid_request_error | authentication_error | permission_error | not_found_error | rate_limit_error | server_error | upstream_error
+	Code    string
+	Param   string
+	Message string
+	Err     error // cause, for the log only
+}
+
+func (e *APIError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%d %s: %s: %v", e.Status, e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message)
+}
+
+func (e *APIError) Unwrap() error { return e.Err }
+
+func badRequest(code, param, format string, args ...any) *APIError {
+	return &APIError{Status: 400, Type: "invalid_request_error", Code: code, Param: param, Message: fmt.Sprintf(format, args...)}
+}
+
+// Errors the relay and upstream client produce.
+var (
+	errFirstByteTimeout = errors.New("upstream first byte timeout")
+	errIdleTimeout      = errors.New("upstream idle timeout")
+	errClientGone       = errors.New("client disconnected")
+	errRequestTimeout   = errors.New("request timeout")
+)
+
+// toAPIError is the one place that maps any error to what the client sees.
+func toAPIError(err error) *APIError {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	switch {
+	case errors.Is(err, errFirstByteTimeout):
+		return &APIError{Status: 504, Type: "upstream_error", Code: "upstream_timeout", Message: "the upstream model did not start answering in time", Err: err}
+	case errors.Is(err, errIdleTimeout):
+		return &APIError{Status: 504, Type: "upstream_error", Code: "upstream_timeout", Message: "the upstream model stalled between events", Err: err}
+	case errors.Is(err, errRequestTimeout), errors.Is(err, context.DeadlineExceeded):
+		return &APIError{Status: 504, Type: "upstream_error", Code: "upstream_timeout", Message: "the request took longer than the configured limit", Err: err}
+	}
+	return &APIError{Status: 502, Type: "upstream_error", Code: "upstream_unavailable", Message: "the upstream model could not be reached", Err: err}
+}
+
+// body renders the OpenAI error body.
+func (e *APIError) body() []byte {
+	type inner struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   *string `json:"param"`
+		Code    *string `json:"code"`
+	}
+	in := inner{Message: e.Message, Type: e.Type}
+	if e.Param != "" {
+		in.Param = &e.Param
+	}
+	if e.Code != "" {
+		in.Code = &e.Code
+	}
+	b, _ := json.Marshal(struct {
+		Error inner `json:"error"`
+	}{in})
+	return b
+}

@@ -1,0 +1,76 @@
+package proxy
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
+)
+
+// metrics are the proxy's Prometheus series, on a registry of its own.
+type metrics struct {
+	reg            *prometheus.Registry
+	requests       *prometheus.CounterVec
+	streamDuration prometheus.Histogram
+	ttft           prometheus.Histogram
+	overhead       *prometheus.HistogramVec
+	upstreamWait   *prometheus.HistogramVec
+	markersDropped *prometheus.CounterVec
+	verdicts       *prometheus.CounterVec
+	decisions      *prometheus.CounterVec
+	degraded       *prometheus.CounterVec
+	stageLatency   *prometheus.HistogramVec
+	handler        fasthttp.RequestHandler
+}
+
+// fine-grained buckets for sub-millisecond overhead up to seconds.
+var overheadBuckets = []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}
+
+func newMetrics() *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "guard_requests_total",
+		Help: "Requests by route and HTTP status."}, []string{"route", "status"})
+	m.streamDuration = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "guard_stream_duration_seconds",
+		Help: "Duration of streamed chat completions, first byte in to last byte out.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 14)})
+	m.ttft = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "guard_time_to_first_token_seconds",
+		Help: "Time from request to the first content byte written to the client.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 15)})
+	m.overhead = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "guard_overhead_seconds",
+		Help: "The proxy's own time per request: total minus time waiting on the upstream.", Buckets: overheadBuckets}, []string{"stream"})
+	m.upstreamWait = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "guard_upstream_wait_seconds",
+		Help: "Time spent waiting on the upstream per request.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 16)}, []string{"stream"})
+	m.markersDropped = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "guard_markers_dropped_total",
+		Help: "Citation markers deleted by the gauntlet, by reason."}, []string{"reason"})
+	m.verdicts = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "guard_claim_verdicts_total",
+		Help: "Claim verdicts of the citation verifier."}, []string{"verdict"})
+	m.decisions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "guard_decisions_total",
+		Help: "Gate decisions."}, []string{"decision"})
+	m.degraded = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "guard_degraded_total",
+		Help: "Turns where a remote piece failed and its local stand-in answered, by piece."}, []string{"piece"})
+	m.stageLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "guard_stage_seconds",
+		Help: "Latency of the pipeline stages.", Buckets: overheadBuckets}, []string{"stage"})
+	m.reg.MustRegister(m.requests, m.streamDuration, m.ttft, m.overhead, m.upstreamWait, m.markersDropped,
+		m.verdicts, m.decisions, m.degraded, m.stageLatency,
+		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	m.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	return m
+}
+
+// observeReport counts a turn's report.
+func (m *metrics) observeReport(r *Report) {
+	if r == nil {
+		return
+	}
+	m.decisions.WithLabelValues(r.Decision).Inc()
+	for reason, n := range r.Dropped {
+		m.markersDropped.WithLabelValues(reason).Add(float64(n))
+	}
+	for v, n := range r.Verdicts {
+		m.verdicts.WithLabelValues(v).Add(float64(n))
+	}
+	for _, p := range r.Degraded {
+		m.degraded.WithLabelValues(p).Inc()
+	}
+	for stage, ms := range r.LatencyMS {
+		m.stageLatency.WithLabelValues(stage).Observe(ms / 1000)
+	}
+}

@@ -1,0 +1,205 @@
+package proxy
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// chatRequest is a validated chat completion request. The raw body is kept
+// so every field the proxy does not own reaches the upstream untouched.
+type chatRequest struct {
+	raw          []byte
+	model        string
+	stream       bool
+	includeUsage bool   // the client asked for usage on streams
+	query        string // text of the last user message
+	messages     []gjson.Result
+}
+
+var validRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true, "function": true}
+
+// parseChatRequest validates a chat completion body. Every error is a 400
+// OpenAI error naming the offending parameter.
+func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
+	if len(body) == 0 {
+		return nil, badRequest("invalid_json", "", "request body is empty; want a JSON object")
+	}
+	if !utf8.Valid(body) {
+		return nil, badRequest("invalid_encoding", "", "request body is not valid UTF-8")
+	}
+	if d := jsonDepth(body); d > maxDepth {
+		return nil, badRequest("invalid_json", "", "request JSON nests deeper than %d levels", maxDepth)
+	}
+	if !json.Valid(body) {
+		var v any
+		err := json.Unmarshal(body, &v)
+		msg := "request body is not valid JSON"
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return nil, badRequest("invalid_json", "", "%s", msg)
+	}
+	root := gjson.ParseBytes(body)
+	if !root.IsObject() {
+		return nil, badRequest("invalid_json", "", "request body must be a JSON object")
+	}
+	r := &chatRequest{raw: body}
+	m := root.Get("model")
+	switch {
+	case !m.Exists():
+		return nil, badRequest("missing_required_parameter", "model", "you must provide a model parameter")
+	case m.Type != gjson.String:
+		return nil, badRequest("invalid_type", "model", "model must be a string")
+	case strings.TrimSpace(m.Str) == "":
+		return nil, badRequest("invalid_value", "model", "model must not be empty")
+	}
+	r.model = m.Str
+	msgs := root.Get("messages")
+	switch {
+	case !msgs.Exists():
+		return nil, badRequest("missing_required_parameter", "messages", "you must provide a messages parameter")
+	case !msgs.IsArray():
+		return nil, badRequest("invalid_type", "messages", "messages must be an array")
+	}
+	r.messages = msgs.Array()
+	if len(r.messages) == 0 {
+		return nil, badRequest("invalid_value", "messages", "messages must contain at least one message")
+	}
+	for i, msg := range r.messages {
+		param := "messages[" + itoa(i) + "]"
+		if !msg.IsObject() {
+			return nil, badRequest("invalid_type", param, "%s must be an object", param)
+		}
+		role := msg.Get("role")
+		if role.Type != gjson.String {
+			return nil, badRequest("invalid_type", param+".role", "%s.role must be a string", param)
+		}
+		if !validRoles[role.Str] {
+			return nil, badRequest("invalid_value", param+".role", "%s.role %q is not one of system, developer, user, assistant, tool", param, role.Str)
+		}
+		c := msg.Get("content")
+		if c.Exists() && c.Type != gjson.String && c.Type != gjson.Null && !c.IsArray() {
+			return nil, badRequest("invalid_type", param+".content", "%s.content must be a string, an array of parts or null", param)
+		}
+		if role.Str == "user" {
+			r.query = contentText(c)
+		}
+	}
+	if s := root.Get("stream"); s.Exists() {
+		if s.Type != gjson.True && s.Type != gjson.False && s.Type != gjson.Null {
+			return nil, badRequest("invalid_type", "stream", "stream must be a boolean")
+		}
+		r.stream = s.Type == gjson.True
+	}
+	if so := root.Get("stream_options"); so.Exists() && so.Type != gjson.Null {
+		if !so.IsObject() {
+			return nil, badRequest("invalid_type", "stream_options", "stream_options must be an object")
+		}
+		iu := so.Get("include_usage")
+		if iu.Exists() && iu.Type != gjson.True && iu.Type != gjson.False {
+			return nil, badRequest("invalid_type", "stream_options.include_usage", "stream_options.include_usage must be a boolean")
+		}
+		r.includeUsage = iu.Type == gjson.True
+	}
+	if n := root.Get("n"); n.Exists() && n.Type != gjson.Null {
+		if n.Type != gjson.Number {
+			return nil, badRequest("invalid_type", "n", "n must be an integer")
+		}
+		if n.Num != 1 {
+			return nil, badRequest("unsupported_value", "n", "n must be 1: the guard verifies one answer per request")
+		}
+	}
+	return r, nil
+}
+
+// contentText joins the text of a message content (a string or text parts).
+func contentText(c gjson.Result) string {
+	if c.Type == gjson.String {
+		return c.Str
+	}
+	if !c.IsArray() {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range c.Array() {
+		if p.Get("type").Str == "text" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(p.Get("text").Str)
+		}
+	}
+	return b.String()
+}
+
+// jsonDepth returns the deepest nesting of objects and arrays, scanning
+// bytes without decoding (so a hostile body cannot exhaust the decoder).
+func jsonDepth(b []byte) int {
+	depth, maxd, inStr, esc := 0, 0, false, false
+	for _, c := range b {
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			depth++
+			maxd = max(maxd, depth)
+		case '}', ']':
+			depth--
+		}
+	}
+	return maxd
+}
+
+// upstreamBody builds the body sent upstream: the client's body with the
+// model replaced, a system message prepended, and usage forced on streams.
+func (r *chatRequest) upstreamBody(model, system string) ([]byte, error) {
+	body := r.raw
+	var err error
+	if model != r.model {
+		if body, err = sjson.SetBytes(body, "model", model); err != nil {
+			return nil, err
+		}
+	}
+	if system != "" {
+		sys, _ := json.Marshal(map[string]string{"role": "system", "content": system})
+		arr := make([]byte, 0, len(sys)+len(body))
+		arr = append(arr, '[')
+		arr = append(arr, sys...)
+		for _, m := range r.messages {
+			arr = append(arr, ',')
+			arr = append(arr, m.Raw...)
+		}
+		arr = append(arr, ']')
+		if body, err = sjson.SetRawBytes(body, "messages", arr); err != nil {
+			return nil, err
+		}
+	}
+	if r.stream {
+		if body, err = sjson.SetBytes(body, "stream_options.include_usage", true); err != nil {
+			return nil, err
+		}
+	}
+	return body, nil
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}

@@ -1,0 +1,322 @@
+// Package proxy implements the OpenAI-compatible streaming proxy: the
+// fasthttp server chat apps talk to, auth and tenancy, the upstream client,
+// the SSE relay and the per-turn pipeline that calls the guard stages.
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/mockllm"
+)
+
+// PipelineFactory builds the pipeline for a configuration (at start and on
+// every reload).
+type PipelineFactory func(cfg Config) (Pipeline, error)
+
+// Server is the proxy. Its configuration can be replaced while it serves;
+// requests in flight finish on the runtime they started with.
+type Server struct {
+	log     *zap.Logger
+	factory PipelineFactory
+	rt      atomic.Pointer[runtime]
+	srv     *fasthttp.Server
+	m       *metrics
+	mock    *mockllm.Server
+	ready   atomic.Bool
+	streams sync.WaitGroup // in-flight stream writers
+	reqSeq  atomic.Uint64
+}
+
+// runtime is everything a request reads from the configuration, swapped as
+// one immutable value on reload.
+type runtime struct {
+	cfg  Config
+	up   *upstream
+	pipe Pipeline
+	keys []keyEntry
+}
+
+// New builds a server from cfg. With no upstream base URL it starts the
+// simulated upstream in-process on a loopback port. factory may be nil for a
+// pure pass-through proxy.
+func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics()}
+	if cfg.Upstream.BaseURL == "" {
+		mock, err := mockllm.Start(cfg.Mock, "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("start simulated upstream: %w", err)
+		}
+		s.mock = mock
+		s.log.Info("no upstream configured: serving against the built-in simulated upstream", zap.String("base_url", mock.BaseURL()))
+	}
+	rt, err := s.build(cfg)
+	if err != nil {
+		if s.mock != nil {
+			s.mock.Close()
+		}
+		return nil, err
+	}
+	s.rt.Store(rt)
+	s.srv = &fasthttp.Server{
+		Handler:                       s.handle,
+		ErrorHandler:                  s.errorHandler,
+		Name:                          "answer-guard",
+		NoDefaultServerHeader:         true,
+		MaxRequestBodySize:            cfg.Server.MaxBodyBytes,
+		ReadBufferSize:                cfg.Server.MaxHeaderBytes,
+		ReadTimeout:                   cfg.Server.ReadTimeout,
+		IdleTimeout:                   cfg.Server.IdleTimeout,
+		DisableHeaderNamesNormalizing: false,
+		CloseOnShutdown:               true,
+		Logger:                        zap.NewStdLog(s.log.Named("fasthttp")),
+	}
+	s.ready.Store(true)
+	return s, nil
+}
+
+func (s *Server) build(cfg Config) (*runtime, error) {
+	base := cfg.Upstream.BaseURL
+	if base == "" {
+		if s.mock == nil {
+			return nil, errors.New("upstream.base_url: empty, and the simulated upstream was not started with the server (restart to switch)")
+		}
+		base = s.mock.BaseURL()
+	}
+	key := ""
+	if cfg.Upstream.APIKeyEnv != "" {
+		key = os.Getenv(cfg.Upstream.APIKeyEnv)
+	}
+	var pipe Pipeline = passthrough{}
+	if cfg.Pipeline.Enabled && s.factory != nil {
+		p, err := s.factory(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("build pipeline: %w", err)
+		}
+		pipe = p
+	}
+	keys, err := buildKeys(cfg.Auth)
+	if err != nil {
+		return nil, err
+	}
+	return &runtime{cfg: cfg, up: newUpstream(base, key, cfg.Upstream.MaxConns), pipe: pipe, keys: keys}, nil
+}
+
+// Reload swaps in a new configuration. In-flight requests finish on the old
+// one. Server-level limits (listen address, body and header limits) need a
+// restart; they are reported and kept.
+func (s *Server) Reload(cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	old := s.rt.Load()
+	if cfg.Server != old.cfg.Server {
+		s.log.Warn("server.* changes need a restart; keeping the running values")
+		cfg.Server = old.cfg.Server
+	}
+	rt, err := s.build(cfg)
+	if err != nil {
+		return err
+	}
+	s.rt.Store(rt)
+	old.up.close()
+	s.log.Info("configuration reloaded")
+	return nil
+}
+
+// Config returns the configuration in force.
+func (s *Server) Config() Config { return s.rt.Load().cfg }
+
+// Mock returns the in-process simulated upstream, or nil.
+func (s *Server) Mock() *mockllm.Server { return s.mock }
+
+// Serve serves on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+
+// Shutdown stops accepting, waits for in-flight streams up to ctx, then
+// closes the simulated upstream.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.ready.Store(false)
+	err := s.srv.ShutdownWithContext(ctx)
+	done := make(chan struct{})
+	go func() { s.streams.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = errors.Join(err, ctx.Err())
+	}
+	s.rt.Load().up.close()
+	if s.mock != nil {
+		s.mock.Close()
+	}
+	return err
+}
+
+func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	path := string(ctx.Path())
+	switch path {
+	case "/v1/chat/completions", "/chat/completions":
+		if !ctx.IsPost() {
+			s.fail(ctx, "chat", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use POST"})
+			return
+		}
+		s.chat(ctx)
+	case "/v1/models", "/models":
+		s.models(ctx)
+	case "/healthz":
+		ctx.SetContentType("application/json")
+		ctx.SetBodyString(`{"status":"ok"}`)
+		s.m.requests.WithLabelValues("healthz", "200").Inc()
+	case "/readyz":
+		ctx.SetContentType("application/json")
+		if !s.ready.Load() {
+			ctx.SetStatusCode(503)
+			ctx.SetBodyString(`{"status":"not ready"}`)
+			return
+		}
+		ctx.SetBodyString(`{"status":"ready"}`)
+	case "/metrics":
+		s.m.handler(ctx)
+	default:
+		s.fail(ctx, "other", &APIError{Status: 404, Type: "invalid_request_error", Code: "not_found", Message: "unknown path " + quote(path)})
+	}
+}
+
+// errorHandler answers requests fasthttp could not read (too large, bad
+// headers) with an OpenAI-shaped error.
+func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
+	ae := &APIError{Status: 400, Type: "invalid_request_error", Code: "bad_request", Message: "the request could not be read", Err: err}
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		ae = &APIError{Status: 413, Type: "invalid_request_error", Code: "request_too_large",
+			Message: fmt.Sprintf("request body exceeds %d bytes", s.rt.Load().cfg.Server.MaxBodyBytes), Err: err}
+	case errors.As(err, &small), strings.Contains(err.Error(), "small read buffer"):
+		ae = &APIError{Status: 431, Type: "invalid_request_error", Code: "headers_too_large", Message: "request headers are too large", Err: err}
+	case strings.Contains(err.Error(), "timeout"):
+		ae = &APIError{Status: 408, Type: "invalid_request_error", Code: "request_timeout", Message: "the request was not received in time", Err: err}
+	}
+	ctx.SetConnectionClose()
+	s.fail(ctx, "error", ae)
+}
+
+// fail writes an error response and logs it once.
+func (s *Server) fail(ctx *fasthttp.RequestCtx, route string, ae *APIError) {
+	ctx.Response.Reset()
+	ctx.SetStatusCode(ae.Status)
+	ctx.SetContentType("application/json")
+	if ae.Status == 401 {
+		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="answer-guard"`)
+	}
+	ctx.SetBody(ae.body())
+	s.m.requests.WithLabelValues(route, itoa(ae.Status)).Inc()
+	if ce := s.log.Check(zap.InfoLevel, "request rejected"); ce != nil {
+		fields := []zap.Field{zap.String("route", route), zap.Int("status", ae.Status), zap.String("code", ae.Code)}
+		if ae.Err != nil {
+			fields = append(fields, zap.Error(ae.Err))
+		}
+		ce.Write(fields...)
+	}
+}
+
+func (s *Server) models(ctx *fasthttp.RequestCtx) {
+	rt := s.rt.Load()
+	if _, _, ae := rt.authorize(ctx); ae != nil {
+		s.fail(ctx, "models", ae)
+		return
+	}
+	if list := rt.listModels(); list != nil {
+		ctx.SetContentType("application/json")
+		ctx.SetBody(list)
+		s.m.requests.WithLabelValues("models", "200").Inc()
+		return
+	}
+	c, cancel := context.WithTimeout(context.Background(), rt.cfg.Upstream.FirstByteTimeout)
+	defer cancel()
+	b, err := rt.up.get(c, "/models", 1<<20)
+	if err != nil {
+		s.fail(ctx, "models", toAPIError(err))
+		return
+	}
+	ctx.SetContentType("application/json")
+	ctx.SetBody(b)
+	s.m.requests.WithLabelValues("models", "200").Inc()
+}
+
+func quote(s string) string {
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// reqLog collects the per-request summary log line's fields.
+type reqLog struct {
+	id       uint64
+	start    time.Time
+	tenant   string
+	kb       string
+	model    string
+	stream   bool
+	status   int
+	upWait   time.Duration
+	ttft     time.Duration
+	report   *Report
+	failure  error
+	finished time.Time
+}
+
+func (s *Server) summarize(l *reqLog) {
+	if l.finished.IsZero() {
+		l.finished = time.Now()
+	}
+	total := l.finished.Sub(l.start)
+	overhead := max(total-l.upWait, 0)
+	st := "false"
+	if l.stream {
+		st = "true"
+		s.m.streamDuration.Observe(total.Seconds())
+	}
+	s.m.overhead.WithLabelValues(st).Observe(overhead.Seconds())
+	s.m.upstreamWait.WithLabelValues(st).Observe(l.upWait.Seconds())
+	if l.ttft > 0 {
+		s.m.ttft.Observe(l.ttft.Seconds())
+	}
+	s.m.requests.WithLabelValues("chat", itoa(l.status)).Inc()
+	s.m.observeReport(l.report)
+	ce := s.log.Check(zap.InfoLevel, "request")
+	if ce == nil {
+		return
+	}
+	fields := []zap.Field{zap.Uint64("req", l.id), zap.String("tenant", l.tenant), zap.String("kb", l.kb),
+		zap.String("model", l.model), zap.Bool("stream", l.stream), zap.Int("status", l.status),
+		zap.Duration("total", total), zap.Duration("upstream_wait", l.upWait), zap.Duration("overhead", overhead)}
+	if l.ttft > 0 {
+		fields = append(fields, zap.Duration("ttft", l.ttft))
+	}
+	if r := l.report; r != nil {
+		fields = append(fields, zap.String("decision", r.Decision), zap.Any("coverage", r.Coverage),
+			zap.Any("markers_dropped", r.Dropped), zap.Any("verdicts", r.Verdicts),
+			zap.Strings("degraded", r.Degraded), zap.Any("latency_ms", r.LatencyMS))
+	}
+	if l.failure != nil {
+		fields = append(fields, zap.NamedError("failure", l.failure))
+	}
+	ce.Write(fields...)
+}

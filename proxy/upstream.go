@@ -1,0 +1,128 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// upstream is the client for the OpenAI-compatible model server.
+//
+// It uses net/http rather than the fasthttp client. The upstream leg must be
+// cancellable while a streamed body is being read (client gone, idle timeout,
+// first-byte timeout); net/http ties the connection to a context and closes it
+// on cancellation, whereas fasthttp's client has no context, closing its
+// BodyStream does not stop the request, and its pooled Response must not be
+// released while sse.Read still reads from it. The server side stays fasthttp.
+type upstream struct {
+	base   string
+	key    string
+	client *http.Client
+}
+
+func newUpstream(base, key string, maxConns int) *upstream {
+	tr := &http.Transport{
+		Proxy:               nil, // never route loopback upstreams through an env proxy
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        maxConns,
+		MaxIdleConnsPerHost: maxConns,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   true,
+	}
+	return &upstream{base: strings.TrimRight(base, "/"), key: key, client: &http.Client{Transport: tr}}
+}
+
+func (u *upstream) close() { u.client.CloseIdleConnections() }
+
+// post sends body to path and returns the response once its headers arrived.
+// A non-2xx status becomes an *APIError carrying the upstream's message.
+func (u *upstream) post(ctx context.Context, path string, body []byte, accept string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.base+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("build upstream request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", accept)
+	if u.key != "" {
+		req.Header.Set("Authorization", "Bearer "+u.key)
+	}
+	resp, err := u.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		return nil, upstreamStatusError(resp.StatusCode, b)
+	}
+	return resp, nil
+}
+
+// get fetches path (for /models).
+func (u *upstream) get(ctx context.Context, path string, limit int64) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.base+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if u.key != "" {
+		req.Header.Set("Authorization", "Bearer "+u.key)
+	}
+	resp, err := u.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, upstreamStatusError(resp.StatusCode, b)
+	}
+	return b, nil
+}
+
+// upstreamStatusError maps an upstream error status to what the client sees:
+// a client error the upstream judged (400, 404, 422, 429) keeps its status and
+// message; anything else (auth to the upstream, 5xx) is a 502.
+func upstreamStatusError(status int, body []byte) *APIError {
+	msg := gjson.GetBytes(body, "error.message").Str
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	switch status {
+	case 400, 404, 422, 429:
+		typ := gjson.GetBytes(body, "error.type").Str
+		if typ == "" {
+			typ = "invalid_request_error"
+		}
+		code := gjson.GetBytes(body, "error.code").Str
+		if code == "" {
+			code = "upstream_rejected"
+		}
+		return &APIError{Status: status, Type: typ, Code: code, Message: "upstream: " + msg,
+			Err: fmt.Errorf("upstream status %d", status)}
+	}
+	return &APIError{Status: 502, Type: "upstream_error", Code: "upstream_error",
+		Message: fmt.Sprintf("the upstream model answered with status %d", status),
+		Err:     fmt.Errorf("upstream status %d: %s", status, msg)}
+}
+
+// cause returns the reason a context ended, preferring our own causes.
+func cause(ctx context.Context, err error) error {
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+		return c
+	}
+	if c := context.Cause(ctx); errors.Is(c, errClientGone) {
+		return c
+	}
+	return err
+}
