@@ -1,0 +1,251 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Embedder turns texts into unit-length vectors. Implementations: the
+// fitted *LocalModel and the OpenAI-compatible *RemoteEmbedder.
+type Embedder interface {
+	// Name identifies the model in the manifest and in cache keys.
+	Name() string
+	// Embed returns one vector per text, in order.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+var (
+	_ Embedder = (*LocalModel)(nil)
+	_ Embedder = (*RemoteEmbedder)(nil)
+)
+
+// Calibration maps a raw cosine onto the DESIGN scale (unrelated ~0.1-0.2,
+// on topic 0.4-0.7) by piecewise-linear interpolation between knots
+// [raw, calibrated], clamped to [0,1].
+type Calibration struct {
+	Knots [][2]float64 `json:"knots"`
+}
+
+func (c Calibration) validate() error {
+	if len(c.Knots) < 2 {
+		return errors.New("need at least 2 knots")
+	}
+	for i, k := range c.Knots {
+		if k[0] < -1 || k[0] > 1 || k[1] < 0 || k[1] > 1 {
+			return fmt.Errorf("knot %d: raw must be in [-1,1] and calibrated in [0,1], got %v", i, k)
+		}
+		if i > 0 && (k[0] <= c.Knots[i-1][0] || k[1] < c.Knots[i-1][1]) {
+			return fmt.Errorf("knot %d: knots must increase, got %v after %v", i, k, c.Knots[i-1])
+		}
+	}
+	return nil
+}
+
+// Apply maps a raw cosine to calibrated relevance in [0,1].
+func (c Calibration) Apply(raw float64) float64 {
+	k := c.Knots
+	if len(k) == 0 {
+		return math.Max(0, math.Min(1, raw))
+	}
+	if raw <= k[0][0] {
+		return clamp01(k[0][1])
+	}
+	for i := 1; i < len(k); i++ {
+		if raw <= k[i][0] {
+			t := (raw - k[i-1][0]) / (k[i][0] - k[i-1][0])
+			return clamp01(k[i-1][1] + t*(k[i][1]-k[i-1][1]))
+		}
+	}
+	return clamp01(k[len(k)-1][1])
+}
+
+func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
+
+// LocalModel is the embedded local embedder: TF-IDF weighted stemmed
+// unigrams and adjacent bigrams, feature-hashed with random signs into Dims
+// dimensions and L2-normalised. It is fitted (document frequencies and
+// calibration) on the partition it embeds, needs no network, and is fast
+// enough to build tens of thousands of chunks per second.
+type LocalModel struct {
+	Dims         int
+	BigramWeight float64
+	N            int
+	DF           map[string]int32
+	Calib        Calibration
+	// Stats records the measured raw anchors behind Calib.
+	Stats struct{ RandomMedian, RandomP99, SameDoc float64 }
+}
+
+// Name implements Embedder.
+func (m *LocalModel) Name() string { return fmt.Sprintf("local-hash-tfidf-%d", m.Dims) }
+
+// IDF is the smoothed inverse document frequency of a stemmed term;
+// terms unseen at fit time get the maximum.
+func (m *LocalModel) IDF(term string) float64 {
+	df := m.DF[term]
+	return math.Log(1 + (float64(m.N)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// FitLocal fits document frequencies on tokenised chunks. Calibration is
+// fitted separately with Calibrate once vectors exist.
+func FitLocal(cfg LocalConfig, docs [][]string) *LocalModel {
+	m := &LocalModel{Dims: cfg.Dims, BigramWeight: cfg.BigramWeight, N: len(docs), DF: map[string]int32{}}
+	seen := map[string]bool{}
+	for _, toks := range docs {
+		clear(seen)
+		for _, t := range toks {
+			if !seen[t] {
+				seen[t] = true
+				m.DF[t]++
+			}
+		}
+	}
+	return m
+}
+
+func hashFeature(a, b string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(a))
+	if b != "" {
+		h.Write([]byte{0})
+		h.Write([]byte(b))
+	}
+	x := h.Sum64()
+	// fmix64 to spread fnv's low bits.
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	return x
+}
+
+// EmbedTokens writes the unit vector of a token list into dst (len Dims).
+func (m *LocalModel) EmbedTokens(toks []string, dst []float32) {
+	clear(dst)
+	tf := make(map[string]int, len(toks))
+	for _, t := range toks {
+		tf[t]++
+	}
+	add := func(h uint64, w float64) {
+		i := int(h % uint64(m.Dims))
+		if h&(1<<63) != 0 {
+			w = -w
+		}
+		dst[i] += float32(w)
+	}
+	for t, n := range tf {
+		add(hashFeature(t, ""), (1+math.Log(float64(n)))*m.IDF(t))
+	}
+	if m.BigramWeight > 0 && len(toks) > 1 {
+		bt := make(map[[2]string]int, len(toks))
+		for i := 1; i < len(toks); i++ {
+			bt[[2]string{toks[i-1], toks[i]}]++
+		}
+		for b, n := range bt {
+			w := m.BigramWeight * (1 + math.Log(float64(n))) * (m.IDF(b[0]) + m.IDF(b[1])) / 2
+			add(hashFeature(b[0], b[1]), w)
+		}
+	}
+	normalize(dst)
+}
+
+func normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// EmbedText tokenises and embeds one text.
+func (m *LocalModel) EmbedText(text string) []float32 {
+	v := make([]float32, m.Dims)
+	m.EmbedTokens(Tokenize(text), v)
+	return v
+}
+
+// Embed implements Embedder.
+func (m *LocalModel) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out[i] = m.EmbedText(t)
+	}
+	return out, nil
+}
+
+// Dot is the inner product (the cosine of unit vectors).
+func Dot(a, b []float32) float64 {
+	var s0, s1, s2, s3 float32
+	n := len(a)
+	if len(b) < n {
+		n = len(b)
+	}
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < n; i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64(s0 + s1 + s2 + s3)
+}
+
+// calibrate measures raw cosines on the fitted corpus (random chunk pairs:
+// median and p99; the two halves of one chunk: median) and maps them onto
+// the configured anchors, so that calibrated scores mean the same across
+// corpora.
+func (m *LocalModel) calibrate(a AnchorConfig, toks [][]string, vecs []float32) {
+	n := len(toks)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var random, same []float64
+	if n >= 2 {
+		for i := 0; i < 3000; i++ {
+			x, y := rng.IntN(n), rng.IntN(n)
+			if x == y {
+				continue
+			}
+			random = append(random, Dot(vecs[x*m.Dims:(x+1)*m.Dims], vecs[y*m.Dims:(y+1)*m.Dims]))
+		}
+	}
+	va, vb := make([]float32, m.Dims), make([]float32, m.Dims)
+	for i := 0; i < 1500 && n > 0; i++ {
+		t := toks[rng.IntN(n)]
+		if len(t) < 8 {
+			continue
+		}
+		m.EmbedTokens(t[:len(t)/2], va)
+		m.EmbedTokens(t[len(t)/2:], vb)
+		same = append(same, Dot(va, vb))
+	}
+	q := func(xs []float64, p float64, def float64) float64 {
+		if len(xs) < 20 {
+			return def
+		}
+		slices.Sort(xs)
+		return xs[int(p*float64(len(xs)-1))]
+	}
+	rmed := math.Max(q(random, 0.5, 0.02), 0.005)
+	rp99 := math.Max(q(random, 0.99, 0.15), rmed+0.02)
+	sd := math.Max(q(same, 0.5, 0.35), rp99+0.05)
+	if sd >= 0.98 {
+		sd = 0.98
+	}
+	m.Stats.RandomMedian, m.Stats.RandomP99, m.Stats.SameDoc = rmed, rp99, sd
+	m.Calib = Calibration{Knots: [][2]float64{{0, 0}, {rmed, a.RandomMedian}, {rp99, a.RandomP99}, {sd, a.SameDoc}, {1, 1}}}
+}

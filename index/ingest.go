@@ -1,0 +1,359 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Doc is one corpus document (the JSONL schema of DESIGN.md). `id` and
+// `text` are required; kind defaults to "library", tenant and kb to
+// "default". Unknown top-level fields are kept in Meta.
+type Doc struct {
+	ID      string         `json:"id"`
+	Text    string         `json:"text"`
+	Title   string         `json:"title,omitempty"`
+	Kind    string         `json:"kind,omitempty"`
+	Address string         `json:"address,omitempty"`
+	URL     string         `json:"url,omitempty"`
+	Tenant  string         `json:"tenant,omitempty"`
+	KB      string         `json:"kb,omitempty"`
+	Meta    map[string]any `json:"meta,omitempty"`
+}
+
+// MemoryEntry is one curated-memory line: a pin (a curated question whose
+// refs answer it) or a note (background text with triggers and refs).
+type MemoryEntry struct {
+	Type     string   `json:"type"`
+	ID       string   `json:"id,omitempty"`
+	Question string   `json:"question,omitempty"`
+	Answer   string   `json:"answer,omitempty"`
+	Note     string   `json:"note,omitempty"`
+	Triggers []string `json:"triggers,omitempty"`
+	Refs     []string `json:"refs,omitempty"`
+	Tenant   string   `json:"tenant,omitempty"`
+	KB       string   `json:"kb,omitempty"`
+}
+
+// LineError is a bad input line, reported with its file and line number.
+type LineError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+const (
+	// DefaultTenant and DefaultKB are used when a line names none.
+	DefaultTenant = "default"
+	DefaultKB     = "default"
+	maxLineBytes  = 16 << 20
+)
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidName reports whether s may name a tenant or a KB (it becomes a
+// directory name in the snapshot).
+func ValidName(s string) bool { return nameRE.MatchString(s) }
+
+var knownDocFields = map[string]bool{"id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true}
+
+// ParseDocLine decodes one corpus JSONL line and applies the defaults.
+func ParseDocLine(line []byte) (Doc, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(line, &raw); err != nil {
+		return Doc{}, fmt.Errorf("invalid json: %w", err)
+	}
+	var d Doc
+	str := func(k string, dst *string) error {
+		v, ok := raw[k]
+		if !ok || string(v) == "null" {
+			return nil
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			// Numeric ids are common in BEIR-like dumps: accept them as text.
+			var n json.Number
+			if k == "id" && json.Unmarshal(v, &n) == nil {
+				*dst = n.String()
+				return nil
+			}
+			return fmt.Errorf("field %q: must be a string", k)
+		}
+		return nil
+	}
+	var errs []error
+	for _, f := range []struct {
+		k string
+		p *string
+	}{{"id", &d.ID}, {"text", &d.Text}, {"title", &d.Title}, {"kind", &d.Kind}, {"address", &d.Address}, {"url", &d.URL}, {"tenant", &d.Tenant}, {"kb", &d.KB}} {
+		if err := str(f.k, f.p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if v, ok := raw["meta"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &d.Meta); err != nil {
+			errs = append(errs, fmt.Errorf("field \"meta\": must be an object"))
+		}
+	}
+	for k, v := range raw {
+		if knownDocFields[k] {
+			continue
+		}
+		var x any
+		if json.Unmarshal(v, &x) == nil {
+			if d.Meta == nil {
+				d.Meta = map[string]any{}
+			}
+			d.Meta[k] = x
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Doc{}, err
+	}
+	return normalizeDoc(d)
+}
+
+func normalizeDoc(d Doc) (Doc, error) {
+	d.ID = strings.TrimSpace(d.ID)
+	if d.ID == "" {
+		return Doc{}, errors.New("missing id")
+	}
+	if strings.TrimSpace(d.Text) == "" {
+		return Doc{}, fmt.Errorf("doc %q: missing text", d.ID)
+	}
+	if d.Kind == "" {
+		d.Kind = "library"
+	}
+	if d.Tenant == "" {
+		d.Tenant = DefaultTenant
+	}
+	if d.KB == "" {
+		d.KB = DefaultKB
+	}
+	if !ValidName(d.Tenant) {
+		return Doc{}, fmt.Errorf("doc %q: invalid tenant %q", d.ID, d.Tenant)
+	}
+	if !ValidName(d.KB) {
+		return Doc{}, fmt.Errorf("doc %q: invalid kb %q", d.ID, d.KB)
+	}
+	return d, nil
+}
+
+// ParseMemoryLine decodes one curated-memory JSONL line.
+func ParseMemoryLine(line []byte) (MemoryEntry, error) {
+	var m MemoryEntry
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(&m); err != nil {
+		return MemoryEntry{}, fmt.Errorf("invalid json: %w", err)
+	}
+	if m.Tenant == "" {
+		m.Tenant = DefaultTenant
+	}
+	if m.KB == "" {
+		m.KB = DefaultKB
+	}
+	if !ValidName(m.Tenant) || !ValidName(m.KB) {
+		return MemoryEntry{}, fmt.Errorf("invalid tenant/kb %q/%q", m.Tenant, m.KB)
+	}
+	switch m.Type {
+	case "pin":
+		if strings.TrimSpace(m.Question) == "" {
+			return MemoryEntry{}, errors.New("pin: missing question")
+		}
+		if len(m.Refs) == 0 {
+			return MemoryEntry{}, errors.New("pin: missing refs")
+		}
+	case "note":
+		if strings.TrimSpace(m.Note) == "" {
+			return MemoryEntry{}, errors.New("note: missing note")
+		}
+	default:
+		return MemoryEntry{}, fmt.Errorf("type: must be pin or note, got %q", m.Type)
+	}
+	return m, nil
+}
+
+// readLines calls fn for every non-blank line of r, with 1-based line numbers.
+func readLines(r io.Reader, fn func(n int, line []byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	n := 0
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			n++
+			if len(line) > maxLineBytes {
+				if ferr := fn(n, nil); ferr != nil {
+					return ferr
+				}
+			} else if t := bytes.TrimSpace(line); len(t) > 0 {
+				if ferr := fn(n, t); ferr != nil {
+					return ferr
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// ReadDocs reads corpus sources: JSONL files, or folders holding JSONL,
+// Markdown and plain-text files (a file's path relative to the folder
+// becomes its id). Bad lines are returned as *LineError and skipped; with
+// strict, the first bad line is an error.
+func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
+	var docs []Doc
+	var bad []*LineError
+	seen := map[[3]string]string{}
+	add := func(d Doc, file string, line int) error {
+		key := [3]string{d.Tenant, d.KB, d.ID}
+		if prev, dup := seen[key]; dup {
+			le := &LineError{File: file, Line: line, Err: fmt.Errorf("duplicate id %q (first at %s)", d.ID, prev)}
+			if strict {
+				return le
+			}
+			bad = append(bad, le)
+			return nil
+		}
+		seen[key] = fmt.Sprintf("%s:%d", file, line)
+		docs = append(docs, d)
+		return nil
+	}
+	readJSONL := func(path string) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("open corpus %s: %w", path, err)
+		}
+		defer f.Close()
+		return readLines(f, func(n int, line []byte) error {
+			if line == nil {
+				le := &LineError{File: path, Line: n, Err: fmt.Errorf("line longer than %d bytes", maxLineBytes)}
+				if strict {
+					return le
+				}
+				bad = append(bad, le)
+				return nil
+			}
+			d, err := ParseDocLine(line)
+			if err != nil {
+				le := &LineError{File: path, Line: n, Err: err}
+				if strict {
+					return le
+				}
+				bad = append(bad, le)
+				return nil
+			}
+			return add(d, path, n)
+		})
+	}
+	for _, src := range sources {
+		st, err := os.Stat(src)
+		if err != nil {
+			return nil, bad, fmt.Errorf("corpus %s: %w", src, err)
+		}
+		if !st.IsDir() {
+			if err := readJSONL(src); err != nil {
+				return nil, bad, err
+			}
+			continue
+		}
+		err = filepath.WalkDir(src, func(path string, de fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if de.IsDir() {
+				return nil
+			}
+			ext := strings.ToLower(filepath.Ext(path))
+			switch ext {
+			case ".jsonl", ".ndjson":
+				return readJSONL(path)
+			case ".md", ".markdown", ".txt", ".text":
+				b, err := os.ReadFile(path)
+				if err != nil {
+					return fmt.Errorf("read %s: %w", path, err)
+				}
+				rel, _ := filepath.Rel(src, path)
+				d, err := normalizeDoc(textDoc(filepath.ToSlash(rel), string(b), ext != ".txt" && ext != ".text"))
+				if err != nil {
+					le := &LineError{File: path, Line: 1, Err: err}
+					if strict {
+						return le
+					}
+					bad = append(bad, le)
+					return nil
+				}
+				return add(d, path, 1)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, bad, err
+		}
+	}
+	return docs, bad, nil
+}
+
+// textDoc turns a Markdown or text file into a Doc; a Markdown file's first
+// "# " heading becomes its title.
+func textDoc(id, body string, markdown bool) Doc {
+	d := Doc{ID: id, Text: body, Title: strings.TrimSuffix(filepath.Base(id), filepath.Ext(id))}
+	if markdown {
+		for _, l := range strings.Split(body, "\n") {
+			if t, ok := strings.CutPrefix(strings.TrimSpace(l), "# "); ok {
+				d.Title = strings.TrimSpace(t)
+				break
+			}
+		}
+	}
+	return d
+}
+
+// ReadMemory reads curated-memory JSONL files.
+func ReadMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error) {
+	var out []MemoryEntry
+	var bad []*LineError
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, bad, fmt.Errorf("open memory %s: %w", path, err)
+		}
+		err = readLines(f, func(n int, line []byte) error {
+			var m MemoryEntry
+			var err error
+			if line == nil {
+				err = fmt.Errorf("line longer than %d bytes", maxLineBytes)
+			} else {
+				m, err = ParseMemoryLine(line)
+			}
+			if err != nil {
+				le := &LineError{File: path, Line: n, Err: err}
+				if strict {
+					return le
+				}
+				bad = append(bad, le)
+				return nil
+			}
+			out = append(out, m)
+			return nil
+		})
+		f.Close()
+		if err != nil {
+			return nil, bad, err
+		}
+	}
+	return out, bad, nil
+}

@@ -1,0 +1,364 @@
+package index
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/coder/hnsw"
+)
+
+// Snapshot is a loaded, read-only index snapshot. It is immutable after
+// Load and safe for concurrent readers; Close it once no reader is left.
+type Snapshot struct {
+	Dir      string
+	Manifest Manifest
+	parts    map[[2]string]*Partition
+}
+
+// Partition is the index of one (tenant, kb). Every method is read-only.
+type Partition struct {
+	Tenant, KB string
+	// Chunks holds every chunk slot; slots tombstoned by Add are Deleted.
+	Chunks  []Chunk
+	Deleted []bool
+	// Local is the fitted local embedder (always present: it scores when
+	// the remote embedder is down and it matches curated memory).
+	Local *LocalModel
+	// Memory holds the curated pins and notes of this partition.
+	Memory []MemoryEntry
+	// MemoryVecs[i] holds the local vectors of Memory[i]: a pin's question,
+	// or a note's text followed by each trigger.
+	MemoryVecs [][][]float32
+
+	localVecs   []float32
+	remoteVecs  []float32
+	remoteDims  int
+	remoteCalib Calibration
+	graph       *hnsw.Graph[uint32]
+	lex         bleve.Index
+	address     map[string][]int32
+	aliases     map[string]string
+	catalog     map[string]struct{}
+	byID        map[string][]int32
+}
+
+// Hit is one lane result: a chunk slot and a raw lane score.
+type Hit struct {
+	Index int
+	Score float64
+}
+
+// Load opens the snapshot at dir read-only.
+func Load(dir string) (*Snapshot, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return nil, fmt.Errorf("load snapshot %s: %w", dir, err)
+	}
+	s := &Snapshot{Dir: dir, parts: map[[2]string]*Partition{}}
+	if err := json.Unmarshal(b, &s.Manifest); err != nil {
+		return nil, fmt.Errorf("load snapshot %s: manifest: %w", dir, err)
+	}
+	if s.Manifest.Format != FormatVersion {
+		return nil, fmt.Errorf("load snapshot %s: format %d, want %d", dir, s.Manifest.Format, FormatVersion)
+	}
+	for _, pi := range s.Manifest.Partitions {
+		p, err := loadPartition(filepath.Join(dir, pi.Dir), pi, s.Manifest)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("load snapshot %s: partition %s/%s: %w", dir, pi.Tenant, pi.KB, err)
+		}
+		s.parts[[2]string{pi.Tenant, pi.KB}] = p
+	}
+	return s, nil
+}
+
+func loadPartition(dir string, pi PartitionInfo, man Manifest) (*Partition, error) {
+	p := &Partition{Tenant: pi.Tenant, KB: pi.KB}
+	var cf chunkFile
+	if err := readGob(filepath.Join(dir, "chunks.gob"), &cf); err != nil {
+		return nil, err
+	}
+	p.Chunks, p.Deleted = cf.Chunks, cf.Deleted
+	p.Local = &LocalModel{}
+	if err := readGob(filepath.Join(dir, "local.gob"), p.Local); err != nil {
+		return nil, err
+	}
+	var err error
+	if p.localVecs, err = readF32(filepath.Join(dir, "local.f32")); err != nil {
+		return nil, err
+	}
+	if len(p.localVecs) != len(p.Chunks)*p.Local.Dims {
+		return nil, fmt.Errorf("local vectors: %d floats for %d chunks x %d dims", len(p.localVecs), len(p.Chunks), p.Local.Dims)
+	}
+	if man.Embedder == "remote" {
+		if p.remoteVecs, err = readF32(filepath.Join(dir, "remote.f32")); err != nil {
+			return nil, err
+		}
+		p.remoteDims = man.Dims
+		if man.Calibration != nil {
+			p.remoteCalib = *man.Calibration
+		}
+		if len(p.remoteVecs) != len(p.Chunks)*p.remoteDims {
+			return nil, fmt.Errorf("remote vectors: %d floats for %d chunks x %d dims", len(p.remoteVecs), len(p.Chunks), p.remoteDims)
+		}
+	}
+	if pi.Graph {
+		f, err := os.Open(filepath.Join(dir, "hnsw.bin"))
+		if err != nil {
+			return nil, fmt.Errorf("open graph: %w", err)
+		}
+		g := hnsw.NewGraph[uint32]()
+		err = g.Import(bufio.NewReaderSize(f, 1<<20))
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("import graph: %w", err)
+		}
+		if want := p.PrimaryDims(); g.Len() > 0 && g.Dims() != want {
+			return nil, fmt.Errorf("graph dims %d != vector dims %d", g.Dims(), want)
+		}
+		p.graph = g
+	}
+	if p.lex, err = bleve.OpenUsing(filepath.Join(dir, "bleve"), map[string]any{"read_only": true}); err != nil {
+		return nil, fmt.Errorf("open bleve: %w", err)
+	}
+	var af addressFile
+	ab, err := os.ReadFile(filepath.Join(dir, "address.json"))
+	if err == nil {
+		err = json.Unmarshal(ab, &af)
+	}
+	if err != nil {
+		p.lex.Close()
+		return nil, fmt.Errorf("address table: %w", err)
+	}
+	p.address, p.aliases = af.Table, af.Aliases
+	cb, err := os.ReadFile(filepath.Join(dir, "catalog.txt"))
+	if err != nil {
+		p.lex.Close()
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	p.catalog = map[string]struct{}{}
+	for _, id := range strings.Split(string(cb), "\n") {
+		if id != "" {
+			p.catalog[id] = struct{}{}
+		}
+	}
+	p.byID = map[string][]int32{}
+	for i, c := range p.Chunks {
+		if p.Deleted[i] {
+			continue
+		}
+		p.byID[c.ID] = append(p.byID[c.ID], int32(i))
+		if c.DocID != c.ID {
+			p.byID[c.DocID] = append(p.byID[c.DocID], int32(i))
+		}
+	}
+	if mf, err := os.Open(filepath.Join(dir, "memory.jsonl")); err == nil {
+		err = readLines(mf, func(n int, line []byte) error {
+			m, err := ParseMemoryLine(line)
+			if err != nil {
+				return fmt.Errorf("memory.jsonl:%d: %w", n, err)
+			}
+			p.Memory = append(p.Memory, m)
+			return nil
+		})
+		mf.Close()
+		if err != nil {
+			p.lex.Close()
+			return nil, err
+		}
+	}
+	for _, m := range p.Memory {
+		var vs [][]float32
+		if m.Type == "pin" {
+			vs = append(vs, p.Local.EmbedText(m.Question))
+		} else {
+			vs = append(vs, p.Local.EmbedText(m.Note))
+			for _, t := range m.Triggers {
+				vs = append(vs, p.Local.EmbedText(t))
+			}
+		}
+		p.MemoryVecs = append(p.MemoryVecs, vs)
+	}
+	return p, nil
+}
+
+// Close releases every partition's lexical index.
+func (s *Snapshot) Close() error {
+	var errs []error
+	for _, p := range s.parts {
+		if p.lex != nil {
+			if err := p.lex.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Partition returns the (tenant, kb) partition, or nil.
+func (s *Snapshot) Partition(tenant, kb string) *Partition {
+	if s == nil {
+		return nil
+	}
+	return s.parts[[2]string{tenant, kb}]
+}
+
+// KBs lists the KBs a tenant has, sorted.
+func (s *Snapshot) KBs(tenant string) []string {
+	var out []string
+	for k := range s.parts {
+		if k[0] == tenant {
+			out = append(out, k[1])
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Remote reports whether the dense lane searches remote-model vectors.
+func (p *Partition) Remote() bool { return p.remoteVecs != nil }
+
+// PrimaryDims is the dimension of the vectors the dense lane searches.
+func (p *Partition) PrimaryDims() int {
+	if p.remoteVecs != nil {
+		return p.remoteDims
+	}
+	return p.Local.Dims
+}
+
+// Live reports the number of live chunks.
+func (p *Partition) Live() int {
+	n := 0
+	for _, d := range p.Deleted {
+		if !d {
+			n++
+		}
+	}
+	return n
+}
+
+// Contains reports whether id is a real citable id (chunk or document).
+func (p *Partition) Contains(id string) bool {
+	_, ok := p.catalog[id]
+	return ok
+}
+
+// Resolve returns the live chunk slots of a chunk or document id.
+func (p *Partition) Resolve(id string) []int {
+	out := make([]int, 0, len(p.byID[id]))
+	for _, i := range p.byID[id] {
+		out = append(out, int(i))
+	}
+	return out
+}
+
+// vec returns chunk i's vector in the primary space (remote=true) or the local one.
+func (p *Partition) vec(i int, primary bool) []float32 {
+	if primary && p.remoteVecs != nil {
+		return p.remoteVecs[i*p.remoteDims : (i+1)*p.remoteDims]
+	}
+	d := p.Local.Dims
+	return p.localVecs[i*d : (i+1)*d]
+}
+
+// Cosine is the raw cosine between q and chunk i in the primary space
+// (primary=true) or the local space.
+func (p *Partition) Cosine(q []float32, i int, primary bool) float64 {
+	v := p.vec(i, primary)
+	if len(q) != len(v) {
+		return 0
+	}
+	return Dot(q, v)
+}
+
+// Calibrate maps a raw cosine of the given space to calibrated relevance.
+func (p *Partition) Calibrate(raw float64, primary bool) float64 {
+	if primary && p.remoteVecs != nil {
+		return p.remoteCalib.Apply(raw)
+	}
+	return p.Local.Calib.Apply(raw)
+}
+
+// Dense returns up to k live chunks nearest to q in the primary space,
+// scored by exact raw cosine, best first. With a graph it over-fetches
+// overfetch*k graph candidates before the exact re-score; small partitions
+// are scanned exactly. A q of the wrong dimension is an error, never a panic.
+func (p *Partition) Dense(q []float32, k, overfetch int) ([]Hit, error) {
+	if len(q) != p.PrimaryDims() {
+		return nil, fmt.Errorf("query dims %d != index dims %d", len(q), p.PrimaryDims())
+	}
+	var hits []Hit
+	if p.graph != nil && p.graph.Len() > 0 {
+		nodes := p.graph.Search(q, max(k*overfetch, k))
+		hits = make([]Hit, 0, len(nodes))
+		for _, n := range nodes {
+			i := int(n.Key)
+			if i < len(p.Deleted) && !p.Deleted[i] {
+				hits = append(hits, Hit{i, p.Cosine(q, i, true)})
+			}
+		}
+	} else {
+		hits = make([]Hit, 0, len(p.Chunks))
+		for i := range p.Chunks {
+			if !p.Deleted[i] {
+				hits = append(hits, Hit{i, p.Cosine(q, i, true)})
+			}
+		}
+	}
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return a.Index - b.Index
+	})
+	if len(hits) > k {
+		hits = hits[:k]
+	}
+	return hits, nil
+}
+
+// Lexical runs a BM25 match query over chunk titles and texts.
+func (p *Partition) Lexical(ctx context.Context, text string, k int) ([]Hit, error) {
+	q := bleve.NewMatchQuery(text)
+	q.SetField("body")
+	req := bleve.NewSearchRequestOptions(q, k, 0, false)
+	res, err := p.lex.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("lexical search: %w", err)
+	}
+	hits := make([]Hit, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		i, err := strconv.Atoi(h.ID)
+		if err != nil || i < 0 || i >= len(p.Chunks) || p.Deleted[i] {
+			continue
+		}
+		hits = append(hits, Hit{i, h.Score})
+	}
+	return hits, nil
+}
+
+// Address resolves an address string (as found in a question) to chunk
+// slots, deterministically through the address table.
+func (p *Partition) Address(s string) []int {
+	key := NormalizeAddress(s, p.aliases)
+	var out []int
+	for _, i := range p.address[key] {
+		if !p.Deleted[i] {
+			out = append(out, int(i))
+		}
+	}
+	return out
+}

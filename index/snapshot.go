@@ -1,0 +1,660 @@
+package index
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/gob"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	mrand "math/rand"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	blevemapping "github.com/blevesearch/bleve/v2/mapping"
+	bleveindex "github.com/blevesearch/bleve_index_api"
+	"github.com/coder/hnsw"
+	"go.uber.org/zap"
+)
+
+// FormatVersion is the on-disk snapshot format.
+const FormatVersion = 1
+
+// Manifest describes a snapshot directory.
+type Manifest struct {
+	Format   int    `json:"format"`
+	Embedder string `json:"embedder"` // "local" or "remote"
+	Model    string `json:"model"`
+	Dims     int    `json:"dims"`
+	// Calibration of the remote model (local models carry one per partition).
+	Calibration     *Calibration    `json:"calibration,omitempty"`
+	ChunkChars      int             `json:"chunk_chars"`
+	MinChunkChars   int             `json:"min_chunk_chars"`
+	Docs            int             `json:"docs"`
+	Chunks          int             `json:"chunks"`
+	Memory          int             `json:"memory"`
+	BadLines        []string        `json:"bad_lines,omitempty"`
+	Partitions      []PartitionInfo `json:"partitions"`
+	BuiltAt         time.Time       `json:"built_at"`
+	BuildSeconds    float64         `json:"build_seconds"`
+	ChunksPerSecond float64         `json:"chunks_per_second"`
+	Base            string          `json:"base,omitempty"` // snapshot this one was derived from by Add
+}
+
+// PartitionInfo describes one (tenant, kb) partition.
+type PartitionInfo struct {
+	Tenant      string      `json:"tenant"`
+	KB          string      `json:"kb"`
+	Dir         string      `json:"dir"`
+	Docs        int         `json:"docs"`
+	Chunks      int         `json:"chunks"` // live chunks
+	Slots       int         `json:"slots"`  // chunk slots including tombstones left by Add
+	Pins        int         `json:"pins"`
+	Notes       int         `json:"notes"`
+	Graph       bool        `json:"graph"`
+	LocalModel  string      `json:"local_model"`
+	Calibration Calibration `json:"calibration"`
+	// RawAnchors are the measured raw cosines behind the local calibration.
+	RawAnchors [3]float64 `json:"raw_anchors"`
+}
+
+// partData is a partition while it is being built or extended.
+type partData struct {
+	tenant, kb string
+	chunks     []Chunk
+	deleted    []bool
+	model      *LocalModel
+	local      []float32
+	remote     []float32
+	remoteDims int
+	aliases    map[string]string
+	mem        []MemoryEntry
+	docs       int
+}
+
+func partDir(tenant, kb string) string { return filepath.Join("parts", tenant, kb) }
+
+func workers(cfg Config) int {
+	if cfg.Workers > 0 {
+		return cfg.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// parallel runs fn over [0,n) in contiguous ranges on w goroutines.
+func parallel(n, w int, fn func(lo, hi int)) {
+	if w < 1 {
+		w = 1
+	}
+	if n < 256 || w == 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	step := (n + w - 1) / w
+	for lo := 0; lo < n; lo += step {
+		hi := min(lo+step, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+func embedText(c Chunk) string {
+	if c.Title != "" {
+		return c.Title + "\n" + c.Text
+	}
+	return c.Text
+}
+
+// Build ingests sources (JSONL files or Markdown/text folders) and curated
+// memory files and writes an immutable snapshot directory at out (which
+// must not exist or be empty). Bad lines are logged with file:line and
+// listed in the manifest, or fail the build when cfg.Strict.
+func Build(ctx context.Context, cfg Config, sources []string, memory []string, out string, log *zap.Logger) (Manifest, error) {
+	if err := cfg.Validate(); err != nil {
+		return Manifest{}, fmt.Errorf("index config: %w", err)
+	}
+	docs, bad, err := ReadDocs(sources, cfg.Strict)
+	if err != nil {
+		return Manifest{}, err
+	}
+	mem, badMem, err := ReadMemory(memory, cfg.Strict)
+	if err != nil {
+		return Manifest{}, err
+	}
+	return buildFrom(ctx, cfg, docs, mem, append(bad, badMem...), out, log)
+}
+
+func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, bad []*LineError, out string, log *zap.Logger) (Manifest, error) {
+	log = log.Named("index")
+	start := time.Now()
+	for _, le := range bad {
+		log.Warn("skipped bad line", zap.String("at", le.Error()))
+	}
+	var remote *RemoteEmbedder
+	if cfg.Embedder == "remote" {
+		var err error
+		if remote, err = NewRemoteEmbedder(cfg.Remote, 0); err != nil {
+			return Manifest{}, err
+		}
+	}
+	tmp, err := prepareOut(out)
+	if err != nil {
+		return Manifest{}, err
+	}
+	defer os.RemoveAll(tmp)
+
+	groups := map[[2]string]*partData{}
+	var keys [][2]string
+	get := func(t, k string) *partData {
+		key := [2]string{t, k}
+		pd := groups[key]
+		if pd == nil {
+			pd = &partData{tenant: t, kb: k, aliases: map[string]string{}}
+			groups[key] = pd
+			keys = append(keys, key)
+		}
+		return pd
+	}
+	for _, d := range docs {
+		pd := get(d.Tenant, d.KB)
+		pd.docs++
+		learnAliases(pd.aliases, d)
+		for _, c := range ChunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars) {
+			pd.chunks = append(pd.chunks, c)
+		}
+	}
+	for _, m := range mem {
+		pd := get(m.Tenant, m.KB)
+		pd.mem = append(pd.mem, m)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
+	})
+	man := Manifest{Format: FormatVersion, Embedder: cfg.Embedder, Model: "local-hash-tfidf-" + strconv.Itoa(cfg.Local.Dims), Dims: cfg.Local.Dims,
+		ChunkChars: cfg.ChunkChars, MinChunkChars: cfg.MinChunkChars, Memory: len(mem)}
+	if remote != nil {
+		man.Model = cfg.Remote.Model
+		man.Dims = 0
+		man.Calibration = &Calibration{Knots: cfg.Remote.Calibration}
+	}
+	for _, le := range bad {
+		man.BadLines = append(man.BadLines, le.Error())
+	}
+	for _, key := range keys {
+		if err := ctx.Err(); err != nil {
+			return Manifest{}, err
+		}
+		pd := groups[key]
+		pd.deleted = make([]bool, len(pd.chunks))
+		if err := embedPartition(ctx, cfg, remote, pd); err != nil {
+			return Manifest{}, fmt.Errorf("partition %s/%s: %w", key[0], key[1], err)
+		}
+		if remote != nil {
+			if man.Dims == 0 {
+				man.Dims = pd.remoteDims
+			} else if pd.remoteDims != 0 && pd.remoteDims != man.Dims {
+				return Manifest{}, fmt.Errorf("partition %s/%s: embedding dims %d != %d", key[0], key[1], pd.remoteDims, man.Dims)
+			}
+		}
+		info, err := writePartition(ctx, cfg, tmp, pd, nil, log)
+		if err != nil {
+			return Manifest{}, fmt.Errorf("partition %s/%s: %w", key[0], key[1], err)
+		}
+		man.Partitions = append(man.Partitions, info)
+		man.Docs += info.Docs
+		man.Chunks += info.Chunks
+	}
+	return finishSnapshot(tmp, out, man, start, log)
+}
+
+func prepareOut(out string) (string, error) {
+	if out == "" {
+		return "", errors.New("snapshot output dir: empty path")
+	}
+	if ents, err := os.ReadDir(out); err == nil && len(ents) > 0 {
+		return "", fmt.Errorf("snapshot output dir %s: exists and is not empty (snapshots are immutable)", out)
+	}
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
+		return "", fmt.Errorf("snapshot parent dir: %w", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(out)+".tmp-")
+	if err != nil {
+		return "", fmt.Errorf("snapshot temp dir: %w", err)
+	}
+	return tmp, nil
+}
+
+func finishSnapshot(tmp, out string, man Manifest, start time.Time, log *zap.Logger) (Manifest, error) {
+	man.BuiltAt = time.Now().UTC()
+	man.BuildSeconds = time.Since(start).Seconds()
+	if man.BuildSeconds > 0 {
+		man.ChunksPerSecond = float64(man.Chunks) / man.BuildSeconds
+	}
+	b, err := json.MarshalIndent(man, "", "  ")
+	if err != nil {
+		return Manifest{}, fmt.Errorf("encode manifest: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), b, 0o644); err != nil {
+		return Manifest{}, fmt.Errorf("write manifest: %w", err)
+	}
+	os.Remove(out) // an empty dir may stand in the way of the rename
+	if err := os.Rename(tmp, out); err != nil {
+		return Manifest{}, fmt.Errorf("publish snapshot %s: %w", out, err)
+	}
+	log.Info("snapshot built", zap.String("dir", out), zap.Int("docs", man.Docs), zap.Int("chunks", man.Chunks),
+		zap.Int("partitions", len(man.Partitions)), zap.Float64("seconds", man.BuildSeconds), zap.Float64("chunks_per_s", man.ChunksPerSecond))
+	return man, nil
+}
+
+// learnAliases adds the book / book_abbr pairs that KJV-like corpora carry
+// in their extra fields to the partition's address aliases.
+func learnAliases(al map[string]string, d Doc) {
+	book, _ := d.Meta["book"].(string)
+	abbr, _ := d.Meta["book_abbr"].(string)
+	if book == "" {
+		return
+	}
+	canon := squash(book)
+	if c, ok := bookAliases[canon]; ok {
+		canon = c
+	}
+	al[squash(book)] = canon
+	if abbr != "" {
+		al[squash(abbr)] = canon
+	}
+}
+
+// embedPartition tokenises, fits the local model, embeds every chunk
+// locally (always: it is the fallback scorer) and remotely when configured.
+func embedPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, pd *partData) error {
+	n := len(pd.chunks)
+	toks := make([][]string, n)
+	w := workers(cfg)
+	parallel(n, w, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			toks[i] = Tokenize(embedText(pd.chunks[i]))
+		}
+	})
+	pd.model = FitLocal(cfg.Local, toks)
+	dims := pd.model.Dims
+	pd.local = make([]float32, n*dims)
+	parallel(n, w, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			pd.model.EmbedTokens(toks[i], pd.local[i*dims:(i+1)*dims])
+		}
+	})
+	pd.model.calibrate(cfg.Local.Anchors, toks, pd.local)
+	if remote != nil && n > 0 {
+		texts := make([]string, n)
+		for i, c := range pd.chunks {
+			texts[i] = embedText(c)
+		}
+		vecs, err := remote.Embed(ctx, texts)
+		if err != nil {
+			return err
+		}
+		pd.remoteDims = len(vecs[0])
+		pd.remote = make([]float32, 0, n*pd.remoteDims)
+		for _, v := range vecs {
+			if len(v) != pd.remoteDims {
+				return fmt.Errorf("embedding dims %d != %d", len(v), pd.remoteDims)
+			}
+			pd.remote = append(pd.remote, v...)
+		}
+	}
+	return nil
+}
+
+// primary returns the vectors the dense lane searches and their dims.
+func (pd *partData) primary() ([]float32, int) {
+	if pd.remote != nil {
+		return pd.remote, pd.remoteDims
+	}
+	return pd.local, pd.model.Dims
+}
+
+func newGraph(cfg Config) *hnsw.Graph[uint32] {
+	g := hnsw.NewGraph[uint32]()
+	g.M, g.Ml, g.EfSearch = cfg.HNSW.M, cfg.HNSW.Ml, cfg.HNSW.EfSearch
+	g.Rng = mrand.New(mrand.NewSource(42))
+	return g
+}
+
+// graphDelta, when non-nil, extends an existing graph (Add) instead of
+// building a new one.
+type graphDelta struct {
+	base    string // directory holding the old partition
+	added   []int
+	removed []int
+	bleve   string // already-copied bleve dir to update
+}
+
+// writePartition writes every file of a partition below root.
+func writePartition(ctx context.Context, cfg Config, root string, pd *partData, delta *graphDelta, log *zap.Logger) (PartitionInfo, error) {
+	rel := partDir(pd.tenant, pd.kb)
+	dir := filepath.Join(root, rel)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return PartitionInfo{}, fmt.Errorf("mkdir: %w", err)
+	}
+	live := 0
+	for _, d := range pd.deleted {
+		if !d {
+			live++
+		}
+	}
+	info := PartitionInfo{Tenant: pd.tenant, KB: pd.kb, Dir: rel, Docs: pd.docs, Chunks: live, Slots: len(pd.chunks),
+		LocalModel: pd.model.Name(), Calibration: pd.model.Calib,
+		RawAnchors: [3]float64{pd.model.Stats.RandomMedian, pd.model.Stats.RandomP99, pd.model.Stats.SameDoc}}
+	for _, m := range pd.mem {
+		if m.Type == "pin" {
+			info.Pins++
+		} else {
+			info.Notes++
+		}
+	}
+	if err := writeGob(filepath.Join(dir, "chunks.gob"), chunkFile{Chunks: pd.chunks, Deleted: pd.deleted, Docs: pd.docs}); err != nil {
+		return info, err
+	}
+	if err := writeGob(filepath.Join(dir, "local.gob"), pd.model); err != nil {
+		return info, err
+	}
+	if err := writeF32(filepath.Join(dir, "local.f32"), pd.local); err != nil {
+		return info, err
+	}
+	if pd.remote != nil {
+		if err := writeF32(filepath.Join(dir, "remote.f32"), pd.remote); err != nil {
+			return info, err
+		}
+	}
+	// Dense graph over the primary vectors (small partitions are scanned exactly).
+	vecs, dims := pd.primary()
+	if live >= cfg.HNSW.ExactBelow && live > 0 {
+		g := newGraph(cfg)
+		if delta != nil {
+			if f, err := os.Open(filepath.Join(delta.base, "hnsw.bin")); err == nil {
+				err = g.Import(bufio.NewReader(f))
+				f.Close()
+				if err != nil {
+					return info, fmt.Errorf("import graph: %w", err)
+				}
+				for _, i := range delta.removed {
+					g.Delete(uint32(i))
+				}
+				for _, i := range delta.added {
+					g.Add(hnsw.MakeNode(uint32(i), vecs[i*dims:(i+1)*dims]))
+				}
+			} else {
+				delta = &graphDelta{bleve: delta.bleve}
+			}
+		}
+		if g.Len() == 0 {
+			for i := range pd.chunks {
+				if i%1024 == 0 && ctx.Err() != nil {
+					return info, ctx.Err()
+				}
+				if !pd.deleted[i] {
+					g.Add(hnsw.MakeNode(uint32(i), vecs[i*dims:(i+1)*dims]))
+				}
+			}
+		}
+		f, err := os.Create(filepath.Join(dir, "hnsw.bin"))
+		if err != nil {
+			return info, fmt.Errorf("create graph: %w", err)
+		}
+		bw := bufio.NewWriter(f)
+		err = g.Export(bw)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return info, fmt.Errorf("export graph: %w", err)
+		}
+		info.Graph = true
+	}
+	// Lexical index.
+	if err := writeBleve(filepath.Join(dir, "bleve"), pd, delta); err != nil {
+		return info, err
+	}
+	// Address table and catalog.
+	addr := map[string][]int32{}
+	var catalog []string
+	seen := map[string]bool{}
+	for i, c := range pd.chunks {
+		if pd.deleted[i] {
+			continue
+		}
+		keys := map[string]bool{}
+		if c.Address != "" {
+			keys[NormalizeAddress(c.Address, pd.aliases)] = true
+		}
+		keys[NormalizeAddress(c.DocID, pd.aliases)] = true
+		for k := range keys {
+			addr[k] = append(addr[k], int32(i))
+		}
+		for _, id := range []string{c.ID, c.DocID} {
+			if !seen[id] {
+				seen[id] = true
+				catalog = append(catalog, id)
+			}
+		}
+	}
+	if err := writeJSON(filepath.Join(dir, "address.json"), addressFile{Aliases: pd.aliases, Table: addr}); err != nil {
+		return info, err
+	}
+	sort.Strings(catalog)
+	if err := os.WriteFile(filepath.Join(dir, "catalog.txt"), []byte(strings.Join(catalog, "\n")+"\n"), 0o644); err != nil {
+		return info, fmt.Errorf("write catalog: %w", err)
+	}
+	var mb strings.Builder
+	for _, m := range pd.mem {
+		b, _ := json.Marshal(m)
+		mb.Write(b)
+		mb.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, "memory.jsonl"), []byte(mb.String()), 0o644); err != nil {
+		return info, fmt.Errorf("write memory: %w", err)
+	}
+	log.Debug("partition written", zap.String("tenant", pd.tenant), zap.String("kb", pd.kb), zap.Int("chunks", live))
+	return info, nil
+}
+
+type chunkFile struct {
+	Chunks  []Chunk
+	Deleted []bool
+	Docs    int
+}
+
+type addressFile struct {
+	Aliases map[string]string  `json:"aliases"`
+	Table   map[string][]int32 `json:"table"`
+}
+
+func bleveMapping() *blevemapping.IndexMappingImpl {
+	m := bleve.NewIndexMapping()
+	m.ScoringModel = bleveindex.BM25Scoring
+	doc := bleve.NewDocumentStaticMapping()
+	body := bleve.NewTextFieldMapping()
+	body.Analyzer = "en"
+	body.Store = false
+	body.IncludeInAll = false
+	body.IncludeTermVectors = false
+	doc.AddFieldMappingsAt("body", body)
+	m.DefaultMapping = doc
+	m.DefaultAnalyzer = "en"
+	return m
+}
+
+func writeBleve(path string, pd *partData, delta *graphDelta) error {
+	var idx bleve.Index
+	var err error
+	if delta != nil && delta.bleve != "" {
+		idx, err = bleve.Open(path)
+	} else {
+		idx, err = bleve.New(path, bleveMapping())
+	}
+	if err != nil {
+		return fmt.Errorf("bleve %s: %w", path, err)
+	}
+	b := idx.NewBatch()
+	flush := func() error {
+		if b.Size() == 0 {
+			return nil
+		}
+		if err := idx.Batch(b); err != nil {
+			return fmt.Errorf("bleve batch: %w", err)
+		}
+		b.Reset()
+		return nil
+	}
+	put := func(i int) error {
+		if err := b.Index(strconv.Itoa(i), map[string]any{"body": embedText(pd.chunks[i])}); err != nil {
+			return fmt.Errorf("bleve index %s: %w", pd.chunks[i].ID, err)
+		}
+		if b.Size() >= 2000 {
+			return flush()
+		}
+		return nil
+	}
+	if delta != nil && delta.bleve != "" {
+		for _, i := range delta.removed {
+			b.Delete(strconv.Itoa(i))
+		}
+		for _, i := range delta.added {
+			if err := put(i); err != nil {
+				idx.Close()
+				return err
+			}
+		}
+	} else {
+		for i := range pd.chunks {
+			if pd.deleted[i] {
+				continue
+			}
+			if err := put(i); err != nil {
+				idx.Close()
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		idx.Close()
+		return err
+	}
+	if err := idx.Close(); err != nil {
+		return fmt.Errorf("bleve close: %w", err)
+	}
+	return nil
+}
+
+func writeGob(path string, v any) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Base(path), err)
+	}
+	bw := bufio.NewWriter(f)
+	err = gob.NewEncoder(bw).Encode(v)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+func readGob(path string, v any) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", filepath.Base(path), err)
+	}
+	defer f.Close()
+	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(v); err != nil {
+		return fmt.Errorf("decode %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+func writeF32(path string, v []float32) error {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+func readF32(path string) ([]float32, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("read %s: size %d is not a multiple of 4", filepath.Base(path), len(b))
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}
+
+func copyTree(src, dst string) error {
+	return filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if fi.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(target)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+}
