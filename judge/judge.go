@@ -1,0 +1,462 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Judge verifies the claims of an answer against the passages they cite.
+// It is safe for concurrent use by many requests; remote judge calls share
+// one semaphore of cfg.Concurrency slots.
+type Judge struct {
+	cfg   Config
+	log   *zap.Logger
+	local *Local
+	llm   *LLM // nil when cfg.Verifier is local
+	m     *metrics
+	cache prepCache
+}
+
+// New validates cfg and returns a Judge. log may be nil.
+func New(cfg Config, log *zap.Logger) (*Judge, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("verify config: %w", err)
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	log = log.Named("judge")
+	j := &Judge{cfg: cfg, log: log, local: NewLocal(cfg.Local), m: &metrics{}}
+	if cfg.Verifier != "local" {
+		j.llm = NewLLM(cfg.LLM, cfg.ChainPoll, make(chan struct{}, cfg.Concurrency), log)
+		j.llm.metrics = j.m
+	}
+	return j, nil
+}
+
+// Mode returns "report" or "strict".
+func (j *Judge) Mode() string { return j.cfg.Mode }
+
+// Reason texts, stable for clients.
+const (
+	reasonDegraded   = "llm judge unavailable: checked by the local verifier"
+	reasonNotClaim   = "not checked: not a checkable claim"
+	reasonUnresolved = "not checked: no cited passage resolves"
+)
+
+func reasonShortContext(min int) string {
+	return fmt.Sprintf("not checked: cited context < %d chars", min)
+}
+
+// Check verifies one sentence against the passages it cites and returns the
+// claim and the citation numbers to drop before the sentence is emitted
+// (strict mode): those that resolve to no passage, and all of them when the
+// sentence is judged contradicted or unsupported (a missing citation is a
+// safe failure). For a sentence that is not a claim (a heading, a question,
+// filler) the returned Claim has an empty Verdict and nothing is dropped.
+// An uncited factual sentence gets verdict neutral with Uncited "gap"
+// (Finish or Report classify it against the pool).
+func (j *Judge) Check(ctx context.Context, sentence string, cited map[int]Passage) (Claim, []int) {
+	c, drop, _ := j.check(ctx, sentence, cited)
+	if len(drop) > 0 {
+		j.m.dropped.Add(int64(len(drop)))
+	}
+	return c, drop
+}
+
+func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passage) (Claim, []int, bool) {
+	text := StripCitations(sentence)
+	cites := Citations(sentence)
+	c := Claim{Text: text, Citations: cites}
+	if c.Citations == nil {
+		c.Citations = []int{}
+	}
+	factual := IsFactual(text)
+	switch {
+	case IsOpinion(text):
+		c.Verdict, c.Severity, c.Method, c.Reason = Opinion, Info, "none", "opinion: not checked"
+		j.m.verdict(Opinion)
+		j.score(&c, 0)
+		return c, nil, false
+	case len(cites) == 0 && !factual:
+		return Claim{Text: text, Citations: []int{}}, nil, false
+	case len(cites) == 0:
+		c.Verdict, c.Severity, c.Method, c.Reason = Neutral, Minor, "none", "uncited"
+		c.Uncited = "gap"
+		j.score(&c, 0)
+		return c, nil, false
+	}
+	var drop []int
+	var ps []Passage
+	var preps []*prepared
+	chars := 0
+	for _, n := range cites {
+		p, ok := cited[n]
+		if !ok {
+			drop = append(drop, n)
+			continue
+		}
+		p.N = n
+		ps = append(ps, p)
+		preps = append(preps, j.cache.get(p))
+		chars += len(p.Text)
+	}
+	switch {
+	case len(ps) == 0:
+		c.Verdict, c.Severity, c.Method, c.Reason = NotChecked, Minor, "none", reasonUnresolved
+	case !factual:
+		c.Verdict, c.Severity, c.Method, c.Reason = NotChecked, Info, "none", reasonNotClaim
+	case chars < j.cfg.MinContextChars:
+		c.Verdict, c.Severity, c.Method, c.Reason = NotChecked, Info, "none", reasonShortContext(j.cfg.MinContextChars)
+	}
+	if c.Verdict != "" {
+		j.m.verdict(NotChecked)
+		j.score(&c, len(ps))
+		return c, drop, false
+	}
+	v, degraded := j.verify(ctx, text, ps, preps)
+	c.Verdict, c.Confidence, c.Severity, c.Method, c.Evidence = v.Label, round3(v.Confidence), v.Severity, v.Method, v.Evidence
+	if degraded {
+		c.Reason = reasonDegraded
+	}
+	switch v.Label {
+	case Contradiction:
+		c.Suggestion = "the cited source says otherwise: " + quote(v.Evidence)
+		c.ClaimReview = claimReview(c, ps)
+		drop = appendResolved(drop, ps)
+	case Neutral:
+		c.Suggestion = "the cited source does not state this: rephrase, or cite a source that does"
+		drop = appendResolved(drop, ps)
+	case Entailment:
+		if len(ps) > 1 {
+			// keep only the sources that do not contradict the claim
+			for i, p := range ps {
+				if lv := j.local.verify(text, preps[i:i+1]); lv.Label == Contradiction {
+					drop = append(drop, p.N)
+				}
+			}
+		}
+	}
+	j.score(&c, len(ps))
+	return c, drop, degraded
+}
+
+func appendResolved(drop []int, ps []Passage) []int {
+	for _, p := range ps {
+		drop = append(drop, p.N)
+	}
+	return drop
+}
+
+// verify runs the configured verifier(s) on one claim within
+// cfg.SentenceTimeout; a failing LLM degrades to the local verdict.
+func (j *Judge) verify(ctx context.Context, text string, ps []Passage, preps []*prepared) (Verdict, bool) {
+	start := time.Now()
+	defer func() { j.m.observe(time.Since(start)) }()
+	if j.llm == nil {
+		v := j.local.verify(text, preps)
+		j.m.verdict(v.Label)
+		return v, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.SentenceTimeout)
+	defer cancel()
+	type res struct {
+		v   Verdict
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		v, err := j.llm.Verify(ctx, text, ps)
+		ch <- res{v, err}
+	}()
+	var local Verdict
+	if j.cfg.Verifier == "both" {
+		local = j.local.verify(text, preps) // concurrently with the LLM call
+	}
+	r := <-ch
+	if r.err == nil {
+		j.m.verdict(r.v.Label)
+		return r.v, false
+	}
+	j.m.degraded.Add(1)
+	if c := j.log.Check(zap.WarnLevel, "llm judge failed, using local verifier"); c != nil {
+		c.Write(zap.Error(r.err))
+	}
+	if j.cfg.Verifier != "both" {
+		local = j.local.verify(text, preps)
+	}
+	j.m.verdict(local.Label)
+	return local, true
+}
+
+// score fills Reliability and Risk:
+// 0.30*has_source + 0.30*source_resolves + 0.40*confidence + multi-source
+// bonus (0.05 per extra supporting source, at most 0.10). has_source: a
+// citation resolves to a passage; source_resolves: the cited source backs
+// the claim (entailment; 0.5 when not checked); confidence: the verifier's
+// confidence that the claim is supported (entailment: its confidence;
+// neutral: half the doubt left; contradiction: 0; not checked: 0.5).
+// Uncited claims score only the confidence of the best pool support.
+func (j *Judge) score(c *Claim, resolved int) {
+	if c.Verdict == Opinion {
+		c.Reliability, c.Risk = 0, "n/a"
+		return
+	}
+	var has, res, conf, bonus float64
+	if resolved > 0 {
+		has = 1
+	}
+	switch c.Verdict {
+	case Entailment:
+		res, conf = 1, c.Confidence
+		if resolved > 1 {
+			bonus = min(0.10, 0.05*float64(resolved-1))
+		}
+	case Neutral:
+		conf = 0.5 * (1 - c.Confidence)
+		if len(c.Citations) == 0 {
+			conf = 0
+		}
+	case NotChecked:
+		res, conf = 0.5, 0.5
+		if resolved == 0 {
+			res, conf = 0, 0
+		}
+	}
+	r := min(1, 0.30*has+0.30*res+0.40*conf+bonus)
+	c.Reliability = round3(r)
+	c.Risk = riskOf(r)
+}
+
+func riskOf(r float64) string {
+	switch {
+	case r < 0.40:
+		return "high"
+	case r < 0.70:
+		return "medium"
+	default:
+		return "low"
+	}
+}
+
+func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
+
+func quote(s string) string {
+	if s == "" {
+		return "(no span)"
+	}
+	return "\"" + s + "\""
+}
+
+// claimReview returns a Schema.org ClaimReview JSON-LD object for a
+// contradicted claim.
+func claimReview(c Claim, ps []Passage) map[string]any {
+	var apps []any
+	for _, p := range ps {
+		apps = append(apps, map[string]any{"@type": "CreativeWork", "identifier": p.ID, "name": p.Title})
+	}
+	return map[string]any{
+		"@context":      "https://schema.org",
+		"@type":         "ClaimReview",
+		"claimReviewed": c.Text,
+		"author":        map[string]any{"@type": "Organization", "name": "answer-guard"},
+		"reviewRating": map[string]any{
+			"@type": "Rating", "ratingValue": 1, "bestRating": 5, "worstRating": 1,
+			"alternateName": "Contradicted by the cited source",
+		},
+		"itemReviewed": map[string]any{"@type": "Claim", "appearance": apps},
+		"reviewBody":   "The cited source states: " + c.Evidence,
+	}
+}
+
+// Summarize counts claims: every claim with a verdict except opinions;
+// verified = entailment; miscited = cited and judged contradiction or
+// neutral; uncited = factual sentences without citation; gaps = uncited ones
+// no source supports.
+func (j *Judge) Summarize(claims []Claim) Summary {
+	var s Summary
+	for _, c := range claims {
+		if c.Verdict == "" || c.Verdict == Opinion {
+			continue
+		}
+		s.Claims++
+		switch {
+		case len(c.Citations) == 0:
+			s.Uncited++
+			if c.Uncited == "gap" {
+				s.Gaps++
+			}
+		case c.Verdict == Entailment:
+			s.Verified++
+		case c.Verdict == Contradiction || c.Verdict == Neutral:
+			s.Miscited++
+		}
+	}
+	return s
+}
+
+// Report verifies a whole answer (report mode): every sentence against the
+// passages it cites (by output number), every uncited factual sentence
+// against this turn's pool and the other KBs (other may be nil). Remote
+// calls run concurrently, bounded by the judge's semaphore.
+func (j *Judge) Report(ctx context.Context, answer string, cited map[int]Passage, pool []Passage, other OtherKBs) Report {
+	sents := Split(answer)
+	claims := make([]Claim, len(sents))
+	degraded := make([]bool, len(sents))
+	if j.llm == nil {
+		for i, s := range sents {
+			claims[i], _, degraded[i] = j.check(ctx, s, cited)
+		}
+	} else {
+		var wg sync.WaitGroup
+		for i, s := range sents {
+			wg.Go(func() { claims[i], _, degraded[i] = j.check(ctx, s, cited) })
+		}
+		wg.Wait()
+	}
+	out := make([]Claim, 0, len(claims))
+	deg := false
+	for i, c := range claims {
+		if c.Verdict != "" {
+			out = append(out, c)
+		}
+		deg = deg || degraded[i]
+	}
+	return j.finish(ctx, out, pool, other, deg)
+}
+
+// Finish builds the report of strict mode from the claims Check returned:
+// it classifies the uncited ones against the pool and the other KBs, counts
+// them and writes the footer.
+func (j *Judge) Finish(ctx context.Context, claims []Claim, pool []Passage, other OtherKBs) Report {
+	out := make([]Claim, 0, len(claims))
+	deg := false
+	for _, c := range claims {
+		if c.Verdict != "" {
+			out = append(out, c)
+		}
+		deg = deg || c.Reason == reasonDegraded
+	}
+	return j.finish(ctx, out, pool, other, deg)
+}
+
+func (j *Judge) finish(ctx context.Context, claims []Claim, pool []Passage, other OtherKBs, degraded bool) Report {
+	for i := range claims {
+		if len(claims[i].Citations) == 0 && claims[i].Uncited != "" {
+			j.classifyUncited(ctx, &claims[i], pool, other)
+		}
+	}
+	r := Report{Claims: claims, Summary: j.Summarize(claims)}
+	if degraded {
+		r.Degraded = []string{"judge"}
+	}
+	if j.cfg.Footer {
+		r.Footer = footer(r.Summary, degraded)
+	}
+	return r
+}
+
+// classifyUncited decides whether an uncited factual claim is supported by
+// a passage of this turn's pool (likely_missed), by another KB (other_kb),
+// or by nothing (gap). Support is judged by the local verifier.
+func (j *Judge) classifyUncited(ctx context.Context, c *Claim, pool []Passage, other OtherKBs) {
+	best, bestConf := -1, 0.0
+	for i, p := range pool {
+		v := j.local.verify(c.Text, []*prepared{j.cache.get(p)})
+		if v.Label == Entailment && v.Confidence > bestConf {
+			best, bestConf = i, v.Confidence
+			c.Evidence = v.Evidence
+		}
+	}
+	if best >= 0 {
+		p := pool[best]
+		c.Uncited, c.Confidence = "likely_missed", round3(bestConf)
+		c.Suggestion = fmt.Sprintf("likely from %s: cite it", passageName(p))
+		c.Reliability = round3(0.40 * bestConf)
+		c.Risk = riskOf(c.Reliability)
+		return
+	}
+	if other != nil {
+		if kb, p, ok := other.Find(ctx, c.Text); ok {
+			v := j.local.verify(c.Text, []*prepared{j.cache.get(p)})
+			if v.Label == Entailment {
+				c.Uncited, c.Confidence, c.Evidence = "other_kb", round3(v.Confidence), v.Evidence
+				c.Suggestion = fmt.Sprintf("found in knowledge base %q: %s", kb, passageName(p))
+				c.Reliability = round3(0.40 * v.Confidence)
+				c.Risk = riskOf(c.Reliability)
+				return
+			}
+		}
+	}
+	c.Uncited = "gap"
+	c.Suggestion = "no source in the knowledge base supports this: treat it as unverified"
+}
+
+func passageName(p Passage) string {
+	var b strings.Builder
+	if p.N > 0 {
+		fmt.Fprintf(&b, "[%d] ", p.N)
+	}
+	if p.Title != "" {
+		fmt.Fprintf(&b, "%q ", p.Title)
+	}
+	fmt.Fprintf(&b, "(%s)", p.ID)
+	return b.String()
+}
+
+func footer(s Summary, degraded bool) string {
+	f := fmt.Sprintf("Trust check: %d claims, %d verified, %d miscited, %d uncited (%d with no source).",
+		s.Claims, s.Verified, s.Miscited, s.Uncited, s.Gaps)
+	if degraded {
+		f += " LLM judge unavailable: local checks only."
+	}
+	return f
+}
+
+// prepCache keeps analysed passages so a passage cited by many sentences
+// (or many requests) is analysed once. It is bounded: when full it is
+// emptied.
+type prepCache struct {
+	mu sync.Mutex
+	m  map[prepKey]*prepared
+}
+
+type prepKey struct {
+	id string
+	n  int
+	h  uint64
+}
+
+const prepCacheMax = 1024
+
+func (pc *prepCache) get(p Passage) *prepared {
+	k := prepKey{id: p.ID, n: len(p.Text), h: fnv64(p.Text)}
+	pc.mu.Lock()
+	if d, ok := pc.m[k]; ok {
+		pc.mu.Unlock()
+		return d
+	}
+	pc.mu.Unlock()
+	d := prepare(p.Text)
+	pc.mu.Lock()
+	if pc.m == nil || len(pc.m) >= prepCacheMax {
+		pc.m = make(map[prepKey]*prepared)
+	}
+	pc.m[k] = d
+	pc.mu.Unlock()
+	return d
+}
+
+func fnv64(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
