@@ -1,3 +1,75 @@
 // Package gauntlet implements the streaming marker transducer that resolves
 // footnote markers into citations and deletes every marker it cannot resolve.
+//
+// The proxy compiles a [Config] once ([Compile]) and, per response, creates a
+// [Stream] from the turn's alias table (gate.Note), feeds it every content
+// delta with [Stream.Write], and ends it with [Stream.Close]. The package does
+// no I/O, never calls a model and allocates nothing per delta in steady state.
+//
+// # Marker grammar (outside code)
+//
+//	[^n]  [n]            footnote: n is a number minted this turn (1..k)
+//	[^1][^2]  [1, 2]     several footnotes; ',' or ';' separate a list
+//	[card:ADDRESS]       card marker: ADDRESS must be in Options.Cards
+//	[action:NAME]        action marker: NAME must be in Options.Actions
+//
+// A valid footnote becomes "[k]", k being its source's output number by first
+// appearance (notes that share an ID are one source); a list becomes
+// "[1][2]". [Stream.Citations] lists the cited sources in that order. Valid
+// card and action markers pass unchanged. Everything else is deleted and
+// counted by [Reason]:
+//
+//	unknown_number      a footnote whose number was never minted ([^0], [^99])
+//	malformed           "[^" not followed by a well-formed footnote: "[^x1]", "[^ 2]",
+//	                    "[^^3]", "[^4" (no ']' before '[', '`', a newline, the
+//	                    hold-back limit or the end; then "[^4" and its word are
+//	                    dropped and the rest kept); a card/action marker cut by a
+//	                    newline or longer than max_marker_len
+//	repeat_in_sentence  the same source cited again in one sentence (a sentence
+//	                    ends at '.', '!' or '?' followed by whitespace, or at a newline)
+//	unknown_card        a card marker whose address is not in this turn's source map
+//	unknown_action      an action marker whose action did not fire
+//	leaked_id           an id token (below)
+//	bailout             any marker at all in bail-out mode (Options.Bailout)
+//
+// A '[' that cannot start a marker ("[sic]", "[link](url)", "[12 items]") is
+// plain text. When a drop leaves a space before punctuation or another space,
+// that space goes too ("word [^9]." -> "word.").
+//
+// # Leaked ids
+//
+// Text is cut into tokens: runs of ASCII letters, digits and _ - . : / # @
+// (trailing . : / # @ - are not part of the token). A token made of letters
+// only is a word and is never checked. Any other token is deleted when it
+// contains a match of an id pattern (uuids, doc_/chunk_-style ids, hex hashes
+// of 16+ digits by default) or when Options.Catalog reports it as a real id
+// (tokens of at least catalog_min_len bytes; all-digit tokens only with
+// catalog_numbers). A token equal to the address of one of this turn's notes,
+// or to a word of such an address, is never deleted: in some corpora the id
+// is the human address ("John 3:16"). Ids containing spaces cannot be tokens
+// and are not caught here; the auditor ([Spec.Audit]) reports what got through.
+//
+// # Code
+//
+// Inline code spans (opened by a run of backticks, closed by a run of the
+// same length or by the end of the line) and fenced code blocks (``` or ~~~ at
+// a line start, up to three spaces indented, closed by a fence line of the
+// same character at least as long) pass through untouched.
+//
+// # Hold-back
+//
+// Text that cannot start a marker or an id token is released at once. A
+// possible marker, or a token, is held until it is decided, at most
+// max_marker_len bytes (default 64); a token longer than that is released
+// unchecked. One space before a held item is held with it, and an incomplete
+// UTF-8 sequence at the end of a delta waits for its last bytes, so every
+// piece of output is valid UTF-8 when the input is. The output does not
+// depend on how the input is cut into deltas.
+//
+// # Auditor
+//
+// [Spec.Audit] checks a finished answer without any model: every output
+// marker must name a citation, no footnote syntax may remain, every cited ID
+// and every id-shaped token in the text is checked against the catalog. The
+// proxy puts its counts in guard.markers and metrics.
 package gauntlet
