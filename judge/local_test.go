@@ -1,0 +1,121 @@
+package judge
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+const aspirinNote = `Aspirin was first synthesised by Felix Hoffmann at Bayer in 1897. ` +
+	`The drug reduces the risk of heart attack in adults with known cardiovascular disease. ` +
+	`In the 2018 ASPREE trial of 19,114 older adults, daily aspirin did not prolong disability-free survival. ` +
+	`Bleeding events were more frequent in the aspirin group, at 3.8 percent versus 2.8 percent with placebo.`
+
+func TestLocalVerify(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	ev := []Passage{{N: 1, ID: "a", Text: aspirinNote}}
+	tests := []struct {
+		name     string
+		claim    string
+		want     string
+		wantSev  string
+		wantSpan string // substring of the evidence span
+		wantWhy  string
+	}{
+		{"paraphrase supported", "Felix Hoffmann synthesised aspirin at Bayer in 1897.", Entailment, Info, "Hoffmann", "covered"},
+		{"changed year", "Felix Hoffmann synthesised aspirin at Bayer in 1899.", Contradiction, Critical, "1897", "number_mismatch"},
+		{"changed count", "The ASPREE trial enrolled 25,000 older adults.", Contradiction, Critical, "19,114", "number_mismatch"},
+		{"changed percentage", "Bleeding occurred in 4.8 percent of the aspirin group.", Contradiction, Critical, "3.8 percent", "number_mismatch"},
+		{"rounded decimal matches", "Bleeding occurred in 3.8 percent of the aspirin group versus 2.8 percent with placebo.", Entailment, Info, "Bleeding", "covered"},
+		{"negation flipped", "In the ASPREE trial daily aspirin prolonged disability-free survival in older adults.", Contradiction, Major, "did not prolong", "negation"},
+		{"antonym", "The drug increases the risk of heart attack in adults with cardiovascular disease.", Contradiction, Major, "reduces the risk", "antonym"},
+		{"unrelated", "Penicillin was discovered by Alexander Fleming in London.", Neutral, Minor, "", "not_covered"},
+		{"missing entity", "Aspirin was first synthesised by Hoffmann at Pfizer.", Neutral, Minor, "", "not_covered"},
+		{"opinion", "I think aspirin is a wonderful drug.", Opinion, Info, "", "opinion"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := v.Verify(context.Background(), tt.claim, ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Label != tt.want || got.Severity != tt.wantSev || got.Reason != tt.wantWhy {
+				t.Errorf("Verify(%q) = %s/%s/%s (conf %.2f, span %q), want %s/%s/%s",
+					tt.claim, got.Label, got.Severity, got.Reason, got.Confidence, got.Evidence, tt.want, tt.wantSev, tt.wantWhy)
+			}
+			if !strings.Contains(got.Evidence, tt.wantSpan) {
+				t.Errorf("evidence span %q, want it to contain %q", got.Evidence, tt.wantSpan)
+			}
+			if got.Confidence < 0 || got.Confidence > 1 {
+				t.Errorf("confidence %v out of [0,1]", got.Confidence)
+			}
+		})
+	}
+}
+
+func TestAnalyseNumbers(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []float64
+	}{
+		{"19,114 adults in 2018", []float64{19114, 2018}},
+		{"3.8 percent and 2 million people", []float64{3.8, 2e6}},
+		{"twenty cases, the 5th time", []float64{20, 5}},
+		{"gene ADAR1 binds", nil},
+	}
+	for _, tt := range tests {
+		var got []float64
+		for _, tm := range analyse(tt.in) {
+			if tm.isNum {
+				got = append(got, tm.num)
+			}
+		}
+		if len(got) != len(tt.want) {
+			t.Errorf("analyse(%q) numbers = %v, want %v", tt.in, got, tt.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tt.want[i] {
+				t.Errorf("analyse(%q) numbers = %v, want %v", tt.in, got, tt.want)
+			}
+		}
+	}
+}
+
+func TestIsFactual(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"Aspirin reduces the risk of heart attack.", true},
+		{"## Background", false},
+		{"What does aspirin do?", false},
+		{"Here is what I found:", false},
+		{"I think aspirin is wonderful.", false},
+		{"Yes.", false},
+		{"- Aspirin was synthesised in 1897 [1].", true},
+	}
+	for _, tt := range tests {
+		if got := IsFactual(tt.in); got != tt.want {
+			t.Errorf("IsFactual(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func BenchmarkLocalVerifySentence(b *testing.B) {
+	v := NewLocal(DefaultConfig().Local)
+	docs := []*prepared{prepare(aspirinNote + " " + aspirinNote)}
+	b.ReportAllocs()
+	for b.Loop() {
+		v.verify("In the 2018 ASPREE trial daily aspirin did not prolong disability-free survival [1].", docs)
+	}
+}
+
+func BenchmarkLocalVerifyUnprepared(b *testing.B) {
+	v := NewLocal(DefaultConfig().Local)
+	ev := []Passage{{N: 1, ID: "a", Text: aspirinNote + " " + aspirinNote}}
+	b.ReportAllocs()
+	for b.Loop() {
+		v.Verify(context.Background(), "In the 2018 ASPREE trial daily aspirin did not prolong disability-free survival.", ev)
+	}
+}

@@ -1,0 +1,129 @@
+package judge
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestSplit(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"two sentences", "The sky is blue. Grass is green.", []string{"The sky is blue. ", "Grass is green."}},
+		{"abbreviation", "Dr. Smith met Mr. Jones, e.g. at noon. They talked.", []string{"Dr. Smith met Mr. Jones, e.g. at noon. ", "They talked."}},
+		{"decimal", "Pi is about 3.14 in value. It is irrational.", []string{"Pi is about 3.14 in value. ", "It is irrational."}},
+		{"initial", "J. R. R. Tolkien wrote it. Yes.", []string{"J. R. R. Tolkien wrote it. ", "Yes."}},
+		{"trailing citations", "Water boils at 100 degrees.[1][2] Ice melts at zero. [3] Done.", []string{"Water boils at 100 degrees.[1][2] ", "Ice melts at zero. [3] ", "Done."}},
+		{"citation before dot", "Water boils at 100 C [1]. Next one.", []string{"Water boils at 100 C [1]. ", "Next one."}},
+		{"list items", "Facts:\n1. The first item.\n2. The second item\n- a dash item\n", []string{"Facts:\n", "1. The first item.\n", "2. The second item\n", "- a dash item\n"}},
+		{"lowercase after dot", "It costs approx. five dollars. Fine.", []string{"It costs approx. five dollars. ", "Fine."}},
+		{"question and exclamation", "Is it? Yes! Indeed.", []string{"Is it? ", "Yes! ", "Indeed."}},
+		{"quote close", "He said \"stop.\" Then left.", []string{"He said \"stop.\" ", "Then left."}},
+		{"paragraphs", "One.\n\nTwo.", []string{"One.\n\n", "Two."}},
+		{"empty", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Split(tt.in)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Split(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSplitterStreamed feeds every test text in pieces of every size and
+// checks the sentences are the same as when fed whole, and that no text is
+// lost or duplicated.
+func TestSplitterStreamed(t *testing.T) {
+	texts := []string{
+		"Water boils at 100 degrees.[1][2] Ice melts at zero. [3] Done.",
+		"Dr. Smith met Mr. Jones, e.g. at noon. Pi is 3.14159 exactly [12]. The U.S. Army agreed.",
+		"Facts:\n1. The first item [1].\n2. The second item\n- a dash item.\n\nEnd [2].",
+		"Short. Another one! A third? \"Quoted.\" (Paren.) Last.",
+	}
+	for _, text := range texts {
+		whole := Split(text)
+		for size := 1; size <= 7; size++ {
+			s := NewSplitter()
+			var got []string
+			for i := 0; i < len(text); i += size {
+				got = append(got, s.Feed(text[i:min(len(text), i+size)])...)
+			}
+			got = append(got, s.Flush()...)
+			if !reflect.DeepEqual(got, whole) {
+				t.Errorf("pieces of %d of %q\n got %q\nwant %q", size, text, got, whole)
+			}
+			if j := strings.Join(got, ""); j != text {
+				t.Errorf("pieces of %d: joined %q, want %q", size, j, text)
+			}
+		}
+	}
+}
+
+func TestSplitterEmitsEarly(t *testing.T) {
+	s := NewSplitter()
+	if got := s.Feed("First sentence here."); len(got) != 0 {
+		t.Fatalf("Feed before lookahead = %q, want none", got)
+	}
+	if got := s.Feed(" [1]"); len(got) != 0 {
+		t.Fatalf("Feed with pending citation = %q, want none", got)
+	}
+	got := s.Feed(" Second")
+	if want := []string{"First sentence here. [1] "}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("Feed = %q, want %q", got, want)
+	}
+	if got, want := s.Flush(), []string{"Second"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("Flush = %q, want %q", got, want)
+	}
+	if got := s.Flush(); got != nil {
+		t.Fatalf("second Flush = %q, want nil", got)
+	}
+}
+
+func TestCitations(t *testing.T) {
+	tests := []struct {
+		in        string
+		want      []int
+		wantStrip string
+	}{
+		{"A fact [1][2].", []int{1, 2}, "A fact."},
+		{"A fact [2] and [2] again [10].", []int{2, 10}, "A fact and again."},
+		{"No cites.", nil, "No cites."},
+	}
+	for _, tt := range tests {
+		if got := Citations(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Citations(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+		if got := StripCitations(tt.in); got != tt.wantStrip {
+			t.Errorf("StripCitations(%q) = %q, want %q", tt.in, got, tt.wantStrip)
+		}
+	}
+}
+
+func FuzzSplitter(f *testing.F) {
+	for _, s := range []string{"A. B.", "Dr. X [1]. Y", "1. a\n2. b", "3.14 is pi. [2][3] ok", "\"q.\" x"} {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, text string, size int) {
+		if size < 1 || size > 64 {
+			size = 1 + (size&63+64)%64
+		}
+		s := NewSplitter()
+		var got []string
+		for i := 0; i < len(text); i += size {
+			got = append(got, s.Feed(text[i:min(len(text), i+size)])...)
+		}
+		got = append(got, s.Flush()...)
+		if j := strings.Join(got, ""); j != text {
+			t.Fatalf("joined %q, want %q", j, text)
+		}
+		whole := Split(text)
+		if !reflect.DeepEqual(got, whole) {
+			t.Fatalf("streamed %q != whole %q", got, whole)
+		}
+	})
+}
