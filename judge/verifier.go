@@ -100,7 +100,7 @@ func IsOpinion(s string) bool {
 }
 
 // IsFactual reports whether a sentence makes a checkable factual claim: it
-// has at least three content words, is not a question, a heading, an opinion
+// has at least two content words, is not a question, a heading, an opinion
 // or conversational filler.
 func IsFactual(s string) bool {
 	t := strings.TrimSpace(StripCitations(s))
@@ -123,5 +123,5 @@ func IsFactual(s string) bool {
 			n++
 		}
 	}
-	return n >= 3
+	return n >= 2
 }
