@@ -305,19 +305,19 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 	switch {
 	case bestE >= need && !(l.cfg.Anchors && missingAnchor):
 		conf := 0.6 + 0.4*(bestE-need)/(1-need+1e-9)
-		return Verdict{Label: Entailment, Confidence: clamp01(conf), Severity: Info, Evidence: trimSpan(eSpan), Method: "local", Reason: "covered"}
+		return Verdict{Label: Entailment, Confidence: round3(clamp01(conf)), Severity: Info, Evidence: trimSpan(eSpan), Method: "local", Reason: "covered"}
 	case bestC >= l.cfg.Conflict && bestC >= bestE:
 		sev := Major
 		if cReason == "number_mismatch" {
 			sev = Critical
 		}
-		return Verdict{Label: Contradiction, Confidence: clamp01(0.4 + 0.6*bestC), Severity: sev, Evidence: trimSpan(cSpan), Method: "local", Reason: cReason}
+		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*bestC)), Severity: sev, Evidence: trimSpan(cSpan), Method: "local", Reason: cReason}
 	default:
 		span := eSpan
 		if span == "" {
 			span = cSpan
 		}
-		return Verdict{Label: Neutral, Confidence: clamp01(1 - bestAny/2), Severity: Minor, Evidence: trimSpan(span), Method: "local", Reason: "not_covered"}
+		return Verdict{Label: Neutral, Confidence: round3(clamp01(1 - bestAny/2)), Severity: Minor, Evidence: trimSpan(span), Method: "local", Reason: "not_covered"}
 	}
 }
 

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/answer-guard/guard/judge"
+	"go.uber.org/zap"
+)
+
+func init() {
+	register("judge", "verify claim/evidence pairs (JSONL) and print one verdict per line", runJudge)
+}
+
+// judgePair is one input line: evidence items are strings or passage
+// objects {"id","title","text"}.
+type judgePair struct {
+	ID       json.RawMessage   `json:"id"`
+	Claim    string            `json:"claim"`
+	Evidence []json.RawMessage `json:"evidence"`
+}
+
+type judgeLine struct {
+	ID         json.RawMessage `json:"id"`
+	Verdict    string          `json:"verdict"`
+	Confidence float64         `json:"confidence"`
+	Severity   string          `json:"severity"`
+	Evidence   string          `json:"evidence"`
+	Method     string          `json:"method"`
+	Reason     string          `json:"reason,omitempty"`
+	Error      string          `json:"error,omitempty"`
+}
+
+func runJudge(args []string) error {
+	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
+	def := judge.DefaultConfig()
+	pairs := fs.String("pairs", "", "JSONL file of {\"id\",\"claim\",\"evidence\":[...]} lines (- for stdin)")
+	verifier := fs.String("verifier", "local", "local | llm | both (both: LLM, local when it fails)")
+	asJSON := fs.Bool("json", false, "print one JSON object per line instead of text")
+	baseURL := fs.String("llm-base-url", def.LLM.BaseURL, "OpenAI-compatible base URL of the judge model, e.g. http://127.0.0.1:8081/v1")
+	model := fs.String("llm-model", def.LLM.Model, "judge model name")
+	keyEnv := fs.String("llm-api-key-env", def.LLM.APIKeyEnv, "environment variable holding the judge API key")
+	timeout := fs.Duration("llm-timeout", def.LLM.Timeout, "timeout of one judge call")
+	conc := fs.Int("concurrency", def.Concurrency, "concurrent judge calls (llm)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *pairs == "" {
+		fs.Usage()
+		return errors.New("--pairs is required")
+	}
+	cfg := def
+	cfg.Verifier, cfg.LLM.BaseURL, cfg.LLM.Model, cfg.LLM.APIKeyEnv, cfg.LLM.Timeout, cfg.Concurrency =
+		*verifier, *baseURL, *model, *keyEnv, *timeout, *conc
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	var in io.Reader = os.Stdin
+	if *pairs != "-" {
+		f, err := os.Open(*pairs)
+		if err != nil {
+			return fmt.Errorf("open pairs: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	log, err := zap.NewProduction()
+	if err != nil {
+		return fmt.Errorf("logger: %w", err)
+	}
+	defer log.Sync()
+	local := judge.NewLocal(cfg.Local)
+	var v judge.Verifier = local
+	if cfg.Verifier != "local" {
+		v = judge.NewLLM(cfg.LLM, cfg.ChainPoll, make(chan struct{}, cfg.Concurrency), log)
+	}
+	return judgePairs(ctx, in, os.Stdout, v, local, cfg.Verifier == "both", *asJSON, cfg.Concurrency)
+}
+
+// judgePairs verifies each input line with v (falling back to local on
+// error when fallback is set) and writes one result per line, in input
+// order; at most conc pairs are in flight.
+func judgePairs(ctx context.Context, in io.Reader, out io.Writer, v, local judge.Verifier, fallback, asJSON bool, conc int) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	w := bufio.NewWriter(out)
+	defer w.Flush()
+	type job struct {
+		line judgeLine
+		done chan struct{}
+	}
+	queue := make(chan *job, conc)
+	var writeErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		counts := map[string]int{}
+		start := time.Now()
+		n := 0
+		for j := range queue {
+			<-j.done
+			n++
+			counts[j.line.Verdict]++
+			if writeErr != nil {
+				continue
+			}
+			if asJSON {
+				b, _ := json.Marshal(j.line)
+				_, writeErr = fmt.Fprintf(w, "%s\n", b)
+			} else {
+				_, writeErr = fmt.Fprintf(w, "%s\t%s\t%.3f\t%s\t%q%s\n", j.line.ID, j.line.Verdict, j.line.Confidence, j.line.Severity, j.line.Evidence, errSuffix(j.line.Error))
+			}
+		}
+		if !asJSON && writeErr == nil {
+			_, writeErr = fmt.Fprintf(w, "# %d pairs in %s: %v\n", n, time.Since(start).Round(time.Millisecond), counts)
+		}
+	})
+	sem := make(chan struct{}, conc)
+	lineNo := 0
+	var err error
+	for sc.Scan() {
+		lineNo++
+		raw := sc.Bytes()
+		if len(raw) == 0 {
+			continue
+		}
+		var p judgePair
+		if e := json.Unmarshal(raw, &p); e != nil {
+			err = fmt.Errorf("pairs line %d: %w", lineNo, e)
+			break
+		}
+		ev, e := parseEvidence(p.Evidence)
+		if e != nil {
+			err = fmt.Errorf("pairs line %d: %w", lineNo, e)
+			break
+		}
+		if p.ID == nil {
+			p.ID = json.RawMessage(strconv.Itoa(lineNo))
+		}
+		j := &job{line: judgeLine{ID: p.ID}, done: make(chan struct{})}
+		queue <- j
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; close(j.done) }()
+			vd, e := v.Verify(ctx, p.Claim, ev)
+			if e != nil && fallback {
+				j.line.Reason = "llm failed: local verdict"
+				vd, e = local.Verify(ctx, p.Claim, ev)
+			}
+			if e != nil {
+				j.line.Error = e.Error()
+				return
+			}
+			j.line.Verdict, j.line.Confidence, j.line.Severity, j.line.Evidence, j.line.Method = vd.Label, vd.Confidence, vd.Severity, vd.Evidence, vd.Method
+			if j.line.Reason == "" {
+				j.line.Reason = vd.Reason
+			}
+		}()
+	}
+	close(queue)
+	wg.Wait()
+	if err == nil {
+		err = sc.Err()
+	}
+	if err == nil {
+		err = writeErr
+	}
+	return err
+}
+
+func errSuffix(e string) string {
+	if e == "" {
+		return ""
+	}
+	return "\terror: " + e
+}
+
+func parseEvidence(items []json.RawMessage) ([]judge.Passage, error) {
+	out := make([]judge.Passage, 0, len(items))
+	for i, raw := range items {
+		p := judge.Passage{N: i + 1, ID: strconv.Itoa(i + 1)}
+		var s string
+		if err := json.Unmarshal(raw, &s); err == nil {
+			p.Text = s
+			out = append(out, p)
+			continue
+		}
+		var o struct {
+			ID    string `json:"id"`
+			Title string `json:"title"`
+			Text  string `json:"text"`
+		}
+		if err := json.Unmarshal(raw, &o); err != nil {
+			return nil, fmt.Errorf("evidence %d: want a string or {id,title,text}: %w", i, err)
+		}
+		if o.ID != "" {
+			p.ID = o.ID
+		}
+		p.Title, p.Text = o.Title, o.Text
+		out = append(out, p)
+	}
+	return out, nil
+}
