@@ -38,16 +38,17 @@ type LocalConfig struct {
 	// BigramWeight weights adjacent-term bigram features relative to unigrams.
 	BigramWeight float64 `yaml:"bigram_weight"`
 	// Anchors place the corpus statistics on the DESIGN scale at build time:
-	// random chunk pairs (median, p99) and halves of one chunk (median).
+	// pseudo queries (a few consecutive terms of a chunk) against random
+	// chunks (median, p99) and against their own chunk (median).
 	Anchors AnchorConfig `yaml:"anchors"`
 }
 
 // AnchorConfig holds the calibrated values that the local embedder's
 // measured raw cosines are mapped to.
 type AnchorConfig struct {
-	RandomMedian float64 `yaml:"random_median"`
-	RandomP99    float64 `yaml:"random_p99"`
-	SameDoc      float64 `yaml:"same_doc"`
+	RandomMedian float64 `yaml:"random_median"` // unrelated, typical
+	RandomP99    float64 `yaml:"random_p99"`    // unrelated, 1 in 100
+	SameDoc      float64 `yaml:"same_doc"`      // a pseudo query against its own chunk
 }
 
 // RemoteConfig configures an OpenAI-compatible embeddings endpoint.
@@ -88,7 +89,7 @@ func DefaultConfig() Config {
 		Local: LocalConfig{
 			Dims:         384,
 			BigramWeight: 0.5,
-			Anchors:      AnchorConfig{RandomMedian: 0.12, RandomP99: 0.30, SameDoc: 0.62},
+			Anchors:      AnchorConfig{RandomMedian: 0.10, RandomP99: 0.35, SameDoc: 0.95},
 		},
 		Remote: RemoteConfig{
 			BatchSize:   64,

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // Embedder turns texts into unit-length vectors. Implementations: the
@@ -206,32 +207,110 @@ func Dot(a, b []float32) float64 {
 	return float64(s0 + s1 + s2 + s3)
 }
 
-// calibrate measures raw cosines on the fitted corpus (random chunk pairs:
-// median and p99; the two halves of one chunk: median) and maps them onto
-// the configured anchors, so that calibrated scores mean the same across
-// corpora.
-func (m *LocalModel) calibrate(a AnchorConfig, toks [][]string, vecs []float32) {
-	n := len(toks)
-	rng := rand.New(rand.NewPCG(1, 2))
-	var random, same []float64
-	if n >= 2 {
-		for i := 0; i < 3000; i++ {
-			x, y := rng.IntN(n), rng.IntN(n)
-			if x == y {
-				continue
-			}
-			random = append(random, Dot(vecs[x*m.Dims:(x+1)*m.Dims], vecs[y*m.Dims:(y+1)*m.Dims]))
+// Sparse is the exact (unhashed) TF-IDF vector of the local model: unit
+// length, keyed by term ("a" or "a b" for bigrams). The hashed dense vector
+// approximates it for the graph; scores use the exact cosine, which has no
+// collision noise (unrelated text scores 0).
+type Sparse map[string]float64
+
+// SparseTokens builds the exact TF-IDF vector of a token list.
+func (m *LocalModel) SparseTokens(toks []string) Sparse {
+	v := make(Sparse, len(toks)*2)
+	tf := make(map[string]int, len(toks))
+	for _, t := range toks {
+		tf[t]++
+	}
+	for t, n := range tf {
+		v[t] = (1 + math.Log(float64(n))) * m.IDF(t)
+	}
+	if m.BigramWeight > 0 && len(toks) > 1 {
+		bt := make(map[string]int, len(toks))
+		for i := 1; i < len(toks); i++ {
+			bt[toks[i-1]+" "+toks[i]]++
+		}
+		for b, n := range bt {
+			a, c, _ := strings.Cut(b, " ")
+			v[b] = m.BigramWeight * (1 + math.Log(float64(n))) * (m.IDF(a) + m.IDF(c)) / 2
 		}
 	}
-	va, vb := make([]float32, m.Dims), make([]float32, m.Dims)
-	for i := 0; i < 1500 && n > 0; i++ {
-		t := toks[rng.IntN(n)]
-		if len(t) < 8 {
+	var norm float64
+	for _, x := range v {
+		norm += x * x
+	}
+	if norm > 0 {
+		inv := 1 / math.Sqrt(norm)
+		for k := range v {
+			v[k] *= inv
+		}
+	}
+	return v
+}
+
+// SparseText tokenises and builds the exact vector of a text.
+func (m *LocalModel) SparseText(text string) Sparse { return m.SparseTokens(Tokenize(text)) }
+
+// Cosine is the exact cosine of two unit sparse vectors.
+func (a Sparse) Cosine(b Sparse) float64 {
+	if len(b) < len(a) {
+		a, b = b, a
+	}
+	var s float64
+	for k, x := range a {
+		s += x * b[k]
+	}
+	return s
+}
+
+// Coverage is the share of q's (unit) weight that d contains: 1 when every
+// query term and bigram occurs in d.
+func (q Sparse) Coverage(d Sparse) float64 {
+	var s float64
+	for k, x := range q {
+		if _, ok := d[k]; ok {
+			s += x * x
+		}
+	}
+	return s
+}
+
+// Relevance is the local model's raw query-document relevance: query
+// coverage blended with the exact cosine (cov^0.7 * cos^0.3). Coverage
+// keeps long on-topic chunks from being punished for their length; the
+// cosine keeps a chunk that merely mentions the terms below one that is
+// about them.
+func Relevance(q, d Sparse) float64 {
+	cos := q.Cosine(d)
+	if cos <= 0 {
+		return 0
+	}
+	return math.Pow(q.Coverage(d), 0.7) * math.Pow(cos, 0.3)
+}
+
+// calibrate measures exact cosines on the fitted corpus with pseudo queries
+// (a random window of a few consecutive terms of a chunk): against a random
+// other chunk (p99: the unrelated tail) and against its own chunk (median:
+// on topic). It maps them onto the configured anchors, so that calibrated
+// scores mean the same across corpora.
+func (m *LocalModel) calibrate(a AnchorConfig, toks [][]string) {
+	n := len(toks)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var random, self []float64
+	const queryTerms = 4
+	for i := 0; i < 2000 && n > 1; i++ {
+		x := rng.IntN(n)
+		t := toks[x]
+		if len(t) < 3 {
 			continue
 		}
-		m.EmbedTokens(t[:len(t)/2], va)
-		m.EmbedTokens(t[len(t)/2:], vb)
-		same = append(same, Dot(va, vb))
+		w := min(queryTerms, len(t))
+		s := rng.IntN(len(t) - w + 1)
+		q := m.SparseTokens(t[s : s+w])
+		if len(t) > 2*w {
+			self = append(self, Relevance(q, m.SparseTokens(t)))
+		}
+		if y := rng.IntN(n); y != x {
+			random = append(random, Relevance(q, m.SparseTokens(toks[y])))
+		}
 	}
 	q := func(xs []float64, p float64, def float64) float64 {
 		if len(xs) < 20 {
@@ -240,9 +319,9 @@ func (m *LocalModel) calibrate(a AnchorConfig, toks [][]string, vecs []float32) 
 		slices.Sort(xs)
 		return xs[int(p*float64(len(xs)-1))]
 	}
-	rmed := math.Max(q(random, 0.5, 0.02), 0.005)
-	rp99 := math.Max(q(random, 0.99, 0.15), rmed+0.02)
-	sd := math.Max(q(same, 0.5, 0.35), rp99+0.05)
+	rmed := math.Max(q(random, 0.5, 0), 0.001)
+	rp99 := math.Max(q(random, 0.99, 0.05), rmed+0.01)
+	sd := math.Max(q(self, 0.5, 0.3), rp99+0.05)
 	if sd >= 0.98 {
 		sd = 0.98
 	}

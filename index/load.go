@@ -36,9 +36,9 @@ type Partition struct {
 	Local *LocalModel
 	// Memory holds the curated pins and notes of this partition.
 	Memory []MemoryEntry
-	// MemoryVecs[i] holds the local vectors of Memory[i]: a pin's question,
-	// or a note's text followed by each trigger.
-	MemoryVecs [][][]float32
+	// MemoryVecs[i] holds the exact local vectors of Memory[i]: a pin's
+	// question, or a note's text followed by each trigger.
+	MemoryVecs [][]Sparse
 
 	localVecs   []float32
 	remoteVecs  []float32
@@ -178,13 +178,13 @@ func loadPartition(dir string, pi PartitionInfo, man Manifest) (*Partition, erro
 		}
 	}
 	for _, m := range p.Memory {
-		var vs [][]float32
+		var vs []Sparse
 		if m.Type == "pin" {
-			vs = append(vs, p.Local.EmbedText(m.Question))
+			vs = append(vs, p.Local.SparseText(m.Question))
 		} else {
-			vs = append(vs, p.Local.EmbedText(m.Note))
+			vs = append(vs, p.Local.SparseText(m.Note))
 			for _, t := range m.Triggers {
-				vs = append(vs, p.Local.EmbedText(t))
+				vs = append(vs, p.Local.SparseText(t))
 			}
 		}
 		p.MemoryVecs = append(p.MemoryVecs, vs)
@@ -279,6 +279,12 @@ func (p *Partition) Cosine(q []float32, i int, primary bool) float64 {
 		return 0
 	}
 	return Dot(q, v)
+}
+
+// LocalScore is the calibrated exact local-model relevance of chunk i to a
+// query's sparse vector.
+func (p *Partition) LocalScore(q Sparse, i int) float64 {
+	return p.Local.Calib.Apply(Relevance(q, p.Local.SparseText(embedText(p.Chunks[i]))))
 }
 
 // Calibrate maps a raw cosine of the given space to calibrated relevance.

@@ -298,7 +298,7 @@ func embedPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, pd 
 			pd.model.EmbedTokens(toks[i], pd.local[i*dims:(i+1)*dims])
 		}
 	})
-	pd.model.calibrate(cfg.Local.Anchors, toks, pd.local)
+	pd.model.calibrate(cfg.Local.Anchors, toks)
 	if remote != nil && n > 0 {
 		texts := make([]string, n)
 		for i, c := range pd.chunks {

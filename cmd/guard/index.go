@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/retrieve"
+	"go.uber.org/zap"
+	"gopkg.in/yaml.v3"
+)
+
+func init() {
+	register("index", "build, extend and query index snapshots (build|add|query)", runIndex)
+}
+
+// indexSections are the config sections the index command reads; the rest
+// of the file is ignored here (serve decodes the whole file strictly).
+type indexSections struct {
+	Index    index.Config    `yaml:"index"`
+	Retrieve retrieve.Config `yaml:"retrieve"`
+}
+
+func loadIndexSections(path string) (indexSections, error) {
+	s := indexSections{Index: index.DefaultConfig(), Retrieve: retrieve.DefaultConfig()}
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return s, fmt.Errorf("read config: %w", err)
+		}
+		if err := yaml.Unmarshal(b, &s); err != nil {
+			return s, fmt.Errorf("parse config %s: %w", path, err)
+		}
+	}
+	if err := errors.Join(s.Index.Validate(), s.Retrieve.Validate()); err != nil {
+		return s, fmt.Errorf("config: %w", err)
+	}
+	return s, nil
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func indexUsage() error {
+	return errors.New(`usage:
+  guard index build [--config F] (--corpus PATH... | --demo) [--memory F.jsonl...] [--strict] --out DIR
+  guard index add   [--config F] --index DIR --corpus PATH... [--memory F.jsonl...] [--strict] --out NEWDIR
+  guard index query [--config F] [--index DIR] [--tenant T --kb K] [--k N] [--json] "question"
+  guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]`)
+}
+
+func runIndex(args []string) error {
+	if len(args) == 0 {
+		return indexUsage()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	switch args[0] {
+	case "build":
+		return runIndexBuild(ctx, args[1:], false)
+	case "add":
+		return runIndexBuild(ctx, args[1:], true)
+	case "query":
+		return runIndexQuery(ctx, args[1:])
+	}
+	return indexUsage()
+}
+
+func cliLogger(verbose bool) *zap.Logger {
+	cfg := zap.NewDevelopmentConfig()
+	cfg.DisableStacktrace = true
+	if !verbose {
+		cfg.Level = zap.NewAtomicLevelAt(zap.WarnLevel)
+	}
+	l, err := cfg.Build()
+	if err != nil {
+		return zap.NewNop()
+	}
+	return l
+}
+
+func runIndexBuild(ctx context.Context, args []string, add bool) error {
+	name := "build"
+	if add {
+		name = "add"
+	}
+	fs := flag.NewFlagSet("index "+name, flag.ContinueOnError)
+	var corpus, memory multiFlag
+	cfgPath := fs.String("config", "", "config file (default: built-in defaults)")
+	fs.Var(&corpus, "corpus", "corpus JSONL file or Markdown/text folder (repeatable)")
+	fs.Var(&memory, "memory", "curated-memory JSONL file (repeatable)")
+	out := fs.String("out", "", "output snapshot dir (must not exist or be empty)")
+	base := fs.String("index", "", "base snapshot dir (add)")
+	strict := fs.Bool("strict", false, "fail on the first bad corpus or memory line")
+	demo := fs.Bool("demo", false, "build the embedded demo corpus (build)")
+	verbose := fs.Bool("v", false, "log progress")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := loadIndexSections(*cfgPath)
+	if err != nil {
+		return err
+	}
+	ic := cfg.Index
+	if *strict {
+		ic.Strict = true
+	}
+	if *out == "" {
+		return errors.New("--out is required")
+	}
+	log := cliLogger(*verbose)
+	defer log.Sync()
+	var man index.Manifest
+	switch {
+	case add:
+		if *base == "" || len(corpus)+len(memory) == 0 {
+			return errors.New("add needs --index and at least one --corpus or --memory")
+		}
+		man, err = index.Add(ctx, ic, *base, corpus, memory, *out, log)
+	case *demo:
+		man, err = index.BuildDemo(ctx, ic, *out, log)
+	default:
+		if len(corpus) == 0 {
+			return errors.New("--corpus (or --demo) is required")
+		}
+		man, err = index.Build(ctx, ic, corpus, memory, *out, log)
+	}
+	if err != nil {
+		return err
+	}
+	for _, l := range man.BadLines {
+		fmt.Fprintln(os.Stderr, "skipped:", l)
+	}
+	fmt.Printf("snapshot %s: %d docs, %d chunks, %d partitions, %d memory entries, %d bad lines, %.1fs (%.0f chunks/s), embedder %s (%s, %d dims)\n",
+		*out, man.Docs, man.Chunks, len(man.Partitions), man.Memory, len(man.BadLines), man.BuildSeconds, man.ChunksPerSecond,
+		man.Embedder, man.Model, man.Dims)
+	return nil
+}
+
+func runIndexQuery(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("index query", flag.ContinueOnError)
+	cfgPath := fs.String("config", "", "config file (default: built-in defaults)")
+	dir := fs.String("index", "", "snapshot dir (default: the embedded demo corpus, built into a temp dir)")
+	tenant := fs.String("tenant", index.DefaultTenant, "tenant")
+	kb := fs.String("kb", index.DefaultKB, "knowledge base")
+	k := fs.Int("k", 0, "keep the top k (default: retrieve.top_k)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	queries := fs.String("queries", "", "BEIR queries JSONL (_id, text): write a TREC run")
+	run := fs.String("run", "", "TREC run output file (with --queries)")
+	tag := fs.String("tag", "guard", "TREC run tag")
+	verbose := fs.Bool("v", false, "log progress")
+	// Accept flags after the question too.
+	var pos []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	cfg, err := loadIndexSections(*cfgPath)
+	if err != nil {
+		return err
+	}
+	if *k > 0 {
+		cfg.Retrieve.TopK = *k
+		cfg.Retrieve.PoolCap = max(cfg.Retrieve.PoolCap, *k)
+	}
+	log := cliLogger(*verbose)
+	defer log.Sync()
+	if *dir == "" {
+		tmp, err := os.MkdirTemp("", "guard-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		*dir = tmp + "/snap"
+		if _, err := index.BuildDemo(ctx, cfg.Index, *dir, log); err != nil {
+			return err
+		}
+	}
+	snap, err := index.Load(*dir)
+	if err != nil {
+		return err
+	}
+	eng, err := retrieve.New(cfg.Retrieve, cfg.Index, snap, log)
+	if err != nil {
+		snap.Close()
+		return err
+	}
+	defer eng.Close()
+	if *queries != "" {
+		if *run == "" {
+			return errors.New("--queries needs --run")
+		}
+		return writeRun(ctx, eng, *tenant, *kb, *queries, *run, *tag)
+	}
+	if len(pos) == 0 {
+		return errors.New(`a question is required: guard index query [flags] "question"`)
+	}
+	q := strings.Join(pos, " ")
+	start := time.Now()
+	res, err := eng.Retrieve(ctx, retrieve.Query{Tenant: *tenant, KB: *kb, Text: q})
+	if err != nil {
+		return err
+	}
+	took := time.Since(start)
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"query": q, "tenant": *tenant, "kb": *kb, "took_ms": float64(took.Microseconds()) / 1000, "result": res})
+	}
+	printResult(os.Stdout, res, took)
+	return nil
+}
+
+func printResult(w io.Writer, res retrieve.Result, took time.Duration) {
+	fmt.Fprintf(w, "%-4s %-28s %-18s %-8s %6s %6s  %-22s %s\n", "rank", "id", "address", "kind", "score", "rerank", "lanes", "forced")
+	for i, c := range res.Candidates {
+		fmt.Fprintf(w, "%-4d %-28s %-18s %-8s %6.3f %6.3f  %-22s %v\n", i+1, clip(c.ID, 28), clip(c.Address, 18), clip(c.Kind, 8),
+			c.Score, c.Rerank, strings.Join(c.Lanes, ","), c.Forced)
+	}
+	for _, m := range res.Memory {
+		fmt.Fprintf(w, "memory note (%.3f, refs %v): %s\n", m.Score, m.Refs, clip(m.Text, 100))
+	}
+	fmt.Fprintf(w, "rerank_active=%v short_circuit=%v degraded=%v took=%s\n", res.RerankActive, res.ShortCircuit, res.Degraded, took.Round(10*time.Microsecond))
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// writeRun answers every BEIR query and writes a TREC run file
+// (qid Q0 docid rank score tag), one line per distinct document.
+func writeRun(ctx context.Context, eng *retrieve.Engine, tenant, kb, queries, out, tag string) error {
+	f, err := os.Open(queries)
+	if err != nil {
+		return fmt.Errorf("open queries: %w", err)
+	}
+	defer f.Close()
+	o, err := os.Create(out)
+	if err != nil {
+		return fmt.Errorf("create run: %w", err)
+	}
+	bw := bufio.NewWriter(o)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	n, line := 0, 0
+	for sc.Scan() {
+		line++
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var q struct {
+			ID   json.RawMessage `json:"_id"`
+			Text string          `json:"text"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil || len(q.ID) == 0 {
+			o.Close()
+			return fmt.Errorf("%s:%d: bad query line", queries, line)
+		}
+		qid := strings.Trim(string(q.ID), `"`)
+		res, err := eng.Retrieve(ctx, retrieve.Query{Tenant: tenant, KB: kb, Text: q.Text})
+		if err != nil {
+			o.Close()
+			return fmt.Errorf("query %s: %w", qid, err)
+		}
+		seen := map[string]bool{}
+		rank := 0
+		for _, c := range res.Candidates {
+			if seen[c.DocID] {
+				continue
+			}
+			seen[c.DocID] = true
+			rank++
+			fmt.Fprintf(bw, "%s Q0 %s %d %.6f %s\n", qid, c.DocID, rank, float64(1000-rank), tag)
+		}
+		n++
+	}
+	if err := sc.Err(); err != nil {
+		o.Close()
+		return fmt.Errorf("read queries: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		o.Close()
+		return err
+	}
+	if err := o.Close(); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s: %d queries\n", out, n)
+	return nil
+}

@@ -1,0 +1,229 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Add writes a new snapshot at out: the base snapshot plus the documents of
+// sources and the memory entries of memory, without a full rebuild.
+// Untouched partitions are copied; in a touched partition a document whose
+// id already exists is replaced (its old chunks become tombstones), new
+// chunks are embedded with the partition's frozen local model (and the
+// remote embedder when configured), added to the copied HNSW graph and
+// Bleve index; address table and catalog are rewritten. A serving process
+// picks the result up with Load and retrieve.Engine.Swap.
+func Add(ctx context.Context, cfg Config, base string, sources, memory []string, out string, log *zap.Logger) (Manifest, error) {
+	log = log.Named("index")
+	start := time.Now()
+	if err := cfg.Validate(); err != nil {
+		return Manifest{}, fmt.Errorf("index config: %w", err)
+	}
+	var man Manifest
+	b, err := os.ReadFile(filepath.Join(base, "manifest.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &man)
+	}
+	if err != nil {
+		return Manifest{}, fmt.Errorf("base snapshot %s: %w", base, err)
+	}
+	if man.Format != FormatVersion {
+		return Manifest{}, fmt.Errorf("base snapshot %s: format %d, want %d", base, man.Format, FormatVersion)
+	}
+	if man.Embedder != cfg.Embedder {
+		return Manifest{}, fmt.Errorf("base snapshot %s: embedder %s, config says %s", base, man.Embedder, cfg.Embedder)
+	}
+	docs, bad, err := ReadDocs(sources, cfg.Strict)
+	if err != nil {
+		return Manifest{}, err
+	}
+	mem, badMem, err := ReadMemory(memory, cfg.Strict)
+	if err != nil {
+		return Manifest{}, err
+	}
+	bad = append(bad, badMem...)
+	for _, le := range bad {
+		log.Warn("skipped bad line", zap.String("at", le.Error()))
+		man.BadLines = append(man.BadLines, le.Error())
+	}
+	var remote *RemoteEmbedder
+	if cfg.Embedder == "remote" {
+		if remote, err = NewRemoteEmbedder(cfg.Remote, 0); err != nil {
+			return Manifest{}, err
+		}
+	}
+	tmp, err := prepareOut(out)
+	if err != nil {
+		return Manifest{}, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyTree(base, tmp); err != nil {
+		return Manifest{}, fmt.Errorf("copy base snapshot: %w", err)
+	}
+	os.Remove(filepath.Join(tmp, "manifest.json"))
+
+	byPart := map[[2]string][]Doc{}
+	memByPart := map[[2]string][]MemoryEntry{}
+	touched := map[[2]string]bool{}
+	for _, d := range docs {
+		k := [2]string{d.Tenant, d.KB}
+		byPart[k] = append(byPart[k], d)
+		touched[k] = true
+	}
+	for _, m := range mem {
+		k := [2]string{m.Tenant, m.KB}
+		memByPart[k] = append(memByPart[k], m)
+		touched[k] = true
+	}
+	infos := map[[2]string]PartitionInfo{}
+	for _, pi := range man.Partitions {
+		infos[[2]string{pi.Tenant, pi.KB}] = pi
+	}
+	var keys [][2]string
+	for k := range touched {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+"/"+keys[i][1] < keys[j][0]+"/"+keys[j][1] })
+	for _, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return Manifest{}, err
+		}
+		var info PartitionInfo
+		if _, ok := infos[k]; ok {
+			info, err = extendPartition(ctx, cfg, remote, tmp, k, byPart[k], memByPart[k], log)
+		} else {
+			pd := &partData{tenant: k[0], kb: k[1], aliases: map[string]string{}, mem: memByPart[k]}
+			for _, d := range byPart[k] {
+				pd.docs++
+				learnAliases(pd.aliases, d)
+				pd.chunks = append(pd.chunks, ChunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars)...)
+			}
+			pd.deleted = make([]bool, len(pd.chunks))
+			if err = embedPartition(ctx, cfg, remote, pd); err == nil {
+				info, err = writePartition(ctx, cfg, tmp, pd, nil, log)
+			}
+		}
+		if err != nil {
+			return Manifest{}, fmt.Errorf("partition %s/%s: %w", k[0], k[1], err)
+		}
+		infos[k] = info
+	}
+	man.Partitions = man.Partitions[:0]
+	man.Docs, man.Chunks = 0, 0
+	man.Memory += len(mem)
+	for _, info := range infos {
+		man.Partitions = append(man.Partitions, info)
+		man.Docs += info.Docs
+		man.Chunks += info.Chunks
+	}
+	sort.Slice(man.Partitions, func(i, j int) bool {
+		a, b := man.Partitions[i], man.Partitions[j]
+		return a.Tenant < b.Tenant || a.Tenant == b.Tenant && a.KB < b.KB
+	})
+	man.Base = base
+	return finishSnapshot(tmp, out, man, start, log)
+}
+
+// extendPartition applies new documents and memory to a copied partition.
+func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, root string, k [2]string, docs []Doc, mem []MemoryEntry, log *zap.Logger) (PartitionInfo, error) {
+	dir := filepath.Join(root, partDir(k[0], k[1]))
+	pd := &partData{tenant: k[0], kb: k[1], model: &LocalModel{}}
+	var cf chunkFile
+	if err := readGob(filepath.Join(dir, "chunks.gob"), &cf); err != nil {
+		return PartitionInfo{}, err
+	}
+	pd.chunks, pd.deleted, pd.docs = cf.Chunks, cf.Deleted, cf.Docs
+	if err := readGob(filepath.Join(dir, "local.gob"), pd.model); err != nil {
+		return PartitionInfo{}, err
+	}
+	var err error
+	if pd.local, err = readF32(filepath.Join(dir, "local.f32")); err != nil {
+		return PartitionInfo{}, err
+	}
+	if remote != nil {
+		if pd.remote, err = readF32(filepath.Join(dir, "remote.f32")); err != nil {
+			return PartitionInfo{}, err
+		}
+		if len(pd.chunks) > 0 {
+			pd.remoteDims = len(pd.remote) / len(pd.chunks)
+		}
+	}
+	var af addressFile
+	if ab, err := os.ReadFile(filepath.Join(dir, "address.json")); err == nil {
+		_ = json.Unmarshal(ab, &af)
+	}
+	pd.aliases = af.Aliases
+	if pd.aliases == nil {
+		pd.aliases = map[string]string{}
+	}
+	if mf, err := os.Open(filepath.Join(dir, "memory.jsonl")); err == nil {
+		_ = readLines(mf, func(n int, line []byte) error {
+			if m, err := ParseMemoryLine(line); err == nil {
+				pd.mem = append(pd.mem, m)
+			}
+			return nil
+		})
+		mf.Close()
+	}
+	pd.mem = append(pd.mem, mem...)
+
+	bySlotDoc := map[string][]int{}
+	for i, c := range pd.chunks {
+		if !pd.deleted[i] {
+			bySlotDoc[c.DocID] = append(bySlotDoc[c.DocID], i)
+		}
+	}
+	delta := &graphDelta{base: dir, bleve: filepath.Join(dir, "bleve")}
+	var newChunks []Chunk
+	for _, d := range docs {
+		if old, ok := bySlotDoc[d.ID]; ok {
+			for _, i := range old {
+				pd.deleted[i] = true
+				delta.removed = append(delta.removed, i)
+			}
+		} else {
+			pd.docs++
+		}
+		learnAliases(pd.aliases, d)
+		newChunks = append(newChunks, ChunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars)...)
+	}
+	first := len(pd.chunks)
+	dims := pd.model.Dims
+	pd.chunks = append(pd.chunks, newChunks...)
+	pd.deleted = append(pd.deleted, make([]bool, len(newChunks))...)
+	pd.local = append(pd.local, make([]float32, len(newChunks)*dims)...)
+	parallel(len(newChunks), workers(cfg), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			i := first + j
+			pd.model.EmbedTokens(Tokenize(embedText(pd.chunks[i])), pd.local[i*dims:(i+1)*dims])
+		}
+	})
+	if remote != nil && len(newChunks) > 0 {
+		texts := make([]string, len(newChunks))
+		for j, c := range newChunks {
+			texts[j] = embedText(c)
+		}
+		vecs, err := remote.Embed(ctx, texts)
+		if err != nil {
+			return PartitionInfo{}, err
+		}
+		for _, v := range vecs {
+			if pd.remoteDims != 0 && len(v) != pd.remoteDims {
+				return PartitionInfo{}, fmt.Errorf("embedding dims %d != %d", len(v), pd.remoteDims)
+			}
+			pd.remoteDims = len(v)
+			pd.remote = append(pd.remote, v...)
+		}
+	}
+	for j := range newChunks {
+		delta.added = append(delta.added, first+j)
+	}
+	return writePartition(ctx, cfg, root, pd, delta, log)
+}

@@ -1,0 +1,63 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"fmt"
+
+	"go.uber.org/zap"
+)
+
+// demoFS holds the embedded demo corpus: the handbook of a fictional
+// self-hosted product ("Lanternfish", a team knowledge server) with
+// lecture, verse and library passages, and its curated memory.
+//
+//go:embed demo/corpus.jsonl demo/memory.jsonl
+var demoFS embed.FS
+
+// DemoCorpus returns the embedded demo documents and memory entries.
+func DemoCorpus() ([]Doc, []MemoryEntry, error) {
+	var docs []Doc
+	var mem []MemoryEntry
+	cb, err := demoFS.ReadFile("demo/corpus.jsonl")
+	if err != nil {
+		return nil, nil, fmt.Errorf("demo corpus: %w", err)
+	}
+	err = readLines(bytes.NewReader(cb), func(n int, line []byte) error {
+		d, err := ParseDocLine(line)
+		if err != nil {
+			return fmt.Errorf("demo/corpus.jsonl:%d: %w", n, err)
+		}
+		docs = append(docs, d)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	mb, err := demoFS.ReadFile("demo/memory.jsonl")
+	if err != nil {
+		return nil, nil, fmt.Errorf("demo memory: %w", err)
+	}
+	err = readLines(bytes.NewReader(mb), func(n int, line []byte) error {
+		m, err := ParseMemoryLine(line)
+		if err != nil {
+			return fmt.Errorf("demo/memory.jsonl:%d: %w", n, err)
+		}
+		mem = append(mem, m)
+		return nil
+	})
+	return docs, mem, err
+}
+
+// BuildDemo builds the embedded demo corpus and its memory file into out.
+func BuildDemo(ctx context.Context, cfg Config, out string, log *zap.Logger) (Manifest, error) {
+	if err := cfg.Validate(); err != nil {
+		return Manifest{}, fmt.Errorf("index config: %w", err)
+	}
+	docs, mem, err := DemoCorpus()
+	if err != nil {
+		return Manifest{}, err
+	}
+	return buildFrom(ctx, cfg, docs, mem, nil, out, log)
+}

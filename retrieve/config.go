@@ -1,0 +1,190 @@
+package retrieve
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+)
+
+// Config holds the retrieval knobs (the top-level `retrieve` section).
+type Config struct {
+	// PoolCap caps the rerank pool, filled by calibrated dense score after
+	// the forced (address, memory, top lexical) hits.
+	PoolCap int `yaml:"pool_cap"`
+	// TopK keeps the best TopK by rerank order before reserves are added.
+	TopK int `yaml:"top_k"`
+	// Reserves guarantees at least N candidates of a kind in the final list
+	// when the pool holds them.
+	Reserves map[string]int `yaml:"reserves"`
+	// KindBoost is an ordering nudge for candidates of a kind the question asks for.
+	KindBoost float64 `yaml:"kind_boost"`
+	// KindWords maps a kind to question words that ask for it.
+	KindWords map[string][]string `yaml:"kind_words"`
+	// DenseK is the number of dense-lane hits per query text.
+	DenseK int `yaml:"dense_k"`
+	// DenseOverfetch multiplies DenseK for the graph search before the exact re-score.
+	DenseOverfetch int `yaml:"dense_overfetch"`
+	// LexicalK is the number of BM25 hits per query text (all forced).
+	LexicalK int `yaml:"lexical_k"`
+	// LexicalKeep is how many of the best lexical hits are kept in the pool
+	// regardless of their dense score.
+	LexicalKeep int `yaml:"lexical_keep"`
+	// AddressPatterns are regular expressions that find addresses in questions.
+	AddressPatterns []string `yaml:"address_patterns"`
+	// AddressScore is the calibrated score floor of an exact address hit.
+	AddressScore float64 `yaml:"address_score"`
+	// LaneTimeout bounds each lane (and each remote call) per query.
+	LaneTimeout time.Duration `yaml:"lane_timeout"`
+	// Memory holds the curated-memory thresholds (DESIGN.md).
+	Memory MemoryConfig `yaml:"memory"`
+	// Rerank selects and configures the reranker.
+	Rerank RerankConfig `yaml:"rerank"`
+	// Rewrite configures optional LLM query rewrites.
+	Rewrite RewriteConfig `yaml:"rewrite"`
+}
+
+// MemoryConfig holds the asymmetric curated-memory thresholds.
+type MemoryConfig struct {
+	PinAccept        float64 `yaml:"pin_accept"`         // pin accepted at calibrated cosine >= this
+	PinBorder        float64 `yaml:"pin_border"`         // [pin_border, pin_accept) is re-judged by the reranker
+	PinJudge         float64 `yaml:"pin_judge"`          // rerank score that accepts a border pin
+	NoteMatch        float64 `yaml:"note_match"`         // a note is injected as background at >= this
+	RefScore         float64 `yaml:"ref_score"`          // calibrated score floor of memory refs
+	ShortCircuit     float64 `yaml:"short_circuit"`      // a note at >= this ...
+	ShortCircuitRefs int     `yaml:"short_circuit_refs"` // ... with >= this many resolvable refs skips the corpus sweep
+	MaxNotes         int     `yaml:"max_notes"`          // notes returned at most
+}
+
+// RerankConfig selects the reranker.
+type RerankConfig struct {
+	// Mode is "local" (embedded feature reranker), "remote" (HTTP /rerank,
+	// local on failure) or "off" (order by calibrated score).
+	Mode      string        `yaml:"mode"`
+	URL       string        `yaml:"url"`
+	Model     string        `yaml:"model"`
+	APIKeyEnv string        `yaml:"api_key_env"`
+	Timeout   time.Duration `yaml:"timeout"`
+}
+
+// RewriteConfig configures LLM query rewrites (off by default).
+type RewriteConfig struct {
+	Enabled   bool          `yaml:"enabled"`
+	BaseURL   string        `yaml:"base_url"` // OpenAI-compatible base; {base}/chat/completions is called
+	Model     string        `yaml:"model"`
+	APIKeyEnv string        `yaml:"api_key_env"`
+	Max       int           `yaml:"max"` // rephrasings used at most
+	Timeout   time.Duration `yaml:"timeout"`
+}
+
+// DefaultConfig returns the defaults of DESIGN.md.
+func DefaultConfig() Config {
+	return Config{
+		PoolCap:   60,
+		TopK:      16,
+		Reserves:  map[string]int{"verse": 2, "library": 2},
+		KindBoost: 0.15,
+		KindWords: map[string][]string{
+			"verse":   {"verse", "verses", "scripture", "quote", "passage"},
+			"lecture": {"lecture", "lectures", "talk", "lesson", "explain", "explanation"},
+			"library": {"library", "reference", "article", "paper", "book"},
+		},
+		DenseK:         60,
+		DenseOverfetch: 4,
+		LexicalK:       30,
+		LexicalKeep:    20,
+		AddressPatterns: []string{
+			`(?:\b[1-3]\s?)?\b[A-Za-z][A-Za-z]*(?:\s+of\s+[A-Za-z]+)?\.?\s?\d{1,3}:\d{1,3}\b`,
+			`\b[A-Z]{1,5}\s?\d{1,3}(?:\.\d{1,3})+\b`,
+			`\b[A-Z]{2,5}-\d{2,5}\b`,
+		},
+		AddressScore: 0.80,
+		LaneTimeout:  2 * time.Second,
+		Memory: MemoryConfig{PinAccept: 0.85, PinBorder: 0.70, PinJudge: 0.50, NoteMatch: 0.60, RefScore: 0.75,
+			ShortCircuit: 0.70, ShortCircuitRefs: 3, MaxNotes: 3},
+		Rerank:  RerankConfig{Mode: "local", Timeout: 2 * time.Second},
+		Rewrite: RewriteConfig{Max: 3, Timeout: 3 * time.Second},
+	}
+}
+
+// Validate reports every problem at once.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	unit := func(key string, v float64) {
+		if v < 0 || v > 1 {
+			bad("%s: must be in [0,1], got %g", key, v)
+		}
+	}
+	if c.PoolCap < 1 || c.PoolCap > 1000 {
+		bad("pool_cap: must be in [1,1000], got %d", c.PoolCap)
+	}
+	if c.TopK < 1 || c.TopK > c.PoolCap {
+		bad("top_k: must be in [1,pool_cap], got %d", c.TopK)
+	}
+	for k, n := range c.Reserves {
+		if n < 0 || n > 100 {
+			bad("reserves.%s: must be in [0,100], got %d", k, n)
+		}
+	}
+	unit("kind_boost", c.KindBoost)
+	if c.DenseK < 1 || c.DenseK > 1000 {
+		bad("dense_k: must be in [1,1000], got %d", c.DenseK)
+	}
+	if c.DenseOverfetch < 1 || c.DenseOverfetch > 50 {
+		bad("dense_overfetch: must be in [1,50], got %d", c.DenseOverfetch)
+	}
+	if c.LexicalK < 0 || c.LexicalK > 1000 {
+		bad("lexical_k: must be in [0,1000], got %d", c.LexicalK)
+	}
+	if c.LexicalKeep < 0 || c.LexicalKeep > c.LexicalK {
+		bad("lexical_keep: must be in [0,lexical_k], got %d", c.LexicalKeep)
+	}
+	for i, p := range c.AddressPatterns {
+		if _, err := regexp.Compile(p); err != nil {
+			bad("address_patterns[%d]: %v", i, err)
+		}
+	}
+	unit("address_score", c.AddressScore)
+	if c.LaneTimeout <= 0 {
+		bad("lane_timeout: must be > 0, got %s", c.LaneTimeout)
+	}
+	m := c.Memory
+	unit("memory.pin_accept", m.PinAccept)
+	unit("memory.pin_border", m.PinBorder)
+	unit("memory.pin_judge", m.PinJudge)
+	unit("memory.note_match", m.NoteMatch)
+	unit("memory.ref_score", m.RefScore)
+	unit("memory.short_circuit", m.ShortCircuit)
+	if m.PinBorder > m.PinAccept {
+		bad("memory.pin_border: must be <= pin_accept, got %g > %g", m.PinBorder, m.PinAccept)
+	}
+	if m.ShortCircuitRefs < 1 {
+		bad("memory.short_circuit_refs: must be >= 1, got %d", m.ShortCircuitRefs)
+	}
+	if m.MaxNotes < 0 {
+		bad("memory.max_notes: must be >= 0, got %d", m.MaxNotes)
+	}
+	switch c.Rerank.Mode {
+	case "local", "off":
+	case "remote":
+		if c.Rerank.URL == "" {
+			bad("rerank.url: required when rerank.mode is remote")
+		}
+	default:
+		bad("rerank.mode: must be local, remote or off, got %q", c.Rerank.Mode)
+	}
+	if c.Rerank.Timeout <= 0 {
+		bad("rerank.timeout: must be > 0, got %s", c.Rerank.Timeout)
+	}
+	if c.Rewrite.Enabled && (c.Rewrite.BaseURL == "" || c.Rewrite.Model == "") {
+		bad("rewrite: base_url and model are required when enabled")
+	}
+	if c.Rewrite.Max < 0 || c.Rewrite.Max > 10 {
+		bad("rewrite.max: must be in [0,10], got %d", c.Rewrite.Max)
+	}
+	if c.Rewrite.Timeout <= 0 {
+		bad("rewrite.timeout: must be > 0, got %s", c.Rewrite.Timeout)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,558 @@
+package retrieve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/answer-guard/guard/index"
+	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
+)
+
+// Query is one retrieval request, scoped to a (tenant, kb) partition.
+type Query struct{ Tenant, KB, Text string }
+
+// Candidate is one retrieved chunk.
+type Candidate struct {
+	ID, DocID, Title, Kind, Address, URL, Text string // ID is the citable real id (in the catalog)
+	// Score is calibrated relevance in [0,1] (DESIGN.md); rerank never changes it.
+	Score float64
+	// Rerank is the rerank score; it only orders.
+	Rerank float64
+	// Lanes lists the lanes that found it: "dense", "lexical", "address", "memory".
+	Lanes []string
+	// Forced hits (lexical, address, memory refs) skip the prefloor.
+	Forced bool
+}
+
+// MemoryNote is curated background: injected, never cited.
+type MemoryNote struct {
+	Text  string
+	Refs  []string
+	Score float64
+}
+
+// Result is the outcome of one retrieval.
+type Result struct {
+	Candidates   []Candidate // final ranked list (top k + reserves), best first
+	Memory       []MemoryNote
+	RerankActive bool     // a reranker (remote or local) ordered the pool
+	Degraded     []string // remote pieces that failed and were stood in for or skipped
+	ShortCircuit bool     // a strong memory note short-circuited the corpus sweep
+}
+
+// QueryEmbedder embeds query texts for one (tenant, kb); cache keys must
+// include both. *index.RemoteEmbedder implements it.
+type QueryEmbedder interface {
+	EmbedScoped(ctx context.Context, tenant, kb string, texts []string) ([][]float32, error)
+}
+
+var _ QueryEmbedder = (*index.RemoteEmbedder)(nil)
+
+// Engine runs hybrid retrieval over a snapshot. It is safe for concurrent
+// use; Swap publishes a new snapshot atomically.
+type Engine struct {
+	cfg      Config
+	log      *zap.Logger
+	embedder QueryEmbedder // nil for local-embedder snapshots
+	remote   Reranker      // nil unless rerank.mode is remote
+	rewriter *rewriter
+	patterns []*regexp.Regexp
+	cur      atomic.Pointer[state]
+}
+
+// state is one published snapshot with a reader count, so that a swapped
+// out snapshot is closed only after its in-flight queries finish.
+type state struct {
+	snap    *index.Snapshot
+	refs    atomic.Int64
+	retired atomic.Bool
+	once    sync.Once
+	log     *zap.Logger
+}
+
+func (s *state) release() {
+	if s.refs.Add(-1) == 0 && s.retired.Load() {
+		s.close()
+	}
+}
+
+func (s *state) close() {
+	s.once.Do(func() {
+		if s.snap != nil {
+			if err := s.snap.Close(); err != nil {
+				s.log.Warn("close retired snapshot", zap.Error(err))
+			}
+		}
+	})
+}
+
+// New builds an engine over snap (which it owns from now on; see Swap).
+func New(cfg Config, ixCfg index.Config, snap *index.Snapshot, log *zap.Logger) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("retrieve config: %w", err)
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	e := &Engine{cfg: cfg, log: log.Named("retrieve")}
+	for _, p := range cfg.AddressPatterns {
+		e.patterns = append(e.patterns, regexp.MustCompile(p))
+	}
+	if snap != nil && snap.Manifest.Embedder == "remote" || ixCfg.Embedder == "remote" {
+		if ixCfg.Remote.BaseURL != "" {
+			re, err := index.NewRemoteEmbedder(ixCfg.Remote, ixCfg.CacheMB)
+			if err != nil {
+				return nil, err
+			}
+			e.embedder = re
+		}
+	}
+	if cfg.Rerank.Mode == "remote" {
+		e.remote = NewRemoteReranker(cfg.Rerank)
+	}
+	if cfg.Rewrite.Enabled {
+		e.rewriter = newRewriter(cfg.Rewrite)
+	}
+	e.Swap(snap)
+	return e, nil
+}
+
+// SetEmbedder replaces the query embedder used for remote-embedder
+// snapshots (tests, custom clients).
+func (e *Engine) SetEmbedder(q QueryEmbedder) { e.embedder = q }
+
+// Swap publishes snap atomically. Queries already running finish on the
+// previous snapshot, which is closed once the last of them returns. The
+// engine owns snap from now on.
+func (e *Engine) Swap(snap *index.Snapshot) {
+	next := &state{snap: snap, log: e.log}
+	next.refs.Store(1) // the engine's own reference
+	old := e.cur.Swap(next)
+	if old != nil {
+		old.retired.Store(true)
+		old.release()
+	}
+}
+
+// Close retires the current snapshot.
+func (e *Engine) Close() { e.Swap(nil) }
+
+func (e *Engine) acquire() *state {
+	for {
+		s := e.cur.Load()
+		if s == nil {
+			return nil
+		}
+		if s.refs.Add(1) > 1 {
+			return s
+		}
+		// Raced with the last release of a retired state: undo and retry.
+		s.refs.Add(-1)
+	}
+}
+
+// Contains reports whether id is a real citable id in the partition.
+func (e *Engine) Contains(tenant, kb, id string) bool {
+	s := e.acquire()
+	if s == nil {
+		return false
+	}
+	defer s.release()
+	p := s.snap.Partition(tenant, kb)
+	return p != nil && p.Contains(id)
+}
+
+// KBs lists the KBs this tenant has in the current snapshot.
+func (e *Engine) KBs(tenant string) []string {
+	s := e.acquire()
+	if s == nil {
+		return nil
+	}
+	defer s.release()
+	return s.snap.KBs(tenant)
+}
+
+// cand is a pool member while a query is being answered.
+type cand struct {
+	slot     int
+	lanes    uint8
+	lexical  float64
+	lexRank  int
+	score    float64
+	rerank   float64
+	forced   bool
+	memScore float64
+}
+
+const (
+	laneDense uint8 = 1 << iota
+	laneLexical
+	laneAddress
+	laneMemory
+)
+
+var laneNames = []string{"dense", "lexical", "address", "memory"}
+
+// Retrieve runs the lanes for q and returns the final ranked candidates.
+// An unknown (tenant, kb) returns an empty Result and no error.
+func (e *Engine) Retrieve(ctx context.Context, q Query) (Result, error) {
+	st := e.acquire()
+	if st == nil {
+		return Result{}, nil
+	}
+	defer st.release()
+	p := st.snap.Partition(q.Tenant, q.KB)
+	if p == nil || strings.TrimSpace(q.Text) == "" {
+		return Result{}, nil
+	}
+	var res Result
+	degrade := func(what string) {
+		if !slices.Contains(res.Degraded, what) {
+			res.Degraded = append(res.Degraded, what)
+		}
+	}
+	texts := []string{q.Text}
+	if e.rewriter != nil {
+		rctx, cancel := context.WithTimeout(ctx, e.cfg.Rewrite.Timeout)
+		rw, err := e.rewriter.rewrite(rctx, q.Text)
+		cancel()
+		if err != nil {
+			e.log.Warn("query rewrite failed", zap.Error(err))
+			degrade("rewrite")
+		} else {
+			texts = append(texts, rw...)
+		}
+	}
+	// Query vectors: local always (memory, fallback scoring); remote when
+	// the snapshot's dense lane is remote.
+	localQ := make([][]float32, len(texts))
+	for i, t := range texts {
+		localQ[i] = p.Local.EmbedText(t)
+	}
+	primaryQ, primaryOK := localQ, true
+	if p.Remote() {
+		primaryOK = false
+		if e.embedder != nil {
+			ectx, cancel := context.WithTimeout(ctx, e.cfg.LaneTimeout)
+			vs, err := e.embedder.EmbedScoped(ectx, q.Tenant, q.KB, texts)
+			cancel()
+			if err == nil && len(vs) == len(texts) && len(vs[0]) == p.PrimaryDims() {
+				primaryQ, primaryOK = vs, true
+			} else if err != nil {
+				e.log.Warn("query embedding failed; dense lane skipped", zap.Error(err))
+			} else {
+				e.log.Warn("query embedding dims mismatch; dense lane skipped")
+			}
+		}
+		if !primaryOK {
+			degrade("embeddings")
+		}
+	}
+	pool := map[int]*cand{}
+	get := func(slot int) *cand {
+		c := pool[slot]
+		if c == nil {
+			c = &cand{slot: slot, lexRank: -1}
+			pool[slot] = c
+		}
+		return c
+	}
+	// Curated memory first: a strong note may short-circuit the sweep.
+	qSparse := p.Local.SparseText(q.Text)
+	mem := e.memoryLane(ctx, p, q.Text, qSparse)
+	res.Memory = mem.notes
+	for slot, s := range mem.refs {
+		c := get(slot)
+		c.lanes |= laneMemory
+		c.forced = true
+		c.memScore = max(c.memScore, s)
+	}
+	res.ShortCircuit = mem.shortCircuit
+	if !mem.shortCircuit {
+		if err := e.sweep(ctx, p, texts, primaryQ, primaryOK, get, degrade); err != nil {
+			return Result{}, err
+		}
+	}
+	// Calibrated score of the original question: the remote model's cosine,
+	// or the local model's exact cosine (also when the remote is down).
+	for _, c := range pool {
+		if primaryOK && p.Remote() {
+			c.score = p.Calibrate(p.Cosine(primaryQ[0], c.slot, true), true)
+		} else {
+			c.score = p.LocalScore(qSparse, c.slot)
+		}
+		if c.lanes&laneAddress != 0 {
+			c.score = max(c.score, e.cfg.AddressScore)
+		}
+		if c.lanes&laneMemory != 0 {
+			c.score = max(c.score, c.memScore)
+		}
+	}
+	cands := e.capPool(pool)
+	res.RerankActive = e.rerank(ctx, p, q.Text, cands, degrade)
+	ordered := e.order(q.Text, p, cands)
+	res.Candidates = e.cut(ordered, p)
+	return res, nil
+}
+
+// sweep runs the dense, lexical and address lanes for every query text
+// concurrently and merges their hits into the pool.
+func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, primaryQ [][]float32, primaryOK bool,
+	get func(int) *cand, degrade func(string)) error {
+	type laneOut struct {
+		lane uint8
+		hits []index.Hit
+		err  error
+	}
+	outs := make([]laneOut, 0, 3*len(texts))
+	var mu sync.Mutex
+	put := func(o laneOut) {
+		mu.Lock()
+		outs = append(outs, o)
+		mu.Unlock()
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for ti, t := range texts {
+		if primaryOK {
+			g.Go(func() error {
+				hits, err := p.Dense(primaryQ[ti], e.cfg.DenseK, e.cfg.DenseOverfetch)
+				put(laneOut{laneDense, hits, err})
+				return nil
+			})
+		}
+		if e.cfg.LexicalK > 0 {
+			g.Go(func() error {
+				lctx, cancel := context.WithTimeout(gctx, e.cfg.LaneTimeout)
+				defer cancel()
+				hits, err := p.Lexical(lctx, t, e.cfg.LexicalK)
+				put(laneOut{laneLexical, hits, err})
+				return nil
+			})
+		}
+		g.Go(func() error {
+			put(laneOut{laneAddress, e.addressLane(p, t), nil})
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("retrieve: %w", err)
+	}
+	var errs []error
+	for _, o := range outs {
+		if o.err != nil {
+			errs = append(errs, o.err)
+			if o.lane == laneDense {
+				degrade("dense")
+			} else {
+				degrade("lexical")
+			}
+			continue
+		}
+		for rank, h := range o.hits {
+			c := get(h.Index)
+			c.lanes |= o.lane
+			switch o.lane {
+			case laneLexical:
+				c.forced = true
+				c.lexical = max(c.lexical, h.Score)
+				if c.lexRank < 0 || rank < c.lexRank {
+					c.lexRank = rank
+				}
+			case laneAddress:
+				c.forced = true
+			}
+		}
+	}
+	if len(errs) > 0 {
+		e.log.Warn("retrieval lane failed", zap.Error(errors.Join(errs...)))
+	}
+	return nil
+}
+
+// addressLane finds address-shaped spans in the question and resolves them
+// deterministically through the partition's address table.
+func (e *Engine) addressLane(p *index.Partition, text string) []index.Hit {
+	var hits []index.Hit
+	seen := map[int]bool{}
+	for _, re := range e.patterns {
+		for _, m := range re.FindAllString(text, 8) {
+			for _, slot := range p.Address(m) {
+				if !seen[slot] {
+					seen[slot] = true
+					hits = append(hits, index.Hit{Index: slot, Score: 1})
+				}
+			}
+		}
+	}
+	return hits
+}
+
+// capPool keeps address and memory hits and the best LexicalKeep lexical
+// hits, then fills up to PoolCap by calibrated dense score.
+func (e *Engine) capPool(pool map[int]*cand) []*cand {
+	all := make([]*cand, 0, len(pool))
+	for _, c := range pool {
+		all = append(all, c)
+	}
+	slices.SortFunc(all, func(a, b *cand) int { return cmpDesc(a.score, b.score, a.slot, b.slot) })
+	keep := make([]*cand, 0, e.cfg.PoolCap)
+	rest := make([]*cand, 0, len(all))
+	for _, c := range all {
+		if c.lanes&(laneAddress|laneMemory) != 0 || (c.lexRank >= 0 && c.lexRank < e.cfg.LexicalKeep) {
+			keep = append(keep, c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	for _, c := range rest {
+		if len(keep) >= e.cfg.PoolCap {
+			break
+		}
+		keep = append(keep, c)
+	}
+	return keep
+}
+
+func cmpDesc(a, b float64, ia, ib int) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return ia - ib
+}
+
+func (e *Engine) localReranker(p *index.Partition) *LocalReranker {
+	return &LocalReranker{IDF: p.Local.IDF, W: DefaultLocalWeights}
+}
+
+// rerank fills c.rerank; it reports whether a reranker ordered the pool.
+func (e *Engine) rerank(ctx context.Context, p *index.Partition, q string, cands []*cand, degrade func(string)) bool {
+	if e.cfg.Rerank.Mode == "off" || len(cands) == 0 {
+		for _, c := range cands {
+			c.rerank = c.score
+		}
+		return false
+	}
+	var maxLex float64
+	for _, c := range cands {
+		maxLex = max(maxLex, c.lexical)
+	}
+	docs := make([]RerankDoc, len(cands))
+	for i, c := range cands {
+		ch := p.Chunks[c.slot]
+		docs[i] = RerankDoc{Title: ch.Title, Text: ch.Text, Dense: c.score}
+		if maxLex > 0 {
+			docs[i].Lexical = c.lexical / maxLex
+		}
+	}
+	var scores []float64
+	var err error
+	if e.remote != nil {
+		rctx, cancel := context.WithTimeout(ctx, e.cfg.Rerank.Timeout)
+		scores, err = e.remote.Rerank(rctx, q, docs)
+		cancel()
+		if err != nil || len(scores) != len(docs) {
+			e.log.Warn("remote rerank failed; local reranker stands in", zap.Error(err))
+			degrade("rerank")
+			scores = nil
+		}
+	}
+	if scores == nil {
+		scores, err = e.localReranker(p).Rerank(ctx, q, docs)
+		if err != nil {
+			for _, c := range cands {
+				c.rerank = c.score
+			}
+			return false
+		}
+	}
+	for i, c := range cands {
+		c.rerank = scores[i]
+	}
+	return true
+}
+
+// askedKinds returns the kinds the question asks for by name.
+func (e *Engine) askedKinds(q string) map[string]bool {
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z')
+	}) {
+		words[w] = true
+	}
+	out := map[string]bool{}
+	for kind, ws := range e.cfg.KindWords {
+		for _, w := range ws {
+			if words[w] {
+				out[kind] = true
+			}
+		}
+	}
+	return out
+}
+
+// order sorts the pool: exact address hits first, then rerank score plus
+// the kind boost.
+func (e *Engine) order(q string, p *index.Partition, cands []*cand) []*cand {
+	kinds := e.askedKinds(q)
+	key := func(c *cand) float64 {
+		k := c.rerank
+		if kinds[p.Chunks[c.slot].Kind] {
+			k += e.cfg.KindBoost
+		}
+		return k
+	}
+	slices.SortStableFunc(cands, func(a, b *cand) int {
+		aa, ba := a.lanes&laneAddress != 0, b.lanes&laneAddress != 0
+		if aa != ba {
+			if aa {
+				return -1
+			}
+			return 1
+		}
+		return cmpDesc(key(a), key(b), a.slot, b.slot)
+	})
+	return cands
+}
+
+// cut keeps the top k, then adds per-kind reserves from the rest of the
+// ordered pool.
+func (e *Engine) cut(ordered []*cand, p *index.Partition) []Candidate {
+	n := min(e.cfg.TopK, len(ordered))
+	out := make([]Candidate, 0, n+4)
+	have := map[string]int{}
+	for _, c := range ordered[:n] {
+		out = append(out, e.candidate(c, p))
+		have[p.Chunks[c.slot].Kind]++
+	}
+	for _, c := range ordered[n:] {
+		kind := p.Chunks[c.slot].Kind
+		if have[kind] < e.cfg.Reserves[kind] {
+			out = append(out, e.candidate(c, p))
+			have[kind]++
+		}
+	}
+	return out
+}
+
+func (e *Engine) candidate(c *cand, p *index.Partition) Candidate {
+	ch := p.Chunks[c.slot]
+	var lanes []string
+	for i, name := range laneNames {
+		if c.lanes&(1<<i) != 0 {
+			lanes = append(lanes, name)
+		}
+	}
+	return Candidate{ID: ch.ID, DocID: ch.DocID, Title: ch.Title, Kind: ch.Kind, Address: ch.Address, URL: ch.URL, Text: ch.Text,
+		Score: c.score, Rerank: c.rerank, Lanes: lanes, Forced: c.forced}
+}

@@ -1,0 +1,223 @@
+package retrieve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/answer-guard/guard/index"
+)
+
+// RerankDoc is one pool member as a reranker sees it. Remote rerankers use
+// Text (and Title) only; the local one also uses the lane features.
+type RerankDoc struct {
+	Title, Text string
+	// Dense is the calibrated dense score; Lexical the BM25 score
+	// normalised by the best BM25 score in the pool (0 when not a lexical hit).
+	Dense, Lexical float64
+}
+
+// Reranker scores documents against a query; scores are in [0,1] and only
+// order the pool.
+type Reranker interface {
+	Rerank(ctx context.Context, query string, docs []RerankDoc) ([]float64, error)
+}
+
+var (
+	_ Reranker = (*LocalReranker)(nil)
+	_ Reranker = (*RemoteReranker)(nil)
+)
+
+// LocalReranker is the embedded feature reranker: a logistic model over the
+// calibrated dense score, normalised BM25, IDF-weighted query-term coverage
+// of the text and of the title, and query-bigram overlap. IDF comes from the
+// partition's fitted local model.
+type LocalReranker struct {
+	// IDF weights query terms; nil weighs every term 1.
+	IDF func(term string) float64
+	// W are the weights: bias, dense, lexical, coverage, title coverage, bigrams.
+	W [6]float64
+}
+
+// DefaultLocalWeights were fitted by a coarse grid search on SciFact train
+// queries (bench.RetrievalQuality); they are corpus independent features.
+var DefaultLocalWeights = [6]float64{-4.0, 3.0, 2.0, 3.0, 0.5, 1.0}
+
+// Rerank implements Reranker.
+func (r *LocalReranker) Rerank(ctx context.Context, query string, docs []RerankDoc) ([]float64, error) {
+	qt := index.Tokenize(query)
+	uniq := map[string]float64{}
+	var total float64
+	for _, t := range qt {
+		if _, ok := uniq[t]; ok {
+			continue
+		}
+		w := 1.0
+		if r.IDF != nil {
+			w = r.IDF(t)
+		}
+		uniq[t] = w
+		total += w
+	}
+	var bigrams [][2]string
+	for i := 1; i < len(qt); i++ {
+		bigrams = append(bigrams, [2]string{qt[i-1], qt[i]})
+	}
+	out := make([]float64, len(docs))
+	set := map[string]bool{}
+	bset := map[[2]string]bool{}
+	for i, d := range docs {
+		if i%16 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		clear(set)
+		clear(bset)
+		dt := index.Tokenize(d.Text)
+		for j, t := range dt {
+			set[t] = true
+			if j > 0 {
+				bset[[2]string{dt[j-1], t}] = true
+			}
+		}
+		var cov, tcov float64
+		title := map[string]bool{}
+		for _, t := range index.Tokenize(d.Title) {
+			title[t] = true
+			set[t] = true
+		}
+		for t, w := range uniq {
+			if set[t] {
+				cov += w
+			}
+			if title[t] {
+				tcov += w
+			}
+		}
+		if total > 0 {
+			cov /= total
+			tcov /= total
+		}
+		var bi float64
+		if len(bigrams) > 0 {
+			for _, b := range bigrams {
+				if bset[b] {
+					bi++
+				}
+			}
+			bi /= float64(len(bigrams))
+		}
+		w := r.W
+		z := w[0] + w[1]*d.Dense + w[2]*d.Lexical + w[3]*cov + w[4]*tcov + w[5]*bi
+		out[i] = 1 / (1 + math.Exp(-z))
+	}
+	return out, nil
+}
+
+// RemoteReranker calls an HTTP rerank endpoint in the Cohere / Jina / TEI
+// shape: POST {"model","query","documents":[...],"top_n"}; it accepts
+// {"results":[{"index","relevance_score"}]} and TEI's [{"index","score"}].
+type RemoteReranker struct {
+	URL, Model string
+	Key        string
+	Client     *http.Client
+}
+
+// NewRemoteReranker builds a remote reranker from config.
+func NewRemoteReranker(c RerankConfig) *RemoteReranker {
+	r := &RemoteReranker{URL: c.URL, Model: c.Model, Client: &http.Client{Timeout: c.Timeout}}
+	if c.APIKeyEnv != "" {
+		r.Key = os.Getenv(c.APIKeyEnv)
+	}
+	return r
+}
+
+type rerankResult struct {
+	Index          int      `json:"index"`
+	RelevanceScore *float64 `json:"relevance_score"`
+	Score          *float64 `json:"score"`
+}
+
+// Rerank implements Reranker.
+func (r *RemoteReranker) Rerank(ctx context.Context, query string, docs []RerankDoc) ([]float64, error) {
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		texts[i] = d.Text
+		if d.Title != "" {
+			texts[i] = d.Title + "\n" + d.Text
+		}
+	}
+	body, err := json.Marshal(map[string]any{"model": r.Model, "query": query, "documents": texts, "top_n": len(texts), "texts": texts})
+	if err != nil {
+		return nil, fmt.Errorf("encode rerank request: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("rerank request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if r.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+r.Key)
+	}
+	resp, err := r.Client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("rerank %s: %w", r.URL, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
+	if err != nil {
+		return nil, fmt.Errorf("rerank %s: read: %w", r.URL, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("rerank %s: status %d", r.URL, resp.StatusCode)
+	}
+	var results []rerankResult
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
+		err = json.Unmarshal(t, &results)
+	} else {
+		var env struct {
+			Results []rerankResult `json:"results"`
+		}
+		err = json.Unmarshal(b, &env)
+		results = env.Results
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rerank %s: decode: %w", r.URL, err)
+	}
+	out := make([]float64, len(docs))
+	got := 0
+	for _, res := range results {
+		if res.Index < 0 || res.Index >= len(docs) {
+			return nil, fmt.Errorf("rerank %s: index %d out of range", r.URL, res.Index)
+		}
+		var s float64
+		switch {
+		case res.RelevanceScore != nil:
+			s = *res.RelevanceScore
+		case res.Score != nil:
+			s = *res.Score
+		default:
+			return nil, fmt.Errorf("rerank %s: result without score", r.URL)
+		}
+		if s < 0 || s > 1 { // logits (TEI raw_scores): squash into [0,1]
+			s = 1 / (1 + math.Exp(-s))
+		}
+		out[res.Index] = s
+		got++
+	}
+	if got == 0 && len(docs) > 0 {
+		return nil, fmt.Errorf("rerank %s: empty result", r.URL)
+	}
+	return out, nil
+}
+
+func trimLine(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimLeft(s, "-*0123456789.) ")
+	return strings.TrimSpace(s)
+}
