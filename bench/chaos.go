@@ -1,0 +1,620 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"reflect"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/mockllm"
+	"github.com/answer-guard/guard/proxy"
+)
+
+// ChaosOptions configure the reliability scenarios.
+type ChaosOptions struct {
+	// Long runs many more requests per scenario (GUARD_CHAOS_LONG=1).
+	Long bool
+	// Log receives the servers' logs; nil = none.
+	Log *zap.Logger
+}
+
+func (o ChaosOptions) n(short, long int) int {
+	if o.Long {
+		return long
+	}
+	return short
+}
+
+// ChaosResult is the outcome of one scenario.
+type ChaosResult struct {
+	Name     string         `json:"name"`
+	Expect   string         `json:"expect"`
+	Requests int            `json:"requests"`
+	Outcomes map[string]int `json:"outcomes"` // "200 done", "502 upstream_error", "200 error_event upstream_timeout", ...
+	Problems []string       `json:"problems,omitempty"`
+	Skipped  string         `json:"skipped,omitempty"`
+	Elapsed  time.Duration  `json:"elapsed_ns"`
+	// Slowest is the longest single request of the scenario.
+	Slowest          time.Duration `json:"slowest_ns"`
+	GoroutinesBefore int           `json:"goroutines_before"`
+	GoroutinesAfter  int           `json:"goroutines_after"`
+}
+
+// OK reports whether the scenario met its expectation (a skipped one is ok).
+func (r ChaosResult) OK() bool { return len(r.Problems) == 0 }
+
+// ChaosScenario is one reliability scenario.
+type ChaosScenario struct {
+	Name   string
+	Expect string
+	run    func(ctx context.Context, opt ChaosOptions, r *ChaosResult)
+}
+
+// ChaosScenarios lists every scenario in run order.
+func ChaosScenarios() []ChaosScenario {
+	return []ChaosScenario{
+		{"upstream_refuses", "503 from the upstream: 502 upstream_error with an OpenAI error body, stream and non-stream", scenarioRefuse},
+		{"upstream_down", "upstream port closed: 502 upstream_unavailable, fast", scenarioUpstreamDown},
+		{"upstream_resets_mid_stream", "connection cut mid-stream: 200, held text, error event upstream_stream_failed, [DONE]", faultStream("disconnect=1", nil, "upstream_stream_failed")},
+		{"stall_before_first_byte", "no first byte within upstream.first_byte_timeout: 504 upstream_timeout well before the stall ends", scenarioSlowFirst},
+		{"stall_between_events", "stall longer than upstream.idle_timeout: error event upstream_timeout, [DONE], before the stall ends", faultStream("stall=1", func(m *mockllm.Config, c *proxy.Config) {
+			m.StallDelay = 2 * time.Second
+			c.Upstream.IdleTimeout = 150 * time.Millisecond
+		}, "upstream_timeout")},
+		{"malformed_sse_json", "an event whose data is not JSON: error event, [DONE]", faultStream("bad_json=1", nil, "upstream_stream_failed")},
+		{"huge_event", "an event above upstream.max_event_bytes: error event, [DONE]", faultStream("huge_event=1", func(m *mockllm.Config, c *proxy.Config) {
+			m.HugeEventBytes = 256 << 10
+			c.Upstream.MaxEventBytes = 64 << 10
+		}, "upstream_stream_failed")},
+		{"client_disconnects", "clients vanish at random points: server stays up, later requests succeed, no goroutine left", scenarioClientDisconnect},
+		{"reload_under_load", "config reloads while streams and completions run: every request completes normally", scenarioReload},
+		{"remote_stages_down", "embedder/rerank/judge endpoints on a closed port: 200 with guard.degraded, never 5xx", scenarioRemoteDown},
+		{"bad_input", "hostile requests (deep JSON, huge, invalid UTF-8, wrong types, smuggling, oversized headers): clear 4xx, server stays up", scenarioBadInput},
+		{"tenant_isolation", "many tenants/KBs concurrently: wrong tenant/KB refused, zero cross-tenant citations", scenarioIsolation},
+	}
+}
+
+// RunChaos runs the named scenarios (all when names is empty), one after the
+// other, each against its own in-process servers.
+func RunChaos(ctx context.Context, opt ChaosOptions, names ...string) ([]ChaosResult, error) {
+	var out []ChaosResult
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	for _, s := range ChaosScenarios() {
+		if len(want) > 0 && !want[s.Name] {
+			continue
+		}
+		delete(want, s.Name)
+		out = append(out, RunScenario(ctx, s, opt))
+	}
+	if len(want) > 0 {
+		var left []string
+		for n := range want {
+			left = append(left, n)
+		}
+		sort.Strings(left)
+		return out, fmt.Errorf("unknown chaos scenario(s): %s", strings.Join(left, ", "))
+	}
+	return out, nil
+}
+
+// RunScenario runs one scenario and checks that the goroutine count comes
+// back to where it was (bounded wait).
+func RunScenario(ctx context.Context, s ChaosScenario, opt ChaosOptions) ChaosResult {
+	r := ChaosResult{Name: s.Name, Expect: s.Expect, Outcomes: map[string]int{}}
+	r.GoroutinesBefore = runtime.NumGoroutine()
+	t0 := time.Now()
+	s.run(ctx, opt, &r)
+	r.Elapsed = time.Since(t0)
+	r.GoroutinesAfter = settleGoroutines(r.GoroutinesBefore, 5*time.Second)
+	if r.GoroutinesAfter > r.GoroutinesBefore+goroutineSlack {
+		r.problem("goroutines grew from %d to %d and did not come back within 5s", r.GoroutinesBefore, r.GoroutinesAfter)
+	}
+	return r
+}
+
+// goroutineSlack tolerates runtime helpers that start lazily (timers, the
+// net poller) and stay.
+const goroutineSlack = 3
+
+// settleGoroutines waits up to limit for the goroutine count to drop to
+// want+slack and returns the last count.
+func settleGoroutines(want int, limit time.Duration) int {
+	deadline := time.Now().Add(limit)
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		n := runtime.NumGoroutine()
+		if n <= want+goroutineSlack || time.Now().After(deadline) {
+			return n
+		}
+		<-t.C
+	}
+}
+
+func (r *ChaosResult) problem(format string, args ...any) {
+	if len(r.Problems) < 20 {
+		r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+	}
+}
+
+// WriteChaosTable prints the results as a Markdown table.
+func WriteChaosTable(w io.Writer, rs []ChaosResult) {
+	fmt.Fprintln(w, "| scenario | result | requests | outcomes | slowest | goroutines before/after | elapsed |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	for _, r := range rs {
+		res := "ok"
+		switch {
+		case r.Skipped != "":
+			res = "skipped: " + r.Skipped
+		case !r.OK():
+			res = "FAIL: " + strings.Join(r.Problems, "; ")
+		}
+		keys := make([]string, 0, len(r.Outcomes))
+		for k := range r.Outcomes {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var oc []string
+		for _, k := range keys {
+			oc = append(oc, fmt.Sprintf("%s x%d", k, r.Outcomes[k]))
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %d/%d | %s |\n", r.Name, res, r.Requests, strings.Join(oc, ", "),
+			fmtDur(r.Slowest), r.GoroutinesBefore, r.GoroutinesAfter, r.Elapsed.Round(time.Millisecond))
+	}
+}
+
+// ---- client side ----
+
+// chaosClient sends requests and classifies the answers.
+type chaosClient struct {
+	base    string
+	http    *http.Client
+	timeout time.Duration
+	headers map[string]string
+}
+
+func newChaosClient(base string, timeout time.Duration) *chaosClient {
+	tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 64, DisableCompression: true}
+	return &chaosClient{base: base, http: &http.Client{Transport: tr}, timeout: timeout}
+}
+
+func (c *chaosClient) close() { c.http.CloseIdleConnections() }
+
+// outcome is one request's classification.
+type outcome struct {
+	status  int
+	label   string // "200 done", "502 upstream_error", "200 error_event x", ...
+	check   StreamCheck
+	body    []byte // non-stream body
+	elapsed time.Duration
+	err     error
+}
+
+func chatBody(prompt string, stream bool) []byte {
+	b, _ := json.Marshal(map[string]any{"model": "mock-1", "stream": stream,
+		"messages": []map[string]string{{"role": "user", "content": prompt}}})
+	return b
+}
+
+// chat posts body and reads the whole answer, checking the error body or
+// the stream contract.
+func (c *chaosClient) chat(ctx context.Context, body []byte, hdr map[string]string) outcome {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	t0 := time.Now()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		return outcome{err: err, label: "client_error"}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return outcome{err: err, label: "transport_error", elapsed: time.Since(t0)}
+	}
+	defer resp.Body.Close()
+	o := outcome{status: resp.StatusCode}
+	if resp.StatusCode == 200 && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		o.check = CheckStream(resp.Body, 64<<20)
+		o.elapsed = time.Since(t0)
+		switch {
+		case o.check.ErrCode != "":
+			o.label = "200 error_event " + o.check.ErrCode
+		case o.check.Done && o.check.Finished:
+			o.label = "200 done"
+		default:
+			o.label = "200 broken"
+		}
+		return o
+	}
+	o.body, err = io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	o.elapsed = time.Since(t0)
+	if err != nil {
+		o.err = err
+		o.label = fmt.Sprintf("%d read_error", o.status)
+		return o
+	}
+	if o.status == 200 {
+		o.label = "200 done"
+		if !gjson.GetBytes(o.body, "choices").IsArray() {
+			o.label = "200 not_a_completion"
+		}
+		return o
+	}
+	code := gjson.GetBytes(o.body, "error.code").Str
+	if code == "" || gjson.GetBytes(o.body, "error.message").Str == "" {
+		code = "no_openai_error_body"
+	}
+	o.label = fmt.Sprintf("%d %s", o.status, code)
+	return o
+}
+
+// record adds an outcome and checks it against what the scenario allows.
+func (r *ChaosResult) record(o outcome, allowed ...string) {
+	r.Requests++
+	r.Outcomes[o.label]++
+	r.Slowest = max(r.Slowest, o.elapsed)
+	for _, p := range o.check.Problems {
+		r.problem("%s: %s", o.label, p)
+	}
+	for _, a := range allowed {
+		if o.label == a {
+			return
+		}
+	}
+	detail := ""
+	if o.err != nil {
+		detail = ": " + o.err.Error()
+	}
+	r.problem("unexpected outcome %q%s (want one of %s)", o.label, detail, strings.Join(allowed, " | "))
+}
+
+// withServers starts mockllm (pace 0 unless mutated) and a proxy, runs fn
+// and shuts both down.
+func withServers(opt ChaosOptions, r *ChaosResult, faults string, mutate func(*mockllm.Config, *proxy.Config), fn func(ip *InProcess, c *chaosClient)) {
+	mcfg := mockllm.DefaultConfig()
+	mcfg.Pace = 0
+	f, err := mockllm.ParseFaults(faults)
+	if err != nil {
+		r.problem("faults: %v", err)
+		return
+	}
+	mcfg.Faults = f
+	pc := proxy.DefaultConfig()
+	if mutate != nil {
+		mutate(&mcfg, &pc)
+	}
+	ip, err := StartInProcess(mcfg, func(c *proxy.Config) {
+		mc := c.Mock
+		base := c.Upstream.BaseURL
+		*c = pc
+		c.Mock = mc
+		if pc.Upstream.BaseURL == "" {
+			c.Upstream.BaseURL = base
+		}
+		c.Server.DisconnectProbe = 20 * time.Millisecond
+		c.Server.ShutdownGrace = 5 * time.Second
+	}, opt.Log)
+	if err != nil {
+		r.problem("start servers: %v", err)
+		return
+	}
+	c := newChaosClient(ip.ProxyURL, 20*time.Second)
+	defer func() {
+		c.close()
+		if err := ip.Close(); err != nil {
+			r.problem("shutdown: %v", err)
+		}
+	}()
+	fn(ip, c)
+}
+
+// healthy checks the proxy still answers a plain request.
+func healthy(ctx context.Context, r *ChaosResult, c *chaosClient) {
+	o := c.chat(ctx, chatBody("health check after the scenario", false), nil)
+	if o.label != "200 done" {
+		r.problem("proxy not healthy after the scenario: %s %v", o.label, o.err)
+	}
+}
+
+// ---- scenarios ----
+
+func scenarioRefuse(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
+	withServers(opt, r, "refuse=1", nil, func(ip *InProcess, c *chaosClient) {
+		for i := range opt.n(6, 200) {
+			r.record(c.chat(ctx, chatBody(fmt.Sprintf("refused %d", i), i%2 == 0), nil), "502 upstream_error")
+		}
+	})
+}
+
+func scenarioUpstreamDown(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		r.problem("listen: %v", err)
+		return
+	}
+	closed := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	withServers(opt, r, "", func(_ *mockllm.Config, c *proxy.Config) { c.Upstream.BaseURL = closed }, func(ip *InProcess, c *chaosClient) {
+		for i := range opt.n(6, 200) {
+			o := c.chat(ctx, chatBody(fmt.Sprintf("down %d", i), i%2 == 0), nil)
+			r.record(o, "502 upstream_unavailable")
+			if o.elapsed > 2*time.Second {
+				r.problem("upstream down took %s to report", o.elapsed)
+			}
+		}
+	})
+}
+
+// faultStream is a scenario where every streamed answer meets one fault and
+// must end with an error event of code want.
+func faultStream(faults string, mutate func(*mockllm.Config, *proxy.Config), want string) func(context.Context, ChaosOptions, *ChaosResult) {
+	return func(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
+		var bound time.Duration
+		withServers(opt, r, faults, func(m *mockllm.Config, c *proxy.Config) {
+			if mutate != nil {
+				mutate(m, c)
+			}
+			bound = m.StallDelay
+		}, func(ip *InProcess, c *chaosClient) {
+			n := opt.n(8, 300)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			sem := make(chan struct{}, 8)
+			for i := range n {
+				sem <- struct{}{}
+				wg.Go(func() {
+					defer func() { <-sem }()
+					o := c.chat(ctx, chatBody(fmt.Sprintf("fault %s %d", faults, i), true), nil)
+					mu.Lock()
+					defer mu.Unlock()
+					// A fault drawn before the first content event is still a
+					// clean failure when it arrives as a status.
+					r.record(o, "200 error_event "+want, "502 upstream_stream_failed", "502 upstream_unavailable", "504 upstream_timeout")
+					if strings.Contains(faults, "stall") && o.elapsed >= bound {
+						r.problem("stalled stream took %s, not cut before the %s stall ended", o.elapsed, bound)
+					}
+				})
+			}
+			wg.Wait()
+			healthy(ctx, r, c)
+		})
+	}
+}
+
+func scenarioSlowFirst(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
+	const stall = 1500 * time.Millisecond
+	withServers(opt, r, "slow_first=1", func(m *mockllm.Config, c *proxy.Config) {
+		m.SlowFirstDelay = stall
+		c.Upstream.FirstByteTimeout = 150 * time.Millisecond
+	}, func(ip *InProcess, c *chaosClient) {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for i := range opt.n(6, 100) {
+			wg.Go(func() {
+				o := c.chat(ctx, chatBody(fmt.Sprintf("slow %d", i), i%2 == 0), nil)
+				mu.Lock()
+				defer mu.Unlock()
+				r.record(o, "504 upstream_timeout")
+				if o.elapsed >= stall {
+					r.problem("first-byte timeout took %s (stall %s)", o.elapsed, stall)
+				}
+			})
+		}
+		wg.Wait()
+	})
+}
+
+// scenarioClientDisconnect opens raw connections, sends a chat request and
+// closes after a random number of bytes of the answer (or before sending
+// the whole request).
+func scenarioClientDisconnect(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
+	withServers(opt, r, "", func(m *mockllm.Config, c *proxy.Config) {
+		m.Pace = 2 * time.Millisecond // streams last long enough to be cut
+	}, func(ip *InProcess, c *chaosClient) {
+		addr := strings.TrimSuffix(strings.TrimPrefix(ip.ProxyURL, "http://"), "/v1")
+		rng := rand.New(rand.NewPCG(7, 11))
+		n := opt.n(40, 1000)
+		cuts := make([]int, n)
+		for i := range cuts {
+			cuts[i] = rng.IntN(1500) - 100 // < 0: cut inside the request
+		}
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 16)
+		var mu sync.Mutex
+		for i := range n {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				label, err := cutClient(ctx, addr, chatBody(fmt.Sprintf("cut %d", i), i%3 != 0), cuts[i])
+				mu.Lock()
+				defer mu.Unlock()
+				r.Requests++
+				r.Outcomes[label]++
+				if err != nil {
+					r.problem("client %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		healthy(ctx, r, c)
+	})
+}
+
+// cutClient sends the request over a raw connection and closes it after
+// reading cut bytes of the answer (cut < 0: after sending only part of the
+// request).
+func cutClient(ctx context.Context, addr string, body []byte, cut int) (string, error) {
+	d := net.Dialer{Timeout: 2 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return "dial_error", err
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second)) //nolint:errcheck
+	req := fmt.Appendf(nil, "POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", addr, len(body), body)
+	if cut < 0 {
+		conn.Write(req[:len(req)/2]) //nolint:errcheck
+		return "cut_in_request", nil
+	}
+	if _, err := conn.Write(req); err != nil {
+		return "write_error", err
+	}
+	buf := make([]byte, 256)
+	got := 0
+	for got < cut {
+		n, err := conn.Read(buf[:min(len(buf), cut-got)])
+		got += n
+		if err != nil {
+			return "answer_ended_before_cut", nil
+		}
+	}
+	return "cut_in_answer", nil
+}
+
+func scenarioReload(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
+	withServers(opt, r, "", func(m *mockllm.Config, c *proxy.Config) {
+		m.Pace = time.Millisecond
+	}, func(ip *InProcess, c *chaosClient) {
+		quit := make(chan struct{})
+		reloads := 0
+		var rerr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			base := ip.Proxy.Config()
+			t := time.NewTicker(5 * time.Millisecond)
+			defer t.Stop()
+			for i := 0; ; i++ {
+				select {
+				case <-quit:
+					return
+				case <-t.C:
+				}
+				cfg := base
+				cfg.Upstream.IdleTimeout = base.Upstream.IdleTimeout + time.Duration(i%7)*time.Second
+				// An alias map turns on the allow-list: keep mock-1 reachable.
+				cfg.Models.Aliases = map[string]string{"mock-1": "mock-1", "alias-" + fmt.Sprint(i%3): "mock-1"}
+				if err := ip.Proxy.Reload(cfg); err != nil && rerr == nil {
+					rerr = err
+				}
+				reloads++
+			}
+		}()
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		sem := make(chan struct{}, 16)
+		for i := range opt.n(60, 3000) {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				o := c.chat(ctx, chatBody(fmt.Sprintf("reload %d", i), i%2 == 0), nil)
+				mu.Lock()
+				defer mu.Unlock()
+				r.record(o, "200 done")
+			})
+		}
+		wg.Wait()
+		close(quit)
+		<-done
+		if rerr != nil {
+			r.problem("reload: %v", rerr)
+		}
+		if reloads == 0 {
+			r.problem("no reload happened during the load")
+		}
+		r.Outcomes[fmt.Sprintf("reloads %d", reloads)] = 1
+	})
+}
+
+// remoteURLFields finds the string fields of the stage configurations whose
+// yaml key names a remote endpoint (url, base_url, *_url).
+func remoteURLFields(v reflect.Value, path string, out *[]string, set string) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			remoteURLFields(v.Elem(), path, out, set)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if name == "" {
+				name = strings.ToLower(f.Name)
+			}
+			p := path + "." + name
+			fv := v.Field(i)
+			if fv.Kind() == reflect.String && (name == "url" || name == "base_url" || strings.HasSuffix(name, "_url")) {
+				*out = append(*out, strings.TrimPrefix(p, "."))
+				if set != "" && fv.CanSet() {
+					fv.SetString(set)
+				}
+				continue
+			}
+			remoteURLFields(fv, p, out, set)
+		}
+	}
+}
+
+func scenarioRemoteDown(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
+	var fields []string
+	cfg := proxy.DefaultConfig()
+	remoteURLFields(reflect.ValueOf(&cfg.Stages), "", &fields, "")
+	if len(fields) == 0 {
+		r.Skipped = "proxy.Config has no remote embedder/rerank/judge endpoint keys yet (no *url field in the stage sections)"
+		return
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		r.problem("listen: %v", err)
+		return
+	}
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	withServers(opt, r, "", func(_ *mockllm.Config, c *proxy.Config) {
+		var set []string
+		remoteURLFields(reflect.ValueOf(&c.Stages), "", &set, closed)
+	}, func(ip *InProcess, c *chaosClient) {
+		r.Outcomes["endpoints "+strings.Join(fields, ",")] = 1
+		for i := range opt.n(6, 100) {
+			o := c.chat(ctx, chatBody(fmt.Sprintf("What does John 3:%d say?", i+1), i%2 == 0), nil)
+			r.record(o, "200 done")
+			guard := gjson.GetBytes(o.body, "guard")
+			if o.check.Final != "" {
+				guard = gjson.Get(o.check.Final, "guard")
+			}
+			// Whether a stage is remote depends on more than its URL (a mode
+			// key may keep it local), so degraded is recorded, not required.
+			var deg []string
+			for _, d := range guard.Get("degraded").Array() {
+				deg = append(deg, d.Str)
+			}
+			r.Outcomes[fmt.Sprintf("decision %s degraded %v", guard.Get("decision").Str, deg)]++
+		}
+	})
+}

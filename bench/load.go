@@ -1,0 +1,559 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/valyala/fasthttp"
+)
+
+// LoadConfig is one load run: where to send, how hard and for how long.
+type LoadConfig struct {
+	// Target is the OpenAI base URL (http://127.0.0.1:8080/v1) or the full
+	// chat completions URL. It must be a loopback address.
+	Target string `json:"target"`
+	// Concurrency bounds the requests in flight (open loop) or is the number
+	// of back-to-back workers (closed loop, Rate 0).
+	Concurrency int `json:"concurrency"`
+	// Rate is the fixed arrival rate in requests per second; 0 = closed loop.
+	Rate float64 `json:"rate"`
+	// Duration bounds the run in time; MaxRequests (0 = no bound) in count.
+	Duration    time.Duration `json:"duration_ns"`
+	MaxRequests int           `json:"max_requests"`
+	// Stream asks for SSE answers and measures time to first token.
+	Stream bool `json:"stream"`
+	// Prompts are sent round robin; empty = DefaultPrompts.
+	Prompts []string `json:"-"`
+	// Model is the request's model; default "mock-1".
+	Model string `json:"model"`
+	// Key is sent as "Authorization: Bearer <key>" when not empty.
+	Key string `json:"-"`
+	// Headers are extra request headers (X-Tenant-ID, ...).
+	Headers map[string]string `json:"headers,omitempty"`
+	// Timeout bounds one request; default 30s.
+	Timeout time.Duration `json:"timeout_ns"`
+	// Warmup requests are sent closed loop before the measured run and not
+	// recorded (connection set-up, JIT-like warm caches); default 0.
+	Warmup int `json:"warmup"`
+}
+
+// DefaultPrompts are sent when no prompts file is given.
+var DefaultPrompts = []string{
+	"What does John 3:16 say?",
+	"Summarize the creation account in Genesis 1.",
+	"Who was Moses and what did he do?",
+	"What is the parable of the prodigal son about?",
+	"Which psalm begins with 'The Lord is my shepherd'?",
+	"How many days did the flood rain last according to Genesis?",
+	"What are the fruits of the spirit in Galatians?",
+	"Explain the beatitudes in Matthew 5.",
+}
+
+// ReadPrompts reads a prompts file: one prompt per line; a line holding a
+// JSON object with a "prompt" string uses that; blank lines and lines
+// starting with # are skipped.
+func ReadPrompts(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "{") {
+			p := gjson.Get(line, "prompt")
+			if p.Type != gjson.String {
+				return nil, fmt.Errorf("%s:%d: JSON line without a \"prompt\" string", path, n)
+			}
+			line = p.Str
+		}
+		out = append(out, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no prompts", path)
+	}
+	return out, nil
+}
+
+// Validate reports every problem at once.
+func (c LoadConfig) Validate() error {
+	var errs []error
+	if _, err := chatURL(c.Target); err != nil {
+		errs = append(errs, fmt.Errorf("target: %w", err))
+	}
+	if c.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("concurrency: must be >= 1, got %d", c.Concurrency))
+	}
+	if c.Rate < 0 {
+		errs = append(errs, fmt.Errorf("rate: must be >= 0, got %g", c.Rate))
+	}
+	if c.Duration <= 0 && c.MaxRequests <= 0 {
+		errs = append(errs, errors.New("duration: a run needs a duration or a max request count"))
+	}
+	if c.Duration > 24*time.Hour {
+		errs = append(errs, fmt.Errorf("duration: must be <= 24h, got %s", c.Duration))
+	}
+	if c.MaxRequests < 0 {
+		errs = append(errs, fmt.Errorf("max_requests: must be >= 0, got %d", c.MaxRequests))
+	}
+	if c.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("timeout: must be >= 0, got %s", c.Timeout))
+	}
+	return errors.Join(errs...)
+}
+
+// chatURL returns the chat completions URL of a target and refuses anything
+// that is not a loopback http URL: the harness must never load a real
+// service by mistake.
+func chatURL(target string) (string, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return "", fmt.Errorf("parse %q: %w", target, err)
+	}
+	if u.Scheme != "http" {
+		return "", fmt.Errorf("want an http:// loopback URL, got %q", target)
+	}
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return "", fmt.Errorf("refusing non-loopback target %q: the load harness only runs against 127.0.0.1/::1/localhost", host)
+	}
+	p := strings.TrimRight(u.Path, "/")
+	if !strings.HasSuffix(p, "/chat/completions") {
+		p += "/chat/completions"
+	}
+	u.Path = p
+	return u.String(), nil
+}
+
+// sample is one finished request.
+type sample struct {
+	at   time.Duration // send time since the run started
+	lat  time.Duration // send to last byte
+	ttft time.Duration // send to first non-empty content delta (streams)
+	lag  time.Duration // how late the send was against the open-loop schedule
+	kind string        // "" = ok, otherwise the error kind
+}
+
+// recorder collects samples from many goroutines.
+type recorder struct {
+	mu      sync.Mutex
+	samples []sample
+	sent    atomic.Int64
+	done    atomic.Int64
+	failed  atomic.Int64
+	dropped atomic.Int64 // open loop: arrivals that found every slot busy
+}
+
+func (r *recorder) add(s sample) {
+	r.done.Add(1)
+	if s.kind != "" {
+		r.failed.Add(1)
+	}
+	r.mu.Lock()
+	r.samples = append(r.samples, s)
+	r.mu.Unlock()
+}
+
+func (r *recorder) snapshot(from int) []sample {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if from > len(r.samples) {
+		from = len(r.samples)
+	}
+	return append([]sample(nil), r.samples[from:]...)
+}
+
+// loader sends requests of one run.
+type loader struct {
+	cfg    LoadConfig
+	url    string
+	client *fasthttp.Client
+	bodies [][]byte
+	seq    atomic.Uint64
+}
+
+func newLoader(cfg LoadConfig) (*loader, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	u, _ := chatURL(cfg.Target)
+	if cfg.Model == "" {
+		cfg.Model = "mock-1"
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	prompts := cfg.Prompts
+	if len(prompts) == 0 {
+		prompts = DefaultPrompts
+	}
+	l := &loader{cfg: cfg, url: u}
+	for _, p := range prompts {
+		body := map[string]any{"model": cfg.Model, "stream": cfg.Stream,
+			"messages": []map[string]string{{"role": "user", "content": p}}}
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		l.bodies = append(l.bodies, b)
+	}
+	l.client = &fasthttp.Client{
+		Name:                          "guard-bench",
+		MaxConnsPerHost:               cfg.Concurrency + 16,
+		MaxIdleConnDuration:           time.Minute,
+		ReadTimeout:                   cfg.Timeout,
+		WriteTimeout:                  cfg.Timeout,
+		StreamResponseBody:            cfg.Stream,
+		DisableHeaderNamesNormalizing: true,
+		NoDefaultUserAgentHeader:      true,
+		MaxResponseBodySize:           64 << 20,
+	}
+	return l, nil
+}
+
+func (l *loader) close() { l.client.CloseIdleConnections() }
+
+// one sends one request and classifies the outcome.
+func (l *loader) one(at time.Duration, lag time.Duration, start time.Time) sample {
+	req := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI(l.url)
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.Header.SetContentType("application/json")
+	if l.cfg.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+l.cfg.Key)
+	}
+	for k, v := range l.cfg.Headers {
+		req.Header.Set(k, v)
+	}
+	req.SetBodyRaw(l.bodies[int(l.seq.Add(1)-1)%len(l.bodies)])
+	s := sample{at: at, lag: lag}
+	t0 := time.Now()
+	if !start.IsZero() {
+		s.at = t0.Sub(start)
+	}
+	var err error
+	if l.cfg.Stream {
+		err = l.client.Do(req, resp)
+	} else {
+		err = l.client.DoTimeout(req, resp, l.cfg.Timeout)
+	}
+	if err != nil {
+		s.lat = time.Since(t0)
+		s.kind = errKind(err)
+		return s
+	}
+	status := resp.StatusCode()
+	if l.cfg.Stream && status == 200 {
+		ttft, kind := readStream(resp.BodyStream(), t0)
+		s.ttft, s.kind = ttft, kind
+		s.lat = time.Since(t0)
+		return s
+	}
+	if l.cfg.Stream {
+		io.Copy(io.Discard, resp.BodyStream()) //nolint:errcheck // error bodies are small; the status is the outcome
+	}
+	s.lat = time.Since(t0)
+	if status != 200 {
+		s.kind = fmt.Sprintf("http_%d", status)
+		return s
+	}
+	if !gjson.ValidBytes(resp.Body()) || !gjson.GetBytes(resp.Body(), "choices").IsArray() {
+		s.kind = "bad_body"
+	}
+	return s
+}
+
+// readStream reads an SSE answer to its end. It returns the time to the
+// first non-empty content delta and the error kind ("" when the stream
+// finished and ended with [DONE]).
+func readStream(r io.Reader, t0 time.Time) (time.Duration, string) {
+	if r == nil {
+		return 0, "stream_empty"
+	}
+	br := bufio.NewReaderSize(r, 16<<10)
+	var ttft time.Duration
+	finished, errEvent := false, false
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A long line: keep the head (enough to classify), drop the rest.
+			for err == bufio.ErrBufferFull {
+				_, err = br.ReadSlice('\n')
+			}
+		}
+		if len(line) > 6 && bytes.HasPrefix(line, []byte("data: ")) {
+			data := bytes.TrimSpace(line[6:])
+			if bytes.Equal(data, []byte("[DONE]")) {
+				switch {
+				case errEvent:
+					return ttft, "stream_error_event"
+				case !finished:
+					return ttft, "stream_unfinished"
+				}
+				return ttft, ""
+			}
+			if ttft == 0 {
+				if c := gjson.GetBytes(data, "choices.0.delta.content"); c.Type == gjson.String && c.Str != "" {
+					ttft = time.Since(t0)
+				}
+			}
+			if gjson.GetBytes(data, "error").Exists() {
+				errEvent = true
+			}
+			if gjson.GetBytes(data, "choices.0.finish_reason").Type == gjson.String {
+				finished = true
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return ttft, "stream_no_done"
+			}
+			return ttft, errKind(err)
+		}
+	}
+}
+
+func errKind(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, fasthttp.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	case errors.Is(err, fasthttp.ErrNoFreeConns):
+		return "no_free_conns"
+	case errors.Is(err, fasthttp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "conn_closed"
+	case strings.Contains(err.Error(), "connection refused"):
+		return "conn_refused"
+	case strings.Contains(err.Error(), "reset by peer"):
+		return "conn_reset"
+	}
+	return "transport"
+}
+
+// RunResult is the outcome of one load run against one target.
+type RunResult struct {
+	Name       string         `json:"name"`
+	Target     string         `json:"target"`
+	Mode       string         `json:"mode"` // open | closed
+	Elapsed    time.Duration  `json:"elapsed_ns"`
+	Sent       int64          `json:"sent"`
+	OK         int64          `json:"ok"`
+	Errors     map[string]int `json:"errors"`
+	Dropped    int64          `json:"dropped"` // open loop: arrivals with every slot busy (not sent)
+	Throughput float64        `json:"throughput_rps"`
+	Latency    Percentiles    `json:"latency"`
+	TTFT       *Percentiles   `json:"ttft,omitempty"`
+	// Lag is how late sends were against the open-loop schedule: a large
+	// value means the generator itself could not keep the rate.
+	Lag     Percentiles `json:"schedule_lag"`
+	Seconds []Second    `json:"seconds"`
+	Hist    []HistBin   `json:"histogram"`
+}
+
+// Percentiles of a set of durations (exact, from all samples).
+type Percentiles struct {
+	N    int           `json:"n"`
+	Mean time.Duration `json:"mean_ns"`
+	P50  time.Duration `json:"p50_ns"`
+	P90  time.Duration `json:"p90_ns"`
+	P99  time.Duration `json:"p99_ns"`
+	P999 time.Duration `json:"p999_ns"`
+	Max  time.Duration `json:"max_ns"`
+}
+
+// Second is the latency of the requests sent during one second of a run.
+type Second struct {
+	T      int           `json:"t"`
+	N      int           `json:"n"`
+	Errors int           `json:"errors"`
+	P50    time.Duration `json:"p50_ns"`
+	P90    time.Duration `json:"p90_ns"`
+	P99    time.Duration `json:"p99_ns"`
+}
+
+// Run executes one load run. progress (may be nil) gets one line per second.
+func Run(ctx context.Context, name string, cfg LoadConfig, progress io.Writer) (RunResult, error) {
+	l, err := newLoader(cfg)
+	if err != nil {
+		return RunResult{}, err
+	}
+	defer l.close()
+	cfg = l.cfg
+	for range cfg.Warmup {
+		if ctx.Err() != nil {
+			break
+		}
+		l.one(0, 0, time.Time{})
+	}
+	rec := &recorder{}
+	if cfg.MaxRequests > 0 {
+		rec.samples = make([]sample, 0, cfg.MaxRequests)
+	} else if cfg.Rate > 0 && cfg.Duration > 0 {
+		rec.samples = make([]sample, 0, int(cfg.Rate*cfg.Duration.Seconds())+16)
+	}
+	runCtx := ctx
+	var cancel context.CancelFunc = func() {}
+	if cfg.Duration > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, cfg.Duration)
+	}
+	defer cancel()
+	start := time.Now()
+	stopProgress := startProgress(name, rec, start, progress)
+	mode := "closed"
+	if cfg.Rate > 0 {
+		mode = "open"
+		openLoop(runCtx, l, rec, start)
+	} else {
+		closedLoop(runCtx, l, rec, start)
+	}
+	elapsed := time.Since(start)
+	stopProgress()
+	res := summarize(name, cfg, mode, rec, elapsed)
+	return res, ctx.Err()
+}
+
+// closedLoop runs Concurrency workers back to back.
+func closedLoop(ctx context.Context, l *loader, rec *recorder, start time.Time) {
+	var wg sync.WaitGroup
+	for range l.cfg.Concurrency {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				if n := rec.sent.Add(1); l.cfg.MaxRequests > 0 && n > int64(l.cfg.MaxRequests) {
+					rec.sent.Add(-1)
+					return
+				}
+				rec.add(l.one(0, 0, start))
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// openLoop sends at the fixed arrival rate whatever the latency (so slow
+// answers do not slow the offered load), with at most Concurrency requests
+// in flight: an arrival that finds every slot busy is counted as dropped.
+func openLoop(ctx context.Context, l *loader, rec *recorder, start time.Time) {
+	slots := make(chan struct{}, l.cfg.Concurrency)
+	var wg sync.WaitGroup
+	interval := time.Duration(float64(time.Second) / l.cfg.Rate)
+	var i int64
+	tick := time.NewTicker(min(max(interval, 100*time.Microsecond), 5*time.Millisecond))
+	defer tick.Stop()
+loop:
+	for {
+		now := time.Since(start)
+		for due := int64(now / interval); i <= due; i++ {
+			if l.cfg.MaxRequests > 0 && i >= int64(l.cfg.MaxRequests) {
+				break loop
+			}
+			intended := time.Duration(i) * interval
+			select {
+			case slots <- struct{}{}:
+				rec.sent.Add(1)
+				wg.Go(func() {
+					defer func() { <-slots }()
+					rec.add(l.one(intended, max(time.Since(start)-intended, 0), start))
+				})
+			default:
+				rec.dropped.Add(1)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-tick.C:
+		}
+	}
+	wg.Wait()
+}
+
+func startProgress(name string, rec *recorder, start time.Time, w io.Writer) func() {
+	if w == nil {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		seen := 0
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				win := rec.snapshot(seen)
+				seen += len(win)
+				lat := make([]time.Duration, 0, len(win))
+				errs := 0
+				for _, s := range win {
+					if s.kind != "" {
+						errs++
+						continue
+					}
+					lat = append(lat, s.lat)
+				}
+				p := percentiles(lat)
+				fmt.Fprintf(w, "[%s %3.0fs] sent=%d done=%d failed=%d dropped=%d | last 1s: %d req, %d err, p50=%s p99=%s\n",
+					name, time.Since(start).Seconds(), rec.sent.Load(), rec.done.Load(), rec.failed.Load(), rec.dropped.Load(),
+					len(win), errs, fmtDur(p.P50), fmtDur(p.P99))
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
+}
+
+func summarize(name string, cfg LoadConfig, mode string, rec *recorder, elapsed time.Duration) RunResult {
+	res := RunResult{Name: name, Target: cfg.Target, Mode: mode, Elapsed: elapsed, Sent: rec.sent.Load(),
+		Dropped: rec.dropped.Load(), Errors: map[string]int{}}
+	var lat, ttft, lag []time.Duration
+	for _, s := range rec.samples {
+		if s.kind != "" {
+			res.Errors[s.kind]++
+			continue
+		}
+		res.OK++
+		lat = append(lat, s.lat)
+		lag = append(lag, s.lag)
+		if s.ttft > 0 {
+			ttft = append(ttft, s.ttft)
+		}
+	}
+	res.Throughput = float64(res.OK) / elapsed.Seconds()
+	res.Latency = percentiles(lat)
+	res.Lag = percentiles(lag)
+	if cfg.Stream {
+		p := percentiles(ttft)
+		res.TTFT = &p
+	}
+	res.Seconds = perSecond(rec.samples)
+	res.Hist = histogram(lat)
+	return res
+}

@@ -1,0 +1,96 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// QualitySuite runs one quality suite on dataDir and writes its Markdown
+// section to w.
+type QualitySuite func(ctx context.Context, dataDir string, w io.Writer) error
+
+// ErrNotBuilt marks a quality suite whose code has not landed yet.
+var ErrNotBuilt = errors.New("suite not built yet")
+
+// qualitySuites lists the suites `guard bench quality` knows, in report
+// order. A nil run means the suite's entry point does not exist yet: the
+// gauntlet suite (GauntletQuality, lead) is wired here when it lands.
+var qualitySuites = []struct {
+	name string
+	run  QualitySuite
+}{
+	{"retrieval", func(ctx context.Context, dataDir string, w io.Writer) error {
+		_, err := RetrievalQuality(ctx, dataDir, w)
+		return err
+	}},
+	{"verify", func(ctx context.Context, dataDir string, w io.Writer) error {
+		_, err := VerifyQuality(ctx, dataDir, w)
+		return err
+	}},
+	{"gauntlet", nil},
+}
+
+// QualityResult is the outcome of one suite.
+type QualityResult struct {
+	Suite   string        `json:"suite"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	Err     string        `json:"error,omitempty"`
+}
+
+// Quality runs the selected suites (all when want is empty) on dataDir and
+// writes one Markdown report to w. A failing or missing suite is reported in
+// its section and in the returned error; the other suites still run.
+func Quality(ctx context.Context, dataDir string, want []string, w io.Writer) ([]QualityResult, error) {
+	sel := map[string]bool{}
+	for _, s := range want {
+		sel[s] = true
+	}
+	for s := range sel {
+		known := false
+		for _, q := range qualitySuites {
+			known = known || q.name == s
+		}
+		if !known {
+			return nil, fmt.Errorf("unknown quality suite %q: want retrieval, verify or gauntlet", s)
+		}
+	}
+	if _, err := os.Stat(dataDir); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	abs, _ := filepath.Abs(dataDir)
+	fmt.Fprintf(w, "# Quality report\n\n- data: %s\n- started: %s\n- machine: %s, %d CPUs\n\n",
+		abs, time.Now().Format(time.RFC3339), ThisMachine().OS, ThisMachine().CPUs)
+	var out []QualityResult
+	var errs []error
+	for _, q := range qualitySuites {
+		if len(sel) > 0 && !sel[q.name] {
+			continue
+		}
+		fmt.Fprintf(w, "## Suite: %s\n\n", q.name)
+		r := QualityResult{Suite: q.name}
+		t0 := time.Now()
+		var err error
+		var section bytes.Buffer
+		if q.run == nil {
+			err = fmt.Errorf("%s: %w (its entry point is not in package bench)", q.name, ErrNotBuilt)
+		} else {
+			err = q.run(ctx, dataDir, &section)
+		}
+		r.Elapsed = time.Since(t0)
+		w.Write(section.Bytes()) //nolint:errcheck // a failed write shows in the final error of the caller's writer
+		if err != nil {
+			r.Err = err.Error()
+			errs = append(errs, fmt.Errorf("suite %s: %w", q.name, err))
+			fmt.Fprintf(w, "\n**not scored**: %v\n", err)
+		}
+		fmt.Fprintf(w, "\n(%s in %s)\n\n", q.name, r.Elapsed.Round(time.Millisecond))
+		out = append(out, r)
+	}
+	return out, errors.Join(errs...)
+}

@@ -1,0 +1,113 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/mockllm"
+	"github.com/answer-guard/guard/proxy"
+)
+
+// InProcess is a simulated upstream and a proxy in front of it, both on
+// loopback ports of this process.
+type InProcess struct {
+	Mock  *mockllm.Server
+	Proxy *proxy.Server
+	// ProxyURL and DirectURL are OpenAI base URLs (…/v1).
+	ProxyURL, DirectURL string
+}
+
+// StartInProcess starts mockllm with mcfg and a proxy configured by mutate
+// (applied to proxy.DefaultConfig with the upstream set to the mock) using
+// the guard pipeline factory. log may be nil (no logging: per-request log
+// lines would be measured as proxy cost).
+func StartInProcess(mcfg mockllm.Config, mutate func(*proxy.Config), log *zap.Logger) (*InProcess, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	mock, err := mockllm.Start(mcfg, "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	cfg := proxy.DefaultConfig()
+	cfg.Upstream.BaseURL = mock.BaseURL()
+	cfg.Mock = mcfg
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	srv, err := proxy.New(cfg, log, proxy.NewPipeline(log))
+	if err != nil {
+		mock.Close()
+		return nil, fmt.Errorf("start proxy: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		mock.Close()
+		return nil, err
+	}
+	go srv.Serve(ln) //nolint:errcheck // ends on Shutdown
+	return &InProcess{Mock: mock, Proxy: srv, ProxyURL: "http://" + ln.Addr().String() + "/v1", DirectURL: mock.BaseURL()}, nil
+}
+
+// Close shuts the proxy down (bounded) and then the simulated upstream.
+func (p *InProcess) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := p.Proxy.Shutdown(ctx)
+	if cerr := p.Mock.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// SelfOptions configure a self-contained load run.
+type SelfOptions struct {
+	Load LoadConfig // Target is ignored
+	// Pipeline true runs the proxy with the guard pipeline
+	// (proxy.NewPipeline), false as a pure pass-through.
+	Pipeline bool
+	// Pace is the simulated upstream's delay between streamed events;
+	// 0 = as fast as possible.
+	Pace time.Duration
+}
+
+// SelfLoad starts a simulated upstream and a proxy in this process, runs
+// the load directly against the upstream and then through the proxy, and
+// reports the proxy's overhead.
+func SelfLoad(ctx context.Context, opt SelfOptions, progress io.Writer) (LoadReport, error) {
+	mcfg := mockllm.DefaultConfig()
+	mcfg.Pace = opt.Pace
+	ip, err := StartInProcess(mcfg, func(c *proxy.Config) {
+		c.Pipeline.Enabled = opt.Pipeline
+		c.Upstream.MaxConns = max(c.Upstream.MaxConns, opt.Load.Concurrency+16)
+	}, nil)
+	if err != nil {
+		return LoadReport{}, err
+	}
+	defer ip.Close()
+	rep := LoadReport{Started: time.Now(), Machine: ThisMachine(), Config: opt.Load, Pipeline: "passthrough"}
+	if opt.Pipeline {
+		rep.Pipeline = "full (proxy.NewPipeline)"
+	}
+	dcfg := opt.Load
+	dcfg.Target = ip.DirectURL
+	direct, err := Run(ctx, "direct", dcfg, progress)
+	if err != nil {
+		return rep, fmt.Errorf("direct run: %w", err)
+	}
+	pcfg := opt.Load
+	pcfg.Target = ip.ProxyURL
+	proxied, err := Run(ctx, "proxy", pcfg, progress)
+	if err != nil {
+		return rep, fmt.Errorf("proxied run: %w", err)
+	}
+	rep.Config.Target = ip.ProxyURL
+	rep.Runs = []RunResult{proxied, direct}
+	rep.Overhead = Compare(proxied, direct)
+	return rep, nil
+}

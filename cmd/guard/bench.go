@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/answer-guard/guard/bench"
+)
+
+func init() {
+	register("bench", "load, quality and chaos benches (bench load|quality|chaos)", runBench)
+}
+
+func runBench(args []string) error {
+	if len(args) == 0 {
+		return errors.New("want a bench: load, quality or chaos")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	switch args[0] {
+	case "load":
+		return benchLoad(ctx, args[1:])
+	case "quality":
+		return benchQuality(ctx, args[1:])
+	case "chaos":
+		return benchChaos(ctx, args[1:])
+	}
+	return fmt.Errorf("unknown bench %q: want load, quality or chaos", args[0])
+}
+
+func benchLoad(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench load", flag.ContinueOnError)
+	var (
+		cfg             bench.LoadConfig
+		direct, prompts string
+		out             string
+		self, pipeline  bool
+		pace            time.Duration
+		headers         string
+	)
+	fs.StringVar(&cfg.Target, "target", "", "proxy base URL (loopback only), e.g. http://127.0.0.1:8080/v1")
+	fs.StringVar(&direct, "direct", "", "the same upstream's base URL, hit directly for the overhead comparison (loopback only)")
+	fs.IntVar(&cfg.Concurrency, "concurrency", 64, "requests in flight at most (open loop) or workers (closed loop)")
+	fs.Float64Var(&cfg.Rate, "rate", 0, "arrival rate in requests/s (open loop); 0 = closed loop")
+	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "length of each run")
+	fs.IntVar(&cfg.MaxRequests, "max-requests", 0, "stop each run after this many requests (0 = only the duration bounds it)")
+	fs.BoolVar(&cfg.Stream, "stream", false, "stream answers (SSE) and measure time to first token")
+	fs.StringVar(&prompts, "prompts", "", "prompts file: one prompt per line, or JSON lines with a \"prompt\" field")
+	fs.StringVar(&cfg.Model, "model", "mock-1", "model name sent in requests")
+	fs.StringVar(&cfg.Key, "key", "", "API key sent as Authorization: Bearer")
+	fs.StringVar(&headers, "header", "", "extra headers, 'Name: value' separated by ';' (e.g. 'X-Tenant-ID: t1')")
+	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "limit of one request")
+	fs.IntVar(&cfg.Warmup, "warmup", 200, "unrecorded requests before each run")
+	fs.StringVar(&out, "out", "bench-out", "report folder (report.md, report.json, latency.svg)")
+	fs.BoolVar(&self, "self", false, "start a simulated upstream (pace 0) and a proxy in this process and compare both")
+	fs.BoolVar(&pipeline, "pipeline", false, "with --self: run the proxy with the guard pipeline instead of pass-through")
+	fs.DurationVar(&pace, "pace", 0, "with --self: the simulated upstream's delay between streamed events")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	for _, h := range strings.Split(headers, ";") {
+		if strings.TrimSpace(h) == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(h, ":")
+		if !ok {
+			return fmt.Errorf("--header %q: want 'Name: value'", h)
+		}
+		if cfg.Headers == nil {
+			cfg.Headers = map[string]string{}
+		}
+		cfg.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	if prompts != "" {
+		p, err := bench.ReadPrompts(prompts)
+		if err != nil {
+			return err
+		}
+		cfg.Prompts = p
+	}
+	var rep bench.LoadReport
+	var err error
+	if self {
+		if cfg.Target != "" || direct != "" {
+			return errors.New("--self starts its own servers: drop --target and --direct")
+		}
+		rep, err = bench.SelfLoad(ctx, bench.SelfOptions{Load: cfg, Pipeline: pipeline, Pace: pace}, os.Stderr)
+	} else {
+		if cfg.Target == "" {
+			return errors.New("--target is required (or --self)")
+		}
+		rep, err = runTargets(ctx, cfg, direct)
+	}
+	if err != nil {
+		return err
+	}
+	if err := bench.WriteReport(out, rep); err != nil {
+		return err
+	}
+	bench.WriteMarkdown(os.Stdout, rep)
+	fmt.Fprintf(os.Stderr, "report written to %s/report.md, report.json, latency.svg\n", out)
+	return nil
+}
+
+func runTargets(ctx context.Context, cfg bench.LoadConfig, direct string) (bench.LoadReport, error) {
+	rep := bench.LoadReport{Started: time.Now(), Machine: bench.ThisMachine(), Config: cfg}
+	if direct != "" {
+		dcfg := cfg
+		dcfg.Target = direct
+		if err := dcfg.Validate(); err != nil {
+			return rep, fmt.Errorf("--direct: %w", err)
+		}
+	}
+	proxied, err := bench.Run(ctx, "proxy", cfg, os.Stderr)
+	if err != nil {
+		return rep, err
+	}
+	rep.Runs = append(rep.Runs, proxied)
+	if direct != "" {
+		dcfg := cfg
+		dcfg.Target = direct
+		d, err := bench.Run(ctx, "direct", dcfg, os.Stderr)
+		if err != nil {
+			return rep, err
+		}
+		rep.Runs = append(rep.Runs, d)
+		rep.Overhead = bench.Compare(proxied, d)
+	}
+	return rep, nil
+}
+
+func benchQuality(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench quality", flag.ContinueOnError)
+	var retrieval, verify, gauntlet bool
+	var data, out string
+	fs.BoolVar(&retrieval, "retrieval", false, "run the retrieval suite (BEIR SciFact, KJV addresses)")
+	fs.BoolVar(&verify, "verify", false, "run the verifier suite (SciFact, WiCE, HaluEval)")
+	fs.BoolVar(&gauntlet, "gauntlet", false, "run the marker gauntlet suite (mockllm faults as ground truth)")
+	fs.StringVar(&data, "data", defaultDataDir(), "evaluation data folder (env GUARD_DATA, default ../shared/data)")
+	fs.StringVar(&out, "out", "bench-out", "report folder (quality.md)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var want []string
+	for name, on := range map[string]bool{"retrieval": retrieval, "verify": verify, "gauntlet": gauntlet} {
+		if on {
+			want = append(want, name)
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	path := out + "/quality.md"
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	results, qerr := bench.Quality(ctx, data, want, f)
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, r := range results {
+		status := "ok"
+		if r.Err != "" {
+			status = r.Err
+		}
+		fmt.Fprintf(os.Stderr, "%-10s %8s  %s\n", r.Suite, r.Elapsed.Round(time.Millisecond), status)
+	}
+	fmt.Fprintf(os.Stderr, "report written to %s\n", path)
+	return qerr
+}
+
+func defaultDataDir() string {
+	if d := os.Getenv("GUARD_DATA"); d != "" {
+		return d
+	}
+	return "../shared/data"
+}
+
+func benchChaos(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench chaos", flag.ContinueOnError)
+	var long, list bool
+	var only string
+	fs.BoolVar(&long, "long", os.Getenv("GUARD_CHAOS_LONG") == "1", "long form: many more requests per scenario")
+	fs.StringVar(&only, "only", "", "comma-separated scenario names (default all)")
+	fs.BoolVar(&list, "list", false, "list the scenarios and what each expects")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if list {
+		for _, s := range bench.ChaosScenarios() {
+			fmt.Printf("%-28s %s\n", s.Name, s.Expect)
+		}
+		return nil
+	}
+	var names []string
+	if only != "" {
+		names = strings.Split(only, ",")
+	}
+	results, err := bench.RunChaos(ctx, bench.ChaosOptions{Long: long}, names...)
+	bench.WriteChaosTable(os.Stdout, results)
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range results {
+		if !r.OK() {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d scenarios failed", failed, len(results))
+	}
+	return nil
+}
