@@ -320,3 +320,5 @@ func (s *Server) summarize(l *reqLog) {
 	}
 	ce.Write(fields...)
 }
+
+func nopLogger() *zap.Logger { return zap.NewNop() }

@@ -1,0 +1,142 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"iter"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmaxmax/go-sse"
+)
+
+// FuzzParseChatRequest: any body is either accepted with a model and at
+// least one message, or rejected with a 400 OpenAI error; never a panic.
+func FuzzParseChatRequest(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"m","messages":[{"role":"user","content":"hi"}]}`,
+		`{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":[{"type":"text","text":"a"}]}]}`,
+		`{"model":1}`, `[]`, `{"model":"m","messages":[{"role":"user","content":5}]}`, "\xff", `{"a":[[[[[[]]]]]]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, ae := parseChatRequest(body, 64)
+		if ae != nil {
+			if ae.Status != 400 || !json.Valid(ae.body()) {
+				t.Fatalf("got %d %s", ae.Status, ae.body())
+			}
+			return
+		}
+		if req.model == "" || len(req.messages) == 0 {
+			t.Fatalf("accepted a request without model or messages: %q", body)
+		}
+		up, err := req.upstreamBody("other", "system text")
+		if err != nil || !json.Valid(up) {
+			t.Fatalf("upstream body invalid: %v %q", err, up)
+		}
+	})
+}
+
+// relayBytes runs the relay over a raw upstream body and returns what the
+// client would receive.
+func relayBytes(t testing.TB, upstream []byte, includeUsage bool) string {
+	cfg := DefaultConfig()
+	cfg.Server.DisconnectProbe = time.Hour
+	cfg.Upstream.MaxEventBytes = 4096
+	rt := &runtime{cfg: cfg}
+	next, stop := iter.Pull2(iter.Seq2[sse.Event, error](sse.Read(bytes.NewReader(upstream), &sse.ReadConfig{MaxEventSize: 4096})))
+	defer stop()
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	s := &Server{m: newMetrics(), log: nopLogger()}
+	r := &relay{s: s, rt: rt, req: &chatRequest{stream: true, includeUsage: includeUsage}, turn: passTurn{},
+		l: &reqLog{start: time.Now()}, upctx: ctx, stop: func(err error) { cancel(err) }, next: next}
+	first, err, ok := next()
+	if err != nil || !ok {
+		return ""
+	}
+	r.run(w, first)
+	return out.String()
+}
+
+// checkFraming asserts whole events only, every payload JSON or [DONE], and
+// exactly one [DONE] at the very end.
+func checkFraming(t testing.TB, out string) {
+	if out == "" {
+		return
+	}
+	if !strings.HasSuffix(out, "data: [DONE]\n\n") {
+		t.Fatalf("stream does not end with [DONE]: %q", out)
+	}
+	events := strings.Split(strings.TrimSuffix(out, "\n\n"), "\n\n")
+	for i, e := range events {
+		if strings.HasPrefix(e, ": ") {
+			continue
+		}
+		d, ok := strings.CutPrefix(e, "data: ")
+		if !ok || strings.Contains(d, "\n") {
+			t.Fatalf("event %d is not one data line: %q", i, e)
+		}
+		if d == "[DONE]" {
+			if i != len(events)-1 {
+				t.Fatalf("[DONE] before the end: %q", out)
+			}
+			continue
+		}
+		if !json.Valid([]byte(d)) {
+			t.Fatalf("event %d is not JSON: %q", i, d)
+		}
+	}
+}
+
+func TestRelayFraming(t *testing.T) {
+	good := "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\n" +
+		"data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: {\"id\":\"x\",\"choices\":[],\"usage\":{\"total_tokens\":3}}\n\ndata: [DONE]\n\n"
+	cases := []struct {
+		name, in   string
+		usage      bool
+		want, nots []string
+	}{
+		{"whole", good, false, []string{`"content":"hi"`, `"guard":`}, []string{`"usage"`}},
+		{"usage asked", good, true, []string{`"usage":{"total_tokens":3}`}, nil},
+		{"cut mid-answer", good[:strings.Index(good, "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{},")], false, []string{`upstream_stream_failed`}, []string{`"guard":`}},
+		{"bad json", "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {oops\n\n", false, []string{`upstream_stream_failed`}, nil},
+		{"huge event", "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: \"" + strings.Repeat("x", 9000) + "\"\n\n", false, []string{`"error"`}, nil},
+		{"upstream error event", "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"error\":{\"message\":\"boom\"}}\n\n", false, []string{`"boom"`}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := relayBytes(t, []byte(tc.in), tc.usage)
+			checkFraming(t, out)
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %s:\n%s", w, out)
+				}
+			}
+			for _, n := range tc.nots {
+				if strings.Contains(out, n) {
+					t.Errorf("output has %s:\n%s", n, out)
+				}
+			}
+		})
+	}
+}
+
+// FuzzRelay: whatever the upstream sends, the client gets whole events,
+// JSON payloads, and one [DONE] at the end.
+func FuzzRelay(f *testing.F) {
+	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"))
+	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\\nb\"}}]}\n\nevent: error\ndata: {}\n\n"))
+	f.Add([]byte("data: [DONE]\n\n"))
+	f.Add([]byte(": comment\n\ndata: {\"choices\":[]}\n\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		checkFraming(t, relayBytes(t, in, len(in)%2 == 0))
+	})
+}
