@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -270,7 +271,12 @@ func (l *loader) one(at time.Duration, lag time.Duration, start time.Time) sampl
 	}
 	status := resp.StatusCode()
 	if l.cfg.Stream && status == 200 {
-		ttft, kind := readStream(resp.BodyStream(), t0)
+		body := resp.BodyStream()
+		ttft, kind := readStream(body, t0)
+		if body != nil && kind == "" {
+			// Read the chunked terminator so the connection is reusable.
+			io.Copy(io.Discard, body) //nolint:errcheck // the answer is complete; a failure here only costs the connection
+		}
 		s.ttft, s.kind = ttft, kind
 		s.lat = time.Since(t0)
 		return s
@@ -374,6 +380,39 @@ type RunResult struct {
 	Lag     Percentiles `json:"schedule_lag"`
 	Seconds []Second    `json:"seconds"`
 	Hist    []HistBin   `json:"histogram"`
+	// Resources samples this process once a second (in --self mode that is
+	// proxy, upstream and generator together).
+	Resources []Resource `json:"resources"`
+}
+
+// Resource is one sample of this process's goroutines and resident memory.
+type Resource struct {
+	T          int   `json:"t"`
+	Goroutines int   `json:"goroutines"`
+	RSSBytes   int64 `json:"rss_bytes"`
+	HeapBytes  int64 `json:"heap_bytes"`
+}
+
+func sampleResource(t int) Resource {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return Resource{T: t, Goroutines: runtime.NumGoroutine(), RSSBytes: rss(), HeapBytes: int64(ms.HeapAlloc)}
+}
+
+// rss reads VmRSS from /proc/self/status (0 where there is no procfs).
+func rss() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // Percentiles of a set of durations (exact, from all samples).
@@ -424,7 +463,15 @@ func Run(ctx context.Context, name string, cfg LoadConfig, progress io.Writer) (
 	}
 	defer cancel()
 	start := time.Now()
-	stopProgress := startProgress(name, rec, start, progress)
+	var resMu sync.Mutex
+	var resources []Resource
+	stopProgress := startProgress(name, rec, start, progress, func(t int) Resource {
+		r := sampleResource(t)
+		resMu.Lock()
+		resources = append(resources, r)
+		resMu.Unlock()
+		return r
+	})
 	mode := "closed"
 	if cfg.Rate > 0 {
 		mode = "open"
@@ -435,6 +482,7 @@ func Run(ctx context.Context, name string, cfg LoadConfig, progress io.Writer) (
 	elapsed := time.Since(start)
 	stopProgress()
 	res := summarize(name, cfg, mode, rec, elapsed)
+	res.Resources = resources
 	return res, ctx.Err()
 }
 
@@ -493,9 +541,9 @@ loop:
 	wg.Wait()
 }
 
-func startProgress(name string, rec *recorder, start time.Time, w io.Writer) func() {
+func startProgress(name string, rec *recorder, start time.Time, w io.Writer, sample func(t int) Resource) func() {
 	if w == nil {
-		return func() {}
+		w = io.Discard
 	}
 	quit := make(chan struct{})
 	done := make(chan struct{})
@@ -521,9 +569,10 @@ func startProgress(name string, rec *recorder, start time.Time, w io.Writer) fun
 					lat = append(lat, s.lat)
 				}
 				p := percentiles(lat)
-				fmt.Fprintf(w, "[%s %3.0fs] sent=%d done=%d failed=%d dropped=%d | last 1s: %d req, %d err, p50=%s p99=%s\n",
+				res := sample(int(time.Since(start) / time.Second))
+				fmt.Fprintf(w, "[%s %3.0fs] sent=%d done=%d failed=%d dropped=%d | last 1s: %d req, %d err, p50=%s p99=%s | goroutines=%d rss=%dMiB\n",
 					name, time.Since(start).Seconds(), rec.sent.Load(), rec.done.Load(), rec.failed.Load(), rec.dropped.Load(),
-					len(win), errs, fmtDur(p.P50), fmtDur(p.P99))
+					len(win), errs, fmtDur(p.P50), fmtDur(p.P99), res.Goroutines, res.RSSBytes>>20)
 			}
 		}
 	}()

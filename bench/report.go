@@ -58,7 +58,7 @@ type Overhead struct {
 func Compare(proxied, direct RunResult) *Overhead {
 	ratio := func(a, b time.Duration) float64 {
 		if b == 0 {
-			return math.NaN()
+			return 0 // undefined; JSON has no NaN
 		}
 		return math.Round(float64(a)/float64(b)*1000) / 1000
 	}
@@ -160,6 +160,18 @@ func WriteMarkdown(w io.Writer, rep LoadReport) {
 			fmt.Fprintf(w, " %s=%d", k, r.Errors[k])
 		}
 		fmt.Fprintln(w)
+	}
+	for _, r := range rep.Runs {
+		if len(r.Resources) < 2 {
+			continue
+		}
+		first, last := r.Resources[0], r.Resources[len(r.Resources)-1]
+		maxG, maxR := 0, int64(0)
+		for _, x := range r.Resources {
+			maxG, maxR = max(maxG, x.Goroutines), max(maxR, x.RSSBytes)
+		}
+		fmt.Fprintf(w, "\nprocess during %s: goroutines %d at 1s, %d at the end (max %d); RSS %d MiB at 1s, %d MiB at the end (max %d MiB)\n",
+			r.Name, first.Goroutines, last.Goroutines, maxG, first.RSSBytes>>20, last.RSSBytes>>20, maxR>>20)
 	}
 	if o := rep.Overhead; o != nil {
 		fmt.Fprintf(w, "\n## Proxy overhead vs direct upstream\n\n| percentile | difference | ratio |\n|---|---|---|\n")

@@ -1,0 +1,186 @@
+package bench
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/answer-guard/guard/mockllm"
+)
+
+func TestPercentiles(t *testing.T) {
+	var ds []time.Duration
+	for i := 100; i >= 1; i-- {
+		ds = append(ds, time.Duration(i)*time.Millisecond)
+	}
+	p := percentiles(ds)
+	for _, c := range []struct {
+		name      string
+		got, want time.Duration
+	}{
+		{"p50", p.P50, 50 * time.Millisecond},
+		{"p90", p.P90, 90 * time.Millisecond},
+		{"p99", p.P99, 99 * time.Millisecond},
+		{"max", p.Max, 100 * time.Millisecond},
+		{"mean", p.Mean, 50500 * time.Microsecond},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %s, want %s", c.name, c.got, c.want)
+		}
+	}
+	if got := percentiles(nil); got.N != 0 || got.P99 != 0 {
+		t.Errorf("percentiles(nil) = %+v, want zero", got)
+	}
+}
+
+func TestHistogramCountsEverySample(t *testing.T) {
+	ds := []time.Duration{time.Microsecond, 90 * time.Microsecond, time.Millisecond, 3 * time.Millisecond, time.Second}
+	total := 0
+	for _, b := range histogram(ds) {
+		total += b.Count
+		if b.Hi <= b.Lo {
+			t.Errorf("bin [%s,%s) is empty or reversed", b.Lo, b.Hi)
+		}
+	}
+	if total != len(ds) {
+		t.Errorf("histogram holds %d samples, want %d", total, len(ds))
+	}
+}
+
+func TestChatURLLoopbackOnly(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1/chat/completions", true},
+		{"http://localhost:9/v1/chat/completions", "http://localhost:9/v1/chat/completions", true},
+		{"http://[::1]:8080/v1/", "http://[::1]:8080/v1/chat/completions", true},
+		{"http://10.0.0.1:8080/v1", "", false},
+		{"http://example.com/v1", "", false},
+		{"https://127.0.0.1/v1", "", false},
+		{"http://127.0.0.1.evil.com/v1", "", false},
+	} {
+		got, err := chatURL(c.in)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("chatURL(%q) = %q, %v; want %q, ok=%v", c.in, got, err, c.want, c.ok)
+		}
+	}
+}
+
+func TestCheckStream(t *testing.T) {
+	const chunk = `{"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}`
+	const final = `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"guard":{"decision":"passthrough"}}`
+	const errEv = `{"error":{"message":"m","type":"upstream_error","code":"upstream_stream_failed"}}`
+	ev := func(ds ...string) string {
+		var b strings.Builder
+		for _, d := range ds {
+			b.WriteString("data: " + d + "\n\n")
+		}
+		return b.String()
+	}
+	for _, c := range []struct {
+		name     string
+		in       string
+		problems int
+		errCode  string
+		content  string
+	}{
+		{"complete", ev(chunk, final, "[DONE]"), 0, "", "hi"},
+		{"keepalive comments are ignored", ": keep-alive\n\n" + ev(chunk, final, "[DONE]"), 0, "", "hi"},
+		{"error event then done", ev(chunk, errEv, "[DONE]"), 0, "upstream_stream_failed", "hi"},
+		{"half-written", ev(chunk, "[DONE]"), 1, "", "hi"},
+		{"no done", ev(chunk, final), 1, "", "hi"},
+		{"cut mid-event", ev(chunk) + "data: {\"cho", 2, "", "hi"},
+		{"event after done", ev(chunk, final, "[DONE]", chunk), 1, "", "hi"},
+		{"not json", ev("oops", final, "[DONE]"), 1, "", ""},
+	} {
+		got := CheckStream(strings.NewReader(c.in), 1<<20)
+		if len(got.Problems) != c.problems || got.ErrCode != c.errCode || got.Content != c.content {
+			t.Errorf("%s: problems %q, err %q, content %q; want %d problems, err %q, content %q",
+				c.name, got.Problems, got.ErrCode, got.Content, c.problems, c.errCode, c.content)
+		}
+	}
+}
+
+func FuzzCheckStream(f *testing.F) {
+	f.Add("data: {}\n\ndata: [DONE]\n\n")
+	f.Add("data: {\"error\":{}}\r\n\r\ndata: [DONE]\n\n")
+	f.Add(": x\n\ndata:\n\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		c := CheckStream(strings.NewReader(in), 1<<20)
+		if !c.Done && len(c.Problems) == 0 {
+			t.Errorf("a stream without [DONE] passed the check")
+		}
+	})
+}
+
+func TestRunAgainstMock(t *testing.T) {
+	mcfg := mockllm.DefaultConfig()
+	mcfg.Pace = 0
+	mock, err := mockllm.Start(mcfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mock.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, c := range []struct {
+		name string
+		cfg  LoadConfig
+	}{
+		{"closed non-stream", LoadConfig{Concurrency: 4, MaxRequests: 40}},
+		{"closed stream", LoadConfig{Concurrency: 4, MaxRequests: 40, Stream: true}},
+		{"open non-stream", LoadConfig{Concurrency: 8, Rate: 2000, MaxRequests: 40, Duration: 10 * time.Second}},
+	} {
+		c.cfg.Target = mock.BaseURL()
+		res, err := Run(ctx, c.name, c.cfg, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if res.OK+res.Dropped != 40 || len(res.Errors) != 0 {
+			t.Errorf("%s: ok %d dropped %d errors %v, want 40 ok or dropped and no errors", c.name, res.OK, res.Dropped, res.Errors)
+		}
+		if res.Latency.P50 <= 0 || res.Latency.Max < res.Latency.P99 {
+			t.Errorf("%s: implausible latency %+v", c.name, res.Latency)
+		}
+		if c.cfg.Stream && (res.TTFT == nil || res.TTFT.P50 <= 0 || res.TTFT.P50 > res.Latency.Max) {
+			t.Errorf("%s: implausible TTFT %+v", c.name, res.TTFT)
+		}
+	}
+}
+
+func TestRunRefusesRemoteTarget(t *testing.T) {
+	_, err := Run(context.Background(), "x", LoadConfig{Target: "http://192.0.2.1/v1", Concurrency: 1, MaxRequests: 1}, nil)
+	if err == nil || !strings.Contains(err.Error(), "non-loopback") {
+		t.Errorf("Run against a non-loopback target: err %v, want a refusal", err)
+	}
+}
+
+func TestReportFiles(t *testing.T) {
+	dir := t.TempDir()
+	run := RunResult{Name: "proxy", OK: 2, Errors: map[string]int{"http_502": 1},
+		Latency: Percentiles{N: 2, P50: time.Millisecond, P99: 2 * time.Millisecond, Max: 2 * time.Millisecond},
+		Seconds: []Second{{T: 0, N: 2, P50: time.Millisecond, P99: 2 * time.Millisecond}},
+		Hist:    histogram([]time.Duration{time.Millisecond, 2 * time.Millisecond})}
+	direct := run
+	direct.Name = "direct"
+	direct.Latency.P50 = time.Millisecond / 2
+	rep := LoadReport{Config: LoadConfig{Concurrency: 1, Duration: time.Second}, Runs: []RunResult{run, direct}, Overhead: Compare(run, direct)}
+	if err := WriteReport(dir, rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Overhead.P50Diff != time.Millisecond/2 || rep.Overhead.P50Ratio != 2 {
+		t.Errorf("overhead %+v, want p50 +0.5ms ratio 2", rep.Overhead)
+	}
+	var md strings.Builder
+	WriteMarkdown(&md, rep)
+	for _, want := range []string{"| proxy |", "| direct |", "http_502=1", "| p50 | +500.0us | 2.000 |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md.String())
+		}
+	}
+	if svg := LatencySVG(rep.Runs); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "<polyline") || !strings.Contains(svg, "<rect x=") {
+		t.Errorf("svg lacks its panels:\n%s", svg)
+	}
+}
