@@ -143,6 +143,9 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 	if err := readGob(filepath.Join(dir, "local.gob"), pd.model); err != nil {
 		return PartitionInfo{}, err
 	}
+	if err := readGob(filepath.Join(dir, "terms.gob"), &pd.terms); err != nil {
+		return PartitionInfo{}, err
+	}
 	var err error
 	if pd.local, err = readF32(filepath.Join(dir, "local.f32")); err != nil {
 		return PartitionInfo{}, err
@@ -199,12 +202,12 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 	pd.chunks = append(pd.chunks, newChunks...)
 	pd.deleted = append(pd.deleted, make([]bool, len(newChunks))...)
 	pd.local = append(pd.local, make([]float32, len(newChunks)*dims)...)
-	parallel(len(newChunks), workers(cfg), func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			i := first + j
-			pd.model.EmbedTokens(Tokenize(embedText(pd.chunks[i])), pd.local[i*dims:(i+1)*dims])
-		}
-	})
+	for j := range newChunks {
+		i := first + j
+		title, text := Tokenize(pd.chunks[i].Title), Tokenize(pd.chunks[i].Text)
+		pd.model.appendTerms(&pd.terms, title, text) // frozen IDF; unseen terms get new ids
+		pd.model.EmbedTokens(append(title, text...), pd.local[i*dims:(i+1)*dims])
+	}
 	if remote != nil && len(newChunks) > 0 {
 		texts := make([]string, len(newChunks))
 		for j, c := range newChunks {

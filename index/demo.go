@@ -61,3 +61,19 @@ func BuildDemo(ctx context.Context, cfg Config, out string, log *zap.Logger) (Ma
 	}
 	return buildFrom(ctx, cfg, docs, mem, nil, out, log)
 }
+
+// BuildDocs builds a snapshot from documents and memory entries already in
+// memory (benchmarks, converters for other corpus formats).
+func BuildDocs(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, out string, log *zap.Logger) (Manifest, error) {
+	if err := cfg.Validate(); err != nil {
+		return Manifest{}, fmt.Errorf("index config: %w", err)
+	}
+	for i, d := range docs {
+		nd, err := normalizeDoc(d)
+		if err != nil {
+			return Manifest{}, fmt.Errorf("doc %d: %w", i, err)
+		}
+		docs[i] = nd
+	}
+	return buildFrom(ctx, cfg, docs, mem, nil, out, log)
+}

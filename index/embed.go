@@ -77,7 +77,10 @@ type LocalModel struct {
 	BigramWeight float64
 	N            int
 	DF           map[string]int32
-	Calib        Calibration
+	// Vocab assigns term ids (stored chunk terms refer to them); Add
+	// appends terms unseen at fit time.
+	Vocab []string
+	Calib Calibration
 	// Stats records the measured raw anchors behind Calib.
 	Stats struct{ RandomMedian, RandomP99, SameDoc float64 }
 }

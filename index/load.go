@@ -40,6 +40,7 @@ type Partition struct {
 	// question, or a note's text followed by each trigger.
 	MemoryVecs [][]Sparse
 
+	terms       termFile
 	localVecs   []float32
 	remoteVecs  []float32
 	remoteDims  int
@@ -92,6 +93,12 @@ func loadPartition(dir string, pi PartitionInfo, man Manifest) (*Partition, erro
 	p.Local = &LocalModel{}
 	if err := readGob(filepath.Join(dir, "local.gob"), p.Local); err != nil {
 		return nil, err
+	}
+	if err := readGob(filepath.Join(dir, "terms.gob"), &p.terms); err != nil {
+		return nil, err
+	}
+	if len(p.terms.Norm) != len(p.Chunks) {
+		return nil, fmt.Errorf("terms: %d entries for %d chunks", len(p.terms.Norm), len(p.Chunks))
 	}
 	var err error
 	if p.localVecs, err = readF32(filepath.Join(dir, "local.f32")); err != nil {
@@ -279,12 +286,6 @@ func (p *Partition) Cosine(q []float32, i int, primary bool) float64 {
 		return 0
 	}
 	return Dot(q, v)
-}
-
-// LocalScore is the calibrated exact local-model relevance of chunk i to a
-// query's sparse vector.
-func (p *Partition) LocalScore(q Sparse, i int) float64 {
-	return p.Local.Calib.Apply(Relevance(q, p.Local.SparseText(embedText(p.Chunks[i]))))
 }
 
 // Calibrate maps a raw cosine of the given space to calibrated relevance.

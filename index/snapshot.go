@@ -74,6 +74,7 @@ type partData struct {
 	chunks     []Chunk
 	deleted    []bool
 	model      *LocalModel
+	terms      termFile
 	local      []float32
 	remote     []float32
 	remoteDims int
@@ -284,13 +285,21 @@ func learnAliases(al map[string]string, d Doc) {
 func embedPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, pd *partData) error {
 	n := len(pd.chunks)
 	toks := make([][]string, n)
+	titles := make([]int, n)
 	w := workers(cfg)
 	parallel(n, w, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			toks[i] = Tokenize(embedText(pd.chunks[i]))
+			tt := Tokenize(pd.chunks[i].Title)
+			titles[i] = len(tt)
+			toks[i] = append(tt, Tokenize(pd.chunks[i].Text)...)
 		}
 	})
 	pd.model = FitLocal(cfg.Local, toks)
+	pd.model.fitVocab()
+	pd.terms = termFile{}
+	for i, t := range toks {
+		pd.model.appendTerms(&pd.terms, t[:titles[i]], t[titles[i]:])
+	}
 	dims := pd.model.Dims
 	pd.local = make([]float32, n*dims)
 	parallel(n, w, func(lo, hi int) {
@@ -371,6 +380,9 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 		return info, err
 	}
 	if err := writeGob(filepath.Join(dir, "local.gob"), pd.model); err != nil {
+		return info, err
+	}
+	if err := writeGob(filepath.Join(dir, "terms.gob"), pd.terms); err != nil {
 		return info, err
 	}
 	if err := writeF32(filepath.Join(dir, "local.f32"), pd.local); err != nil {

@@ -189,6 +189,7 @@ type cand struct {
 	rerank   float64
 	forced   bool
 	memScore float64
+	match    index.Match
 }
 
 const (
@@ -208,7 +209,14 @@ func (e *Engine) Retrieve(ctx context.Context, q Query) (Result, error) {
 		return Result{}, nil
 	}
 	defer st.release()
-	p := st.snap.Partition(q.Tenant, q.KB)
+	return e.RetrieveFrom(ctx, st.snap, q)
+}
+
+// RetrieveFrom is Retrieve against a snapshot the caller owns and keeps
+// open for the duration of the call (benchmarks comparing configurations
+// over one snapshot).
+func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query) (Result, error) {
+	p := snap.Partition(q.Tenant, q.KB)
 	if p == nil || strings.TrimSpace(q.Text) == "" {
 		return Result{}, nil
 	}
@@ -266,6 +274,7 @@ func (e *Engine) Retrieve(ctx context.Context, q Query) (Result, error) {
 	}
 	// Curated memory first: a strong note may short-circuit the sweep.
 	qSparse := p.Local.SparseText(q.Text)
+	qTerms := p.Local.PrepareQuery(q.Text)
 	mem := e.memoryLane(ctx, p, q.Text, qSparse)
 	res.Memory = mem.notes
 	for slot, s := range mem.refs {
@@ -283,10 +292,11 @@ func (e *Engine) Retrieve(ctx context.Context, q Query) (Result, error) {
 	// Calibrated score of the original question: the remote model's cosine,
 	// or the local model's exact cosine (also when the remote is down).
 	for _, c := range pool {
+		c.match = p.Match(qTerms, c.slot)
 		if primaryOK && p.Remote() {
 			c.score = p.Calibrate(p.Cosine(primaryQ[0], c.slot, true), true)
 		} else {
-			c.score = p.LocalScore(qSparse, c.slot)
+			c.score = p.Local.Calib.Apply(c.match.Relevance())
 		}
 		if c.lanes&laneAddress != 0 {
 			c.score = max(c.score, e.cfg.AddressScore)
@@ -450,7 +460,7 @@ func (e *Engine) rerank(ctx context.Context, p *index.Partition, q string, cands
 	docs := make([]RerankDoc, len(cands))
 	for i, c := range cands {
 		ch := p.Chunks[c.slot]
-		docs[i] = RerankDoc{Title: ch.Title, Text: ch.Text, Dense: c.score}
+		docs[i] = RerankDoc{Title: ch.Title, Text: ch.Text, Dense: c.score, Match: &c.match}
 		if maxLex > 0 {
 			docs[i].Lexical = c.lexical / maxLex
 		}

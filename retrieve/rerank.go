@@ -21,6 +21,9 @@ type RerankDoc struct {
 	// Dense is the calibrated dense score; Lexical the BM25 score
 	// normalised by the best BM25 score in the pool (0 when not a lexical hit).
 	Dense, Lexical float64
+	// Match, when set, holds the exact local match statistics, sparing the
+	// local reranker a re-tokenisation of Text.
+	Match *index.Match
 }
 
 // Reranker scores documents against a query; scores are in [0,1] and only
@@ -75,6 +78,12 @@ func (r *LocalReranker) Rerank(ctx context.Context, query string, docs []RerankD
 	for i, d := range docs {
 		if i%16 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if d.Match != nil {
+			w := r.W
+			z := w[0] + w[1]*d.Dense + w[2]*d.Lexical + w[3]*d.Match.Coverage + w[4]*d.Match.TitleCov + w[5]*d.Match.Bigrams
+			out[i] = 1 / (1 + math.Exp(-z))
+			continue
 		}
 		clear(set)
 		clear(bset)
