@@ -37,11 +37,11 @@ func reasonIndex(r Reason) int {
 
 // Options configure one response's stream.
 type Options struct {
-	Notes   []gate.Note     // this turn's alias table (n -> real note)
-	Bailout bool            // fallback mode: every marker is removed
+	Notes   []gate.Note       // this turn's alias table (n -> real note)
+	Bailout bool              // fallback mode: every marker is removed
 	Catalog func(string) bool // true if a token is a real id of this tenant/kb; may be nil. It must not retain its argument.
-	Cards   map[string]bool // addresses in this turn's source map (card markers)
-	Actions map[string]bool // actions that fired this turn (action markers)
+	Cards   map[string]bool   // addresses in this turn's source map (card markers)
+	Actions map[string]bool   // actions that fired this turn (action markers)
 	// OnDrop, when set, is called for every drop with its reason and the
 	// dropped bytes (valid only during the call), for the proxy's info log.
 	OnDrop func(reason Reason, dropped []byte)
@@ -74,11 +74,11 @@ const (
 type holdKind uint8
 
 const (
-	hNone   holdKind = iota
-	hToken           // a token (possible id) is held
-	hLong            // an overlong token is being released unchecked
-	hMarker          // a possible marker "[..." is held
-	hSkip            // dropping the tail of an overlong malformed marker
+	hNone    holdKind = iota
+	hToken            // a token (possible id) is held
+	hDropTok          // dropping the rest of a long token that held an id
+	hMarker           // a possible marker "[..." is held
+	hSkip             // dropping the tail of an overlong malformed marker
 )
 
 type mkState uint8
@@ -129,6 +129,12 @@ type Stream struct {
 	sentGen  uint32
 	space    bool // a space is held back
 	spaceDel bool // a drop happened after the held space
+	last     byte // the last released text byte (0 at the start)
+	glue     bool // a drop happened right after a token byte or '['
+
+	long bool   // the held token is the tail of a longer, partly released one
+	ctx  []byte // its last released bytes (3/4 max_marker_len)
+	win  []byte // scratch: ctx + the bytes about to be released
 
 	q, q2 []byte // re-feed queue (bytes to process before the next input byte)
 	qh    int
@@ -153,6 +159,8 @@ func (s *Spec) New(o Options) *Stream {
 		spec: s,
 		hold: make([]byte, 0, s.maxLen+8),
 		q:    make([]byte, 0, 2*s.maxLen+16),
+		ctx:  make([]byte, 0, s.maxLen),
+		win:  make([]byte, 0, 2*s.maxLen+8),
 		q2:   make([]byte, 0, 2*s.maxLen+16),
 	}
 	st.Reset(o)
@@ -210,8 +218,9 @@ func (st *Stream) Reset(o Options) {
 	st.btRun, st.btLine, st.tilde, st.codeN = 0, false, 0, 0
 	st.fenceCh, st.fenceLen, st.fl = 0, 0, fenceLine{}
 	st.col, st.term, st.sentGen = 0, false, 1
-	st.space, st.spaceDel = false, false
+	st.space, st.spaceDel, st.last, st.glue = false, false, 0, false
 	st.q, st.q2, st.qh = st.q[:0], st.q2[:0], 0
+	st.long, st.ctx = false, st.ctx[:0]
 	st.ncarry = 0
 	st.counts = [7]int{}
 	st.kept = 0
@@ -298,7 +307,7 @@ func (st *Stream) Close(dst []byte) []byte {
 	st.ncarry = 0
 	for {
 		dst = st.drain(dst)
-		if st.hk == hNone || st.hk == hLong || st.hk == hSkip {
+		if st.hk == hNone || st.hk == hDropTok || st.hk == hSkip {
 			break
 		}
 		dst = st.flushHold(dst)
@@ -378,14 +387,31 @@ func closer(c byte) bool {
 	return false
 }
 
+// glues reports whether c, released right after a drop that followed last,
+// would join them into a new token, marker or fence.
+func glues(last, c byte) bool {
+	if last == '~' || last == '`' {
+		return c == last
+	}
+	return (class[c] == cTok && c != '.' && c != ':') || c == '^' || c == ']'
+}
+
 // settle releases or discards the held space given the next output byte c.
+// It also keeps a drop from gluing two tokens together: "ab[^9]cd" -> "ab cd".
 func (st *Stream) settle(dst []byte, c byte) []byte {
 	if st.space {
-		if !st.spaceDel || !closer(c) {
+		if !st.spaceDel || !closer(c) || glues(st.last, c) {
 			dst = append(dst, ' ')
+			st.last = ' '
+		} else if st.col > 0 {
+			st.col-- // the line's indent is what the output shows
 		}
 		st.space, st.spaceDel = false, false
+	} else if st.glue && glues(st.last, c) {
+		dst = append(dst, ' ')
+		st.last = ' '
 	}
+	st.glue = false
 	return dst
 }
 
@@ -394,11 +420,13 @@ func (st *Stream) rel(dst, b []byte) []byte {
 		return dst
 	}
 	dst = st.settle(dst, b[0])
+	st.last = b[len(b)-1]
 	return append(dst, b...)
 }
 
 func (st *Stream) relByte(dst []byte, c byte) []byte {
 	dst = st.settle(dst, c)
+	st.last = c
 	return append(dst, c)
 }
 
@@ -409,6 +437,8 @@ func (st *Stream) drop(r Reason, b []byte) {
 	st.counts[reasonIndex(r)]++
 	if st.space {
 		st.spaceDel = true
+	} else if class[st.last] == cTok || st.last == '[' || st.last == '~' || st.last == '`' {
+		st.glue = true
 	}
 	if st.opt.OnDrop != nil {
 		st.opt.OnDrop(r, b)
@@ -417,11 +447,11 @@ func (st *Stream) drop(r Reason, b []byte) {
 
 // Character classes of the text lexer.
 const (
-	cPlain = iota // released at once
-	cTok          // token byte: ASCII letter, digit, _ - . : / # @
-	cSpace        // ' '
-	cTerm         // '!' '?' (sentence end; '.' is a token byte)
-	cSpecial      // '[' '`' '~' '\n' '\t' '\r': handled by step
+	cPlain   = iota // released at once
+	cTok            // token byte: ASCII letter, digit, _ - . : / # @
+	cSpace          // ' '
+	cTerm           // '!' '?' (sentence end; '.' is a token byte)
+	cSpecial        // '[' '`' '~' '\n' '\t' '\r': handled by step
 )
 
 var class [256]uint8
@@ -542,6 +572,10 @@ loop:
 					dst = st.relSeg(dst, p[seg:i])
 					st.drop(LeakedID, core)
 					seg = i + len(core)
+					if seg == j { // nothing released: term and col stay
+						i = j
+						continue
+					}
 				}
 			}
 			st.term = p[j-1] == '.'
@@ -580,6 +614,9 @@ func (st *Stream) fastCode(dst, p []byte) ([]byte, int) {
 			i++
 		}
 	}
+	if i > 0 {
+		st.last = p[i-1]
+	}
 	return append(dst, p[:i]...), i
 }
 
@@ -596,19 +633,15 @@ func (st *Stream) step(dst []byte, c byte) []byte {
 		if class[c] == cTok {
 			st.hold = append(st.hold, c)
 			if len(st.hold) > st.spec.maxLen {
-				dst = st.rel(dst, st.hold)
-				st.hold = st.hold[:0]
-				st.hk = hLong
-				st.term, st.col = false, -1
+				dst = st.longToken(dst)
 			}
 			return dst
 		}
 		dst = st.endToken(dst)
 		return st.step(dst, c)
-	case hLong:
+	case hDropTok:
 		if class[c] == cTok {
-			st.term = c == '.'
-			return st.relByte(dst, c)
+			return dst
 		}
 		st.hk = hNone
 		return st.step(dst, c)
@@ -677,6 +710,7 @@ func (st *Stream) step(dst []byte, c byte) []byte {
 	if class[c] == cTok {
 		st.hk = hToken
 		st.hold = append(st.hold[:0], c)
+		st.long, st.ctx = false, st.ctx[:0]
 		return dst
 	}
 	st.term = class[c] == cTerm
@@ -711,8 +745,11 @@ func (st *Stream) endToken(dst []byte) []byte {
 	st.hk = hNone
 	st.hold = st.hold[:0]
 	core := tok[:len(tok)-trailing(tok)]
-	if hasNonLetter(core) && st.leaked(core) {
+	if hasNonLetter(core) && st.leaked(core) || st.long && st.ctxLeaked(core) {
 		st.drop(LeakedID, core)
+		if len(core) == len(tok) {
+			return dst // nothing released: term and col stay
+		}
 		dst = st.rel(dst, tok[len(core):])
 	} else {
 		dst = st.rel(dst, tok)
@@ -722,9 +759,44 @@ func (st *Stream) endToken(dst []byte) []byte {
 	return dst
 }
 
+// longToken handles a token that outgrew the hold-back: if the held window
+// holds an id shape the whole token is dropped, else all but its last
+// 3/4*max_marker_len bytes are released and the window slides on, so an id
+// of up to that length inside a long token (a URL) is still caught.
+//
+// Every release is checked together with the token bytes released before it
+// (ctx), so the released part is never id-shaped should the rest be dropped.
+func (st *Stream) longToken(dst []byte) []byte {
+	keep := st.spec.maxLen * 3 / 4
+	n := len(st.hold) - keep
+	if hasNonLetter(st.hold) && st.spec.IDShaped(st.hold) || st.ctxLeaked(st.hold[:n]) {
+		st.drop(LeakedID, st.hold)
+		st.hold = st.hold[:0]
+		st.hk = hDropTok
+		return dst
+	}
+	dst = st.rel(dst, st.hold[:n])
+	st.ctx = append(st.ctx, st.hold[:n]...)
+	if len(st.ctx) > keep {
+		st.ctx = st.ctx[:copy(st.ctx, st.ctx[len(st.ctx)-keep:])]
+	}
+	st.hold = st.hold[:copy(st.hold, st.hold[n:])]
+	st.long = true
+	st.term, st.col = false, -1
+	return dst
+}
+
+// ctxLeaked reports whether the last released bytes of a long token followed
+// by b hold an id shape.
+func (st *Stream) ctxLeaked(b []byte) bool {
+	st.win = append(append(st.win[:0], st.ctx...), b...)
+	return hasNonLetter(st.win) && st.spec.IDShaped(st.win)
+}
+
 func (st *Stream) stepInline(dst []byte, c byte) []byte {
 	if c == '`' {
 		st.btRun++
+		st.last = c
 		return append(dst, c)
 	}
 	if st.btRun > 0 {
@@ -740,11 +812,13 @@ func (st *Stream) stepInline(dst []byte, c byte) []byte {
 		st.mode = mText
 		return st.step(dst, c)
 	}
+	st.last = c
 	return append(dst, c)
 }
 
 func (st *Stream) stepFence(dst []byte, c byte) []byte {
 	dst = append(dst, c)
+	st.last = c
 	fl := &st.fl
 	if c == '\n' {
 		if (fl.state == 1 || fl.state == 2) && fl.run >= st.fenceLen {
@@ -938,10 +1012,10 @@ func (st *Stream) resolveNamed(dst []byte) []byte {
 	if ok && !st.opt.Bailout {
 		st.kept++
 		dst = st.rel(dst, m)
+		st.term, st.col = false, -1
 	} else {
 		st.drop(r, m)
 	}
-	st.term, st.col = false, -1
 	st.reset()
 	return dst
 }
@@ -950,7 +1024,6 @@ func (st *Stream) resolveNamed(dst []byte) []byte {
 // "[1, 2]", each number on its own.
 func (st *Stream) resolveNums(dst []byte) []byte {
 	m := st.hold
-	st.term, st.col = false, -1
 	for i := 1; i < len(m); {
 		if !isDigit(m[i]) {
 			i++
@@ -990,6 +1063,7 @@ func (st *Stream) footnote(dst []byte, n int, m []byte) []byte {
 	}
 	st.kept++
 	dst = st.settle(dst, '[')
+	st.last, st.term, st.col = ']', false, -1
 	dst = append(dst, '[')
 	dst = strconv.AppendInt(dst, int64(src.out), 10)
 	return append(dst, ']')

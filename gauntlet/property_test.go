@@ -1,0 +1,36 @@
+package gauntlet
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestRandomProperties runs the fuzz oracle over seeded random answers built
+// from marker-shaped and id-shaped pieces, which reach the tricky cases far
+// faster than byte-level mutation. It is deterministic.
+func TestRandomProperties(t *testing.T) {
+	s := testSpec(t)
+	pieces := []string{"[", "]", "^", "`", "~", " ", "\n", ".", ",", ":", "_", "-", "1", "2", "9", "0", "a", "b", "x",
+		"card:", "action:", "Lecture 1", "open_map", "doc_", "É", "Ж", "0123456789abcdef", "0123abcd",
+		"-0123-4567-89ab-0123456789ab", "REALID42", "```", "~~~", "  ", "[^1]", "[^9]", "[1]", "library-7", "[card:Lecture 1]"}
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range n {
+		var in []byte
+		for k := r.IntN(40); k >= 0; k-- {
+			in = append(in, pieces[r.IntN(len(pieces))]...)
+		}
+		o := fuzzOptions(r.IntN(3) == 0)
+		one := s.New(o)
+		ref := one.Close(one.Write(nil, in))
+		got, _ := chunked(s, o, in, []byte{byte(r.IntN(16)), byte(r.IntN(16))})
+		if !bytes.Equal(got, ref) {
+			t.Fatalf("chunking changes the output:\ninput %q\none   %q\nchunk %q", in, ref, got)
+		}
+		checkOutput(t, s, o, in, ref, one)
+	}
+}
