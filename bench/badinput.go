@@ -172,7 +172,7 @@ func SendBadInput(ctx context.Context, addr string, c BadInput) BadInputResult {
 			break
 		}
 		// Wait briefly for a second (smuggled) response.
-		conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond)) //nolint:errcheck
+		conn.SetReadDeadline(time.Now().Add(150 * time.Millisecond)) //nolint:errcheck
 	}
 	conn.Close()
 	<-werr
@@ -236,6 +236,11 @@ func scenarioBadInput(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 				r.problem("after %s the proxy is not healthy: %s %v", bc.Name, o.label, o.err)
 			}
 		}
+	})
+}
+
+func scenarioInjection(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
+	withServers(opt, r, "", nil, func(ip *InProcess, c *chaosClient) {
 		for i, p := range injectionPrompts {
 			o := c.chat(ctx, chatBody(p, i%2 == 0), nil)
 			r.record(o, "200 done")

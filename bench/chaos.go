@@ -83,6 +83,7 @@ func ChaosScenarios() []ChaosScenario {
 		{"reload_under_load", "config reloads while streams and completions run: every request completes normally", scenarioReload},
 		{"remote_stages_down", "embedder/rerank/judge endpoints on a closed port: 200 with guard.degraded, never 5xx", scenarioRemoteDown},
 		{"bad_input", "hostile requests (deep JSON, huge, invalid UTF-8, wrong types, smuggling, oversized headers): clear 4xx, server stays up", scenarioBadInput},
+		{"prompt_injection", "requests asking for internal ids and notes verbatim: 200, no id-shaped string or cited id in the answer, no cited id sent to the model", scenarioInjection},
 		{"tenant_isolation", "many tenants/KBs concurrently: wrong tenant/KB refused, zero cross-tenant citations", scenarioIsolation},
 	}
 }
