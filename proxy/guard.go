@@ -1,8 +1,396 @@
 package proxy
 
-import "go.uber.org/zap"
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
 
-// NewPipeline returns the factory of the guard pipeline (retrieve, gate,
-// gauntlet, judge). Until those stages are wired it returns nil, which makes
-// the server a pass-through proxy whose report says decision "passthrough".
-func NewPipeline(log *zap.Logger) PipelineFactory { return nil }
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/gauntlet"
+	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/judge"
+	"github.com/answer-guard/guard/retrieve"
+)
+
+// maxJudgedAnswer bounds the answer text kept for the end-of-stream report.
+const maxJudgedAnswer = 1 << 20
+
+// engineHolder keeps one retrieval engine across reloads: a reload that
+// changes neither the index nor the retrieval settings keeps it; one that
+// points at a new snapshot swaps the snapshot in atomically.
+type engineHolder struct {
+	mu      sync.Mutex
+	log     *zap.Logger
+	eng     *retrieve.Engine
+	dir     string    // snapshot dir in use
+	stamp   time.Time // manifest mtime of that snapshot
+	ixCfg   index.Config
+	rCfg    retrieve.Config
+	demoDir string // temp dir of the embedded demo snapshot, removed on Close
+}
+
+// NewPipeline returns the factory of the guard pipeline: retrieval over the
+// configured snapshot (or the embedded demo corpus), the gate, the marker
+// gauntlet and the citation verifier.
+func NewPipeline(log *zap.Logger) PipelineFactory {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	h := &engineHolder{log: log.Named("pipeline")}
+	return func(cfg Config) (Pipeline, error) {
+		eng, err := h.engine(cfg)
+		if err != nil {
+			return nil, err
+		}
+		spec, err := gauntlet.Compile(cfg.Stages.Gauntlet)
+		if err != nil {
+			return nil, fmt.Errorf("gauntlet: %w", err)
+		}
+		j, err := judge.New(cfg.Stages.Verify, log)
+		if err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+		gcfg := cfg.Stages.Gate
+		gcfg.Scrub = spec.Scrub
+		return &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, holder: h}, nil
+	}
+}
+
+func (h *engineHolder) engine(cfg Config) (*retrieve.Engine, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	dir := cfg.Pipeline.Index
+	if dir == "" {
+		if h.demoDir == "" || !reflect.DeepEqual(h.ixCfg, cfg.Stages.Index) {
+			tmp, err := os.MkdirTemp("", "answer-guard-demo-*")
+			if err != nil {
+				return nil, fmt.Errorf("demo index: %w", err)
+			}
+			t0 := time.Now()
+			if _, err := index.BuildDemo(context.Background(), cfg.Stages.Index, tmp, h.log); err != nil {
+				os.RemoveAll(tmp)
+				return nil, fmt.Errorf("index the embedded demo corpus: %w", err)
+			}
+			h.log.Info("indexed the embedded demo corpus", zap.Duration("took", time.Since(t0)))
+			if h.demoDir != "" {
+				defer os.RemoveAll(h.demoDir) // after the swap below; open files stay readable
+			}
+			h.demoDir = tmp
+		}
+		dir = h.demoDir
+	}
+	st, err := os.Stat(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", dir, err)
+	}
+	same := h.eng != nil && h.dir == dir && st.ModTime().Equal(h.stamp) &&
+		reflect.DeepEqual(h.ixCfg, cfg.Stages.Index) && reflect.DeepEqual(h.rCfg, cfg.Stages.Retrieve)
+	if same {
+		return h.eng, nil
+	}
+	snap, err := index.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if h.eng != nil && reflect.DeepEqual(h.ixCfg, cfg.Stages.Index) && reflect.DeepEqual(h.rCfg, cfg.Stages.Retrieve) {
+		h.eng.Swap(snap) // in-flight queries finish on the old snapshot
+	} else {
+		eng, err := retrieve.New(cfg.Stages.Retrieve, cfg.Stages.Index, snap, h.log)
+		if err != nil {
+			snap.Close()
+			return nil, fmt.Errorf("retrieval engine: %w", err)
+		}
+		h.eng = eng
+	}
+	h.dir, h.stamp, h.ixCfg, h.rCfg = dir, st.ModTime(), cfg.Stages.Index, cfg.Stages.Retrieve
+	h.log.Info("serving index", zap.String("dir", dir))
+	return h.eng, nil
+}
+
+func (h *engineHolder) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.eng != nil {
+		h.eng.Close()
+	}
+	if h.demoDir != "" {
+		os.RemoveAll(h.demoDir)
+		h.demoDir = ""
+	}
+}
+
+// guardPipe is the pipeline of one configuration.
+type guardPipe struct {
+	log    *zap.Logger
+	eng    *retrieve.Engine
+	spec   *gauntlet.Spec
+	judge  *judge.Judge
+	gate   gate.Config
+	holder *engineHolder
+}
+
+// Close releases the engine and the demo snapshot (at server shutdown).
+func (p *guardPipe) Close() { p.holder.close() }
+
+func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
+	t := &guardTurn{p: p, req: req, latency: map[string]float64{}}
+	t0 := time.Now()
+	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: req.Query})
+	if err != nil {
+		return nil, fmt.Errorf("retrieve: %w", err)
+	}
+	t1 := time.Now()
+	t.latency["retrieve"] = ms(t1.Sub(t0))
+	t.degraded = append(t.degraded, res.Degraded...)
+	cands := make([]gate.Candidate, len(res.Candidates))
+	for i, c := range res.Candidates {
+		cands[i] = gate.Candidate{ID: c.ID, Title: c.Title, Kind: c.Kind, Address: c.Address, URL: c.URL,
+			Text: c.Text, Score: c.Score, Rerank: c.Rerank, Forced: c.Forced}
+	}
+	t.out = gate.Decide(p.gate, cands, res.RerankActive)
+	memory := make([]string, 0, len(res.Memory))
+	for _, m := range res.Memory {
+		memory = append(memory, m.Text)
+	}
+	switch t.out.Decision {
+	case gate.Refuse:
+		t.plan = Plan{Decision: string(gate.Refuse), Answer: p.gate.RefusalText}
+	case gate.Fallback:
+		t.plan = Plan{Decision: string(gate.Fallback), System: gate.SystemPrompt(p.gate, t.out, memory), Fallback: true}
+		t.prefix = p.gate.Disclaimer
+	default:
+		t.plan = Plan{Decision: string(gate.Ground), System: gate.SystemPrompt(p.gate, t.out, memory)}
+	}
+	t.latency["gate"] = ms(time.Since(t1))
+	t.byID = make(map[string]gate.Note, len(t.out.Notes))
+	for _, n := range t.out.Notes {
+		t.byID[n.ID] = n
+	}
+	tenant, kb := req.Tenant, req.KB
+	t.st = p.spec.New(gauntlet.Options{
+		Notes:   t.out.Notes,
+		Bailout: t.out.Decision == gate.Fallback,
+		Catalog: func(id string) bool { return p.eng.Contains(tenant, kb, id) },
+		OnDrop: func(r gauntlet.Reason, b []byte) {
+			if ce := p.log.Check(zap.InfoLevel, "marker dropped"); ce != nil {
+				ce.Write(zap.String("reason", string(r)), zap.String("tenant", tenant), zap.String("kb", kb))
+			}
+		},
+	})
+	if p.judge.Mode() == "strict" {
+		t.split = judge.NewSplitter()
+	}
+	if ce := p.log.Check(zap.DebugLevel, "gate"); ce != nil {
+		ce.Write(zap.String("decision", string(t.out.Decision)), zap.Any("checks", t.out.Checks),
+			zap.Int("floored", t.out.Floored), zap.Int("notes", len(t.out.Notes)))
+	}
+	return t, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// guardTurn is one turn through gauntlet and judge.
+type guardTurn struct {
+	p        *guardPipe
+	req      TurnRequest
+	plan     Plan
+	out      gate.Outcome
+	st       *gauntlet.Stream
+	byID     map[string]gate.Note
+	prefix   string // fallback disclaimer, emitted before the model's text
+	answer   strings.Builder
+	degraded []string
+	latency  map[string]float64
+
+	// strict mode
+	split        *judge.Splitter
+	claims       []judge.Claim
+	strictDrops  int
+	strictVerify time.Duration
+	scratch      []byte
+}
+
+func (t *guardTurn) Plan() Plan { return t.plan }
+
+func (t *guardTurn) Content(dst, delta []byte) []byte {
+	if t.prefix != "" { // the disclaimer is the guard's, not a claim to judge
+		dst = append(dst, t.prefix...)
+		dst = append(dst, "\n\n"...)
+		t.prefix = ""
+	}
+	start := len(dst)
+	if t.split == nil {
+		dst = t.st.Write(dst, delta)
+		t.keep(dst[start:])
+		return dst
+	}
+	t.scratch = t.st.Write(t.scratch[:0], delta)
+	for _, s := range t.split.Feed(string(t.scratch)) {
+		dst = t.strict(dst, s)
+	}
+	t.keep(dst[start:])
+	return dst
+}
+
+func (t *guardTurn) keep(b []byte) {
+	if room := maxJudgedAnswer - t.answer.Len(); room > 0 {
+		t.answer.Write(b[:min(len(b), room)])
+	}
+}
+
+// cited maps the citation numbers shown so far to their passages.
+func (t *guardTurn) cited() map[int]judge.Passage {
+	cs := t.st.Citations()
+	m := make(map[int]judge.Passage, len(cs))
+	for _, c := range cs {
+		n := t.byID[c.ID]
+		m[c.N] = judge.Passage{N: c.N, ID: c.ID, Title: c.Title, Text: n.Text}
+	}
+	return m
+}
+
+// strict verifies one completed sentence and drops the citations judged
+// contradicted or unsupported before it is released.
+func (t *guardTurn) strict(dst []byte, sentence string) []byte {
+	t0 := time.Now()
+	claim, drop := t.p.judge.Check(context.Background(), sentence, t.cited())
+	t.strictVerify += time.Since(t0)
+	if claim.Verdict != "" {
+		t.claims = append(t.claims, claim)
+	}
+	for _, n := range drop {
+		m := "[" + strconv.Itoa(n) + "]"
+		if strings.Contains(sentence, m) {
+			sentence = strings.ReplaceAll(strings.ReplaceAll(sentence, " "+m, ""), m, "")
+			t.strictDrops++
+		}
+	}
+	return append(dst, sentence...)
+}
+
+func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
+	if t.prefix != "" {
+		dst = append(dst, t.prefix...)
+		t.prefix = ""
+	}
+	start := len(dst)
+	if t.plan.Answer == "" {
+		if t.split == nil {
+			dst = t.st.Close(dst)
+		} else {
+			t.scratch = t.st.Close(t.scratch[:0])
+			sents := t.split.Feed(string(t.scratch))
+			sents = append(sents, t.split.Flush()...)
+			for _, s := range sents {
+				dst = t.strict(dst, s)
+			}
+		}
+		t.keep(dst[start:])
+	}
+	r := &Report{Decision: string(t.out.Decision), Coverage: t.out.Coverage, LatencyMS: t.latency}
+	counts := t.st.Counts()
+	if t.strictDrops > 0 {
+		if counts.ByReason == nil {
+			counts.ByReason = map[string]int{}
+		}
+		counts.ByReason["strict_unsupported"] += t.strictDrops
+		counts.Dropped += t.strictDrops
+		counts.Kept = max(counts.Kept-t.strictDrops, 0)
+	}
+	r.Markers, r.Dropped = counts, counts.ByReason
+
+	// Only the citations that survive in the answer are reported.
+	answer := t.answer.String()
+	cites := []gauntlet.Citation{}
+	for _, c := range t.st.Citations() {
+		if strings.Contains(answer, "["+fmt.Sprint(c.N)+"]") {
+			cites = append(cites, c)
+			if c.URL != "" {
+				r.URLs = append(r.URLs, c.URL)
+			} else {
+				r.URLs = append(r.URLs, c.ID)
+			}
+		}
+	}
+	r.Citations = cites
+
+	var jr judge.Report
+	pool := make([]judge.Passage, len(t.out.Notes))
+	for i, n := range t.out.Notes {
+		pool[i] = judge.Passage{ID: n.ID, Title: n.Title, Text: n.Text}
+	}
+	v0 := time.Now()
+	switch {
+	case t.plan.Answer != "":
+		jr = judge.Report{Claims: []judge.Claim{}}
+	case t.split != nil:
+		jr = t.p.judge.Finish(ctx, t.claims, pool, t.otherKBs())
+	default:
+		jr = t.p.judge.Report(ctx, answer, t.cited(), pool, t.otherKBs())
+	}
+	t.latency["verify"] = ms(time.Since(v0) + t.strictVerify)
+	if jr.Claims == nil {
+		jr.Claims = []judge.Claim{}
+	}
+	r.Claims, r.Summary = jr.Claims, jr.Summary
+	r.Verdicts = map[string]int{}
+	for _, c := range jr.Claims {
+		r.Verdicts[c.Verdict]++
+	}
+	r.Degraded = append(append([]string{}, t.degraded...), jr.Degraded...)
+	if jr.Footer != "" && t.plan.Answer == "" {
+		dst = append(dst, "\n\n"...)
+		dst = append(dst, jr.Footer...)
+	}
+	return dst, r
+}
+
+// otherKBs adapts the retriever to the judge's uncited-claim flagger: a
+// sentence is looked up in the tenant's other knowledge bases.
+func (t *guardTurn) otherKBs() judge.OtherKBs {
+	var kbs []string
+	for _, kb := range t.p.eng.KBs(t.req.Tenant) {
+		if kb != t.req.KB {
+			kbs = append(kbs, kb)
+		}
+	}
+	if len(kbs) == 0 {
+		return nil
+	}
+	return otherKBs{eng: t.p.eng, tenant: t.req.Tenant, kbs: kbs, min: t.p.gate.SufficientMax}
+}
+
+type otherKBs struct {
+	eng    *retrieve.Engine
+	tenant string
+	kbs    []string
+	min    float64
+}
+
+func (o otherKBs) Find(ctx context.Context, sentence string) (string, judge.Passage, bool) {
+	for _, kb := range o.kbs {
+		res, err := o.eng.Retrieve(ctx, retrieve.Query{Tenant: o.tenant, KB: kb, Text: sentence})
+		if err != nil || len(res.Candidates) == 0 {
+			continue
+		}
+		c := res.Candidates[0]
+		if c.Score >= o.min {
+			return kb, judge.Passage{ID: c.ID, Title: c.Title, Text: c.Text}, true
+		}
+	}
+	return "", judge.Passage{}, false
+}
+
+var (
+	_ Pipeline       = (*guardPipe)(nil)
+	_ Turn           = (*guardTurn)(nil)
+	_ judge.OtherKBs = otherKBs{}
+)

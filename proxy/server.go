@@ -161,7 +161,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = errors.Join(err, ctx.Err())
 	}
-	s.rt.Load().up.close()
+	rt := s.rt.Load()
+	rt.up.close()
+	if c, ok := rt.pipe.(interface{ Close() }); ok {
+		c.Close()
+	}
 	if s.mock != nil {
 		s.mock.Close()
 	}
