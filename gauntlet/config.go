@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"unicode"
 	"strings"
 )
 
@@ -84,7 +85,7 @@ func (c Config) Validate() error {
 
 // Spec is a compiled Config, shared by all streams; immutable.
 type Spec struct {
-	ids            []*regexp.Regexp
+	ids            []idPattern
 	minIDLen       int // shortest possible match of any id pattern
 	maxLen         int
 	catalogMinLen  int
@@ -106,9 +107,12 @@ func Compile(cfg Config) (*Spec, error) {
 	}
 	s.minIDLen = 1 << 30
 	for _, p := range cfg.IDPatterns {
-		s.ids = append(s.ids, regexp.MustCompile(p))
 		re, _ := syntax.Parse(p, syntax.Perl) // parsed fine by Validate
-		s.minIDLen = min(s.minIDLen, minLen(re))
+		ip := idPattern{re: regexp.MustCompile(p), min: max(minLen(re), 1)}
+		alphabet(re, &ip.alpha)
+		ip.req, ip.hasReq = required(re)
+		s.ids = append(s.ids, ip)
+		s.minIDLen = min(s.minIDLen, ip.min)
 	}
 	s.minIDLen = max(s.minIDLen, 1)
 	return s, nil
@@ -117,20 +121,147 @@ func Compile(cfg Config) (*Spec, error) {
 // Scrub removes every id-shaped match from s. The proxy hands it to the gate
 // (gate.Config.Scrub) so no id-shaped token reaches the model's context.
 func (s *Spec) Scrub(text string) string {
-	for _, re := range s.ids {
-		text = re.ReplaceAllLiteralString(text, "")
+	for _, p := range s.ids {
+		text = p.re.ReplaceAllLiteralString(text, "")
 	}
 	return text
 }
 
 // IDShaped reports whether token contains an id shape of the config.
 func (s *Spec) IDShaped(token []byte) bool {
-	for _, re := range s.ids {
-		if re.Match(token) {
+	for i := range s.ids {
+		p := &s.ids[i]
+		if p.mayMatch(token) && p.re.Match(token) {
 			return true
 		}
 	}
 	return false
+}
+
+// idPattern is a compiled id pattern with an exact prefilter: a match is a
+// run of at least min bytes all in alpha, so a token without such a run is
+// skipped without running the regexp.
+// When every match must contain one byte of req (hasReq), a token without
+// such a byte is skipped too.
+type idPattern struct {
+	re     *regexp.Regexp
+	min    int
+	alpha  [256]bool
+	req    [256]bool
+	hasReq bool
+}
+
+func (p *idPattern) mayMatch(tok []byte) bool {
+	run, ok, req := 0, false, !p.hasReq
+	for _, c := range tok {
+		req = req || p.req[c]
+		if p.alpha[c] {
+			if run++; run >= p.min {
+				ok = true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return ok && req
+}
+
+// required returns a set of bytes one of which every match of re contains,
+// as small as it can find, and whether there is one.
+func required(re *syntax.Regexp) (set [256]bool, ok bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return set, false
+		}
+		one := &syntax.Regexp{Op: syntax.OpLiteral, Rune: re.Rune[:1], Flags: re.Flags}
+		alphabet(one, &set)
+		return set, true
+	case syntax.OpCharClass:
+		alphabet(re, &set)
+		return set, true
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return set, false
+	case syntax.OpCapture, syntax.OpPlus:
+		return required(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return required(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		best := 257
+		for _, sub := range re.Sub {
+			if s, k := required(sub); k {
+				if n := count(&s); n < best {
+					set, ok, best = s, true, n
+				}
+			}
+		}
+		return set, ok
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			s, k := required(sub)
+			if !k {
+				return [256]bool{}, false
+			}
+			for i, v := range s {
+				set[i] = set[i] || v
+			}
+		}
+		return set, len(re.Sub) > 0
+	}
+	return set, false
+}
+
+func count(s *[256]bool) int {
+	n := 0
+	for _, v := range s {
+		if v {
+			n++
+		}
+	}
+	return n
+}
+
+// alphabet marks in a every byte a match of re can contain (every byte >=
+// 0x80 for a non-ASCII rune).
+func alphabet(re *syntax.Regexp, a *[256]bool) {
+	var mark func(lo, hi rune)
+	mark = func(lo, hi rune) {
+		if hi >= 0x80 {
+			for b := 0x80; b < 256; b++ {
+				a[b] = true
+			}
+			hi = 0x7f
+		}
+		for r := lo; r <= hi; r++ {
+			a[r] = true
+			if re.Flags&syntax.FoldCase != 0 {
+				for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+					if f < 0x80 {
+						a[f] = true
+					} else {
+						mark(0x80, 0x80)
+					}
+				}
+			}
+		}
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			mark(r, r)
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			mark(re.Rune[i], re.Rune[i+1])
+		}
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		mark(0, 0x10FFFF)
+	}
+	for _, sub := range re.Sub {
+		alphabet(sub, a)
+	}
 }
 
 // minLen is the fewest bytes a match of re can span (a lower bound: a rune

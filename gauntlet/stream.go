@@ -282,6 +282,16 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 			if i >= len(delta) {
 				break
 			}
+		} else if st.hk == hToken && st.mode == mText {
+			// bulk-extend a token held from the previous delta
+			j := i
+			for j < len(delta) && class[delta[j]] == cTok && len(st.hold)+j-i < st.spec.maxLen {
+				j++
+			}
+			st.hold = append(st.hold, delta[i:j]...)
+			if i = j; i >= len(delta) {
+				break
+			}
 		} else if st.mode != mText && st.btRun == 0 {
 			var n int
 			dst, n = st.fastCode(dst, delta[i:])
@@ -456,6 +466,9 @@ const (
 
 var class [256]uint8
 
+// tokTab is 0 for a non-token byte, 1 for a letter, 3 for another token byte.
+var tokTab [256]uint8
+
 func init() {
 	for c := 'a'; c <= 'z'; c++ {
 		class[c] = cTok
@@ -471,6 +484,14 @@ func init() {
 	class['!'], class['?'] = cTerm, cTerm
 	for _, c := range "[`~\n\t\r" {
 		class[c] = cSpecial
+	}
+	for c := range 256 {
+		if class[c] == cTok {
+			tokTab[c] = 3
+			if isLetter(byte(c)) {
+				tokTab[c] = 1
+			}
+		}
 	}
 }
 
@@ -556,13 +577,16 @@ loop:
 			st.col = -1
 			i++
 		case cTok:
-			j, hint := i, false
-			for j < len(p) && class[p[j]] == cTok {
-				if !isLetter(p[j]) {
-					hint = true
+			j, nl := i, uint8(0)
+			for j < len(p) {
+				k := tokTab[p[j]]
+				if k == 0 {
+					break
 				}
+				nl |= k
 				j++
 			}
+			hint := nl&2 != 0
 			if j == len(p) || j-i > st.spec.maxLen {
 				break loop // may continue in the next delta, or overlong: step handles it
 			}
