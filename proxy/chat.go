@@ -57,7 +57,7 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	plan := turn.Plan()
-	if plan.Answer != "" {
+	if plan.Decision == "refuse" {
 		s.direct(ctx, req, turn, plan, l, upctx, stop)
 		return
 	}

@@ -282,7 +282,7 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 		t.prefix = ""
 	}
 	start := len(dst)
-	if t.plan.Answer == "" {
+	if t.out.Decision != gate.Refuse {
 		if t.split == nil {
 			dst = t.st.Close(dst)
 		} else {
@@ -329,7 +329,7 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 	}
 	v0 := time.Now()
 	switch {
-	case t.plan.Answer != "":
+	case t.out.Decision == gate.Refuse:
 		jr = judge.Report{Claims: []judge.Claim{}}
 	case t.split != nil:
 		jr = t.p.judge.Finish(ctx, t.claims, pool, t.otherKBs())
@@ -346,7 +346,7 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 		r.Verdicts[c.Verdict]++
 	}
 	r.Degraded = append(append([]string{}, t.degraded...), jr.Degraded...)
-	if jr.Footer != "" && t.plan.Answer == "" {
+	if jr.Footer != "" && t.out.Decision != gate.Refuse {
 		dst = append(dst, "\n\n"...)
 		dst = append(dst, jr.Footer...)
 	}
