@@ -140,7 +140,7 @@ func RetrievalQualityWith(ctx context.Context, dataDir string, ic index.Config, 
 			h, err := p.Lexical(ctx, q, 100)
 			return docIDs(h), err
 		}},
-		{"dense only (local embedder, HNSW)", func(q string) ([]string, error) {
+		{"dense only (local embedder)", func(q string) ([]string, error) {
 			h, err := p.Dense(p.Local.EmbedText(q), 100, rc.DenseOverfetch)
 			return docIDs(h), err
 		}},

@@ -76,7 +76,10 @@ type HNSWConfig struct {
 	M        int     `yaml:"m"`
 	Ml       float64 `yaml:"ml"`
 	EfSearch int     `yaml:"ef_search"`
-	// ExactBelow: partitions with fewer chunks are searched exactly (no graph).
+	// ExactBelow: partitions with fewer live chunks are scanned exactly
+	// (SIMD dot products) instead of through the graph. coder/hnsw's greedy
+	// search loses much recall (SciFact dense nDCG@10 0.13 vs 0.41 exact),
+	// so the graph is used only where a scan would be too slow.
 	ExactBelow int `yaml:"exact_below"`
 }
 
@@ -98,7 +101,7 @@ func DefaultConfig() Config {
 			Calibration: [][2]float64{{0, 0}, {1, 1}},
 		},
 		CacheMB: 64,
-		HNSW:    HNSWConfig{M: 16, Ml: 0.25, EfSearch: 64, ExactBelow: 4096},
+		HNSW:    HNSWConfig{M: 16, Ml: 0.25, EfSearch: 64, ExactBelow: 20000},
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/coder/hnsw"
+	"github.com/viterin/vek/vek32"
 )
 
 // Snapshot is a loaded, read-only index snapshot. It is immutable after
@@ -285,7 +286,7 @@ func (p *Partition) Cosine(q []float32, i int, primary bool) float64 {
 	if len(q) != len(v) {
 		return 0
 	}
-	return Dot(q, v)
+	return float64(vek32.Dot(q, v))
 }
 
 // Calibrate maps a raw cosine of the given space to calibrated relevance.
