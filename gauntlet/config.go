@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
-	"unicode"
 	"strings"
+	"unicode"
 )
 
 // Config holds the gauntlet's knobs (top-level section "gauntlet").
