@@ -45,20 +45,17 @@ func (e *Engine) memoryLane(ctx context.Context, p *index.Partition, q string, q
 		}
 		switch m.Type {
 		case "pin":
-			accept := sim >= cfg.PinAccept
-			if !accept && sim >= cfg.PinBorder {
-				accept = e.judgePin(ctx, p, q, m.Question, sim)
-			}
-			if accept {
+			judge := func() (float64, bool) { return e.judgePin(ctx, p, q, m.Question, sim) }
+			if cfg.acceptPin(sim, judge) {
 				addRefs(m.Refs, max(cfg.RefScore, sim))
 			}
 		case "note":
-			if sim < cfg.NoteMatch {
+			if !cfg.matchNote(sim) {
 				continue
 			}
 			resolvable := addRefs(m.Refs, cfg.RefScore)
 			out.notes = append(out.notes, MemoryNote{Text: m.Note, Refs: slices.Clone(m.Refs), Score: sim})
-			if sim >= cfg.ShortCircuit && resolvable >= cfg.ShortCircuitRefs {
+			if cfg.shortCircuits(sim, resolvable) {
 				out.shortCircuit = true
 			}
 		}
@@ -70,12 +67,34 @@ func (e *Engine) memoryLane(ctx context.Context, p *index.Partition, q string, q
 	return out
 }
 
-// judgePin re-judges a border-zone pin with the reranker (remote first,
-// local on failure); with rerank off there is no judge and the pin is
-// rejected.
-func (e *Engine) judgePin(ctx context.Context, p *index.Partition, q, phrasing string, sim float64) bool {
-	if e.cfg.Rerank.Mode == "off" {
+// acceptPin: accepted at sim >= pin_accept; in [pin_border, pin_accept)
+// accepted when the judge scores >= pin_judge; rejected without a judge.
+func (c MemoryConfig) acceptPin(sim float64, judge func() (float64, bool)) bool {
+	if sim >= c.PinAccept {
+		return true
+	}
+	if sim < c.PinBorder {
 		return false
+	}
+	s, ok := judge()
+	return ok && s >= c.PinJudge
+}
+
+// matchNote: a note is background at sim >= note_match.
+func (c MemoryConfig) matchNote(sim float64) bool { return sim >= c.NoteMatch }
+
+// shortCircuits: a note at sim >= short_circuit with >= short_circuit_refs
+// resolvable refs skips the corpus sweep.
+func (c MemoryConfig) shortCircuits(sim float64, resolvable int) bool {
+	return sim >= c.ShortCircuit && resolvable >= c.ShortCircuitRefs
+}
+
+// judgePin re-judges a border-zone pin with the reranker on (question,
+// curator phrasing): remote first, local on failure. ok is false when
+// there is no judge (rerank off).
+func (e *Engine) judgePin(ctx context.Context, p *index.Partition, q, phrasing string, sim float64) (float64, bool) {
+	if e.cfg.Rerank.Mode == "off" {
+		return 0, false
 	}
 	docs := []RerankDoc{{Text: phrasing, Dense: sim}}
 	if e.remote != nil {
@@ -83,10 +102,13 @@ func (e *Engine) judgePin(ctx context.Context, p *index.Partition, q, phrasing s
 		s, err := e.remote.Rerank(rctx, q, docs)
 		cancel()
 		if err == nil && len(s) == 1 {
-			return s[0] >= e.cfg.Memory.PinJudge
+			return s[0], true
 		}
 		e.log.Warn("remote pin judge failed; local reranker stands in", zap.Error(err))
 	}
 	s, err := e.localReranker(p).Rerank(ctx, q, docs)
-	return err == nil && s[0] >= e.cfg.Memory.PinJudge
+	if err != nil {
+		return 0, false
+	}
+	return s[0], true
 }
