@@ -1,0 +1,210 @@
+package proxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/answer-guard/guard/proxy"
+)
+
+// startGuard starts a proxy with the full pipeline over the embedded demo
+// corpus.
+func startGuard(t *testing.T, mutate func(*proxy.Config)) *testServer {
+	t.Helper()
+	cfg := proxy.DefaultConfig()
+	cfg.Mock.Pace = 0
+	cfg.Server.DisconnectProbe = 20 * time.Millisecond
+	cfg.Log.Level = "error"
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))
+	if err != nil {
+		t.Fatalf("proxy.New: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	return &testServer{srv: srv, base: "http://" + ln.Addr().String() + "/v1", mock: srv.Mock()}
+}
+
+type guardObj struct {
+	Decision  string `json:"decision"`
+	Citations []struct {
+		N  int    `json:"n"`
+		ID string `json:"id"`
+	} `json:"citations"`
+	Markers struct {
+		ByReason map[string]int `json:"by_reason"`
+	} `json:"markers"`
+	Claims []struct {
+		Text      string `json:"text"`
+		Citations []int  `json:"citations"`
+		Verdict   string `json:"verdict"`
+		Evidence  string `json:"evidence"`
+		Uncited   string `json:"uncited"`
+	} `json:"claims"`
+	Degraded []string `json:"degraded"`
+}
+
+// complete runs one question through the openai-go client, stream or not,
+// and returns the answer text and the guard object.
+func complete(t *testing.T, ts *testServer, q string, stream bool) (string, guardObj) {
+	t.Helper()
+	p := openai.ChatCompletionNewParams{Model: "mock-1", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(q)}}
+	var g guardObj
+	if !stream {
+		resp, err := ts.completions().New(context.Background(), p)
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		var raw struct {
+			Guard guardObj `json:"guard"`
+		}
+		if err := json.Unmarshal([]byte(resp.RawJSON()), &raw); err != nil {
+			t.Fatal(err)
+		}
+		return resp.Choices[0].Message.Content, raw.Guard
+	}
+	s := ts.completions().NewStreaming(context.Background(), p)
+	var text strings.Builder
+	for s.Next() {
+		ch := s.Current()
+		if len(ch.Choices) > 0 {
+			text.WriteString(ch.Choices[0].Delta.Content)
+		}
+		if strings.Contains(ch.RawJSON(), `"guard":`) {
+			var raw struct {
+				Guard guardObj `json:"guard"`
+			}
+			json.Unmarshal([]byte(ch.RawJSON()), &raw)
+			g = raw.Guard
+		}
+	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("stream: %v", err)
+	}
+	return text.String(), g
+}
+
+const groundQ = "What does error LF-4002 mean?"
+
+func TestGroundRefuseFallbackWithOpenAIClient(t *testing.T) {
+	ts := startGuard(t, nil)
+	refusing := startGuard(t, func(c *proxy.Config) {
+		// Every pool lands between bail-out and good enough: refuse.
+		c.Stages.Gate.BailOutBelow = 0
+		c.Stages.Gate.SufficientMax = 1
+		c.Stages.Gate.GoodEnoughMax = 1
+		c.Stages.Gate.Between = "refuse"
+	})
+	for _, stream := range []bool{false, true} {
+		text, g := complete(t, ts, groundQ, stream)
+		if g.Decision != "ground" || len(g.Citations) == 0 || !regexp.MustCompile(`\[1\]`).MatchString(text) {
+			t.Errorf("stream=%v ground: got %q %+v", stream, text, g)
+		}
+		if strings.Contains(text, "[^") {
+			t.Errorf("stream=%v: footnote leaked to the client: %q", stream, text)
+		}
+
+		before := ts.mock.Requests()
+		text, g = complete(t, refusing, groundQ, stream)
+		if g.Decision != "refuse" || text != proxy.DefaultConfig().Stages.Gate.RefusalText {
+			t.Errorf("stream=%v refuse: got %q %q", stream, g.Decision, text)
+		}
+		if refusing.mock.Requests() != 0 || ts.mock.Requests() != before {
+			t.Errorf("stream=%v: a refused turn reached the upstream", stream)
+		}
+
+		text, g = complete(t, ts, "What is the capital of Mongolia and how many people live there?", stream)
+		disclaimer := proxy.DefaultConfig().Stages.Gate.Disclaimer
+		if g.Decision != "fallback" || !strings.HasPrefix(text, disclaimer) || len(g.Citations) != 0 || regexp.MustCompile(`\[\^?\d+\]`).MatchString(text) {
+			t.Errorf("stream=%v fallback: got %q %+v", stream, text, g)
+		}
+	}
+}
+
+func TestNoRealIDReachesTheModel(t *testing.T) {
+	ts := startGuard(t, nil)
+	complete(t, ts, groundQ, false)
+	var body struct {
+		Messages []struct{ Role, Content string }
+	}
+	if err := json.Unmarshal(ts.mock.LastBody(), &body); err != nil {
+		t.Fatal(err)
+	}
+	sys := body.Messages[0]
+	if sys.Role != "system" || !strings.Contains(sys.Content, "[^1] ") {
+		t.Fatalf("no notes in the system message: %+v", body.Messages)
+	}
+	for _, id := range []string{"ref-error-lf-4002", "hb-", "https://"} {
+		if strings.Contains(sys.Content, id) {
+			t.Errorf("system message carries %q:\n%s", id, sys.Content)
+		}
+	}
+}
+
+// Changed numbers in a cited sentence come back as contradictions with the
+// evidence span; in strict mode the contradicted citation is never emitted.
+func TestContradictionsReportAndStrict(t *testing.T) {
+	for _, mode := range []string{"report", "strict"} {
+		t.Run(mode, func(t *testing.T) {
+			ts := startGuard(t, func(c *proxy.Config) {
+				c.Mock.Faults.Contradict = 1
+				c.Mock.Faults.Uncited = 1
+				c.Stages.Verify.Mode = mode
+				c.Stages.Verify.MinContextChars = 0
+			})
+			contradictions := 0
+			for _, q := range []string{"What are the hardware requirements for a Lanternfish server?", "How long are deleted pages kept in the trash?", groundQ, "Which port does Lanternfish listen on?"} {
+				for _, stream := range []bool{false, true} {
+					text, g := complete(t, ts, q, stream)
+					if g.Decision != "ground" {
+						continue
+					}
+					uncitedSeen := false
+					for _, c := range g.Claims {
+						if c.Uncited != "" {
+							uncitedSeen = true
+						}
+						if c.Verdict != "contradiction" {
+							continue
+						}
+						contradictions++
+						if c.Evidence == "" {
+							t.Errorf("contradiction without evidence span: %+v", c)
+						}
+						core := strings.TrimRight(strings.TrimSpace(c.Text), ". ")
+						cited := regexp.MustCompile(regexp.QuoteMeta(core) + `\s*\[\d+\]`).MatchString(text)
+						if mode == "strict" && cited {
+							t.Errorf("strict mode emitted a contradicted citation: %q in %q", c.Text, text)
+						}
+						if mode == "report" && !cited && len(c.Citations) > 0 {
+							t.Errorf("report mode: cited claim %q not found with its citation in %q", c.Text, text)
+						}
+					}
+					if !uncitedSeen {
+						t.Errorf("the uncited sentence was not classified: %+v", g.Claims)
+					}
+				}
+			}
+			if contradictions == 0 {
+				t.Errorf("no changed number was reported as a contradiction")
+			}
+		})
+	}
+}
