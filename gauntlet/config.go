@@ -118,13 +118,34 @@ func Compile(cfg Config) (*Spec, error) {
 	return s, nil
 }
 
-// Scrub removes every id-shaped match from s. The proxy hands it to the gate
-// (gate.Config.Scrub) so no id-shaped token reaches the model's context.
+// Scrub removes every id-shaped token from text, by the stream's token rules.
+// The proxy hands it to the gate (gate.Config.Scrub) so no id-shaped token
+// reaches the model's context.
 func (s *Spec) Scrub(text string) string {
-	for _, p := range s.ids {
-		text = p.re.ReplaceAllLiteralString(text, "")
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(text); {
+		if class[text[i]] != cTok {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && class[text[j]] == cTok {
+			j++
+		}
+		tok := []byte(text[i:j])
+		core := tok[:len(tok)-trailing(tok)]
+		if hasNonLetter(core) && len(core) >= s.minIDLen && s.IDShaped(core) {
+			b.WriteString(text[last:i])
+			last = i + len(core)
+		}
+		i = j
 	}
-	return text
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 // IDShaped reports whether token contains an id shape of the config.
