@@ -83,7 +83,10 @@ func TestMemoryLaneOnIndex(t *testing.T) {
 		{"pin accepted at its similarity", func(m *MemoryConfig) { m.PinAccept, m.PinBorder = pinSim, pinSim; m.NoteMatch = 1 }, false, true, false, false},
 		{"pin border without judge rejected", func(m *MemoryConfig) { m.PinAccept, m.PinBorder = pinSim+1e-9, pinSim; m.NoteMatch = 1 }, true, false, false, false},
 		{"pin border, judge threshold 0", func(m *MemoryConfig) { m.PinAccept, m.PinBorder, m.PinJudge = pinSim+1e-9, pinSim, 0; m.NoteMatch = 1 }, false, true, false, false},
-		{"pin below border", func(m *MemoryConfig) { m.PinAccept, m.PinBorder, m.PinJudge = pinSim+2e-9, pinSim+1e-9, 0; m.NoteMatch = 1 }, false, false, false, false},
+		{"pin below border", func(m *MemoryConfig) {
+			m.PinAccept, m.PinBorder, m.PinJudge = pinSim+2e-9, pinSim+1e-9, 0
+			m.NoteMatch = 1
+		}, false, false, false, false},
 		{"note at its similarity short-circuits with 3 refs", func(m *MemoryConfig) { m.PinAccept, m.PinBorder = 1, 1; m.NoteMatch, m.ShortCircuit = noteSim, noteSim }, false, true, true, true},
 		{"note needs 4 refs: no short circuit", func(m *MemoryConfig) {
 			m.PinAccept, m.PinBorder = 1, 1

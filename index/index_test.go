@@ -1,0 +1,272 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+)
+
+func TestParseDocLine(t *testing.T) {
+	tests := []struct {
+		line    string
+		want    Doc
+		wantErr string
+	}{
+		{`{"id":"x","text":"hello"}`, Doc{ID: "x", Text: "hello", Kind: "library", Tenant: "default", KB: "default"}, ""},
+		{`{"id":7,"text":"t","kind":"verse","tenant":"acme","kb":"k1"}`, Doc{ID: "7", Text: "t", Kind: "verse", Tenant: "acme", KB: "k1"}, ""},
+		{`{"text":"no id"}`, Doc{}, "missing id"},
+		{`{"id":"x","text":"  "}`, Doc{}, "missing text"},
+		{`{"id":"x","text":"t","tenant":"../etc"}`, Doc{}, "invalid tenant"},
+		{`{"id":"x","text":5}`, Doc{}, `field "text"`},
+		{`{"id":"x",`, Doc{}, "invalid json"},
+	}
+	for _, tt := range tests {
+		got, err := ParseDocLine([]byte(tt.line))
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseDocLine(%s) error = %v, want containing %q", tt.line, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseDocLine(%s) error = %v", tt.line, err)
+			continue
+		}
+		if got.ID != tt.want.ID || got.Text != tt.want.Text || got.Kind != tt.want.Kind || got.Tenant != tt.want.Tenant || got.KB != tt.want.KB {
+			t.Errorf("ParseDocLine(%s) = %+v, want %+v", tt.line, got, tt.want)
+		}
+	}
+	d, err := ParseDocLine([]byte(`{"id":"Genesis 1:1","text":"t","book":"Genesis","book_abbr":"Ge"}`))
+	if err != nil || d.Meta["book_abbr"] != "Ge" {
+		t.Errorf("extra fields: got meta %v, err %v; want book_abbr kept", d.Meta, err)
+	}
+}
+
+func FuzzParseDocLine(f *testing.F) {
+	for _, s := range []string{`{"id":"x","text":"y"}`, `{"id":1,"text":"y","meta":{"a":1}}`, `{"id":"","text":""}`, `[]`, `{"tenant":"a/b"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := ParseDocLine(b)
+		if err != nil {
+			return
+		}
+		if d.ID == "" || strings.TrimSpace(d.Text) == "" || d.Kind == "" || !ValidName(d.Tenant) || !ValidName(d.KB) {
+			t.Fatalf("accepted an invalid doc: %+v", d)
+		}
+		for _, c := range ChunkDoc(d, 200, 50) {
+			if c.DocID != d.ID || c.Kind != d.Kind {
+				t.Fatalf("chunk lost its document fields: %+v", c)
+			}
+		}
+	})
+}
+
+func FuzzParseMemoryLine(f *testing.F) {
+	f.Add([]byte(`{"type":"pin","question":"q","refs":["a"]}`))
+	f.Add([]byte(`{"type":"note","note":"n","triggers":["t"]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := ParseMemoryLine(b)
+		if err != nil {
+			return
+		}
+		if m.Type != "pin" && m.Type != "note" {
+			t.Fatalf("accepted type %q", m.Type)
+		}
+	})
+}
+
+func TestReadDocsReportsBadLines(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.jsonl")
+	content := `{"id":"a","text":"alpha"}
+
+{"id":"b"}
+not json
+{"id":"a","text":"dup"}
+{"id":"c","text":"gamma"}
+`
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	docs, bad, err := ReadDocs([]string{path}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 {
+		t.Errorf("got %d docs, want 2", len(docs))
+	}
+	var got []string
+	for _, le := range bad {
+		got = append(got, le.Error())
+	}
+	want := []string{path + ":3:", path + ":4:", path + ":5:"}
+	if len(got) != len(want) {
+		t.Fatalf("bad lines = %q, want prefixes %q", got, want)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("bad line %d = %q, want prefix %q", i, got[i], want[i])
+		}
+	}
+	_, _, err = ReadDocs([]string{path}, true)
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 3 {
+		t.Errorf("strict: err = %v, want a LineError at line 3", err)
+	}
+	// The build reports them in the manifest, and --strict fails it.
+	man, err := Build(context.Background(), DefaultConfig(), []string{path}, nil, filepath.Join(dir, "snap"), zap.NewNop())
+	if err != nil || len(man.BadLines) != 3 {
+		t.Errorf("build: bad lines %v, err %v; want 3 reported", man.BadLines, err)
+	}
+	strict := DefaultConfig()
+	strict.Strict = true
+	if _, err := Build(context.Background(), strict, []string{path}, nil, filepath.Join(dir, "snap2"), zap.NewNop()); err == nil || !strings.Contains(err.Error(), path+":3") {
+		t.Errorf("strict build: err = %v, want it to name %s:3", err, path)
+	}
+}
+
+func TestReadDocsFolder(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "guide.md"), []byte("# The Guide\n\nBody text."), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("plain notes"), 0o644)
+	os.WriteFile(filepath.Join(dir, "skip.bin"), []byte{0, 1}, 0o644)
+	docs, bad, err := ReadDocs([]string{dir}, true)
+	if err != nil || len(bad) != 0 {
+		t.Fatal(err, bad)
+	}
+	got := map[string]string{}
+	for _, d := range docs {
+		got[d.ID] = d.Title
+	}
+	if got["sub/guide.md"] != "The Guide" || got["notes.txt"] != "notes" || len(got) != 2 {
+		t.Errorf("folder docs = %v, want sub/guide.md (The Guide) and notes.txt", got)
+	}
+}
+
+func TestChunkDoc(t *testing.T) {
+	para := strings.Repeat("This is a sentence about backups. ", 20) // ~680 chars
+	d := Doc{ID: "d", Text: para + "\n\n" + para + "\n\nshort tail.", Kind: "lecture", Address: "HB 1", Title: "T", URL: "u"}
+	chunks := ChunkDoc(d, 800, 200)
+	if len(chunks) != 2 {
+		t.Fatalf("got %d chunks, want 2 (tail merged)", len(chunks))
+	}
+	for i, c := range chunks {
+		if c.ID != "d#"+string(rune('1'+i)) || c.DocID != "d" || c.Address != "HB 1" || c.Kind != "lecture" || c.URL != "u" || c.Title != "T" {
+			t.Errorf("chunk %d = %+v: lost document fields", i, c)
+		}
+	}
+	if !strings.HasSuffix(chunks[1].Text, "short tail.") {
+		t.Errorf("tail not merged into the last chunk")
+	}
+	one := ChunkDoc(Doc{ID: "s", Text: "small"}, 800, 200)
+	if len(one) != 1 || one[0].ID != "s" {
+		t.Errorf("small doc chunks = %+v, want one chunk keeping id s", one)
+	}
+	long := ChunkDoc(Doc{ID: "w", Text: strings.Repeat("word ", 1000)}, 300, 0)
+	for _, c := range long {
+		if len(c.Text) > 300 {
+			t.Errorf("chunk of %d chars exceeds 300", len(c.Text))
+		}
+	}
+}
+
+func TestNormalizeAddress(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"John 3:16", "john 3:16"},
+		{"Jn 3:16", "john 3:16"},
+		{"jhn 3:16", "john 3:16"},
+		{"1 Cor 13:4", "1corinthians 13:4"},
+		{"1 Corinthians 13:4", "1corinthians 13:4"},
+		{"Ge 1:1", "genesis 1:1"},
+		{"Song of Solomon 2:1", "songofsolomon 2:1"},
+		{"HB 2.3", "hb 2.3"},
+		{"hb  2.3", "hb 2.3"},
+		{"LF-4001", "lf-4001"},
+	}
+	for _, tt := range tests {
+		if got := NormalizeAddress(tt.in, nil); got != tt.want {
+			t.Errorf("NormalizeAddress(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := NormalizeAddress("Xy 1:1", map[string]string{"xy": "exodus"}); got != "exodus 1:1" {
+		t.Errorf("corpus alias: got %q, want exodus 1:1", got)
+	}
+}
+
+func TestCalibration(t *testing.T) {
+	c := Calibration{Knots: [][2]float64{{0, 0}, {0.2, 0.3}, {0.5, 0.8}, {1, 1}}}
+	tests := []struct{ raw, want float64 }{{-1, 0}, {0, 0}, {0.1, 0.15}, {0.2, 0.3}, {0.35, 0.55}, {1, 1}, {2, 1}}
+	for _, tt := range tests {
+		if got := c.Apply(tt.raw); got < tt.want-1e-9 || got > tt.want+1e-9 {
+			t.Errorf("Apply(%v) = %v, want %v", tt.raw, got, tt.want)
+		}
+	}
+	if err := (Calibration{Knots: [][2]float64{{0, 0}, {0, 1}}}).validate(); err == nil {
+		t.Error("non-increasing knots accepted")
+	}
+}
+
+func TestConfigValidateReportsEverything(t *testing.T) {
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatalf("defaults invalid: %v", err)
+	}
+	c := DefaultConfig()
+	c.ChunkChars = 5
+	c.Embedder = "magic"
+	c.Local.Dims = 1
+	c.HNSW.Ml = 2
+	err := c.Validate()
+	for _, key := range []string{"chunk_chars:", "embedder:", "local.dims:", "hnsw.ml:"} {
+		if err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("Validate() = %v, want a problem for %s", err, key)
+		}
+	}
+}
+
+func TestDemoCorpusGroundsAndBails(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo")
+	man, err := BuildDemo(context.Background(), DefaultConfig(), out, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if man.Docs < 150 || man.Memory < 5 {
+		t.Errorf("demo: %d docs, %d memory entries; want >= 150 and >= 5", man.Docs, man.Memory)
+	}
+	s, err := Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p := s.Partition(DefaultTenant, DefaultKB)
+	best := func(q string) (float64, string) {
+		qt := p.Local.PrepareQuery(q)
+		var m float64
+		var id string
+		for i := range p.Chunks {
+			if sc := p.LocalScore(qt, i); sc > m {
+				m, id = sc, p.Chunks[i].ID
+			}
+		}
+		return m, id
+	}
+	for _, q := range []string{"How do I restore a backup?", "What is the API rate limit?", "How do I invite people?"} {
+		if m, id := best(q); m < 0.55 {
+			t.Errorf("on-topic %q: best %.2f (%s), want >= 0.55", q, m, id)
+		}
+	}
+	for _, q := range []string{"What is the capital of France?", "best recipe for chocolate cake"} {
+		if m, id := best(q); m >= 0.40 {
+			t.Errorf("off-topic %q: best %.2f (%s), want < 0.40", q, m, id)
+		}
+	}
+	if got := p.Address("HB 2.3"); len(got) != 1 || p.Chunks[got[0]].ID != "hb-2-3" {
+		t.Errorf("Address(HB 2.3) = %v, want hb-2-3", got)
+	}
+}
