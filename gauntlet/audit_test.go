@@ -156,3 +156,19 @@ func TestResetReuse(t *testing.T) {
 		t.Errorf("Write after Close = %q, want nothing", got)
 	}
 }
+
+func TestPool(t *testing.T) {
+	s := testSpec(t)
+	st := s.Get(testOptions())
+	if got := string(st.Close(st.Write(nil, []byte("A [^2].")))); got != "A [1]." {
+		t.Fatalf("output = %q", got)
+	}
+	s.Put(st)
+	st2 := s.Get(testOptions())
+	if got := string(st2.Close(st2.Write(nil, []byte("B [^9] [^1].")))); got != "B [1]." {
+		t.Errorf("pooled stream output = %q, want %q", got, "B [1].")
+	}
+	if c := st2.Citations(); len(c) != 1 || c[0].ID != "doc_a1" {
+		t.Errorf("pooled stream citations = %+v", c)
+	}
+}

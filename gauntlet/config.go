@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -83,7 +84,8 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Spec is a compiled Config, shared by all streams; immutable.
+// Spec is a compiled Config, shared by all streams and safe for concurrent
+// use; its configuration is immutable.
 type Spec struct {
 	ids            []idPattern
 	minIDLen       int // shortest possible match of any id pattern
@@ -91,6 +93,7 @@ type Spec struct {
 	catalogMinLen  int
 	catalogNumbers bool
 	card, action   string // "[card:", "[action:"
+	pool           sync.Pool
 }
 
 // Compile validates cfg and compiles it.

@@ -167,6 +167,26 @@ func (s *Spec) New(o Options) *Stream {
 	return st
 }
 
+// Get returns a stream for o, reusing one from the spec's pool when it can.
+// Give it back with Put once its output, Citations and Counts are consumed.
+func (s *Spec) Get(o Options) *Stream {
+	if st, ok := s.pool.Get().(*Stream); ok {
+		st.Reset(o)
+		return st
+	}
+	return s.New(o)
+}
+
+// Put returns st to the spec's pool. st, and any slice it returned
+// (Citations), must not be used after Put.
+func (s *Spec) Put(st *Stream) {
+	if st == nil || st.spec != s {
+		return
+	}
+	st.Reset(Options{})
+	s.pool.Put(st)
+}
+
 // Reset readies st for a new response with o, keeping its buffers (for use
 // from a sync.Pool).
 func (st *Stream) Reset(o Options) {
