@@ -575,27 +575,11 @@ func (st *Stream) leaked(core []byte) bool {
 func (st *Stream) fastText(dst, p []byte) ([]byte, int) {
 	seg := 0 // start of the pending segment p[seg:i]
 	i := 0
+	term, col, gen := st.term, st.col, st.sentGen // kept in registers
+	maxLen := st.spec.maxLen
 loop:
 	for i < len(p) {
-		c := p[i]
-		switch class[c] {
-		case cPlain:
-			st.term = false
-			st.col = -1
-			i++
-		case cSpace:
-			if st.term {
-				st.sentGen++
-			}
-			st.term = false
-			if st.col >= 0 {
-				st.col++
-			}
-			i++
-		case cTerm:
-			st.term = true
-			st.col = -1
-			i++
+		switch class[p[i]] {
 		case cTok:
 			j, nl := i, uint8(0)
 			for j < len(p) {
@@ -606,15 +590,16 @@ loop:
 				nl |= k
 				j++
 			}
-			hint := nl&2 != 0
-			if j == len(p) || j-i > st.spec.maxLen {
+			if j == len(p) || j-i > maxLen {
 				break loop // may continue in the next delta, or overlong: step handles it
 			}
-			if hint {
+			if nl&2 != 0 { // not a plain word
 				core := p[i : j-trailing(p[i:j])]
 				if hasNonLetter(core) && st.leaked(core) {
+					st.term, st.col, st.sentGen = term, col, gen
 					dst = st.relSeg(dst, p[seg:i])
 					st.drop(LeakedID, core)
+					term, col = st.term, st.col
 					seg = i + len(core)
 					if seg == j { // nothing released: term and col stay
 						i = j
@@ -622,13 +607,31 @@ loop:
 					}
 				}
 			}
-			st.term = p[j-1] == '.'
-			st.col = -1
+			term = p[j-1] == '.'
+			col = -1
 			i = j
+		case cSpace:
+			if term {
+				gen++
+			}
+			term = false
+			if col >= 0 {
+				col++
+			}
+			i++
+		case cPlain:
+			term = false
+			col = -1
+			i++
+		case cTerm:
+			term = true
+			col = -1
+			i++
 		default:
 			break loop
 		}
 	}
+	st.term, st.col, st.sentGen = term, col, gen
 	return st.relSeg(dst, p[seg:i]), i
 }
 
