@@ -1,6 +1,8 @@
 package gauntlet
 
 import (
+	"bytes"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -170,5 +172,23 @@ func TestPool(t *testing.T) {
 	}
 	if c := st2.Citations(); len(c) != 1 || c[0].ID != "doc_a1" {
 		t.Errorf("pooled stream citations = %+v", c)
+	}
+}
+
+// testdata/gauntlet.yaml is the section as documented for configs/guard.yaml:
+// it must decode strictly to exactly DefaultConfig().
+func TestDefaultSectionYAML(t *testing.T) {
+	b, err := os.ReadFile("testdata/gauntlet.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Config
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if want := DefaultConfig(); !reflect.DeepEqual(got, want) {
+		t.Errorf("testdata/gauntlet.yaml = %+v, want DefaultConfig() %+v", got, want)
 	}
 }
