@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Embedder turns texts into unit-length vectors. Implementations: the
@@ -83,6 +84,9 @@ type LocalModel struct {
 	Calib Calibration
 	// Stats records the measured raw anchors behind Calib.
 	Stats struct{ RandomMedian, RandomP99, SameDoc float64 }
+
+	vocabMu sync.Mutex
+	vocab   *vocabIndex // term -> id, built from Vocab on first use
 }
 
 // Name implements Embedder.

@@ -23,11 +23,13 @@ type vocabIndex struct {
 	ids  map[string]uint32
 }
 
-var vocabs sync.Map // *LocalModel -> *vocabIndex
-
 func (m *LocalModel) ids() map[string]uint32 {
-	v, _ := vocabs.LoadOrStore(m, &vocabIndex{})
-	vi := v.(*vocabIndex)
+	m.vocabMu.Lock()
+	if m.vocab == nil {
+		m.vocab = &vocabIndex{}
+	}
+	vi := m.vocab
+	m.vocabMu.Unlock()
 	vi.once.Do(func() {
 		vi.ids = make(map[string]uint32, len(m.Vocab))
 		for i, t := range m.Vocab {
@@ -59,7 +61,7 @@ func (m *LocalModel) fitVocab() {
 		m.Vocab = append(m.Vocab, t)
 	}
 	slices.Sort(m.Vocab)
-	vocabs.Delete(m)
+	m.vocab = nil
 }
 
 // appendTerms adds one chunk (title tokens, then text tokens) to tf.
