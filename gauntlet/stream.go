@@ -127,6 +127,7 @@ type Stream struct {
 	col      int // spaces since line start; -1 after any other byte
 	term     bool
 	sentGen  uint32
+	roll     uint32 // the last plain (non-ASCII) bytes, to see a CJK full stop
 	space    bool // a space is held back
 	spaceDel bool // a drop happened after the held space
 	last     byte // the last released text byte (0 at the start)
@@ -237,7 +238,7 @@ func (st *Stream) Reset(o Options) {
 	st.caret, st.digits, st.needNum = false, 0, false
 	st.btRun, st.btLine, st.tilde, st.codeN = 0, false, 0, 0
 	st.fenceCh, st.fenceLen, st.fl = 0, 0, fenceLine{}
-	st.col, st.term, st.sentGen = 0, false, 1
+	st.col, st.term, st.sentGen, st.roll = 0, false, 1, 0
 	st.space, st.spaceDel, st.last, st.glue = false, false, 0, false
 	st.q, st.q2, st.qh = st.q[:0], st.q2[:0], 0
 	st.long, st.ctx = false, st.ctx[:0]
@@ -575,7 +576,7 @@ func (st *Stream) leaked(core []byte) bool {
 func (st *Stream) fastText(dst, p []byte) ([]byte, int) {
 	seg := 0 // start of the pending segment p[seg:i]
 	i := 0
-	term, col, gen := st.term, st.col, st.sentGen // kept in registers
+	term, col, gen, roll := st.term, st.col, st.sentGen, st.roll // kept in registers
 	maxLen := st.spec.maxLen
 loop:
 	for i < len(p) {
@@ -596,10 +597,10 @@ loop:
 			if nl&2 != 0 { // not a plain word
 				core := p[i : j-trailing(p[i:j])]
 				if hasNonLetter(core) && st.leaked(core) {
-					st.term, st.col, st.sentGen = term, col, gen
+					st.term, st.col, st.sentGen, st.roll = term, col, gen, 0
 					dst = st.relSeg(dst, p[seg:i])
 					st.drop(LeakedID, core)
-					term, col = st.term, st.col
+					term, col, roll = st.term, st.col, 0
 					seg = i + len(core)
 					if seg == j { // nothing released: term and col stay
 						i = j
@@ -608,13 +609,13 @@ loop:
 				}
 			}
 			term = p[j-1] == '.'
-			col = -1
+			col, roll = -1, 0
 			i = j
 		case cSpace:
 			if term {
 				gen++
 			}
-			term = false
+			term, roll = false, 0
 			if col >= 0 {
 				col++
 			}
@@ -622,16 +623,19 @@ loop:
 		case cPlain:
 			term = false
 			col = -1
+			if roll = roll<<8 | uint32(p[i]); fullStop(roll) {
+				gen++
+			}
 			i++
 		case cTerm:
 			term = true
-			col = -1
+			col, roll = -1, 0
 			i++
 		default:
 			break loop
 		}
 	}
-	st.term, st.col, st.sentGen = term, col, gen
+	st.term, st.col, st.sentGen, st.roll = term, col, gen, roll
 	return st.relSeg(dst, p[seg:i]), i
 }
 
@@ -713,6 +717,9 @@ func (st *Stream) step(dst []byte, c byte) []byte {
 		dst = st.endRun(dst)
 		return st.step(dst, c)
 	}
+	if class[c] != cPlain {
+		st.roll = 0
+	}
 	switch c {
 	case '`':
 		if st.btRun == 0 {
@@ -762,7 +769,23 @@ func (st *Stream) step(dst []byte, c byte) []byte {
 	}
 	st.term = class[c] == cTerm
 	st.col = -1
+	if class[c] == cPlain {
+		st.roll = st.roll<<8 | uint32(c)
+		if fullStop(st.roll) {
+			st.sentGen++
+		}
+	}
 	return st.relByte(dst, c)
+}
+
+// fullStop reports whether the last plain bytes are a CJK sentence end
+// (。！？), which ends a sentence without a following space.
+func fullStop(roll uint32) bool {
+	switch roll & 0xFFFFFF {
+	case 0xE38082, 0xEFBC81, 0xEFBC9F:
+		return true
+	}
+	return false
 }
 
 // endRun resolves a finished backtick or tilde run in text mode.

@@ -94,6 +94,7 @@ func TestDropReasons(t *testing.T) {
 		{"fenced code untouched", "x\n```go\na[^9] doc_1abcdef\n```\nb [^9]", false, "x\n```go\na[^9] doc_1abcdef\n```\nb", map[string]int{"unknown_number": 1}, 0, nil},
 		{"tilde fence", "~~~\n[^9]\n~~~\n[^9]", false, "~~~\n[^9]\n~~~\n", map[string]int{"unknown_number": 1}, 0, nil},
 		{"unclosed span ends at newline", "a `b [^9]\nc [^9]", false, "a `b [^9]\nc", map[string]int{"unknown_number": 1}, 0, nil},
+		{"CJK full stop ends a sentence", "水[^1]。水[^1]！水[^1][^1]？", false, "水[1]。水[1]！水[1]？", map[string]int{"repeat_in_sentence": 1}, 3, []int{1}},
 		{"utf8 around markers", "Évian [^1]。Über [^2]", false, "Évian [1]。Über [2]", nil, 2, []int{1, 2}},
 	}
 	for _, tt := range tests {
