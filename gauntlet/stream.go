@@ -128,10 +128,10 @@ type Stream struct {
 	term     bool
 	sentGen  uint32
 	roll     uint32 // the last plain (non-ASCII) bytes, to see a CJK full stop
-	space    bool // a space is held back
-	spaceDel bool // a drop happened after the held space
-	last     byte // the last released text byte (0 at the start)
-	glue     bool // a drop happened right after a token byte or '['
+	space    bool   // a space is held back
+	spaceDel bool   // a drop happened after the held space
+	last     byte   // the last released text byte (0 at the start)
+	glue     bool   // a drop happened right after a token byte or '['
 
 	long bool   // the held token is the tail of a longer, partly released one
 	ctx  []byte // its last released bytes (3/4 max_marker_len)
