@@ -348,12 +348,13 @@ func (r *relay) run(w *bufio.Writer, first sse.Event) {
 			break
 		}
 		if !more {
-			if !r.finished {
-				r.failMidStream(cause(r.upctx, errors.New("upstream ended the stream before the answer finished")))
-			}
 			break
 		}
 		ok = r.event(ev)
+	}
+	if !r.finished && !r.sentDone {
+		// [DONE] or the end of the body came before any finish_reason.
+		r.failMidStream(cause(r.upctx, errors.New("upstream ended the stream before the answer finished")))
 	}
 	if r.finished && !r.sentDone && r.wOK() {
 		if r.usageHeld != "" {
