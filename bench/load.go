@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -380,6 +381,12 @@ type RunResult struct {
 	Lag     Percentiles `json:"schedule_lag"`
 	Seconds []Second    `json:"seconds"`
 	Hist    []HistBin   `json:"histogram"`
+	// CPUPerRequest is this process's CPU time (user+system) during the run
+	// divided by the requests completed: in --self mode it covers generator,
+	// proxy and upstream, so proxy minus direct is the proxy's own CPU cost
+	// per request, a number far less sensitive to a busy machine than
+	// latency.
+	CPUPerRequest time.Duration `json:"cpu_per_request_ns"`
 	// Resources samples this process once a second (in --self mode that is
 	// proxy, upstream and generator together).
 	Resources []Resource `json:"resources"`
@@ -397,6 +404,15 @@ func sampleResource(t int) Resource {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return Resource{T: t, Goroutines: runtime.NumGoroutine(), RSSBytes: rss(), HeapBytes: int64(ms.HeapAlloc)}
+}
+
+// cpuTime is the user+system CPU time of this process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // rss reads VmRSS from /proc/self/status (0 where there is no procfs).
@@ -444,12 +460,7 @@ func Run(ctx context.Context, name string, cfg LoadConfig, progress io.Writer) (
 	}
 	defer l.close()
 	cfg = l.cfg
-	for range cfg.Warmup {
-		if ctx.Err() != nil {
-			break
-		}
-		l.one(0, 0, time.Time{})
-	}
+	warm(ctx, l, cfg.Warmup)
 	rec := &recorder{}
 	if cfg.MaxRequests > 0 {
 		rec.samples = make([]sample, 0, cfg.MaxRequests)
@@ -462,6 +473,7 @@ func Run(ctx context.Context, name string, cfg LoadConfig, progress io.Writer) (
 		runCtx, cancel = context.WithTimeout(ctx, cfg.Duration)
 	}
 	defer cancel()
+	cpu0 := cpuTime()
 	start := time.Now()
 	var resMu sync.Mutex
 	var resources []Resource
@@ -483,7 +495,31 @@ func Run(ctx context.Context, name string, cfg LoadConfig, progress io.Writer) (
 	stopProgress()
 	res := summarize(name, cfg, mode, rec, elapsed)
 	res.Resources = resources
+	if n := rec.done.Load(); n > 0 {
+		res.CPUPerRequest = (cpuTime() - cpu0) / time.Duration(n)
+	}
 	return res, ctx.Err()
+}
+
+// warm sends n unrecorded requests from Concurrency workers, for at most
+// 10 seconds.
+func warm(ctx context.Context, l *loader, n int) {
+	if n <= 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var left atomic.Int64
+	left.Store(int64(n))
+	var wg sync.WaitGroup
+	for range min(l.cfg.Concurrency, n) {
+		wg.Go(func() {
+			for ctx.Err() == nil && left.Add(-1) >= 0 {
+				l.one(0, 0, time.Time{})
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // closedLoop runs Concurrency workers back to back.

@@ -36,7 +36,7 @@ type Machine struct {
 // ThisMachine describes the machine running the bench.
 func ThisMachine() Machine {
 	return Machine{CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version(),
-		OS: runtime.GOOS + "/" + runtime.GOARCH,
+		OS:   runtime.GOOS + "/" + runtime.GOARCH,
 		Note: "load generator, proxy and upstream share this machine's cores; numbers include the generator's own cost"}
 }
 
@@ -52,6 +52,9 @@ type Overhead struct {
 	// TTFT (streams): difference of time to first token.
 	TTFTP50Diff time.Duration `json:"ttft_p50_diff_ns,omitempty"`
 	TTFTP99Diff time.Duration `json:"ttft_p99_diff_ns,omitempty"`
+	// CPUDiff is the difference of CPU time per request (self mode: the
+	// proxy's own CPU cost per request).
+	CPUDiff time.Duration `json:"cpu_diff_ns"`
 }
 
 // Compare computes the overhead of proxied over direct.
@@ -68,6 +71,7 @@ func Compare(proxied, direct RunResult) *Overhead {
 		P50Ratio: ratio(proxied.Latency.P50, direct.Latency.P50), P90Ratio: ratio(proxied.Latency.P90, direct.Latency.P90),
 		P99Ratio: ratio(proxied.Latency.P99, direct.Latency.P99),
 	}
+	o.CPUDiff = proxied.CPUPerRequest - direct.CPUPerRequest
 	if proxied.TTFT != nil && direct.TTFT != nil {
 		o.TTFTP50Diff = proxied.TTFT.P50 - direct.TTFT.P50
 		o.TTFTP99Diff = proxied.TTFT.P99 - direct.TTFT.P99
@@ -125,11 +129,11 @@ func WriteMarkdown(w io.Writer, rep LoadReport) {
 	if c.Stream {
 		fmt.Fprintf(w, " TTFT p50 | TTFT p99 |")
 	}
-	fmt.Fprintf(w, " sched. lag p99 |\n|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, " sched. lag p99 | CPU/req |\n|---|---|---|---|---|---|---|---|---|---|---|")
 	if c.Stream {
 		fmt.Fprintf(w, "---|---|")
 	}
-	fmt.Fprintln(w, "---|")
+	fmt.Fprintln(w, "---|---|")
 	for _, r := range rep.Runs {
 		errs := 0
 		for _, n := range r.Errors {
@@ -144,7 +148,7 @@ func WriteMarkdown(w io.Writer, rep LoadReport) {
 				fmt.Fprintf(w, " - | - |")
 			}
 		}
-		fmt.Fprintf(w, " %s |\n", fmtDur(r.Lag.P99))
+		fmt.Fprintf(w, " %s | %s |\n", fmtDur(r.Lag.P99), fmtDur(r.CPUPerRequest))
 	}
 	for _, r := range rep.Runs {
 		if len(r.Errors) == 0 {
@@ -180,6 +184,7 @@ func WriteMarkdown(w io.Writer, rep LoadReport) {
 		if c.Stream {
 			fmt.Fprintf(w, "| TTFT p50 | %s | |\n| TTFT p99 | %s | |\n", fmtSigned(o.TTFTP50Diff), fmtSigned(o.TTFTP99Diff))
 		}
+		fmt.Fprintf(w, "| CPU per request | %s | |\n", fmtSigned(o.CPUDiff))
 	}
 }
 

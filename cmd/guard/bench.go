@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -62,6 +63,8 @@ func benchLoad(ctx context.Context, args []string) error {
 	fs.BoolVar(&self, "self", false, "start a simulated upstream (pace 0) and a proxy in this process and compare both")
 	fs.BoolVar(&pipeline, "pipeline", false, "with --self: run the proxy with the guard pipeline instead of pass-through")
 	fs.DurationVar(&pace, "pace", 0, "with --self: the simulated upstream's delay between streamed events")
+	var cpuprofile string
+	fs.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -84,6 +87,17 @@ func benchLoad(ctx context.Context, args []string) error {
 			return err
 		}
 		cfg.Prompts = p
+	}
+	if cpuprofile != "" {
+		f, err := os.Create(cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var rep bench.LoadReport
 	var err error
