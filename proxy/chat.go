@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"iter"
 	"mime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -390,6 +392,16 @@ func (r *relay) event(ev sse.Event) bool {
 	if !gjson.Valid(data) {
 		r.failMidStream(errors.New("upstream sent an event that is not JSON"))
 		return false
+	}
+	if strings.ContainsAny(data, "\r\n") {
+		// A multi-line data field: re-emit it on one line so each event
+		// stays one "data:" line for the client.
+		var b bytes.Buffer
+		if err := json.Compact(&b, []byte(data)); err != nil {
+			r.failMidStream(err)
+			return false
+		}
+		data = b.String()
 	}
 	if e := gjson.Get(data, "error"); e.Exists() || ev.Type == "error" {
 		// An upstream error event: flush what is held, pass the error on.

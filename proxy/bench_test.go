@@ -1,0 +1,85 @@
+package proxy_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/answer-guard/guard/proxy"
+)
+
+// benchTarget starts a proxy (pass-through or full pipeline) over an
+// in-process simulated upstream with no pacing.
+func benchTarget(b *testing.B, pipeline bool) (proxied, direct string) {
+	b.Helper()
+	cfg := proxy.DefaultConfig()
+	cfg.Mock.Pace = 0
+	cfg.Log.Level = "error"
+	cfg.Pipeline.Enabled = pipeline
+	var f proxy.PipelineFactory
+	if pipeline {
+		f = proxy.NewPipeline(nil)
+	}
+	srv, err := proxy.New(cfg, nil, f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go srv.Serve(ln)
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	return "http://" + ln.Addr().String() + "/v1/chat/completions", srv.Mock().BaseURL() + "/chat/completions"
+}
+
+func post(b *testing.B, c *fasthttp.Client, url string, body []byte) {
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI(url)
+	req.Header.SetMethod("POST")
+	req.Header.SetContentType("application/json")
+	req.SetBodyRaw(body)
+	if err := c.Do(req, resp); err != nil || resp.StatusCode() != 200 {
+		b.Fatalf("%s: %v %d %s", url, err, resp.StatusCode(), resp.Body())
+	}
+}
+
+// BenchmarkProxyOverhead compares the same non-stream and stream requests
+// sent to the simulated upstream directly and through the proxy; the
+// difference of the two ns/op is the proxy's added latency per request.
+func BenchmarkProxyOverhead(b *testing.B) {
+	for _, mode := range []struct {
+		name     string
+		pipeline bool
+		body     string
+	}{
+		{"passthrough/nonstream", false, `{"model":"mock-1","messages":[{"role":"system","content":"` + "Notes:\\n[^1] (kind: lecture; address: HB 1.2) The return window is 30 days from delivery." + `"},{"role":"user","content":"What is the return window?"}]}`},
+		{"passthrough/stream", false, `{"model":"mock-1","stream":true,"messages":[{"role":"system","content":"` + "Notes:\\n[^1] (kind: lecture; address: HB 1.2) The return window is 30 days from delivery." + `"},{"role":"user","content":"What is the return window?"}]}`},
+		{"guard/nonstream", true, `{"model":"mock-1","messages":[{"role":"user","content":"What does error LF-4002 mean?"}]}`},
+	} {
+		proxied, direct := benchTarget(b, mode.pipeline)
+		c := &fasthttp.Client{MaxConnsPerHost: 64}
+		body := []byte(mode.body)
+		b.Run(mode.name+"/direct", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				post(b, c, direct, body)
+			}
+		})
+		b.Run(mode.name+"/proxied", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				post(b, c, proxied, body)
+			}
+		})
+	}
+}
