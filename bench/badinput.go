@@ -232,7 +232,7 @@ func scenarioBadInput(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 				r.problem("%s: got status %d code %q (want %v) %s", bc.Name, res.Status, res.Code, bc.Want, res.Detail)
 			}
 			o := c.chat(ctx, chatBody("still up?", false), nil)
-			if o.label != "200 done" {
+			if o.label != "200 done" && o.label != refusedByGuard {
 				r.problem("after %s the proxy is not healthy: %s %v", bc.Name, o.label, o.err)
 			}
 		}
@@ -243,7 +243,7 @@ func scenarioInjection(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 	withServers(opt, r, "", nil, func(ip *InProcess, c *chaosClient) {
 		for i, p := range injectionPrompts {
 			o := c.chat(ctx, chatBody(p, i%2 == 0), nil)
-			r.record(o, "200 done")
+			r.record(o, "200 done", refusedByGuard)
 			content := o.check.Content
 			guard := gjson.Get(o.check.Final, "guard")
 			if o.check.Final == "" {

@@ -244,6 +244,9 @@ func (c *chaosClient) chat(ctx context.Context, body []byte, hdr map[string]stri
 			o.label = "200 error_event " + o.check.ErrCode
 		case o.check.Done && o.check.Finished:
 			o.label = "200 done"
+			if gjson.Get(o.check.Final, "guard.decision").Str == "refuse" {
+				o.label = "200 refused_by_guard"
+			}
 		default:
 			o.label = "200 broken"
 		}
@@ -258,6 +261,9 @@ func (c *chaosClient) chat(ctx context.Context, body []byte, hdr map[string]stri
 	}
 	if o.status == 200 {
 		o.label = "200 done"
+		if gjson.GetBytes(o.body, "guard.decision").Str == "refuse" {
+			o.label = "200 refused_by_guard"
+		}
 		if !gjson.GetBytes(o.body, "choices").IsArray() {
 			o.label = "200 not_a_completion"
 		}
@@ -334,17 +340,21 @@ func withServers(opt ChaosOptions, r *ChaosResult, faults string, mutate func(*m
 // healthy checks the proxy still answers a plain request.
 func healthy(ctx context.Context, r *ChaosResult, c *chaosClient) {
 	o := c.chat(ctx, chatBody("health check after the scenario", false), nil)
-	if o.label != "200 done" {
+	if o.label != "200 done" && o.label != refusedByGuard {
 		r.problem("proxy not healthy after the scenario: %s %v", o.label, o.err)
 	}
 }
+
+// refusedByGuard is a guard refusal answered without calling the upstream:
+// an upstream fault cannot reach it, so fault scenarios accept it.
+const refusedByGuard = "200 refused_by_guard"
 
 // ---- scenarios ----
 
 func scenarioRefuse(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 	withServers(opt, r, "refuse=1", nil, func(ip *InProcess, c *chaosClient) {
 		for i := range opt.n(6, 200) {
-			r.record(c.chat(ctx, chatBody(fmt.Sprintf("refused %d", i), i%2 == 0), nil), "502 upstream_error")
+			r.record(c.chat(ctx, chatBody(fmt.Sprintf("refused %d", i), i%2 == 0), nil), "502 upstream_error", refusedByGuard)
 		}
 	})
 }
@@ -360,7 +370,7 @@ func scenarioUpstreamDown(ctx context.Context, opt ChaosOptions, r *ChaosResult)
 	withServers(opt, r, "", func(_ *mockllm.Config, c *proxy.Config) { c.Upstream.BaseURL = closed }, func(ip *InProcess, c *chaosClient) {
 		for i := range opt.n(6, 200) {
 			o := c.chat(ctx, chatBody(fmt.Sprintf("down %d", i), i%2 == 0), nil)
-			r.record(o, "502 upstream_unavailable")
+			r.record(o, "502 upstream_unavailable", refusedByGuard)
 			if o.elapsed > 2*time.Second {
 				r.problem("upstream down took %s to report", o.elapsed)
 			}
@@ -392,7 +402,7 @@ func faultStream(faults string, mutate func(*mockllm.Config, *proxy.Config), wan
 					defer mu.Unlock()
 					// A fault drawn before the first content event is still a
 					// clean failure when it arrives as a status.
-					r.record(o, "200 error_event "+want, "502 upstream_stream_failed", "502 upstream_unavailable", "504 upstream_timeout")
+					r.record(o, "200 error_event "+want, "502 upstream_stream_failed", "502 upstream_unavailable", "504 upstream_timeout", refusedByGuard)
 					if strings.Contains(faults, "stall") && o.elapsed >= bound {
 						r.problem("stalled stream took %s, not cut before the %s stall ended", o.elapsed, bound)
 					}
@@ -405,7 +415,7 @@ func faultStream(faults string, mutate func(*mockllm.Config, *proxy.Config), wan
 }
 
 func scenarioSlowFirst(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
-	const stall = 1500 * time.Millisecond
+	const stall = 800 * time.Millisecond
 	withServers(opt, r, "slow_first=1", func(m *mockllm.Config, c *proxy.Config) {
 		m.SlowFirstDelay = stall
 		c.Upstream.FirstByteTimeout = 150 * time.Millisecond
@@ -417,7 +427,7 @@ func scenarioSlowFirst(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 				o := c.chat(ctx, chatBody(fmt.Sprintf("slow %d", i), i%2 == 0), nil)
 				mu.Lock()
 				defer mu.Unlock()
-				r.record(o, "504 upstream_timeout")
+				r.record(o, "504 upstream_timeout", refusedByGuard)
 				if o.elapsed >= stall {
 					r.problem("first-byte timeout took %s (stall %s)", o.elapsed, stall)
 				}
@@ -533,7 +543,7 @@ func scenarioReload(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 				o := c.chat(ctx, chatBody(fmt.Sprintf("reload %d", i), i%2 == 0), nil)
 				mu.Lock()
 				defer mu.Unlock()
-				r.record(o, "200 done")
+				r.record(o, "200 done", refusedByGuard)
 			})
 		}
 		wg.Wait()
@@ -604,7 +614,7 @@ func scenarioRemoteDown(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 		r.Outcomes["endpoints "+strings.Join(fields, ",")] = 1
 		for i := range opt.n(6, 100) {
 			o := c.chat(ctx, chatBody(fmt.Sprintf("What does John 3:%d say?", i+1), i%2 == 0), nil)
-			r.record(o, "200 done")
+			r.record(o, "200 done", refusedByGuard)
 			guard := gjson.GetBytes(o.body, "guard")
 			if o.check.Final != "" {
 				guard = gjson.Get(o.check.Final, "guard")

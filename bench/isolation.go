@@ -123,19 +123,19 @@ func scenarioIsolation(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 			j.hdr = map[string]string{"Authorization": "Bearer " + t.key}
 			switch k := rng.IntN(10); {
 			case k < 5: // plain, default KB
-				j.want = []string{"200 done"}
+				j.want = []string{"200 done", refusedByGuard}
 			case k < 7: // an explicit KB: allowed or another tenant's
 				kb := other.kbs[rng.IntN(len(other.kbs))]
 				j.hdr["X-KB-ID"] = kb
 				if contains(t.kbs, kb) {
-					j.kb, j.want = kb, []string{"200 done"}
+					j.kb, j.want = kb, []string{"200 done", refusedByGuard}
 				} else {
 					j.want = []string{"403 kb_not_allowed"}
 				}
 			case k < 9: // a tenant header: own or someone else's
 				j.hdr["X-Tenant-ID"] = other.name
 				if other.name == t.name {
-					j.want = []string{"200 done"}
+					j.want = []string{"200 done", refusedByGuard}
 				} else {
 					j.want = []string{"403 tenant_mismatch"}
 				}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -58,11 +59,14 @@ func StartInProcess(mcfg mockllm.Config, mutate func(*proxy.Config), log *zap.Lo
 func (p *InProcess) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := p.Proxy.Shutdown(ctx)
-	if cerr := p.Mock.Close(); err == nil {
-		err = cerr
+	var errs []error
+	if err := p.Proxy.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("proxy shutdown: %w", err))
 	}
-	return err
+	if err := p.Mock.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("simulated upstream close (connections the proxy left open to it): %w", err))
+	}
+	return errors.Join(errs...)
 }
 
 // SelfOptions configure a self-contained load run.
