@@ -74,6 +74,7 @@ func BenchmarkStream(b *testing.B) {
 			dst := make([]byte, 0, 2*len(text))
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
+			cpu0, n := cpuSeconds(), 0
 			for b.Loop() {
 				st.Reset(o)
 				dst = dst[:0]
@@ -81,8 +82,10 @@ func BenchmarkStream(b *testing.B) {
 					dst = st.Write(dst, c)
 				}
 				dst = st.Close(dst)
+				n++
 			}
 			b.ReportMetric(float64(len(cs)), "deltas/op")
+			reportCPU(b, cpu0, n*len(text))
 		})
 	}
 }
@@ -132,5 +135,34 @@ func TestWriteAllocs(t *testing.T) {
 		if a := testing.AllocsPerRun(200, func() { dst = st.Write(dst[:0], d) }); a != 0 {
 			t.Errorf("delta %d %q: %v allocs per Write, want 0", i, d, a)
 		}
+	}
+}
+
+// BenchmarkBaselineScan is the floor to read BenchmarkStream against on a
+// shared machine: one table lookup per byte over the same text, nothing
+// else. No byte-at-a-time transducer can beat it.
+func BenchmarkBaselineScan(b *testing.B) {
+	text := answerText(64 << 10)
+	b.SetBytes(int64(len(text)))
+	n, cpu0, loops := 0, cpuSeconds(), 0
+	for b.Loop() {
+		for _, c := range text {
+			if class[c] == cSpecial {
+				n++
+			}
+		}
+		loops++
+	}
+	if n < 0 {
+		b.Fatal(n)
+	}
+	reportCPU(b, cpu0, loops*len(text))
+}
+
+// reportCPU adds MB per CPU second: on a shared machine the wall-clock MB/s
+// undercounts what one core does when the process only gets part of it.
+func reportCPU(b *testing.B, cpu0 float64, bytes int) {
+	if d := cpuSeconds() - cpu0; d > 0 && cpu0 > 0 {
+		b.ReportMetric(float64(bytes)/d/1e6, "MB/cpu-s")
 	}
 }

@@ -40,73 +40,177 @@ func init() {
 	}
 }
 
+// quiet marks the bytes the fast scan passes over without a look: letters,
+// space, ASCII punctuation that is not special, and non-ASCII bytes that
+// cannot end a CJK full stop. Everything else is a rare, interesting byte.
+var quiet [256]bool
+
+func init() {
+	for c := range 256 {
+		switch {
+		case tokTab[c] == 1, class[c] == cSpace:
+			quiet[c] = true
+		case class[c] == cPlain:
+			quiet[c] = c != 0x81 && c != 0x82 && c != 0x9F
+		}
+	}
+}
+
 // fastText processes p in plain text mode for as long as nothing needs the
-// step machine; it returns how many bytes it consumed. Semantics are those
-// of step, byte by byte.
+// step machine; it returns how many bytes it consumed. Its semantics are
+// exactly those of step byte by byte (the chunking tests compare the two):
+// it skips quiet bytes in a tight loop and looks at tokens only when they
+// hold a non-letter, finding their start by scanning back.
 func (st *Stream) fastText(dst, p []byte) ([]byte, int) {
-	seg := 0 // start of the pending segment p[seg:i]
-	i := 0
-	term, col, gen, roll := st.term, st.col, st.sentGen, st.roll // kept in registers
+	seg, i, floor := 0, 0, 0 // p[seg:i] is unreleased text; no token starts before floor
+	term, col, gen := st.term, st.col, st.sentGen
+	termPos := -1 // term was set just before this index
+	if term {
+		termPos = 0
+	}
+	colEnd, colVal := -1, -1 // the line-start indent, if p starts a line
+	if col >= 0 {
+		for i < len(p) && p[i] == ' ' {
+			if term {
+				gen++
+				term, termPos = false, -1
+			}
+			col++
+			i++
+		}
+		colEnd, colVal = i, col
+		if i < len(p) && class[p[i]] != cSpecial {
+			col = -1
+		}
+	}
 	maxLen := st.spec.maxLen
 loop:
 	for i < len(p) {
-		switch class[p[i]] {
-		case cTok:
-			j, nl := i, uint8(0)
-			for j < len(p) {
-				k := tokTab[p[j]]
-				if k == 0 {
-					break
-				}
-				nl |= k
-				j++
-			}
-			if j == len(p) || j-i > maxLen {
-				break loop // may continue in the next delta, or overlong: step handles it
-			}
-			if nl&2 != 0 { // not a plain word
-				core := p[i : j-trailing(p[i:j])]
-				if hasNonLetter(core) && st.leaked(core) {
-					st.term, st.col, st.sentGen, st.roll = term, col, gen, 0
-					dst = st.relSeg(dst, p[seg:i])
-					st.drop(LeakedID, core)
-					term, col, roll = st.term, st.col, 0
-					seg = i + len(core)
-					if seg == j { // nothing released: term and col stay
-						i = j
-						continue
-					}
-				}
-			}
-			term = p[j-1] == '.'
-			col, roll = -1, 0
-			i = j
-		case cSpace:
+		c := p[i]
+		if quiet[c] {
 			if term {
-				gen++
+				if c == ' ' {
+					gen++
+				}
+				term = false
 			}
-			term, roll = false, 0
-			if col >= 0 {
-				col++
+			for i++; i < len(p) && quiet[p[i]]; i++ {
 			}
-			i++
-		case cPlain:
-			term = false
-			col = -1
-			if roll = roll<<8 | uint32(p[i]); fullStop(roll) {
-				gen++
-			}
-			i++
-		case cTerm:
-			term = true
-			col, roll = -1, 0
-			i++
-		default:
+			continue
+		}
+		switch class[c] {
+		case cSpecial:
 			break loop
+		case cTerm:
+			term, termPos = true, i+1
+			i++
+		case cTok: // a digit or punctuation token byte: letters are quiet
+			s, e := i, i+1
+			for s > floor && tokTab[p[s-1]] != 0 {
+				s--
+			}
+			for e < len(p) && tokTab[p[e]] != 0 {
+				e++
+			}
+			if e == len(p) || e-s > maxLen {
+				i = s // may continue in the next delta, or overlong: step handles it
+				break loop
+			}
+			core := p[s : e-trailing(p[s:e])]
+			if hasNonLetter(core) && st.leaked(core) {
+				// Back to the state before the token, as step would have it.
+				term = termPos == s
+				col = -1
+				if s == colEnd {
+					col = colVal
+				}
+				st.term, st.col, st.sentGen = term, col, gen
+				dst = st.relSeg(dst, p[seg:s])
+				st.drop(LeakedID, core)
+				term, col = st.term, st.col
+				seg = s + len(core)
+				if seg == e { // nothing released: term and col stay
+					if term {
+						termPos = e
+					}
+					for col >= 0 && e < len(p) && p[e] == ' ' { // still a line's indent
+						if term {
+							gen++
+							term, termPos = false, -1
+						}
+						col++
+						e++
+					}
+					if col >= 0 {
+						colEnd, colVal = e, col
+					}
+					floor, i = e, e
+					continue
+				}
+			}
+			term, col = p[e-1] == '.', -1
+			if term {
+				termPos = e
+			}
+			floor, i = e, e
+		default: // the last byte of a possible CJK full stop
+			if fullStopAt(p, i, st.roll) {
+				gen++
+			}
+			term = false
+			i++
 		}
 	}
-	st.term, st.col, st.sentGen, st.roll = term, col, gen, roll
+	if i == len(p) {
+		// A trailing word may go on in the next delta: step holds it.
+		s := i
+		for s > floor && tokTab[p[s-1]] != 0 {
+			s--
+		}
+		i = s
+	}
+	if i > 0 {
+		st.roll = tailRoll(p[:i], st.roll)
+	}
+	// term and col as they stand after p[:i]
+	term, col = termPos == i, -1
+	if i == colEnd {
+		col = colVal
+	}
+	st.term, st.col, st.sentGen = term, col, gen
 	return st.relSeg(dst, p[seg:i]), i
+}
+
+// fullStopAt reports whether p[i] ends a CJK full stop; the bytes before p
+// come from roll.
+func fullStopAt(p []byte, i int, roll uint32) bool {
+	var w uint32
+	switch i {
+	case 0:
+		w = roll<<8 | uint32(p[0])
+	case 1:
+		w = roll<<16 | uint32(p[0])<<8 | uint32(p[1])
+	default:
+		w = uint32(p[i-2])<<16 | uint32(p[i-1])<<8 | uint32(p[i])
+	}
+	return fullStop(w)
+}
+
+// tailRoll is the roll after text p (preceded by roll): its last plain
+// bytes, reset by any ASCII byte.
+func tailRoll(p []byte, roll uint32) uint32 {
+	k := max(0, len(p)-3)
+	if k > 0 {
+		roll = 0
+	}
+	for _, c := range p[k:] {
+		if c < 0x80 {
+			roll = 0
+		} else {
+			roll = roll<<8 | uint32(c)
+		}
+	}
+	return roll
 }
 
 // fastCode releases code bytes that cannot end the code region.

@@ -2,8 +2,14 @@ package gauntlet
 
 import (
 	"bytes"
+	"flag"
 	"math/rand/v2"
 	"testing"
+)
+
+var (
+	propN    = flag.Int("props", 20000, "answers in TestRandomProperties")
+	propSeed = flag.Uint64("props.seed", 1, "seed of TestRandomProperties")
 )
 
 // TestRandomProperties runs the fuzz oracle over seeded random answers built
@@ -14,11 +20,11 @@ func TestRandomProperties(t *testing.T) {
 	pieces := []string{"[", "]", "^", "`", "~", " ", "\n", ".", ",", ":", "_", "-", "1", "2", "9", "0", "a", "b", "x",
 		"card:", "action:", "Lecture 1", "open_map", "doc_", "É", "Ж", "0123456789abcdef", "0123abcd",
 		"-0123-4567-89ab-0123456789ab", "REALID42", "```", "~~~", "  ", "[^1]", "[^9]", "[1]", "library-7", "[card:Lecture 1]", "。", "\xe3\x80", "\x82"}
-	n := 20000
+	n := *propN
 	if testing.Short() {
-		n = 2000
+		n = min(n, 2000)
 	}
-	r := rand.New(rand.NewPCG(1, 2))
+	r := rand.New(rand.NewPCG(*propSeed, 2))
 	for range n {
 		var in []byte
 		for k := r.IntN(40); k >= 0; k-- {
