@@ -19,14 +19,16 @@
 // card and action markers pass unchanged. Everything else is deleted and
 // counted by [Reason]:
 //
-//	unknown_number      a footnote whose number was never minted ([^0], [^99])
+//	unknown_number      a footnote whose number was never minted ([^0], [^99], and
+//	                    so also a bracketed number in prose such as [2020])
 //	malformed           "[^" not followed by a well-formed footnote: "[^x1]", "[^ 2]",
 //	                    "[^^3]", "[^4" (no ']' before '[', '`', a newline, the
 //	                    hold-back limit or the end; then "[^4" and its word are
 //	                    dropped and the rest kept); a card/action marker cut by a
 //	                    newline or longer than max_marker_len
 //	repeat_in_sentence  the same source cited again in one sentence (a sentence
-//	                    ends at '.', '!' or '?' followed by whitespace, or at a newline)
+//	                    ends at '.', '!' or '?' followed by whitespace, at 。！？,
+//	                    or at a newline)
 //	unknown_card        a card marker whose address is not in this turn's source map
 //	unknown_action      an action marker whose action did not fire
 //	leaked_id           an id token (below)
@@ -47,7 +49,7 @@
 // catalog_numbers). A token equal to the address of one of this turn's notes,
 // or to a word of such an address, is never deleted: in some corpora the id
 // is the human address ("John 3:16"). Ids containing spaces cannot be tokens
-// and are not caught here; the auditor ([Spec.Audit]) reports what got through.
+// and are not caught, here or by the auditor.
 //
 // # Code
 //
@@ -59,12 +61,21 @@
 // # Hold-back
 //
 // Text that cannot start a marker or an id token is released at once. A
-// possible marker, or a token, is held until it is decided, at most
-// max_marker_len bytes (default 64); a token longer than that is released
-// unchecked. One space before a held item is held with it, and an incomplete
-// UTF-8 sequence at the end of a delta waits for its last bytes, so every
-// piece of output is valid UTF-8 when the input is. The output does not
-// depend on how the input is cut into deltas.
+// possible marker, or a token (a word), is held until it is decided, at most
+// max_marker_len bytes (default 64). A longer token is released in pieces
+// while a window of its last 3/4*max_marker_len bytes is checked, so an id of
+// up to that length is still caught inside a long URL (the whole rest of the
+// token is then dropped). One space before a held item is held with it, and
+// an incomplete UTF-8 sequence at the end of a delta waits for its last
+// bytes, so every piece of output is valid UTF-8 when the input is. The
+// output does not depend on how the input is cut into deltas.
+//
+// Dropping never glues its neighbours into something new: a space is put
+// between two tokens that a drop would join ("ab[^9]cd" -> "ab cd"), and a
+// space before a drop goes only when punctuation follows ("word [^9]." ->
+// "word.").
+//
+// For a non-stream completion, Write the whole content once, then Close.
 //
 // # Auditor
 //

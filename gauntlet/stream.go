@@ -322,7 +322,9 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 		dst = st.step(dst, delta[i])
 		i++
 	}
-	dst = st.drain(dst)
+	if st.qh < len(st.q) {
+		dst = st.drain(dst)
+	}
 	return st.cutCarry(dst, start)
 }
 
