@@ -303,8 +303,8 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 			}
 		} else if st.hk == hToken && st.mode == mText {
 			// bulk-extend a token held from the previous delta
-			j := i
-			for j < len(delta) && class[delta[j]] == cTok && len(st.hold)+j-i < st.spec.maxLen {
+			j, lim := i, min(len(delta), i+st.spec.maxLen-len(st.hold))
+			for j < lim && tokTab[delta[j]] != 0 {
 				j++
 			}
 			st.hold = append(st.hold, delta[i:j]...)
