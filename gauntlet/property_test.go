@@ -3,6 +3,7 @@ package gauntlet
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -38,5 +39,36 @@ func TestRandomProperties(t *testing.T) {
 			t.Fatalf("chunking changes the output:\ninput %q\none   %q\nchunk %q", in, ref, got)
 		}
 		checkOutput(t, s, o, in, ref, one)
+	}
+}
+
+// TestValidCitationsSurvive: answers with only valid markers, cut anywhere,
+// keep every marker (no valid citation is lost) and drop nothing.
+func TestValidCitationsSurvive(t *testing.T) {
+	s := testSpec(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	forms := []string{"[^%d]", "[%d]", "[^%d][^%d]", "[%d, %d]"}
+	for range 2000 {
+		var in bytes.Buffer
+		want := 0
+		for k := 1 + r.IntN(8); k > 0; k-- {
+			a, b := 1+r.IntN(2), 4 // notes 1/2 and 4 are distinct sources
+			f := forms[r.IntN(len(forms))]
+			in.WriteString("Claim Évian 42 holds ")
+			switch f {
+			case "[^%d]", "[%d]":
+				fmt.Fprintf(&in, f, a)
+				want++
+			default:
+				fmt.Fprintf(&in, f, a, b)
+				want += 2
+			}
+			in.WriteString([]string{". ", "!\n", "。", ".\n\n"}[r.IntN(4)])
+		}
+		o := testOptions()
+		out, st := chunked(s, o, in.Bytes(), []byte{byte(r.IntN(16)), byte(r.IntN(16)), byte(r.IntN(16))})
+		if c := st.Counts(); c.Kept != want || c.Dropped != 0 {
+			t.Fatalf("input %q\noutput %q\ncounts %+v, want %d kept and none dropped", in.Bytes(), out, c, want)
+		}
 	}
 }
