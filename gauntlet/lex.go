@@ -84,6 +84,7 @@ func (st *Stream) fastText(dst, p []byte) ([]byte, int) {
 		}
 	}
 	maxLen := st.spec.maxLen
+	tail := false // p ends in a token that may go on in the next delta
 loop:
 	for i < len(p) {
 		c := p[i]
@@ -114,6 +115,7 @@ loop:
 			}
 			if e == len(p) || e-s > maxLen {
 				i = s // may continue in the next delta, or overlong: step handles it
+				tail = e == len(p) && e-s <= maxLen
 				break loop
 			}
 			core := p[s : e-trailing(p[s:e])]
@@ -168,6 +170,7 @@ loop:
 			s--
 		}
 		i = s
+		tail = len(p)-s <= maxLen
 	}
 	if i > 0 {
 		st.roll = tailRoll(p[:i], st.roll)
@@ -178,7 +181,14 @@ loop:
 		col = colVal
 	}
 	st.term, st.col, st.sentGen = term, col, gen
-	return st.relSeg(dst, p[seg:i]), i
+	dst = st.relSeg(dst, p[seg:i])
+	if tail && i < len(p) { // hold the trailing token, as step would
+		st.hk = hToken
+		st.hold = append(st.hold[:0], p[i:]...)
+		st.long, st.ctx, st.roll = false, st.ctx[:0], 0
+		return dst, len(p)
+	}
+	return dst, i
 }
 
 // fullStopAt reports whether p[i] ends a CJK full stop; the bytes before p

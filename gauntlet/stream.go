@@ -311,6 +311,10 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 			if i = j; i >= len(delta) {
 				break
 			}
+			if tokTab[delta[i]] == 0 { // the token ends here: decide it, go on at delta[i]
+				dst = st.endToken(dst)
+				continue
+			}
 		} else if st.mode != mText && st.btRun == 0 {
 			var n int
 			dst, n = st.fastCode(dst, delta[i:])
