@@ -41,6 +41,7 @@ func New(cfg Config) (*Server, error) {
 		MaxRequestBodySize:    64 << 20,
 		ReadTimeout:           time.Minute,
 		IdleTimeout:           time.Minute,
+		Logger:                quiet{},
 	}
 	return s, nil
 }
@@ -289,3 +290,9 @@ func (s *Server) stream(w *bufio.Writer, conn net.Conn, a answer, id, model stri
 		gone()
 	}
 }
+
+// quiet drops fasthttp's per-connection error lines (a client going away
+// mid-stream is normal for a simulator).
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}

@@ -140,7 +140,7 @@ func attachReport(b []byte, rep *Report) []byte {
 func (s *Server) failChat(ctx *fasthttp.RequestCtx, l *reqLog, ae *APIError) {
 	l.status = ae.Status
 	l.failure = ae
-	ctx.Response.Reset()
+	resetResponse(ctx)
 	ctx.SetStatusCode(ae.Status)
 	ctx.SetContentType("application/json")
 	ctx.SetBody(ae.body())

@@ -4,10 +4,12 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -36,6 +38,7 @@ type Server struct {
 	ready   atomic.Bool
 	streams sync.WaitGroup // in-flight stream writers
 	reqSeq  atomic.Uint64
+	tr      *http.Transport // upstream connection pool, shared across reloads
 }
 
 // runtime is everything a request reads from the configuration, swapped as
@@ -57,7 +60,7 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 	if log == nil {
 		log = zap.NewNop()
 	}
-	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics()}
+	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(), tr: newTransport(cfg.Upstream.MaxConns)}
 	if cfg.Upstream.BaseURL == "" {
 		mock, err := mockllm.Start(cfg.Mock, "127.0.0.1:0")
 		if err != nil {
@@ -115,7 +118,7 @@ func (s *Server) build(cfg Config) (*runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runtime{cfg: cfg, up: newUpstream(base, key, cfg.Upstream.MaxConns), pipe: pipe, keys: keys}, nil
+	return &runtime{cfg: cfg, up: newUpstream(base, key, s.tr), pipe: pipe, keys: keys}, nil
 }
 
 // Reload swaps in a new configuration. In-flight requests finish on the old
@@ -135,7 +138,6 @@ func (s *Server) Reload(cfg Config) error {
 		return err
 	}
 	s.rt.Store(rt)
-	old.up.close()
 	s.log.Info("configuration reloaded")
 	return nil
 }
@@ -173,6 +175,18 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if raw := bytes.ToLower(ctx.Request.Header.RawHeaders()); bytes.Contains(raw, []byte("transfer-encoding:")) {
+		// A chunked body. With a Content-Length as well it is a smuggling
+		// attempt (RFC 9112 6.1): refuse it. Either way, serve nothing else
+		// on this connection, so bytes after the body cannot become a
+		// request of their own.
+		ctx.SetConnectionClose()
+		if bytes.Contains(raw, []byte("content-length:")) {
+			s.fail(ctx, "other", &APIError{Status: 400, Type: "invalid_request_error", Code: "bad_request",
+				Message: "a request may not carry both Transfer-Encoding and Content-Length"})
+			return
+		}
+	}
 	path := string(ctx.Path())
 	switch path {
 	case "/v1/chat/completions", "/chat/completions":
@@ -222,7 +236,7 @@ func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
 
 // fail writes an error response and logs it once.
 func (s *Server) fail(ctx *fasthttp.RequestCtx, route string, ae *APIError) {
-	ctx.Response.Reset()
+	resetResponse(ctx)
 	ctx.SetStatusCode(ae.Status)
 	ctx.SetContentType("application/json")
 	if ae.Status == 401 {
@@ -326,3 +340,13 @@ func (s *Server) summarize(l *reqLog) {
 }
 
 func nopLogger() *zap.Logger { return zap.NewNop() }
+
+// resetResponse clears a response but keeps a decision to close the
+// connection after it.
+func resetResponse(ctx *fasthttp.RequestCtx) {
+	closeConn := ctx.Response.ConnectionClose()
+	ctx.Response.Reset()
+	if closeConn {
+		ctx.SetConnectionClose()
+	}
+}

@@ -28,8 +28,10 @@ type upstream struct {
 	client *http.Client
 }
 
-func newUpstream(base, key string, maxConns int) *upstream {
-	tr := &http.Transport{
+// newTransport is the connection pool to upstreams, shared by every
+// configuration the server runs, so a reload never strands connections.
+func newTransport(maxConns int) *http.Transport {
+	return &http.Transport{
 		Proxy:               nil, // never route loopback upstreams through an env proxy
 		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        maxConns,
@@ -37,6 +39,9 @@ func newUpstream(base, key string, maxConns int) *upstream {
 		IdleConnTimeout:     90 * time.Second,
 		ForceAttemptHTTP2:   true,
 	}
+}
+
+func newUpstream(base, key string, tr *http.Transport) *upstream {
 	return &upstream{base: strings.TrimRight(base, "/"), key: key, client: &http.Client{Transport: tr}}
 }
 
