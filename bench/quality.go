@@ -19,8 +19,7 @@ type QualitySuite func(ctx context.Context, dataDir string, w io.Writer) error
 var ErrNotBuilt = errors.New("suite not built yet")
 
 // qualitySuites lists the suites `guard bench quality` knows, in report
-// order. A nil run means the suite's entry point does not exist yet: the
-// gauntlet suite (GauntletQuality, lead) is wired here when it lands.
+// order. A nil run means the suite's entry point does not exist yet.
 var qualitySuites = []struct {
 	name string
 	run  QualitySuite
@@ -33,7 +32,13 @@ var qualitySuites = []struct {
 		_, err := VerifyQuality(ctx, dataDir, w)
 		return err
 	}},
-	{"gauntlet", nil},
+	{"gauntlet", func(ctx context.Context, _ string, w io.Writer) error {
+		rep, err := GauntletQuality(ctx, 1000, DefaultGauntletFaults, 7, w)
+		if err == nil && !rep.OK() {
+			err = fmt.Errorf("gauntlet let faults through or lost citations: %v", rep.Failures)
+		}
+		return err
+	}},
 }
 
 // QualityResult is the outcome of one suite.
