@@ -99,6 +99,8 @@ func FuzzStream(f *testing.F) {
 		"ab[^9]cd [[^9]^1] [1[^9]] 0123abcd[^9]-0123-4567-89ab-0123456789ab",
 		"~~~\n[^9]\n~~~\n  ```\n[^1]\n  ```\n[^1]",
 		"https://example.org/path/to/something/quite/long/and/then/doc_123abc/more/stuff/here/ok",
+		"library-7  ~~~\n[^9]\n~~~\nREALID42```\n[^9]\n```\n  REALID42 ```x [^9]",
+		"x!REALID42 y. end.doc_1a [^1]\n\xe3\x80\x82[^1]\xe3\x80\x82[^1]",
 	}
 	for i, s := range seeds {
 		f.Add([]byte(s), []byte{byte(i), 3, 1, 7}, i%3 == 0)

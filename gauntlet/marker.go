@@ -211,7 +211,7 @@ func (st *Stream) footnote(dst []byte, n int, m []byte) []byte {
 	}
 	st.kept++
 	dst = st.settle(dst, '[')
-	st.last, st.term, st.col = ']', false, -1
+	st.last, st.brWord, st.term, st.col = ']', false, false, -1
 	dst = append(dst, '[')
 	dst = strconv.AppendInt(dst, int64(src.out), 10)
 	return append(dst, ']')

@@ -130,6 +130,7 @@ type Stream struct {
 	spaceDel bool   // a drop happened after the held space
 	last     byte   // the last released text byte (0 at the start)
 	glue     bool   // a drop happened right after a token byte or '['
+	brWord   bool   // the released text ends in '[' and token bytes
 
 	long bool   // the held token is the tail of a longer, partly released one
 	ctx  []byte // its last released bytes (3/4 max_marker_len)
@@ -237,7 +238,7 @@ func (st *Stream) Reset(o Options) {
 	st.btRun, st.btLine, st.tilde, st.codeN = 0, false, 0, 0
 	st.fenceCh, st.fenceLen, st.fl = 0, 0, fenceLine{}
 	st.col, st.term, st.sentGen, st.roll = 0, false, 1, 0
-	st.space, st.spaceDel, st.last, st.glue = false, false, 0, false
+	st.space, st.spaceDel, st.last, st.glue, st.brWord = false, false, 0, false, false
 	st.q, st.q2, st.qh = st.q[:0], st.q2[:0], 0
 	st.long, st.ctx = false, st.ctx[:0]
 	st.ncarry = 0
