@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -136,6 +137,9 @@ type guardPipe struct {
 	gate   gate.Config
 	holder *engineHolder
 }
+
+// WriteMetrics appends the verifier's series to /metrics.
+func (p *guardPipe) WriteMetrics(w io.Writer) error { return p.judge.WriteMetrics(w) }
 
 // Close releases the engine and the demo snapshot (at server shutdown).
 func (p *guardPipe) Close() { p.holder.close() }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -211,6 +212,11 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		ctx.SetBodyString(`{"status":"ready"}`)
 	case "/metrics":
 		s.m.handler(ctx)
+		// The verifier keeps its own series (ChainPoll votes, verify
+		// latency, degraded calls); they follow in the same text format.
+		if mw, ok := s.rt.Load().pipe.(interface{ WriteMetrics(io.Writer) error }); ok && ctx.Response.StatusCode() == 200 {
+			mw.WriteMetrics(ctx)
+		}
 	default:
 		s.fail(ctx, "other", &APIError{Status: 404, Type: "invalid_request_error", Code: "not_found", Message: "unknown path " + quote(path)})
 	}
