@@ -42,6 +42,7 @@ type Partition struct {
 	MemoryVecs [][]Sparse
 
 	terms       termFile
+	remote      bool
 	localVecs   []float32
 	remoteVecs  []float32
 	remoteDims  int
@@ -101,25 +102,36 @@ func loadPartition(dir string, pi PartitionInfo, man Manifest) (*Partition, erro
 	if len(p.terms.Norm) != len(p.Chunks) {
 		return nil, fmt.Errorf("terms: %d entries for %d chunks", len(p.terms.Norm), len(p.Chunks))
 	}
+	// The flat vectors of the primary space are kept only where the dense
+	// lane scans exactly; with a graph they live in the graph's nodes. Local
+	// vectors of a remote-embedder snapshot are not needed at query time
+	// (local scoring uses the stored terms).
 	var err error
-	if p.localVecs, err = readF32(filepath.Join(dir, "local.f32")); err != nil {
-		return nil, err
-	}
-	if len(p.localVecs) != len(p.Chunks)*p.Local.Dims {
-		return nil, fmt.Errorf("local vectors: %d floats for %d chunks x %d dims", len(p.localVecs), len(p.Chunks), p.Local.Dims)
-	}
-	if man.Embedder == "remote" {
-		if p.remoteVecs, err = readF32(filepath.Join(dir, "remote.f32")); err != nil {
-			return nil, err
-		}
+	remote := man.Embedder == "remote"
+	if remote {
 		p.remoteDims = man.Dims
 		if man.Calibration != nil {
 			p.remoteCalib = *man.Calibration
 		}
-		if len(p.remoteVecs) != len(p.Chunks)*p.remoteDims {
-			return nil, fmt.Errorf("remote vectors: %d floats for %d chunks x %d dims", len(p.remoteVecs), len(p.Chunks), p.remoteDims)
+	}
+	if !pi.Graph {
+		if remote {
+			if p.remoteVecs, err = readF32(filepath.Join(dir, "remote.f32")); err != nil {
+				return nil, err
+			}
+			if len(p.remoteVecs) != len(p.Chunks)*p.remoteDims {
+				return nil, fmt.Errorf("remote vectors: %d floats for %d chunks x %d dims", len(p.remoteVecs), len(p.Chunks), p.remoteDims)
+			}
+		} else {
+			if p.localVecs, err = readF32(filepath.Join(dir, "local.f32")); err != nil {
+				return nil, err
+			}
+			if len(p.localVecs) != len(p.Chunks)*p.Local.Dims {
+				return nil, fmt.Errorf("local vectors: %d floats for %d chunks x %d dims", len(p.localVecs), len(p.Chunks), p.Local.Dims)
+			}
 		}
 	}
+	p.remote = remote
 	if pi.Graph {
 		f, err := os.Open(filepath.Join(dir, "hnsw.bin"))
 		if err != nil {
@@ -234,11 +246,11 @@ func (s *Snapshot) KBs(tenant string) []string {
 }
 
 // Remote reports whether the dense lane searches remote-model vectors.
-func (p *Partition) Remote() bool { return p.remoteVecs != nil }
+func (p *Partition) Remote() bool { return p.remote }
 
 // PrimaryDims is the dimension of the vectors the dense lane searches.
 func (p *Partition) PrimaryDims() int {
-	if p.remoteVecs != nil {
+	if p.remote {
 		return p.remoteDims
 	}
 	return p.Local.Dims
@@ -270,19 +282,23 @@ func (p *Partition) Resolve(id string) []int {
 	return out
 }
 
-// vec returns chunk i's vector in the primary space (remote=true) or the local one.
-func (p *Partition) vec(i int, primary bool) []float32 {
-	if primary && p.remoteVecs != nil {
+// vec returns chunk i's vector in the primary space, from the flat array
+// or from the graph (nil when neither holds it).
+func (p *Partition) vec(i int) []float32 {
+	if p.graph != nil {
+		v, _ := p.graph.Lookup(uint32(i))
+		return v
+	}
+	if p.remote {
 		return p.remoteVecs[i*p.remoteDims : (i+1)*p.remoteDims]
 	}
 	d := p.Local.Dims
 	return p.localVecs[i*d : (i+1)*d]
 }
 
-// Cosine is the raw cosine between q and chunk i in the primary space
-// (primary=true) or the local space.
-func (p *Partition) Cosine(q []float32, i int, primary bool) float64 {
-	v := p.vec(i, primary)
+// Cosine is the raw cosine between q and chunk i in the primary space.
+func (p *Partition) Cosine(q []float32, i int) float64 {
+	v := p.vec(i)
 	if len(q) != len(v) {
 		return 0
 	}
@@ -291,7 +307,7 @@ func (p *Partition) Cosine(q []float32, i int, primary bool) float64 {
 
 // Calibrate maps a raw cosine of the given space to calibrated relevance.
 func (p *Partition) Calibrate(raw float64, primary bool) float64 {
-	if primary && p.remoteVecs != nil {
+	if primary && p.remote {
 		return p.remoteCalib.Apply(raw)
 	}
 	return p.Local.Calib.Apply(raw)
@@ -311,15 +327,15 @@ func (p *Partition) Dense(q []float32, k, overfetch int) ([]Hit, error) {
 		hits = make([]Hit, 0, len(nodes))
 		for _, n := range nodes {
 			i := int(n.Key)
-			if i < len(p.Deleted) && !p.Deleted[i] {
-				hits = append(hits, Hit{i, p.Cosine(q, i, true)})
+			if i < len(p.Deleted) && !p.Deleted[i] && len(n.Value) == len(q) {
+				hits = append(hits, Hit{i, float64(vek32.Dot(q, n.Value))})
 			}
 		}
 	} else {
 		hits = make([]Hit, 0, len(p.Chunks))
 		for i := range p.Chunks {
 			if !p.Deleted[i] {
-				hits = append(hits, Hit{i, p.Cosine(q, i, true)})
+				hits = append(hits, Hit{i, p.Cosine(q, i)})
 			}
 		}
 	}

@@ -294,7 +294,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	for _, c := range pool {
 		c.match = p.Match(qTerms, c.slot)
 		if primaryOK && p.Remote() {
-			c.score = p.Calibrate(p.Cosine(primaryQ[0], c.slot, true), true)
+			c.score = p.Calibrate(p.Cosine(primaryQ[0], c.slot), true)
 		} else {
 			c.score = p.Local.Calib.Apply(c.match.Relevance())
 		}

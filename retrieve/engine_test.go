@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/answer-guard/guard/index"
 	"go.uber.org/zap"
@@ -217,7 +218,9 @@ func TestEmbedderDownDegrades(t *testing.T) {
 	ic.Remote.Model = "test-embed"
 	ic.Remote.Retries = 0
 	_, s := buildSnap(t, ic, testDocs(), nil)
-	e := newEngine(t, DefaultConfig(), ic, s)
+	cfg := DefaultConfig()
+	cfg.LaneTimeout = 30 * time.Second // a loaded CI machine must not fake an outage
+	e := newEngine(t, cfg, ic, s)
 	ctx := context.Background()
 	r, err := e.Retrieve(ctx, Query{Tenant: "acme", KB: "docs", Text: "restore the backup archive"})
 	if err != nil || len(r.Degraded) != 0 || len(r.Candidates) == 0 {
@@ -287,6 +290,7 @@ func TestRemoteRerankFallsBackToLocal(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.Rerank.Mode = "remote"
 		cfg.Rerank.URL = srv.URL + tt.path
+		cfg.Rerank.Timeout = 30 * time.Second
 		e, err := New(cfg, ic, nil, zap.NewNop())
 		if err != nil {
 			t.Fatal(err)
