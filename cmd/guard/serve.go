@@ -73,6 +73,10 @@ func runServe(args []string) error {
 		return err
 	}
 	defer log.Sync() //nolint:errcheck
+	// Signals are caught before the server answers anything.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	srv, err := proxy.New(cfg, log, proxy.NewPipeline(log))
 	if err != nil {
 		return err
@@ -85,9 +89,6 @@ func runServe(args []string) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	for {
 		select {
 		case err := <-errc:

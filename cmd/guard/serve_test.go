@@ -1,0 +1,77 @@
+package main
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestServeReloadsOnSIGHUP runs guard serve in-process, rewrites its config
+// file, sends SIGHUP and sees the new model list, then stops it with SIGTERM.
+func TestServeReloadsOnSIGHUP(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "guard.yaml")
+	write := func(models string) {
+		b := "log: {level: error}\npipeline: {enabled: false}\nmodels: {allow: [" + models + "]}\n"
+		if err := os.WriteFile(cfgPath, []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("first-model")
+	done := make(chan error, 1)
+	go func() { done <- runServe([]string{"--config", cfgPath, "--addr", addr}) }()
+
+	models := func() string {
+		resp, err := http.Get("http://" + addr + "/v1/models")
+		if err != nil {
+			return ""
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	waitFor := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(models(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("models never listed %q: %s", want, models())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("first-model")
+	write("second-model")
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("second-model")
+
+	// A broken file is rejected and the running configuration stays.
+	os.WriteFile(cfgPath, []byte("server: {bogus: 1}\n"), 0o644)
+	syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	time.Sleep(100 * time.Millisecond)
+	waitFor("second-model")
+
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve returned %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop on SIGTERM")
+	}
+}
