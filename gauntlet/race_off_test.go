@@ -1,0 +1,5 @@
+//go:build !race
+
+package gauntlet
+
+const raceEnabled = false
