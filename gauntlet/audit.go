@@ -1,5 +1,7 @@
 package gauntlet
 
+import "strings"
+
 // Finding kinds of the auditor.
 const (
 	FindInvented        = "invented_marker"  // an output marker [k] with no citation k
@@ -7,6 +9,7 @@ const (
 	FindLeakedID        = "leaked_id"        // an id-shaped token, or a token the catalog knows
 	FindUnknownCitation = "unknown_citation" // a cited ID the catalog does not know
 	FindUnusedCitation  = "unused_citation"  // a citation no marker in the text refers to
+	FindUnknownNamed    = "unknown_named"    // a card/action marker not in this turn's sets ([Stream.Audit] only)
 )
 
 // Finding is one problem the auditor found.
@@ -24,6 +27,7 @@ type AuditReport struct {
 	LeakedIDs        int       `json:"leaked_ids"`
 	UnknownCitations int       `json:"unknown_citations"`
 	UnusedCitations  int       `json:"unused_citations"`
+	UnknownNamed     int       `json:"unknown_named"`
 	Findings         []Finding `json:"findings,omitempty"`
 }
 
@@ -37,10 +41,6 @@ func (r AuditReport) OK() bool { return len(r.Findings) == 0 }
 // or a catalog id (same tokens and rules as the stream; the addresses of the
 // cited sources are exempt). It returns counts per problem and the findings.
 func (s *Spec) Audit(text string, cited []Citation, catalog func(string) bool) AuditReport {
-	var r AuditReport
-	add := func(kind, t string, off int) {
-		r.Findings = append(r.Findings, Finding{Kind: kind, Text: t, Offset: off})
-	}
 	exempt := map[string]bool{}
 	for _, c := range cited {
 		if c.Address != "" {
@@ -50,6 +50,35 @@ func (s *Spec) Audit(text string, cited []Citation, catalog func(string) bool) A
 			}
 		}
 	}
+	return s.audit(text, auditIn{cited: cited, catalog: catalog, exempt: exempt})
+}
+
+// Audit checks this stream's finished output text as [Spec.Audit] does, with
+// the stream's own citations, catalog and note addresses, and also checks
+// card and action markers against Options.Cards and Options.Actions (in
+// bail-out mode any marker is a finding). Call it after Close.
+func (st *Stream) Audit(text string) AuditReport {
+	in := auditIn{cited: st.cites, catalog: st.opt.Catalog, exempt: st.exempt, named: true}
+	if !st.opt.Bailout {
+		in.cards, in.actions = st.opt.Cards, st.opt.Actions
+	}
+	return st.spec.audit(text, in)
+}
+
+type auditIn struct {
+	cited          []Citation
+	catalog        func(string) bool
+	exempt         map[string]bool
+	named          bool // check card/action markers against cards/actions
+	cards, actions map[string]bool
+}
+
+func (s *Spec) audit(text string, in auditIn) AuditReport {
+	var r AuditReport
+	add := func(kind, t string, off int) {
+		r.Findings = append(r.Findings, Finding{Kind: kind, Text: t, Offset: off})
+	}
+	cited, catalog, exempt := in.cited, in.catalog, in.exempt
 	used := make([]bool, len(cited)+1)
 	for _, seg := range textSegments(text) {
 		t := text[seg[0]:seg[1]]
@@ -61,6 +90,23 @@ func (s *Spec) Audit(text string, cited []Citation, catalog func(string) bool) A
 					r.Broken++
 					add(FindBroken, t[i:min(len(t), i+8)], seg[0]+i)
 					i += 2
+					continue
+				}
+				if in.named && (strings.HasPrefix(t[i:], s.card) || strings.HasPrefix(t[i:], s.action)) {
+					prefix, known := s.card, in.cards
+					if strings.HasPrefix(t[i:], s.action) {
+						prefix, known = s.action, in.actions
+					}
+					j := strings.IndexAny(t[i:], "]\n")
+					switch {
+					case j < 0 || t[i+j] != ']':
+						r.Broken++
+						add(FindBroken, t[i:min(len(t), i+len(prefix)+8)], seg[0]+i)
+					case !known[t[i+len(prefix):i+j]]:
+						r.UnknownNamed++
+						add(FindUnknownNamed, t[i:i+j+1], seg[0]+i)
+					}
+					i += len(prefix)
 					continue
 				}
 				j, n := i+1, 0

@@ -192,3 +192,31 @@ func TestDefaultSectionYAML(t *testing.T) {
 		t.Errorf("testdata/gauntlet.yaml = %+v, want DefaultConfig() %+v", got, want)
 	}
 }
+
+func TestStreamAudit(t *testing.T) {
+	s := testSpec(t)
+	known := func(id string) bool {
+		for _, n := range testNotes {
+			if n.ID == id {
+				return true
+			}
+		}
+		return false
+	}
+	o := testOptions()
+	o.Catalog = known
+	st := s.New(o)
+	out := string(st.Close(st.Write(nil, []byte("A [^1]. See [card:Lecture 1] and chunk_5f00d."))))
+	if r := st.Audit(out); !r.OK() {
+		t.Errorf("audit of the gauntlet's own output %q = %+v", out, r)
+	}
+	r := st.Audit(out + " [card:Nope] [action:open_map] [action:rm] [card:x")
+	if r.UnknownNamed != 2 || r.Broken != 1 {
+		t.Errorf("audit = %+v, want 2 unknown named markers and 1 broken", r)
+	}
+	o.Bailout = true
+	st = s.New(o)
+	if r := st.Audit("A [card:Lecture 1] [1]."); r.UnknownNamed != 1 || r.Invented != 1 {
+		t.Errorf("bail-out audit = %+v, want the card and the marker reported", r)
+	}
+}

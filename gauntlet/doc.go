@@ -81,6 +81,8 @@
 //
 // [Spec.Audit] checks a finished answer without any model: every output
 // marker must name a citation, no footnote syntax may remain, every cited ID
-// and every id-shaped token in the text is checked against the catalog. The
-// proxy puts its counts in guard.markers and metrics.
+// and every id-shaped token in the text is checked against the catalog.
+// [Stream.Audit] does the same for a stream's own output with its options,
+// and also checks card and action markers; the fuzz target uses it as its
+// oracle. The proxy puts the counts in guard.markers and metrics.
 package gauntlet
