@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"mime"
 	"strconv"
@@ -77,27 +76,16 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	defer stop(nil)
-	s.wholeChat(ctx, rt, req, turn, upBody, l, upctx, cancel)
+	s.wholeChat(ctx, rt, req, turn, upBody, l, upctx)
 }
 
 // wholeChat relays a non-stream completion.
-func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, rt *runtime, req *chatRequest, turn Turn, upBody []byte, l *reqLog, upctx context.Context, cancel context.CancelCauseFunc) {
+func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, rt *runtime, req *chatRequest, turn Turn, upBody []byte, l *reqLog, upctx context.Context) {
 	t0 := time.Now()
-	timer := time.AfterFunc(rt.cfg.Upstream.FirstByteTimeout, func() { cancel(errFirstByteTimeout) })
-	resp, err := rt.up.post(upctx, "/chat/completions", upBody, "application/json")
-	var b []byte
-	if err == nil {
-		b, err = io.ReadAll(io.LimitReader(resp.Body, int64(rt.cfg.Upstream.MaxResponseBytes)+1))
-		resp.Body.Close()
-	}
-	timer.Stop()
+	b, err := rt.up.postWhole("/chat/completions", upBody, t0.Add(rt.cfg.Upstream.FirstByteTimeout))
 	l.upWait = time.Since(t0)
 	if err != nil {
-		s.failChat(ctx, l, toAPIError(cause(upctx, err)))
-		return
-	}
-	if len(b) > rt.cfg.Upstream.MaxResponseBytes {
-		s.failChat(ctx, l, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response", Message: "the upstream response exceeds the configured size limit"})
+		s.failChat(ctx, l, toAPIError(err))
 		return
 	}
 	if !gjson.ValidBytes(b) || !gjson.GetBytes(b, "choices").IsArray() {

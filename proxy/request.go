@@ -34,7 +34,7 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 	if d := jsonDepth(body); d > maxDepth {
 		return nil, badRequest("invalid_json", "", "request JSON nests deeper than %d levels", maxDepth)
 	}
-	if !json.Valid(body) {
+	if !gjson.ValidBytes(body) {
 		var v any
 		err := json.Unmarshal(body, &v)
 		msg := "request body is not valid JSON"

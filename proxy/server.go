@@ -39,7 +39,8 @@ type Server struct {
 	ready   atomic.Bool
 	streams sync.WaitGroup // in-flight stream writers
 	reqSeq  atomic.Uint64
-	tr      *http.Transport // upstream connection pool, shared across reloads
+	tr      *http.Transport  // upstream connection pool for streams, shared across reloads
+	fast    *fasthttp.Client // upstream client for whole requests, shared across reloads
 }
 
 // runtime is everything a request reads from the configuration, swapped as
@@ -61,7 +62,8 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 	if log == nil {
 		log = zap.NewNop()
 	}
-	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(), tr: newTransport(cfg.Upstream.MaxConns)}
+	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(), tr: newTransport(cfg.Upstream.MaxConns),
+		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes)}
 	if cfg.Upstream.BaseURL == "" {
 		mock, err := mockllm.Start(cfg.Mock, "127.0.0.1:0")
 		if err != nil {
@@ -119,7 +121,7 @@ func (s *Server) build(cfg Config) (*runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runtime{cfg: cfg, up: newUpstream(base, key, s.tr), pipe: pipe, keys: keys}, nil
+	return &runtime{cfg: cfg, up: newUpstream(base, key, s.tr, s.fast), pipe: pipe, keys: keys}, nil
 }
 
 // Reload swaps in a new configuration. In-flight requests finish on the old
@@ -166,6 +168,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	rt := s.rt.Load()
 	rt.up.close()
+	s.fast.CloseIdleConnections()
 	if c, ok := rt.pipe.(interface{ Close() }); ok {
 		c.Close()
 	}
