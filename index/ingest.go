@@ -14,8 +14,8 @@ import (
 	"strings"
 )
 
-// Doc is one corpus document (the JSONL schema of DESIGN.md). `id` and
-// `text` are required; kind defaults to "library", tenant and kb to
+// Doc is one corpus document (the JSONL schema of DESIGN.md). `id` (or
+// BEIR's `_id`) and `text` are required; kind defaults to "library", tenant and kb to
 // "default". Unknown top-level fields are kept in Meta.
 type Doc struct {
 	ID      string         `json:"id"`
@@ -66,7 +66,7 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // directory name in the snapshot).
 func ValidName(s string) bool { return nameRE.MatchString(s) }
 
-var knownDocFields = map[string]bool{"id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true}
+var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true}
 
 // ParseDocLine decodes one corpus JSONL line and applies the defaults.
 func ParseDocLine(line []byte) (Doc, error) {
@@ -83,7 +83,7 @@ func ParseDocLine(line []byte) (Doc, error) {
 		if err := json.Unmarshal(v, dst); err != nil {
 			// Numeric ids are common in BEIR-like dumps: accept them as text.
 			var n json.Number
-			if k == "id" && json.Unmarshal(v, &n) == nil {
+			if (k == "id" || k == "_id") && json.Unmarshal(v, &n) == nil {
 				*dst = n.String()
 				return nil
 			}
@@ -97,6 +97,12 @@ func ParseDocLine(line []byte) (Doc, error) {
 		p *string
 	}{{"id", &d.ID}, {"text", &d.Text}, {"title", &d.Title}, {"kind", &d.Kind}, {"address", &d.Address}, {"url", &d.URL}, {"tenant", &d.Tenant}, {"kb", &d.KB}} {
 		if err := str(f.k, f.p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if d.ID == "" {
+		// BEIR corpora name the id "_id".
+		if err := str("_id", &d.ID); err != nil {
 			errs = append(errs, err)
 		}
 	}
