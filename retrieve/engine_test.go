@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -358,5 +359,47 @@ func TestParseRewrites(t *testing.T) {
 	want := []string{"a b", "What is c?", "q"}
 	if !slices.Equal(got, want) {
 		t.Errorf("parseRewrites = %q, want %q", got, want)
+	}
+}
+
+// TestSwapUnderLoad swaps snapshots while queries run: no query fails, and
+// every retired snapshot is closed once its readers are done (run with -race).
+func TestSwapUnderLoad(t *testing.T) {
+	ic := index.DefaultConfig()
+	dir, s := buildSnap(t, ic, testDocs(), nil)
+	e := newEngine(t, DefaultConfig(), ic, s)
+	ctx := context.Background()
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				r, err := e.Retrieve(ctx, Query{Tenant: "acme", KB: "docs", Text: "restore the backup archive"})
+				// A snapshot closed under a reader would fail its lexical lane.
+				if err != nil || len(r.Candidates) == 0 || len(r.Degraded) > 0 {
+					errs <- fmt.Errorf("retrieve during swap: %v, %d candidates, degraded %v", err, len(r.Candidates), r.Degraded)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 5; i++ {
+		s2, err := index.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Swap(s2)
+	}
+	close(done)
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
