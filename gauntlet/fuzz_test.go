@@ -79,6 +79,7 @@ func FuzzStream(f *testing.F) {
 		"https://example.org/path/to/something/quite/long/and/then/doc_123abc/more/stuff/here/ok",
 		"library-7  ~~~\n[^9]\n~~~\nREALID42```\n[^9]\n```\n  REALID42 ```x [^9]",
 		"x!REALID42 y. end.doc_1a [^1]\n\xe3\x80\x82[^1]\xe3\x80\x82[^1]",
+		"See (doc_1a2b). Both [[^9]] x ([^8]) y, ab(doc_1x)cd.\n(doc_1a)```\n  ([^9])~~~ [1(REALID42)] [action(x_1):",
 	}
 	for i, s := range seeds {
 		f.Add([]byte(s), []byte{byte(i), 3, 1, 7}, i%3 == 0)

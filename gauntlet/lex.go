@@ -309,8 +309,7 @@ func (st *Stream) step(dst []byte, c byte) []byte {
 		st.hold = append(st.hold[:0], c)
 		return dst
 	case ' ':
-		dst = st.settle(dst, ' ')
-		st.space = true
+		dst = st.holdSpace(dst)
 		if st.term {
 			st.sentGen++
 		}

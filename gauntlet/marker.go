@@ -210,7 +210,7 @@ func (st *Stream) footnote(dst []byte, n int, m []byte) []byte {
 		st.cites = append(st.cites, Citation{N: src.out, ID: nt.ID, Title: nt.Title, Address: nt.Address, URL: nt.URL})
 	}
 	st.kept++
-	dst = st.settle(dst, '[')
+	dst, _ = st.settle(dst, '[')
 	st.last, st.brWord, st.term, st.col = ']', false, false, -1
 	dst = append(dst, '[')
 	dst = strconv.AppendInt(dst, int64(src.out), 10)

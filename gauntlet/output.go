@@ -11,16 +11,18 @@ func closer(c byte) bool {
 }
 
 // glues reports whether c, released right after a drop, would join what
-// came before into a new token, marker or fence. A ':' only glues to a
-// bracketed word ("[action" + ":").
+// came before into a new token, marker or fence. ':' and ']' only glue to a
+// bracketed word ("[action" + ":", "[12" + "]").
 func (st *Stream) glues(c byte) bool {
 	switch last := st.last; {
 	case last == '~' || last == '`':
 		return c == last
 	case c == ':':
 		return st.brWord
+	case c == ']': // "[12" + "]" would be a marker
+		return st.brWord && last != '['
 	}
-	return (class[c] == cTok && c != '.') || c == '^' || c == ']'
+	return (class[c] == cTok && c != '.') || c == '^'
 }
 
 // bracketWord reports whether text ending in b (after text that ended in a
@@ -32,9 +34,52 @@ func bracketWord(w bool, b []byte) bool {
 	return w
 }
 
-// settle releases or discards the held space given the next output byte c.
-// It also keeps a drop from gluing two tokens together: "ab[^9]cd" -> "ab cd".
-func (st *Stream) settle(dst []byte, c byte) []byte {
+func isOpener(c byte) bool { return c == '(' || c == '[' }
+
+func closerOf(open byte) byte {
+	if open == '(' {
+		return ')'
+	}
+	return ']'
+}
+
+// glueable reports whether a drop right after last must keep what follows
+// from joining it.
+func glueable(last byte) bool {
+	return class[last] == cTok || last == '[' || last == '~' || last == '`'
+}
+
+// settle resolves what is held back given the next output byte c: the held
+// space goes when a drop followed it and punctuation follows ("word [^9]."
+// -> "word."); a held opener whose content was all dropped vanishes with its
+// closer c ("see (doc_1a2b)." -> "see."), and then skip reports that c must
+// not be output. It also keeps a drop from gluing two tokens together:
+// "ab[^9]cd" -> "ab cd".
+func (st *Stream) settle(dst []byte, c byte) ([]byte, bool) {
+	if st.open != 0 {
+		// Pairs never vanish at a line's start, where they would change
+		// the line's indent (and so what is a code fence) in the output.
+		if st.openDel && c == closerOf(st.open) && !blank(st.last) {
+			st.open, st.openDel = 0, false
+			if st.space {
+				st.spaceDel = true
+			} else if glueable(st.last) {
+				st.glue = true
+			}
+			return dst, true
+		}
+		if st.space {
+			dst = append(dst, ' ')
+			st.space, st.spaceDel = false, false
+		}
+		dst = append(dst, st.open)
+		st.last, st.brWord = st.open, st.open == '['
+		del := st.openDel
+		st.open, st.openDel, st.glue = 0, false, false
+		if del && glueable(st.last) {
+			st.glue = true
+		}
+	}
 	if st.space {
 		if !st.spaceDel || !closer(c) || st.glues(c) {
 			dst = append(dst, ' ')
@@ -48,14 +93,31 @@ func (st *Stream) settle(dst []byte, c byte) []byte {
 		st.last, st.brWord = ' ', false
 	}
 	st.glue = false
-	return dst
+	return dst, false
 }
 
+func blank(c byte) bool { return c == 0 || c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// rel releases text b. A trailing '(' or '[' is held back until the next
+// byte shows whether what it opens was all dropped.
 func (st *Stream) rel(dst, b []byte) []byte {
+	if len(b) == 1 && isOpener(b[0]) && st.open == 0 && st.space && !st.spaceDel {
+		st.open = b[0] // held together with the space before it
+		return dst
+	}
+	for len(b) > 0 {
+		var skip bool
+		if dst, skip = st.settle(dst, b[0]); !skip {
+			break
+		}
+		b = b[1:]
+	}
+	if n := len(b); n > 0 && isOpener(b[n-1]) {
+		st.open, b = b[n-1], b[:n-1]
+	}
 	if len(b) == 0 {
 		return dst
 	}
-	dst = st.settle(dst, b[0])
 	st.last = b[len(b)-1]
 	if st.brWord || b[0] == '[' {
 		st.brWord = bracketWord(st.brWord, b)
@@ -66,10 +128,16 @@ func (st *Stream) rel(dst, b []byte) []byte {
 }
 
 func (st *Stream) relByte(dst []byte, c byte) []byte {
-	dst = st.settle(dst, c)
-	st.last = c
-	st.brWord = c == '[' || (st.brWord && class[c] == cTok)
-	return append(dst, c)
+	var b [1]byte
+	b[0] = c
+	return st.rel(dst, b[:])
+}
+
+// holdSpace holds a space back, settling what was held before it.
+func (st *Stream) holdSpace(dst []byte) []byte {
+	dst, _ = st.settle(dst, ' ')
+	st.space = true
+	return dst
 }
 
 func (st *Stream) drop(r Reason, b []byte) {
@@ -77,9 +145,12 @@ func (st *Stream) drop(r Reason, b []byte) {
 		r = Bailout
 	}
 	st.counts[reasonIndex(r)]++
-	if st.space {
+	switch {
+	case st.open != 0:
+		st.openDel = true
+	case st.space:
 		st.spaceDel = true
-	} else if class[st.last] == cTok || st.last == '[' || st.last == '~' || st.last == '`' {
+	case glueable(st.last):
 		st.glue = true
 	}
 	if st.opt.OnDrop != nil {
@@ -87,16 +158,20 @@ func (st *Stream) drop(r Reason, b []byte) {
 	}
 }
 
-// relSeg releases a segment of text, holding back a trailing space.
+// relSeg releases a segment of text as step would byte by byte: a trailing
+// space, or space and opener, are held back.
 func (st *Stream) relSeg(dst, seg []byte) []byte {
-	if len(seg) == 0 {
-		return dst
+	k := len(seg)
+	if k > 0 && isOpener(seg[k-1]) {
+		k--
 	}
-	if seg[len(seg)-1] == ' ' {
-		dst = st.rel(dst, seg[:len(seg)-1])
-		dst = st.settle(dst, ' ')
-		st.space = true
-		return dst
+	if k > 0 && seg[k-1] == ' ' {
+		k--
 	}
-	return st.rel(dst, seg)
+	dst = st.rel(dst, seg[:k])
+	if k < len(seg) && seg[k] == ' ' {
+		dst = st.holdSpace(dst)
+		k++
+	}
+	return st.rel(dst, seg[k:])
 }

@@ -131,6 +131,8 @@ type Stream struct {
 	last     byte   // the last released text byte (0 at the start)
 	glue     bool   // a drop happened right after a token byte or '['
 	brWord   bool   // the released text ends in '[' and token bytes
+	open     byte   // a '(' or '[' held back (after the held space, if any)
+	openDel  bool   // a drop happened after the held opener
 
 	long bool   // the held token is the tail of a longer, partly released one
 	ctx  []byte // its last released bytes (3/4 max_marker_len)
@@ -239,6 +241,7 @@ func (st *Stream) Reset(o Options) {
 	st.fenceCh, st.fenceLen, st.fl = 0, 0, fenceLine{}
 	st.col, st.term, st.sentGen, st.roll = 0, false, 1, 0
 	st.space, st.spaceDel, st.last, st.glue, st.brWord = false, false, 0, false, false
+	st.open, st.openDel = 0, false
 	st.q, st.q2, st.qh = st.q[:0], st.q2[:0], 0
 	st.long, st.ctx = false, st.ctx[:0]
 	st.ncarry = 0
@@ -350,10 +353,16 @@ func (st *Stream) Close(dst []byte) []byte {
 	}
 	st.hk = hNone
 	dst = st.endRun(dst)
-	if st.space && !st.spaceDel {
+	switch {
+	case st.open != 0: // nothing closed it: it stays, with its space
+		if st.space {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, st.open)
+	case st.space && !st.spaceDel:
 		dst = append(dst, ' ')
 	}
-	st.space, st.spaceDel = false, false
+	st.space, st.spaceDel, st.open, st.openDel = false, false, 0, false
 	st.closed = true
 	return dst
 }

@@ -95,6 +95,9 @@ func TestDropReasons(t *testing.T) {
 		{"tilde fence", "~~~\n[^9]\n~~~\n[^9]", false, "~~~\n[^9]\n~~~\n", map[string]int{"unknown_number": 1}, 0, nil},
 		{"unclosed span ends at newline", "a `b [^9]\nc [^9]", false, "a `b [^9]\nc", map[string]int{"unknown_number": 1}, 0, nil},
 		{"CJK full stop ends a sentence", "水[^1]。水[^1]！水[^1][^1]？", false, "水[1]。水[1]！水[1]？", map[string]int{"repeat_in_sentence": 1}, 3, []int{1}},
+		{"emptied brackets vanish", "See (doc_1a2b). Both [[^9]] x [^1] ([^8]) y, ab(doc_1x)cd.", false, "See. Both x [1] y, ab cd.", map[string]int{"leaked_id": 2, "unknown_number": 2}, 1, []int{1}},
+		{"brackets with content stay", "See (ref doc_1a2b) and ([^1]) [x [^9]].", false, "See (ref) and ([1]) [x ].", map[string]int{"leaked_id": 1, "unknown_number": 1}, 1, []int{1}},
+		{"no vanishing at a line start", "(doc_1a2b)\n  [[^9]] x", false, "()\n  [] x", map[string]int{"leaked_id": 1, "unknown_number": 1}, 0, nil},
 		{"utf8 around markers", "Évian [^1]。Über [^2]", false, "Évian [1]。Über [2]", nil, 2, []int{1, 2}},
 	}
 	for _, tt := range tests {
