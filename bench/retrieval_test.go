@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func dataRoot(tb testing.TB) string {
+func retrievalDataRoot(tb testing.TB) string {
 	tb.Helper()
 	d := os.Getenv("GUARD_DATA")
 	if d == "" {
@@ -31,16 +31,16 @@ func TestNDCGAndRecall(t *testing.T) {
 		{[]string{"c", "a"}, (1 / 1.584962500721156) / (1 + 1/1.584962500721156), 0.5},
 	}
 	for _, tt := range tests {
-		if got := ndcgAt(tt.ranked, rel, 10); abs(got-tt.ndcg) > 1e-9 {
+		if got := ndcgAt(tt.ranked, rel, 10); absDiff(got-tt.ndcg) > 1e-9 {
 			t.Errorf("ndcgAt(%v) = %v, want %v", tt.ranked, got, tt.ndcg)
 		}
-		if got := recallAt(tt.ranked, rel, 2); abs(got-tt.rec2) > 1e-9 {
+		if got := recallAt(tt.ranked, rel, 2); absDiff(got-tt.rec2) > 1e-9 {
 			t.Errorf("recallAt(%v) = %v, want %v", tt.ranked, got, tt.rec2)
 		}
 	}
 }
 
-func abs(x float64) float64 {
+func absDiff(x float64) float64 {
 	if x < 0 {
 		return -x
 	}
@@ -53,7 +53,7 @@ func TestRetrievalQuality(t *testing.T) {
 	if testing.Short() {
 		t.Skip("retrieval quality suite skipped in -short mode")
 	}
-	root := dataRoot(t)
+	root := retrievalDataRoot(t)
 	var buf bytes.Buffer
 	rep, err := RetrievalQuality(context.Background(), root, &buf)
 	if err != nil {
