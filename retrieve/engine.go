@@ -277,6 +277,9 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	qTerms := p.Local.PrepareQuery(q.Text)
 	mem := e.memoryLane(ctx, p, q.Text, qSparse)
 	res.Memory = mem.notes
+	if mem.judgeFailed {
+		degrade("rerank")
+	}
 	for slot, s := range mem.refs {
 		c := get(slot)
 		c.lanes |= laneMemory

@@ -12,6 +12,7 @@ type memOut struct {
 	notes        []MemoryNote
 	refs         map[int]float64 // slot -> calibrated score floor
 	shortCircuit bool
+	judgeFailed  bool // the remote judge failed and the local one stood in
 }
 
 // memoryLane matches the question against the partition's curated memory
@@ -45,7 +46,11 @@ func (e *Engine) memoryLane(ctx context.Context, p *index.Partition, q string, q
 		}
 		switch m.Type {
 		case "pin":
-			judge := func() (float64, bool) { return e.judgePin(ctx, p, q, m.Question, sim) }
+			judge := func() (float64, bool) {
+				s, ok, remoteFailed := e.judgePin(ctx, p, q, m.Question, sim)
+				out.judgeFailed = out.judgeFailed || remoteFailed
+				return s, ok
+			}
 			if cfg.acceptPin(sim, judge) {
 				addRefs(m.Refs, max(cfg.RefScore, sim))
 			}
@@ -91,10 +96,10 @@ func (c MemoryConfig) shortCircuits(sim float64, resolvable int) bool {
 
 // judgePin re-judges a border-zone pin with the reranker on (question,
 // curator phrasing): remote first, local on failure. ok is false when
-// there is no judge (rerank off).
-func (e *Engine) judgePin(ctx context.Context, p *index.Partition, q, phrasing string, sim float64) (float64, bool) {
+// there is no judge (rerank off); remoteFailed reports a local stand-in.
+func (e *Engine) judgePin(ctx context.Context, p *index.Partition, q, phrasing string, sim float64) (score float64, ok, remoteFailed bool) {
 	if e.cfg.Rerank.Mode == "off" {
-		return 0, false
+		return 0, false, false
 	}
 	docs := []RerankDoc{{Text: phrasing, Dense: sim}}
 	if e.remote != nil {
@@ -102,13 +107,14 @@ func (e *Engine) judgePin(ctx context.Context, p *index.Partition, q, phrasing s
 		s, err := e.remote.Rerank(rctx, q, docs)
 		cancel()
 		if err == nil && len(s) == 1 {
-			return s[0], true
+			return s[0], true, false
 		}
 		e.log.Warn("remote pin judge failed; local reranker stands in", zap.Error(err))
+		remoteFailed = true
 	}
 	s, err := e.localReranker(p).Rerank(ctx, q, docs)
 	if err != nil {
-		return 0, false
+		return 0, false, remoteFailed
 	}
-	return s[0], true
+	return s[0], true, remoteFailed
 }
