@@ -118,7 +118,7 @@ func RunChaos(ctx context.Context, opt ChaosOptions, names ...string) ([]ChaosRe
 // back to where it was (bounded wait).
 func RunScenario(ctx context.Context, s ChaosScenario, opt ChaosOptions) ChaosResult {
 	r := ChaosResult{Name: s.Name, Expect: s.Expect, Outcomes: map[string]int{}}
-	r.GoroutinesBefore = runtime.NumGoroutine()
+	r.GoroutinesBefore = countGoroutines()
 	t0 := time.Now()
 	s.run(ctx, opt, &r)
 	r.Elapsed = time.Since(t0)
@@ -140,12 +140,44 @@ func settleGoroutines(want int, limit time.Duration) int {
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for {
-		n := runtime.NumGoroutine()
+		n := countGoroutines()
 		if n <= want+goroutineSlack || time.Now().After(deadline) {
 			return n
 		}
 		<-t.C
 	}
+}
+
+// janitors are library goroutines that sleep out an idle period after their
+// owner has closed (fasthttp's worker-pool and client connection cleaners);
+// they end by themselves and are not leaks.
+var janitors = []string{"fasthttp.(*workerPool).Start", "fasthttp.(*HostClient).connsCleaner"}
+
+// countGoroutines counts live goroutines, less the janitors.
+func countGoroutines() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	count := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.TrimSpace(g) == "" {
+			continue
+		}
+		janitor := false
+		for _, j := range janitors {
+			janitor = janitor || strings.Contains(g, j)
+		}
+		if !janitor {
+			count++
+		}
+	}
+	return count
 }
 
 func (r *ChaosResult) problem(format string, args ...any) {
