@@ -35,8 +35,7 @@
 //	bailout             any marker at all in bail-out mode (Options.Bailout)
 //
 // A '[' that cannot start a marker ("[sic]", "[link](url)", "[12 items]") is
-// plain text. When a drop leaves a space before punctuation or another space,
-// that space goes too ("word [^9]." -> "word.").
+// plain text.
 //
 // # Leaked ids
 //
@@ -65,15 +64,17 @@
 // max_marker_len bytes (default 64). A longer token is released in pieces
 // while a window of its last 3/4*max_marker_len bytes is checked, so an id of
 // up to that length is still caught inside a long URL (the whole rest of the
-// token is then dropped). One space before a held item is held with it, and
-// an incomplete UTF-8 sequence at the end of a delta waits for its last
-// bytes, so every piece of output is valid UTF-8 when the input is. The
-// output does not depend on how the input is cut into deltas.
+// token is then dropped). One space and one '(' or '[' before a held item
+// are held with it, and an incomplete UTF-8 sequence at the end of a delta
+// waits for its last bytes, so every piece of output is valid UTF-8 when the
+// input is. The output does not depend on how the input is cut into deltas.
 //
 // Dropping never glues its neighbours into something new: a space is put
 // between two tokens that a drop would join ("ab[^9]cd" -> "ab cd"), and a
 // space before a drop goes only when punctuation follows ("word [^9]." ->
-// "word.").
+// "word."). Brackets whose whole content was dropped go with it ("see
+// (doc_1a2b)." -> "see.", "[[^9]]" -> ""), except at the start of a line,
+// where removing them could turn the line into a code fence.
 //
 // For a non-stream completion, Write the whole content once, then Close.
 //
