@@ -321,9 +321,13 @@ func (r *relay) probe(every time.Duration, quit <-chan struct{}) {
 
 func (r *relay) run(w *bufio.Writer, first sse.Event) {
 	r.w, r.lastWrite = w, time.Now()
-	quit := make(chan struct{})
-	defer close(quit)
-	go r.probe(r.rt.cfg.Server.DisconnectProbe, quit)
+	quit, probed := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(probed)
+		r.probe(r.rt.cfg.Server.DisconnectProbe, quit)
+	}()
+	// The probe must be gone before fasthttp's final flush of w.
+	defer func() { close(quit); <-probed }()
 
 	idle := time.AfterFunc(r.rt.cfg.Upstream.IdleTimeout, func() { r.stop(errIdleTimeout) })
 	defer idle.Stop()
