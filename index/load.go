@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/coder/hnsw"
 	"github.com/viterin/vek/vek32"
 )
 
@@ -47,13 +45,16 @@ type Partition struct {
 	remoteVecs  []float32
 	remoteDims  int
 	remoteCalib Calibration
-	graph       *hnsw.Graph[uint32]
+	graph       *flatGraph
 	lex         bleve.Index
 	address     map[string][]int32
 	aliases     map[string]string
 	catalog     map[string]struct{}
 	byID        map[string][]int32
 }
+
+// graphEf is the beam width of the base-layer graph search (at least k).
+var graphEf = 64
 
 // Hit is one lane result: a chunk slot and a raw lane score.
 type Hit struct {
@@ -102,10 +103,10 @@ func loadPartition(dir string, pi PartitionInfo, man Manifest) (*Partition, erro
 	if len(p.terms.Norm) != len(p.Chunks) {
 		return nil, fmt.Errorf("terms: %d entries for %d chunks", len(p.terms.Norm), len(p.Chunks))
 	}
-	// The flat vectors of the primary space are kept only where the dense
-	// lane scans exactly; with a graph they live in the graph's nodes. Local
-	// vectors of a remote-embedder snapshot are not needed at query time
-	// (local scoring uses the stored terms).
+	// The flat vectors of the primary space serve the exact scan and the
+	// graph search (the graph file's own copies are skipped). Local vectors
+	// of a remote-embedder snapshot are not needed at query time (local
+	// scoring uses the stored terms).
 	var err error
 	remote := man.Embedder == "remote"
 	if remote {
@@ -113,38 +114,25 @@ func loadPartition(dir string, pi PartitionInfo, man Manifest) (*Partition, erro
 		if man.Calibration != nil {
 			p.remoteCalib = *man.Calibration
 		}
-	}
-	if !pi.Graph {
-		if remote {
-			if p.remoteVecs, err = readF32(filepath.Join(dir, "remote.f32")); err != nil {
-				return nil, err
-			}
-			if len(p.remoteVecs) != len(p.Chunks)*p.remoteDims {
-				return nil, fmt.Errorf("remote vectors: %d floats for %d chunks x %d dims", len(p.remoteVecs), len(p.Chunks), p.remoteDims)
-			}
-		} else {
-			if p.localVecs, err = readF32(filepath.Join(dir, "local.f32")); err != nil {
-				return nil, err
-			}
-			if len(p.localVecs) != len(p.Chunks)*p.Local.Dims {
-				return nil, fmt.Errorf("local vectors: %d floats for %d chunks x %d dims", len(p.localVecs), len(p.Chunks), p.Local.Dims)
-			}
+		if p.remoteVecs, err = readF32(filepath.Join(dir, "remote.f32")); err != nil {
+			return nil, err
+		}
+		if len(p.remoteVecs) != len(p.Chunks)*p.remoteDims {
+			return nil, fmt.Errorf("remote vectors: %d floats for %d chunks x %d dims", len(p.remoteVecs), len(p.Chunks), p.remoteDims)
+		}
+	} else {
+		if p.localVecs, err = readF32(filepath.Join(dir, "local.f32")); err != nil {
+			return nil, err
+		}
+		if len(p.localVecs) != len(p.Chunks)*p.Local.Dims {
+			return nil, fmt.Errorf("local vectors: %d floats for %d chunks x %d dims", len(p.localVecs), len(p.Chunks), p.Local.Dims)
 		}
 	}
 	p.remote = remote
 	if pi.Graph {
-		f, err := os.Open(filepath.Join(dir, "hnsw.bin"))
+		g, err := loadFlatGraph(filepath.Join(dir, "hnsw.bin"), p.PrimaryDims(), len(p.Chunks), graphEf)
 		if err != nil {
-			return nil, fmt.Errorf("open graph: %w", err)
-		}
-		g := hnsw.NewGraph[uint32]()
-		err = g.Import(bufio.NewReaderSize(f, 1<<20))
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("import graph: %w", err)
-		}
-		if want := p.PrimaryDims(); g.Len() > 0 && g.Dims() != want {
-			return nil, fmt.Errorf("graph dims %d != vector dims %d", g.Dims(), want)
+			return nil, err
 		}
 		p.graph = g
 	}
@@ -282,13 +270,8 @@ func (p *Partition) Resolve(id string) []int {
 	return out
 }
 
-// vec returns chunk i's vector in the primary space, from the flat array
-// or from the graph (nil when neither holds it).
+// vec returns chunk i's vector in the primary space.
 func (p *Partition) vec(i int) []float32 {
-	if p.graph != nil {
-		v, _ := p.graph.Lookup(uint32(i))
-		return v
-	}
 	if p.remote {
 		return p.remoteVecs[i*p.remoteDims : (i+1)*p.remoteDims]
 	}
@@ -322,13 +305,13 @@ func (p *Partition) Dense(q []float32, k, overfetch int) ([]Hit, error) {
 		return nil, fmt.Errorf("query dims %d != index dims %d", len(q), p.PrimaryDims())
 	}
 	var hits []Hit
-	if p.graph != nil && p.graph.Len() > 0 {
-		nodes := p.graph.Search(q, max(k*overfetch, k))
-		hits = make([]Hit, 0, len(nodes))
-		for _, n := range nodes {
-			i := int(n.Key)
-			if i < len(p.Deleted) && !p.Deleted[i] && len(n.Value) == len(q) {
-				hits = append(hits, Hit{i, float64(vek32.Dot(q, n.Value))})
+	if p.graph != nil {
+		found := p.graph.search(q, max(k*overfetch, k), func(key uint32) []float32 { return p.vec(int(key)) })
+		hits = make([]Hit, 0, len(found))
+		for _, f := range found {
+			i := int(f.key)
+			if !p.Deleted[i] {
+				hits = append(hits, Hit{i, 1 - float64(f.dist)})
 			}
 		}
 	} else {
