@@ -28,6 +28,7 @@ type GauntletReport struct {
 	UnresolvedLeft   int            `json:"unresolved_left"`    // "[^" or malformed markers left in answers
 	LeakedLeft       int            `json:"leaked_left"`        // injected ids still present in answers
 	InventedLeft     int            `json:"invented_left"`      // output markers that name no reported citation
+	AuditFindings    int            `json:"audit_findings"`     // what the proxy's own online auditor reported (should be 0)
 	Failures         []string       `json:"failures,omitempty"` // first few problems, for the report
 	StreamedAnswers  int            `json:"streamed_answers"`
 	Refused          int            `json:"refused"` // answers the gate refused (no upstream call)
@@ -38,7 +39,7 @@ type GauntletReport struct {
 // OK reports whether every injected fault was removed and no valid
 // citation was lost.
 func (r GauntletReport) OK() bool {
-	return r.UnresolvedLeft == 0 && r.LeakedLeft == 0 && r.InventedLeft == 0 && r.ValidKept == r.ValidCites
+	return r.UnresolvedLeft == 0 && r.LeakedLeft == 0 && r.InventedLeft == 0 && r.AuditFindings == 0 && r.ValidKept == r.ValidCites
 }
 
 // DefaultGauntletFaults are the marker faults of the gauntlet suite.
@@ -136,6 +137,11 @@ type guardWire struct {
 		Kept     int            `json:"kept"`
 		Dropped  int            `json:"dropped"`
 		ByReason map[string]int `json:"by_reason"`
+		Audit    struct {
+			Invented  int `json:"invented"`
+			Broken    int `json:"broken"`
+			LeakedIDs int `json:"leaked_ids"`
+		} `json:"audit"`
 	} `json:"markers"`
 }
 
@@ -154,6 +160,7 @@ func scoreAnswer(rep *GauntletReport, rec mockllm.Record, content string, g guar
 	for k, v := range g.Markers.ByReason {
 		rep.DroppedByReason[k] += v
 	}
+	rep.AuditFindings += g.Markers.Audit.Invented + g.Markers.Audit.Broken + g.Markers.Audit.LeakedIDs
 	rep.ValidCites += len(rec.ValidCites)
 	known := map[int]bool{}
 	for _, c := range g.Citations {
@@ -277,8 +284,8 @@ func writeGauntletMarkdown(w io.Writer, r GauntletReport) {
 	}
 	fmt.Fprintf(w, "\n| check | value |\n|---|---|\n")
 	fmt.Fprintf(w, "| refused by the gate (no upstream call) | %d |\n", r.Refused)
-	fmt.Fprintf(w, "| valid citations kept | %d / %d |\n| unresolved markers left | %d |\n| leaked ids left | %d |\n| invented markers left | %d |\n| answers/s (in-process, one client) | %.0f |\n\n",
-		r.ValidKept, r.ValidCites, r.UnresolvedLeft, r.LeakedLeft, r.InventedLeft, r.AnswersPerSecond)
+	fmt.Fprintf(w, "| valid citations kept | %d / %d |\n| unresolved markers left | %d |\n| leaked ids left | %d |\n| invented markers left | %d |\n| online auditor findings | %d |\n| answers/s (in-process, one client) | %.0f |\n\n",
+		r.ValidKept, r.ValidCites, r.UnresolvedLeft, r.LeakedLeft, r.InventedLeft, r.AuditFindings, r.AnswersPerSecond)
 	for _, f := range r.Failures {
 		fmt.Fprintf(w, "- %s\n", f)
 	}

@@ -201,6 +201,12 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+// markerReport is guard.markers: the gauntlet's counts plus the auditor's.
+type markerReport struct {
+	gauntlet.Counts
+	Audit gauntlet.AuditReport `json:"audit"`
+}
+
 // guardTurn is one turn through gauntlet and judge.
 type guardTurn struct {
 	p        *guardPipe
@@ -309,7 +315,16 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 		counts.Dropped += t.strictDrops
 		counts.Kept = max(counts.Kept-t.strictDrops, 0)
 	}
-	r.Markers, r.Dropped = counts, counts.ByReason
+	// The online auditor (no model) re-reads the released answer: markers
+	// that name no citation, footnote syntax left over, leaked ids.
+	audit := t.st.Audit(t.answer.String())
+	r.Markers = markerReport{Counts: counts, Audit: audit}
+	r.Dropped = counts.ByReason
+	r.Audit = map[string]int{"invented_marker": audit.Invented, "broken_marker": audit.Broken,
+		"leaked_id": audit.LeakedIDs, "unknown_citation": audit.UnknownCitations, "unknown_named": audit.UnknownNamed}
+	if audit.LeakedIDs+audit.Invented+audit.Broken > 0 {
+		t.p.log.Warn("auditor found markers the gauntlet let through", zap.Any("findings", audit.Findings))
+	}
 
 	// Only the citations that survive in the answer are reported.
 	answer := t.answer.String()

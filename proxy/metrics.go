@@ -20,6 +20,7 @@ type metrics struct {
 	decisions      *prometheus.CounterVec
 	degraded       *prometheus.CounterVec
 	stageLatency   *prometheus.HistogramVec
+	auditFindings  *prometheus.CounterVec
 	handler        fasthttp.RequestHandler
 }
 
@@ -48,7 +49,9 @@ func newMetrics() *metrics {
 		Help: "Turns where a remote piece failed and its local stand-in answered, by piece."}, []string{"piece"})
 	m.stageLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "guard_stage_seconds",
 		Help: "Latency of the pipeline stages.", Buckets: overheadBuckets}, []string{"stage"})
-	m.reg.MustRegister(m.requests, m.streamDuration, m.ttft, m.overhead, m.upstreamWait, m.markersDropped,
+	m.auditFindings = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "guard_audit_findings_total",
+		Help: "What the online auditor found in released answers (invented or broken markers, leaked ids, unknown citations); should stay 0."}, []string{"kind"})
+	m.reg.MustRegister(m.auditFindings, m.requests, m.streamDuration, m.ttft, m.overhead, m.upstreamWait, m.markersDropped,
 		m.verdicts, m.decisions, m.degraded, m.stageLatency,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	m.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
@@ -63,6 +66,9 @@ func (m *metrics) observeReport(r *Report) {
 	m.decisions.WithLabelValues(r.Decision).Inc()
 	for reason, n := range r.Dropped {
 		m.markersDropped.WithLabelValues(reason).Add(float64(n))
+	}
+	for k, n := range r.Audit {
+		m.auditFindings.WithLabelValues(k).Add(float64(n))
 	}
 	for v, n := range r.Verdicts {
 		m.verdicts.WithLabelValues(v).Add(float64(n))

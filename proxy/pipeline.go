@@ -55,6 +55,8 @@ type Report struct {
 	// claim verdict counts.
 	Dropped  map[string]int `json:"-"`
 	Verdicts map[string]int `json:"-"`
+	// Audit counts what the online auditor found in the released answer.
+	Audit map[string]int `json:"-"`
 }
 
 func (r *Report) json() []byte {
