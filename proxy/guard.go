@@ -109,6 +109,10 @@ func (h *engineHolder) engine(cfg Config) (*retrieve.Engine, error) {
 			snap.Close()
 			return nil, fmt.Errorf("retrieval engine: %w", err)
 		}
+		if h.eng != nil {
+			// Retire the old engine's snapshot once its in-flight queries end.
+			h.eng.Close()
+		}
 		h.eng = eng
 	}
 	h.dir, h.stamp, h.ixCfg, h.rCfg = dir, st.ModTime(), cfg.Stages.Index, cfg.Stages.Retrieve
