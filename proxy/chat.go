@@ -98,7 +98,7 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, rt *runtime, req *chatReque
 		out = turn.Content(out, []byte(c.Str))
 	}
 	out, rep := turn.Finish(upctx, out)
-	if c.Type == gjson.String || len(out) > 0 {
+	if (c.Type == gjson.String || len(out) > 0) && string(out) != c.Str {
 		if b, err = sjson.SetBytes(b, "choices.0.message.content", string(out)); err != nil {
 			s.failChat(ctx, l, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response", Message: "the upstream completion could not be rewritten", Err: err})
 			return
@@ -120,9 +120,27 @@ func attachReport(b []byte, rep *Report) []byte {
 	if urls == nil {
 		urls = []string{}
 	}
-	b, _ = sjson.SetBytes(b, "citations", urls)
-	b, _ = sjson.SetRawBytes(b, "guard", rep.json())
-	return b
+	cites, _ := json.Marshal(urls)
+	guard := rep.json()
+	// Common case: append both fields before the object's closing brace,
+	// without re-parsing the body. If the upstream already sent either
+	// field, replace it instead so no key appears twice.
+	end := bytes.LastIndexByte(b, '}')
+	if end < 0 || gjson.GetBytes(b, "citations").Exists() || gjson.GetBytes(b, "guard").Exists() {
+		b, _ = sjson.SetRawBytes(b, "citations", cites)
+		b, _ = sjson.SetRawBytes(b, "guard", guard)
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(cites)+len(guard)+24)
+	out = append(out, b[:end]...)
+	if start := bytes.IndexByte(b, '{'); start >= 0 && start < end && len(bytes.TrimSpace(b[start+1:end])) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, `"citations":`...)
+	out = append(out, cites...)
+	out = append(out, `,"guard":`...)
+	out = append(out, guard...)
+	return append(out, b[end:]...)
 }
 
 func (s *Server) failChat(ctx *fasthttp.RequestCtx, l *reqLog, ae *APIError) {
@@ -424,7 +442,9 @@ func (r *relay) event(ev sse.Event) bool {
 	c := gjson.Get(data, "choices.0.delta.content")
 	if c.Type == gjson.String {
 		r.buf = r.turn.Content(r.buf[:0], []byte(c.Str))
-		if data, err = sjson.Set(data, "choices.0.delta.content", string(r.buf)); err != nil {
+		if string(r.buf) == c.Str {
+			// unchanged (pass-through, or text with no marker): no rewrite
+		} else if data, err = sjson.Set(data, "choices.0.delta.content", string(r.buf)); err != nil {
 			r.failMidStream(err)
 			return false
 		}

@@ -140,3 +140,20 @@ func FuzzRelay(f *testing.F) {
 		checkFraming(t, relayBytes(t, in, len(in)%2 == 0))
 	})
 }
+
+func TestAttachReport(t *testing.T) {
+	rep := &Report{Decision: "ground", URLs: []string{"u1"}}
+	for _, in := range []string{`{"id":"x"}`, ` { } `, `{"id":"x","citations":["old"],"guard":1}`, "{\n\"a\":[1,{\"b\":2}]\n}\n"} {
+		out := attachReport([]byte(in), rep)
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatalf("%q -> invalid %q: %v", in, out, err)
+		}
+		if string(m["citations"]) != `["u1"]` || !strings.Contains(string(m["guard"]), `"decision":"ground"`) {
+			t.Errorf("%q -> %s", in, out)
+		}
+		if strings.Contains(string(out), `"old"`) || strings.Count(string(out), `"citations":[`) != 1 {
+			t.Errorf("%q -> duplicate key: %s", in, out)
+		}
+	}
+}
