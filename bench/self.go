@@ -78,6 +78,9 @@ type SelfOptions struct {
 	// Pace is the simulated upstream's delay between streamed events;
 	// 0 = as fast as possible.
 	Pace time.Duration
+	// Index is the snapshot dir the pipeline retrieves from; "" = the
+	// embedded demo corpus.
+	Index string
 }
 
 // SelfLoad starts a simulated upstream and a proxy in this process, runs
@@ -88,6 +91,7 @@ func SelfLoad(ctx context.Context, opt SelfOptions, progress io.Writer) (LoadRep
 	mcfg.Pace = opt.Pace
 	ip, err := StartInProcess(mcfg, func(c *proxy.Config) {
 		c.Pipeline.Enabled = opt.Pipeline
+		c.Pipeline.Index = opt.Index
 		c.Upstream.MaxConns = max(c.Upstream.MaxConns, opt.Load.Concurrency+16)
 	}, nil)
 	if err != nil {
@@ -97,6 +101,9 @@ func SelfLoad(ctx context.Context, opt SelfOptions, progress io.Writer) (LoadRep
 	rep := LoadReport{Started: time.Now(), Machine: ThisMachine(), Config: opt.Load, Pipeline: "passthrough"}
 	if opt.Pipeline {
 		rep.Pipeline = "full (proxy.NewPipeline)"
+		if opt.Index != "" {
+			rep.Pipeline += " over " + opt.Index
+		}
 	}
 	dcfg := opt.Load
 	dcfg.Target = ip.DirectURL

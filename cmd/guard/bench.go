@@ -62,6 +62,7 @@ func benchLoad(ctx context.Context, args []string) error {
 	fs.StringVar(&out, "out", "bench-out", "report folder (report.md, report.json, latency.svg)")
 	fs.BoolVar(&self, "self", false, "start a simulated upstream (pace 0) and a proxy in this process and compare both")
 	fs.BoolVar(&pipeline, "pipeline", false, "with --self: run the proxy with the guard pipeline instead of pass-through")
+	selfIndex := fs.String("index", "", "with --self --pipeline: index snapshot dir (guard index build) instead of the embedded demo corpus")
 	fs.DurationVar(&pace, "pace", 0, "with --self: the simulated upstream's delay between streamed events")
 	var cpuprofile string
 	fs.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
@@ -105,7 +106,7 @@ func benchLoad(ctx context.Context, args []string) error {
 		if cfg.Target != "" || direct != "" {
 			return errors.New("--self starts its own servers: drop --target and --direct")
 		}
-		rep, err = bench.SelfLoad(ctx, bench.SelfOptions{Load: cfg, Pipeline: pipeline, Pace: pace}, os.Stderr)
+		rep, err = bench.SelfLoad(ctx, bench.SelfOptions{Load: cfg, Pipeline: pipeline, Pace: pace, Index: *selfIndex}, os.Stderr)
 	} else {
 		if cfg.Target == "" {
 			return errors.New("--target is required (or --self)")
