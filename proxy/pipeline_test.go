@@ -208,3 +208,36 @@ func TestContradictionsReportAndStrict(t *testing.T) {
 		})
 	}
 }
+
+// Remote stages that are down degrade to their local stand-ins and the
+// report says which; the answer still arrives.
+func TestRemoteStagesDownDegrade(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	ts := startGuard(t, func(c *proxy.Config) {
+		c.Stages.Retrieve.Rerank.Mode = "remote"
+		c.Stages.Retrieve.Rerank.URL = closed + "/rerank"
+		c.Stages.Retrieve.Rerank.Timeout = 500 * time.Millisecond
+		c.Stages.Verify.Verifier = "llm"
+		c.Stages.Verify.LLM.BaseURL = closed + "/v1"
+		c.Stages.Verify.LLM.Model = "judge"
+		c.Stages.Verify.LLM.Timeout = 500 * time.Millisecond
+		c.Stages.Verify.MinContextChars = 0
+	})
+	for _, stream := range []bool{false, true} {
+		text, g := complete(t, ts, groundQ, stream)
+		if g.Decision != "ground" || text == "" {
+			t.Fatalf("stream=%v: got %q %+v", stream, text, g)
+		}
+		for _, want := range []string{"rerank", "judge"} {
+			found := false
+			for _, d := range g.Degraded {
+				found = found || d == want
+			}
+			if !found {
+				t.Errorf("stream=%v: degraded %v lacks %q", stream, g.Degraded, want)
+			}
+		}
+	}
+}
