@@ -14,37 +14,29 @@ import (
 	"time"
 
 	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/proxy"
 	"github.com/answer-guard/guard/retrieve"
 	"go.uber.org/zap"
-	"gopkg.in/yaml.v3"
 )
 
 func init() {
 	register("index", "build, extend and query index snapshots (build|add|query)", runIndex)
 }
 
-// indexSections are the config sections the index command reads; the rest
-// of the file is ignored here (serve decodes the whole file strictly).
+// indexSections are the config sections the index command reads.
 type indexSections struct {
-	Index    index.Config    `yaml:"index"`
-	Retrieve retrieve.Config `yaml:"retrieve"`
+	Index    index.Config
+	Retrieve retrieve.Config
 }
 
+// loadIndexSections reads the whole config file the way serve does (strict
+// keys, every problem reported) and keeps the index and retrieve sections.
 func loadIndexSections(path string) (indexSections, error) {
-	s := indexSections{Index: index.DefaultConfig(), Retrieve: retrieve.DefaultConfig()}
-	if path != "" {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return s, fmt.Errorf("read config: %w", err)
-		}
-		if err := yaml.Unmarshal(b, &s); err != nil {
-			return s, fmt.Errorf("parse config %s: %w", path, err)
-		}
+	cfg, err := proxy.LoadConfig(path)
+	if err != nil {
+		return indexSections{Index: cfg.Stages.Index, Retrieve: cfg.Stages.Retrieve}, err
 	}
-	if err := errors.Join(s.Index.Validate(), s.Retrieve.Validate()); err != nil {
-		return s, fmt.Errorf("config: %w", err)
-	}
-	return s, nil
+	return indexSections{Index: cfg.Stages.Index, Retrieve: cfg.Stages.Retrieve}, nil
 }
 
 type multiFlag []string
