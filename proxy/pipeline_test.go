@@ -18,28 +18,12 @@ import (
 // corpus.
 func startGuard(t *testing.T, mutate func(*proxy.Config)) *testServer {
 	t.Helper()
-	cfg := proxy.DefaultConfig()
-	cfg.Mock.Pace = 0
-	cfg.Server.DisconnectProbe = 20 * time.Millisecond
+	cfg := testConfig()
 	cfg.Log.Level = "error"
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))
-	if err != nil {
-		t.Fatalf("proxy.New: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	})
-	return &testServer{srv: srv, base: "http://" + ln.Addr().String() + "/v1", mock: srv.Mock()}
+	return serve(t, cfg, proxy.NewPipeline(nil))
 }
 
 type guardObj struct {

@@ -72,14 +72,28 @@ type testServer struct {
 
 func startServer(t *testing.T, mutate func(*proxy.Config)) *testServer {
 	t.Helper()
-	cfg := proxy.DefaultConfig()
-	cfg.Mock.Pace = 0
-	cfg.Server.DisconnectProbe = 20 * time.Millisecond
+	cfg := testConfig()
 	cfg.Pipeline.Enabled = false
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	srv, err := proxy.New(cfg, nil, nil)
+	return serve(t, cfg, nil)
+}
+
+// testConfig is the default configuration with an unpaced simulated
+// upstream and a fast disconnect probe.
+func testConfig() proxy.Config {
+	cfg := proxy.DefaultConfig()
+	cfg.Mock.Pace = 0
+	cfg.Server.DisconnectProbe = 20 * time.Millisecond
+	return cfg
+}
+
+// serve starts a proxy for cfg on a loopback port and shuts it down when
+// the test ends.
+func serve(t *testing.T, cfg proxy.Config, factory proxy.PipelineFactory) *testServer {
+	t.Helper()
+	srv, err := proxy.New(cfg, nil, factory)
 	if err != nil {
 		t.Fatalf("proxy.New: %v", err)
 	}
