@@ -1,0 +1,78 @@
+package mockllm
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestParseFaults(t *testing.T) {
+	f, err := ParseFaults("invent=0.5, leak=1")
+	if err != nil || f.Invent != 0.5 || f.Leak != 1 {
+		t.Fatalf("got %+v %v", f, err)
+	}
+	if got := f.String(); got != "invent=0.5,leak=1" {
+		t.Errorf("got %q", got)
+	}
+	_, err = ParseFaults("invent=2,bogus=0.1,leak")
+	if err == nil {
+		t.Fatal("bad faults accepted")
+	}
+	for _, want := range []string{"fault invent", `"bogus=0.1"`, `"leak"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %s", err, want)
+		}
+	}
+}
+
+// The same request body gives the same answer and the same injected
+// faults; the record matches what the text contains.
+func TestDeterministicAndRecorded(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Pace = 0
+	cfg.Faults = Faults{Invent: 1, Leak: 1, Malformed: 1}
+	srv, err := Start(cfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	body := `{"model":"m","messages":[{"role":"system","content":"Notes:\n[^1] (kind: lecture; address: A 1) The limit is 25 MB per file.\n[^2] (kind: lecture; address: A 2) Backups run nightly at 02:00."},{"role":"user","content":"limits?"}]}`
+	ask := func() (string, Record) {
+		resp, err := http.Post(srv.BaseURL()+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		var out struct {
+			ID      string
+			Choices []struct{ Message struct{ Content string } }
+		}
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		rec, ok := srv.Log().Get(out.ID)
+		if !ok {
+			t.Fatalf("no record for %s", out.ID)
+		}
+		return out.Choices[0].Message.Content, rec
+	}
+	a1, r1 := ask()
+	a2, r2 := ask()
+	if a1 != a2 {
+		t.Errorf("same body, different answers:\n%s\n%s", a1, a2)
+	}
+	if r1.Notes != 2 || len(r1.ValidCites) != 2 || r1.Invented != 2 || r1.Malformed != 2 || len(r1.Leaked) != 2 {
+		t.Errorf("record %+v does not match the fault rates", r1)
+	}
+	for _, l := range r1.Leaked {
+		if !strings.Contains(a1, l) {
+			t.Errorf("recorded leak %s not in the answer %q", l, a1)
+		}
+	}
+	if r1.ID == r2.ID {
+		t.Errorf("records share an id")
+	}
+}
