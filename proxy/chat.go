@@ -403,7 +403,7 @@ func (r *relay) event(ev sse.Event) bool {
 		r.failMidStream(errors.New("upstream sent an event that is not JSON"))
 		return false
 	}
-	if strings.ContainsAny(data, "\r\n") {
+	if strings.IndexByte(data, '\n') >= 0 || strings.IndexByte(data, '\r') >= 0 {
 		// A multi-line data field: re-emit it on one line so each event
 		// stays one "data:" line for the client.
 		var b bytes.Buffer
@@ -413,10 +413,11 @@ func (r *relay) event(ev sse.Event) bool {
 		}
 		data = b.String()
 	}
-	if e := gjson.Get(data, "error"); e.Exists() || ev.Type == "error" {
+	f := chunkFields(data)
+	if f.err.Exists() || ev.Type == "error" {
 		// An upstream error event: flush what is held, pass the error on.
 		r.flushTail()
-		r.l.failure = fmt.Errorf("upstream error event: %s", e.Get("message").Str)
+		r.l.failure = fmt.Errorf("upstream error event: %s", f.err.Get("message").Str)
 		r.l.status = 502
 		r.write(data)
 		r.write("[DONE]")
@@ -425,21 +426,20 @@ func (r *relay) event(ev sse.Event) bool {
 	}
 	if r.head == "" {
 		r.head = fmt.Sprintf(`{"id":%s,"object":"chat.completion.chunk","created":%s,"model":%s`,
-			orNull(gjson.Get(data, "id").Raw), orNull(gjson.Get(data, "created").Raw), orNull(gjson.Get(data, "model").Raw))
+			orNull(f.id.Raw), orNull(f.created.Raw), orNull(f.model.Raw))
 	}
-	choices := gjson.Get(data, "choices")
-	if choices.IsArray() && len(choices.Array()) == 0 {
+	if f.choices.IsArray() && !f.hasChoice {
 		// The usage chunk: forced upstream, forwarded only if asked for.
-		if r.req.includeUsage && gjson.Get(data, "usage").Exists() {
+		if r.req.includeUsage && f.usage.Exists() {
 			r.usageHeld = data
 		}
 		return true
 	}
 	var err error
-	if !r.req.includeUsage && gjson.Get(data, "usage").Exists() {
+	if !r.req.includeUsage && f.usage.Exists() {
 		data, _ = sjson.Delete(data, "usage")
 	}
-	c := gjson.Get(data, "choices.0.delta.content")
+	c := f.content
 	if c.Type == gjson.String {
 		r.buf = r.turn.Content(r.buf[:0], []byte(c.Str))
 		if string(r.buf) == c.Str {
@@ -452,7 +452,7 @@ func (r *relay) event(ev sse.Event) bool {
 			r.l.ttft = time.Since(r.l.start)
 		}
 	}
-	if fr := gjson.Get(data, "choices.0.finish_reason"); fr.Type == gjson.String {
+	if f.finish.Type == gjson.String {
 		tail, rep := r.turn.Finish(r.upctx, r.buf[:0])
 		r.buf = tail
 		if len(tail) > 0 {
@@ -464,6 +464,53 @@ func (r *relay) event(ev sse.Event) bool {
 		r.finished = true
 	}
 	return r.write(data)
+}
+
+// chunkView is what the relay reads of one chunk, found in one pass over
+// the top level and one over the first choice (instead of a gjson path
+// lookup per field, each of which re-scans the chunk).
+type chunkView struct {
+	id, created, model, err, choices, usage gjson.Result
+	hasChoice                               bool
+	content, finish                         gjson.Result
+}
+
+func chunkFields(data string) chunkView {
+	var v chunkView
+	gjson.Parse(data).ForEach(func(k, val gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			v.id = val
+		case "created":
+			v.created = val
+		case "model":
+			v.model = val
+		case "error":
+			v.err = val
+		case "choices":
+			v.choices = val
+		case "usage":
+			v.usage = val
+		}
+		return true
+	})
+	if !v.choices.IsArray() {
+		return v
+	}
+	v.choices.ForEach(func(_, choice gjson.Result) bool {
+		v.hasChoice = true
+		choice.ForEach(func(k, val gjson.Result) bool {
+			switch k.Str {
+			case "delta":
+				v.content = val.Get("content")
+			case "finish_reason":
+				v.finish = val
+			}
+			return true
+		})
+		return false // the first choice only (n = 1)
+	})
+	return v
 }
 
 func orNull(raw string) string {
