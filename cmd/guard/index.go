@@ -46,8 +46,8 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func indexUsage() error {
 	return errors.New(`usage:
-  guard index build [--config F] (--corpus PATH... | --demo) [--memory F.jsonl...] [--strict] --out DIR
-  guard index add   [--config F] --index DIR --corpus PATH... [--memory F.jsonl...] [--strict] --out NEWDIR
+  guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--strict] --out DIR
+  guard index add   [--config F] --index DIR --corpus PATH [--corpus PATH]... [--memory F.jsonl...] [--strict] --out NEWDIR
   guard index query [--config F] [--index DIR] [--tenant T --kb K] [--k N] [--json] "question"
   guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]`)
 }
@@ -99,6 +99,9 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	verbose := fs.Bool("v", false, "log progress")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q: give each corpus path its own --corpus", fs.Arg(0))
 	}
 	cfg, err := loadIndexSections(*cfgPath)
 	if err != nil {
