@@ -69,6 +69,9 @@ func benchLoad(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
 	for _, h := range strings.Split(headers, ";") {
 		if strings.TrimSpace(h) == "" {
 			continue
@@ -163,6 +166,9 @@ func benchQuality(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
 	var want []string
 	for name, on := range map[string]bool{"retrieval": retrieval, "verify": verify, "gauntlet": gauntlet} {
 		if on {
@@ -208,6 +214,9 @@ func benchChaos(ctx context.Context, args []string) error {
 	fs.BoolVar(&list, "list", false, "list the scenarios and what each expects")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if list {
 		for _, s := range bench.ChaosScenarios() {

@@ -55,6 +55,9 @@ func runJudge(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
 	if *pairs == "" {
 		fs.Usage()
 		return errors.New("--pairs is required")

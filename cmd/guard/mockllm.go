@@ -27,6 +27,9 @@ func runMockLLM(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (see guard mockllm -h)", fs.Arg(0))
+	}
 	f, err := mockllm.ParseFaults(*faults)
 	if err != nil {
 		return err

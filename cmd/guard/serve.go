@@ -64,6 +64,9 @@ func runServe(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (see guard serve -h)", fs.Arg(0))
+	}
 	cfg, err := f.load()
 	if err != nil {
 		return err
