@@ -1,0 +1,83 @@
+package gauntlet
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// writeSteps is Write without any fast path: every byte goes through step,
+// the reference the fast scans must match exactly.
+func (st *Stream) writeSteps(dst, delta []byte) []byte {
+	if st.closed {
+		return dst
+	}
+	start := len(dst)
+	dst = append(dst, st.carry[:st.ncarry]...)
+	st.ncarry = 0
+	for _, c := range delta {
+		if st.qh < len(st.q) {
+			dst = st.drain(dst)
+		}
+		dst = st.step(dst, c)
+	}
+	if st.qh < len(st.q) {
+		dst = st.drain(dst)
+	}
+	return st.cutCarry(dst, start)
+}
+
+// TestFastPathsMatchSteps: for seeded random answers cut at random sizes,
+// every Write returns exactly what byte-by-byte stepping returns for the
+// same delta (not only the same whole output), with the same drops, counts
+// and citations.
+func TestFastPathsMatchSteps(t *testing.T) {
+	s := testSpec(t)
+	pieces := []string{"[", "]", "^", "`", "~", " ", "\n", ".", ",", ":", "_", "-", "1", "2", "9", "0", "a", "b", "x", "!", "?", "\t", "\r", "@", "#", "/",
+		"card:", "action:", "Lecture 1", "open_map", "doc_", "É", "Ж", "0123456789abcdef", "0123abcd", "word", "the ", "Water. ", "end.", "...",
+		"-0123-4567-89ab-0123456789ab", "REALID42", "```", "~~~", "  ", "[^1]", "[^9]", "[1]", "[^2]", "[^12]", "[2020]", "library-7",
+		"[card:Lecture 1]", "。", "\xe3\x80", "\x82", "(", ")", "ref ", "[^1234567]", "[1, 2]", "3.14", "e.g.", "a-b", "x:", "🙂"}
+	text := answerText(1 << 16)
+	r := rand.New(rand.NewPCG(5, 6))
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	for it := range n {
+		var in []byte
+		if it%4 == 3 {
+			a := r.IntN(len(text) - 600)
+			in = append(in, text[a:a+r.IntN(600)]...)
+		} else {
+			for k := r.IntN(60); k >= 0; k-- {
+				in = append(in, pieces[r.IntN(len(pieces))]...)
+			}
+		}
+		o, ref := fuzzOptions(r.IntN(4) == 0), fuzzOptions(false)
+		ref.Bailout = o.Bailout
+		var got, want []string
+		o.OnDrop = func(r Reason, b []byte) { got = append(got, fmt.Sprintf("%s:%s", r, b)) }
+		ref.OnDrop = func(r Reason, b []byte) { want = append(want, fmt.Sprintf("%s:%s", r, b)) }
+		fast, slow := s.New(o), s.New(ref)
+		maxc := 1 + r.IntN(40)
+		for i := 0; i < len(in); {
+			k := min(1+r.IntN(maxc), len(in)-i)
+			g := fast.Write([]byte("<"), in[i:i+k])
+			w := slow.writeSteps([]byte("<"), in[i:i+k])
+			if !bytes.Equal(g, w) {
+				t.Fatalf("input %q\nWrite of bytes %d..%d %q = %q, want %q", in, i, i+k, in[i:i+k], g, w)
+			}
+			i += k
+		}
+		if g, w := fast.Close(nil), slow.Close(nil); !bytes.Equal(g, w) {
+			t.Fatalf("input %q\nClose = %q, want %q", in, g, w)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("input %q\ndrops = %q, want %q", in, got, want)
+		}
+		if g, w := fmt.Sprint(fast.Counts(), fast.Citations()), fmt.Sprint(slow.Counts(), slow.Citations()); g != w {
+			t.Fatalf("input %q\ncounts and citations = %s, want %s", in, g, w)
+		}
+	}
+}
