@@ -176,6 +176,9 @@ type idPattern struct {
 }
 
 func (p *idPattern) mayMatch(tok []byte) bool {
+	if len(tok) < p.min {
+		return false
+	}
 	run, ok, req := 0, false, !p.hasReq
 	for _, c := range tok {
 		req = req || p.req[c]

@@ -101,7 +101,39 @@ loop:
 		}
 		switch class[c] {
 		case cSpecial:
-			break loop
+			if c != '[' {
+				break loop
+			}
+			// A whole footnote "[^12]" / "[12]" in p is resolved here, as
+			// step would resolve it; anything else goes to step.
+			j := i + 1
+			if j < len(p) && p[j] == '^' {
+				j++
+			}
+			d := j
+			for j < len(p) && j-d <= 6 && isDigit(p[j]) {
+				j++
+			}
+			if j == d || j-d > 6 || j == len(p) || p[j] != ']' {
+				break loop
+			}
+			j++
+			st.term, st.col, st.sentGen = termPos == i, -1, gen
+			if i == colEnd {
+				st.col = colVal
+			}
+			st.roll = 0
+			dst = st.relSeg(dst, p[seg:i])
+			dst = st.footnotes(dst, p[i:j])
+			term, col, gen = st.term, st.col, st.sentGen
+			if col >= 0 { // a drop at a line start: step goes on with the indent
+				return dst, j
+			}
+			termPos = -1
+			if term {
+				termPos = j
+			}
+			seg, floor, i = j, j, j
 		case cTerm:
 			term, termPos = true, i+1
 			i++

@@ -171,7 +171,13 @@ func (st *Stream) resolveNamed(dst []byte) []byte {
 // resolveNums decides a complete footnote marker or list "[^1][^2]",
 // "[1, 2]", each number on its own.
 func (st *Stream) resolveNums(dst []byte) []byte {
-	m := st.hold
+	dst = st.footnotes(dst, st.hold)
+	st.reset()
+	return dst
+}
+
+// footnotes resolves each number of the complete marker m.
+func (st *Stream) footnotes(dst, m []byte) []byte {
 	for i := 1; i < len(m); {
 		if !isDigit(m[i]) {
 			i++
@@ -185,7 +191,6 @@ func (st *Stream) resolveNums(dst []byte) []byte {
 		dst = st.footnote(dst, n, m)
 		i = j
 	}
-	st.reset()
 	return dst
 }
 

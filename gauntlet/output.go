@@ -96,6 +96,10 @@ func (st *Stream) settle(dst []byte, c byte) ([]byte, bool) {
 	return dst, false
 }
 
+// pending reports whether settle has anything to do: without a held space,
+// a held opener or a glue mark it is a no-op.
+func (st *Stream) pending() bool { return st.space || st.open != 0 || st.glue }
+
 func blank(c byte) bool { return c == 0 || c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // rel releases text b. A trailing '(' or '[' is held back until the next
@@ -105,7 +109,7 @@ func (st *Stream) rel(dst, b []byte) []byte {
 		st.open = b[0] // held together with the space before it
 		return dst
 	}
-	for len(b) > 0 {
+	for st.pending() && len(b) > 0 {
 		var skip bool
 		if dst, skip = st.settle(dst, b[0]); !skip {
 			break
@@ -135,7 +139,9 @@ func (st *Stream) relByte(dst []byte, c byte) []byte {
 
 // holdSpace holds a space back, settling what was held before it.
 func (st *Stream) holdSpace(dst []byte) []byte {
-	dst, _ = st.settle(dst, ' ')
+	if st.pending() {
+		dst, _ = st.settle(dst, ' ')
+	}
 	st.space = true
 	return dst
 }

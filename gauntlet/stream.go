@@ -292,8 +292,10 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 		return dst
 	}
 	start := len(dst)
-	dst = append(dst, st.carry[:st.ncarry]...)
-	st.ncarry = 0
+	if st.ncarry > 0 {
+		dst = append(dst, st.carry[:st.ncarry]...)
+		st.ncarry = 0
+	}
 	for i := 0; i < len(delta); {
 		if st.qh < len(st.q) {
 			dst = st.drain(dst)
@@ -332,6 +334,9 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 	}
 	if st.qh < len(st.q) {
 		dst = st.drain(dst)
+	}
+	if n := len(dst); n == start || dst[n-1] < utf8.RuneSelf {
+		return dst // ends in ASCII: no incomplete sequence
 	}
 	return st.cutCarry(dst, start)
 }

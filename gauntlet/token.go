@@ -32,13 +32,15 @@ func trailing(tok []byte) int {
 	return n
 }
 
-// leaked reports whether the token core is a leaked id.
+// leaked reports whether the token core is a leaked id. The exemption of
+// this turn's addresses is looked up only for a token that would otherwise
+// be dropped or handed to the catalog.
 func (st *Stream) leaked(core []byte) bool {
-	if len(core) == 0 || st.exempt[string(core)] {
+	if len(core) == 0 {
 		return false
 	}
 	if len(core) >= st.spec.minIDLen && st.spec.IDShaped(core) {
-		return true
+		return !st.exempted(core)
 	}
 	if st.opt.Catalog != nil && len(core) >= st.spec.catalogMinLen {
 		if !st.spec.catalogNumbers {
@@ -53,9 +55,13 @@ func (st *Stream) leaked(core []byte) bool {
 				return false
 			}
 		}
-		return st.opt.Catalog(unsafe.String(&core[0], len(core)))
+		return !st.exempted(core) && st.opt.Catalog(unsafe.String(&core[0], len(core)))
 	}
 	return false
+}
+
+func (st *Stream) exempted(core []byte) bool {
+	return len(st.exempt) > 0 && st.exempt[string(core)]
 }
 
 // endToken decides a held token: release it or drop it as a leaked id.
