@@ -28,17 +28,17 @@ var severityRank = map[string]int{Info: 1, Warning: 2, Critical: 3}
 
 // Finding kinds.
 const (
-	FindUnknownCitation    = "unknown_citation"    // critical: a citation that resolves to no corpus passage
-	FindContradicted       = "contradicted"        // critical: the cited passage says otherwise
-	FindUnsupported        = "unsupported"         // warning: the cited passage does not state the claim
+	FindUnknownCitation    = "unknown_citation"     // critical: a citation that resolves to no corpus passage
+	FindContradicted       = "contradicted"         // critical: the cited passage says otherwise
+	FindUnsupported        = "unsupported"          // warning: the cited passage does not state the claim
 	FindContradictingCite  = "contradicting_source" // warning: one of several cited passages contradicts a supported claim
-	FindNotChecked         = "not_checked"         // info: a cited sentence the judge did not verify (reason in message)
-	FindMissingCitation    = "missing_citation"    // info: an uncited claim a corpus passage supports
-	FindUncitedClaim       = "uncited_claim"       // warning: an uncited claim no corpus passage supports
+	FindNotChecked         = "not_checked"          // info: a cited sentence the judge did not verify (reason in message)
+	FindMissingCitation    = "missing_citation"     // info: an uncited claim a corpus passage supports
+	FindUncitedClaim       = "uncited_claim"        // warning: an uncited claim no corpus passage supports
 	FindUncitedContradicts = "uncited_contradicted" // warning: an uncited claim a retrieved corpus passage contradicts
-	FindBrokenMarker       = "broken_marker"       // warning: footnote syntax that is not a well-formed reference
-	FindLeakedID           = "leaked_id"           // info: an internal id-shaped token or a raw corpus id in prose
-	FindUnusedFootnote     = "unused_footnote"     // info: a footnote definition no sentence refers to
+	FindBrokenMarker       = "broken_marker"        // warning: footnote syntax that is not a well-formed reference
+	FindLeakedID           = "leaked_id"            // info: an internal id-shaped token or a raw corpus id in prose
+	FindUnusedFootnote     = "unused_footnote"      // info: a footnote definition no sentence refers to
 )
 
 // Finding is one problem found in a document.
