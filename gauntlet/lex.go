@@ -101,6 +101,17 @@ loop:
 		}
 		switch class[c] {
 		case cSpecial:
+			if c == '`' {
+				var ok bool
+				if dst, i, ok = st.fastSpan(dst, p, seg, i, termPos == i, colAt(i, colEnd, colVal), gen); !ok {
+					break loop
+				}
+				if st.mode != mText {
+					return dst, i
+				}
+				term, termPos, seg, floor = false, -1, i, i
+				continue
+			}
 			if c != '[' {
 				break loop
 			}
@@ -221,6 +232,67 @@ loop:
 		return dst, len(p)
 	}
 	return dst, i
+}
+
+func colAt(i, colEnd, colVal int) int {
+	if i == colEnd {
+		return colVal
+	}
+	return -1
+}
+
+// fastSpan handles an inline code span opened at p[i] as step would, given
+// the state before p[i]: the text p[seg:i] is released first. It returns
+// false, having done nothing, when the backtick run may be a fence or may go
+// on in the next delta. Otherwise it returns where text resumes after the
+// span's closing run, or, with st.mode still mInline, where the span was
+// cut by a newline, an unfinished run or the end of p.
+func (st *Stream) fastSpan(dst, p []byte, seg, i int, term bool, col int, gen uint32) ([]byte, int, bool) {
+	k := i
+	for k < len(p) && p[k] == '`' {
+		k++
+	}
+	n := k - i
+	if k == len(p) || n >= 3 && col >= 0 && col <= 3 {
+		return dst, i, false
+	}
+	st.term, st.col, st.sentGen = term, col, gen
+	st.roll = 0
+	dst = st.relSeg(dst, p[seg:i])
+	st.term, st.col = false, -1
+	dst = st.rel(dst, p[i:k])
+	st.mode, st.codeN = mInline, n
+	for {
+		q := k
+		for q < len(p) && p[q] != '`' && p[q] != '\n' {
+			q++
+		}
+		if q == len(p) || p[q] == '\n' {
+			if q > k {
+				dst = append(dst, p[k:q]...)
+				st.last = p[q-1]
+			}
+			if q < len(p) {
+				st.mode = mText // step takes the newline in text mode
+			}
+			return dst, q, true
+		}
+		e := q
+		for e < len(p) && p[e] == '`' {
+			e++
+		}
+		dst = append(dst, p[k:e]...)
+		st.last = '`'
+		if e == len(p) {
+			st.btRun = e - q
+			return dst, e, true
+		}
+		if e-q == n {
+			st.mode = mText
+			return dst, e, true
+		}
+		k = e
+	}
 }
 
 // fullStopAt reports whether p[i] ends a CJK full stop; the bytes before p

@@ -308,8 +308,21 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 				break
 			}
 		} else if st.hk == hToken && st.mode == mText {
-			// bulk-extend a token held from the previous delta
 			j, lim := i, min(len(delta), i+st.spec.maxLen-len(st.hold))
+			for j < lim && tokTab[delta[j]] == 1 {
+				j++
+			}
+			if j < len(delta) && tokTab[delta[j]] == 0 && !st.long && !hasNonLetter(st.hold) {
+				// A word held from the previous delta ends here as a word:
+				// release what is held; fastText releases the rest.
+				st.hk = hNone
+				dst = st.rel(dst, st.hold)
+				st.hold = st.hold[:0]
+				st.term, st.col = false, -1
+				continue
+			}
+			// bulk-extend a token held from the previous delta
+			j = i
 			for j < lim && tokTab[delta[j]] != 0 {
 				j++
 			}
