@@ -313,6 +313,9 @@ func fullStopAt(p []byte, i int, roll uint32) bool {
 // tailRoll is the roll after text p (preceded by roll): its last plain
 // bytes, reset by any ASCII byte.
 func tailRoll(p []byte, roll uint32) uint32 {
+	if n := len(p); n > 0 && p[n-1] < 0x80 {
+		return 0
+	}
 	k := max(0, len(p)-3)
 	if k > 0 {
 		roll = 0

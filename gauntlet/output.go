@@ -168,16 +168,26 @@ func (st *Stream) drop(r Reason, b []byte) {
 // space, or space and opener, are held back.
 func (st *Stream) relSeg(dst, seg []byte) []byte {
 	k := len(seg)
-	if k > 0 && isOpener(seg[k-1]) {
+	if k == 0 {
+		return dst
+	}
+	if isOpener(seg[k-1]) {
 		k--
 	}
 	if k > 0 && seg[k-1] == ' ' {
 		k--
 	}
-	dst = st.rel(dst, seg[:k])
-	if k < len(seg) && seg[k] == ' ' {
-		dst = st.holdSpace(dst)
-		k++
+	if k > 0 {
+		dst = st.rel(dst, seg[:k])
 	}
-	return st.rel(dst, seg[k:])
+	if k < len(seg) {
+		if seg[k] == ' ' {
+			dst = st.holdSpace(dst)
+			k++
+		}
+		if k < len(seg) {
+			dst = st.rel(dst, seg[k:])
+		}
+	}
+	return dst
 }
