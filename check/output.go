@@ -92,7 +92,7 @@ func message(f Finding) string {
 		fmt.Fprintf(&b, " | sentence: %q", clip(f.Sentence, 200))
 	}
 	if f.Evidence != "" {
-		fmt.Fprintf(&b, " | source says: %q", clip(f.Evidence, 200))
+		fmt.Fprintf(&b, " | evidence: %q", clip(f.Evidence, 200))
 	}
 	if f.Suggestion != "" {
 		b.WriteString(" | suggestion: ")
