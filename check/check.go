@@ -207,12 +207,12 @@ func (c *Checker) Check(ctx context.Context, file, src string) ([]Finding, error
 // sentence audits one sentence.
 func (c *Checker) sentence(ctx context.Context, file string, s sentence, rs []resolved, reported map[int]bool) []Finding {
 	var out []Finding
-	plain := judge.StripCitations(s.text)
-	base := Finding{File: file, Line: s.line, Sentence: plain}
+	text := plain(s.text)
+	base := Finding{File: file, Line: s.line, Sentence: text}
 	out = append(out, c.audit(base, s.text, rs)...)
 	nums := judge.Citations(s.text)
 	if len(nums) == 0 {
-		if judge.IsFactual(plain) && !judge.IsOpinion(plain) {
+		if judge.IsFactual(text) && !judge.IsOpinion(text) {
 			c.stats.Uncited++
 			if f, ok := c.uncited(ctx, base); ok {
 				out = append(out, f)
@@ -245,7 +245,7 @@ func (c *Checker) sentence(ctx context.Context, file string, s sentence, rs []re
 	}
 	if len(cited) == 0 {
 		// Nothing to verify against: say which source would back it, if any.
-		if len(out) > 0 && judge.IsFactual(plain) {
+		if len(out) > 0 && judge.IsFactual(text) {
 			if f, ok := c.uncited(ctx, base); ok && f.Kind == FindMissingCitation {
 				for i := range out {
 					if out[i].Kind == FindUnknownCitation && out[i].Line == s.line && out[i].Suggestion == "" {

@@ -72,7 +72,7 @@ var (
 	refsHeadRE = regexp.MustCompile(`(?i)^(references|sources|bibliography|citations|notes|works cited|footnotes)\b`)
 	refItemRE  = regexp.MustCompile(`^\s*(?:[-*+]\s+)?(?:\[(\d{1,4})\]|(\d{1,4})[.)])\s+(.*)$`)
 	tableSepRE = regexp.MustCompile(`^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$`)
-	numListRE  = regexp.MustCompile(`^\d{1,4}(?:\s*[,;]\s*\d{1,4}|\s*[-–]\s*\d{1,4})*$`)
+	numListRE  = regexp.MustCompile(`^\d{1,3}(?:\s*[,;]\s*\d{1,3}|\s*[-–]\s*\d{1,3})*$`) // [2020] is a year, not a reference
 	urlRE      = regexp.MustCompile(`https?://[^\s<>()\[\]"']+`)
 	autoRE     = regexp.MustCompile(`^<((?:https?|corpus|doc)://[^\s<>]+)>`)
 	htmlTagRE  = regexp.MustCompile(`^</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>`)
@@ -308,9 +308,17 @@ func (p *inline) numbered(n int) cite {
 	return c
 }
 
+// wj (a word joiner) is put after a literal '[' that a digit follows, so
+// that text such as "[2020]" left in a sentence is never read as a citation
+// marker by the judge; plain removes it again.
+const wj = "\u2060"
+
 func (p *inline) emit(s string, line int) {
 	if s == "" {
 		return
+	}
+	if strings.Contains(s, "[") {
+		s = neutralize(s)
 	}
 	if n := len(p.marks); n == 0 || p.marks[n-1].line != line {
 		p.marks = append(p.marks, mark{p.out.Len(), line})
@@ -319,7 +327,29 @@ func (p *inline) emit(s string, line int) {
 }
 
 func (p *inline) marker(k, line int) {
-	p.emit("["+strconv.Itoa(k)+"]", line)
+	s := "[" + strconv.Itoa(k) + "]"
+	if n := len(p.marks); n == 0 || p.marks[n-1].line != line {
+		p.marks = append(p.marks, mark{p.out.Len(), line})
+	}
+	p.out.WriteString(s)
+}
+
+// neutralize puts wj after every '[' followed by a digit.
+func neutralize(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteByte(s[i])
+		if s[i] == '[' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
+			b.WriteString(wj)
+		}
+	}
+	return b.String()
+}
+
+// plain is a normalised sentence as the author wrote it, without the
+// citation markers.
+func plain(s string) string {
+	return strings.ReplaceAll(judge.StripCitations(s), "["+wj, "[")
 }
 
 // paragraph rewrites one paragraph and splits it into sentences.
@@ -409,7 +439,11 @@ func (p *inline) span(s string, line int) {
 				continue
 			}
 		}
-		p.emit(s[i:i+1], line)
+		if c == '[' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
+			p.emit("["+wj, line)
+		} else {
+			p.emit(s[i:i+1], line)
+		}
 		i++
 	}
 }
