@@ -58,7 +58,7 @@ func (s *Spec) Audit(text string, cited []Citation, catalog func(string) bool) A
 // card and action markers against Options.Cards and Options.Actions (in
 // bail-out mode any marker is a finding). Call it after Close.
 func (st *Stream) Audit(text string) AuditReport {
-	in := auditIn{cited: st.cites, catalog: st.opt.Catalog, exempt: st.exempt, named: true}
+	in := auditIn{cited: st.cites, catalog: st.opt.Catalog, exempt: st.exemptSet(), named: true}
 	if !st.opt.Bailout {
 		in.cards, in.actions = st.opt.Cards, st.opt.Actions
 	}

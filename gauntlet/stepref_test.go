@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/answer-guard/guard/gate"
 )
 
 // writeSteps is Write without any fast path: every byte goes through step,
@@ -79,5 +82,32 @@ func TestFastPathsMatchSteps(t *testing.T) {
 		if g, w := fmt.Sprint(fast.Counts(), fast.Citations()), fmt.Sprint(slow.Counts(), slow.Citations()); g != w {
 			t.Fatalf("input %q\ncounts and citations = %s, want %s", in, g, w)
 		}
+	}
+}
+
+// TestManyNotes covers the map path of Reset (more than 16 notes): notes
+// sharing an ID are one source, numbered by first citation, and every
+// address word stays exempt from the leaked-id filter.
+func TestManyNotes(t *testing.T) {
+	s := testSpec(t)
+	var notes []gate.Note
+	for k := 1; k <= 40; k++ {
+		notes = append(notes, gate.Note{N: k, ID: fmt.Sprintf("doc_%d", k%7), Address: fmt.Sprintf("sec_%d part", k)})
+	}
+	st := s.New(Options{Notes: notes})
+	var in, want strings.Builder
+	for k := 1; k <= 40; k++ {
+		fmt.Fprintf(&in, "S%d sec_%d [^%d]. ", k, k, k)
+		fmt.Fprintf(&want, "S%d sec_%d [%d]. ", k, k, (k-1)%7+1)
+	}
+	got := string(st.Close(st.Write(nil, []byte(in.String()))))
+	if got != want.String() {
+		t.Errorf("output = %q\nwant %q", got, want.String())
+	}
+	if c := st.Citations(); len(c) != 7 || c[0].ID != "doc_1" || c[6].ID != "doc_0" {
+		t.Errorf("citations = %+v, want 7 sources doc_1..doc_6, doc_0", c)
+	}
+	if c := st.Counts(); c.Kept != 40 || c.Dropped != 0 {
+		t.Errorf("counts = %+v, want 40 kept, none dropped", c)
 	}
 }

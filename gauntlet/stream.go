@@ -102,10 +102,13 @@ type Stream struct {
 	spec *Spec
 	opt  Options
 
-	noteSrc []int32 // N -> source index + 1; 0 = never minted
-	srcs    []source
-	cites   []Citation
-	exempt  map[string]bool // this turn's note addresses and their words
+	noteSrc  []int32 // N -> source index + 1; 0 = never minted
+	srcs     []source
+	cites    []Citation
+	addrs    []string         // this turn's note addresses
+	exempt   map[string]bool  // addrs and their words, built on first use
+	exemptOK bool             // exempt is built for addrs
+	byID     map[string]int32 // Reset's scratch: note ID -> source index + 1
 
 	// lexer state
 	mode     mode
@@ -207,28 +210,44 @@ func (st *Stream) Reset(o Options) {
 	} else {
 		st.noteSrc = make([]int32, maxN+1)
 	}
-	if st.exempt == nil {
-		st.exempt = make(map[string]bool, 2*len(o.Notes))
-	} else {
-		clear(st.exempt)
+	// Sources by note ID: a linear scan for the usual handful of notes, a
+	// reused map beyond that. The exemption set is built on first use.
+	small := len(o.Notes) <= 16
+	if !small {
+		if st.byID == nil {
+			st.byID = make(map[string]int32, len(o.Notes))
+		} else {
+			clear(st.byID)
+		}
 	}
-	byID := make(map[string]int32, len(o.Notes))
+	st.addrs, st.exemptOK = st.addrs[:0], false
 	for _, n := range o.Notes {
 		if n.N <= 0 || n.N > maxN || st.noteSrc[n.N] != 0 {
 			continue
 		}
-		si, ok := byID[n.ID]
-		if !ok || n.ID == "" {
+		var si int32
+		if n.ID != "" {
+			if small {
+				for j := range st.srcs {
+					if st.srcs[j].note.ID == n.ID {
+						si = int32(j + 1)
+						break
+					}
+				}
+			} else {
+				si = st.byID[n.ID]
+			}
+		}
+		if si == 0 {
 			st.srcs = append(st.srcs, source{note: n})
 			si = int32(len(st.srcs))
-			byID[n.ID] = si
+			if !small && n.ID != "" {
+				st.byID[n.ID] = si
+			}
 		}
 		st.noteSrc[n.N] = si
 		if n.Address != "" {
-			st.exempt[n.Address] = true
-			for _, f := range splitFields(n.Address) {
-				st.exempt[f] = true
-			}
+			st.addrs = append(st.addrs, n.Address)
 		}
 	}
 	if cap(st.cites) < len(st.srcs) {
@@ -248,6 +267,19 @@ func (st *Stream) Reset(o Options) {
 	st.counts = [7]int{}
 	st.kept = 0
 	st.closed = false
+}
+
+// nextField returns the first field of s[i:] (fields are separated by
+// spaces, tabs and newlines) and the index after it; "" when there is none.
+func nextField(s string, i int) (string, int) {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' {
+		j++
+	}
+	return s[i:j], j
 }
 
 func splitFields(s string) []string {

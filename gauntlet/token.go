@@ -61,7 +61,28 @@ func (st *Stream) leaked(core []byte) bool {
 }
 
 func (st *Stream) exempted(core []byte) bool {
-	return len(st.exempt) > 0 && st.exempt[string(core)]
+	return len(st.addrs) > 0 && st.exemptSet()[string(core)]
+}
+
+// exemptSet returns this turn's note addresses and their words, tokens that
+// are never dropped as leaked ids.
+func (st *Stream) exemptSet() map[string]bool {
+	if st.exemptOK {
+		return st.exempt
+	}
+	if st.exempt == nil {
+		st.exempt = make(map[string]bool, 2*len(st.addrs))
+	} else {
+		clear(st.exempt)
+	}
+	for _, a := range st.addrs {
+		st.exempt[a] = true
+		for f, i := nextField(a, 0); f != ""; f, i = nextField(a, i) {
+			st.exempt[f] = true
+		}
+	}
+	st.exemptOK = true
+	return st.exempt
 }
 
 // endToken decides a held token: release it or drop it as a leaked id.
