@@ -212,3 +212,35 @@ func BenchmarkCheckFixture(b *testing.B) {
 		}
 	}
 }
+
+func TestResolve(t *testing.T) {
+	c := newChecker(t, DefaultConfig())
+	for _, tc := range []struct {
+		name, text, url string
+		wantDoc, wantHow string
+	}{
+		{"exact url", "", "https://example.org/water/boiling", "water-boiling", "url"},
+		{"url case and trailing slash", "", "HTTPS://EXAMPLE.org/water/boiling/", "water-boiling", "url"},
+		{"id as text", "water-freezing", "", "water-freezing", "id"},
+		{"id as url scheme", "", "corpus://ocean-salinity", "ocean-salinity", "id"},
+		{"id as last path segment", "", "https://intranet.example/docs/tea-brewing", "tea-brewing", "id"},
+		{"address", "WB 1.3", "", "water-density", "address"},
+		{"address inside text", "Handbook WB 3.1, p. 4", "", "rain-cycle", "address"},
+		{"exact title", "Brewing tea", "", "tea-brewing", "title"},
+		{"title inside text", "Smith, Salinity of the oceans, 2019", "", "ocean-salinity", "title"},
+		{"url inside text", "see https://example.org/water/freezing.", "", "water-freezing", "url"},
+		{"unknown", "A travel blog", "https://blog.example.com/beach", "", ""},
+		{"wrong fragment", "", "https://example.org/water/boiling#nope", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			slots, how := c.cat.resolve(tc.text, tc.url)
+			gotDoc := ""
+			if len(slots) > 0 {
+				gotDoc = c.cat.p.Chunks[slots[0]].DocID
+			}
+			if gotDoc != tc.wantDoc || how != tc.wantHow {
+				t.Errorf("resolve(%q, %q): got %q by %q, want %q by %q", tc.text, tc.url, gotDoc, how, tc.wantDoc, tc.wantHow)
+			}
+		})
+	}
+}

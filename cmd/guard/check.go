@@ -49,13 +49,21 @@ func checkMain(args []string) (int, error) {
 	minCtx := fs.Int("min-context", -1, "override verify.min_context_chars: cited context shorter than this is not verified")
 	noUncited := fs.Bool("no-uncited", false, "do not look uncited sentences up in the corpus")
 	verbose := fs.Bool("v", false, "log progress")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0, nil
+	// Accept flags after the files too.
+	var files []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0, nil
+			}
+			return 2, nil // the flag package has printed the problem and usage
 		}
-		return 2, nil // the flag package has printed the problem and usage
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		rest = fs.Args()[1:]
 	}
-	files := fs.Args()
 	if len(files) == 0 {
 		return 2, errors.New("no file given\n" + checkUsage)
 	}
