@@ -379,8 +379,8 @@ func (c *Checker) audit(base Finding, text string, rs []resolved) []Finding {
 		switch fd.Kind {
 		case gauntlet.FindBroken:
 			f.Severity, f.Kind = Warning, FindBrokenMarker
-			f.Message = "malformed footnote reference: write [^label] with no spaces"
 			f.Citation = clip(fd.Text, 40)
+			f.Message = fmt.Sprintf("malformed footnote reference %q: write [^label] with no spaces", f.Citation)
 		case gauntlet.FindLeakedID:
 			f.Severity, f.Kind, f.Citation = Info, FindLeakedID, fd.Text
 			if c.cat.contains(fd.Text) {

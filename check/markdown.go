@@ -202,7 +202,10 @@ func parse(src string, isCorpus resolver) parsed {
 			text = strings.TrimSpace(text[1:])
 		}
 		if strings.HasPrefix(text, "|") {
-			flush() // a table row is a paragraph of its own
+			flush() // a table row is a paragraph of its own; the header row is skipped
+			if i+1 < len(lines) && tableSepRE.MatchString(lines[i+1]) {
+				continue
+			}
 			text = strings.Trim(text, "| ")
 			cur = append(cur, piece{ln, strings.ReplaceAll(text, "|", ";")})
 			flush()

@@ -66,7 +66,7 @@ func TestParse(t *testing.T) {
 		{"emphasis and html", "**Bold** <sup>[^n]</sup> text.\n\n[^n]: d\n",
 			"1: Bold [1] text.\n1=footnote [^n] def=\"d\" url=\"\"\n"},
 		{"table rows", "| a | b |\n|---|---|\n| Water boils | 100 C [^t] |\n\n[^t]: d\n",
-			"1: a ; b\n3: Water boils ; 100 C [1]\n1=footnote [^t] def=\"d\" url=\"\"\n"},
+			"3: Water boils ; 100 C [1]\n1=footnote [^t] def=\"d\" url=\"\"\n"},
 		{"blockquote", "> Quoted fact [^q].\n\n[^q]: d\n", "1: Quoted fact [1].\n1=footnote [^q] def=\"d\" url=\"\"\n"},
 		{"CRLF", "A is B.[^a]\r\n\r\n[^a]: d\r\n", "1: A is B.[1]\n1=footnote [^a] def=\"d\" url=\"\"\n"},
 	} {
