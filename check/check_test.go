@@ -216,7 +216,7 @@ func BenchmarkCheckFixture(b *testing.B) {
 func TestResolve(t *testing.T) {
 	c := newChecker(t, DefaultConfig())
 	for _, tc := range []struct {
-		name, text, url string
+		name, text, url  string
 		wantDoc, wantHow string
 	}{
 		{"exact url", "", "https://example.org/water/boiling", "water-boiling", "url"},
