@@ -206,8 +206,11 @@ loop:
 			i++
 		}
 	}
+	word := false
 	if i == len(p) {
-		// A trailing word may go on in the next delta: step holds it.
+		// A trailing word may go on in the next delta: step holds it. It
+		// holds letters only: any other token byte stops the scan above.
+		word = true
 		s := i
 		for s > floor && tokTab[p[s-1]] != 0 {
 			s--
@@ -229,6 +232,7 @@ loop:
 		st.hk = hToken
 		st.hold = append(st.hold[:0], p[i:]...)
 		st.long, st.ctx, st.roll = false, st.ctx[:0], 0
+		st.word = word
 		return dst, len(p)
 	}
 	return dst, i
@@ -440,7 +444,7 @@ func (st *Stream) step(dst []byte, c byte) []byte {
 	if class[c] == cTok {
 		st.hk = hToken
 		st.hold = append(st.hold[:0], c)
-		st.long, st.ctx = false, st.ctx[:0]
+		st.long, st.ctx, st.word = false, st.ctx[:0], false
 		return dst
 	}
 	st.term = class[c] == cTerm

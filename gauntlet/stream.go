@@ -138,6 +138,7 @@ type Stream struct {
 	openDel  bool   // a drop happened after the held opener
 
 	long bool   // the held token is the tail of a longer, partly released one
+	word bool   // the held token is known to be letters only
 	ctx  []byte // its last released bytes (3/4 max_marker_len)
 	win  []byte // scratch: ctx + the bytes about to be released
 
@@ -262,7 +263,7 @@ func (st *Stream) Reset(o Options) {
 	st.space, st.spaceDel, st.last, st.glue, st.brWord = false, false, 0, false, false
 	st.open, st.openDel = 0, false
 	st.q, st.q2, st.qh = st.q[:0], st.q2[:0], 0
-	st.long, st.ctx = false, st.ctx[:0]
+	st.long, st.ctx, st.word = false, st.ctx[:0], false
 	st.ncarry = 0
 	st.counts = [7]int{}
 	st.kept = 0
@@ -344,16 +345,22 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 			for j < lim && tokTab[delta[j]] == 1 {
 				j++
 			}
-			if j < len(delta) && tokTab[delta[j]] == 0 && !st.long && !hasNonLetter(st.hold) {
+			if j < len(delta) && tokTab[delta[j]] == 0 && !st.long && (st.word || !hasNonLetter(st.hold)) {
 				// A word held from the previous delta ends here as a word:
-				// release what is held; fastText releases the rest.
+				// release it whole.
 				st.hk = hNone
 				dst = st.rel(dst, st.hold)
 				st.hold = st.hold[:0]
+				if j > i { // letters: brWord stays as it is
+					dst = append(dst, delta[i:j]...)
+					st.last = delta[j-1]
+				}
 				st.term, st.col = false, -1
+				i = j
 				continue
 			}
 			// bulk-extend a token held from the previous delta
+			st.word = false
 			j = i
 			for j < lim && tokTab[delta[j]] != 0 {
 				j++
