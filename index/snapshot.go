@@ -533,7 +533,10 @@ func writeBleve(path string, pd *partData, delta *graphDelta) error {
 		if err := idx.Batch(b); err != nil {
 			return fmt.Errorf("bleve batch: %w", err)
 		}
-		b.Reset()
+		// A fresh batch, not b.Reset(): scorch's analysis goroutine may
+		// still be ranging over the old batch's ops after Batch returns
+		// (a data race go test -race found with a delete-only tail).
+		b = idx.NewBatch()
 		return nil
 	}
 	put := func(i int) error {
