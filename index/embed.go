@@ -240,9 +240,21 @@ func (m *LocalModel) SparseTokens(toks []string) Sparse {
 			v[b] = m.BigramWeight * (1 + math.Log(float64(n))) * (m.IDF(a) + m.IDF(c)) / 2
 		}
 	}
+	// The norm is summed in token order (each key once), not map order,
+	// so the same text always gets the same bits.
 	var norm float64
-	for _, x := range v {
-		norm += x * x
+	for _, t := range toks {
+		if tf[t] > 0 {
+			norm += v[t] * v[t]
+			tf[t] = 0
+		}
+	}
+	for i := 1; i < len(toks) && m.BigramWeight > 0; i++ {
+		b := toks[i-1] + " " + toks[i]
+		if x, ok := v[b]; ok && tf[b] == 0 {
+			norm += x * x
+			tf[b] = -1
+		}
 	}
 	if norm > 0 {
 		inv := 1 / math.Sqrt(norm)
@@ -256,28 +268,37 @@ func (m *LocalModel) SparseTokens(toks []string) Sparse {
 // SparseText tokenises and builds the exact vector of a text.
 func (m *LocalModel) SparseText(text string) Sparse { return m.SparseTokens(Tokenize(text)) }
 
-// Cosine is the exact cosine of two unit sparse vectors.
+// fixedOne is the fixed-point scale of the sparse sums below. Map order is
+// random and float addition is not associative, so a float sum over a map
+// differs in its last bits from call to call; integer addition does not, so
+// the same pair always scores the same (a threshold compared at equality
+// keeps its meaning). Products of unit vectors sum to at most 1 in
+// magnitude, far inside int64 at this scale; each term is rounded to 2^-50.
+const fixedOne = 1 << 50
+
+// Cosine is the exact cosine of two unit sparse vectors, the same bits
+// whatever the map order.
 func (a Sparse) Cosine(b Sparse) float64 {
 	if len(b) < len(a) {
 		a, b = b, a
 	}
-	var s float64
+	var s int64
 	for k, x := range a {
-		s += x * b[k]
+		s += int64(math.Round(x * b[k] * fixedOne))
 	}
-	return s
+	return float64(s) / fixedOne
 }
 
 // Coverage is the share of q's (unit) weight that d contains: 1 when every
 // query term and bigram occurs in d.
 func (q Sparse) Coverage(d Sparse) float64 {
-	var s float64
+	var s int64
 	for k, x := range q {
 		if _, ok := d[k]; ok {
-			s += x * x
+			s += int64(math.Round(x * x * fixedOne))
 		}
 	}
-	return s
+	return float64(s) / fixedOne
 }
 
 // Relevance is the local model's raw query-document relevance: query

@@ -270,3 +270,28 @@ func TestDemoCorpusGroundsAndBails(t *testing.T) {
 		t.Errorf("Address(HB 2.3) = %v, want hb-2-3", got)
 	}
 }
+
+// The same pair of texts always scores the same bits: sparse sums do not
+// depend on map order (a threshold compared at equality would flicker).
+func TestSparseScoresAreDeterministic(t *testing.T) {
+	var docs [][]string
+	for _, s := range []string{"restore an old backup archive", "rotate the api keys every quarter", "backup archives are kept for thirty days", "the archive restore needs an admin key"} {
+		docs = append(docs, Tokenize(s))
+	}
+	m := FitLocal(DefaultConfig().Local, docs)
+	q := "restore the backup archive from last week with the admin key"
+	d := "the archive restore needs an admin key and a backup archive"
+	wantCos, wantRel := m.SparseText(q).Cosine(m.SparseText(d)), Relevance(m.SparseText(q), m.SparseText(d))
+	if wantCos <= 0 {
+		t.Fatalf("cosine %v: texts share no terms", wantCos)
+	}
+	for range 200 {
+		qs, ds := m.SparseText(q), m.SparseText(d)
+		if got := qs.Cosine(ds); got != wantCos {
+			t.Fatalf("Cosine = %v then %v", wantCos, got)
+		}
+		if got := Relevance(qs, ds); got != wantRel {
+			t.Fatalf("Relevance = %v then %v", wantRel, got)
+		}
+	}
+}
