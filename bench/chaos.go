@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -81,7 +80,7 @@ func ChaosScenarios() []ChaosScenario {
 		}, "upstream_stream_failed")},
 		{"client_disconnects", "clients vanish at random points: server stays up, later requests succeed, no goroutine left", scenarioClientDisconnect},
 		{"reload_under_load", "config reloads while streams and completions run: every request completes normally", scenarioReload},
-		{"remote_stages_down", "embedder/rerank/judge endpoints on a closed port: 200 with guard.degraded, never 5xx", scenarioRemoteDown},
+		{"remote_stages_down", "rerank, rewrite and judge endpoints on a closed port: 200 with guard.degraded naming each, never 5xx", scenarioRemoteDown},
 		{"bad_input", "hostile requests (deep JSON, huge, invalid UTF-8, wrong types, smuggling, oversized headers): clear 4xx, server stays up", scenarioBadInput},
 		{"prompt_injection", "requests asking for internal ids and notes verbatim: 200, no id-shaped string or cited id in the answer, no cited id sent to the model", scenarioInjection},
 		{"tenant_isolation", "many tenants/KBs concurrently: wrong tenant/KB refused, zero cross-tenant citations", scenarioIsolation},
@@ -591,47 +590,13 @@ func scenarioReload(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 	})
 }
 
-// remoteURLFields finds the string fields of the stage configurations whose
-// yaml key names a remote endpoint (url, base_url, *_url).
-func remoteURLFields(v reflect.Value, path string, out *[]string, set string) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if !v.IsNil() {
-			remoteURLFields(v.Elem(), path, out, set)
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if name == "" {
-				name = strings.ToLower(f.Name)
-			}
-			p := path + "." + name
-			fv := v.Field(i)
-			if fv.Kind() == reflect.String && (name == "url" || name == "base_url" || strings.HasSuffix(name, "_url")) {
-				*out = append(*out, strings.TrimPrefix(p, "."))
-				if set != "" && fv.CanSet() {
-					fv.SetString(set)
-				}
-				continue
-			}
-			remoteURLFields(fv, p, out, set)
-		}
-	}
-}
-
+// scenarioRemoteDown switches every remote stage the proxy can degrade at
+// request time (reranker, query rewriter, LLM judge) to an endpoint on a
+// closed port. Every answer must still arrive, and guard.degraded must name
+// each stage that was called: rerank and rewrite on every retrieval, judge
+// whenever a claim was verified. (The embedder is fixed by the snapshot; its
+// outage is covered by retrieve's TestEmbedderDownDegrades.)
 func scenarioRemoteDown(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
-	var fields []string
-	cfg := proxy.DefaultConfig()
-	remoteURLFields(reflect.ValueOf(&cfg.Stages), "", &fields, "")
-	if len(fields) == 0 {
-		r.Skipped = "proxy.Config has no remote embedder/rerank/judge endpoint keys yet (no *url field in the stage sections)"
-		return
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		r.problem("listen: %v", err)
@@ -640,24 +605,35 @@ func scenarioRemoteDown(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 	closed := "http://" + ln.Addr().String()
 	ln.Close()
 	withServers(opt, r, "", func(_ *mockllm.Config, c *proxy.Config) {
-		var set []string
-		remoteURLFields(reflect.ValueOf(&c.Stages), "", &set, closed)
+		rr := &c.Stages.Retrieve
+		rr.Rerank.Mode, rr.Rerank.URL, rr.Rerank.Timeout = "remote", closed+"/rerank", time.Second
+		rr.Rewrite.Enabled, rr.Rewrite.BaseURL, rr.Rewrite.Model, rr.Rewrite.Timeout = true, closed+"/v1", "rewriter", time.Second
+		v := &c.Stages.Verify
+		v.Verifier, v.LLM.BaseURL, v.LLM.Model, v.LLM.Timeout = "llm", closed+"/v1", "judge", time.Second
+		v.MinContextChars = 0
 	}, func(ip *InProcess, c *chaosClient) {
-		r.Outcomes["endpoints "+strings.Join(fields, ",")] = 1
 		for i := range opt.n(6, 100) {
-			o := c.chat(ctx, chatBody(fmt.Sprintf("What does John 3:%d say?", i+1), i%2 == 0), nil)
+			q := demoQuestions[i%len(demoQuestions)]
+			o := c.chat(ctx, chatBody(q, i%2 == 0), nil)
 			r.record(o, "200 done", refusedByGuard)
 			guard := gjson.GetBytes(o.body, "guard")
 			if o.check.Final != "" {
 				guard = gjson.Get(o.check.Final, "guard")
 			}
-			// Whether a stage is remote depends on more than its URL (a mode
-			// key may keep it local), so degraded is recorded, not required.
-			var deg []string
+			deg := map[string]bool{}
 			for _, d := range guard.Get("degraded").Array() {
-				deg = append(deg, d.Str)
+				deg[d.Str] = true
 			}
-			r.Outcomes[fmt.Sprintf("decision %s degraded %v", guard.Get("decision").Str, deg)]++
+			want := []string{"rerank", "rewrite"}
+			if guard.Get("summary.claims").Int() > 0 && guard.Get(`claims.#(verdict!="not_checked")`).Exists() {
+				want = append(want, "judge")
+			}
+			for _, w := range want {
+				if !deg[w] {
+					r.problem("%q: guard.degraded %s lacks %q", q, guard.Get("degraded").Raw, w)
+				}
+			}
+			r.Outcomes[fmt.Sprintf("decision %s degraded %s", guard.Get("decision").Str, guard.Get("degraded").Raw)]++
 		}
 	})
 }
