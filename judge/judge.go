@@ -18,7 +18,7 @@ type Judge struct {
 	log   *zap.Logger
 	local *Local
 	llm   *LLM // nil when cfg.Verifier is local
-	m     *metrics
+	m     *Metrics
 	cache prepCache
 }
 
@@ -31,12 +31,23 @@ func New(cfg Config, log *zap.Logger) (*Judge, error) {
 		log = zap.NewNop()
 	}
 	log = log.Named("judge")
-	j := &Judge{cfg: cfg, log: log, local: NewLocal(cfg.Local), m: &metrics{}}
+	j := &Judge{cfg: cfg, log: log, local: NewLocal(cfg.Local), m: &Metrics{}}
 	if cfg.Verifier != "local" {
 		j.llm = NewLLM(cfg.LLM, cfg.ChainPoll, make(chan struct{}, cfg.Concurrency), log)
 		j.llm.metrics = j.m
 	}
 	return j, nil
+}
+
+// UseMetrics makes j count into m instead of its own counters, so that the
+// Judges of successive configurations share one set of series. It must be
+// called before j is used; it returns j.
+func (j *Judge) UseMetrics(m *Metrics) *Judge {
+	j.m = m
+	if j.llm != nil {
+		j.llm.metrics = m
+	}
+	return j
 }
 
 // Mode returns "report" or "strict".
@@ -442,7 +453,7 @@ func (pc *prepCache) get(p Passage) *prepared {
 		return d
 	}
 	pc.mu.Unlock()
-	d := prepare(p.Text)
+	d := prepare(p.Title, p.Text)
 	pc.mu.Lock()
 	if pc.m == nil || len(pc.m) >= prepCacheMax {
 		pc.m = make(map[prepKey]*prepared)

@@ -30,7 +30,7 @@ type LLM struct {
 	client  *http.Client
 	sem     chan struct{}
 	log     *zap.Logger
-	metrics *metrics
+	metrics *Metrics
 }
 
 var _ Verifier = (*LLM)(nil)
@@ -46,7 +46,7 @@ func NewLLM(cfg LLMConfig, cp ChainPollConfig, sem chan struct{}, log *zap.Logge
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = cap(sem)
-	l := &LLM{cfg: cfg, cp: cp, client: &http.Client{Transport: tr}, sem: sem, log: log, metrics: &metrics{}}
+	l := &LLM{cfg: cfg, cp: cp, client: &http.Client{Transport: tr}, sem: sem, log: log, metrics: &Metrics{}}
 	if cfg.APIKeyEnv != "" {
 		l.key = os.Getenv(cfg.APIKeyEnv)
 	}

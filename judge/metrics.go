@@ -7,10 +7,12 @@ import (
 	"time"
 )
 
-// metrics are the judge's counters. They are plain atomics written out in
+// Metrics are the judge's counters. They are plain atomics written out in
 // the Prometheus text format by WriteMetrics, so the proxy can append them
-// to its /metrics page whatever registry it uses.
-type metrics struct {
+// to its /metrics page whatever registry it uses. One Metrics may be shared
+// by the Judges of successive configurations (see UseMetrics), so counters
+// survive a reload. The zero value is ready to use.
+type Metrics struct {
 	verdicts   [len(verdictNames)]atomic.Int64
 	latency    [len(latencyBuckets) + 1]atomic.Int64 // per bucket, last is +Inf
 	latencySum atomic.Int64                          // nanoseconds
@@ -26,7 +28,7 @@ var latencyBuckets = [...]time.Duration{
 	20 * time.Millisecond, 100 * time.Millisecond, 500 * time.Millisecond, time.Second, 5 * time.Second,
 }
 
-func (m *metrics) verdict(label string) {
+func (m *Metrics) verdict(label string) {
 	for i, n := range verdictNames {
 		if n == label {
 			m.verdicts[i].Add(1)
@@ -35,7 +37,7 @@ func (m *metrics) verdict(label string) {
 	}
 }
 
-func (m *metrics) observe(d time.Duration) {
+func (m *Metrics) observe(d time.Duration) {
 	m.latencySum.Add(int64(d))
 	for i, b := range latencyBuckets {
 		if d <= b {
@@ -50,8 +52,11 @@ func (m *metrics) observe(d time.Duration) {
 // format: guard_judge_verdicts_total{verdict}, guard_judge_verify_seconds
 // (histogram), guard_judge_chainpoll_total, guard_judge_degraded_total and
 // guard_judge_citations_dropped_total.
-func (j *Judge) WriteMetrics(w io.Writer) error {
-	m := j.m
+func (j *Judge) WriteMetrics(w io.Writer) error { return j.m.Write(w) }
+
+// Write writes the counters in the Prometheus text exposition format (see
+// Judge.WriteMetrics).
+func (m *Metrics) Write(w io.Writer) error {
 	var err error
 	p := func(format string, a ...any) {
 		if err == nil {

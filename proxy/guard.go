@@ -46,6 +46,7 @@ func NewPipeline(log *zap.Logger) PipelineFactory {
 		log = zap.NewNop()
 	}
 	h := &engineHolder{log: log.Named("pipeline")}
+	jm := &judge.Metrics{} // one set of verifier series across reloads
 	return func(cfg Config) (Pipeline, error) {
 		eng, err := h.engine(cfg)
 		if err != nil {
@@ -59,6 +60,7 @@ func NewPipeline(log *zap.Logger) PipelineFactory {
 		if err != nil {
 			return nil, fmt.Errorf("verify: %w", err)
 		}
+		j.UseMetrics(jm)
 		gcfg := cfg.Stages.Gate
 		gcfg.Scrub = spec.Scrub
 		return &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, holder: h}, nil
@@ -109,15 +111,25 @@ func (h *engineHolder) engine(cfg Config) (*retrieve.Engine, error) {
 			snap.Close()
 			return nil, fmt.Errorf("retrieval engine: %w", err)
 		}
-		if h.eng != nil {
-			// Retire the old engine's snapshot once its in-flight queries end.
-			h.eng.Close()
-		}
+		// The old engine stays open: the configuration in force still
+		// serves with it until the new one is stored, and if this build
+		// fails it goes on doing so. Its pipeline closes it on Retire.
 		h.eng = eng
 	}
 	h.dir, h.stamp, h.ixCfg, h.rCfg = dir, st.ModTime(), cfg.Stages.Index, cfg.Stages.Retrieve
 	h.log.Info("serving index", zap.String("dir", dir))
 	return h.eng, nil
+}
+
+// retire closes eng when it is no longer the engine in use: the pipeline
+// that held it was replaced by a reload. In-flight queries finish on its
+// snapshot (Engine.Close retires it once they end).
+func (h *engineHolder) retire(eng *retrieve.Engine) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if eng != nil && eng != h.eng {
+		eng.Close()
+	}
 }
 
 func (h *engineHolder) close() {
@@ -147,6 +159,10 @@ func (p *guardPipe) WriteMetrics(w io.Writer) error { return p.judge.WriteMetric
 
 // Close releases the engine and the demo snapshot (at server shutdown).
 func (p *guardPipe) Close() { p.holder.close() }
+
+// Retire is called once a reload has replaced p: it closes p's retrieval
+// engine unless the new configuration still uses it.
+func (p *guardPipe) Retire() { p.holder.retire(p.eng) }
 
 func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t := &guardTurn{p: p, req: req, latency: map[string]float64{}}

@@ -54,7 +54,10 @@ func newMetrics() *metrics {
 	m.reg.MustRegister(m.auditFindings, m.requests, m.streamDuration, m.ttft, m.overhead, m.upstreamWait, m.markersDropped,
 		m.verdicts, m.decisions, m.degraded, m.stageLatency,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
-	m.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	m.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
+		// uncompressed: the verifier's series are appended as text after it
+		DisableCompression: true,
+	}))
 	return m
 }
 

@@ -1,15 +1,21 @@
 package proxy_test
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openai/openai-go/v3"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/answer-guard/guard/proxy"
 )
@@ -223,5 +229,73 @@ func TestRemoteStagesDownDegrade(t *testing.T) {
 				t.Errorf("stream=%v: degraded %v lacks %q", stream, g.Degraded, want)
 			}
 		}
+	}
+}
+
+// scrape reads /metrics the way Prometheus does (asking for gzip, decoding
+// nothing by itself) and parses the whole page.
+func scrape(t *testing.T, ts *testServer) map[string]*dto.MetricFamily {
+	t.Helper()
+	req, _ := http.NewRequest("GET", strings.TrimSuffix(ts.base, "/v1")+"/metrics", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	c := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body io.Reader = resp.Body
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body = zr
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(body)
+	if err != nil {
+		t.Fatalf("/metrics does not parse: %v", err)
+	}
+	return fams
+}
+
+func counterSum(f *dto.MetricFamily) float64 {
+	var s float64
+	for _, m := range f.GetMetric() {
+		s += m.GetCounter().GetValue()
+	}
+	return s
+}
+
+// /metrics is one well-formed page whatever the client accepts, and the
+// verifier's series keep counting across a reload that replaces the
+// retrieval engine (the retired engine is closed only after the swap, so the
+// new configuration answers at once).
+func TestMetricsAcrossReloadAndGzip(t *testing.T) {
+	ts := startGuard(t, func(c *proxy.Config) { c.Stages.Verify.MinContextChars = 0 })
+	if _, g := complete(t, ts, groundQ, false); g.Decision != "ground" {
+		t.Fatalf("decision %q, want ground", g.Decision)
+	}
+	fams := scrape(t, ts)
+	if fams["guard_requests_total"] == nil || fams["guard_judge_verdicts_total"] == nil {
+		t.Fatalf("/metrics lacks guard_requests_total or guard_judge_verdicts_total: %d families", len(fams))
+	}
+	before := counterSum(fams["guard_judge_verdicts_total"])
+	if before == 0 {
+		t.Fatal("no verdict counted after a grounded answer")
+	}
+	cfg := ts.srv.Config()
+	cfg.Stages.Retrieve.TopK--
+	if err := ts.srv.Reload(cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, stream := range []bool{false, true} {
+		if _, g := complete(t, ts, groundQ, stream); g.Decision != "ground" || len(g.Citations) == 0 {
+			t.Fatalf("after reload, stream=%v: decision %q with %d citations, want ground with citations", stream, g.Decision, len(g.Citations))
+		}
+	}
+	if after := counterSum(scrape(t, ts)["guard_judge_verdicts_total"]); after <= before {
+		t.Errorf("verdicts counted %v before the reload and %v after two more answers", before, after)
 	}
 }

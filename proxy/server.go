@@ -141,6 +141,9 @@ func (s *Server) Reload(cfg Config) error {
 		return err
 	}
 	s.rt.Store(rt)
+	if r, ok := old.pipe.(interface{ Retire() }); ok && old.pipe != rt.pipe {
+		r.Retire()
+	}
 	s.log.Info("configuration reloaded")
 	return nil
 }
