@@ -51,7 +51,7 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	upctx, cancelTimeout := context.WithTimeoutCause(base, rt.cfg.Upstream.RequestTimeout, errRequestTimeout)
 	stop := func(err error) { cancel(err); cancelTimeout() }
 
-	turn, err := rt.pipe.Begin(upctx, TurnRequest{Tenant: tenant, KB: kb, Model: req.model, Stream: req.stream, Query: req.query})
+	turn, err := rt.pipe.Begin(upctx, TurnRequest{Tenant: tenant, KB: kb, Model: req.model, Stream: req.stream, Query: req.query, Actions: req.actions})
 	if err != nil {
 		stop(err)
 		s.fail(ctx, "chat", &APIError{Status: 500, Type: "server_error", Code: "pipeline_error", Message: "the guard pipeline failed", Err: err})

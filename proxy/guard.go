@@ -198,9 +198,28 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	for _, n := range t.out.Notes {
 		t.byID[n.ID] = n
 	}
+	// Card markers may name the addresses of this turn's notes; action
+	// markers the tools that fired this turn.
+	var cards, actions map[string]bool
+	for _, n := range t.out.Notes {
+		if n.Address != "" {
+			if cards == nil {
+				cards = make(map[string]bool, len(t.out.Notes))
+			}
+			cards[n.Address] = true
+		}
+	}
+	for _, a := range req.Actions {
+		if actions == nil {
+			actions = make(map[string]bool, len(req.Actions))
+		}
+		actions[a] = true
+	}
 	tenant, kb := req.Tenant, req.KB
 	t.st = p.spec.New(gauntlet.Options{
 		Notes:   t.out.Notes,
+		Cards:   cards,
+		Actions: actions,
 		Bailout: t.out.Decision == gate.Fallback,
 		Catalog: func(id string) bool { return p.eng.Contains(tenant, kb, id) },
 		OnDrop: func(r gauntlet.Reason, b []byte) {

@@ -11,6 +11,9 @@ type TurnRequest struct {
 	Model      string
 	Stream     bool
 	Query      string // text of the last user message
+	// Actions are the tools that fired this turn (assistant tool calls
+	// after the last user message, answered by a tool message).
+	Actions []string
 }
 
 // Plan is what the pipeline decided before the upstream call.

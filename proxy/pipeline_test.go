@@ -299,3 +299,63 @@ func TestMetricsAcrossReloadAndGzip(t *testing.T) {
 		t.Errorf("verdicts counted %v before the reload and %v after two more answers", before, after)
 	}
 }
+
+// Card markers naming an address of this turn's notes and action markers
+// naming a tool that fired this turn survive; others are dropped with their
+// reasons. The upstream is scripted so the answer is known.
+func TestCardAndActionMarkers(t *testing.T) {
+	const answer = "Error LF-4002 means the account is locked [^1] [card:LF-4002]. " +
+		"The account was unlocked [action:unlock_account]. See [card:HB 99.9] and [action:delete_everything]."
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		b, _ := json.Marshal(map[string]any{"id": "chatcmpl-s", "object": "chat.completion", "created": 1, "model": "m",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": answer}}}})
+		w.Write(b)
+	})}
+	go up.Serve(ln)
+	t.Cleanup(func() { up.Close() })
+	ts := startGuard(t, func(c *proxy.Config) { c.Upstream.BaseURL = "http://" + ln.Addr().String() + "/v1" })
+	body := `{"model":"m","messages":[
+		{"role":"user","content":"` + groundQ + `"},
+		{"role":"assistant","content":null,"tool_calls":[
+			{"id":"c1","type":"function","function":{"name":"unlock_account","arguments":"{}"}},
+			{"id":"c2","type":"function","function":{"name":"never_answered","arguments":"{}"}}]},
+		{"role":"tool","tool_call_id":"c1","content":"unlocked"}]}`
+	resp, err := http.Post(ts.base+"/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Choices []struct {
+			Message struct{ Content string } `json:"message"`
+		} `json:"choices"`
+		Guard guardObj `json:"guard"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || len(out.Choices) == 0 {
+		t.Fatalf("status %d: %v", resp.StatusCode, err)
+	}
+	text, g := out.Choices[0].Message.Content, out.Guard
+	if g.Decision != "ground" {
+		t.Fatalf("decision %q, want ground", g.Decision)
+	}
+	for _, want := range []string{"[card:LF-4002]", "[action:unlock_account]", "[1]"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("answer %q lacks %s", text, want)
+		}
+	}
+	for _, gone := range []string{"HB 99.9", "delete_everything"} {
+		if strings.Contains(text, gone) {
+			t.Errorf("answer %q still has %s", text, gone)
+		}
+	}
+	if g.Markers.ByReason["unknown_card"] != 1 || g.Markers.ByReason["unknown_action"] != 1 {
+		t.Errorf("by_reason %v, want one unknown_card and one unknown_action", g.Markers.ByReason)
+	}
+}

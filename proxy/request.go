@@ -18,6 +18,10 @@ type chatRequest struct {
 	includeUsage bool   // the client asked for usage on streams
 	query        string // text of the last user message
 	messages     []gjson.Result
+	// actions are the tools that fired this turn: function names of the
+	// assistant's tool calls after the last user message whose result came
+	// back in a tool message (what [action:NAME] markers may name).
+	actions []string
 }
 
 var validRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true, "function": true}
@@ -66,6 +70,7 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 		return nil, badRequest("invalid_type", "messages", "messages must be an array")
 	}
 	r.messages = msgs.Array()
+	lastUser := -1
 	if len(r.messages) == 0 {
 		return nil, badRequest("invalid_value", "messages", "messages must contain at least one message")
 	}
@@ -87,8 +92,10 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 		}
 		if role.Str == "user" {
 			r.query = contentText(c)
+			lastUser = i
 		}
 	}
+	r.actions = firedActions(r.messages[lastUser+1:])
 	if s := root.Get("stream"); s.Exists() {
 		if s.Type != gjson.True && s.Type != gjson.False && s.Type != gjson.Null {
 			return nil, badRequest("invalid_type", "stream", "stream must be a boolean")
@@ -114,6 +121,34 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 		}
 	}
 	return r, nil
+}
+
+// firedActions returns the function names of the assistant tool calls in
+// msgs that a later tool message answered (by tool_call_id), in call order.
+func firedActions(msgs []gjson.Result) []string {
+	answered := map[string]bool{}
+	for _, m := range msgs {
+		if m.Get("role").Str == "tool" {
+			if id := m.Get("tool_call_id"); id.Type == gjson.String {
+				answered[id.Str] = true
+			}
+		}
+	}
+	if len(answered) == 0 {
+		return nil
+	}
+	var out []string
+	for _, m := range msgs {
+		if m.Get("role").Str != "assistant" {
+			continue
+		}
+		for _, tc := range m.Get("tool_calls").Array() {
+			if name := tc.Get("function.name"); name.Type == gjson.String && answered[tc.Get("id").Str] {
+				out = append(out, name.Str)
+			}
+		}
+	}
+	return out
 }
 
 // contentText joins the text of a message content (a string or text parts).
