@@ -68,7 +68,7 @@ func ChaosScenarios() []ChaosScenario {
 		{"upstream_refuses", "503 from the upstream: 502 upstream_error with an OpenAI error body, stream and non-stream", scenarioRefuse},
 		{"upstream_down", "upstream port closed: 502 upstream_unavailable, fast", scenarioUpstreamDown},
 		{"upstream_resets_mid_stream", "connection cut mid-stream: 200, held text, error event upstream_stream_failed, [DONE]", faultStream("disconnect=1", nil, "upstream_stream_failed")},
-		{"stall_before_first_byte", "no first byte within upstream.first_byte_timeout: 504 upstream_timeout well before the stall ends", scenarioSlowFirst},
+		{"stall_before_first_byte", "no first byte within upstream.first_byte_timeout (streams) or request_timeout (non-stream): 504 upstream_timeout well before the stall ends", scenarioSlowFirst},
 		{"stall_between_events", "stall longer than upstream.idle_timeout: error event upstream_timeout, [DONE], before the stall ends", faultStream("stall=1", func(m *mockllm.Config, c *proxy.Config) {
 			m.StallDelay = 2 * time.Second
 			c.Upstream.IdleTimeout = 150 * time.Millisecond
@@ -450,6 +450,7 @@ func scenarioSlowFirst(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 	withServers(opt, r, "slow_first=1", func(m *mockllm.Config, c *proxy.Config) {
 		m.SlowFirstDelay = stall
 		c.Upstream.FirstByteTimeout = 150 * time.Millisecond
+		c.Upstream.RequestTimeout = 300 * time.Millisecond // non-stream: the body arrives whole
 	}, func(ip *InProcess, c *chaosClient) {
 		var wg sync.WaitGroup
 		var mu sync.Mutex

@@ -82,7 +82,13 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 // wholeChat relays a non-stream completion.
 func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, rt *runtime, req *chatRequest, turn Turn, upBody []byte, l *reqLog, upctx context.Context) {
 	t0 := time.Now()
-	b, err := rt.up.postWhole("/chat/completions", upBody, t0.Add(rt.cfg.Upstream.FirstByteTimeout))
+	// A non-stream answer arrives whole, so only the whole-request limit
+	// applies (first_byte_timeout would cut long answers short).
+	deadline, ok := upctx.Deadline()
+	if !ok {
+		deadline = t0.Add(rt.cfg.Upstream.RequestTimeout)
+	}
+	b, err := rt.up.postWhole("/chat/completions", upBody, deadline)
 	l.upWait = time.Since(t0)
 	if err != nil {
 		s.failChat(ctx, l, toAPIError(err))

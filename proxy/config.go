@@ -44,9 +44,9 @@ type ServerConfig struct {
 type UpstreamConfig struct {
 	BaseURL          string        `yaml:"base_url"`           // e.g. http://127.0.0.1:9090/v1; empty = start the built-in simulated upstream
 	APIKeyEnv        string        `yaml:"api_key_env"`        // env var holding the upstream API key; default OPENAI_API_KEY
-	FirstByteTimeout time.Duration `yaml:"first_byte_timeout"` // until the first upstream event (or non-stream body); default 30s
+	FirstByteTimeout time.Duration `yaml:"first_byte_timeout"` // until the first upstream event of a stream; default 30s
 	IdleTimeout      time.Duration `yaml:"idle_timeout"`       // between two upstream events; default 30s
-	RequestTimeout   time.Duration `yaml:"request_timeout"`    // whole request; default 5m
+	RequestTimeout   time.Duration `yaml:"request_timeout"`    // whole request, and the whole body of a non-stream answer; default 5m
 	MaxEventBytes    int           `yaml:"max_event_bytes"`    // largest upstream SSE event accepted; default 1 MiB
 	MaxResponseBytes int           `yaml:"max_response_bytes"` // largest non-stream upstream body; default 16 MiB
 	MaxConns         int           `yaml:"max_conns"`          // idle connections kept to the upstream; default 512

@@ -318,7 +318,17 @@ func TestSlowFirstByte(t *testing.T) {
 		c.Mock.SlowFirstDelay = 3 * time.Second
 		c.Upstream.FirstByteTimeout = 100 * time.Millisecond
 	})
+	// a non-stream answer arrives whole: only request_timeout cuts it
+	whole := startServer(t, func(c *proxy.Config) {
+		c.Mock.Faults.SlowFirst = 1
+		c.Mock.SlowFirstDelay = 3 * time.Second
+		c.Upstream.RequestTimeout = 100 * time.Millisecond
+	})
 	for _, stream := range []bool{true, false} {
+		ts := ts
+		if !stream {
+			ts = whole
+		}
 		body := strings.Replace(streamBody, `"stream":true`, fmt.Sprintf(`"stream":%v`, stream), 1)
 		start := time.Now()
 		resp, events := postStream(t, ts, body)

@@ -82,7 +82,7 @@ func (u *upstream) postWhole(path string, body []byte, deadline time.Time) ([]by
 	req.SetBodyRaw(body)
 	if err := u.fast.DoDeadline(req, resp, deadline); err != nil {
 		if errors.Is(err, fasthttp.ErrTimeout) {
-			return nil, errFirstByteTimeout
+			return nil, errRequestTimeout
 		}
 		if errors.Is(err, fasthttp.ErrBodyTooLarge) {
 			return nil, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response",

@@ -24,23 +24,43 @@ func init() {
 // serveFlags are the flags that override the config file.
 type serveFlags struct {
 	config, addr, upstream, index string
+	file                          *proxy.Config // the file as last loaded, before the flags
 }
 
+// load reads the config file and applies the flags over it. On a reload a
+// flag keeps winning until the file itself changes that key: an operator
+// who edits pipeline.index (or upstream.base_url, server.addr) in the file
+// and sends SIGHUP gets the file's value, and the flag is dropped from then
+// on.
 func (f *serveFlags) load() (proxy.Config, error) {
 	cfg, err := proxy.LoadConfig(f.config)
 	if err != nil {
 		return cfg, err
 	}
-	if f.addr != "" {
-		cfg.Server.Addr = f.addr
+	file := cfg
+	prev := f.file
+	apply := func(flag *string, dst *string, prevFile string) {
+		if *flag == "" {
+			return
+		}
+		if prev != nil && *dst != prevFile {
+			*flag = "" // the file changed this key since the last load: it wins
+			return
+		}
+		*dst = *flag
 	}
-	if f.upstream != "" {
-		cfg.Upstream.BaseURL = f.upstream
+	var pAddr, pUp, pIdx string
+	if prev != nil {
+		pAddr, pUp, pIdx = prev.Server.Addr, prev.Upstream.BaseURL, prev.Pipeline.Index
 	}
-	if f.index != "" {
-		cfg.Pipeline.Index = f.index
+	apply(&f.addr, &cfg.Server.Addr, pAddr)
+	apply(&f.upstream, &cfg.Upstream.BaseURL, pUp)
+	apply(&f.index, &cfg.Pipeline.Index, pIdx)
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
 	}
-	return cfg, cfg.Validate()
+	f.file = &file
+	return cfg, nil
 }
 
 func newLogger(level string) (*zap.Logger, error) {
@@ -98,7 +118,7 @@ func runServe(args []string) error {
 			return err
 		case sig := <-sigs:
 			if sig == syscall.SIGHUP {
-				// Reload: the file and the same flag overrides.
+				// Reload: the file, with the flags over the keys it did not change.
 				cfg, err := f.load()
 				if err == nil {
 					err = srv.Reload(cfg)

@@ -75,3 +75,34 @@ func TestServeReloadsOnSIGHUP(t *testing.T) {
 		t.Fatal("serve did not stop on SIGTERM")
 	}
 }
+
+// A flag overrides the file until the file itself changes that key: then
+// the file wins on SIGHUP, and keeps winning.
+func TestServeFlagsYieldToAnEditedFile(t *testing.T) {
+	cfgPath := filepath.Join(t.TempDir(), "guard.yaml")
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(cfgPath, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := serveFlags{config: cfgPath, upstream: "http://127.0.0.1:9001/v1"}
+	steps := []struct {
+		file, want string
+	}{
+		{"log: {level: error}\n", "http://127.0.0.1:9001/v1"},                                                  // flag over the default
+		{"log: {level: warn}\n", "http://127.0.0.1:9001/v1"},                                                   // another key changed: flag stays
+		{"upstream: {base_url: 'http://127.0.0.1:9002/v1'}\n", "http://127.0.0.1:9002/v1"},                     // the file changed it: file wins
+		{"upstream: {base_url: 'http://127.0.0.1:9002/v1'}\nlog: {level: warn}\n", "http://127.0.0.1:9002/v1"}, // and keeps winning
+	}
+	for i, st := range steps {
+		write(st.file)
+		cfg, err := f.load()
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if got := cfg.Upstream.BaseURL; got != st.want {
+			t.Errorf("step %d: upstream %q, want %q", i, got, st.want)
+		}
+	}
+}
