@@ -72,17 +72,19 @@ func TestTuneLocal(t *testing.T) {
 	}
 	var rs []res
 	cfg := judge.DefaultConfig().Local
-	for _, e := range []float64{0.4, 0.5, 0.55, 0.6} {
-		for _, st := range []float64{0, 1, 2, 3} {
+	for _, e := range []float64{0.35, 0.4, 0.45, 0.5, 0.55} {
+		for _, st := range []float64{0, 1, 2} {
 			for _, an := range []bool{false, true} {
-				cfg.Entail, cfg.Strict, cfg.Anchors = e, st, an
-				r := res{key: fmt.Sprintf("e=%.2f s=%.0f a=%v", e, st, an)}
-				for _, name := range names {
-					s, _ := ScoreVerifier(context.Background(), name, judge.NewLocal(cfg), sets[name])
-					r.mean += s.BalancedAccuracy / 3
-					r.per += fmt.Sprintf(" %s=%.3f(S%.2f/N%.2f)", name, s.BalancedAccuracy, s.Classes[0].Recall, s.Classes[1].Recall)
+				for _, g := range []float64{0, 0.05, 0.1, 0.15} {
+					cfg.Entail, cfg.Strict, cfg.Anchors, cfg.Gather = e, st, an, g
+					r := res{key: fmt.Sprintf("e=%.2f s=%.0f a=%v g=%.2f", e, st, an, g)}
+					for _, name := range names {
+						s, _ := ScoreVerifier(context.Background(), name, judge.NewLocal(cfg), sets[name])
+						r.mean += s.BalancedAccuracy / 3
+						r.per += fmt.Sprintf(" %s=%.3f(S%.2f/N%.2f)", name, s.BalancedAccuracy, s.Classes[0].Recall, s.Classes[1].Recall)
+					}
+					rs = append(rs, r)
 				}
-				rs = append(rs, r)
 			}
 		}
 	}
@@ -90,4 +92,31 @@ func TestTuneLocal(t *testing.T) {
 	for _, r := range rs[:10] {
 		t.Logf("%.3f %s %s", r.mean, r.key, r.per)
 	}
+}
+
+// TestDumpVerify writes every verdict of the local verifier on one data set
+// (GUARD_DUMP=scifact|wice|halu) as tab-separated lines to the test log, for
+// error analysis.
+func TestDumpVerify(t *testing.T) {
+	name := os.Getenv("GUARD_DUMP")
+	if name == "" {
+		t.Skip("error analysis dump: set GUARD_DUMP=scifact|wice|halu to run")
+	}
+	d := dataDir(t)
+	load := map[string]func(string) ([]VerifyItem, error){"scifact": LoadSciFact, "wice": LoadWiCE, "halu": LoadHaluEval}[name]
+	if load == nil {
+		t.Fatalf("GUARD_DUMP=%q: want scifact, wice or halu", name)
+	}
+	items, err := load(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := judge.NewLocal(judge.DefaultConfig().Local)
+	var b strings.Builder
+	for _, it := range items {
+		vd, _ := v.Verify(context.Background(), it.Claim, it.Evidence)
+		ok := (vd.Label == judge.Entailment) == it.Support
+		fmt.Fprintf(&b, "%v\t%s\t%s\t%s\t%.2f\t%s\t%s\n", ok, it.Gold, vd.Label, vd.Reason, vd.Confidence, it.Claim, vd.Evidence)
+	}
+	t.Log("\n" + b.String())
 }

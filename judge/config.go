@@ -74,6 +74,12 @@ type LocalConfig struct {
 	// Anchors: a claim whose named entity or number appears nowhere in the
 	// evidence is never entailed. Default true.
 	Anchors bool `yaml:"anchors"`
+	// Gather: a claim no single window entails is still entailed when the
+	// entailing windows of one passage together cover need+Gather of it and
+	// the best of them falls short of need by at most Gather (need is the
+	// coverage Entail and Strict ask of the claim). 0 disables it.
+	// Default 0.10, in [0,1).
+	Gather float64 `yaml:"gather"`
 }
 
 // DefaultConfig returns the defaults of DESIGN.md.
@@ -92,7 +98,7 @@ func DefaultConfig() Config {
 		Concurrency:     8,
 		Footer:          false,
 		SentenceTimeout: 10 * time.Second,
-		Local:           LocalConfig{Entail: 0.40, Conflict: 0.50, Strict: 1, Anchors: true},
+		Local:           LocalConfig{Entail: 0.40, Conflict: 0.50, Strict: 1, Anchors: true, Gather: 0.10},
 	}
 }
 
@@ -151,6 +157,9 @@ func (c Config) Validate() error {
 	}
 	if c.Local.Strict < 0 {
 		bad("local.strict: must be >= 0, got %g", c.Local.Strict)
+	}
+	if c.Local.Gather < 0 || c.Local.Gather >= 1 {
+		bad("local.gather: must be in [0,1), got %g", c.Local.Gather)
 	}
 	return errors.Join(errs...)
 }

@@ -10,11 +10,15 @@ import (
 
 // Local is the no-network verifier: a heuristic NLI in the style of
 // MiniCheck. The claim is compared with every sentence (and every pair of
-// adjacent sentences) of the cited passages and the best window decides:
-// weighted coverage of the claim's content terms (numbers and named entities
-// weigh more), with numbers and dates compared by value, negation polarity
-// and antonyms ("increase"/"decrease") turning a well-matched window into a
-// contradiction.
+// adjacent sentences) of the cited passages, the passage title counting as
+// their first sentence, and the best window decides: weighted coverage of
+// the claim's content terms (numbers and named entities weigh more), with
+// numbers and dates compared by value, negation polarity (a negation counts
+// only where it governs a claim term) and antonyms ("increase"/"decrease")
+// turning a well-matched window into a contradiction. A window entails only
+// if it states a change in each direction the claim states one ("reduces"
+// needs a word of decrease). A claim spread over several sentences of one
+// passage is entailed when they cover it together by a margin (Gather).
 type Local struct {
 	cfg LocalConfig
 }
@@ -28,7 +32,7 @@ func NewLocal(cfg LocalConfig) *Local { return &Local{cfg: cfg} }
 func (l *Local) Verify(_ context.Context, claim string, evidence []Passage) (Verdict, error) {
 	docs := make([]*prepared, len(evidence))
 	for i, p := range evidence {
-		docs[i] = prepare(p.Text)
+		docs[i] = prepare(p.Title, p.Text)
 	}
 	return l.verify(claim, docs), nil
 }
@@ -44,18 +48,48 @@ type evSent struct {
 	stems map[string]struct{} // stems, plus "\x00"+5-char prefixes
 	nums  []term
 	neg   bool
+	// negScope holds the stems a negation cue governs: the next negObjs
+	// content terms of its clause
+	negScope []string
+	dirs     uint8 // dirUp, dirDown: the changes the sentence states
+	// words and initials are the squashed sentence (see squash), for
+	// entities written another way
+	words, initials string
 }
 
-func prepare(text string) *prepared {
+// negObjs is how many content terms after a negation cue it governs.
+const negObjs = 4
+
+// prepare analyses a passage; a non-empty title is its first sentence.
+func prepare(title, text string) *prepared {
 	p := &prepared{chars: len(text)}
-	for _, s := range Split(text) {
+	sents := Split(text)
+	if t := strings.TrimSpace(title); t != "" {
+		sents = append([]string{t}, sents...)
+	}
+	for _, s := range sents {
 		t := strings.TrimSpace(s)
 		if t == "" {
 			continue
 		}
 		es := evSent{text: t, stems: map[string]struct{}{}}
 		negs := 0
-		for _, tm := range analyse(t) {
+		ts := analyse(t)
+		for i, tm := range ts {
+			if !tm.neg {
+				continue
+			}
+			n := 0
+			for j := i + 1; j < len(ts) && n < negObjs && !ts[j].brk; j++ {
+				if !ts[j].neg && !ts[j].isNum {
+					es.negScope = append(es.negScope, ts[j].stem)
+					n++
+				}
+			}
+		}
+		es.dirs = directions(ts)
+		es.words, es.initials = squash(t)
+		for _, tm := range ts {
 			switch {
 			case tm.neg:
 				negs++
@@ -77,8 +111,9 @@ func prepare(text string) *prepared {
 // claimTerm is one content term of the claim with its weight and antonyms.
 type claimTerm struct {
 	term
-	w    float64
-	anti []string
+	w     float64
+	anti  []string
+	forms entityForms // entities only
 }
 
 const maxClaimTerms = 64
@@ -91,7 +126,9 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 	var cts []claimTerm
 	claimNeg := false
 	var total float64
-	for _, tm := range analyse(text) {
+	ats := analyse(text)
+	claimDirs := directions(ats)
+	for _, tm := range ats {
 		if tm.neg {
 			claimNeg = true
 			continue
@@ -119,6 +156,9 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		if !tm.isNum {
 			ct.anti = antonyms[tm.stem]
 		}
+		if tm.entity {
+			ct.forms = formsOf(tm.raw)
+		}
 		total += ct.w
 		cts = append(cts, ct)
 	}
@@ -129,12 +169,15 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 	type sentScore struct {
 		covered, numConf, antiConf uint64
 		hasFreeNum                 bool // a number in the sentence that no claim number matches
+		dirs                       uint8
 		w                          float64
 		neg                        bool
 		text                       string
 	}
 	var (
 		bestE, bestC, bestAny float64
+		bestDoc               float64 // best coverage of one passage by its entailing windows together
+		docE                  uint64  // the claim terms the entailing windows of this passage cover
 		eSpan, cSpan, cReason string
 		prevOK                bool
 		prev                  sentScore
@@ -154,7 +197,9 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		free := a.hasFreeNum
 		neg := a.neg
 		span := a.text
+		dirs := a.dirs
 		if b != nil {
+			dirs |= b.dirs
 			covered |= b.covered
 			numConfl |= b.numConf
 			antiConfl |= b.antiConf
@@ -175,9 +220,13 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		}
 		negMismatch := neg != claimNeg
 		if numConfl == 0 && antiConfl == 0 && !negMismatch {
+			if claimDirs&^dirs != 0 {
+				return // the claim states a change the window does not
+			}
 			if cov > bestE {
 				bestE, eSpan = cov, span
 			}
+			docE |= covered
 			return
 		}
 		covC := weigh(covered | numConfl | antiConfl)
@@ -213,10 +262,13 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		}
 	}
 	// entities and numbers of the claim that appear nowhere in the evidence:
-	// a claim resting on them is not entailed, however much else matches
+	// a claim resting on them is not entailed, however much else matches;
+	// the same holds for the words that make a claim exclusive ("solely")
 	var anchors, anchorsFound uint64
 	for k := range cts {
 		if cts[k].isNum || cts[k].entity {
+			anchors |= 1 << k
+		} else if _, ok := exclusive[cts[k].stem]; ok {
 			anchors |= 1 << k
 		}
 	}
@@ -224,22 +276,45 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 	for _, d := range docs {
 		for si := range d.sents {
 			for k := range cts {
-				if cts[k].isNum || !cts[k].entity {
+				if cts[k].isNum || anchors&(1<<k) == 0 {
 					continue
 				}
-				if _, ok := d.sents[si].stems[cts[k].stem]; ok {
+				if _, ok := d.sents[si].stems[cts[k].stem]; ok || cts[k].forms.in(&d.sents[si]) {
 					anchorsFound |= 1 << k
 				}
 			}
 		}
 	}
+	// an entity alone in brackets names what precedes it: it is no anchor,
+	// and when the evidence never uses it, it does not count at all
+	for st := range aliases(text) {
+		for k := range cts {
+			if !cts[k].entity || cts[k].stem != st {
+				continue
+			}
+			anchors &^= 1 << k
+			if anchorsFound&(1<<k) == 0 {
+				total -= cts[k].w
+				cts[k].w = 0
+			}
+		}
+	}
+	if total <= 0 {
+		return Verdict{Label: Neutral, Confidence: 0.5, Severity: Minor, Method: "local", Reason: "no_content"}
+	}
 	missingAnchor := anchors&^anchorsFound != 0
 	for _, d := range docs {
 		prevOK = false
+		docE = 0
 		for si := range d.sents {
 			s := &d.sents[si]
 			var sc sentScore
-			sc.neg, sc.text = s.neg, s.text
+			sc.text, sc.dirs = s.text, s.dirs
+			// a negation counts where it governs a claim term ("but not
+			// naive T cells" says nothing about the rest)
+			for k := 0; s.neg && k < len(cts) && !sc.neg; k++ {
+				sc.neg = !cts[k].isNum && stemIn(cts[k].stem, s.negScope)
+			}
 			for k := range cts {
 				c := &cts[k]
 				if c.isNum {
@@ -263,6 +338,10 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 						sc.covered |= 1 << k
 						continue
 					}
+				}
+				if c.entity && c.forms.in(s) {
+					sc.covered |= 1 << k
+					continue
 				}
 				for _, a := range c.anti {
 					if _, ok := s.stems[a]; ok {
@@ -293,6 +372,7 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 			}
 			prev, prevOK = sc, true
 		}
+		bestDoc = max(bestDoc, weigh(docE))
 	}
 
 	// Short claims must be covered in full; longer ones may miss up to
@@ -302,6 +382,11 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		need = 1 - (1-l.cfg.Entail)*(total-l.cfg.Strict)/total
 	}
 	need -= 1e-9
+	// sentences of one passage that entail the claim together, with a
+	// margin, when the best of them falls short by no more than it
+	if g := l.cfg.Gather; g > 0 && bestE < need && bestE >= need-g && bestDoc >= need+g {
+		bestE = need
+	}
 	switch {
 	case bestE >= need && !(l.cfg.Anchors && missingAnchor):
 		conf := 0.6 + 0.4*(bestE-need)/(1-need+1e-9)
@@ -319,6 +404,17 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		}
 		return Verdict{Label: Neutral, Confidence: round3(clamp01(1 - bestAny/2)), Severity: Minor, Evidence: trimSpan(span), Method: "local", Reason: "not_covered"}
 	}
+}
+
+// stemIn reports whether st is one of stems, or shares its 5-character
+// prefix with one when both are long.
+func stemIn(st string, stems []string) bool {
+	for _, o := range stems {
+		if o == st || (len(st) >= 6 && len(o) >= 6 && o[:5] == st[:5]) {
+			return true
+		}
+	}
+	return false
 }
 
 func clamp01(x float64) float64 {

@@ -53,6 +53,89 @@ func TestLocalVerify(t *testing.T) {
 	}
 }
 
+// TestLocalVerifySignals covers the signals beyond plain coverage: each
+// case names the passage it is checked against.
+func TestLocalVerifySignals(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	tests := []struct {
+		name  string
+		ev    Passage
+		claim string
+		want  string
+	}{
+		{"title counts as a sentence",
+			Passage{Title: "Dexamethasone reduces nausea after tonsillectomy", Text: "We enrolled 215 children in a trial. Outcomes were recorded for 24 hours."},
+			"Dexamethasone reduces nausea after tonsillectomy.", Entailment},
+		{"negation outside the claim's terms is ignored",
+			Passage{Text: "Memory, but not naive, CD4 T cells enhance production of inflammatory chemokines in the lung."},
+			"Memory CD4 T cells enhance production of inflammatory chemokines in the lung.", Entailment},
+		{"negation of a claim term still counts",
+			Passage{Text: "Daily aspirin did not prolong disability-free survival in older adults."},
+			"Daily aspirin prolonged disability-free survival in older adults.", Contradiction},
+		{"a stated change needs a change in the evidence",
+			Passage{Text: "Stable partnership and progression to AIDS in HIV infected patients: a cohort study of adults in Switzerland."},
+			"Stable partnership is associated with faster progression to AIDS in HIV infected patients.", Neutral},
+		{"a change in the same direction in other words",
+			Passage{Text: "Cold exposure raised recruitment of brown adipocytes in the adipose tissue of mice."},
+			"Cold exposure increased recruitment of brown adipocytes in mice.", Entailment},
+		{"an alias in brackets absent from the evidence does not count",
+			Passage{Text: "Crosstalk between dendritic cells and innate lymphoid cells is important for intestinal homeostasis."},
+			"Crosstalk between dendritic cells (DCs) and innate lymphoid cells is important for intestinal homeostasis.", Entailment},
+		{"an acronym found as the initials of its expansion",
+			Passage{Text: "Neurons derived from induced pluripotent stem cells of patients had higher tau phosphorylation."},
+			"iPSC derived neurons of patients had higher tau phosphorylation.", Entailment},
+		{"an exclusive claim needs exclusive evidence",
+			Passage{Text: "Obesity in adults is determined by environmental factors and by genetic factors."},
+			"Obesity in adults is determined solely by environmental factors.", Neutral},
+		{"a negated adjective is a negation",
+			Passage{Text: "Mitochondria participate in apoptosis and calcium signalling in eukaryotic cells."},
+			"Mitochondria are uninvolved in apoptosis.", Contradiction},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.ev.N, tt.ev.ID = 1, "p"
+			got, _ := v.Verify(context.Background(), tt.claim, []Passage{tt.ev})
+			if got.Label != tt.want {
+				t.Errorf("Verify(%q) = %s (%s, span %q), want %s", tt.claim, got.Label, got.Reason, got.Evidence, tt.want)
+			}
+		})
+	}
+}
+
+// TestLocalGather: two sentences that are not adjacent, each short of the
+// bar, entail a claim together only with Gather on.
+func TestLocalGather(t *testing.T) {
+	ev := []Passage{{N: 1, ID: "p", Text: "Adults with chronic migraine were recruited at clinics. " +
+		"The protocol was approved by the ethics board. Patients kept headache diaries and had injections."}}
+	claim := "Adults with chronic migraine at clinics kept headache diaries and received erenumab injections monthly."
+	for _, tt := range []struct {
+		gather float64
+		want   string
+	}{{0, Neutral}, {DefaultConfig().Local.Gather, Entailment}} {
+		cfg := DefaultConfig().Local
+		cfg.Gather = tt.gather
+		got, _ := NewLocal(cfg).Verify(context.Background(), claim, ev)
+		if got.Label != tt.want {
+			t.Errorf("gather %g: Verify = %s (%s), want %s", tt.gather, got.Label, got.Reason, tt.want)
+		}
+	}
+}
+
+func TestSquash(t *testing.T) {
+	tests := []struct{ in, words, initials string }{
+		{"T(H)2 cells", " th2 cells ", "tc"},
+		{"IP3R-mediated Ca2+ release", " ip3r mediated ca2 release ", "imcr"},
+		{"induced pluripotent stem cells", " induced pluripotent stem cells ", "ipsc"},
+		{"Émile's naïve", " émiles naïve ", "én"},
+	}
+	for _, tt := range tests {
+		w, in := squash(tt.in)
+		if w != tt.words || in != tt.initials {
+			t.Errorf("squash(%q) = %q, %q, want %q, %q", tt.in, w, in, tt.words, tt.initials)
+		}
+	}
+}
+
 func TestAnalyseNumbers(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -104,7 +187,7 @@ func TestIsFactual(t *testing.T) {
 
 func BenchmarkLocalVerifySentence(b *testing.B) {
 	v := NewLocal(DefaultConfig().Local)
-	docs := []*prepared{prepare(aspirinNote + " " + aspirinNote)}
+	docs := []*prepared{prepare("", aspirinNote+" "+aspirinNote)}
 	b.ReportAllocs()
 	for b.Loop() {
 		v.verify("In the 2018 ASPREE trial daily aspirin did not prolong disability-free survival [1].", docs)

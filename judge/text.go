@@ -13,21 +13,26 @@ import (
 // term is one analysed word or number of a text.
 type term struct {
 	stem   string  // stemmed lowercase form ("" for numbers)
+	raw    string  // lowercase surface form, entities only
 	num    float64 // value when isNum
 	dec    int     // decimals written, for rounding comparisons
 	isNum  bool
 	entity bool // capitalised mid-sentence, acronym or alphanumeric code
 	neg    bool // a negation cue
+	brk    bool // a clause boundary (, ; : brackets, sentence end) precedes it
 }
 
 // analyse splits text into terms. Stopwords are dropped except negation
-// cues, which are kept with neg set.
+// cues, which are kept with neg set; a negated adjective ("unrelated") is a
+// negation cue followed by the adjective ("related").
 func analyse(text string) []term {
 	var out []term
 	first := true // sentence-initial word: capitalisation says nothing
+	brk := false  // a clause boundary was seen since the last term
 	i := 0
 	for i < len(text) {
 		r, sz := utf8.DecodeRuneInString(text[i:])
+		n0 := len(out)
 		switch {
 		case r >= '0' && r <= '9':
 			j := i
@@ -75,7 +80,8 @@ func analyse(text string) []term {
 					if suffix == "th" || suffix == "st" || suffix == "nd" || suffix == "rd" {
 						out = append(out, term{num: v, isNum: true})
 					} else {
-						out = append(out, term{stem: strings.ToLower(text[i:k]), entity: true})
+						code := strings.ToLower(text[i:k])
+						out = append(out, term{stem: code, raw: code, entity: true})
 					}
 					j = k
 				} else {
@@ -117,6 +123,8 @@ func analyse(text string) []term {
 			}
 			if _, ok := negations[lower]; ok {
 				out = append(out, term{stem: lower, neg: true})
+			} else if _, ok := unNegated[lower]; ok {
+				out = append(out, term{stem: "not", neg: true}, term{stem: porterstemmer.StemString(lower[2:])})
 			} else if v, ok := numberWords[lower]; ok {
 				k := skipSpaceStr(text, j)
 				w := wordAt(text, k)
@@ -131,7 +139,11 @@ func analyse(text string) []term {
 				if !hasDigit && len(lower) > 3 {
 					st = porterstemmer.StemString(lower)
 				}
-				out = append(out, term{stem: st, entity: ent})
+				tm := term{stem: st, entity: ent}
+				if ent {
+					tm.raw = lower
+				}
+				out = append(out, tm)
 			}
 			i = j
 			first = false
@@ -139,7 +151,15 @@ func analyse(text string) []term {
 			if r == '.' || r == '!' || r == '?' || r == ':' || r == '\n' {
 				first = true
 			}
+			switch r {
+			case '.', '!', '?', ':', ';', ',', '(', ')', '[', ']', '\n':
+				brk = true
+			}
 			i += sz
+		}
+		if brk && len(out) > n0 {
+			out[n0].brk = true
+			brk = false
 		}
 	}
 	return out
@@ -192,6 +212,13 @@ var negations = map[string]struct{}{
 	"fails": {}, "failed": {},
 }
 
+// unNegated are adjectives that negate with a prefix; analyse reads them
+// as a negation of the adjective without it.
+var unNegated = map[string]struct{}{
+	"unrelated": {}, "uninvolved": {}, "unaffected": {}, "unchanged": {}, "unaltered": {},
+	"uncorrelated": {}, "unassociated": {}, "unnecessary": {}, "unimportant": {}, "unlikely": {},
+}
+
 var stopwords = func() map[string]struct{} {
 	m := map[string]struct{}{}
 	for _, w := range strings.Fields(`a an the and or but if then than that this these those there here
@@ -211,3 +238,71 @@ var stopwords = func() map[string]struct{} {
 	}
 	return m
 }()
+
+// exclusive are the stems of words that restrict a claim to one cause or
+// case ("solely", "exclusively"): the evidence must say so too.
+var exclusive = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, w := range strings.Fields("solely exclusively entirely always completely sole exclusive universally invariably") {
+		m[stem(w)] = struct{}{}
+	}
+	return m
+}()
+
+// direction maps the stem of a word that states a change of quantity to its
+// polarity: +1 up ("increase", "higher", "promote"), -1 down ("reduce",
+// "lower", "inhibit"). Words with common other senses ("fall", "limited",
+// "lost", "high school") are left out.
+var direction = func() map[string]int8 {
+	m := map[string]int8{}
+	for _, w := range strings.Fields(`increase increases increased increasing increment rise rises rose risen raise raises raised
+	higher elevated elevation elevate enhance enhances enhanced enhancement promote promotes promoted
+	induce induces induced induction stimulate stimulates stimulated stimulation activate activates activated
+	activation upregulate upregulates upregulated upregulation more greater augment augments augmented
+	boost boosts boosted amplify amplifies amplified accelerate accelerates accelerated faster larger`) {
+		m[stem(strings.ToLower(w))] = 1
+	}
+	for _, w := range strings.Fields(`decrease decreases decreased decreasing decrement reduce reduces reduced reducing reduction
+	lower lowered lowers decline declines declined diminish diminishes diminished attenuate attenuates
+	attenuated inhibit inhibits inhibited inhibition suppress suppresses suppressed suppression impair impairs
+	impaired impairment downregulate downregulates downregulated downregulation less fewer smaller slower
+	decelerate decelerates shorter deplete depletes depleted depletion abolish abolishes abolished abrogate
+	abrogates abrogated prevent prevents prevented`) {
+		m[stem(strings.ToLower(w))] = -1
+	}
+	return m
+}()
+
+// Direction bits of a text: it states a change up, a change down.
+const (
+	dirUp uint8 = 1 << iota
+	dirDown
+)
+
+// directions returns the direction bits of an analysed text. A negation
+// just before a direction word, in its clause, flips it ("did not
+// increase").
+func directions(ts []term) uint8 {
+	var b uint8
+	for i := range ts {
+		if ts[i].isNum || ts[i].neg {
+			continue
+		}
+		pol, ok := direction[ts[i].stem]
+		if !ok {
+			continue
+		}
+		for j := i - 1; j >= 0 && j >= i-2 && !ts[j+1].brk; j-- {
+			if ts[j].neg {
+				pol = -pol
+				break
+			}
+		}
+		if pol > 0 {
+			b |= dirUp
+		} else {
+			b |= dirDown
+		}
+	}
+	return b
+}
