@@ -73,7 +73,7 @@ Notes:
 {{.Notes}}
 {{- else if eq .Decision "fallback" -}}
 {{.FallbackInstruction}}
-Your answer must contain this sentence exactly: "{{.Disclaimer}}"
+This notice is already shown to the user ahead of your answer; do not repeat it: "{{.Disclaimer}}"
 Do not use footnote markers or citations.
 {{- end}}
 {{- if .Memory}}
