@@ -13,7 +13,7 @@ import (
 // term is one analysed word or number of a text.
 type term struct {
 	stem   string  // stemmed lowercase form ("" for numbers)
-	raw    string  // lowercase surface form, entities only
+	raw    string  // lowercase surface form of a word
 	num    float64 // value when isNum
 	dec    int     // decimals written, for rounding comparisons
 	isNum  bool
@@ -124,7 +124,7 @@ func analyse(text string) []term {
 			if _, ok := negations[lower]; ok {
 				out = append(out, term{stem: lower, neg: true})
 			} else if _, ok := unNegated[lower]; ok {
-				out = append(out, term{stem: "not", neg: true}, term{stem: porterstemmer.StemString(lower[2:])})
+				out = append(out, term{stem: "not", neg: true}, term{stem: porterstemmer.StemString(lower[2:]), raw: lower[2:]})
 			} else if v, ok := numberWords[lower]; ok {
 				k := skipSpaceStr(text, j)
 				w := wordAt(text, k)
@@ -139,11 +139,7 @@ func analyse(text string) []term {
 				if !hasDigit && len(lower) > 3 {
 					st = porterstemmer.StemString(lower)
 				}
-				tm := term{stem: st, entity: ent}
-				if ent {
-					tm.raw = lower
-				}
-				out = append(out, tm)
+				out = append(out, term{stem: st, raw: lower, entity: ent})
 			}
 			i = j
 			first = false
@@ -249,26 +245,30 @@ var exclusive = func() map[string]struct{} {
 	return m
 }()
 
-// direction maps the stem of a word that states a change of quantity to its
-// polarity: +1 up ("increase", "higher", "promote"), -1 down ("reduce",
-// "lower", "inhibit"). Words with common other senses ("fall", "limited",
-// "lost", "high school") are left out.
+// direction maps a word (as written, lowercase: stems would take "active"
+// for "activate") that states a change of quantity to its polarity: +1 up
+// ("increase", "higher", "promote"), -1 down ("reduce", "lower",
+// "inhibit"). Words with common other senses ("fall", "limited", "lost",
+// "high school") are left out.
 var direction = func() map[string]int8 {
 	m := map[string]int8{}
 	for _, w := range strings.Fields(`increase increases increased increasing increment rise rises rose risen raise raises raised
 	higher elevated elevation elevate enhance enhances enhanced enhancement promote promotes promoted
 	induce induces induced induction stimulate stimulates stimulated stimulation activate activates activated
 	activation upregulate upregulates upregulated upregulation more greater augment augments augmented
-	boost boosts boosted amplify amplifies amplified accelerate accelerates accelerated faster larger`) {
-		m[stem(strings.ToLower(w))] = 1
+	boost boosts boosted amplify amplifies amplified accelerate accelerates accelerated faster larger
+	rising raising elevates elevating enhancing promoting inducing stimulating activating upregulating
+	augmenting boosting amplifying accelerating increments`) {
+		m[w] = 1
 	}
 	for _, w := range strings.Fields(`decrease decreases decreased decreasing decrement reduce reduces reduced reducing reduction
 	lower lowered lowers decline declines declined diminish diminishes diminished attenuate attenuates
 	attenuated inhibit inhibits inhibited inhibition suppress suppresses suppressed suppression impair impairs
 	impaired impairment downregulate downregulates downregulated downregulation less fewer smaller slower
 	decelerate decelerates shorter deplete depletes depleted depletion abolish abolishes abolished abrogate
-	abrogates abrogated prevent prevents prevented`) {
-		m[stem(strings.ToLower(w))] = -1
+	abrogates abrogated prevent prevents prevented lowering declining diminishing attenuating inhibiting
+	suppressing impairing downregulating depleting abolishing abrogating preventing reductions decrements`) {
+		m[w] = -1
 	}
 	return m
 }()
@@ -288,7 +288,7 @@ func directions(ts []term) uint8 {
 		if ts[i].isNum || ts[i].neg {
 			continue
 		}
-		pol, ok := direction[ts[i].stem]
+		pol, ok := direction[ts[i].raw]
 		if !ok {
 			continue
 		}
