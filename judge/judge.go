@@ -80,6 +80,14 @@ func (j *Judge) Check(ctx context.Context, sentence string, cited map[int]Passag
 	return c, drop
 }
 
+// Claim verifies one completed sentence of a report-mode answer as it
+// streams: Check without dropping anything. Pass the claims, in answer
+// order, to Finish.
+func (j *Judge) Claim(ctx context.Context, sentence string, cited map[int]Passage) Claim {
+	c, _, _ := j.check(ctx, sentence, cited)
+	return c
+}
+
 func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passage) (Claim, []int, bool) {
 	text := StripCitations(sentence)
 	cites := Citations(sentence)
@@ -341,7 +349,8 @@ func (j *Judge) Report(ctx context.Context, answer string, cited map[int]Passage
 	return j.finish(ctx, out, pool, other, deg)
 }
 
-// Finish builds the report of strict mode from the claims Check returned:
+// Finish builds the report from the claims Check (strict) or Claim (report
+// mode, verified as the answer streamed) returned:
 // it classifies the uncited ones against the pool and the other KBs, counts
 // them and writes the footer.
 func (j *Judge) Finish(ctx context.Context, claims []Claim, pool []Passage, other OtherKBs) Report {

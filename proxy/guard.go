@@ -228,8 +228,10 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 			}
 		},
 	})
-	if p.judge.Mode() == "strict" {
+	t.strictMode = p.judge.Mode() == "strict"
+	if t.out.Decision != gate.Refuse {
 		t.split = judge.NewSplitter()
+		t.ctx = ctx
 	}
 	if ce := p.log.Check(zap.DebugLevel, "gate"); ce != nil {
 		ce.Write(zap.String("decision", string(t.out.Decision)), zap.Any("checks", t.out.Checks),
@@ -259,12 +261,20 @@ type guardTurn struct {
 	degraded []string
 	latency  map[string]float64
 
-	// strict mode
+	// Sentences are cut as they complete and verified at once: in strict
+	// mode before they are released, in report mode concurrently with the
+	// rest of the stream (pending).
 	split        *judge.Splitter
+	strictMode   bool
 	claims       []judge.Claim
 	strictDrops  int
 	strictVerify time.Duration
 	scratch      []byte
+	// ctx is the turn's request context (from Begin), for the verifications
+	// started while the answer streams; it ends when the request does.
+	ctx     context.Context
+	pending sync.WaitGroup
+	mu      sync.Mutex // guards claims while report-mode checks run
 }
 
 func (t *guardTurn) Plan() Plan { return t.plan }
@@ -276,17 +286,41 @@ func (t *guardTurn) Content(dst, delta []byte) []byte {
 		t.prefix = ""
 	}
 	start := len(dst)
-	if t.split == nil {
+	switch {
+	case t.split == nil:
 		dst = t.st.Write(dst, delta)
-		t.keep(dst[start:])
-		return dst
-	}
-	t.scratch = t.st.Write(t.scratch[:0], delta)
-	for _, s := range t.split.Feed(string(t.scratch)) {
-		dst = t.strict(dst, s)
+	case t.strictMode:
+		t.scratch = t.st.Write(t.scratch[:0], delta)
+		for _, s := range t.split.Feed(string(t.scratch)) {
+			dst = t.strict(dst, s)
+		}
+	default:
+		dst = t.st.Write(dst, delta)
+		if t.answer.Len() < maxJudgedAnswer {
+			for _, s := range t.split.Feed(string(dst[start:])) {
+				t.dispatch(s)
+			}
+		}
 	}
 	t.keep(dst[start:])
 	return dst
+}
+
+// dispatch verifies one completed sentence of a report-mode answer in the
+// background, against the citations shown so far (its own included: they
+// are numbered by first appearance). Finish waits for it.
+func (t *guardTurn) dispatch(sentence string) {
+	t.mu.Lock()
+	i := len(t.claims)
+	t.claims = append(t.claims, judge.Claim{})
+	t.mu.Unlock()
+	cited := t.cited()
+	t.pending.Go(func() {
+		c := t.p.judge.Claim(t.ctx, sentence, cited)
+		t.mu.Lock()
+		t.claims[i] = c
+		t.mu.Unlock()
+	})
 }
 
 func (t *guardTurn) keep(b []byte) {
@@ -310,7 +344,7 @@ func (t *guardTurn) cited() map[int]judge.Passage {
 // contradicted or unsupported before it is released.
 func (t *guardTurn) strict(dst []byte, sentence string) []byte {
 	t0 := time.Now()
-	claim, drop := t.p.judge.Check(context.Background(), sentence, t.cited())
+	claim, drop := t.p.judge.Check(t.ctx, sentence, t.cited())
 	t.strictVerify += time.Since(t0)
 	if claim.Verdict != "" {
 		t.claims = append(t.claims, claim)
@@ -331,19 +365,26 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 		t.prefix = ""
 	}
 	start := len(dst)
+	v0 := time.Now()
 	if t.out.Decision != gate.Refuse {
-		if t.split == nil {
-			dst = t.st.Close(dst)
-		} else {
+		if t.strictMode {
 			t.scratch = t.st.Close(t.scratch[:0])
 			sents := t.split.Feed(string(t.scratch))
 			sents = append(sents, t.split.Flush()...)
 			for _, s := range sents {
 				dst = t.strict(dst, s)
 			}
+		} else {
+			dst = t.st.Close(dst)
+			if t.answer.Len() < maxJudgedAnswer {
+				for _, s := range append(t.split.Feed(string(dst[start:])), t.split.Flush()...) {
+					t.dispatch(s)
+				}
+			}
 		}
 		t.keep(dst[start:])
 	}
+	t.pending.Wait()
 	r := &Report{Decision: string(t.out.Decision), Coverage: t.out.Coverage, LatencyMS: t.latency}
 	counts := t.st.Counts()
 	if t.strictDrops > 0 {
@@ -385,15 +426,13 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 	for i, n := range t.out.Notes {
 		pool[i] = judge.Passage{ID: n.ID, Title: n.Title, Text: n.Text}
 	}
-	v0 := time.Now()
-	switch {
-	case t.out.Decision == gate.Refuse:
+	if t.out.Decision == gate.Refuse {
 		jr = judge.Report{Claims: []judge.Claim{}}
-	case t.split != nil:
+	} else {
 		jr = t.p.judge.Finish(ctx, t.claims, pool, t.otherKBs())
-	default:
-		jr = t.p.judge.Report(ctx, answer, t.cited(), pool, t.otherKBs())
 	}
+	// verify: what verification added to the end of the stream (waiting for
+	// the last checks, classifying uncited claims), plus strict holds.
 	t.latency["verify"] = ms(time.Since(v0) + t.strictVerify)
 	if jr.Claims == nil {
 		jr.Claims = []judge.Claim{}
