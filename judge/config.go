@@ -32,6 +32,30 @@ type Config struct {
 	SentenceTimeout time.Duration `yaml:"sentence_timeout"`
 	// Local tunes the local heuristic verifier.
 	Local LocalConfig `yaml:"local"`
+	// Reliability weighs a claim's reliability score and its risk bands.
+	Reliability ReliabilityConfig `yaml:"reliability"`
+}
+
+// ReliabilityConfig is the per-claim reliability formula of DESIGN.md:
+// has_source*[a cited source] + resolves*[it resolves and supports] +
+// confidence*verdict confidence + a multi-source bonus, capped at 1; risk
+// is high below HighBelow, low from LowFrom, medium between.
+type ReliabilityConfig struct {
+	// HasSource weighs "the claim cites a source". Default 0.30, in [0,1].
+	HasSource float64 `yaml:"has_source"`
+	// Resolves weighs "the cited source resolves and entails it". Default
+	// 0.30, in [0,1].
+	Resolves float64 `yaml:"resolves"`
+	// Confidence weighs the verdict's confidence. Default 0.40, in [0,1].
+	Confidence float64 `yaml:"confidence"`
+	// BonusPerSource is added per supporting source beyond the first, up
+	// to BonusMax. Defaults 0.05 and 0.10, in [0,1].
+	BonusPerSource float64 `yaml:"bonus_per_source"`
+	BonusMax       float64 `yaml:"bonus_max"`
+	// HighBelow and LowFrom are the risk band edges. Defaults 0.40 and
+	// 0.70, 0 <= high_below <= low_from <= 1.
+	HighBelow float64 `yaml:"high_below"`
+	LowFrom   float64 `yaml:"low_from"`
 }
 
 // LLMConfig configures the OpenAI-compatible chat judge.
@@ -99,6 +123,8 @@ func DefaultConfig() Config {
 		Footer:          false,
 		SentenceTimeout: 10 * time.Second,
 		Local:           LocalConfig{Entail: 0.40, Conflict: 0.50, Strict: 1, Anchors: true, Gather: 0.10},
+		Reliability: ReliabilityConfig{HasSource: 0.30, Resolves: 0.30, Confidence: 0.40,
+			BonusPerSource: 0.05, BonusMax: 0.10, HighBelow: 0.40, LowFrom: 0.70},
 	}
 }
 
@@ -139,6 +165,16 @@ func (c Config) Validate() error {
 	}
 	if cp.High < cp.Low || cp.High > 1 {
 		bad("chainpoll.high: must be in [low,1], got %g", cp.High)
+	}
+	rl := c.Reliability
+	for name, v := range map[string]float64{"has_source": rl.HasSource, "resolves": rl.Resolves, "confidence": rl.Confidence,
+		"bonus_per_source": rl.BonusPerSource, "bonus_max": rl.BonusMax, "high_below": rl.HighBelow, "low_from": rl.LowFrom} {
+		if v < 0 || v > 1 {
+			bad("reliability.%s: must be in [0,1], got %g", name, v)
+		}
+	}
+	if rl.HighBelow > rl.LowFrom {
+		bad("reliability.high_below: must be <= low_from (%g), got %g", rl.LowFrom, rl.HighBelow)
 	}
 	if c.MinContextChars < 0 {
 		bad("min_context_chars: must be >= 0, got %d", c.MinContextChars)

@@ -226,6 +226,7 @@ func (j *Judge) score(c *Claim, resolved int) {
 		c.Reliability, c.Risk = 0, "n/a"
 		return
 	}
+	w := j.cfg.Reliability
 	var has, res, conf, bonus float64
 	if resolved > 0 {
 		has = 1
@@ -234,7 +235,7 @@ func (j *Judge) score(c *Claim, resolved int) {
 	case Entailment:
 		res, conf = 1, c.Confidence
 		if resolved > 1 {
-			bonus = min(0.10, 0.05*float64(resolved-1))
+			bonus = min(w.BonusMax, w.BonusPerSource*float64(resolved-1))
 		}
 	case Neutral:
 		conf = 0.5 * (1 - c.Confidence)
@@ -247,16 +248,16 @@ func (j *Judge) score(c *Claim, resolved int) {
 			res, conf = 0, 0
 		}
 	}
-	r := min(1, 0.30*has+0.30*res+0.40*conf+bonus)
+	r := min(1, w.HasSource*has+w.Resolves*res+w.Confidence*conf+bonus)
 	c.Reliability = round3(r)
-	c.Risk = riskOf(r)
+	c.Risk = j.riskOf(r)
 }
 
-func riskOf(r float64) string {
+func (j *Judge) riskOf(r float64) string {
 	switch {
-	case r < 0.40:
+	case r < j.cfg.Reliability.HighBelow:
 		return "high"
-	case r < 0.70:
+	case r < j.cfg.Reliability.LowFrom:
 		return "medium"
 	default:
 		return "low"
@@ -397,8 +398,8 @@ func (j *Judge) classifyUncited(ctx context.Context, c *Claim, pool []Passage, o
 		p := pool[best]
 		c.Uncited, c.Confidence = "likely_missed", round3(bestConf)
 		c.Suggestion = fmt.Sprintf("likely from %s: cite it", passageName(p))
-		c.Reliability = round3(0.40 * bestConf)
-		c.Risk = riskOf(c.Reliability)
+		c.Reliability = round3(j.cfg.Reliability.Confidence * bestConf)
+		c.Risk = j.riskOf(c.Reliability)
 		return
 	}
 	if other != nil {
@@ -407,8 +408,8 @@ func (j *Judge) classifyUncited(ctx context.Context, c *Claim, pool []Passage, o
 			if v.Label == Entailment {
 				c.Uncited, c.Confidence, c.Evidence = "other_kb", round3(v.Confidence), v.Evidence
 				c.Suggestion = fmt.Sprintf("found in knowledge base %q: %s", kb, passageName(p))
-				c.Reliability = round3(0.40 * v.Confidence)
-				c.Risk = riskOf(c.Reliability)
+				c.Reliability = round3(j.cfg.Reliability.Confidence * v.Confidence)
+				c.Risk = j.riskOf(c.Reliability)
 				return
 			}
 		}

@@ -217,11 +217,13 @@ func TestConfigValidate(t *testing.T) {
 	}
 	c := DefaultConfig()
 	c.Mode, c.Verifier, c.ChainPoll.Agree, c.ChainPoll.High, c.MinContextChars, c.Concurrency = "loose", "llm", 5, 0.2, -1, 0
+	c.Reliability.Resolves, c.Reliability.HighBelow, c.Reliability.LowFrom = 1.5, 0.8, 0.6
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("want errors")
 	}
-	for _, want := range []string{"mode:", "llm.base_url:", "llm.model:", "chainpoll.agree:", "chainpoll.high:", "min_context_chars:", "concurrency:"} {
+	for _, want := range []string{"mode:", "llm.base_url:", "llm.model:", "chainpoll.agree:", "chainpoll.high:", "min_context_chars:", "concurrency:",
+		"reliability.resolves:", "reliability.high_below:"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
@@ -230,8 +232,28 @@ func TestConfigValidate(t *testing.T) {
 		t.Error("New accepted a bad config")
 	}
 	var joined interface{ Unwrap() []error }
-	if !errors.As(err, &joined) || len(joined.Unwrap()) != 7 {
-		t.Errorf("want 7 joined errors, got %v", err)
+	if !errors.As(err, &joined) || len(joined.Unwrap()) != 9 {
+		t.Errorf("want 9 joined errors, got %v", err)
+	}
+}
+
+// The reliability weights and risk bands come from the configuration.
+func TestReliabilityWeightsFromConfig(t *testing.T) {
+	const sentence = "Felix Hoffmann synthesised aspirin at Bayer in 1897 [1]. "
+	cited := map[int]Passage{1: longNote}
+	def, _ := newJudge(t, nil).Check(context.Background(), sentence, cited)
+	if def.Verdict != Entailment {
+		t.Fatalf("verdict %s, want entailment", def.Verdict)
+	}
+	// default: 0.30 + 0.30 + 0.40*confidence
+	if want := round3(0.60 + 0.40*def.Confidence); def.Reliability != want || def.Risk != "low" {
+		t.Errorf("default reliability %v risk %s, want %v low", def.Reliability, def.Risk, want)
+	}
+	got, _ := newJudge(t, func(c *Config) {
+		c.Reliability = ReliabilityConfig{HasSource: 0.1, Resolves: 0.1, Confidence: 0.2, HighBelow: 0.35, LowFrom: 0.9}
+	}).Check(context.Background(), sentence, cited)
+	if want := round3(0.20 + 0.20*got.Confidence); got.Reliability != want || got.Risk != "medium" {
+		t.Errorf("configured reliability %v risk %s, want %v medium", got.Reliability, got.Risk, want)
 	}
 }
 
