@@ -81,6 +81,7 @@ func ChaosScenarios() []ChaosScenario {
 		{"client_disconnects", "clients vanish at random points: server stays up, later requests succeed, no goroutine left", scenarioClientDisconnect},
 		{"reload_under_load", "config reloads while streams and completions run: every request completes normally", scenarioReload},
 		{"remote_stages_down", "rerank, rewrite and judge endpoints on a closed port: 200 with guard.degraded naming each, never 5xx", scenarioRemoteDown},
+		{"remote_stages_slow", "rerank, rewrite and judge endpoints that never answer: each gives up at its timeout, 200 with guard.degraded naming each, bounded time", scenarioRemoteSlow},
 		{"bad_input", "hostile requests (deep JSON, huge, invalid UTF-8, wrong types, smuggling, oversized headers): clear 4xx, server stays up", scenarioBadInput},
 		{"prompt_injection", "requests asking for internal ids and notes verbatim: 200, no id-shaped string or cited id in the answer, no cited id sent to the model", scenarioInjection},
 		{"tenant_isolation", "many tenants/KBs concurrently: wrong tenant/KB refused, zero cross-tenant citations", scenarioIsolation},
@@ -605,18 +606,60 @@ func scenarioRemoteDown(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 	}
 	closed := "http://" + ln.Addr().String()
 	ln.Close()
+	remoteStages(ctx, opt, r, closed, 0)
+}
+
+// scenarioRemoteSlow points the same stages at a server that accepts every
+// request and never answers: each stage must give up at its own timeout,
+// degrade, and the answer must arrive within a bound of those timeouts.
+func scenarioRemoteSlow(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		r.problem("listen: %v", err)
+		return
+	}
+	quit := make(chan struct{})
+	stall := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		// Read the body so the server watches the connection: the request
+		// context then ends when the caller hangs up.
+		io.Copy(io.Discard, req.Body)
+		select { // hold the request until the caller gives up (or the scenario ends)
+		case <-req.Context().Done():
+		case <-quit:
+		case <-ctx.Done():
+		}
+	})}
+	go stall.Serve(ln)
+	defer stall.Close()
+	defer close(quit)
+	// rerank and rewrite run before the upstream call, judge calls after:
+	// with 300 ms timeouts an answer takes at most about a second longer.
+	remoteStages(ctx, opt, r, "http://"+ln.Addr().String(), 2*time.Second)
+}
+
+// remoteStages runs grounded questions with rerank, rewrite and the LLM
+// judge at base and checks guard.degraded names each stage that was called.
+// bound > 0 also bounds each answer's time.
+func remoteStages(ctx context.Context, opt ChaosOptions, r *ChaosResult, base string, bound time.Duration) {
+	timeout := time.Second
+	if bound > 0 {
+		timeout = 300 * time.Millisecond
+	}
 	withServers(opt, r, "", func(_ *mockllm.Config, c *proxy.Config) {
 		rr := &c.Stages.Retrieve
-		rr.Rerank.Mode, rr.Rerank.URL, rr.Rerank.Timeout = "remote", closed+"/rerank", time.Second
-		rr.Rewrite.Enabled, rr.Rewrite.BaseURL, rr.Rewrite.Model, rr.Rewrite.Timeout = true, closed+"/v1", "rewriter", time.Second
+		rr.Rerank.Mode, rr.Rerank.URL, rr.Rerank.Timeout = "remote", base+"/rerank", timeout
+		rr.Rewrite.Enabled, rr.Rewrite.BaseURL, rr.Rewrite.Model, rr.Rewrite.Timeout = true, base+"/v1", "rewriter", timeout
 		v := &c.Stages.Verify
-		v.Verifier, v.LLM.BaseURL, v.LLM.Model, v.LLM.Timeout = "llm", closed+"/v1", "judge", time.Second
+		v.Verifier, v.LLM.BaseURL, v.LLM.Model, v.LLM.Timeout = "llm", base+"/v1", "judge", timeout
 		v.MinContextChars = 0
 	}, func(ip *InProcess, c *chaosClient) {
 		for i := range opt.n(6, 100) {
 			q := demoQuestions[i%len(demoQuestions)]
 			o := c.chat(ctx, chatBody(q, i%2 == 0), nil)
 			r.record(o, "200 done", refusedByGuard)
+			if bound > 0 && o.elapsed > bound {
+				r.problem("%q took %s with stalled remote stages, want < %s", q, o.elapsed, bound)
+			}
 			guard := gjson.GetBytes(o.body, "guard")
 			if o.check.Final != "" {
 				guard = gjson.Get(o.check.Final, "guard")
