@@ -183,6 +183,9 @@ func scenarioIsolation(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 		}
 		wg.Wait()
 		r.Outcomes[fmt.Sprintf("citations checked %d", cited)] = 1
+		if indexDir != "" && cited == 0 {
+			r.problem("no citation came back: isolation of citations was not exercised")
+		}
 	})
 }
 
