@@ -34,12 +34,14 @@ func startGuard(t *testing.T, mutate func(*proxy.Config)) *testServer {
 	return serve(t, cfg, proxy.NewPipeline(nil))
 }
 
+type cite struct {
+	N  int    `json:"n"`
+	ID string `json:"id"`
+}
+
 type guardObj struct {
 	Decision  string `json:"decision"`
-	Citations []struct {
-		N  int    `json:"n"`
-		ID string `json:"id"`
-	} `json:"citations"`
+	Citations []cite `json:"citations"`
 	Markers struct {
 		ByReason map[string]int `json:"by_reason"`
 	} `json:"markers"`
