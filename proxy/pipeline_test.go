@@ -42,7 +42,7 @@ type cite struct {
 type guardObj struct {
 	Decision  string `json:"decision"`
 	Citations []cite `json:"citations"`
-	Markers struct {
+	Markers   struct {
 		ByReason map[string]int `json:"by_reason"`
 	} `json:"markers"`
 	Claims []struct {

@@ -177,9 +177,13 @@ func TestIncrementalAddVisibleAfterSwap(t *testing.T) {
 }
 
 // embedServer is an OpenAI-compatible embeddings endpoint on loopback that
-// maps texts to deterministic vectors, or fails when down is set.
-func embedServer(t testing.TB, down *atomic.Bool) *httptest.Server {
+// maps texts to deterministic vectors, or fails when down is set. It counts
+// the requests it receives in calls (which may be nil).
+func embedServer(t testing.TB, down *atomic.Bool, calls *atomic.Int32) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls != nil {
+			calls.Add(1)
+		}
 		if down.Load() {
 			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
@@ -212,7 +216,7 @@ func embedServer(t testing.TB, down *atomic.Bool) *httptest.Server {
 
 func TestEmbedderDownDegrades(t *testing.T) {
 	var down atomic.Bool
-	srv := embedServer(t, &down)
+	srv := embedServer(t, &down, nil)
 	ic := index.DefaultConfig()
 	ic.Embedder = "remote"
 	ic.Remote.BaseURL = srv.URL
