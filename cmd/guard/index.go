@@ -218,10 +218,48 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"query": q, "tenant": *tenant, "kb": *kb, "took_ms": float64(took.Microseconds()) / 1000, "result": res})
+		return enc.Encode(queryJSON(q, *tenant, *kb, took, res))
 	}
 	printResult(os.Stdout, res, took)
 	return nil
+}
+
+// queryJSON is the --json shape of guard index query: snake_case keys,
+// one object per ranked note.
+func queryJSON(q, tenant, kb string, took time.Duration, res retrieve.Result) any {
+	type note struct {
+		Rank    int      `json:"rank"`
+		ID      string   `json:"id"`
+		DocID   string   `json:"doc_id"`
+		Title   string   `json:"title"`
+		Kind    string   `json:"kind"`
+		Address string   `json:"address"`
+		URL     string   `json:"url"`
+		Score   float64  `json:"score"`
+		Rerank  float64  `json:"rerank"`
+		Lanes   []string `json:"lanes"`
+		Forced  bool     `json:"forced"`
+		Text    string   `json:"text"`
+	}
+	type memo struct {
+		Text  string   `json:"text"`
+		Refs  []string `json:"refs"`
+		Score float64  `json:"score"`
+	}
+	notes := make([]note, len(res.Candidates))
+	for i, c := range res.Candidates {
+		notes[i] = note{i + 1, c.ID, c.DocID, c.Title, c.Kind, c.Address, c.URL, c.Score, c.Rerank, c.Lanes, c.Forced, c.Text}
+	}
+	memory := make([]memo, len(res.Memory))
+	for i, m := range res.Memory {
+		memory[i] = memo{m.Text, m.Refs, m.Score}
+	}
+	degraded := res.Degraded
+	if degraded == nil {
+		degraded = []string{}
+	}
+	return map[string]any{"query": q, "tenant": tenant, "kb": kb, "took_ms": float64(took.Microseconds()) / 1000,
+		"notes": notes, "memory": memory, "rerank_active": res.RerankActive, "short_circuit": res.ShortCircuit, "degraded": degraded}
 }
 
 func printResult(w io.Writer, res retrieve.Result, took time.Duration) {
