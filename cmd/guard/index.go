@@ -324,6 +324,10 @@ func writeRun(ctx context.Context, eng *retrieve.Engine, tenant, kb, queries, ou
 			}
 			seen[c.DocID] = true
 			rank++
+			// trec_eval orders by the score column, not the rank: a score
+			// falling with rank keeps the guard's order (rerank order, then
+			// reserves), which neither the calibrated nor the rerank score
+			// is monotone in.
 			fmt.Fprintf(bw, "%s Q0 %s %d %.6f %s\n", qid, c.DocID, rank, float64(1000-rank), tag)
 		}
 		n++
