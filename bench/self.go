@@ -79,8 +79,12 @@ type SelfOptions struct {
 	// 0 = as fast as possible.
 	Pace time.Duration
 	// Index is the snapshot dir the pipeline retrieves from; "" = the
-	// embedded demo corpus.
+	// configuration's pipeline.index (the embedded demo corpus when empty).
 	Index string
+	// Proxy, when set, is the proxy configuration to start from (guard
+	// bench load --self --config F); its upstream and mock are replaced by
+	// the in-process simulated upstream. nil = proxy.DefaultConfig().
+	Proxy *proxy.Config
 }
 
 // SelfLoad starts a simulated upstream and a proxy in this process, runs
@@ -90,8 +94,15 @@ func SelfLoad(ctx context.Context, opt SelfOptions, progress io.Writer) (LoadRep
 	mcfg := mockllm.DefaultConfig()
 	mcfg.Pace = opt.Pace
 	ip, err := StartInProcess(mcfg, func(c *proxy.Config) {
+		if opt.Proxy != nil {
+			up, mock := c.Upstream.BaseURL, c.Mock
+			*c = *opt.Proxy
+			c.Upstream.BaseURL, c.Mock = up, mock
+		}
 		c.Pipeline.Enabled = opt.Pipeline
-		c.Pipeline.Index = opt.Index
+		if opt.Index != "" {
+			c.Pipeline.Index = opt.Index
+		}
 		c.Upstream.MaxConns = max(c.Upstream.MaxConns, opt.Load.Concurrency+16)
 	}, nil)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/answer-guard/guard/bench"
+	"github.com/answer-guard/guard/proxy"
 )
 
 func init() {
@@ -63,6 +64,7 @@ func benchLoad(ctx context.Context, args []string) error {
 	fs.BoolVar(&self, "self", false, "start a simulated upstream (pace 0) and a proxy in this process and compare both")
 	fs.BoolVar(&pipeline, "pipeline", false, "with --self: run the proxy with the guard pipeline instead of pass-through")
 	selfIndex := fs.String("index", "", "with --self --pipeline: index snapshot dir (guard index build) instead of the embedded demo corpus")
+	config := fs.String("config", "", "with --self: the proxy's config file (thresholds, verify mode, ...); upstream and mock are the in-process ones")
 	fs.DurationVar(&pace, "pace", 0, "with --self: the simulated upstream's delay between streamed events")
 	var cpuprofile string
 	fs.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
@@ -109,7 +111,15 @@ func benchLoad(ctx context.Context, args []string) error {
 		if cfg.Target != "" || direct != "" {
 			return errors.New("--self starts its own servers: drop --target and --direct")
 		}
-		rep, err = bench.SelfLoad(ctx, bench.SelfOptions{Load: cfg, Pipeline: pipeline, Pace: pace, Index: *selfIndex}, os.Stderr)
+		opt := bench.SelfOptions{Load: cfg, Pipeline: pipeline, Pace: pace, Index: *selfIndex}
+		if *config != "" {
+			pc, err := proxy.LoadConfig(*config)
+			if err != nil {
+				return err
+			}
+			opt.Proxy = &pc
+		}
+		rep, err = bench.SelfLoad(ctx, opt, os.Stderr)
 	} else {
 		if cfg.Target == "" {
 			return errors.New("--target is required (or --self)")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/answer-guard/guard/judge"
+	"github.com/answer-guard/guard/proxy"
 	"go.uber.org/zap"
 )
 
@@ -44,6 +45,7 @@ type judgeLine struct {
 func runJudge(args []string) error {
 	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
 	def := judge.DefaultConfig()
+	config := fs.String("config", "", "config file: its verify section is the base the flags override (default: built-in defaults)")
 	pairs := fs.String("pairs", "", "JSONL file of {\"id\",\"claim\",\"evidence\":[...]} lines (- for stdin)")
 	verifier := fs.String("verifier", "local", "local | llm | both (both: LLM, local when it fails)")
 	asJSON := fs.Bool("json", false, "print one JSON object per line instead of text")
@@ -62,9 +64,28 @@ func runJudge(args []string) error {
 		fs.Usage()
 		return errors.New("--pairs is required")
 	}
-	cfg := def
-	cfg.Verifier, cfg.LLM.BaseURL, cfg.LLM.Model, cfg.LLM.APIKeyEnv, cfg.LLM.Timeout, cfg.Concurrency =
-		*verifier, *baseURL, *model, *keyEnv, *timeout, *conc
+	full, err := proxy.LoadConfig(*config)
+	if err != nil {
+		return err
+	}
+	cfg := full.Stages.Verify
+	// flags given on the command line override the file
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "verifier":
+			cfg.Verifier = *verifier
+		case "llm-base-url":
+			cfg.LLM.BaseURL = *baseURL
+		case "llm-model":
+			cfg.LLM.Model = *model
+		case "llm-api-key-env":
+			cfg.LLM.APIKeyEnv = *keyEnv
+		case "llm-timeout":
+			cfg.LLM.Timeout = *timeout
+		case "concurrency":
+			cfg.Concurrency = *conc
+		}
+	})
 	if err := cfg.Validate(); err != nil {
 		return err
 	}

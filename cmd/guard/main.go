@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 )
 
 // command is one subcommand. Files in this package register theirs in init,
@@ -51,4 +52,24 @@ func main() {
 		fmt.Fprintf(os.Stderr, "guard %s: %v\n", os.Args[1], err)
 		os.Exit(1)
 	}
+}
+
+// configArg returns the value of a --config (or -config) flag in args, for
+// commands whose other flags take their defaults from the file; "" when
+// absent. The flag set still declares --config so that usage lists it.
+func configArg(args []string) string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		for _, p := range []string{"--config", "-config"} {
+			if a == p && i+1 < len(args) {
+				return args[i+1]
+			}
+			if v, ok := strings.CutPrefix(a, p+"="); ok {
+				return v
+			}
+		}
+	}
+	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/answer-guard/guard/mockllm"
+	"github.com/answer-guard/guard/proxy"
 )
 
 func init() {
@@ -15,8 +16,15 @@ func init() {
 }
 
 func runMockLLM(args []string) error {
-	cfg := mockllm.DefaultConfig()
+	// The config file's mock section is the base; the flags, whose
+	// defaults are its values, override it.
+	full, err := proxy.LoadConfig(configArg(args))
+	if err != nil {
+		return err
+	}
+	cfg := full.Mock
 	fs := flag.NewFlagSet("mockllm", flag.ContinueOnError)
+	fs.String("config", "", "config file: its mock section is the base the flags override (default: built-in defaults)")
 	addr := fs.String("addr", "127.0.0.1:9090", "listen address")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed; each answer is seeded by it and the request body")
 	fs.DurationVar(&cfg.Pace, "pace", cfg.Pace, "delay between streamed events")
@@ -30,11 +38,12 @@ func runMockLLM(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (see guard mockllm -h)", fs.Arg(0))
 	}
-	f, err := mockllm.ParseFaults(*faults)
-	if err != nil {
-		return err
+	if *faults != "" {
+		if cfg.Faults, err = mockllm.ParseFaults(*faults); err != nil {
+			return err
+		}
 	}
-	cfg.Faults = f
+	f := cfg.Faults
 	srv, err := mockllm.Start(cfg, *addr)
 	if err != nil {
 		return err

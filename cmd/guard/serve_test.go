@@ -106,3 +106,23 @@ func TestServeFlagsYieldToAnEditedFile(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigArg(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"--addr", "x"}, ""},
+		{[]string{"--config", "a.yaml", "--addr", "x"}, "a.yaml"},
+		{[]string{"--addr", "x", "-config=b.yaml"}, "b.yaml"},
+		{[]string{"--config=c.yaml"}, "c.yaml"},
+		{[]string{"--", "--config", "d.yaml"}, ""},
+		{[]string{"--config"}, ""},
+	}
+	for _, tt := range tests {
+		if got := configArg(tt.args); got != tt.want {
+			t.Errorf("configArg(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
