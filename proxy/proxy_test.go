@@ -453,7 +453,9 @@ func TestBadInput(t *testing.T) {
 	// Oversized headers and a wrong method.
 	req, _ := http.NewRequest("POST", ts.base+"/chat/completions", strings.NewReader(`{}`))
 	req.Header.Set("X-Big", strings.Repeat("h", 40<<10))
-	if resp, err := http.DefaultClient.Do(req); err == nil {
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Errorf("oversized headers: %v, want a 431 response", err)
+	} else {
 		if resp.StatusCode != 431 {
 			t.Errorf("oversized headers: got %d, want 431", resp.StatusCode)
 		}
