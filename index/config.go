@@ -37,6 +37,9 @@ type LocalConfig struct {
 	Dims int `yaml:"dims"`
 	// BigramWeight weights adjacent-term bigram features relative to unigrams.
 	BigramWeight float64 `yaml:"bigram_weight"`
+	// CharNgramWeight weighs the hashed character 3-5 grams of each term
+	// against the word features in the dense vector (0 = words only).
+	CharNgramWeight float64 `yaml:"char_ngram_weight"`
 	// Anchors place the corpus statistics on the DESIGN scale at build time:
 	// pseudo queries (a few consecutive terms of a chunk) against random
 	// chunks (median, p99) and against their own chunk (median).
@@ -91,9 +94,10 @@ func DefaultConfig() Config {
 		MinChunkChars: 200,
 		Embedder:      "local",
 		Local: LocalConfig{
-			Dims:         384,
-			BigramWeight: 0.5,
-			Anchors:      AnchorConfig{RandomMedian: 0.10, RandomP99: 0.35, SameDoc: 0.95},
+			Dims:            384,
+			BigramWeight:    0.5,
+			CharNgramWeight: 2,
+			Anchors:         AnchorConfig{RandomMedian: 0.10, RandomP99: 0.35, SameDoc: 0.95},
 		},
 		Remote: RemoteConfig{
 			BatchSize:   64,
@@ -133,6 +137,9 @@ func (c Config) Validate() error {
 	}
 	if c.Local.BigramWeight < 0 || c.Local.BigramWeight > 2 {
 		bad("local.bigram_weight: must be in [0,2], got %g", c.Local.BigramWeight)
+	}
+	if c.Local.CharNgramWeight < 0 || c.Local.CharNgramWeight > 4 {
+		bad("local.char_ngram_weight: must be in [0,4], got %g", c.Local.CharNgramWeight)
 	}
 	a := c.Local.Anchors
 	if !(a.RandomMedian > 0 && a.RandomMedian < a.RandomP99 && a.RandomP99 < a.SameDoc && a.SameDoc < 1) {

@@ -70,14 +70,22 @@ func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
 
 // LocalModel is the embedded local embedder: TF-IDF weighted stemmed
 // unigrams and adjacent bigrams, feature-hashed with random signs into Dims
-// dimensions and L2-normalised. It is fitted (document frequencies and
-// calibration) on the partition it embeds, needs no network, and is fast
-// enough to build tens of thousands of chunks per second.
+// dimensions and L2-normalised, plus (CharWeight > 0) the character 3-5
+// grams of each stemmed term, each carrying an equal share of its term's
+// weight, hashed into a second unit vector that is added with CharWeight.
+// It is fitted (document frequencies and calibration) on the partition it
+// embeds, needs no network, and is fast enough to build tens of thousands
+// of chunks per second. The hashed vector only feeds the dense lane; scores
+// come from the exact Sparse vectors.
 type LocalModel struct {
 	Dims         int
 	BigramWeight float64
-	N            int
-	DF           map[string]int32
+	// CharWeight weighs the character n-gram part of the hashed vector
+	// against the word part; 0 (snapshots built before it existed) leaves
+	// it out.
+	CharWeight float64
+	N          int
+	DF         map[string]int32
 	// Vocab assigns term ids (stored chunk terms refer to them); Add
 	// appends terms unseen at fit time.
 	Vocab []string
@@ -90,7 +98,12 @@ type LocalModel struct {
 }
 
 // Name implements Embedder.
-func (m *LocalModel) Name() string { return fmt.Sprintf("local-hash-tfidf-%d", m.Dims) }
+func (m *LocalModel) Name() string {
+	if m.CharWeight > 0 {
+		return fmt.Sprintf("local-hash-tfidf-char-%d", m.Dims)
+	}
+	return fmt.Sprintf("local-hash-tfidf-%d", m.Dims)
+}
 
 // IDF is the smoothed inverse document frequency of a stemmed term;
 // terms unseen at fit time get the maximum.
@@ -102,7 +115,7 @@ func (m *LocalModel) IDF(term string) float64 {
 // FitLocal fits document frequencies on tokenised chunks. Calibration is
 // fitted separately with Calibrate once vectors exist.
 func FitLocal(cfg LocalConfig, docs [][]string) *LocalModel {
-	m := &LocalModel{Dims: cfg.Dims, BigramWeight: cfg.BigramWeight, N: len(docs), DF: map[string]int32{}}
+	m := &LocalModel{Dims: cfg.Dims, BigramWeight: cfg.BigramWeight, CharWeight: cfg.CharNgramWeight, N: len(docs), DF: map[string]int32{}}
 	seen := map[string]bool{}
 	for _, toks := range docs {
 		clear(seen)
@@ -159,6 +172,67 @@ func (m *LocalModel) EmbedTokens(toks []string, dst []float32) {
 		}
 	}
 	normalize(dst)
+	if m.CharWeight > 0 {
+		g := make([]float32, m.Dims)
+		m.charGrams(tf, g)
+		for i, x := range g {
+			dst[i] += float32(m.CharWeight) * x
+		}
+		normalize(dst)
+	}
+}
+
+// charGrams writes the unit vector of the character 3-5 grams of the terms
+// in tf ("<" term ">", bytewise) into dst. Each term's TF-IDF weight is
+// split evenly (in squared norm) over its grams, so a long term does not
+// outweigh a short one. Spreading a term over many buckets also averages
+// out the hash collisions that a single bucket per term suffers (SciFact
+// train, dense lane alone: nDCG@10 0.406 -> 0.584 at 384 dims with
+// CharWeight 2), and terms sharing a root share grams.
+func (m *LocalModel) charGrams(tf map[string]int, dst []float32) {
+	var buf [64]byte
+	for t, n := range tf {
+		if len(t)+2 > len(buf) {
+			continue
+		}
+		b := buf[:0]
+		b = append(b, '<')
+		b = append(b, t...)
+		b = append(b, '>')
+		grams := 0
+		for k := 3; k <= 5; k++ {
+			grams += max(0, len(b)-k+1)
+		}
+		if grams == 0 {
+			continue
+		}
+		w := (1 + math.Log(float64(n))) * m.IDF(t) / math.Sqrt(float64(grams))
+		for k := 3; k <= 5; k++ {
+			for i := 0; i+k <= len(b); i++ {
+				h := hashGram(b[i : i+k])
+				x := w
+				if h&(1<<63) != 0 {
+					x = -x
+				}
+				dst[h%uint64(m.Dims)] += float32(x)
+			}
+		}
+	}
+	normalize(dst)
+}
+
+// hashGram is FNV-1a over a character gram, seeded apart from the word
+// features and finished with fmix64.
+func hashGram(b []byte) uint64 {
+	x := uint64(14695981039346656037) ^ 0x9e3779b97f4a7c15
+	for _, c := range b {
+		x ^= uint64(c)
+		x *= 1099511628211
+	}
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	return x
 }
 
 func normalize(v []float32) {

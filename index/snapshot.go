@@ -186,7 +186,7 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 	sort.Slice(keys, func(i, j int) bool {
 		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
 	})
-	man := Manifest{Format: FormatVersion, Embedder: cfg.Embedder, Model: "local-hash-tfidf-" + strconv.Itoa(cfg.Local.Dims), Dims: cfg.Local.Dims,
+	man := Manifest{Format: FormatVersion, Embedder: cfg.Embedder, Model: FitLocal(cfg.Local, nil).Name(), Dims: cfg.Local.Dims,
 		ChunkChars: cfg.ChunkChars, MinChunkChars: cfg.MinChunkChars, Memory: len(mem)}
 	if remote != nil {
 		man.Model = cfg.Remote.Model

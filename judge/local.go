@@ -128,9 +128,17 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 	var total float64
 	ats := analyse(text)
 	claimDirs := directions(ats)
-	for _, tm := range ats {
+	for i, tm := range ats {
 		if tm.neg {
-			claimNeg = true
+			// as in the evidence, a negation counts when it governs a
+			// content term of its clause ("leave undated only what will
+			// not." negates nothing it names)
+			for j, n := i+1, 0; j < len(ats) && n < negObjs && !ats[j].brk && !claimNeg; j++ {
+				if !ats[j].neg && !ats[j].isNum {
+					claimNeg = true
+				}
+				n++
+			}
 			continue
 		}
 		if len(cts) == maxClaimTerms {
