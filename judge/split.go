@@ -115,10 +115,14 @@ func boundary(buf []byte, from int) int {
 					j += sz
 				}
 			}
+			afterMarks := j
 			j = skipCitations(buf, j)
 			if j < 0 {
 				return -1 // a citation marker is still arriving
 			}
+			// a citation just before or after the terminator: the sentence
+			// is over whatever case the next one starts with
+			cited := j > afterMarks || (i > 0 && buf[i-1] == ']')
 			if j == len(buf) {
 				return -1
 			}
@@ -143,13 +147,30 @@ func boundary(buf []byte, from int) int {
 				}
 			}
 			r, _ := utf8.DecodeRune(buf[k:])
-			if unicode.IsLower(r) {
+			if unicode.IsLower(r) && !cited && !codeWord(buf, k) {
 				continue // "approx. five", "etc. and"
 			}
 			return k
 		}
 	}
 	return -1
+}
+
+// codeWord reports whether the word at k looks like a config key or an
+// identifier ("auth.lockout_attempts", "backup.key_file"): a sentence may
+// start with one in lower case.
+func codeWord(buf []byte, k int) bool {
+	for e := k; e < len(buf) && !isSpace(buf[e]); e++ {
+		switch buf[e] {
+		case '_':
+			return true
+		case '.':
+			if e+1 < len(buf) && buf[e+1] >= 'a' && buf[e+1] <= 'z' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sentenceDot reports whether the '.' at i may end a sentence (it is not part

@@ -20,6 +20,8 @@ func TestSplit(t *testing.T) {
 		{"citation before dot", "Water boils at 100 C [1]. Next one.", []string{"Water boils at 100 C [1]. ", "Next one."}},
 		{"list items", "Facts:\n1. The first item.\n2. The second item\n- a dash item\n", []string{"Facts:\n", "1. The first item.\n", "2. The second item\n", "- a dash item\n"}},
 		{"lowercase after dot", "It costs approx. five dollars. Fine.", []string{"It costs approx. five dollars. ", "Fine."}},
+		{"config key starts a sentence", "Backups are encrypted. backup.key_file names the key.", []string{"Backups are encrypted. ", "backup.key_file names the key."}},
+		{"lowercase after a cited sentence", "Accounts lock after five attempts [1]. then an admin unlocks them [2].", []string{"Accounts lock after five attempts [1]. ", "then an admin unlocks them [2]."}},
 		{"question and exclamation", "Is it? Yes! Indeed.", []string{"Is it? ", "Yes! ", "Indeed."}},
 		{"quote close", "He said \"stop.\" Then left.", []string{"He said \"stop.\" ", "Then left."}},
 		{"paragraphs", "One.\n\nTwo.", []string{"One.\n\n", "Two."}},
