@@ -358,11 +358,15 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 					}
 				}
 			}
-			// a free number: one the claim does not mention
+			// a free number: one the claim does not mention, counted with
+			// repeats ("SAML 2.0 ... SCIM 2.0" against "SAML 11 ... SCIM
+			// 2.0" leaves one 2.0 free for the changed 11)
+			var used uint64
 			for _, n := range s.nums {
 				matched := false
 				for k := range cts {
-					if cts[k].isNum && numEqual(cts[k].term, n) {
+					if cts[k].isNum && used&(1<<k) == 0 && numEqual(cts[k].term, n) {
+						used |= 1 << k
 						matched = true
 						break
 					}
