@@ -77,24 +77,11 @@ func GauntletQuality(ctx context.Context, n int, faults string, seed uint64, w i
 	if err != nil {
 		return rep, err
 	}
-	cfg := proxy.DefaultConfig()
-	cfg.Mock.Faults, cfg.Mock.Pace, cfg.Mock.Seed, cfg.Mock.ChunkRunes = f, 0, seed, 4
-	cfg.Log.Level = "error"
-	srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))
+	srv, url, stop, err := startFaultyGuard(f, seed, nil)
 	if err != nil {
 		return rep, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return rep, err
-	}
-	go srv.Serve(ln) //nolint:errcheck // ends at Shutdown
-	defer func() {
-		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(c) //nolint:errcheck
-	}()
-	url := "http://" + ln.Addr().String() + "/v1/chat/completions"
+	defer stop()
 	client := &http.Client{Timeout: 30 * time.Second}
 	start := time.Now()
 	for i := 0; i < n; i++ {
@@ -128,7 +115,42 @@ func GauntletQuality(ctx context.Context, n int, faults string, seed uint64, w i
 	return rep, nil
 }
 
+// startFaultyGuard starts a proxy with the full pipeline over the embedded
+// demo corpus and its in-process simulated upstream injecting faults f
+// (unpaced, 4-rune events), configured further by mutate (may be nil). It
+// returns the chat completions URL and a stop function.
+func startFaultyGuard(f mockllm.Faults, seed uint64, mutate func(*proxy.Config)) (*proxy.Server, string, func(), error) {
+	cfg := proxy.DefaultConfig()
+	cfg.Mock.Faults, cfg.Mock.Pace, cfg.Mock.Seed, cfg.Mock.ChunkRunes = f, 0, seed, 4
+	cfg.Log.Level = "error"
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))
+	if err != nil {
+		return nil, "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	go srv.Serve(ln) //nolint:errcheck // ends at Shutdown
+	stop := func() {
+		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(c) //nolint:errcheck
+	}
+	return srv, "http://" + ln.Addr().String() + "/v1/chat/completions", stop, nil
+}
+
 type guardWire struct {
+	Claims []struct {
+		Text      string `json:"text"`
+		Citations []int  `json:"citations"`
+		Verdict   string `json:"verdict"`
+		Evidence  string `json:"evidence"`
+		Uncited   string `json:"uncited"`
+	} `json:"claims"`
 	Citations []struct {
 		N  int    `json:"n"`
 		ID string `json:"id"`

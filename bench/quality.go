@@ -32,6 +32,15 @@ var qualitySuites = []struct {
 		_, err := VerifyQuality(ctx, dataDir, w)
 		return err
 	}},
+	{"claims", func(ctx context.Context, _ string, w io.Writer) error {
+		reps, err := ClaimsQuality(ctx, 300, DefaultClaimFaults, 11, w)
+		for _, r := range reps {
+			if err == nil && r.Mode == "strict" && r.StrictCitedChanged > 0 {
+				err = fmt.Errorf("strict mode released %d changed sentences with their citation", r.StrictCitedChanged)
+			}
+		}
+		return err
+	}},
 	{"gauntlet", func(ctx context.Context, _ string, w io.Writer) error {
 		rep, err := GauntletQuality(ctx, 1000, DefaultGauntletFaults, 7, w)
 		if err == nil && !rep.OK() {
@@ -62,7 +71,7 @@ func Quality(ctx context.Context, dataDir string, want []string, w io.Writer) ([
 			known = known || q.name == s
 		}
 		if !known {
-			return nil, fmt.Errorf("unknown quality suite %q: want retrieval, verify or gauntlet", s)
+			return nil, fmt.Errorf("unknown quality suite %q: want retrieval, verify, claims or gauntlet", s)
 		}
 	}
 	if _, err := os.Stat(dataDir); err != nil {

@@ -151,14 +151,17 @@ type Record struct {
 	Leaked     []string `json:"leaked,omitempty"`
 	Changed    []string `json:"changed,omitempty"` // "note n: old -> new" numbers changed against the source
 	Uncited    int      `json:"uncited"`
-	Disconnect bool     `json:"disconnect"`
-	SlowFirst  bool     `json:"slow_first"`
-	Stall      bool     `json:"stall"`
-	BadJSON    bool     `json:"bad_json"`
-	HugeEvent  bool     `json:"huge_event"`
-	Refused    bool     `json:"refused"`
-	ToolCall   bool     `json:"tool_call"`
-	Closed     bool     `json:"closed"` // the client went away before the stream ended
+	// UncitedFromNotes counts the uncited sentences taken from a note (a
+	// citation the answer missed); the rest are unsupported filler.
+	UncitedFromNotes int  `json:"uncited_from_notes"`
+	Disconnect       bool `json:"disconnect"`
+	SlowFirst        bool `json:"slow_first"`
+	Stall            bool `json:"stall"`
+	BadJSON          bool `json:"bad_json"`
+	HugeEvent        bool `json:"huge_event"`
+	Refused          bool `json:"refused"`
+	ToolCall         bool `json:"tool_call"`
+	Closed           bool `json:"closed"` // the client went away before the stream ended
 }
 
 // note is one footnote parsed from the system prompt.
@@ -235,7 +238,11 @@ func contentText(raw json.RawMessage) string {
 	return ""
 }
 
-var numberRe = regexp.MustCompile(`\d+(?:[.,]\d+)?`)
+// numberRe finds a standalone quantity: digits not glued to letters,
+// dashes, dots or slashes ("30 minutes", "2.0", "1,000"), so that a changed
+// number is a factual change, not a corrupted identifier ("s3://", "x86-64",
+// "/api/v2", "reset-2fa"). Group 1 is the number.
+var numberRe = regexp.MustCompile(`(?:^|[\s(])(\d+(?:[.,]\d+)?)(?:$|[\s),;:%]|\.(?:\s|$))`)
 
 // generator builds answers deterministically from a seed.
 type generator struct {
@@ -330,7 +337,8 @@ func (g generator) build(req *chatRequest, body []byte, id string) answer {
 			nt := notes[i]
 			sent := firstSentence(nt.text)
 			if r.Float64() < f.Contradict {
-				if loc := numberRe.FindStringIndex(sent); loc != nil {
+				if m := numberRe.FindStringSubmatchIndex(sent); m != nil {
+					loc := m[2:4]
 					old := sent[loc[0]:loc[1]]
 					v, _ := strconv.ParseFloat(strings.ReplaceAll(old, ",", ""), 64)
 					nv := strconv.FormatFloat(v*2+7, 'f', -1, 64)
@@ -364,7 +372,15 @@ func (g generator) build(req *chatRequest, body []byte, id string) answer {
 			}
 			text.WriteString(". ")
 			if r.Float64() < f.Uncited {
-				text.WriteString("Most teams also review this every 90 days. ")
+				// half the time a filler the notes do not support (a gap),
+				// half the time the note's next sentence without its
+				// citation (a missed citation)
+				if rest := strings.TrimSpace(strings.TrimPrefix(nt.text, firstSentence(nt.text))); r.IntN(2) == 0 && len(firstSentence(strings.TrimLeft(rest, ". "))) > 20 {
+					text.WriteString(strings.TrimRight(firstSentence(strings.TrimLeft(rest, ". ")), ".") + ". ")
+					a.rec.UncitedFromNotes++
+				} else {
+					text.WriteString("Most teams also review this every 90 days. ")
+				}
 				a.rec.Uncited++
 			}
 		}

@@ -166,10 +166,11 @@ func runTargets(ctx context.Context, cfg bench.LoadConfig, direct string) (bench
 
 func benchQuality(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench quality", flag.ContinueOnError)
-	var retrieval, verify, gauntlet bool
+	var retrieval, verify, claims, gauntlet bool
 	var data, out string
 	fs.BoolVar(&retrieval, "retrieval", false, "run the retrieval suite (BEIR SciFact, KJV addresses)")
 	fs.BoolVar(&verify, "verify", false, "run the verifier suite (SciFact, WiCE, HaluEval)")
+	fs.BoolVar(&claims, "claims", false, "run the end-to-end claims suite (changed numbers and uncited sentences from mockllm, report and strict mode)")
 	fs.BoolVar(&gauntlet, "gauntlet", false, "run the marker gauntlet suite (mockllm faults as ground truth)")
 	fs.StringVar(&data, "data", defaultDataDir(), "evaluation data folder (env GUARD_DATA, default ../shared/data)")
 	fs.StringVar(&out, "out", "bench-out", "report folder (quality.md)")
@@ -180,7 +181,7 @@ func benchQuality(ctx context.Context, args []string) error {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	var want []string
-	for name, on := range map[string]bool{"retrieval": retrieval, "verify": verify, "gauntlet": gauntlet} {
+	for name, on := range map[string]bool{"retrieval": retrieval, "verify": verify, "claims": claims, "gauntlet": gauntlet} {
 		if on {
 			want = append(want, name)
 		}
