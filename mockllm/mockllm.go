@@ -438,30 +438,41 @@ func chunk(text string, maxRunes int, splits []int, r *rand.Rand) []string {
 // Log keeps the records of the most recent answers.
 type Log struct {
 	mu   sync.Mutex
-	recs []Record
-	max  int
+	ring []Record       // the last len(ring) records; slot seq%len(ring)
+	seq  int            // records added so far
+	byID map[string]int // completion id -> its seq, for the kept records
 }
 
-func newLog(n int) *Log { return &Log{max: n} }
+func newLog(n int) *Log { return &Log{ring: make([]Record, n), byID: make(map[string]int, n)} }
 
+// add keeps r, dropping the oldest record when the log is full: O(1), so a
+// long load run does not slow the simulated upstream down.
 func (l *Log) add(r Record) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.recs) >= l.max {
-		copy(l.recs, l.recs[1:])
-		l.recs = l.recs[:len(l.recs)-1]
+	slot := l.seq % len(l.ring)
+	if old := l.ring[slot].ID; l.seq >= len(l.ring) && l.byID[old] == l.seq-len(l.ring) {
+		delete(l.byID, old)
 	}
-	l.recs = append(l.recs, r)
+	l.ring[slot] = r
+	l.byID[r.ID] = l.seq
+	l.seq++
+}
+
+// find returns the slot of id's record, or -1. l.mu must be held.
+func (l *Log) find(id string) int {
+	seq, ok := l.byID[id]
+	if !ok {
+		return -1
+	}
+	return seq % len(l.ring)
 }
 
 func (l *Log) update(id string, fn func(*Record)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for i := len(l.recs) - 1; i >= 0; i-- {
-		if l.recs[i].ID == id {
-			fn(&l.recs[i])
-			return
-		}
+	if i := l.find(id); i >= 0 {
+		fn(&l.ring[i])
 	}
 }
 
@@ -469,17 +480,20 @@ func (l *Log) update(id string, fn func(*Record)) {
 func (l *Log) Records() []Record {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]Record(nil), l.recs...)
+	n := min(l.seq, len(l.ring))
+	out := make([]Record, 0, n)
+	for seq := l.seq - n; seq < l.seq; seq++ {
+		out = append(out, l.ring[seq%len(l.ring)])
+	}
+	return out
 }
 
 // Get returns the record of one answer by its completion id.
 func (l *Log) Get(id string) (Record, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for i := len(l.recs) - 1; i >= 0; i-- {
-		if l.recs[i].ID == id {
-			return l.recs[i], true
-		}
+	if i := l.find(id); i >= 0 {
+		return l.ring[i], true
 	}
 	return Record{}, false
 }

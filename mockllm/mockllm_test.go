@@ -2,8 +2,10 @@ package mockllm
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,5 +76,32 @@ func TestDeterministicAndRecorded(t *testing.T) {
 	}
 	if r1.ID == r2.ID {
 		t.Errorf("records share an id")
+	}
+}
+
+// The record log keeps the last n records, oldest first, finds them by id,
+// and forgets evicted ones.
+func TestLogRing(t *testing.T) {
+	l := newLog(3)
+	for i := range 5 {
+		l.add(Record{ID: fmt.Sprintf("c%d", i), Notes: i})
+	}
+	var got []string
+	for _, r := range l.Records() {
+		got = append(got, r.ID)
+	}
+	if want := []string{"c2", "c3", "c4"}; !slices.Equal(got, want) {
+		t.Errorf("Records = %v, want %v", got, want)
+	}
+	if _, ok := l.Get("c1"); ok {
+		t.Error("evicted c1 still found")
+	}
+	l.update("c3", func(r *Record) { r.Closed = true })
+	if r, ok := l.Get("c3"); !ok || !r.Closed || r.Notes != 3 {
+		t.Errorf("Get(c3) = %+v, %v after update", r, ok)
+	}
+	l.add(Record{ID: "c3", Notes: 9}) // a repeated id: the newest wins
+	if r, _ := l.Get("c3"); r.Notes != 9 {
+		t.Errorf("repeated id: got %+v, want the newest", r)
 	}
 }
