@@ -438,23 +438,28 @@ func chunk(text string, maxRunes int, splits []int, r *rand.Rand) []string {
 // Log keeps the records of the most recent answers.
 type Log struct {
 	mu   sync.Mutex
-	ring []Record       // the last len(ring) records; slot seq%len(ring)
+	ring []Record       // the last max records; record seq is in slot seq%max
+	max  int            // capacity; ring grows up to it, then wraps
 	seq  int            // records added so far
 	byID map[string]int // completion id -> its seq, for the kept records
 }
 
-func newLog(n int) *Log { return &Log{ring: make([]Record, n), byID: make(map[string]int, n)} }
+func newLog(n int) *Log { return &Log{max: n, byID: map[string]int{}} }
 
 // add keeps r, dropping the oldest record when the log is full: O(1), so a
 // long load run does not slow the simulated upstream down.
 func (l *Log) add(r Record) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	slot := l.seq % len(l.ring)
-	if old := l.ring[slot].ID; l.seq >= len(l.ring) && l.byID[old] == l.seq-len(l.ring) {
-		delete(l.byID, old)
+	if len(l.ring) < l.max {
+		l.ring = append(l.ring, r)
+	} else {
+		slot := l.seq % l.max
+		if old := l.ring[slot].ID; l.byID[old] == l.seq-l.max {
+			delete(l.byID, old)
+		}
+		l.ring[slot] = r
 	}
-	l.ring[slot] = r
 	l.byID[r.ID] = l.seq
 	l.seq++
 }
@@ -465,7 +470,7 @@ func (l *Log) find(id string) int {
 	if !ok {
 		return -1
 	}
-	return seq % len(l.ring)
+	return seq % l.max
 }
 
 func (l *Log) update(id string, fn func(*Record)) {
@@ -480,10 +485,10 @@ func (l *Log) update(id string, fn func(*Record)) {
 func (l *Log) Records() []Record {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := min(l.seq, len(l.ring))
+	n := len(l.ring)
 	out := make([]Record, 0, n)
 	for seq := l.seq - n; seq < l.seq; seq++ {
-		out = append(out, l.ring[seq%len(l.ring)])
+		out = append(out, l.ring[seq%l.max])
 	}
 	return out
 }
