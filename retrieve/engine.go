@@ -491,6 +491,16 @@ func (e *Engine) rerank(ctx context.Context, p *index.Partition, q string, cands
 	}
 	for i, c := range cands {
 		c.rerank = scores[i]
+		// An exact address resolution and a curated-memory reference are
+		// relevant by rule (their scores are AddressScore and the memory
+		// score), which a reranker reading only the text cannot know
+		// ("What does John 3:16 say?" shares few words with the verse):
+		// their rerank relevance never falls below that rule's score, so
+		// the gate, which reads rerank relevance when a reranker ran, sees
+		// them as the engine ranks them.
+		if c.lanes&(laneAddress|laneMemory) != 0 {
+			c.rerank = max(c.rerank, c.score)
+		}
 	}
 	return true
 }

@@ -126,6 +126,12 @@ func TestAddressLaneRanksFirst(t *testing.T) {
 	if r.Candidates[0].Score < DefaultConfig().AddressScore {
 		t.Errorf("address hit score = %v, want >= %v", r.Candidates[0].Score, DefaultConfig().AddressScore)
 	}
+	// the gate reads rerank relevance when a reranker ran: an exact address
+	// hit must not look irrelevant there because its text shares few words
+	// with the question
+	if !r.RerankActive || r.Candidates[0].Rerank < DefaultConfig().AddressScore {
+		t.Errorf("address hit rerank = %v (rerank active %v), want >= %v", r.Candidates[0].Rerank, r.RerankActive, DefaultConfig().AddressScore)
+	}
 }
 
 func TestIncrementalAddVisibleAfterSwap(t *testing.T) {
