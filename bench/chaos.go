@@ -239,6 +239,9 @@ type outcome struct {
 	err     error
 }
 
+// chatBody is a chat request for prompt. Scenarios that test the upstream
+// path ask demoQuestions, which the demo corpus grounds, so the gate sends
+// them on instead of refusing them before the upstream is reached.
 func chatBody(prompt string, stream bool) []byte {
 	b, _ := json.Marshal(map[string]any{"model": "mock-1", "stream": stream,
 		"messages": []map[string]string{{"role": "user", "content": prompt}}})
@@ -386,7 +389,7 @@ const refusedByGuard = "200 refused_by_guard"
 func scenarioRefuse(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 	withServers(opt, r, "refuse=1", nil, func(ip *InProcess, c *chaosClient) {
 		for i := range opt.n(6, 200) {
-			r.record(c.chat(ctx, chatBody(fmt.Sprintf("refused %d", i), i%2 == 0), nil), "502 upstream_error", refusedByGuard)
+			r.record(c.chat(ctx, chatBody(demoQuestions[i%len(demoQuestions)], i%2 == 0), nil), "502 upstream_error")
 		}
 	})
 }
@@ -401,8 +404,8 @@ func scenarioUpstreamDown(ctx context.Context, opt ChaosOptions, r *ChaosResult)
 	ln.Close()
 	withServers(opt, r, "", func(_ *mockllm.Config, c *proxy.Config) { c.Upstream.BaseURL = closed }, func(ip *InProcess, c *chaosClient) {
 		for i := range opt.n(6, 200) {
-			o := c.chat(ctx, chatBody(fmt.Sprintf("down %d", i), i%2 == 0), nil)
-			r.record(o, "502 upstream_unavailable", refusedByGuard)
+			o := c.chat(ctx, chatBody(demoQuestions[i%len(demoQuestions)], i%2 == 0), nil)
+			r.record(o, "502 upstream_unavailable")
 			if o.elapsed > 2*time.Second {
 				r.problem("upstream down took %s to report", o.elapsed)
 			}
@@ -457,10 +460,10 @@ func scenarioSlowFirst(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 		var mu sync.Mutex
 		for i := range opt.n(6, 100) {
 			wg.Go(func() {
-				o := c.chat(ctx, chatBody(fmt.Sprintf("slow %d", i), i%2 == 0), nil)
+				o := c.chat(ctx, chatBody(demoQuestions[i%len(demoQuestions)], i%2 == 0), nil)
 				mu.Lock()
 				defer mu.Unlock()
-				r.record(o, "504 upstream_timeout", refusedByGuard)
+				r.record(o, "504 upstream_timeout")
 				if o.elapsed >= stall {
 					r.problem("first-byte timeout took %s (stall %s)", o.elapsed, stall)
 				}
@@ -491,7 +494,7 @@ func scenarioClientDisconnect(ctx context.Context, opt ChaosOptions, r *ChaosRes
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				label, err := cutClient(ctx, addr, chatBody(fmt.Sprintf("cut %d", i), i%3 != 0), cuts[i])
+				label, err := cutClient(ctx, addr, chatBody(demoQuestions[i%len(demoQuestions)], i%3 != 0), cuts[i])
 				mu.Lock()
 				defer mu.Unlock()
 				r.Requests++
@@ -573,7 +576,7 @@ func scenarioReload(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				o := c.chat(ctx, chatBody(fmt.Sprintf("reload %d", i), i%2 == 0), nil)
+				o := c.chat(ctx, chatBody(demoQuestions[i%len(demoQuestions)], i%2 == 0), nil)
 				mu.Lock()
 				defer mu.Unlock()
 				r.record(o, "200 done", refusedByGuard)
