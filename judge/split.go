@@ -67,7 +67,24 @@ func Split(text string) []string {
 // still begin a terminator group whose boundary is undecided. Scanning from 0
 // is always correct; this only saves work on long sentences.
 func rescanFrom(buf []byte) int {
-	i := len(buf)
+	i := backOff(buf, len(buf))
+	// The last word may be the lookahead of a terminator before it (a
+	// lower-case word that may still turn into a config key): restart
+	// before that terminator too.
+	j := i
+	for j > 0 && isSpace(buf[j-1]) {
+		j--
+	}
+	if j < i {
+		i = backOff(buf, j)
+	}
+	return i
+}
+
+// backOff returns where a terminator group ending before end may start:
+// back over sentence-ish characters, then to the start of the word.
+func backOff(buf []byte, end int) int {
+	i := end
 	for i > 0 {
 		c := buf[i-1]
 		if c == '.' || c == '!' || c == '?' || c == '\n' || c == ']' || c == '[' || c == ' ' || c == '\t' || c == '\r' ||
@@ -147,8 +164,14 @@ func boundary(buf []byte, from int) int {
 				}
 			}
 			r, _ := utf8.DecodeRune(buf[k:])
-			if unicode.IsLower(r) && !cited && !codeWord(buf, k) {
-				continue // "approx. five", "etc. and"
+			if unicode.IsLower(r) && !cited {
+				code, decided := codeWord(buf, k)
+				if !decided {
+					return -1 // the next word is still arriving
+				}
+				if !code {
+					continue // "approx. five", "etc. and"
+				}
 			}
 			return k
 		}
@@ -158,19 +181,26 @@ func boundary(buf []byte, from int) int {
 
 // codeWord reports whether the word at k looks like a config key or an
 // identifier ("auth.lockout_attempts", "backup.key_file"): a sentence may
-// start with one in lower case.
-func codeWord(buf []byte, k int) bool {
+// start with one in lower case. decided is false when the word runs to the
+// end of buf undecided (a streamed word may still turn into one).
+func codeWord(buf []byte, k int) (code, decided bool) {
 	for e := k; e < len(buf) && !isSpace(buf[e]); e++ {
 		switch buf[e] {
 		case '_':
-			return true
+			return true, true
 		case '.':
-			if e+1 < len(buf) && buf[e+1] >= 'a' && buf[e+1] <= 'z' {
-				return true
+			if e+1 == len(buf) {
+				return false, false
+			}
+			if buf[e+1] >= 'a' && buf[e+1] <= 'z' {
+				return true, true
 			}
 		}
+		if e+1 == len(buf) {
+			return false, false
+		}
 	}
-	return false
+	return false, true
 }
 
 // sentenceDot reports whether the '.' at i may end a sentence (it is not part
