@@ -374,6 +374,7 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 			for _, s := range sents {
 				dst = t.strict(dst, s)
 			}
+			v0 = time.Now() // those checks are in strictVerify already
 		} else {
 			dst = t.st.Close(dst)
 			if t.answer.Len() < maxJudgedAnswer {
