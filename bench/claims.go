@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -81,11 +80,7 @@ func claimsRun(ctx context.Context, n int, f mockllm.Faults, seed uint64, mode s
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		stream := i%2 == 1
-		q := demoQuestions[i%len(demoQuestions)]
-		body, _ := json.Marshal(map[string]any{"model": "mock-1", "stream": stream, "user": fmt.Sprintf("claims-%d", i),
-			"messages": []map[string]string{{"role": "user", "content": q}}})
-		id, content, g, err := ask(ctx, client, url, body, stream)
+		id, content, g, err := askDemo(ctx, client, url, "claims", i)
 		if err != nil {
 			return rep, fmt.Errorf("answer %d: %w", i, err)
 		}

@@ -89,12 +89,7 @@ func GauntletQuality(ctx context.Context, n int, faults string, seed uint64, w i
 			return rep, err
 		}
 		stream := i%2 == 1
-		// The OpenAI "user" field reaches the upstream untouched, so each
-		// answer gets its own seed while the question stays the same.
-		q := demoQuestions[i%len(demoQuestions)]
-		body, _ := json.Marshal(map[string]any{"model": "mock-1", "stream": stream, "user": fmt.Sprintf("case-%d", i),
-			"messages": []map[string]string{{"role": "user", "content": q}}})
-		id, content, guard, err := ask(ctx, client, url, body, stream)
+		id, content, guard, err := askDemo(ctx, client, url, "case", i)
 		if err != nil {
 			return rep, fmt.Errorf("answer %d: %w", i, err)
 		}
@@ -216,6 +211,16 @@ func scoreAnswer(rep *GauntletReport, rec mockllm.Record, content string, g guar
 			fail("leaked id %s left", l)
 		}
 	}
+}
+
+// askDemo asks demo question i (streamed when i is odd). The OpenAI "user"
+// field, tag-i, reaches the upstream untouched, so each answer gets its own
+// seed while the questions repeat.
+func askDemo(ctx context.Context, c *http.Client, url, tag string, i int) (string, string, guardWire, error) {
+	stream := i%2 == 1
+	body, _ := json.Marshal(map[string]any{"model": "mock-1", "stream": stream, "user": fmt.Sprintf("%s-%d", tag, i),
+		"messages": []map[string]string{{"role": "user", "content": demoQuestions[i%len(demoQuestions)]}}})
+	return ask(ctx, c, url, body, stream)
 }
 
 // ask sends one request and returns the completion id, the answer text and

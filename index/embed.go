@@ -297,38 +297,35 @@ type Sparse map[string]float64
 // SparseTokens builds the exact TF-IDF vector of a token list.
 func (m *LocalModel) SparseTokens(toks []string) Sparse {
 	v := make(Sparse, len(toks)*2)
+	// keys in first-occurrence order: the norm is summed in that order,
+	// not map order, so the same text always gets the same bits
+	keys := make([]string, 0, 2*len(toks))
 	tf := make(map[string]int, len(toks))
 	for _, t := range toks {
-		tf[t]++
+		if tf[t]++; tf[t] == 1 {
+			keys = append(keys, t)
+		}
 	}
-	for t, n := range tf {
-		v[t] = (1 + math.Log(float64(n))) * m.IDF(t)
+	for _, t := range keys {
+		v[t] = (1 + math.Log(float64(tf[t]))) * m.IDF(t)
 	}
 	if m.BigramWeight > 0 && len(toks) > 1 {
+		uni := len(keys)
 		bt := make(map[string]int, len(toks))
 		for i := 1; i < len(toks); i++ {
-			bt[toks[i-1]+" "+toks[i]]++
+			b := toks[i-1] + " " + toks[i]
+			if bt[b]++; bt[b] == 1 {
+				keys = append(keys, b)
+			}
 		}
-		for b, n := range bt {
+		for _, b := range keys[uni:] {
 			a, c, _ := strings.Cut(b, " ")
-			v[b] = m.BigramWeight * (1 + math.Log(float64(n))) * (m.IDF(a) + m.IDF(c)) / 2
+			v[b] = m.BigramWeight * (1 + math.Log(float64(bt[b]))) * (m.IDF(a) + m.IDF(c)) / 2
 		}
 	}
-	// The norm is summed in token order (each key once), not map order,
-	// so the same text always gets the same bits.
 	var norm float64
-	for _, t := range toks {
-		if tf[t] > 0 {
-			norm += v[t] * v[t]
-			tf[t] = 0
-		}
-	}
-	for i := 1; i < len(toks) && m.BigramWeight > 0; i++ {
-		b := toks[i-1] + " " + toks[i]
-		if x, ok := v[b]; ok && tf[b] == 0 {
-			norm += x * x
-			tf[b] = -1
-		}
+	for _, k := range keys {
+		norm += v[k] * v[k]
 	}
 	if norm > 0 {
 		inv := 1 / math.Sqrt(norm)

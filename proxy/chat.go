@@ -83,11 +83,9 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, rt *runtime, req *chatRequest, turn Turn, upBody []byte, l *reqLog, upctx context.Context) {
 	t0 := time.Now()
 	// A non-stream answer arrives whole, so only the whole-request limit
-	// applies (first_byte_timeout would cut long answers short).
-	deadline, ok := upctx.Deadline()
-	if !ok {
-		deadline = t0.Add(rt.cfg.Upstream.RequestTimeout)
-	}
+	// applies (first_byte_timeout would cut long answers short); upctx
+	// carries it (request_timeout, set in chat).
+	deadline, _ := upctx.Deadline()
 	b, err := rt.up.postWhole("/chat/completions", upBody, deadline)
 	l.upWait = time.Since(t0)
 	if err != nil {
