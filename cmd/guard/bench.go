@@ -21,8 +21,9 @@ func init() {
 }
 
 func runBench(args []string) error {
+	const benchUsage = "usage: guard bench load|quality|chaos [flags] (guard bench NAME --help for each)"
 	if len(args) == 0 {
-		return errors.New("want a bench: load, quality or chaos")
+		return usageText(args, benchUsage, "guard bench: want a bench: load, quality or chaos")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -34,7 +35,7 @@ func runBench(args []string) error {
 	case "chaos":
 		return benchChaos(ctx, args[1:])
 	}
-	return fmt.Errorf("unknown bench %q: want load, quality or chaos", args[0])
+	return usageText(args, benchUsage, fmt.Sprintf("guard bench: unknown bench %q", args[0]))
 }
 
 func benchLoad(ctx context.Context, args []string) error {
@@ -68,11 +69,11 @@ func benchLoad(ctx context.Context, args []string) error {
 	fs.DurationVar(&pace, "pace", 0, "with --self: the simulated upstream's delay between streamed events")
 	var cpuprofile string
 	fs.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	for _, h := range strings.Split(headers, ";") {
 		if strings.TrimSpace(h) == "" {
@@ -122,7 +123,7 @@ func benchLoad(ctx context.Context, args []string) error {
 		rep, err = bench.SelfLoad(ctx, opt, os.Stderr)
 	} else {
 		if cfg.Target == "" {
-			return errors.New("--target is required (or --self)")
+			return usageErrorf(fs, "--target is required (or --self)")
 		}
 		rep, err = runTargets(ctx, cfg, direct)
 	}
@@ -174,11 +175,11 @@ func benchQuality(ctx context.Context, args []string) error {
 	fs.BoolVar(&gauntlet, "gauntlet", false, "run the marker gauntlet suite (mockllm faults as ground truth)")
 	fs.StringVar(&data, "data", defaultDataDir(), "evaluation data folder (env GUARD_DATA, default ../shared/data)")
 	fs.StringVar(&out, "out", "bench-out", "report folder (quality.md)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	var want []string
 	for name, on := range map[string]bool{"retrieval": retrieval, "verify": verify, "claims": claims, "gauntlet": gauntlet} {
@@ -223,11 +224,11 @@ func benchChaos(ctx context.Context, args []string) error {
 	fs.BoolVar(&long, "long", os.Getenv("GUARD_CHAOS_LONG") == "1", "long form: many more requests per scenario")
 	fs.StringVar(&only, "only", "", "comma-separated scenario names (default all)")
 	fs.BoolVar(&list, "list", false, "list the scenarios and what each expects")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	if list {
 		for _, s := range bench.ChaosScenarios() {

@@ -28,17 +28,14 @@ const checkUsage = `usage: guard check [--config F] [--index DIR] [--tenant T --
 func runCheck(args []string) error {
 	code, err := checkMain(args)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "guard check: %v\n", err)
+		fmt.Fprintf(cliErr, "guard check: %v\n", err)
 	}
-	if code != 0 {
-		os.Exit(code)
-	}
-	return nil
+	return exitCode(code)
 }
 
 func checkMain(args []string) (int, error) {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.Usage = func() { fmt.Fprintln(os.Stderr, checkUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprintln(fs.Output(), checkUsage); fs.PrintDefaults() }
 	def := check.DefaultConfig()
 	cfgPath := fs.String("config", "", "config file (default: built-in defaults)")
 	dir := fs.String("index", "", "snapshot dir (default: the embedded demo corpus, built into a temp dir)")
@@ -52,11 +49,10 @@ func checkMain(args []string) (int, error) {
 	// Accept flags after the files too.
 	var files []string
 	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0, nil
-			}
-			return 2, nil // the flag package has printed the problem and usage
+		if err := parseFlags(fs, rest); err != nil {
+			var code exitCode
+			errors.As(err, &code)
+			return int(code), nil // parseFlags has printed the usage
 		}
 		if fs.NArg() == 0 {
 			break

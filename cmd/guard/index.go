@@ -44,17 +44,15 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-func indexUsage() error {
-	return errors.New(`usage:
+const indexUsage = `usage:
   guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--strict] --out DIR
   guard index add   [--config F] --index DIR --corpus PATH [--corpus PATH]... [--memory F.jsonl...] [--strict] --out NEWDIR
   guard index query [--config F] [--index DIR] [--tenant T --kb K] [--k N] [--json] "question"
-  guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]`)
-}
+  guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]`
 
 func runIndex(args []string) error {
 	if len(args) == 0 {
-		return indexUsage()
+		return usageText(args, indexUsage, "guard index: want build, add or query")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -66,7 +64,7 @@ func runIndex(args []string) error {
 	case "query":
 		return runIndexQuery(ctx, args[1:])
 	}
-	return indexUsage()
+	return usageText(args, indexUsage, fmt.Sprintf("guard index: unknown subcommand %q", args[0]))
 }
 
 func cliLogger(verbose bool) *zap.Logger {
@@ -97,11 +95,11 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	strict := fs.Bool("strict", false, "fail on the first bad corpus or memory line")
 	demo := fs.Bool("demo", false, "build the embedded demo corpus (build)")
 	verbose := fs.Bool("v", false, "log progress")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q: give each corpus path its own --corpus", fs.Arg(0))
+		return usageErrorf(fs, "unexpected argument %q: give each corpus path its own --corpus", fs.Arg(0))
 	}
 	cfg, err := loadIndexSections(*cfgPath)
 	if err != nil {
@@ -112,7 +110,7 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		ic.Strict = true
 	}
 	if *out == "" {
-		return errors.New("--out is required")
+		return usageErrorf(fs, "--out is required")
 	}
 	log := cliLogger(*verbose)
 	defer log.Sync()
@@ -127,7 +125,7 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		man, err = index.BuildDemo(ctx, ic, *out, log)
 	default:
 		if len(corpus) == 0 {
-			return errors.New("--corpus (or --demo) is required")
+			return usageErrorf(fs, "--corpus (or --demo) is required")
 		}
 		man, err = index.Build(ctx, ic, corpus, memory, *out, log)
 	}
@@ -159,7 +157,7 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	var pos []string
 	rest := args
 	for {
-		if err := fs.Parse(rest); err != nil {
+		if err := parseFlags(fs, rest); err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {
@@ -206,7 +204,7 @@ func runIndexQuery(ctx context.Context, args []string) error {
 		return writeRun(ctx, eng, *tenant, *kb, *queries, *run, *tag)
 	}
 	if len(pos) == 0 {
-		return errors.New(`a question is required: guard index query [flags] "question"`)
+		return usageErrorf(fs, `a question is required: guard index query [flags] "question"`)
 	}
 	q := strings.Join(pos, " ")
 	start := time.Now()

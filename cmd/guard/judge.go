@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,15 +53,14 @@ func runJudge(args []string) error {
 	keyEnv := fs.String("llm-api-key-env", def.LLM.APIKeyEnv, "environment variable holding the judge API key")
 	timeout := fs.Duration("llm-timeout", def.LLM.Timeout, "timeout of one judge call")
 	conc := fs.Int("concurrency", def.Concurrency, "concurrent judge calls (llm)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	if *pairs == "" {
-		fs.Usage()
-		return errors.New("--pairs is required")
+		return usageErrorf(fs, "--pairs is required")
 	}
 	full, err := proxy.LoadConfig(*config)
 	if err != nil {

@@ -3,7 +3,11 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -22,36 +26,106 @@ func register(name, summary string, run func(args []string) error) {
 	commands[name] = command{summary: summary, run: run}
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: guard <command> [flags]\n\ncommands:")
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: guard <command> [flags]\n\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-8s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 }
 
 func main() {
-	if len(os.Args) < 2 || os.Args[1] == "-h" || os.Args[1] == "--help" || os.Args[1] == "help" {
-		usage()
-		if len(os.Args) < 2 {
-			os.Exit(2)
-		}
-		return
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches one command line and returns the process exit status:
+// 0 on success and for --help, 1 on a runtime failure, 2 on a usage error
+// (unknown command or flag, bad flag value, missing argument).
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 1 {
+		usage(stderr)
+		return 2
 	}
-	c, ok := commands[os.Args[1]]
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help" {
+		usage(stdout)
+		return 0
+	}
+	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "guard: unknown command %q\n", os.Args[1])
-		usage()
-		os.Exit(2)
+		fmt.Fprintf(stderr, "guard: unknown command %q\n", args[0])
+		usage(stderr)
+		return 2
 	}
-	if err := c.run(os.Args[2:]); err != nil {
-		fmt.Fprintf(os.Stderr, "guard %s: %v\n", os.Args[1], err)
-		os.Exit(1)
+	cliOut, cliErr = stdout, stderr
+	err := c.run(args[1:])
+	var code exitCode
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &code): // exitCode(0) included: help, or a clean check
+		return int(code)
 	}
+	fmt.Fprintf(stderr, "guard %s: %v\n", args[0], err)
+	return 1
+}
+
+// cliOut and cliErr are where usage text goes: the process's stdout and
+// stderr, or a test's buffers.
+var cliOut, cliErr io.Writer = os.Stdout, os.Stderr
+
+// exitCode is an error that ends the command with that status once its
+// message (if any) has been printed; main prints nothing more.
+type exitCode int
+
+func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) }
+
+// parseFlags parses args with fs, the one way every command reads its
+// flags: --help prints the usage on stdout and ends with status 0; an
+// unknown flag or a bad value prints the problem and the usage on stderr
+// and ends with status 2.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	var buf bytes.Buffer
+	fs.SetOutput(&buf)
+	err := fs.Parse(args)
+	fs.SetOutput(cliErr)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		cliOut.Write(buf.Bytes())
+		return exitCode(0)
+	}
+	cliErr.Write(buf.Bytes())
+	return exitCode(2)
+}
+
+// usageErrorf reports a command-line mistake that the flag package cannot
+// see (a missing required flag, a stray argument): the message and fs's
+// usage on stderr, status 2.
+func usageErrorf(fs *flag.FlagSet, format string, args ...any) error {
+	fmt.Fprintf(cliErr, "guard %s: %s\n", fs.Name(), fmt.Sprintf(format, args...))
+	fs.SetOutput(cliErr)
+	fs.Usage()
+	return exitCode(2)
+}
+
+// usageText ends a command whose dispatcher has no flag set (guard index,
+// guard bench): the text on stdout with status 0 when help was asked,
+// otherwise msg and the text on stderr with status 2.
+func usageText(args []string, text, msg string) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help") {
+		fmt.Fprintln(cliOut, text)
+		return exitCode(0)
+	}
+	if msg != "" {
+		fmt.Fprintln(cliErr, msg)
+	}
+	fmt.Fprintln(cliErr, text)
+	return exitCode(2)
 }
 
 // configArg returns the value of a --config (or -config) flag in args, for

@@ -32,11 +32,11 @@ func runMockLLM(args []string) error {
 	fs.DurationVar(&cfg.SlowFirstDelay, "slow-first-delay", cfg.SlowFirstDelay, "delay of the slow_first fault")
 	fs.DurationVar(&cfg.StallDelay, "stall-delay", cfg.StallDelay, "delay of the stall fault")
 	faults := fs.String("faults", "", "fault rates, e.g. invent=0.2,malformed=0.1,leak=0.1,contradict=0.1,uncited=0.2,split=0.3,repeat=0.1,disconnect=0.05,slow_first=0.05,stall=0,bad_json=0,huge_event=0,refuse=0")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q (see guard mockllm -h)", fs.Arg(0))
+		return usageErrorf(fs, "unexpected argument %q (see guard mockllm -h)", fs.Arg(0))
 	}
 	if *faults != "" {
 		if cfg.Faults, err = mockllm.ParseFaults(*faults); err != nil {

@@ -81,11 +81,11 @@ func runServe(args []string) error {
 	fs.StringVar(&f.addr, "addr", "", "listen address, overrides server.addr")
 	fs.StringVar(&f.upstream, "upstream", "", "OpenAI-compatible base URL, e.g. http://127.0.0.1:9090/v1; overrides upstream.base_url")
 	fs.StringVar(&f.index, "index", "", "index snapshot dir, overrides pipeline.index")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q (see guard serve -h)", fs.Arg(0))
+		return usageErrorf(fs, "unexpected argument %q (see guard serve -h)", fs.Arg(0))
 	}
 	cfg, err := f.load()
 	if err != nil {
