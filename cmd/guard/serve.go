@@ -74,6 +74,14 @@ func newLogger(level string) (*zap.Logger, error) {
 	return zc.Build()
 }
 
+// Test hooks, nil in production: onListen is called with the bound
+// address before the server answers; onReload after each SIGHUP with the
+// reload's outcome (nil when the new configuration is running).
+var (
+	onListen func(net.Addr)
+	onReload func(error)
+)
+
 func runServe(args []string) error {
 	var f serveFlags
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -111,6 +119,9 @@ func runServe(args []string) error {
 	fmt.Fprintf(os.Stderr, "answer-guard listening on http://%s/v1\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if onListen != nil {
+		onListen(ln.Addr())
+	}
 
 	for {
 		select {
@@ -125,6 +136,9 @@ func runServe(args []string) error {
 				}
 				if err != nil {
 					log.Error("reload rejected; keeping the running configuration", zap.Error(err))
+				}
+				if onReload != nil {
+					onReload(err)
 				}
 				continue
 			}
