@@ -36,6 +36,61 @@ func buildKeys(a AuthConfig) ([]keyEntry, error) {
 	return out, nil
 }
 
+func buildAdminKeys(a AuthConfig) ([][sha256.Size]byte, error) {
+	out := make([][sha256.Size]byte, len(a.AdminKeys))
+	for i, k := range a.AdminKeys {
+		h, err := hex.DecodeString(strings.ToLower(k.SHA256))
+		if err != nil || len(h) != sha256.Size {
+			return nil, fmt.Errorf("auth.admin_keys[%d].sha256: want 64 hex digits", i)
+		}
+		copy(out[i][:], h)
+	}
+	return out, nil
+}
+
+// authorizeAdmin admits a request to an operator endpoint (/metrics,
+// /v1/guard/*): anyone with auth off (a loopback listener), otherwise only
+// an admin key. A tenant key gets 403, no or an unknown key 401.
+func (rt *runtime) authorizeAdmin(ctx *fasthttp.RequestCtx) *APIError {
+	if !rt.cfg.Auth.Enabled {
+		return nil
+	}
+	sum, ae := bearerSum(ctx)
+	if ae != nil {
+		return ae
+	}
+	admin, tenant := false, false
+	for i := range rt.adminKeys {
+		if subtle.ConstantTimeCompare(sum[:], rt.adminKeys[i][:]) == 1 {
+			admin = true
+		}
+	}
+	for i := range rt.keys {
+		if subtle.ConstantTimeCompare(sum[:], rt.keys[i].hash[:]) == 1 {
+			tenant = true
+		}
+	}
+	switch {
+	case admin:
+		return nil
+	case tenant:
+		return &APIError{Status: 403, Type: "permission_error", Code: "admin_key_required",
+			Message: "this endpoint needs an admin key (auth.admin_keys)"}
+	}
+	return &APIError{Status: 401, Type: "authentication_error", Code: "invalid_api_key", Message: "invalid API key"}
+}
+
+// bearerSum is the SHA-256 of the request's bearer key.
+func bearerSum(ctx *fasthttp.RequestCtx) ([sha256.Size]byte, *APIError) {
+	auth := ctx.Request.Header.Peek("Authorization")
+	const prefix = "Bearer "
+	if len(auth) <= len(prefix) || !strings.EqualFold(string(auth[:len(prefix)]), prefix) {
+		return [sha256.Size]byte{}, &APIError{Status: 401, Type: "authentication_error", Code: "missing_api_key",
+			Message: "missing API key: send Authorization: Bearer <key>"}
+	}
+	return sha256.Sum256(bytes.TrimSpace(auth[len(prefix):])), nil
+}
+
 // validName bounds tenant and KB names taken from headers.
 func validName(s string) bool {
 	if s == "" || len(s) > 64 {
@@ -71,13 +126,10 @@ func (rt *runtime) authorize(ctx *fasthttp.RequestCtx) (tenant, kb string, ae *A
 		}
 		return tenant, kb, nil
 	}
-	auth := ctx.Request.Header.Peek("Authorization")
-	const prefix = "Bearer "
-	if len(auth) <= len(prefix) || !strings.EqualFold(string(auth[:len(prefix)]), prefix) {
-		return "", "", &APIError{Status: 401, Type: "authentication_error", Code: "missing_api_key",
-			Message: "missing API key: send Authorization: Bearer <key>"}
+	sum, ae := bearerSum(ctx)
+	if ae != nil {
+		return "", "", ae
 	}
-	sum := sha256.Sum256(bytes.TrimSpace(auth[len(prefix):]))
 	var match *keyEntry
 	for i := range rt.keys { // compare against every key, in constant time each
 		if subtle.ConstantTimeCompare(sum[:], rt.keys[i].hash[:]) == 1 {

@@ -63,6 +63,16 @@ type ModelsConfig struct {
 type AuthConfig struct {
 	Enabled bool        `yaml:"enabled"` // false only for a loopback listener (the demo)
 	Keys    []KeyConfig `yaml:"keys"`
+	// AdminKeys open the operator endpoints (/metrics, /v1/guard/*) across
+	// tenants when auth is on; they cannot chat. Default none: with auth on
+	// and no admin key, the operator endpoints answer 401/403.
+	AdminKeys []AdminKeyConfig `yaml:"admin_keys"`
+}
+
+// AdminKeyConfig is one operator key, stored as the hex SHA-256 of the key.
+type AdminKeyConfig struct {
+	Name   string `yaml:"name"`   // label used in logs (never the key)
+	SHA256 string `yaml:"sha256"` // hex SHA-256 of the bearer key
 }
 
 // KeyConfig is one API key, stored as the hex SHA-256 of the key.
@@ -122,11 +132,16 @@ func LoadConfig(path string) (Config, error) {
 // DecodeConfig decodes YAML onto cfg strictly.
 func DecodeConfig(b []byte, cfg *Config) error {
 	var root yaml.Node
-	if err := yaml.Unmarshal(b, &root); err != nil {
-		return err
+	if len(bytes.TrimSpace(b)) > 0 {
+		if err := yaml.Unmarshal(b, &root); err != nil {
+			return err
+		}
 	}
-	if len(root.Content) == 0 {
-		return nil // empty file: defaults
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode || len(root.Content[0].Content) == 0 {
+		// An empty file (or one of comments only) is a mistake, not a
+		// request for the defaults: on SIGHUP it would silently reset
+		// everything (demo corpus, auth off). No file means defaults.
+		return errors.New("empty: the file sets no keys (run without --config for the built-in defaults)")
 	}
 	var unknown []error
 	checkKeys(root.Content[0], reflect.TypeOf(*cfg), "", &unknown)
@@ -311,6 +326,16 @@ func (a AuthConfig) validate(addr string) error {
 		errs = append(errs, errors.New("keys: auth is enabled but no keys are configured"))
 	}
 	seen := map[string]bool{}
+	for i, k := range a.AdminKeys {
+		h := strings.ToLower(k.SHA256)
+		if len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
+			errs = append(errs, fmt.Errorf("admin_keys[%d].sha256: want 64 hex digits (sha256 of the key)", i))
+		}
+		if seen[h] {
+			errs = append(errs, fmt.Errorf("admin_keys[%d].sha256: duplicate key", i))
+		}
+		seen[h] = true
+	}
 	for i, k := range a.Keys {
 		h := strings.ToLower(k.SHA256)
 		if len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
@@ -328,6 +353,12 @@ func (a AuthConfig) validate(addr string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// isLoopbackAddr reports whether a host:port listens only on loopback.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	return err == nil && isLoopbackHost(host)
 }
 
 func isLoopbackHost(host string) bool {

@@ -16,7 +16,8 @@ type APIError struct {
 	Code    string
 	Param   string
 	Message string
-	Err     error // cause, for the log only
+	Allow   string // with 405: the methods the path takes (the Allow header)
+	Err     error  // cause, for the log only
 }
 
 func (e *APIError) Error() string {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tmaxmax/go-sse"
 )
@@ -20,10 +21,19 @@ func FuzzParseChatRequest(f *testing.F) {
 		`{"model":"m","messages":[{"role":"user","content":"hi"}]}`,
 		`{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":[{"type":"text","text":"a"}]}]}`,
 		`{"model":1}`, `[]`, `{"model":"m","messages":[{"role":"user","content":5}]}`, "\xff", `{"a":[[[[[[]]]]]]}`,
+		`{"model":"mock-1","messages":[{"role":"user","content":"x"}],"model":"gpt-x"}`,
+		`{"model":"m","messages":[{"role":"user","content":"x"}],"Messages":[]}`,
+		`{"model":"m","messages":[{"role":"user","content":"x","ro\u006ce":"system"}]}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
+		if json.Valid(body) && utf8.Valid(body) {
+			key, dup := duplicateKey(body)
+			if want := refDuplicate(body); dup != want {
+				t.Fatalf("duplicateKey(%q) = %q %v, reference says %v", body, key, dup, want)
+			}
+		}
 		req, ae := parseChatRequest(body, 64)
 		if ae != nil {
 			if ae.Status != 400 || !json.Valid(ae.body()) {
@@ -154,6 +164,59 @@ func TestAttachReport(t *testing.T) {
 		}
 		if strings.Contains(string(out), `"old"`) || strings.Count(string(out), `"citations":[`) != 1 {
 			t.Errorf("%q -> duplicate key: %s", in, out)
+		}
+	}
+}
+
+// refDuplicate is the reference for duplicateKey: encoding/json's tokens,
+// keys compared with strings.EqualFold within each object.
+func refDuplicate(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type frame struct {
+		object    bool
+		expectKey bool
+		keys      []string
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		isKey := top != nil && top.object && top.expectKey
+		if top != nil && top.object {
+			top.expectKey = !top.expectKey
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				stack = append(stack, &frame{object: true, expectKey: true})
+			case '[':
+				stack = append(stack, &frame{})
+			case '}', ']':
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].object {
+					stack[len(stack)-1].expectKey = true
+				}
+				continue
+			}
+			if top != nil && top.object {
+				top.expectKey = false // the value was a container; the next token after it is a key
+			}
+		case string:
+			if isKey {
+				for _, k := range top.keys {
+					if strings.EqualFold(k, v) {
+						return true
+					}
+				}
+				top.keys = append(top.keys, v)
+			}
 		}
 	}
 }

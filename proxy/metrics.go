@@ -21,6 +21,7 @@ type metrics struct {
 	degraded       *prometheus.CounterVec
 	stageLatency   *prometheus.HistogramVec
 	auditFindings  *prometheus.CounterVec
+	reloads        *prometheus.CounterVec
 	handler        fasthttp.RequestHandler
 }
 
@@ -51,7 +52,9 @@ func newMetrics() *metrics {
 		Help: "Latency of the pipeline stages.", Buckets: overheadBuckets}, []string{"stage"})
 	m.auditFindings = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "guard_audit_findings_total",
 		Help: "What the online auditor found in released answers (invented or broken markers, leaked ids, unknown citations); should stay 0."}, []string{"kind"})
-	m.reg.MustRegister(m.auditFindings, m.requests, m.streamDuration, m.ttft, m.overhead, m.upstreamWait, m.markersDropped,
+	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "guard_config_reloads_total",
+		Help: "Configuration reloads by result: ok, invalid (the file did not decode or validate), refused (it changed a restart-only setting, or switched auth off on a non-loopback listener); a failed reload keeps the running configuration."}, []string{"result"})
+	m.reg.MustRegister(m.reloads, m.auditFindings, m.requests, m.streamDuration, m.ttft, m.overhead, m.upstreamWait, m.markersDropped,
 		m.verdicts, m.decisions, m.degraded, m.stageLatency,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	m.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{

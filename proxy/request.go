@@ -51,6 +51,9 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 	if !root.IsObject() {
 		return nil, badRequest("invalid_json", "", "request body must be a JSON object")
 	}
+	if key, dup := duplicateKey(body); dup {
+		return nil, badRequest("duplicate_key", key, "duplicate key %q in the request JSON: send each key once (keys are compared case-insensitively, as many upstreams read them)", key)
+	}
 	r := &chatRequest{raw: body}
 	m := root.Get("model")
 	switch {

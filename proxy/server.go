@@ -6,6 +6,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -39,17 +40,19 @@ type Server struct {
 	ready   atomic.Bool
 	streams sync.WaitGroup // in-flight stream writers
 	reqSeq  atomic.Uint64
-	tr      *http.Transport  // upstream connection pool for streams, shared across reloads
-	fast    *fasthttp.Client // upstream client for whole requests, shared across reloads
+	bound   atomic.Pointer[string] // the listener's address, set by Serve
+	tr      *http.Transport        // upstream connection pool for streams, shared across reloads
+	fast    *fasthttp.Client       // upstream client for whole requests, shared across reloads
 }
 
 // runtime is everything a request reads from the configuration, swapped as
 // one immutable value on reload.
 type runtime struct {
-	cfg  Config
-	up   *upstream
-	pipe Pipeline
-	keys []keyEntry
+	cfg       Config
+	up        *upstream
+	pipe      Pipeline
+	keys      []keyEntry
+	adminKeys [][sha256.Size]byte
 }
 
 // New builds a server from cfg. With no upstream base URL it starts the
@@ -121,31 +124,86 @@ func (s *Server) build(cfg Config) (*runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runtime{cfg: cfg, up: newUpstream(base, key, s.tr, s.fast), pipe: pipe, keys: keys}, nil
+	admin, err := buildAdminKeys(cfg.Auth)
+	if err != nil {
+		return nil, err
+	}
+	return &runtime{cfg: cfg, up: newUpstream(base, key, s.tr, s.fast), pipe: pipe, keys: keys, adminKeys: admin}, nil
 }
 
 // Reload swaps in a new configuration. In-flight requests finish on the old
-// one. Server-level limits (listen address, body and header limits) need a
-// restart; they are reported and kept.
+// one. A reload is all or nothing: one that changes a setting the running
+// listener or upstream pool took at start (restartOnly), or that would switch
+// auth off while the listener is not loopback, is refused and the running
+// configuration stays whole. Every outcome is counted in
+// guard_config_reloads_total{result}.
 func (s *Server) Reload(cfg Config) error {
 	if err := cfg.Validate(); err != nil {
-		return err
+		return s.refuseReload("invalid", err)
 	}
 	old := s.rt.Load()
-	if cfg.Server != old.cfg.Server {
-		s.log.Warn("server.* changes need a restart; keeping the running values")
-		cfg.Server = old.cfg.Server
+	if changed := restartOnly(old.cfg, cfg); len(changed) > 0 {
+		return s.refuseReload("refused", fmt.Errorf("%s: changing these needs a restart", strings.Join(changed, ", ")))
+	}
+	if !cfg.Auth.Enabled {
+		if addr := s.listenAddr(); !isLoopbackAddr(addr) {
+			return s.refuseReload("refused", fmt.Errorf("auth.enabled: auth may be switched off only on a loopback listener, this one listens on %s", addr))
+		}
 	}
 	rt, err := s.build(cfg)
 	if err != nil {
-		return err
+		return s.refuseReload("invalid", err)
 	}
 	s.rt.Store(rt)
 	if r, ok := old.pipe.(interface{ Retire() }); ok && old.pipe != rt.pipe {
 		r.Retire()
 	}
+	s.m.reloads.WithLabelValues("ok").Inc()
 	s.log.Info("configuration reloaded")
 	return nil
+}
+
+// ReloadFailed counts a reload whose file could not be read or decoded
+// (the caller never got a Config to hand to Reload) and returns err.
+func (s *Server) ReloadFailed(err error) error { return s.refuseReload("invalid", err) }
+
+func (s *Server) refuseReload(result string, err error) error {
+	s.m.reloads.WithLabelValues(result).Inc()
+	return fmt.Errorf("reload %s, running configuration kept: %w", result, err)
+}
+
+// restartOnly lists the settings that differ between the running and the
+// new configuration and that only take effect at start: the listener and
+// its limits, and the upstream connection pool.
+func restartOnly(running, next Config) []string {
+	var changed []string
+	r, n := running.Server, next.Server
+	for _, f := range []struct {
+		name string
+		diff bool
+	}{
+		{"server.addr", r.Addr != n.Addr},
+		{"server.max_body_bytes", r.MaxBodyBytes != n.MaxBodyBytes},
+		{"server.max_header_bytes", r.MaxHeaderBytes != n.MaxHeaderBytes},
+		{"server.read_timeout", r.ReadTimeout != n.ReadTimeout},
+		{"server.idle_timeout", r.IdleTimeout != n.IdleTimeout},
+		{"upstream.max_conns", running.Upstream.MaxConns != next.Upstream.MaxConns},
+		{"upstream.max_response_bytes", running.Upstream.MaxResponseBytes != next.Upstream.MaxResponseBytes},
+	} {
+		if f.diff {
+			changed = append(changed, f.name)
+		}
+	}
+	return changed
+}
+
+// listenAddr is the address the server accepts on: the bound listener's
+// once Serve runs, server.addr before that.
+func (s *Server) listenAddr() string {
+	if a := s.bound.Load(); a != nil {
+		return *a
+	}
+	return s.rt.Load().cfg.Server.Addr
 }
 
 // Config returns the configuration in force.
@@ -155,7 +213,11 @@ func (s *Server) Config() Config { return s.rt.Load().cfg }
 func (s *Server) Mock() *mockllm.Server { return s.mock }
 
 // Serve serves on ln until Shutdown.
-func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+func (s *Server) Serve(ln net.Listener) error {
+	a := ln.Addr().String()
+	s.bound.Store(&a)
+	return s.srv.Serve(ln)
+}
 
 // Shutdown stops accepting, waits for in-flight streams up to ctx, then
 // closes the simulated upstream.
@@ -198,11 +260,15 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	switch path {
 	case "/v1/chat/completions", "/chat/completions":
 		if !ctx.IsPost() {
-			s.fail(ctx, "chat", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use POST"})
+			s.fail(ctx, "chat", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use POST", Allow: "POST"})
 			return
 		}
 		s.chat(ctx)
 	case "/v1/models", "/models":
+		if !ctx.IsGet() && !ctx.IsHead() {
+			s.fail(ctx, "models", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use GET", Allow: "GET, HEAD"})
+			return
+		}
 		s.models(ctx)
 	case "/healthz":
 		ctx.SetContentType("application/json")
@@ -217,6 +283,10 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		}
 		ctx.SetBodyString(`{"status":"ready"}`)
 	case "/metrics":
+		if ae := s.rt.Load().authorizeAdmin(ctx); ae != nil {
+			s.fail(ctx, "metrics", ae)
+			return
+		}
 		s.m.handler(ctx)
 		// The verifier keeps its own series (ChainPoll votes, verify
 		// latency, degraded calls); they follow in the same text format.
@@ -253,6 +323,9 @@ func (s *Server) fail(ctx *fasthttp.RequestCtx, route string, ae *APIError) {
 	ctx.SetContentType("application/json")
 	if ae.Status == 401 {
 		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="answer-guard"`)
+	}
+	if ae.Allow != "" {
+		ctx.Response.Header.Set("Allow", ae.Allow)
 	}
 	ctx.SetBody(ae.body())
 	s.m.requests.WithLabelValues(route, itoa(ae.Status)).Inc()

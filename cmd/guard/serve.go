@@ -131,7 +131,9 @@ func runServe(args []string) error {
 			if sig == syscall.SIGHUP {
 				// Reload: the file, with the flags over the keys it did not change.
 				cfg, err := f.load()
-				if err == nil {
+				if err != nil {
+					err = srv.ReloadFailed(err)
+				} else {
 					err = srv.Reload(cfg)
 				}
 				if err != nil {

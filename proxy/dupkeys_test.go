@@ -1,0 +1,46 @@
+package proxy
+
+import "testing"
+
+func TestDuplicateKey(t *testing.T) {
+	for _, tc := range []struct {
+		body, key string
+		dup       bool
+	}{
+		{`{"a":1,"b":2}`, "", false},
+		{`{"a":1,"a":2}`, "a", true},
+		{`{"a":{"x":1},"b":{"x":2}}`, "", false},
+		{`[{"a":1},{"a":1}]`, "", false},
+		{`{"a":[{"k":1,"k":2}]}`, "k", true},
+		{`{"Model":1,"model":2}`, "model", true},
+		{`{"mod\u0065l":1,"model":2}`, "model", true},
+		{`{"model":1,"mod\u0065l":2}`, "model", true},
+		{`{"\u212a":1,"k":2}`, "k", true}, // Kelvin sign folds to k
+		{`{"a":"\"b\":1","b":2}`, "", false},
+		{`{"a\"":1,"a":2}`, "", false},
+		{`{"k1":1,"k2":1,"k3":1,"k4":1,"k5":1,"k6":1,"k7":1,"k8":1,"k9":1,"k10":1,"k11":1,"k12":1,"k13":1,"k14":1,"k15":1,"k16":1,"k17":1,"k18":1,"K3":1}`, "K3", true},
+		{`{"k1":1,"k2":1,"k3":1,"k4":1,"k5":1,"k6":1,"k7":1,"k8":1,"k9":1,"k10":1,"k11":1,"k12":1,"k13":1,"k14":1,"k15":1,"k16":1,"k17":1,"k18":1}`, "", false},
+	} {
+		key, dup := duplicateKey([]byte(tc.body))
+		if dup != tc.dup || key != tc.key {
+			t.Errorf("duplicateKey(%s) = %q %v, want %q %v", tc.body, key, dup, tc.key, tc.dup)
+		}
+	}
+}
+
+// BenchmarkDuplicateKeyScan: the duplicate-key check over a typical chat
+// body (system + 6 turns, a tool definition).
+func BenchmarkDuplicateKeyScan(b *testing.B) {
+	body := []byte(`{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"temperature":0.2,` +
+		`"tools":[{"type":"function","function":{"name":"lookup","description":"look a thing up","parameters":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}}],` +
+		`"messages":[{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"How do I rotate the signing keys of the cluster?"},` +
+		`{"role":"assistant","content":"Use the rotate command."},{"role":"user","content":"And how often should I do it?"},` +
+		`{"role":"assistant","content":"Every 90 days."},{"role":"user","content":"What happens to old snapshots when I rotate?"}]}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, dup := duplicateKey(body); dup {
+			b.Fatal("dup")
+		}
+	}
+}
