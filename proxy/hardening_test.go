@@ -111,7 +111,7 @@ func TestReloadNeverWeakensAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv2 := serveOn(t, srv2cfg, ln2) // ...but the listener is 0.0.0.0
+	srv2 := serveOn(t, srv2cfg, ln2)                                                        // ...but the listener is 0.0.0.0
 	get(t, "http://127.0.0.1:"+strconv.Itoa(ln2.Addr().(*net.TCPAddr).Port)+"/healthz", "") // Serve is running
 	if err := srv2.Reload(sneaky); err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Errorf("auth off on a public listener: reload error %v, want refused", err)
