@@ -6,6 +6,7 @@ require (
 	github.com/blevesearch/bleve/v2 v2.5.7
 	github.com/blevesearch/bleve_index_api v1.2.11
 	github.com/blevesearch/go-porterstemmer v1.0.3
+	github.com/blevesearch/mmap-go v1.0.4
 	github.com/coder/hnsw v0.6.1
 	github.com/dgraph-io/ristretto/v2 v2.4.2
 	github.com/openai/openai-go/v3 v3.96.0
@@ -30,7 +31,6 @@ require (
 	github.com/blevesearch/geo v0.2.4 // indirect
 	github.com/blevesearch/go-faiss v1.0.26 // indirect
 	github.com/blevesearch/gtreap v0.1.1 // indirect
-	github.com/blevesearch/mmap-go v1.0.4 // indirect
 	github.com/blevesearch/scorch_segment_api/v2 v2.3.13 // indirect
 	github.com/blevesearch/segment v0.9.1 // indirect
 	github.com/blevesearch/snowballstem v0.9.0 // indirect

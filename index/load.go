@@ -41,8 +41,9 @@ type Partition struct {
 
 	terms       termFile
 	remote      bool
-	localVecs   []float32
-	remoteVecs  []float32
+	localVecs   []float32 // mapped from local.f32 (see mappedF32)
+	remoteVecs  []float32 // mapped from remote.f32
+	vecMap      *mappedF32
 	remoteDims  int
 	remoteCalib Calibration
 	graph       *flatGraph
@@ -88,20 +89,30 @@ func Load(dir string) (*Snapshot, error) {
 
 func loadPartition(dir string, pi PartitionInfo, man Manifest) (*Partition, error) {
 	p := &Partition{Tenant: pi.Tenant, KB: pi.KB}
+	if err := p.load(dir, pi, man); err != nil {
+		p.vecMap.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// load fills p from its partition directory; on an error the caller
+// releases what was mapped.
+func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 	var cf chunkFile
 	if err := readGob(filepath.Join(dir, "chunks.gob"), &cf); err != nil {
-		return nil, err
+		return err
 	}
 	p.Chunks, p.Deleted = cf.Chunks, cf.Deleted
 	p.Local = &LocalModel{}
 	if err := readGob(filepath.Join(dir, "local.gob"), p.Local); err != nil {
-		return nil, err
+		return err
 	}
 	if err := readGob(filepath.Join(dir, "terms.gob"), &p.terms); err != nil {
-		return nil, err
+		return err
 	}
 	if len(p.terms.Norm) != len(p.Chunks) {
-		return nil, fmt.Errorf("terms: %d entries for %d chunks", len(p.terms.Norm), len(p.Chunks))
+		return fmt.Errorf("terms: %d entries for %d chunks", len(p.terms.Norm), len(p.Chunks))
 	}
 	// The flat vectors of the primary space serve the exact scan and the
 	// graph search (the graph file's own copies are skipped). Local vectors
@@ -114,30 +125,30 @@ func loadPartition(dir string, pi PartitionInfo, man Manifest) (*Partition, erro
 		if man.Calibration != nil {
 			p.remoteCalib = *man.Calibration
 		}
-		if p.remoteVecs, err = readF32(filepath.Join(dir, "remote.f32")); err != nil {
-			return nil, err
+		if p.remoteVecs, p.vecMap, err = mapF32(filepath.Join(dir, "remote.f32")); err != nil {
+			return err
 		}
 		if len(p.remoteVecs) != len(p.Chunks)*p.remoteDims {
-			return nil, fmt.Errorf("remote vectors: %d floats for %d chunks x %d dims", len(p.remoteVecs), len(p.Chunks), p.remoteDims)
+			return fmt.Errorf("remote vectors: %d floats for %d chunks x %d dims", len(p.remoteVecs), len(p.Chunks), p.remoteDims)
 		}
 	} else {
-		if p.localVecs, err = readF32(filepath.Join(dir, "local.f32")); err != nil {
-			return nil, err
+		if p.localVecs, p.vecMap, err = mapF32(filepath.Join(dir, "local.f32")); err != nil {
+			return err
 		}
 		if len(p.localVecs) != len(p.Chunks)*p.Local.Dims {
-			return nil, fmt.Errorf("local vectors: %d floats for %d chunks x %d dims", len(p.localVecs), len(p.Chunks), p.Local.Dims)
+			return fmt.Errorf("local vectors: %d floats for %d chunks x %d dims", len(p.localVecs), len(p.Chunks), p.Local.Dims)
 		}
 	}
 	p.remote = remote
 	if pi.Graph {
 		g, err := loadFlatGraph(filepath.Join(dir, "hnsw.bin"), p.PrimaryDims(), len(p.Chunks), graphEf)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p.graph = g
 	}
 	if p.lex, err = bleve.OpenUsing(filepath.Join(dir, "bleve"), map[string]any{"read_only": true}); err != nil {
-		return nil, fmt.Errorf("open bleve: %w", err)
+		return fmt.Errorf("open bleve: %w", err)
 	}
 	var af addressFile
 	ab, err := os.ReadFile(filepath.Join(dir, "address.json"))
@@ -146,13 +157,13 @@ func loadPartition(dir string, pi PartitionInfo, man Manifest) (*Partition, erro
 	}
 	if err != nil {
 		p.lex.Close()
-		return nil, fmt.Errorf("address table: %w", err)
+		return fmt.Errorf("address table: %w", err)
 	}
 	p.address, p.aliases = af.Table, af.Aliases
 	cb, err := os.ReadFile(filepath.Join(dir, "catalog.txt"))
 	if err != nil {
 		p.lex.Close()
-		return nil, fmt.Errorf("catalog: %w", err)
+		return fmt.Errorf("catalog: %w", err)
 	}
 	p.catalog = map[string]struct{}{}
 	for _, id := range strings.Split(string(cb), "\n") {
@@ -182,7 +193,7 @@ func loadPartition(dir string, pi PartitionInfo, man Manifest) (*Partition, erro
 		mf.Close()
 		if err != nil {
 			p.lex.Close()
-			return nil, err
+			return err
 		}
 	}
 	for _, m := range p.Memory {
@@ -197,10 +208,11 @@ func loadPartition(dir string, pi PartitionInfo, man Manifest) (*Partition, erro
 		}
 		p.MemoryVecs = append(p.MemoryVecs, vs)
 	}
-	return p, nil
+	return nil
 }
 
-// Close releases every partition's lexical index.
+// Close releases every partition's lexical index and vector mapping; no
+// vector obtained from the snapshot may be used after it.
 func (s *Snapshot) Close() error {
 	var errs []error
 	for _, p := range s.parts {
@@ -208,6 +220,9 @@ func (s *Snapshot) Close() error {
 			if err := p.lex.Close(); err != nil {
 				errs = append(errs, err)
 			}
+		}
+		if err := p.vecMap.Close(); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
