@@ -41,6 +41,13 @@ var qualitySuites = []struct {
 		}
 		return err
 	}},
+	{"gate", func(ctx context.Context, dataDir string, w io.Writer) error {
+		rep, err := GateQuality(ctx, dataDir, gateDevDir(), GateFit, gateModelPath(), w)
+		if err == nil {
+			WriteGateReport(w, rep)
+		}
+		return err
+	}},
 	{"gauntlet", func(ctx context.Context, _ string, w io.Writer) error {
 		rep, err := GauntletQuality(ctx, 1000, DefaultGauntletFaults, 7, w)
 		if err == nil && !rep.OK() {
@@ -48,6 +55,29 @@ var qualitySuites = []struct {
 		}
 		return err
 	}},
+}
+
+// GateFit makes the gate suite refit the shipped answerability model on its
+// training sets and write it to gate/answermodel.json (guard bench quality
+// --gate --fit).
+var GateFit bool
+
+// gateDevDir is bench/testdata/gate seen from the repository root (the
+// command) or from package bench (tests).
+func gateDevDir() string {
+	for _, d := range []string{"bench/testdata/gate", "testdata/gate"} {
+		if _, err := os.Stat(d); err == nil {
+			return d
+		}
+	}
+	return "bench/testdata/gate"
+}
+
+func gateModelPath() string {
+	if _, err := os.Stat("gate"); err == nil {
+		return "gate/answermodel.json"
+	}
+	return "../gate/answermodel.json"
 }
 
 // QualityResult is the outcome of one suite.
@@ -71,15 +101,14 @@ func Quality(ctx context.Context, dataDir string, want []string, w io.Writer) ([
 			known = known || q.name == s
 		}
 		if !known {
-			return nil, fmt.Errorf("unknown quality suite %q: want retrieval, verify, claims or gauntlet", s)
+			return nil, fmt.Errorf("unknown quality suite %q: want retrieval, verify, claims, gate or gauntlet", s)
 		}
 	}
 	if _, err := os.Stat(dataDir); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	abs, _ := filepath.Abs(dataDir)
 	fmt.Fprintf(w, "# Quality report\n\n- data: %s\n- started: %s\n- machine: %s, %d CPUs\n\n",
-		abs, time.Now().Format(time.RFC3339), ThisMachine().OS, ThisMachine().CPUs)
+		filepath.ToSlash(dataDir), time.Now().Format(time.RFC3339), ThisMachine().OS, ThisMachine().CPUs)
 	var out []QualityResult
 	var errs []error
 	for _, q := range qualitySuites {

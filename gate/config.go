@@ -52,11 +52,35 @@ type Config struct {
 	SystemTemplate string `yaml:"system_template"`
 	// MaxNotes caps the notes minted per turn. Range [1,999], default 16.
 	MaxNotes int `yaml:"max_notes"`
+	// Relevance is the score the thresholds compare: "answerability"
+	// (default: the local answerability model's calibrated probability
+	// that the passage answers the question, the same scale on every
+	// corpus and reranker) or "rerank" (the reranker's own score, as
+	// before; kept for comparison).
+	Relevance string `yaml:"relevance"`
+	// Planner is the synthesis planner that runs after the coverage gate.
+	Planner PlannerConfig `yaml:"planner"`
 
 	// Scrub, when set, rewrites a note or memory text before it is rendered;
 	// the proxy sets it to the gauntlet's id scrubber so no id-shaped token
 	// reaches the model. Not configurable from YAML.
 	Scrub func(string) string `yaml:"-"`
+}
+
+// PlannerConfig configures the synthesis planner: it ranks the notes that
+// survived the gate into an outline of those that support an answer; only
+// outlined notes are shown to the model, in outline order, and an empty
+// outline refuses before the answer model runs.
+type PlannerConfig struct {
+	// Mode is "local" (default: the answerability model per note) or
+	// "remote" (an OpenAI-compatible chat model; on failure the local
+	// planner decides and guard.degraded says "planner").
+	Mode string `yaml:"mode"`
+	// MinSupport is the least answerability a note needs to enter the
+	// outline. Range [0,1], default 0.30 (chosen on training data).
+	MinSupport float64 `yaml:"min_support"`
+	// MaxOutline caps the outline. Range [1,999], default 8.
+	MaxOutline int `yaml:"max_outline"`
 }
 
 // DefaultSystemTemplate is the default system_template.
@@ -100,8 +124,16 @@ func DefaultConfig() Config {
 		Caveat:              "The notes cover the question only in part: say which parts they do not cover.",
 		SystemTemplate:      DefaultSystemTemplate,
 		MaxNotes:            16,
+		Relevance:           RelevanceAnswerability,
+		Planner:             PlannerConfig{Mode: "local", MinSupport: 0.30, MaxOutline: 8},
 	}
 }
+
+// The relevance scales.
+const (
+	RelevanceAnswerability = "answerability"
+	RelevanceRerank        = "rerank"
+)
 
 // Validate reports every problem of c at once, each starting with its key.
 func (c Config) Validate() error {
@@ -139,6 +171,16 @@ func (c Config) Validate() error {
 	}
 	if c.MaxNotes < 1 || c.MaxNotes > 999 {
 		errs = append(errs, fmt.Errorf("max_notes: must be in [1,999], got %d", c.MaxNotes))
+	}
+	if c.Relevance != RelevanceAnswerability && c.Relevance != RelevanceRerank {
+		errs = append(errs, fmt.Errorf("relevance: must be %q or %q, got %q", RelevanceAnswerability, RelevanceRerank, c.Relevance))
+	}
+	if c.Planner.Mode != "local" && c.Planner.Mode != "remote" {
+		errs = append(errs, fmt.Errorf("planner.mode: must be local or remote, got %q", c.Planner.Mode))
+	}
+	unit("planner.min_support", c.Planner.MinSupport)
+	if c.Planner.MaxOutline < 1 || c.Planner.MaxOutline > 999 {
+		errs = append(errs, fmt.Errorf("planner.max_outline: must be in [1,999], got %d", c.Planner.MaxOutline))
 	}
 	if c.SystemTemplate == "" {
 		errs = append(errs, errors.New("system_template: must not be empty"))

@@ -1,5 +1,10 @@
 package gate
 
+import (
+	"context"
+	"sort"
+)
+
 // Candidate is one retrieved passage as the proxy hands it to the gate.
 type Candidate struct {
 	ID, Title, Kind, Address, URL, Text string
@@ -8,6 +13,13 @@ type Candidate struct {
 	Score, Rerank float64
 	// Forced marks lexical and address lane hits: they skip the prefloor.
 	Forced bool
+	// Lanes are the lanes that found it (dense, lexical, address, memory).
+	Lanes []string
+	// Answer is the answerability model's probability that the passage
+	// answers the question, and Features its inputs; set by
+	// AnswerModel.Assess before Decide.
+	Answer   float64
+	Features Features
 }
 
 // Decision is what the gate decided for a turn.
@@ -22,8 +34,11 @@ const (
 
 // Coverage summarises the surviving pool.
 type Coverage struct {
+	// Max is the highest calibrated relevance among the survivors.
 	Max              float64 `json:"max"`
 	PrimaryKindCount int     `json:"primary_kind_count"`
+	// Outline is how many notes the synthesis planner kept.
+	Outline int `json:"outline"`
 }
 
 // Note is one surviving passage minted as the footnote [^N] for this turn.
@@ -44,6 +59,8 @@ type Outcome struct {
 	Checks map[string]bool
 	// Floored counts the candidates dropped by the prefloor.
 	Floored int
+	// Survivors are the candidates behind Notes, in the same order.
+	Survivors []Candidate
 }
 
 // Caveat reports whether the turn was grounded from the in-between band
@@ -51,8 +68,11 @@ type Outcome struct {
 func (o Outcome) Caveat() bool { return o.Checks["caveat"] }
 
 // relevance is the score the thresholds are compared against.
-func relevance(c Candidate, rerankActive bool) float64 {
-	if rerankActive {
+func relevance(cfg Config, c Candidate, rerankActive bool) float64 {
+	switch {
+	case cfg.Relevance == RelevanceAnswerability:
+		return c.Answer
+	case rerankActive:
 		return c.Rerank
 	}
 	return c.Score
@@ -68,7 +88,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool) Outcome {
 	o := Outcome{Checks: make(map[string]bool, 8)}
 	survivors := make([]Candidate, 0, len(cands))
 	for _, c := range cands {
-		r := relevance(c, rerankActive)
+		r := relevance(cfg, c, rerankActive)
 		if !c.Forced && !(r >= floor) { // NaN is below every floor
 			o.Floored++
 			continue
@@ -111,9 +131,69 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool) Outcome {
 	if cfg.MaxNotes <= 0 {
 		k = len(survivors)
 	}
+	o.Survivors = survivors[:k]
 	o.Notes = make([]Note, k)
 	for i, c := range survivors[:k] {
 		o.Notes[i] = Note{N: i + 1, ID: c.ID, Title: c.Title, Address: c.Address, URL: c.URL, Kind: c.Kind, Text: c.Text}
 	}
 	return o
+}
+
+// LocalOutline is the local synthesis planner: the indexes into
+// o.Survivors of the notes whose answerability reaches
+// cfg.Planner.MinSupport, best first, at most cfg.Planner.MaxOutline.
+func LocalOutline(cfg Config, o Outcome) []int {
+	var idx []int
+	for i, c := range o.Survivors {
+		if c.Answer >= cfg.Planner.MinSupport {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return o.Survivors[idx[a]].Answer > o.Survivors[idx[b]].Answer })
+	if len(idx) > cfg.Planner.MaxOutline {
+		idx = idx[:cfg.Planner.MaxOutline]
+	}
+	return idx
+}
+
+// ApplyOutline keeps the outlined notes of a grounded outcome, in outline
+// order, renumbered [^1]..[^k]; an empty outline turns the decision into a
+// refusal (Checks["empty_outline"]), so no answer model runs.
+func ApplyOutline(o Outcome, outline []int) Outcome {
+	if o.Decision != Ground {
+		return o
+	}
+	o.Coverage.Outline = len(outline)
+	o.Checks["empty_outline"] = len(outline) == 0
+	if len(outline) == 0 {
+		o.Decision = Refuse
+		o.Notes, o.Survivors = nil, nil
+		return o
+	}
+	notes := make([]Note, 0, len(outline))
+	surv := make([]Candidate, 0, len(outline))
+	for _, i := range outline {
+		if i < 0 || i >= len(o.Notes) {
+			continue
+		}
+		n := o.Notes[i]
+		n.N = len(notes) + 1
+		notes = append(notes, n)
+		surv = append(surv, o.Survivors[i])
+	}
+	o.Notes, o.Survivors = notes, surv
+	o.Coverage.Outline = len(notes)
+	if len(notes) == 0 {
+		o.Decision = Refuse
+		o.Checks["empty_outline"] = true
+	}
+	return o
+}
+
+// Planner is a remote synthesis planner: given the question and the notes
+// that survived the gate, it returns the indexes of the notes that support
+// an answer, in outline order. The proxy hands one in when
+// gate.planner.mode is remote; the gate itself does no I/O.
+type Planner interface {
+	Outline(ctx context.Context, question string, notes []Note) ([]int, error)
 }

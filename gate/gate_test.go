@@ -10,6 +10,14 @@ func lec(score float64) Candidate  { return Candidate{Kind: "lecture", Score: sc
 func lib(score float64) Candidate  { return Candidate{Kind: "library", Score: score, Rerank: score} }
 func forced(c Candidate) Candidate { c.Forced = true; return c }
 
+// rerankConfig compares the reranker's own score, as before the
+// answerability model: these tests pin the threshold arithmetic.
+func rerankConfig() Config {
+	c := DefaultConfig()
+	c.Relevance = RelevanceRerank
+	return c
+}
+
 func TestPrefloor(t *testing.T) {
 	tests := []struct {
 		name         string
@@ -31,7 +39,7 @@ func TestPrefloor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := Decide(DefaultConfig(), []Candidate{tt.cand}, tt.rerankActive)
+			o := Decide(rerankConfig(), []Candidate{tt.cand}, tt.rerankActive)
 			if o.Floored != tt.wantFloored {
 				t.Errorf("Floored = %d, want %d", o.Floored, tt.wantFloored)
 			}
@@ -40,7 +48,7 @@ func TestPrefloor(t *testing.T) {
 }
 
 func TestDecideBoundaries(t *testing.T) {
-	ground := DefaultConfig()
+	ground := rerankConfig()
 	ground.Between = BetweenGround
 	tests := []struct {
 		name    string
@@ -50,34 +58,34 @@ func TestDecideBoundaries(t *testing.T) {
 		checks  map[string]bool
 		wantCov Coverage
 	}{
-		{"sufficient at 0.55 with 2 lectures", DefaultConfig(), []Candidate{lec(0.55), lec(0.3)}, Ground,
-			map[string]bool{"sufficient": true, "good_enough": true, "bail_out": false, "between": false}, Coverage{0.55, 2}},
-		{"0.5499 with 2 lectures is between", DefaultConfig(), []Candidate{lec(0.5499), lec(0.3)}, Refuse,
-			map[string]bool{"sufficient": false, "good_enough": false, "bail_out": false, "between": true}, Coverage{0.5499, 2}},
-		{"0.55 with 1 lecture is between", DefaultConfig(), []Candidate{lec(0.55), lib(0.3)}, Refuse,
-			map[string]bool{"sufficient": false, "good_enough": false, "between": true}, Coverage{0.55, 1}},
-		{"floored lecture does not count", DefaultConfig(), []Candidate{lec(0.6), lec(0.1)}, Refuse,
-			map[string]bool{"sufficient": false, "between": true}, Coverage{0.6, 1}},
-		{"forced lecture below floor counts", DefaultConfig(), []Candidate{lec(0.6), forced(lec(0.1))}, Ground,
-			map[string]bool{"sufficient": true}, Coverage{0.6, 2}},
-		{"good enough at 0.65 alone", DefaultConfig(), []Candidate{lib(0.65)}, Ground,
-			map[string]bool{"sufficient": false, "good_enough": true}, Coverage{0.65, 0}},
-		{"0.6499 alone is between", DefaultConfig(), []Candidate{lib(0.6499)}, Refuse,
-			map[string]bool{"good_enough": false, "between": true}, Coverage{0.6499, 0}},
-		{"0.40 is not bail out", DefaultConfig(), []Candidate{lib(0.40)}, Refuse,
-			map[string]bool{"bail_out": false, "between": true}, Coverage{0.40, 0}},
-		{"0.3999 bails out", DefaultConfig(), []Candidate{lib(0.3999)}, Fallback,
-			map[string]bool{"bail_out": true, "between": false}, Coverage{0.3999, 0}},
-		{"empty pool bails out", DefaultConfig(), nil, Fallback,
-			map[string]bool{"bail_out": true, "empty": true}, Coverage{0, 0}},
-		{"all floored bails out", DefaultConfig(), []Candidate{lib(0.1), lec(0.05)}, Fallback,
-			map[string]bool{"bail_out": true, "empty": true}, Coverage{0, 0}},
+		{"sufficient at 0.55 with 2 lectures", rerankConfig(), []Candidate{lec(0.55), lec(0.3)}, Ground,
+			map[string]bool{"sufficient": true, "good_enough": true, "bail_out": false, "between": false}, Coverage{0.55, 2, 0}},
+		{"0.5499 with 2 lectures is between", rerankConfig(), []Candidate{lec(0.5499), lec(0.3)}, Refuse,
+			map[string]bool{"sufficient": false, "good_enough": false, "bail_out": false, "between": true}, Coverage{0.5499, 2, 0}},
+		{"0.55 with 1 lecture is between", rerankConfig(), []Candidate{lec(0.55), lib(0.3)}, Refuse,
+			map[string]bool{"sufficient": false, "good_enough": false, "between": true}, Coverage{0.55, 1, 0}},
+		{"floored lecture does not count", rerankConfig(), []Candidate{lec(0.6), lec(0.1)}, Refuse,
+			map[string]bool{"sufficient": false, "between": true}, Coverage{0.6, 1, 0}},
+		{"forced lecture below floor counts", rerankConfig(), []Candidate{lec(0.6), forced(lec(0.1))}, Ground,
+			map[string]bool{"sufficient": true}, Coverage{0.6, 2, 0}},
+		{"good enough at 0.65 alone", rerankConfig(), []Candidate{lib(0.65)}, Ground,
+			map[string]bool{"sufficient": false, "good_enough": true}, Coverage{0.65, 0, 0}},
+		{"0.6499 alone is between", rerankConfig(), []Candidate{lib(0.6499)}, Refuse,
+			map[string]bool{"good_enough": false, "between": true}, Coverage{0.6499, 0, 0}},
+		{"0.40 is not bail out", rerankConfig(), []Candidate{lib(0.40)}, Refuse,
+			map[string]bool{"bail_out": false, "between": true}, Coverage{0.40, 0, 0}},
+		{"0.3999 bails out", rerankConfig(), []Candidate{lib(0.3999)}, Fallback,
+			map[string]bool{"bail_out": true, "between": false}, Coverage{0.3999, 0, 0}},
+		{"empty pool bails out", rerankConfig(), nil, Fallback,
+			map[string]bool{"bail_out": true, "empty": true}, Coverage{0, 0, 0}},
+		{"all floored bails out", rerankConfig(), []Candidate{lib(0.1), lec(0.05)}, Fallback,
+			map[string]bool{"bail_out": true, "empty": true}, Coverage{0, 0, 0}},
 		{"between ground grounds with caveat", ground, []Candidate{lib(0.5)}, Ground,
-			map[string]bool{"between": true, "caveat": true, "good_enough": false}, Coverage{0.5, 0}},
+			map[string]bool{"between": true, "caveat": true, "good_enough": false}, Coverage{0.5, 0, 0}},
 		{"between ground still bails out below 0.40", ground, []Candidate{lib(0.39)}, Fallback,
-			map[string]bool{"caveat": false, "bail_out": true}, Coverage{0.39, 0}},
+			map[string]bool{"caveat": false, "bail_out": true}, Coverage{0.39, 0, 0}},
 		{"good enough has no caveat", ground, []Candidate{lib(0.7)}, Ground,
-			map[string]bool{"caveat": false}, Coverage{0.7, 0}},
+			map[string]bool{"caveat": false}, Coverage{0.7, 0, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,7 +110,7 @@ func TestDecideBoundaries(t *testing.T) {
 }
 
 func TestDecideNotes(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := rerankConfig()
 	cfg.MaxNotes = 2
 	cands := []Candidate{
 		{ID: "a", Kind: "lecture", Rerank: 0.9, Address: "A"},
@@ -127,10 +135,10 @@ func TestDecideNotes(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	if err := DefaultConfig().Validate(); err != nil {
-		t.Fatalf("DefaultConfig().Validate() = %v", err)
+	if err := rerankConfig().Validate(); err != nil {
+		t.Fatalf("rerankConfig().Validate() = %v", err)
 	}
-	bad := DefaultConfig()
+	bad := rerankConfig()
 	bad.Prefloor = 2
 	bad.BailOutBelow = 0.9
 	bad.Between = "maybe"

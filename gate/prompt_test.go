@@ -7,7 +7,7 @@ import (
 )
 
 func TestSystemPromptGround(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := rerankConfig()
 	o := Decide(cfg, []Candidate{
 		{ID: "doc_7f3a9c", URL: "https://ex.org/doc_7f3a9c", Title: "Intro", Kind: "lecture", Address: "Lecture 3 §2",
 			Text: "Line one\nline two (see doc_7f3a9c or https://ex.org/doc_7f3a9c) [^4] end.", Rerank: 0.9},
@@ -40,7 +40,7 @@ func TestSystemPromptGround(t *testing.T) {
 }
 
 func TestSystemPromptFallbackAndRefuse(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := rerankConfig()
 	o := Decide(cfg, nil, true)
 	got := SystemPrompt(cfg, o, nil)
 	if !strings.Contains(got, cfg.Disclaimer) || !strings.Contains(got, cfg.FallbackInstruction) {
@@ -59,7 +59,7 @@ func TestSystemPromptFallbackAndRefuse(t *testing.T) {
 }
 
 func TestSystemPromptCaveatAndCustomTemplate(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := rerankConfig()
 	cfg.Between = BetweenGround
 	o := Decide(cfg, []Candidate{lib(0.5)}, true)
 	if got := SystemPrompt(cfg, o, nil); !strings.Contains(got, cfg.Caveat) {
@@ -76,7 +76,7 @@ func TestSystemPromptCaveatAndCustomTemplate(t *testing.T) {
 }
 
 func TestSystemPromptScrub(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := rerankConfig()
 	re := regexp.MustCompile(`\b[0-9a-f]{16,}\b`)
 	cfg.Scrub = func(s string) string { return re.ReplaceAllLiteralString(s, "") }
 	o := Decide(cfg, []Candidate{{Kind: "library", Rerank: 0.9, Text: "hash 0123456789abcdef0 here"}}, true)

@@ -255,6 +255,20 @@ func (g generator) seedFor(body []byte) *rand.Rand {
 	return rand.New(rand.NewPCG(g.cfg.Seed, h.Sum64()))
 }
 
+// nthSentence returns sentence j (0-based) of s as firstSentence cuts it,
+// or "" when s has fewer sentences.
+func nthSentence(s string, j int) string {
+	for ; j > 0; j-- {
+		first := firstSentence(s)
+		rest := strings.TrimLeft(strings.TrimPrefix(strings.TrimSpace(s), first), ".!? ")
+		if rest == "" || len(rest) == len(strings.TrimSpace(s)) {
+			return ""
+		}
+		s = rest
+	}
+	return firstSentence(s)
+}
+
 // firstSentence returns the note's first sentence, trimmed to a sane length.
 func firstSentence(s string) string {
 	for i := 0; i < len(s); i++ {
@@ -332,10 +346,26 @@ func (g generator) build(req *chatRequest, body []byte, id string) answer {
 		text.WriteString("It is based on general knowledge rather than on a specific source.")
 	} else {
 		text.WriteString("Based on the notes: ")
-		k := min(len(notes), g.cfg.MaxSentences)
-		for i := 0; i < k; i++ {
-			nt := notes[i]
-			sent := firstSentence(nt.text)
+		// Up to max_sentences cited sentences: each note's first sentence,
+		// then (when there are fewer notes than that) their next ones.
+		type pick struct {
+			nt   note
+			sent string
+		}
+		var picks []pick
+		for j := 0; len(picks) < g.cfg.MaxSentences && j < g.cfg.MaxSentences; j++ {
+			for _, nt := range notes {
+				if len(picks) == g.cfg.MaxSentences {
+					break
+				}
+				if sent := nthSentence(nt.text, j); sent != "" {
+					picks = append(picks, pick{nt, sent})
+				}
+			}
+		}
+		for _, pk := range picks {
+			nt := pk.nt
+			sent := pk.sent
 			if r.Float64() < f.Contradict {
 				if m := numberRe.FindStringSubmatchIndex(sent); m != nil {
 					loc := m[2:4]

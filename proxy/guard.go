@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,7 +64,7 @@ func NewPipeline(log *zap.Logger) PipelineFactory {
 		j.UseMetrics(jm)
 		gcfg := cfg.Stages.Gate
 		gcfg.Scrub = spec.Scrub
-		return &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, holder: h}, nil
+		return &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, answer: gate.DefaultAnswerModel(), holder: h}, nil
 	}
 }
 
@@ -151,7 +152,29 @@ type guardPipe struct {
 	spec   *gauntlet.Spec
 	judge  *judge.Judge
 	gate   gate.Config
+	answer gate.AnswerModel
 	holder *engineHolder
+	// planner is the remote synthesis planner; nil unless
+	// gate.planner.mode is remote.
+	planner gate.Planner
+}
+
+// outline runs the synthesis planner over a grounded outcome: the remote
+// planner when configured (falling back to the local one, with
+// degraded "planner", when it fails), else the local one.
+func (p *guardPipe) outline(ctx context.Context, question string, o gate.Outcome, degrade func(string)) []int {
+	if o.Decision != gate.Ground {
+		return nil
+	}
+	if p.planner != nil {
+		idx, err := p.planner.Outline(ctx, question, o.Notes)
+		if err == nil {
+			return idx
+		}
+		p.log.Warn("remote planner failed; the local planner decides", zap.Error(err))
+		degrade("planner")
+	}
+	return gate.LocalOutline(p.gate, o)
 }
 
 // WriteMetrics appends the verifier's series to /metrics.
@@ -177,9 +200,11 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	cands := make([]gate.Candidate, len(res.Candidates))
 	for i, c := range res.Candidates {
 		cands[i] = gate.Candidate{ID: c.ID, Title: c.Title, Kind: c.Kind, Address: c.Address, URL: c.URL,
-			Text: c.Text, Score: c.Score, Rerank: c.Rerank, Forced: c.Forced}
+			Text: c.Text, Score: c.Score, Rerank: c.Rerank, Forced: c.Forced, Lanes: c.Lanes}
 	}
+	p.answer.Assess(gate.PrepareQuestion(req.Query, res.IDF), cands)
 	t.out = gate.Decide(p.gate, cands, res.RerankActive)
+	t.out = gate.ApplyOutline(t.out, p.outline(ctx, req.Query, t.out, t.addDegraded))
 	memory := make([]string, 0, len(res.Memory))
 	for _, m := range res.Memory {
 		memory = append(memory, m.Text)
@@ -238,6 +263,12 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 			zap.Int("floored", t.out.Floored), zap.Int("notes", len(t.out.Notes)))
 	}
 	return t, nil
+}
+
+func (t *guardTurn) addDegraded(what string) {
+	if !slices.Contains(t.degraded, what) {
+		t.degraded = append(t.degraded, what)
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

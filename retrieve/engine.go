@@ -45,6 +45,10 @@ type Result struct {
 	RerankActive bool     // a reranker (remote or local) ordered the pool
 	Degraded     []string // remote pieces that failed and were stood in for or skipped
 	ShortCircuit bool     // a strong memory note short-circuited the corpus sweep
+	// IDF weighs a stemmed term by its rarity in the queried partition
+	// (the answerability model's coverage features); nil when no
+	// partition matched.
+	IDF func(term string) float64
 }
 
 // QueryEmbedder embeds query texts for one (tenant, kb); cache keys must
@@ -220,7 +224,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	if p == nil || strings.TrimSpace(q.Text) == "" {
 		return Result{}, nil
 	}
-	var res Result
+	res := Result{IDF: p.Local.IDF}
 	degrade := func(what string) {
 		if !slices.Contains(res.Degraded, what) {
 			res.Degraded = append(res.Degraded, what)

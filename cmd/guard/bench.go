@@ -167,12 +167,14 @@ func runTargets(ctx context.Context, cfg bench.LoadConfig, direct string) (bench
 
 func benchQuality(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench quality", flag.ContinueOnError)
-	var retrieval, verify, claims, gauntlet bool
+	var retrieval, verify, claims, gauntlet, gateSuite bool
 	var data, out string
 	fs.BoolVar(&retrieval, "retrieval", false, "run the retrieval suite (BEIR SciFact, KJV addresses)")
 	fs.BoolVar(&verify, "verify", false, "run the verifier suite (SciFact, WiCE, HaluEval)")
 	fs.BoolVar(&claims, "claims", false, "run the end-to-end claims suite (changed numbers and uncited sentences from mockllm, report and strict mode)")
 	fs.BoolVar(&gauntlet, "gauntlet", false, "run the marker gauntlet suite (mockllm faults as ground truth)")
+	fs.BoolVar(&gateSuite, "gate", false, "run the answerability suite (HaluEval halves + dev corpora in bench/testdata/gate: grounded vs declined, in-sample and out-of-sample)")
+	fs.BoolVar(&bench.GateFit, "fit", false, "with --gate: refit the shipped answerability model on the training sets and write gate/answermodel.json")
 	fs.StringVar(&data, "data", defaultDataDir(), "evaluation data folder (env GUARD_DATA, default ../shared/data)")
 	fs.StringVar(&out, "out", "bench-out", "report folder (quality.md)")
 	if err := parseFlags(fs, args); err != nil {
@@ -182,7 +184,7 @@ func benchQuality(ctx context.Context, args []string) error {
 		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	var want []string
-	for name, on := range map[string]bool{"retrieval": retrieval, "verify": verify, "claims": claims, "gauntlet": gauntlet} {
+	for name, on := range map[string]bool{"retrieval": retrieval, "verify": verify, "claims": claims, "gauntlet": gauntlet, "gate": gateSuite} {
 		if on {
 			want = append(want, name)
 		}

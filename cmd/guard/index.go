@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/proxy"
 	"github.com/answer-guard/guard/retrieve"
@@ -213,18 +214,34 @@ func runIndexQuery(ctx context.Context, args []string) error {
 		return err
 	}
 	took := time.Since(start)
+	answer := answerability(q, res)
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(queryJSON(q, *tenant, *kb, took, res))
+		return enc.Encode(queryJSON(q, *tenant, *kb, took, res, answer))
 	}
-	printResult(os.Stdout, res, took)
+	printResult(os.Stdout, res, took, answer)
 	return nil
+}
+
+// answerability is each candidate's calibrated relevance as the gate sees
+// it: the shipped answerability model's probability that it answers q.
+func answerability(q string, res retrieve.Result) []float64 {
+	cands := make([]gate.Candidate, len(res.Candidates))
+	for i, c := range res.Candidates {
+		cands[i] = gate.Candidate{ID: c.ID, Title: c.Title, Kind: c.Kind, Text: c.Text, Score: c.Score, Rerank: c.Rerank, Forced: c.Forced, Lanes: c.Lanes}
+	}
+	gate.DefaultAnswerModel().Assess(gate.PrepareQuestion(q, res.IDF), cands)
+	out := make([]float64, len(cands))
+	for i, c := range cands {
+		out[i] = c.Answer
+	}
+	return out
 }
 
 // queryJSON is the --json shape of guard index query: snake_case keys,
 // one object per ranked note.
-func queryJSON(q, tenant, kb string, took time.Duration, res retrieve.Result) any {
+func queryJSON(q, tenant, kb string, took time.Duration, res retrieve.Result, answer []float64) any {
 	type note struct {
 		Rank    int      `json:"rank"`
 		ID      string   `json:"id"`
@@ -235,6 +252,7 @@ func queryJSON(q, tenant, kb string, took time.Duration, res retrieve.Result) an
 		URL     string   `json:"url"`
 		Score   float64  `json:"score"`
 		Rerank  float64  `json:"rerank"`
+		Answer  float64  `json:"answer"` // calibrated relevance: P(the passage answers the question)
 		Lanes   []string `json:"lanes"`
 		Forced  bool     `json:"forced"`
 		Text    string   `json:"text"`
@@ -246,7 +264,7 @@ func queryJSON(q, tenant, kb string, took time.Duration, res retrieve.Result) an
 	}
 	notes := make([]note, len(res.Candidates))
 	for i, c := range res.Candidates {
-		notes[i] = note{i + 1, c.ID, c.DocID, c.Title, c.Kind, c.Address, c.URL, c.Score, c.Rerank, c.Lanes, c.Forced, c.Text}
+		notes[i] = note{i + 1, c.ID, c.DocID, c.Title, c.Kind, c.Address, c.URL, c.Score, c.Rerank, answer[i], c.Lanes, c.Forced, c.Text}
 	}
 	memory := make([]memo, len(res.Memory))
 	for i, m := range res.Memory {
@@ -260,11 +278,11 @@ func queryJSON(q, tenant, kb string, took time.Duration, res retrieve.Result) an
 		"notes": notes, "memory": memory, "rerank_active": res.RerankActive, "short_circuit": res.ShortCircuit, "degraded": degraded}
 }
 
-func printResult(w io.Writer, res retrieve.Result, took time.Duration) {
-	fmt.Fprintf(w, "%-4s %-28s %-18s %-8s %6s %6s  %-22s %s\n", "rank", "id", "address", "kind", "score", "rerank", "lanes", "forced")
+func printResult(w io.Writer, res retrieve.Result, took time.Duration, answer []float64) {
+	fmt.Fprintf(w, "%-4s %-28s %-18s %-8s %6s %6s %6s  %-22s %s\n", "rank", "id", "address", "kind", "score", "rerank", "answer", "lanes", "forced")
 	for i, c := range res.Candidates {
-		fmt.Fprintf(w, "%-4d %-28s %-18s %-8s %6.3f %6.3f  %-22s %v\n", i+1, clip(c.ID, 28), clip(c.Address, 18), clip(c.Kind, 8),
-			c.Score, c.Rerank, strings.Join(c.Lanes, ","), c.Forced)
+		fmt.Fprintf(w, "%-4d %-28s %-18s %-8s %6.3f %6.3f %6.3f  %-22s %v\n", i+1, clip(c.ID, 28), clip(c.Address, 18), clip(c.Kind, 8),
+			c.Score, c.Rerank, answer[i], strings.Join(c.Lanes, ","), c.Forced)
 	}
 	for _, m := range res.Memory {
 		fmt.Fprintf(w, "memory note (%.3f, refs %v): %s\n", m.Score, m.Refs, clip(m.Text, 100))

@@ -1,0 +1,382 @@
+package gate
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+
+	"github.com/answer-guard/guard/index"
+)
+
+// The local answerability model: an estimate of the probability that a
+// passage answers a question, from features that mean the same thing on
+// every corpus and with every reranker (local or remote). It is a logistic
+// model over the features below, fitted on labelled training data only
+// (`guard bench quality --gate --fit` writes answermodel.json; the split is
+// fixed by item id) and reported on data it never saw (docs/quality.md).
+//
+// The gate compares its output, not a reranker's raw score, with prefloor,
+// bail_out_below, sufficient_max and good_enough_max; rerank scores only
+// order the pool.
+
+// The features of one (question, passage) pair.
+const (
+	FBias     = iota
+	FRerank   // the reranker's score in [0,1] (local or remote; only its order is trusted, so it enters clipped)
+	FCoverage // IDF-weighted share of the question's stemmed content terms found in the passage (title included)
+	FRare     // share of the question's two highest-IDF terms found in the passage
+	FBigram   // share of the question's adjacent term pairs found adjacent in the passage
+	FTypeHit  // the question asks for an answer type (date, quantity, person, place, phone, email) and the passage has one
+	FTypeMiss // it asks for one and the passage has none
+	FTop      // 1 for the candidate ranked first
+	FMargin   // this candidate's coverage minus the best coverage among the other candidates
+	FAddress  // found by the address lane (an exact address) or as a curated-memory reference
+	FLanes    // share of the dense and lexical lanes that found it
+	NumFeatures
+)
+
+// FeatureNames name the features in reports and in answermodel.json.
+var FeatureNames = [NumFeatures]string{"bias", "rerank", "coverage", "rare", "bigram", "type_hit", "type_miss", "top", "margin", "address", "lanes"}
+
+// Features are one pair's feature values.
+type Features [NumFeatures]float64
+
+// AnswerModel is a fitted logistic answerability model.
+type AnswerModel struct {
+	Weights Features `json:"weights"`
+	// Fit says how and on what it was fitted (for reports).
+	Fit string `json:"fit"`
+}
+
+//go:embed answermodel.json
+var answerModelJSON []byte
+
+// DefaultAnswerModel is the shipped model (answermodel.json).
+func DefaultAnswerModel() AnswerModel {
+	var m AnswerModel
+	if err := json.Unmarshal(answerModelJSON, &m); err != nil {
+		panic(fmt.Sprintf("gate: embedded answermodel.json: %v", err))
+	}
+	return m
+}
+
+// Prob is the model's probability for f.
+func (m AnswerModel) Prob(f Features) float64 {
+	var z float64
+	for i, w := range m.Weights {
+		z += w * f[i]
+	}
+	return 1 / (1 + math.Exp(-z))
+}
+
+// Question is a question prepared for feature extraction: its stemmed
+// content terms with their IDF weights, adjacent pairs, and the answer type
+// it asks for.
+type Question struct {
+	terms   []string
+	weights []float64
+	total   float64
+	rare    [2]int // indexes into terms of the two highest-IDF terms (-1 if absent)
+	bigrams [][2]string
+	want    answerType
+}
+
+// PrepareQuestion tokenizes q (stemmed, stopwords dropped: index.Tokenize)
+// and weighs each distinct term with idf; a nil idf weighs every term 1.
+func PrepareQuestion(q string, idf func(string) float64) Question {
+	toks := index.Tokenize(q)
+	pq := Question{rare: [2]int{-1, -1}, want: askedType(q)}
+	seen := make(map[string]bool, len(toks))
+	for _, t := range toks {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		w := 1.0
+		if idf != nil {
+			w = idf(t)
+		}
+		pq.terms = append(pq.terms, t)
+		pq.weights = append(pq.weights, w)
+		pq.total += w
+	}
+	for i, w := range pq.weights {
+		switch {
+		case pq.rare[0] < 0 || w > pq.weights[pq.rare[0]]:
+			pq.rare[1] = pq.rare[0]
+			pq.rare[0] = i
+		case pq.rare[1] < 0 || w > pq.weights[pq.rare[1]]:
+			pq.rare[1] = i
+		}
+	}
+	for i := 1; i < len(toks); i++ {
+		pq.bigrams = append(pq.bigrams, [2]string{toks[i-1], toks[i]})
+	}
+	return pq
+}
+
+// passageMatch is what a passage offers a question, before the
+// pool-relative features (top, margin) are known.
+type passageMatch struct {
+	coverage, rare, bigram float64
+	typeHit, typeMiss      bool
+}
+
+func (q *Question) match(title, text string) passageMatch {
+	var m passageMatch
+	toks := index.Tokenize(title + " " + text)
+	set := make(map[string]struct{}, len(toks))
+	for _, t := range toks {
+		set[t] = struct{}{}
+	}
+	if q.total > 0 {
+		var found float64
+		for i, t := range q.terms {
+			if _, ok := set[t]; ok {
+				found += q.weights[i]
+			}
+		}
+		m.coverage = found / q.total
+	}
+	var n, hit float64
+	for _, r := range q.rare {
+		if r < 0 {
+			continue
+		}
+		n++
+		if _, ok := set[q.terms[r]]; ok {
+			hit++
+		}
+	}
+	if n > 0 {
+		m.rare = hit / n
+	}
+	if len(q.bigrams) > 0 {
+		pairs := make(map[[2]string]struct{}, len(toks))
+		for i := 1; i < len(toks); i++ {
+			pairs[[2]string{toks[i-1], toks[i]}] = struct{}{}
+		}
+		var b float64
+		for _, bg := range q.bigrams {
+			if _, ok := pairs[bg]; ok {
+				b++
+			}
+		}
+		m.bigram = b / float64(len(q.bigrams))
+	}
+	if q.want != typeNone {
+		has := hasType(q.want, text)
+		m.typeHit, m.typeMiss = has, !has
+	}
+	return m
+}
+
+// Assess computes every candidate's features and sets its Answer to the
+// model's probability. cands are in retrieve's order (rank 1 first).
+func (m AnswerModel) Assess(q Question, cands []Candidate) {
+	matches := make([]passageMatch, len(cands))
+	best, second := -1.0, -1.0
+	for i := range cands {
+		matches[i] = q.match(cands[i].Title, cands[i].Text)
+		switch c := matches[i].coverage; {
+		case c > best:
+			second, best = best, c
+		case c > second:
+			second = c
+		}
+	}
+	for i := range cands {
+		f := candidateFeatures(cands[i], matches[i], i == 0, best, second)
+		cands[i].Features = f
+		cands[i].Answer = m.Prob(f)
+		if f[FAddress] == 1 {
+			// An exact address hit or a curated-memory reference is a rule,
+			// not a guess: it keeps at least the rule score retrieve gave
+			// it ("explain HB 5.3", "What does John 3:16 say?" name their
+			// passage; the question's words need not be in it).
+			cands[i].Answer = max(cands[i].Answer, min(cands[i].Rerank, 1))
+		}
+	}
+}
+
+func candidateFeatures(c Candidate, pm passageMatch, top bool, best, second float64) Features {
+	var f Features
+	f[FBias] = 1
+	f[FRerank] = min(max(c.Rerank, 0), 1)
+	f[FCoverage] = pm.coverage
+	f[FRare] = pm.rare
+	f[FBigram] = pm.bigram
+	if pm.typeHit {
+		f[FTypeHit] = 1
+	}
+	if pm.typeMiss {
+		f[FTypeMiss] = 1
+	}
+	if top {
+		f[FTop] = 1
+	}
+	other := best
+	if pm.coverage >= best {
+		other = second
+	}
+	if other < 0 {
+		other = 0
+	}
+	f[FMargin] = pm.coverage - other
+	var lanes float64
+	for _, l := range c.Lanes {
+		switch l {
+		case "address", "memory":
+			f[FAddress] = 1
+		case "dense", "lexical":
+			lanes += 0.5
+		}
+	}
+	f[FLanes] = lanes
+	return f
+}
+
+// answerType is the kind of answer a question asks for.
+type answerType int
+
+const (
+	typeNone answerType = iota
+	typeTime
+	typeCount
+	typeCost
+	typeDuration
+	typeAge
+	typeSpeed
+	typeDistance
+	typePerson
+	typePlace
+	typePhone
+	typeEmail
+)
+
+// askedType reads the answer type off the question's wording: generic
+// English question forms, not any corpus's vocabulary.
+func askedType(q string) answerType {
+	s := " " + strings.ToLower(q) + " "
+	has := func(ws ...string) bool {
+		for _, w := range ws {
+			if strings.Contains(s, w) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("phone", "telephone", " number to call", " ring "):
+		return typePhone
+	case has("email", "e-mail"):
+		return typeEmail
+	case has(" how fast", " what speed", " top speed"):
+		return typeSpeed
+	case has(" how far", " what distance", " how close"):
+		return typeDistance
+	case has(" how old", " what age", " which age", " age limit", " minimum age"):
+		return typeAge
+	case has(" how much", " cost", " price", " fee ", " fee?", " fees", " charge", " how expensive", " how cheap",
+		" penalty", " fine ", " fine?", " pay ", " pay?", " dearer", " cheaper"):
+		return typeCost
+	case has(" how long", " how soon", " how quickly", " how early", " how far ahead", " how much notice", " how much time", " how often"):
+		return typeDuration
+	case has(" how many", " how big", " how large", " what size", " what number"):
+		return typeCount
+	case has(" when ", " what time", " what date", " which day", " what day", " which date", " what year", " which year"):
+		return typeTime
+	case has(" who ", " whom ", " whose "):
+		return typePerson
+	case has(" where "):
+		return typePlace
+	}
+	return typeNone
+}
+
+var (
+	timeWords = []string{"january", "february", "march", "april", " may ", "june", "july", "august", "september",
+		"october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+		"sunday", "weekday", "weekend", "noon", "midnight", "morning", "evening", "night", "daily", "weekly",
+		"monthly", "annual", "yearly", "spring", "summer", "autumn", "winter", " am ", " pm ", "o'clock"}
+	numberWords = []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+		"twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million", "dozen", "half", "twice",
+		"once", "single", "double", "several", "few"}
+	costWords     = []string{"pound", "pence", "£", "$", "€", "dollar", "euro", "cent", "free", "no charge", "percent", "%", "price", "costs", "fee of", "charged at"}
+	durationWords = []string{"second", "minute", "hour", "day", "week", "month", "year", "night", "term", "immediately", "at once", "same day"}
+	ageWords      = []string{"years old", "aged", "age ", "under ", "over ", "adult", "child", "minor"}
+	speedWords    = []string{"km/h", "kph", "mph", "per hour", "kilometres an hour", "miles an hour"}
+	distanceWords = []string{"kilomet", " km", "metre", "meter", " mile", " yard", " feet", "walk"}
+	personWords   = []string{"team", "office", "officer", "staff", "manager", "director", "service", "department",
+		"desk", "council", "company", "master", "purser", "crew", "engineer", "mentor", "panel", "warden", "nurse",
+		"doctor", "dentist", "reception", "support", "president", "founder", "chief", "head ", "board"}
+	placeWords = []string{" at ", " in ", " on the ", "station", "terminal", "office", "hall", "room", "deck",
+		"lounge", "store", "park", "library", "reception", "centre", "center", "court", "street", "road", "building",
+		"city", "town", "campus", "port", "harbour", "floor", "entrance"}
+)
+
+// hasType reports whether text holds an answer of type t.
+func hasType(t answerType, text string) bool {
+	lower := " " + strings.ToLower(text) + " "
+	containsAny := func(ws []string) bool {
+		for _, w := range ws {
+			if strings.Contains(lower, w) {
+				return true
+			}
+		}
+		return false
+	}
+	digits := 0
+	maxRun, run := 0, 0
+	for _, r := range text {
+		if unicode.IsDigit(r) {
+			digits++
+			run++
+			maxRun = max(maxRun, run)
+		} else if r != ' ' && r != '-' && r != '(' && r != ')' && r != '+' {
+			run = 0
+		}
+	}
+	quantity := digits > 0 || containsAny(numberWords)
+	switch t {
+	case typeTime:
+		return digits > 0 || containsAny(timeWords)
+	case typeCount:
+		return quantity
+	case typeCost:
+		return containsAny(costWords)
+	case typeDuration:
+		return quantity && containsAny(durationWords) || containsAny([]string{"immediately", "at once", "same day"})
+	case typeAge:
+		return quantity && containsAny(ageWords)
+	case typeSpeed:
+		return containsAny(speedWords)
+	case typeDistance:
+		return quantity && containsAny(distanceWords)
+	case typePerson:
+		return containsAny(personWords) || hasName(text)
+	case typePlace:
+		return containsAny(placeWords)
+	case typePhone:
+		return maxRun >= 7
+	case typeEmail:
+		return strings.Contains(text, "@")
+	}
+	return false
+}
+
+// hasName reports a capitalised word that does not start a sentence.
+func hasName(text string) bool {
+	prevEnd := true
+	for _, w := range strings.Fields(text) {
+		r := []rune(w)
+		if !prevEnd && len(r) > 1 && unicode.IsUpper(r[0]) {
+			return true
+		}
+		prevEnd = strings.HasSuffix(w, ".") || strings.HasSuffix(w, "?") || strings.HasSuffix(w, "!") || strings.HasSuffix(w, ":")
+	}
+	return false
+}

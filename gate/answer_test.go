@@ -1,0 +1,123 @@
+package gate
+
+import (
+	"math"
+	"testing"
+)
+
+// The shipped model is monotone where it must be: more of the question's
+// words in the passage, an answer of the asked type, an address hit or a
+// higher rerank score never lower the probability.
+func TestAnswerModelMonotone(t *testing.T) {
+	m := DefaultAnswerModel()
+	base := Features{FBias: 1, FRerank: 0.3, FCoverage: 0.4, FRare: 0.5, FBigram: 0.2, FTop: 1, FMargin: 0.1, FLanes: 1}
+	for _, k := range []int{FRerank, FCoverage, FRare, FTypeHit, FAddress} {
+		lo, hi := base, base
+		lo[k], hi[k] = 0, 1
+		if m.Prob(hi) < m.Prob(lo) {
+			t.Errorf("%s: P(%v=1) = %.3f < P(0) = %.3f", FeatureNames[k], FeatureNames[k], m.Prob(hi), m.Prob(lo))
+		}
+	}
+	lo, hi := base, base
+	lo[FTypeMiss], hi[FTypeMiss] = 0, 1
+	if m.Prob(hi) > m.Prob(lo) {
+		t.Errorf("type_miss raises the probability: %.3f > %.3f", m.Prob(hi), m.Prob(lo))
+	}
+	prev := -1.0
+	for c := 0.0; c <= 1.0001; c += 0.05 {
+		f := base
+		f[FCoverage] = c
+		p := m.Prob(f)
+		if p < prev || p < 0 || p > 1 || math.IsNaN(p) {
+			t.Fatalf("coverage %.2f: P %.4f after %.4f", c, p, prev)
+		}
+		prev = p
+	}
+}
+
+func TestAskedType(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want answerType
+	}{
+		{"What's the phone number of the lost property office?", typePhone},
+		{"How much is a yearly membership?", typeCost},
+		{"How long do refunds take", typeDuration},
+		{"How many suitcases can I bring?", typeCount},
+		{"When is the second rent payment due?", typeTime},
+		{"Who do I complain to?", typePerson},
+		{"Where am I supposed to keep my bike?", typePlace},
+		{"How fast do the electric bikes go?", typeSpeed},
+		{"How old do you need to be?", typeAge},
+		{"Do toddlers need a ticket?", typeNone},
+	} {
+		if got := askedType(tc.q); got != tc.want {
+			t.Errorf("askedType(%q) = %d, want %d", tc.q, got, tc.want)
+		}
+	}
+	if !hasType(typeCost, "Up to two dogs per passenger travel free.") || hasType(typeSpeed, "Electric bikes cost 20 pence more.") ||
+		!hasType(typePhone, "Call 0161 496 0000.") || hasType(typePhone, "Open from 7 am to 10 pm.") {
+		t.Error("hasType misreads a passage")
+	}
+}
+
+// An exact address hit keeps its rule score whatever the question's words.
+func TestAssessAddressHitKeepsRuleScore(t *testing.T) {
+	cands := []Candidate{
+		{ID: "hb-5-3", Kind: "lecture", Text: "Snapshots are taken nightly.", Rerank: 0.8, Lanes: []string{"address"}, Forced: true},
+		{ID: "other", Kind: "lecture", Text: "Unrelated text about widgets.", Rerank: 0.1, Lanes: []string{"dense"}},
+	}
+	DefaultAnswerModel().Assess(PrepareQuestion("explain hb 5.3", nil), cands)
+	if cands[0].Answer < 0.8 {
+		t.Errorf("address hit answer %.3f, want >= its rule score 0.8", cands[0].Answer)
+	}
+	if cands[1].Answer >= 0.4 {
+		t.Errorf("unrelated passage answer %.3f", cands[1].Answer)
+	}
+}
+
+// The planner keeps only notes that support an answer, best first; an
+// empty outline refuses.
+func TestPlannerOutline(t *testing.T) {
+	cfg := DefaultConfig()
+	cands := []Candidate{
+		{ID: "a", Kind: "lecture", Answer: 0.5, Forced: true},
+		{ID: "b", Kind: "lecture", Answer: 0.9, Forced: true},
+		{ID: "c", Kind: "lecture", Answer: 0.2, Forced: true},
+	}
+	o := Decide(cfg, cands, true)
+	if o.Decision != Ground {
+		t.Fatalf("decision %s", o.Decision)
+	}
+	o = ApplyOutline(o, LocalOutline(cfg, o))
+	if len(o.Notes) != 2 || o.Notes[0].ID != "b" || o.Notes[0].N != 1 || o.Notes[1].ID != "a" || o.Notes[1].N != 2 || o.Coverage.Outline != 2 {
+		t.Fatalf("outline %+v", o.Notes)
+	}
+	o2 := Decide(cfg, cands, true)
+	o2 = ApplyOutline(o2, nil)
+	if o2.Decision != Refuse || len(o2.Notes) != 0 || !o2.Checks["empty_outline"] {
+		t.Fatalf("empty outline: decision %s notes %d checks %v", o2.Decision, len(o2.Notes), o2.Checks)
+	}
+}
+
+// BenchmarkGateAndPlanner is the per-turn cost of the answerability model,
+// the gate and the local planner over a 16-candidate pool of 600-character
+// passages (the goal: under 1 ms p50).
+func BenchmarkGateAndPlanner(b *testing.B) {
+	text := "Rent is paid in three instalments, due on 1 October, 15 January and 15 April. A deposit of 250 pounds is taken when a room is accepted and is returned within 28 days of the end of the licence, less any charges for damage or missing keys. Students who pay late are reminded twice; after 21 days a late-payment charge of 25 pounds is added. Students facing hardship should contact the student funding office, which can arrange a payment plan or an emergency grant of up to 500 pounds."
+	cands := make([]Candidate, 16)
+	for i := range cands {
+		cands[i] = Candidate{ID: "c", Kind: "lecture", Title: "Rent and payment", Text: text, Rerank: 0.5 - float64(i)/40, Lanes: []string{"dense", "lexical"}}
+	}
+	cfg := DefaultConfig()
+	m := DefaultAnswerModel()
+	idf := func(string) float64 { return 2 }
+	b.ReportAllocs()
+	for b.Loop() {
+		q := PrepareQuestion("When is the second rent payment due?", idf)
+		cs := append([]Candidate(nil), cands...)
+		m.Assess(q, cs)
+		o := Decide(cfg, cs, true)
+		ApplyOutline(o, LocalOutline(cfg, o))
+	}
+}
