@@ -193,7 +193,6 @@ func (g GateScore) DeclinedRate() float64 { return ratio(g.Declined, g.Unanswera
 // Balanced is the mean of the two rates.
 func (g GateScore) Balanced() float64 { return (g.AnswerableRate() + g.DeclinedRate()) / 2 }
 
-
 // gateSystem decides a case.
 type gateSystem struct {
 	name  string
