@@ -50,6 +50,7 @@ type UpstreamConfig struct {
 	MaxEventBytes    int           `yaml:"max_event_bytes"`    // largest upstream SSE event accepted; default 1 MiB
 	MaxResponseBytes int           `yaml:"max_response_bytes"` // largest non-stream upstream body; default 16 MiB
 	MaxConns         int           `yaml:"max_conns"`          // idle connections kept to the upstream; default 512
+	IdleConnTimeout  time.Duration `yaml:"idle_conn_timeout"`  // an idle upstream connection is closed after this; below typical upstream keep-alive (nginx 75s, Node 5s, many LBs 60s); default 4s
 }
 
 // ModelsConfig restricts or renames models.
@@ -104,7 +105,7 @@ func DefaultConfig() Config {
 			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second},
 		Upstream: UpstreamConfig{APIKeyEnv: "OPENAI_API_KEY", FirstByteTimeout: 30 * time.Second,
 			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
-			MaxResponseBytes: 16 << 20, MaxConns: 512},
+			MaxResponseBytes: 16 << 20, MaxConns: 512, IdleConnTimeout: 4 * time.Second},
 		Pipeline: PipelineConfig{Enabled: true},
 		Mock:     mock,
 		Log:      LogConfig{Level: "info"},
@@ -307,6 +308,9 @@ func (u UpstreamConfig) validate() error {
 	}
 	if u.MaxResponseBytes < 1024 {
 		errs = append(errs, fmt.Errorf("max_response_bytes: must be >= 1024, got %d", u.MaxResponseBytes))
+	}
+	if u.IdleConnTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("idle_conn_timeout: must be > 0, got %s", u.IdleConnTimeout))
 	}
 	if u.MaxConns <= 0 {
 		errs = append(errs, fmt.Errorf("max_conns: must be > 0, got %d", u.MaxConns))

@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -244,5 +245,66 @@ func TestDuplicateKeysRefused(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `"model":"mock-1"`) {
 		t.Errorf("a request without duplicates: %d %s", resp.StatusCode, b)
+	}
+}
+
+// closingUpstream answers each connection's first request with a
+// keep-alive chat completion and then closes the connection, as an upstream
+// with a short keep-alive does with idle connections: the proxy's next
+// request on that pooled connection fails before any byte of an answer.
+func closingUpstream(t *testing.T) (string, *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn) {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				req, err := http.ReadRequest(r)
+				if err != nil {
+					return
+				}
+				io.Copy(io.Discard, req.Body)
+				served.Add(1)
+				body := `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+			}(c)
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	return "http://" + ln.Addr().String() + "/v1", &served
+}
+
+// Non-stream requests survive an upstream that closes idle connections: a
+// request that meets a closed pooled connection is retried once on a
+// fresh one (the write or the first read failed: nothing was answered).
+func TestUpstreamClosingIdleConnections(t *testing.T) {
+	base, served := closingUpstream(t)
+	ts := startServer(t, func(c *proxy.Config) { c.Upstream.BaseURL = base })
+	const n = 20
+	for i := range n {
+		resp, err := http.Post(ts.base+"/chat/completions", "application/json",
+			strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi `+strconv.Itoa(i)+`"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("request %d: %d %s", i, resp.StatusCode, b)
+		}
+	}
+	if got := served.Load(); got != n {
+		t.Errorf("upstream answered %d requests for %d sent (a retry must not repeat an answered request)", got, n)
 	}
 }

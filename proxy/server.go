@@ -65,8 +65,8 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 	if log == nil {
 		log = zap.NewNop()
 	}
-	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(), tr: newTransport(cfg.Upstream.MaxConns),
-		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes)}
+	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(), tr: newTransport(cfg.Upstream.MaxConns, cfg.Upstream.IdleConnTimeout),
+		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes, cfg.Upstream.IdleConnTimeout)}
 	if cfg.Upstream.BaseURL == "" {
 		mock, err := mockllm.Start(cfg.Mock, "127.0.0.1:0")
 		if err != nil {
@@ -189,6 +189,7 @@ func restartOnly(running, next Config) []string {
 		{"server.idle_timeout", r.IdleTimeout != n.IdleTimeout},
 		{"upstream.max_conns", running.Upstream.MaxConns != next.Upstream.MaxConns},
 		{"upstream.max_response_bytes", running.Upstream.MaxResponseBytes != next.Upstream.MaxResponseBytes},
+		{"upstream.idle_conn_timeout", running.Upstream.IdleConnTimeout != next.Upstream.IdleConnTimeout},
 	} {
 		if f.diff {
 			changed = append(changed, f.name)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -36,30 +37,62 @@ type upstream struct {
 
 // newTransport is the connection pool to upstreams, shared by every
 // configuration the server runs, so a reload never strands connections.
-func newTransport(maxConns int) *http.Transport {
+// An idle connection is closed after idle, which should be below the
+// upstream's own keep-alive limit, so the proxy never writes a request onto
+// a connection the upstream is closing.
+func newTransport(maxConns int, idle time.Duration) *http.Transport {
 	return &http.Transport{
 		Proxy:               nil, // never route loopback upstreams through an env proxy
 		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        maxConns,
 		MaxIdleConnsPerHost: maxConns,
-		IdleConnTimeout:     90 * time.Second,
+		IdleConnTimeout:     idle,
 		ForceAttemptHTTP2:   true,
 	}
 }
 
 // newFastClient is the fasthttp client for whole (non-stream) requests,
 // shared across reloads like the transport.
-func newFastClient(maxConns, maxBody int) *fasthttp.Client {
+//
+// A request whose connection fails before any byte of the answer came
+// back (the write failed, or the upstream closed the connection without a
+// response) is retried once on a fresh connection, POSTs included: the
+// upstream processed nothing that it answered. A partly read answer is
+// never retried.
+func newFastClient(maxConns, maxBody int, idle time.Duration) *fasthttp.Client {
 	return &fasthttp.Client{
 		Name:                          "answer-guard",
 		NoDefaultUserAgentHeader:      true,
 		MaxConnsPerHost:               maxConns,
-		MaxIdleConnDuration:           90 * time.Second,
+		MaxIdleConnDuration:           idle,
+		MaxIdemponentCallAttempts:     2,
+		RetryIfErr:                    retryUnanswered,
 		MaxResponseBodySize:           maxBody,
 		DisableHeaderNamesNormalizing: false,
 		ReadBufferSize:                16 << 10,
 		Dial:                          (&fasthttp.TCPDialer{Concurrency: 0}).Dial,
 	}
+}
+
+// retryUnanswered is the fasthttp retry policy: retry once when nothing of
+// the answer was read (see newFastClient).
+func retryUnanswered(_ *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
+	if attempts > 1 {
+		return false, false
+	}
+	return false, connFailedBeforeAnswer(err)
+}
+
+// connFailedBeforeAnswer reports errors that mean the request never got a
+// response byte: the upstream had closed the (reused) connection, so the
+// write broke, or the read met EOF or a reset at once.
+func connFailedBeforeAnswer(err error) bool {
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, fasthttp.ErrConnectionClosed),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED):
+		return true
+	}
+	return false
 }
 
 func newUpstream(base, key string, tr *http.Transport, fast *fasthttp.Client) *upstream {
