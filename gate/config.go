@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"text/template"
+	"time"
 )
 
 // Between names what to do when the pool is neither good enough nor so weak
@@ -81,6 +82,14 @@ type PlannerConfig struct {
 	MinSupport float64 `yaml:"min_support"`
 	// MaxOutline caps the outline. Range [1,999], default 8.
 	MaxOutline int `yaml:"max_outline"`
+	// BaseURL, Model, APIKeyEnv and Timeout configure the remote planner
+	// (an OpenAI-compatible /chat/completions endpoint, temperature 0).
+	// BaseURL and Model are required with mode remote; Timeout > 0,
+	// default 2s.
+	BaseURL   string        `yaml:"base_url"`
+	Model     string        `yaml:"model"`
+	APIKeyEnv string        `yaml:"api_key_env"`
+	Timeout   time.Duration `yaml:"timeout"`
 }
 
 // DefaultSystemTemplate is the default system_template.
@@ -125,7 +134,7 @@ func DefaultConfig() Config {
 		SystemTemplate:      DefaultSystemTemplate,
 		MaxNotes:            16,
 		Relevance:           RelevanceAnswerability,
-		Planner:             PlannerConfig{Mode: "local", MinSupport: 0.30, MaxOutline: 8},
+		Planner:             PlannerConfig{Mode: "local", MinSupport: 0.30, MaxOutline: 8, Timeout: 2 * time.Second},
 	}
 }
 
@@ -179,6 +188,12 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("planner.mode: must be local or remote, got %q", c.Planner.Mode))
 	}
 	unit("planner.min_support", c.Planner.MinSupport)
+	if c.Planner.Mode == "remote" && (c.Planner.BaseURL == "" || c.Planner.Model == "") {
+		errs = append(errs, errors.New("planner: mode remote needs base_url and model"))
+	}
+	if c.Planner.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("planner.timeout: must be > 0, got %s", c.Planner.Timeout))
+	}
 	if c.Planner.MaxOutline < 1 || c.Planner.MaxOutline > 999 {
 		errs = append(errs, fmt.Errorf("planner.max_outline: must be in [1,999], got %d", c.Planner.MaxOutline))
 	}

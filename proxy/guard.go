@@ -64,7 +64,11 @@ func NewPipeline(log *zap.Logger) PipelineFactory {
 		j.UseMetrics(jm)
 		gcfg := cfg.Stages.Gate
 		gcfg.Scrub = spec.Scrub
-		return &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, answer: gate.DefaultAnswerModel(), holder: h}, nil
+		gp := &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, answer: gate.DefaultAnswerModel(), holder: h}
+		if gcfg.Planner.Mode == "remote" {
+			gp.planner = newRemotePlanner(gcfg.Planner)
+		}
+		return gp, nil
 	}
 }
 
