@@ -34,7 +34,14 @@ philemon:philem,phm,phmn|hebrews:heb|james:jas,jm|1peter:1pet,1pe,1pt,1p|2peter:
 	return m
 }()
 
-var addrRE = regexp.MustCompile(`^((?:[1-3]\s*)?[a-z][a-z .]*?)\s*\.?\s*(\d+(?:[:.]\d+)*)$`)
+var (
+	addrRE = regexp.MustCompile(`^((?:[1-3]\s*)?[a-z][a-z .]*?)\s*\.?\s*(\d+(?:[:.]\d+)*)$`)
+	// numSepRE finds a separator with loose spacing between two numbers
+	// ("3 : 16", "5 .3"); dashRE a dash between a name and a number
+	// ("LF-4002", "hb-5.3").
+	numSepRE = regexp.MustCompile(`(\d)\s*([:.])\s*(\d)`)
+	dashRE   = regexp.MustCompile(`([a-z.])\s*[-_/]\s*(\d)`)
+)
 
 // squash lower-cases s and drops spaces and dots: "1 Cor." -> "1cor".
 func squash(s string) string {
@@ -44,12 +51,18 @@ func squash(s string) string {
 
 // NormalizeAddress maps an address ("John 3:16", "Jn 3:16", "1 Cor 13:4",
 // "HB 2.3") to its lookup key ("john 3:16", "1corinthians 13:4", "hb 2.3"),
+// the same way at index time and at query time, so case, spacing, a dot
+// after the name and a dash before the number do not matter: "hb 5.3",
+// "HB5.3", "Hb. 5.3" and "HB-5.3" are one key, as are "LF-4002", "lf 4002"
+// and "LF4002", and "JOHN 3 : 16" and "jn 3:16";
 // resolving book names through the built-in table and extra (squashed
 // alias -> squashed canonical name, may be nil). Text that is not shaped
 // like "<name> <numbers>" normalises to its lower-cased, space-collapsed
 // form.
 func NormalizeAddress(s string, extra map[string]string) string {
 	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
+	s = numSepRE.ReplaceAllString(s, "$1$2$3")
+	s = dashRE.ReplaceAllString(s, "$1 $2")
 	m := addrRE.FindStringSubmatch(s)
 	if m == nil {
 		return s

@@ -188,7 +188,15 @@ func TestNormalizeAddress(t *testing.T) {
 		{"Song of Solomon 2:1", "songofsolomon 2:1"},
 		{"HB 2.3", "hb 2.3"},
 		{"hb  2.3", "hb 2.3"},
-		{"LF-4001", "lf-4001"},
+		{"LF-4001", "lf 4001"},
+		{"lf 4001", "lf 4001"},
+		{"LF4001", "lf 4001"},
+		{"hb 2.3", "hb 2.3"},
+		{"HB2.3", "hb 2.3"},
+		{"Hb. 2.3", "hb 2.3"},
+		{"HB-2.3", "hb 2.3"},
+		{"JOHN 3 : 16", "john 3:16"},
+		{"gen. 1:1", "genesis 1:1"},
 	}
 	for _, tt := range tests {
 		if got := NormalizeAddress(tt.in, nil); got != tt.want {

@@ -159,7 +159,13 @@ func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 		p.lex.Close()
 		return fmt.Errorf("address table: %w", err)
 	}
-	p.address, p.aliases = af.Table, af.Aliases
+	p.address, p.aliases = make(map[string][]int32, len(af.Table)), af.Aliases
+	// Keys are normalised again on load, so a snapshot built before a
+	// change of NormalizeAddress still resolves the forms it accepts now.
+	for k, v := range af.Table {
+		nk := NormalizeAddress(k, af.Aliases)
+		p.address[nk] = append(p.address[nk], v...)
+	}
 	cb, err := os.ReadFile(filepath.Join(dir, "catalog.txt"))
 	if err != nil {
 		p.lex.Close()

@@ -94,9 +94,9 @@ func DefaultConfig() Config {
 		LexicalK:       30,
 		LexicalKeep:    20,
 		AddressPatterns: []string{
-			`(?:\b[1-3]\s?)?\b[A-Za-z][A-Za-z]*(?:\s+of\s+[A-Za-z]+)?\.?\s?\d{1,3}:\d{1,3}\b`,
-			`\b[A-Z]{1,5}\s?\d{1,3}(?:\.\d{1,3})+\b`,
-			`\b[A-Z]{2,5}-\d{2,5}\b`,
+			`(?:\b[1-3]\s?)?\b[A-Za-z][A-Za-z]*(?:\s+of\s+[A-Za-z]+)?\.?\s?\d{1,3}\s?:\s?\d{1,3}\b`,
+			`(?i)\b[a-z]{1,5}\.?\s?-?\d{1,3}(?:\.\d{1,3})+\b`,
+			`(?i)\b[a-z]{2,5}[-\s]?\d{2,5}\b`,
 		},
 		AddressScore: 0.80,
 		LaneTimeout:  2 * time.Second,

@@ -134,6 +134,34 @@ func TestAddressLaneRanksFirst(t *testing.T) {
 	}
 }
 
+// Users type addresses in any case and with loose spacing: every form
+// resolves through the address lane at rank 1 (a numbered-handbook form;
+// the KJV forms are in kjv_test.go).
+func TestAddressFormsRankFirst(t *testing.T) {
+	ic := index.DefaultConfig()
+	docs := append(testDocs(), index.Doc{ID: "a-err", Tenant: "acme", KB: "docs", Kind: "library", Address: "LF-4002", Title: "Account locked", Text: "The account is locked after five failed sign-ins."})
+	_, s := buildSnap(t, ic, docs, nil)
+	e := newEngine(t, DefaultConfig(), ic, s)
+	for _, tc := range []struct{ q, want string }{
+		{"explain hb 1.2", "a-restore"},
+		{"HB1.2", "a-restore"},
+		{"Hb. 1.2 please", "a-restore"},
+		{"what does hb-1.2 say", "a-restore"},
+		{"what is op 1.1 about", "a-verse"},
+		{"error lf 4002?", "a-err"},
+		{"LF4002", "a-err"},
+		{"Lf-4002 again", "a-err"},
+	} {
+		r, err := e.Retrieve(context.Background(), Query{Tenant: "acme", KB: "docs", Text: tc.q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Candidates) == 0 || r.Candidates[0].ID != tc.want || !slices.Contains(r.Candidates[0].Lanes, "address") {
+			t.Errorf("%q: got %v, want %s first via the address lane", tc.q, ids(r), tc.want)
+		}
+	}
+}
+
 func TestIncrementalAddVisibleAfterSwap(t *testing.T) {
 	ic := index.DefaultConfig()
 	dir, s := buildSnap(t, ic, testDocs(), nil)

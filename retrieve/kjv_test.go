@@ -112,6 +112,10 @@ func TestKJVAddressLane(t *testing.T) {
 		{"Ge 1:1", "Genesis 1:1"},
 		{"compare Ps 23:1 with Jhn 10:11", "Psalms 23:1"},
 		{"Song of Solomon 2:1", "Song of Solomon 2:1"},
+		{"jn 3:16", "John 3:16"},
+		{"JOHN 3 : 16", "John 3:16"},
+		{"gen. 1:1", "Genesis 1:1"},
+		{"what does john 3:16 say", "John 3:16"},
 	}
 	for _, tt := range tests {
 		r, err := e.Retrieve(context.Background(), Query{Tenant: "default", KB: "default", Text: tt.q})
