@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -300,6 +301,34 @@ func TestSparseScoresAreDeterministic(t *testing.T) {
 		}
 		if got := Relevance(qs, ds); got != wantRel {
 			t.Fatalf("Relevance = %v then %v", wantRel, got)
+		}
+	}
+}
+
+// A build killed midway leaves .OUT.tmp-pidN-* behind; the next build of
+// the same output removes it when that process is gone, and leaves the
+// temp dir of a build that is still running.
+func TestStaleTempDirsCleaned(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "v1")
+	dead := filepath.Join(root, ".v1.tmp-pid999999999-123")
+	live := filepath.Join(root, fmt.Sprintf(".v1.tmp-pid%d-456", os.Getpid()))
+	other := filepath.Join(root, ".v2.tmp-pid999999999-789")
+	for _, d := range []string{dead, live, other} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docs := []Doc{{ID: "a", Text: "Alpha beta gamma delta epsilon."}}
+	if _, err := BuildDocs(context.Background(), DefaultConfig(), docs, nil, out, zap.NewNop()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("stale temp dir of a dead build still there (%v)", err)
+	}
+	for _, d := range []string{live, other} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s removed: %v", filepath.Base(d), err)
 		}
 	}
 }

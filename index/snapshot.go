@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -230,14 +231,58 @@ func prepareOut(out string) (string, error) {
 	if ents, err := os.ReadDir(out); err == nil && len(ents) > 0 {
 		return "", fmt.Errorf("snapshot output dir %s: exists and is not empty (snapshots are immutable)", out)
 	}
-	if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
+	parent := filepath.Dir(filepath.Clean(out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("snapshot parent dir: %w", err)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(out)+".tmp-")
+	removeStaleTemps(parent, filepath.Base(out))
+	tmp, err := os.MkdirTemp(parent, fmt.Sprintf(".%s.tmp-pid%d-", filepath.Base(out), os.Getpid()))
 	if err != nil {
 		return "", fmt.Errorf("snapshot temp dir: %w", err)
 	}
 	return tmp, nil
+}
+
+// removeStaleTemps deletes what an earlier build or add of the same output
+// left behind when it was killed midway: ".OUT.tmp-pidPID-*" directories
+// whose process is gone, and older unmarked ".OUT.tmp-*" ones more than a
+// day old. A build still running (its process is alive) is left alone.
+func removeStaleTemps(parent, base string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	prefix := "." + base + ".tmp-"
+	for _, e := range ents {
+		name := e.Name()
+		if !e.IsDir() || !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		rest := strings.TrimPrefix(name, prefix)
+		stale := false
+		if pidStr, ok := strings.CutPrefix(rest, "pid"); ok {
+			pidStr, _, _ = strings.Cut(pidStr, "-")
+			pid, err := strconv.Atoi(pidStr)
+			stale = err == nil && !processAlive(pid)
+		} else if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+			stale = true
+		}
+		if stale {
+			os.RemoveAll(filepath.Join(parent, name))
+		}
+	}
+}
+
+// processAlive reports whether a process with this pid exists.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	return p.Signal(syscall.Signal(0)) == nil
 }
 
 func finishSnapshot(tmp, out string, man Manifest, start time.Time, log *zap.Logger) (Manifest, error) {

@@ -21,6 +21,18 @@ import (
 )
 
 // chat handles POST /v1/chat/completions.
+// jsonContentType accepts application/json and application/*+json, with
+// any parameters (charset).
+func jsonContentType(ct []byte) bool {
+	mt := ct
+	if i := bytes.IndexByte(mt, ';'); i >= 0 {
+		mt = mt[:i]
+	}
+	mt = bytes.TrimSpace(mt)
+	return bytes.EqualFold(mt, []byte("application/json")) ||
+		(len(mt) > len("application/") && bytes.EqualFold(mt[:len("application/")], []byte("application/")) && bytes.HasSuffix(bytes.ToLower(mt), []byte("+json")))
+}
+
 func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	rt := s.rt.Load()
 	l := &reqLog{id: s.reqSeq.Add(1), start: time.Now()}
@@ -30,6 +42,11 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	l.tenant, l.kb = tenant, kb
+	if ct := ctx.Request.Header.ContentType(); len(ct) > 0 && !jsonContentType(ct) {
+		s.fail(ctx, "chat", &APIError{Status: 415, Type: "invalid_request_error", Code: "unsupported_media_type",
+			Message: "the request body must be JSON: send Content-Type: application/json"})
+		return
+	}
 	// Copy the body: fasthttp reuses it after the handler returns, and the
 	// stream writer runs after that.
 	body := append([]byte(nil), ctx.PostBody()...)

@@ -308,3 +308,43 @@ func TestUpstreamClosingIdleConnections(t *testing.T) {
 		t.Errorf("upstream answered %d requests for %d sent (a retry must not repeat an answered request)", got, n)
 	}
 }
+
+// rawRequest sends raw bytes on a fresh connection and returns the status
+// line of the answer.
+func rawRequest(t *testing.T, base, raw string) string {
+	t.Helper()
+	host := strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/v1")
+	c, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, raw); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	return strings.TrimSpace(line)
+}
+
+// Whitespace between a header name and its colon is a 400 (RFC 9112 5.1),
+// and a chat body that is not JSON by its Content-Type is a 415.
+func TestHeaderAndContentTypeStrictness(t *testing.T) {
+	ts := startServer(t, nil)
+	body := `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	for _, tc := range []struct {
+		name, raw, want string
+	}{
+		{"space before colon (TE)", "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding : chunked\r\n\r\n" +
+			fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(body), body), "HTTP/1.1 400"},
+		{"space before colon (other)", "GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Thing : 1\r\n\r\n", "HTTP/1.1 400"},
+		{"tab before colon", "GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Thing\t: 1\r\n\r\n", "HTTP/1.1 400"},
+		{"text/plain", fmt.Sprintf("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s", len(body), body), "HTTP/1.1 415"},
+		{"form", fmt.Sprintf("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", len(body), body), "HTTP/1.1 415"},
+		{"json with charset", fmt.Sprintf("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s", len(body), body), "HTTP/1.1 200"},
+		{"no content type", fmt.Sprintf("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body), "HTTP/1.1 200"},
+	} {
+		if got := rawRequest(t, ts.base, tc.raw); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %q, want %s", tc.name, got, tc.want)
+		}
+	}
+}

@@ -245,6 +245,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if spaceBeforeColon(ctx.Request.Header.RawHeaders()) {
+		// RFC 9112 5.1: whitespace between a field name and its colon
+		// must be rejected with 400 ("Transfer-Encoding : chunked" is a
+		// classic smuggling shape: proxies disagree on what it means).
+		ctx.SetConnectionClose()
+		s.fail(ctx, "other", &APIError{Status: 400, Type: "invalid_request_error", Code: "bad_request",
+			Message: "a header field name is followed by whitespace before its colon"})
+		return
+	}
 	if raw := bytes.ToLower(ctx.Request.Header.RawHeaders()); bytes.Contains(raw, []byte("transfer-encoding:")) {
 		// A chunked body. With a Content-Length as well it is a smuggling
 		// attempt (RFC 9112 6.1): refuse it. Either way, serve nothing else
@@ -297,6 +306,23 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	default:
 		s.fail(ctx, "other", &APIError{Status: 404, Type: "invalid_request_error", Code: "not_found", Message: "unknown path " + quote(path)})
 	}
+}
+
+// spaceBeforeColon reports a header line whose field name ends in
+// whitespace before the colon.
+func spaceBeforeColon(raw []byte) bool {
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if i := bytes.IndexByte(line, ':'); i > 0 && (line[i-1] == ' ' || line[i-1] == '\t') {
+			return true
+		}
+	}
+	return false
 }
 
 // errorHandler answers requests fasthttp could not read (too large, bad
