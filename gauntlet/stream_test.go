@@ -213,3 +213,37 @@ func TestOnDropAndCountsJSON(t *testing.T) {
 		t.Errorf("drops = %q, want %q", got, want)
 	}
 }
+
+// A catalog id is a leak in any case (the catalog decides: index folds
+// case) and inside quotes, brackets and URLs (code spans pass through
+// untouched by design, see doc.go); words and other tokens around it are
+// never dropped. Output is the same at every chunking.
+func TestLeakedIDWrapped(t *testing.T) {
+	s := testSpec(t)
+	o := testOptions()
+	o.Catalog = func(id string) bool { return strings.EqualFold(id, "injdoc-ALPHA-001") }
+	for _, tc := range []struct{ in, want string }{
+		{"See injdoc-alpha-001 now.", "See now."},
+		{`See "injdoc-ALPHA-001" now.`, `See "" now.`},
+		{"See 'injdoc-alpha-001' now.", "See '' now."},
+		{"See (injdoc-alpha-001) now.", "See now."},
+		{"See https://docs.example/kb/injdoc-alpha-001 now.", "See now."},
+		{"See https://docs.example/kb?id=injdoc-alpha-001 now.", "See https://docs.example/kb?id= now."},
+		{"Version 2-beta of `the-tool` is out.", "Version 2-beta of `the-tool` is out."},
+		{"Read https://docs.example/kb/intro-2 first.", "Read https://docs.example/kb/intro-2 first."},
+	} {
+		for _, size := range []int{1, 3, 7, 1000} {
+			var chunks []string
+			for i := 0; i < len(tc.in); i += size {
+				chunks = append(chunks, tc.in[i:min(i+size, len(tc.in))])
+			}
+			got, st := run(s, o, chunks...)
+			if got != tc.want {
+				t.Errorf("%q (chunks of %d): got %q, want %q", tc.in, size, got, tc.want)
+			}
+			if leaked := st.Counts().ByReason["leaked_id"]; (tc.want != tc.in) != (leaked > 0) {
+				t.Errorf("%q: leaked_id count %d", tc.in, leaked)
+			}
+		}
+	}
+}

@@ -55,7 +55,62 @@ func (st *Stream) leaked(core []byte) bool {
 				return false
 			}
 		}
-		return !st.exempted(core) && st.opt.Catalog(unsafe.String(&core[0], len(core)))
+		return !st.exempted(core) && st.inCatalog(core)
+	}
+	return false
+}
+
+// inCatalog asks the catalog about core, about core without the quotes,
+// backticks or brackets around it, and, for a URL or path, about each of
+// its segments: an id is leaked as much in `injdoc-a-1`, "injdoc-a-1" or
+// https://x.example/docs/injdoc-a-1 as on its own. Only the catalog
+// decides, so ordinary words are never dropped.
+func (st *Stream) inCatalog(core []byte) bool {
+	ask := func(b []byte) bool {
+		return len(b) >= st.spec.catalogMinLen && st.opt.Catalog(unsafe.String(&b[0], len(b)))
+	}
+	if ask(core) {
+		return true
+	}
+	inner := core
+	for len(inner) > 0 && isWrapper(inner[0]) {
+		inner = inner[1:]
+	}
+	for len(inner) > 0 && (isWrapper(inner[len(inner)-1]) || inner[len(inner)-1] == '.' || inner[len(inner)-1] == ',') {
+		inner = inner[:len(inner)-1]
+	}
+	if len(inner) != len(core) && ask(inner) {
+		return true
+	}
+	start := 0
+	split := false
+	for i := 0; i <= len(inner); i++ {
+		if i < len(inner) && !isURLSep(inner[i]) {
+			continue
+		}
+		if i < len(inner) {
+			split = true
+		}
+		if split && i > start && ask(inner[start:i]) {
+			return true
+		}
+		start = i + 1
+	}
+	return false
+}
+
+func isWrapper(c byte) bool {
+	switch c {
+	case '`', '"', '\'', '(', ')', '[', ']', '<', '>', '*', '_', '{', '}':
+		return true
+	}
+	return false
+}
+
+func isURLSep(c byte) bool {
+	switch c {
+	case '/', '?', '#', '=', '&', ':':
+		return true
 	}
 	return false
 }

@@ -174,7 +174,7 @@ func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 	p.catalog = map[string]struct{}{}
 	for _, id := range strings.Split(string(cb), "\n") {
 		if id != "" {
-			p.catalog[id] = struct{}{}
+			p.catalog[strings.ToLower(id)] = struct{}{}
 		}
 	}
 	p.byID = map[string][]int32{}
@@ -276,9 +276,11 @@ func (p *Partition) Live() int {
 	return n
 }
 
-// Contains reports whether id is a real citable id (chunk or document).
+// Contains reports whether id is a real citable id (chunk or document),
+// ignoring case: the leaked-id filter asks it, and a model that writes
+// "injdoc-alpha-001" for "injdoc-ALPHA-001" leaks the same id.
 func (p *Partition) Contains(id string) bool {
-	_, ok := p.catalog[id]
+	_, ok := p.catalog[strings.ToLower(id)]
 	return ok
 }
 
