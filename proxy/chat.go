@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"iter"
 	"mime"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -278,7 +279,7 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, rt *runtime, req *chatRequ
 		return
 	}
 	setSSEHeaders(ctx)
-	r := &relay{s: s, rt: rt, req: req, turn: turn, l: l, upctx: upctx, stop: stop, next: next}
+	r := &relay{s: s, rt: rt, req: req, turn: turn, l: l, upctx: upctx, stop: stop, next: next, conn: ctx.Conn()}
 	s.streams.Add(1)
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer s.streams.Done()
@@ -298,6 +299,7 @@ type relay struct {
 	upctx context.Context
 	stop  func(error)
 	next  sseNext
+	conn  net.Conn // the client connection, only peeked at by the probe
 
 	mu        sync.Mutex // guards w and lastWrite (the probe writes too)
 	w         *bufio.Writer
@@ -341,6 +343,10 @@ func (r *relay) probe(every time.Duration, quit <-chan struct{}) {
 			return
 		case <-t.C:
 			r.mu.Lock()
+			if r.wErr == nil && r.conn != nil && peerClosed(r.conn) {
+				r.wErr = errClientGone
+				r.stop(errClientGone)
+			}
 			if r.wErr == nil && time.Since(r.lastWrite) >= every {
 				r.w.WriteString(": keep-alive\n\n")
 				if err := r.w.Flush(); err != nil {
