@@ -102,13 +102,15 @@ type Config struct {
 	SlowFirstDelay time.Duration `yaml:"slow_first_delay"` // delay used by the slow_first fault
 	StallDelay     time.Duration `yaml:"stall_delay"`      // delay used by the stall fault
 	HugeEventBytes int           `yaml:"huge_event_bytes"` // size of the huge_event fault's event
+	IdleTimeout    time.Duration `yaml:"idle_timeout"`     // keep-alive connections idle this long are closed (> 0)
 	Faults         Faults        `yaml:"faults"`
 }
 
 // DefaultConfig is a fault-free, quick simulated model.
 func DefaultConfig() Config {
 	return Config{Seed: 1, Pace: 15 * time.Millisecond, ChunkRunes: 6, MaxSentences: 3,
-		SlowFirstDelay: 2 * time.Second, StallDelay: 2 * time.Second, HugeEventBytes: 2 << 20}
+		SlowFirstDelay: 2 * time.Second, StallDelay: 2 * time.Second, HugeEventBytes: 2 << 20,
+		IdleTimeout: time.Minute}
 }
 
 // Validate reports every problem at once.
@@ -122,6 +124,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxSentences < 1 {
 		errs = append(errs, fmt.Errorf("max_sentences: must be >= 1, got %d", c.MaxSentences))
+	}
+	if c.IdleTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("idle_timeout: must be > 0, got %s", c.IdleTimeout))
 	}
 	if c.HugeEventBytes < 0 {
 		errs = append(errs, fmt.Errorf("huge_event_bytes: must be >= 0, got %d", c.HugeEventBytes))
@@ -429,13 +434,29 @@ func (g generator) build(req *chatRequest, body []byte, id string) answer {
 		a.stallAt = 1 + r.IntN(n-1)
 		a.rec.Stall = true
 	}
-	if r.Float64() < f.BadJSON {
-		a.badAt = r.IntN(n + 1)
+	// Positions are piece indexes the stream loop reaches (0..n-1); a fault
+	// drawn at or after a cut is never sent, so it is not recorded either,
+	// and a non-stream answer (sent whole) carries no stream fault at all.
+	if r.Float64() < f.BadJSON && n > 0 {
+		a.badAt = r.IntN(n)
 		a.rec.BadJSON = true
 	}
-	if r.Float64() < f.HugeEvent {
-		a.hugeAt = r.IntN(n + 1)
+	if r.Float64() < f.HugeEvent && n > 0 {
+		a.hugeAt = r.IntN(n)
 		a.rec.HugeEvent = true
+	}
+	unsent := func(at int) bool { return !req.Stream || (a.cutAt >= 0 && at >= a.cutAt) }
+	if a.stallAt >= 0 && unsent(a.stallAt) {
+		a.stallAt, a.rec.Stall = -1, false
+	}
+	if a.badAt >= 0 && unsent(a.badAt) {
+		a.badAt, a.rec.BadJSON = -1, false
+	}
+	if a.hugeAt >= 0 && unsent(a.hugeAt) {
+		a.hugeAt, a.rec.HugeEvent = -1, false
+	}
+	if a.cutAt >= 0 && !req.Stream {
+		a.cutAt, a.rec.Disconnect = -1, false
 	}
 	return a
 }

@@ -105,3 +105,61 @@ func TestLogRing(t *testing.T) {
 		t.Errorf("repeated id: got %+v, want the newest", r)
 	}
 }
+
+// A stream fault is recorded only when it is sent: bad JSON and huge events
+// land on a piece the stream reaches, faults drawn after a cut are dropped
+// from the record, and a non-stream answer records no stream fault.
+func TestRecordedFaultsAreSent(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Pace = 0
+	cfg.HugeEventBytes = 1 << 10
+	cfg.Faults = Faults{BadJSON: 1, HugeEvent: 1}
+	srv, err := Start(cfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for i := range 40 {
+		for _, stream := range []bool{true, false} {
+			body := fmt.Sprintf(`{"model":"m","stream":%t,"messages":[{"role":"system","content":"Notes:\n[^1] (kind: lecture; address: A 1) The limit is 25 MB per file, question %d.\n[^2] (kind: lecture; address: A 2) Backups run nightly at 02:00."},{"role":"user","content":"limits %d?"}]}`, stream, i, i)
+			resp, err := http.Post(srv.BaseURL()+"/chat/completions", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body) // a cut stream ends in an error here: what arrived is what was sent
+			resp.Body.Close()
+			rec, ok := srv.Log().Get(resp.Header.Get("X-Mock-Id"))
+			if !ok {
+				t.Fatalf("no record for %q", resp.Header.Get("X-Mock-Id"))
+			}
+			sentBad := strings.Contains(string(b), `"content":"oops`)
+			sentHuge := strings.Contains(string(b), strings.Repeat("x", 1<<10))
+			if rec.BadJSON != sentBad || rec.HugeEvent != sentHuge {
+				t.Errorf("stream=%t #%d: record bad_json=%t huge=%t, sent bad_json=%t huge=%t", stream, i, rec.BadJSON, rec.HugeEvent, sentBad, sentHuge)
+			}
+			if !stream && (rec.Disconnect || rec.Stall) {
+				t.Errorf("non-stream #%d records a stream fault: %+v", i, rec)
+			}
+		}
+	}
+	// With a cut: faults drawn at or after the cut piece are not recorded.
+	cfg.Faults = Faults{BadJSON: 1, HugeEvent: 1, Stall: 1, Disconnect: 1}
+	g := generator{cfg: cfg}
+	for i := range 200 {
+		body := fmt.Sprintf(`{"model":"m","stream":true,"messages":[{"role":"system","content":"Notes:\n[^1] (kind: lecture; address: A 1) The limit is 25 MB per file, case %d."},{"role":"user","content":"q"}]}`, i)
+		var req chatRequest
+		if err := json.Unmarshal([]byte(body), &req); err != nil {
+			t.Fatal(err)
+		}
+		a := g.build(&req, []byte(body), "x")
+		for _, f := range []struct {
+			name string
+			at   int
+			rec  bool
+		}{{"bad_json", a.badAt, a.rec.BadJSON}, {"huge_event", a.hugeAt, a.rec.HugeEvent}, {"stall", a.stallAt, a.rec.Stall}} {
+			if f.rec != (f.at >= 0) || (a.cutAt >= 0 && f.at >= a.cutAt) || f.at >= len(a.pieces) {
+				t.Fatalf("case %d: %s at %d (cut %d, %d pieces) recorded %t", i, f.name, f.at, a.cutAt, len(a.pieces), f.rec)
+			}
+		}
+	}
+}

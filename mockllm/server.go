@@ -40,7 +40,7 @@ func New(cfg Config) (*Server, error) {
 		NoDefaultServerHeader: true,
 		MaxRequestBodySize:    64 << 20,
 		ReadTimeout:           time.Minute,
-		IdleTimeout:           time.Minute,
+		IdleTimeout:           cfg.IdleTimeout,
 		Logger:                quiet{},
 	}
 	return s, nil
