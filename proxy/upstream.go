@@ -56,31 +56,31 @@ func newTransport(maxConns int, idle time.Duration) *http.Transport {
 //
 // A request whose connection fails before any byte of the answer came
 // back (the write failed, or the upstream closed the connection without a
-// response) is retried once on a fresh connection, POSTs included: the
-// upstream processed nothing that it answered. A partly read answer is
-// never retried.
+// response) is retried once, POSTs included: the upstream processed nothing
+// that it answered. Before the retry every idle pooled connection is closed,
+// so the retry dials a fresh one: when an upstream closes idle connections,
+// the other pooled ones are as stale as the one that failed. A partly read
+// answer is never retried.
 func newFastClient(maxConns, maxBody int, idle time.Duration) *fasthttp.Client {
-	return &fasthttp.Client{
+	c := &fasthttp.Client{
 		Name:                          "answer-guard",
 		NoDefaultUserAgentHeader:      true,
 		MaxConnsPerHost:               maxConns,
 		MaxIdleConnDuration:           idle,
 		MaxIdemponentCallAttempts:     2,
-		RetryIfErr:                    retryUnanswered,
 		MaxResponseBodySize:           maxBody,
 		DisableHeaderNamesNormalizing: false,
 		ReadBufferSize:                16 << 10,
 		Dial:                          (&fasthttp.TCPDialer{Concurrency: 0}).Dial,
 	}
-}
-
-// retryUnanswered is the fasthttp retry policy: retry once when nothing of
-// the answer was read (see newFastClient).
-func retryUnanswered(_ *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
-	if attempts > 1 {
-		return false, false
+	c.RetryIfErr = func(_ *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
+		if attempts > 1 || !connFailedBeforeAnswer(err) {
+			return false, false
+		}
+		c.CloseIdleConnections()
+		return false, true
 	}
-	return false, connFailedBeforeAnswer(err)
+	return c
 }
 
 // connFailedBeforeAnswer reports errors that mean the request never got a
@@ -141,6 +141,10 @@ func (u *upstream) post(ctx context.Context, path string, body []byte, accept st
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", accept)
+	// Replayable: net/http then retries a POST that met a closed pooled
+	// connection before any response byte (it retries only idempotent
+	// requests otherwise). A nil value marks it without sending the header.
+	req.Header["X-Idempotency-Key"] = nil
 	if u.key != "" {
 		req.Header.Set("Authorization", "Bearer "+u.key)
 	}
