@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -80,6 +82,8 @@ func ChaosScenarios() []ChaosScenario {
 		}, "upstream_stream_failed")},
 		{"client_disconnects", "clients vanish at random points: server stays up, later requests succeed, no goroutine left", scenarioClientDisconnect},
 		{"reload_under_load", "config reloads while streams and completions run: every request completes normally", scenarioReload},
+		{"reload_storm_invalid", "a storm of SIGHUP-style reloads from invalid files (empty, bad YAML, unknown key, bad value, restart-only change) under load: every reload refused and counted, the running config kept, every request completes normally", scenarioReloadStormInvalid},
+		{"upstream_closes_idle", "an upstream that closes keep-alive connections idle for 1 s, requests in waves with gaps around 1 s: every request completes (a request that meets a closed pooled connection is retried once on a fresh one)", scenarioUpstreamClosesIdle},
 		{"remote_stages_down", "rerank, rewrite and judge endpoints on a closed port: 200 with guard.degraded naming each, never 5xx", scenarioRemoteDown},
 		{"remote_stages_slow", "rerank, rewrite and judge endpoints that never answer: each gives up at its timeout, 200 with guard.degraded naming each, bounded time", scenarioRemoteSlow},
 		{"bad_input", "hostile requests (deep JSON, huge, invalid UTF-8, wrong types, smuggling, oversized headers): clear 4xx, server stays up", scenarioBadInput},
@@ -96,18 +100,21 @@ func RunChaos(ctx context.Context, opt ChaosOptions, names ...string) ([]ChaosRe
 	for _, n := range names {
 		want[n] = true
 	}
+	all := len(want) == 0
 	for _, s := range ChaosScenarios() {
-		if len(want) > 0 && !want[s.Name] {
+		if !all && !want[s.Name] {
 			continue
 		}
-		delete(want, s.Name)
+		want[s.Name] = false
 		out = append(out, RunScenario(ctx, s, opt))
 	}
-	if len(want) > 0 {
-		var left []string
-		for n := range want {
+	var left []string
+	for n, missing := range want {
+		if missing {
 			left = append(left, n)
 		}
+	}
+	if len(left) > 0 {
 		sort.Strings(left)
 		return out, fmt.Errorf("unknown chaos scenario(s): %s", strings.Join(left, ", "))
 	}
@@ -538,6 +545,133 @@ func cutClient(ctx context.Context, addr string, body []byte, cut int) (string, 
 		}
 	}
 	return "cut_in_answer", nil
+}
+
+// invalidConfigs are files a careless operator might leave behind before a
+// SIGHUP; each must be refused with the running configuration kept.
+var invalidConfigs = []string{
+	"",
+	"   \n\t\n",
+	"# only a comment\n",
+	"server: [unclosed\n",
+	"gate:\n  bail_out_beloww: 0.3\n",
+	"gate:\n  bail_out_below: 7\n",
+	"upstream:\n  idle_timeout: -5s\n",
+	"server:\n  addr: 127.0.0.1:1\n",
+	"server:\n  max_body_bytes: 1\n",
+	"log:\n  level: shouting\n",
+}
+
+// scenarioReloadStormInvalid reloads from invalid files as fast as it can,
+// the way guard serve does on SIGHUP (LoadConfig, then Reload or
+// ReloadFailed), while streams and completions run.
+func scenarioReloadStormInvalid(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
+	withServers(opt, r, "", func(m *mockllm.Config, c *proxy.Config) {
+		m.Pace = time.Millisecond
+		c.Upstream.IdleTimeout = 17 * time.Second // a marker: the running config must keep it
+	}, func(ip *InProcess, c *chaosClient) {
+		dir, err := os.MkdirTemp("", "guard-chaos-reload-")
+		if err != nil {
+			r.problem("temp dir: %v", err)
+			return
+		}
+		defer os.RemoveAll(dir)
+		quit := make(chan struct{})
+		done := make(chan struct{})
+		refused, accepted := 0, 0
+		var werr error
+		go func() {
+			defer close(done)
+			for i := 0; ; i++ {
+				select {
+				case <-quit:
+					return
+				default:
+				}
+				path := filepath.Join(dir, fmt.Sprintf("guard-%d.yaml", i%len(invalidConfigs)))
+				if err := os.WriteFile(path, []byte(invalidConfigs[i%len(invalidConfigs)]), 0o600); err != nil {
+					werr = err
+					return
+				}
+				cfg, err := proxy.LoadConfig(path)
+				if err != nil {
+					err = ip.Proxy.ReloadFailed(err)
+				} else {
+					err = ip.Proxy.Reload(cfg)
+				}
+				if err != nil {
+					refused++
+				} else {
+					accepted++
+				}
+				runtime.Gosched()
+			}
+		}()
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		sem := make(chan struct{}, 16)
+		for i := range opt.n(60, 3000) {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				o := c.chat(ctx, chatBody(demoQuestions[i%len(demoQuestions)], i%2 == 0), nil)
+				mu.Lock()
+				defer mu.Unlock()
+				r.record(o, "200 done", refusedByGuard)
+			})
+		}
+		wg.Wait()
+		close(quit)
+		<-done
+		if werr != nil {
+			r.problem("write config: %v", werr)
+		}
+		if accepted > 0 {
+			r.problem("%d invalid reloads were accepted", accepted)
+		}
+		if refused == 0 {
+			r.problem("no reload happened during the load")
+		}
+		if got := ip.Proxy.Config().Upstream.IdleTimeout; got != 17*time.Second {
+			r.problem("running config changed: upstream.idle_timeout %s, want 17s", got)
+		}
+		r.Outcomes[fmt.Sprintf("reloads refused %d", refused)] = 1
+		healthy(ctx, r, c)
+	})
+}
+
+// scenarioUpstreamClosesIdle runs requests in concurrent waves separated by
+// gaps around the upstream's 1 s keep-alive, so pooled connections are
+// reused right when the upstream closes them. The proxy's own idle limit is
+// raised above the upstream's to make the race certain.
+func scenarioUpstreamClosesIdle(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
+	withServers(opt, r, "", func(m *mockllm.Config, c *proxy.Config) {
+		m.IdleTimeout = time.Second
+		c.Upstream.IdleConnTimeout = 30 * time.Second
+	}, func(ip *InProcess, c *chaosClient) {
+		gaps := []time.Duration{950 * time.Millisecond, 1000 * time.Millisecond, 1050 * time.Millisecond, 1200 * time.Millisecond, 2 * time.Second}
+		for w := range opt.n(3, 12) {
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			for i := range 12 {
+				wg.Go(func() {
+					// non-stream requests are the ones a broken pooled
+					// connection used to fail (issue 16); streams ride along
+					o := c.chat(ctx, chatBody(demoQuestions[(w*12+i)%len(demoQuestions)], i%4 == 0), nil)
+					mu.Lock()
+					defer mu.Unlock()
+					r.record(o, "200 done", refusedByGuard)
+				})
+			}
+			wg.Wait()
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(gaps[w%len(gaps)]): // the idle gap is the scenario itself
+			}
+		}
+		healthy(ctx, r, c)
+	})
 }
 
 func scenarioReload(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
