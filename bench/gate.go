@@ -20,6 +20,7 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/internal/corpuscal"
 	"github.com/answer-guard/guard/proxy"
 	"github.com/answer-guard/guard/retrieve"
 )
@@ -129,6 +130,9 @@ type gateCase struct {
 	cands  []gate.Candidate
 	docIDs []string
 	rerank bool
+	// asked is the set's corpus asked its own pseudo-questions (shared by
+	// every case of the set), for the per-corpus calibration.
+	asked *corpuscal.Asked
 }
 
 // prepareGateSet indexes the set's corpus and retrieves every question
@@ -155,16 +159,19 @@ func prepareGateSet(ctx context.Context, s GateSet) ([]gateCase, error) {
 		return nil, err
 	}
 	defer e.Close()
+	asked, err := corpuscal.Ask(ctx, e, snap, index.DefaultTenant, index.DefaultKB, corpuscal.DefaultQuestions)
+	if err != nil {
+		return nil, fmt.Errorf("%s: calibrate: %w", s.Name, err)
+	}
 	cases := make([]gateCase, 0, len(s.Questions))
 	for _, q := range s.Questions {
 		res, err := e.Retrieve(ctx, retrieve.Query{Tenant: index.DefaultTenant, KB: index.DefaultKB, Text: q.Question})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", s.Name, q.ID, err)
 		}
-		c := gateCase{q: q, pq: gate.PrepareQuestion(q.Question, res.IDF), rerank: res.RerankActive}
+		c := gateCase{q: q, pq: gate.PrepareQuestion(q.Question, res.IDF), rerank: res.RerankActive, asked: asked}
+		c.cands = gate.CandidatesFrom(res.Candidates)
 		for _, r := range res.Candidates {
-			c.cands = append(c.cands, gate.Candidate{ID: r.ID, Title: r.Title, Kind: r.Kind, Address: r.Address, URL: r.URL,
-				Text: r.Text, Score: r.Score, Rerank: r.Rerank, Forced: r.Forced, Lanes: r.Lanes})
 			c.docIDs = append(c.docIDs, r.DocID)
 		}
 		cases = append(cases, c)
@@ -181,6 +188,8 @@ type GateScore struct {
 	Unanswerable, Declined int // unanswerable questions; refused or sent to the fallback
 	GroundedWrong          int // answerable, grounded, but no right passage among the notes
 	Failures               []string
+	// Calibration is the per-corpus calibration the system used, if any.
+	Calibration index.AnswerCalibration
 }
 
 // AnswerableRate is the share of answerable questions grounded with a
@@ -198,12 +207,16 @@ type gateSystem struct {
 	name  string
 	cfg   gate.Config
 	model gate.AnswerModel
+	// corpusCal applies the per-corpus calibration fitted for model on the
+	// case's corpus (pseudo-questions only: no label is used).
+	corpusCal bool
 }
 
-func (sys gateSystem) decide(c gateCase) gate.Outcome {
+func (sys gateSystem) decide(c gateCase, cal *index.AnswerCalibration) gate.Outcome {
 	cands := slices.Clone(c.cands)
 	if sys.cfg.Relevance == gate.RelevanceAnswerability {
 		sys.model.Assess(c.pq, cands)
+		gate.Recalibrate(cal, cands)
 	}
 	o := gate.Decide(sys.cfg, cands, c.rerank)
 	if sys.cfg.Relevance == gate.RelevanceAnswerability {
@@ -214,8 +227,21 @@ func (sys gateSystem) decide(c gateCase) gate.Outcome {
 
 func (sys gateSystem) score(cases []gateCase) GateScore {
 	var g GateScore
+	cals := map[*corpuscal.Asked]*index.AnswerCalibration{}
 	for _, c := range cases {
-		o := sys.decide(c)
+		var cal *index.AnswerCalibration
+		if sys.corpusCal && c.asked != nil {
+			if cals[c.asked] == nil {
+				fitted, err := c.asked.Fit(index.DefaultTenant, index.DefaultKB, sys.model, sys.cfg)
+				if err != nil {
+					g.Failures = append(g.Failures, "calibration: "+err.Error())
+				}
+				cals[c.asked] = &fitted
+				g.Calibration = fitted
+			}
+			cal = cals[c.asked]
+		}
+		o := sys.decide(c, cal)
 		if c.q.Answerable {
 			g.Answerable++
 			right := false
@@ -415,9 +441,10 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		if set == hTest.Name {
 			label = "out-of-sample"
 		}
-		add(gateSystem{"rerank score, fixed thresholds (before)", legacy, gate.AnswerModel{}}, set, "not fitted")
-		add(gateSystem{"calibrated rerank only (fit: halueval-train)", cfg, hRR}, set, label)
-		add(gateSystem{"answerability model (fit: halueval-train)", cfg, hFull}, set, label)
+		add(gateSystem{"rerank score, fixed thresholds (before)", legacy, gate.AnswerModel{}, false}, set, "not fitted")
+		add(gateSystem{"calibrated rerank only (fit: halueval-train)", cfg, hRR, false}, set, label)
+		add(gateSystem{"answerability model (fit: halueval-train)", cfg, hFull, false}, set, label)
+		add(gateSystem{"answerability model + corpus calibration (fit: halueval-train)", cfg, hFull, true}, set, label)
 	}
 	// Leave one dev corpus out: fit on HaluEval train + the others.
 	for _, out := range devNames {
@@ -431,12 +458,15 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		if err != nil {
 			return rep, err
 		}
-		add(gateSystem{"rerank score, fixed thresholds (before)", legacy, gate.AnswerModel{}}, out, "not fitted")
-		add(gateSystem{"calibrated rerank only (leave this corpus out)", cfg, rr}, out, "out-of-sample")
-		add(gateSystem{"answerability model (leave this corpus out)", cfg, full}, out, "out-of-sample")
-		add(gateSystem{"shipped model", cfg, current}, out, "in-sample")
+		add(gateSystem{"rerank score, fixed thresholds (before)", legacy, gate.AnswerModel{}, false}, out, "not fitted")
+		add(gateSystem{"calibrated rerank only (leave this corpus out)", cfg, rr, false}, out, "out-of-sample")
+		add(gateSystem{"answerability model (leave this corpus out)", cfg, full, false}, out, "out-of-sample")
+		add(gateSystem{"answerability model + corpus calibration (leave this corpus out)", cfg, full, true}, out, "out-of-sample")
+		add(gateSystem{"shipped model", cfg, current, false}, out, "in-sample")
+		add(gateSystem{"shipped model + corpus calibration", cfg, current, true}, out, "in-sample")
 	}
-	add(gateSystem{"shipped model", cfg, current}, hTest.Name, "out-of-sample")
+	add(gateSystem{"shipped model", cfg, current, false}, hTest.Name, "out-of-sample")
+	add(gateSystem{"shipped model + corpus calibration", cfg, current, true}, hTest.Name, "out-of-sample")
 	_ = shippedRR
 	return rep, nil
 }
@@ -454,7 +484,30 @@ func WriteGateReport(w io.Writer, rep GateReport) {
 	for i, n := range gate.FeatureNames {
 		fmt.Fprintf(w, "| %s | %.3f |\n", n, rep.Model.Weights[i])
 	}
+	writeCorpusCalibrations(w, rep)
 	for _, e := range rep.Extra {
 		fmt.Fprintln(w, e)
+	}
+}
+
+// writeCorpusCalibrations lists the per-corpus calibration each set got
+// with the shipped model (what guard index calibrate prints for a corpus).
+func writeCorpusCalibrations(w io.Writer, rep GateReport) {
+	fmt.Fprintln(w, "\nPer-corpus calibration of the shipped model (pseudo-questions from each corpus, no labels):")
+	fmt.Fprintln(w, "\n| set | pseudo-questions (found own passage) | own passage p10/p50/p90 | best other p10/p50/p90 | a | b | raw cut: bail_out 0.40 / good_enough 0.65 |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	for _, r := range rep.Rows {
+		c := r.Score.Calibration
+		if !strings.HasPrefix(r.System, "shipped model +") || c.Questions == 0 {
+			continue
+		}
+		q := func(v []float64) string {
+			if len(v) < 5 {
+				return "-"
+			}
+			return fmt.Sprintf("%.2f / %.2f / %.2f", v[0], v[2], v[4])
+		}
+		fmt.Fprintf(w, "| %s | %d (%d) | %s | %s | %.2f | %.2f | %.2f / %.2f |\n", r.Set, c.Questions, c.Found, q(c.Pos), q(c.Neg), c.A, c.B,
+			c.CutPoints["bail_out_below"], c.CutPoints["good_enough_max"])
 	}
 }

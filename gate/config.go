@@ -59,6 +59,12 @@ type Config struct {
 	// corpus and reranker) or "rerank" (the reranker's own score, as
 	// before; kept for comparison).
 	Relevance string `yaml:"relevance"`
+	// CorpusCalibration applies the snapshot's per-corpus calibration
+	// (measured at index time with pseudo-questions; guard index calibrate
+	// prints it) to the answerability probabilities before the thresholds
+	// compare them. Default false: on the dev corpora it changed no
+	// decision's balance (docs/quality.md), so it is opt-in.
+	CorpusCalibration bool `yaml:"corpus_calibration"`
 	// Planner is the synthesis planner that runs after the coverage gate.
 	Planner PlannerConfig `yaml:"planner"`
 

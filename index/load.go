@@ -52,6 +52,7 @@ type Partition struct {
 	aliases     map[string]string
 	catalog     map[string]struct{}
 	byID        map[string][]int32
+	answerCal   *AnswerCalibration
 }
 
 // graphEf is the beam width of the base-layer graph search (at least k).
@@ -83,6 +84,16 @@ func Load(dir string) (*Snapshot, error) {
 			return nil, fmt.Errorf("load snapshot %s: partition %s/%s: %w", dir, pi.Tenant, pi.KB, err)
 		}
 		s.parts[[2]string{pi.Tenant, pi.KB}] = p
+	}
+	cals, err := ReadAnswerCalibration(dir)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("load snapshot %s: %w", dir, err)
+	}
+	for i := range cals {
+		if p := s.parts[[2]string{cals[i].Tenant, cals[i].KB}]; p != nil {
+			p.answerCal = &cals[i]
+		}
 	}
 	return s, nil
 }

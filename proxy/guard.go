@@ -201,12 +201,11 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t1 := time.Now()
 	t.latency["retrieve"] = ms(t1.Sub(t0))
 	t.degraded = append(t.degraded, res.Degraded...)
-	cands := make([]gate.Candidate, len(res.Candidates))
-	for i, c := range res.Candidates {
-		cands[i] = gate.Candidate{ID: c.ID, Title: c.Title, Kind: c.Kind, Address: c.Address, URL: c.URL,
-			Text: c.Text, Score: c.Score, Rerank: c.Rerank, Forced: c.Forced, Lanes: c.Lanes}
-	}
+	cands := gate.CandidatesFrom(res.Candidates)
 	p.answer.Assess(gate.PrepareQuestion(req.Query, res.IDF), cands)
+	if p.gate.CorpusCalibration {
+		gate.Recalibrate(res.Calibration, cands)
+	}
 	t.out = gate.Decide(p.gate, cands, res.RerankActive)
 	t.out = gate.ApplyOutline(t.out, p.outline(ctx, req.Query, t.out, t.addDegraded))
 	memory := make([]string, 0, len(res.Memory))

@@ -49,6 +49,9 @@ type Result struct {
 	// (the answerability model's coverage features); nil when no
 	// partition matched.
 	IDF func(term string) float64
+	// Calibration is the queried partition's answerability calibration
+	// (measured at index time), nil when its snapshot has none.
+	Calibration *index.AnswerCalibration
 }
 
 // QueryEmbedder embeds query texts for one (tenant, kb); cache keys must
@@ -224,7 +227,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	if p == nil || strings.TrimSpace(q.Text) == "" {
 		return Result{}, nil
 	}
-	res := Result{IDF: p.Local.IDF}
+	res := Result{IDF: p.Local.IDF, Calibration: p.AnswerCalibration()}
 	degrade := func(what string) {
 		if !slices.Contains(res.Degraded, what) {
 			res.Degraded = append(res.Degraded, what)

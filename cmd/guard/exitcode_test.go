@@ -41,6 +41,10 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"index", "query", "--help"}, 0, true},
 		{[]string{"index", "query", "--k", "many", "q"}, 2, false},
 		{[]string{"index", "query", "--index", missing, "question"}, 1, false},
+		{[]string{"index", "calibrate", "--help"}, 0, true},
+		{[]string{"index", "calibrate", "--questions", "0", "--index", out}, 2, false},
+		{[]string{"index", "calibrate"}, 2, false},
+		{[]string{"index", "calibrate", "--index", missing}, 1, false},
 
 		{[]string{"bench", "--help"}, 0, true},
 		{[]string{"bench"}, 2, false},

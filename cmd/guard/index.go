@@ -10,34 +10,35 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/internal/corpuscal"
 	"github.com/answer-guard/guard/proxy"
 	"github.com/answer-guard/guard/retrieve"
 	"go.uber.org/zap"
 )
 
 func init() {
-	register("index", "build, extend and query index snapshots (build|add|query)", runIndex)
+	register("index", "build, extend, query and calibrate index snapshots (build|add|query|calibrate)", runIndex)
 }
 
 // indexSections are the config sections the index command reads.
 type indexSections struct {
 	Index    index.Config
 	Retrieve retrieve.Config
+	Gate     gate.Config
 }
 
 // loadIndexSections reads the whole config file the way serve does (strict
 // keys, every problem reported) and keeps the index and retrieve sections.
 func loadIndexSections(path string) (indexSections, error) {
 	cfg, err := proxy.LoadConfig(path)
-	if err != nil {
-		return indexSections{Index: cfg.Stages.Index, Retrieve: cfg.Stages.Retrieve}, err
-	}
-	return indexSections{Index: cfg.Stages.Index, Retrieve: cfg.Stages.Retrieve}, nil
+	s := indexSections{Index: cfg.Stages.Index, Retrieve: cfg.Stages.Retrieve, Gate: cfg.Stages.Gate}
+	return s, err
 }
 
 type multiFlag []string
@@ -49,11 +50,12 @@ const indexUsage = `usage:
   guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--strict] --out DIR
   guard index add   [--config F] --index DIR --corpus PATH [--corpus PATH]... [--memory F.jsonl...] [--strict] --out NEWDIR
   guard index query [--config F] [--index DIR] [--tenant T --kb K] [--k N] [--json] "question"
-  guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]`
+  guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]
+  guard index calibrate [--config F] --index DIR [--questions N] [--write] [--json]`
 
 func runIndex(args []string) error {
 	if len(args) == 0 {
-		return usageText(args, indexUsage, "guard index: want build, add or query")
+		return usageText(args, indexUsage, "guard index: want build, add, query or calibrate")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -64,6 +66,8 @@ func runIndex(args []string) error {
 		return runIndexBuild(ctx, args[1:], true)
 	case "query":
 		return runIndexQuery(ctx, args[1:])
+	case "calibrate":
+		return runIndexCalibrate(ctx, args[1:])
 	}
 	return usageText(args, indexUsage, fmt.Sprintf("guard index: unknown subcommand %q", args[0]))
 }
@@ -139,7 +143,98 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	fmt.Printf("snapshot %s: %d docs, %d chunks, %d partitions, %d memory entries, %d bad lines, %.1fs (%.0f chunks/s), embedder %s (%s, %d dims)\n",
 		*out, man.Docs, man.Chunks, len(man.Partitions), man.Memory, len(man.BadLines), man.BuildSeconds, man.ChunksPerSecond,
 		man.Embedder, man.Model, man.Dims)
+	// The corpus's own calibration, stored in the snapshot.
+	cals, err := corpuscal.Snapshot(ctx, *out, ic, cfg.Retrieve, cfg.Gate, corpuscal.DefaultQuestions, true, log)
+	if err != nil {
+		return fmt.Errorf("snapshot %s is built, but its calibration failed: %w", *out, err)
+	}
+	for _, c := range cals {
+		fmt.Printf("calibration %s/%s: %s\n", c.Tenant, c.KB, calibrationLine(c))
+	}
 	return nil
+}
+
+const calibrateUsage = `usage: guard index calibrate [--config F] --index DIR [--questions N] [--write] [--json]
+
+Prints each partition's answerability calibration: how many pseudo-questions
+(made from the corpus's own passages) were asked, where the model's
+probability fell for the passage a question came from and for the best other
+passage, the fitted map sigmoid(a*logit(p)+b), and the raw probability each
+gate threshold corresponds to on this corpus. The gate applies it only with
+gate.corpus_calibration: true; the thresholds in the config still decide.
+Without --write it prints the calibration stored in the snapshot (measuring
+it when the snapshot has none); with --write it measures again and stores it.`
+
+func runIndexCalibrate(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("index calibrate", flag.ContinueOnError)
+	cfgPath := fs.String("config", "", "config file (default: built-in defaults)")
+	dir := fs.String("index", "", "snapshot dir (required)")
+	n := fs.Int("questions", corpuscal.DefaultQuestions, "pseudo-questions per partition (>= 1)")
+	write := fs.Bool("write", false, "measure again and store the result in the snapshot")
+	asJSON := fs.Bool("json", false, "print JSON")
+	fs.Usage = func() { fmt.Fprintln(fs.Output(), calibrateUsage); fs.PrintDefaults() }
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
+	}
+	if *dir == "" {
+		return usageErrorf(fs, "--index is required")
+	}
+	if *n < 1 {
+		return usageErrorf(fs, "--questions must be >= 1, got %d", *n)
+	}
+	cfg, err := loadIndexSections(*cfgPath)
+	if err != nil {
+		return err
+	}
+	cals, err := index.ReadAnswerCalibration(*dir)
+	if err != nil {
+		return err
+	}
+	if *write || cals == nil {
+		if cals, err = corpuscal.Snapshot(ctx, *dir, cfg.Index, cfg.Retrieve, cfg.Gate, *n, *write, cliLogger(false)); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(cals)
+	}
+	for _, c := range cals {
+		fmt.Printf("%s/%s\n  %s\n  fit: %s\n", c.Tenant, c.KB, calibrationLine(c), c.Fit)
+		fmt.Printf("  own passage      p10 p25 p50 p75 p90: %s\n  best other one   p10 p25 p50 p75 p90: %s\n", fmtQuantiles(c.Pos), fmtQuantiles(c.Neg))
+		names := make([]string, 0, len(c.CutPoints))
+		for k := range c.CutPoints {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		fmt.Println("  cut points (gate threshold -> raw answerability on this corpus):")
+		for _, k := range names {
+			fmt.Printf("    %-20s %.3f\n", k, c.CutPoints[k])
+		}
+	}
+	if !cfg.Gate.CorpusCalibration {
+		fmt.Println("(gate.corpus_calibration is false: the gate compares the model's probabilities as they are)")
+	}
+	return nil
+}
+
+func calibrationLine(c index.AnswerCalibration) string {
+	return fmt.Sprintf("%d pseudo-questions, %d found their passage, map sigmoid(%.2f*logit(p)%+.2f)", c.Questions, c.Found, c.A, c.B)
+}
+
+func fmtQuantiles(v []float64) string {
+	if len(v) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, " ")
 }
 
 func runIndexQuery(ctx context.Context, args []string) error {
@@ -227,10 +322,7 @@ func runIndexQuery(ctx context.Context, args []string) error {
 // answerability is each candidate's calibrated relevance as the gate sees
 // it: the shipped answerability model's probability that it answers q.
 func answerability(q string, res retrieve.Result) []float64 {
-	cands := make([]gate.Candidate, len(res.Candidates))
-	for i, c := range res.Candidates {
-		cands[i] = gate.Candidate{ID: c.ID, Title: c.Title, Kind: c.Kind, Text: c.Text, Score: c.Score, Rerank: c.Rerank, Forced: c.Forced, Lanes: c.Lanes}
-	}
+	cands := gate.CandidatesFrom(res.Candidates)
 	gate.DefaultAnswerModel().Assess(gate.PrepareQuestion(q, res.IDF), cands)
 	out := make([]float64, len(cands))
 	for i, c := range cands {

@@ -1,0 +1,89 @@
+package gate
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/answer-guard/guard/index"
+)
+
+// The corpus map is monotone in the model's probability whatever the
+// fitted slope and offset, and each cut point maps back onto its threshold.
+func TestCalibrationMonotoneAndCutPoints(t *testing.T) {
+	for _, c := range []index.AnswerCalibration{{A: 1, B: 0}, {A: 1.4, B: -0.5}, {A: 0.6, B: 0.8}, {A: 2.1, B: -0.6}} {
+		prev := -1.0
+		for p := 0.0; p <= 1.0; p += 0.01 {
+			got := Calibrate(c, p)
+			if got < prev {
+				t.Fatalf("a=%.1f b=%.1f: Calibrate(%.2f) = %.4f < %.4f at the previous p", c.A, c.B, p, got, prev)
+			}
+			prev = got
+		}
+		cuts := cutPoints(c, CalibrationThresholds(DefaultConfig()))
+		for name, th := range CalibrationThresholds(DefaultConfig()) {
+			if got := Calibrate(c, cuts[name]); math.Abs(got-th) > 0.005 {
+				t.Errorf("a=%.1f b=%.1f: %s cut point %.3f calibrates to %.3f, want %.2f", c.A, c.B, name, cuts[name], got, th)
+			}
+		}
+	}
+}
+
+// Pseudo-questions are deterministic, drawn from their own passage's words,
+// and a small corpus gets several per passage.
+func TestPseudoQuestions(t *testing.T) {
+	srcs := []PseudoSource{
+		{Key: "a", Text: "The Ardmore lifeboat carries a crew of seven volunteers. It launches within ten minutes of a call."},
+		{Key: "b", Text: "Children under 5 travel free and do not need a ticket. Older children pay the child fare."},
+	}
+	q1, q2 := PseudoQuestions(srcs, 50), PseudoQuestions(srcs, 50)
+	if !slices.Equal(q1, q2) {
+		t.Fatalf("not deterministic:\n%v\n%v", q1, q2)
+	}
+	if len(q1) <= len(srcs) {
+		t.Errorf("%d questions from %d passages, want several per passage", len(q1), len(srcs))
+	}
+	for _, q := range q1 {
+		src := srcs[slices.IndexFunc(srcs, func(s PseudoSource) bool { return s.Key == q.Key })]
+		terms := index.Tokenize(src.Text)
+		for _, w := range index.Tokenize(q.Text) {
+			if w != "much" && !slices.Contains(terms, w) {
+				t.Errorf("question %q has %q, not in its passage", q.Text, w)
+			}
+		}
+	}
+	if got := PseudoQuestions(srcs, 1); len(got) != 1 {
+		t.Errorf("n=1 gave %d questions", len(got))
+	}
+}
+
+// With positives above negatives the fitted slope is positive; with too few
+// pairs the map stays the identity.
+func TestFitCorpusCalibration(t *testing.T) {
+	m := DefaultAnswerModel()
+	mk := func(n int) []PseudoQuestion {
+		var qs []PseudoQuestion
+		for i := range n {
+			qs = append(qs, PseudoQuestion{Key: "own", Text: string(rune('a' + i%26))})
+		}
+		return qs
+	}
+	ask := func(PseudoQuestion) (Question, []Candidate, []bool, error) {
+		q := PrepareQuestion("how many volunteers crew the lifeboat", nil)
+		return q, []Candidate{
+			{ID: "1", Text: "The lifeboat is crewed by seven volunteers.", Rerank: 0.8, Lanes: []string{"dense", "lexical"}},
+			{ID: "2", Text: "Harbour parking costs two pounds.", Rerank: 0.1, Lanes: []string{"dense"}},
+		}, []bool{true, false}, nil
+	}
+	cal, err := FitCorpusCalibration(m, mk(40), ask, CalibrationThresholds(DefaultConfig()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cal.Found != 40 || cal.A <= 0 || len(cal.Pos) != 5 || cal.Pos[2] <= cal.Neg[2] {
+		t.Errorf("calibration %+v: want 40 found, a > 0, own passage above the other", cal)
+	}
+	few, err := FitCorpusCalibration(m, mk(3), ask, nil)
+	if err != nil || few.A != 1 || few.B != 0 {
+		t.Errorf("3 pairs: got a=%.2f b=%.2f err %v, want the identity", few.A, few.B, err)
+	}
+}
