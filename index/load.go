@@ -48,10 +48,10 @@ type Partition struct {
 	remoteCalib Calibration
 	graph       *flatGraph
 	lex         bleve.Index
-	address     map[string][]int32
+	address     slotIndex
 	aliases     map[string]string
 	catalog     map[string]struct{}
-	byID        map[string][]int32
+	byID        slotIndex
 	answerCal   *AnswerCalibration
 }
 
@@ -170,12 +170,14 @@ func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 		p.lex.Close()
 		return fmt.Errorf("address table: %w", err)
 	}
-	p.address, p.aliases = make(map[string][]int32, len(af.Table)), af.Aliases
+	p.address, p.aliases = newSlotIndex(len(af.Table)), af.Aliases
 	// Keys are normalised again on load, so a snapshot built before a
 	// change of NormalizeAddress still resolves the forms it accepts now.
 	for k, v := range af.Table {
 		nk := NormalizeAddress(k, af.Aliases)
-		p.address[nk] = append(p.address[nk], v...)
+		for _, slot := range v {
+			p.address.add(nk, slot)
+		}
 	}
 	cb, err := os.ReadFile(filepath.Join(dir, "catalog.txt"))
 	if err != nil {
@@ -188,14 +190,14 @@ func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 			p.catalog[strings.ToLower(id)] = struct{}{}
 		}
 	}
-	p.byID = map[string][]int32{}
+	p.byID = newSlotIndex(len(p.Chunks))
 	for i, c := range p.Chunks {
 		if p.Deleted[i] {
 			continue
 		}
-		p.byID[c.ID] = append(p.byID[c.ID], int32(i))
+		p.byID.add(c.ID, int32(i))
 		if c.DocID != c.ID {
-			p.byID[c.DocID] = append(p.byID[c.DocID], int32(i))
+			p.byID.add(c.DocID, int32(i))
 		}
 	}
 	if mf, err := os.Open(filepath.Join(dir, "memory.jsonl")); err == nil {
@@ -297,8 +299,9 @@ func (p *Partition) Contains(id string) bool {
 
 // Resolve returns the live chunk slots of a chunk or document id.
 func (p *Partition) Resolve(id string) []int {
-	out := make([]int, 0, len(p.byID[id]))
-	for _, i := range p.byID[id] {
+	slots := p.byID.get(id)
+	out := make([]int, 0, len(slots))
+	for _, i := range slots {
 		out = append(out, int(i))
 	}
 	return out
@@ -396,7 +399,7 @@ func (p *Partition) Lexical(ctx context.Context, text string, k int) ([]Hit, err
 func (p *Partition) Address(s string) []int {
 	key := NormalizeAddress(s, p.aliases)
 	var out []int
-	for _, i := range p.address[key] {
+	for _, i := range p.address.get(key) {
 		if !p.Deleted[i] {
 			out = append(out, int(i))
 		}
