@@ -180,6 +180,15 @@ func FitCorpusCalibration(m AnswerModel, qs []PseudoQuestion, ask CorpusAsk, thr
 		cal.CutPoints = cutPoints(cal, thresholds)
 		return cal, nil
 	}
+	if auc := rankAUC(pos, neg); auc < MinCalibrationAUC {
+		// The corpus's passages are too alike for its own pseudo-questions
+		// to tell their source from the others (a handbook whose pages
+		// overlap, templated entries): a fitted map would flatten every
+		// probability toward one value. Keep the model's scale.
+		cal.Fit = fmt.Sprintf("identity: pseudo-questions rank their own passage above the best other one with AUC %.2f (< %.2f)", auc, MinCalibrationAUC)
+		cal.CutPoints = cutPoints(cal, thresholds)
+		return cal, nil
+	}
 	a, b, err := fitPlatt(pos, neg, CalibrationShrink)
 	if err != nil {
 		// Passages too alike to tell apart (templated entries): say so
@@ -192,6 +201,31 @@ func FitCorpusCalibration(m AnswerModel, qs []PseudoQuestion, ask CorpusAsk, thr
 	cal.Fit = fmt.Sprintf("platt on %d positive / %d negative pseudo-question pairs, identity prior %.1f", len(pos), len(neg), CalibrationShrink)
 	cal.CutPoints = cutPoints(cal, thresholds)
 	return cal, nil
+}
+
+// MinCalibrationAUC is the least separation (the probability that a
+// pseudo-question's own passage outscores the best other one) at which a
+// corpus map is fitted; below it the calibration is the identity.
+const MinCalibrationAUC = 0.75
+
+// rankAUC is the share of (positive, negative) pairs ordered correctly,
+// ties counting half.
+func rankAUC(pos, neg []float64) float64 {
+	if len(pos) == 0 || len(neg) == 0 {
+		return 0.5
+	}
+	var s float64
+	for _, p := range pos {
+		for _, n := range neg {
+			switch {
+			case p > n:
+				s++
+			case p == n:
+				s += 0.5
+			}
+		}
+	}
+	return s / float64(len(pos)*len(neg))
 }
 
 func logit(p float64) float64 {

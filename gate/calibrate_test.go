@@ -87,3 +87,23 @@ func TestFitCorpusCalibration(t *testing.T) {
 		t.Errorf("3 pairs: got a=%.2f b=%.2f err %v, want the identity", few.A, few.B, err)
 	}
 }
+
+// A corpus whose passages its own pseudo-questions cannot tell apart keeps
+// the identity map instead of a flat one.
+func TestCalibrationIdentityWhenPassagesAlike(t *testing.T) {
+	ask := func(PseudoQuestion) (Question, []Candidate, []bool, error) {
+		q := PrepareQuestion("how many volunteers crew the lifeboat", nil)
+		same := Candidate{Text: "The lifeboat is crewed by seven volunteers.", Rerank: 0.8, Lanes: []string{"dense", "lexical"}}
+		a, b := same, same
+		a.ID, b.ID = "1", "2"
+		return q, []Candidate{a, b}, []bool{true, false}, nil
+	}
+	var qs []PseudoQuestion
+	for i := range 30 {
+		qs = append(qs, PseudoQuestion{Key: "own", Text: string(rune('a' + i))})
+	}
+	cal, err := FitCorpusCalibration(DefaultAnswerModel(), qs, ask, nil)
+	if err != nil || cal.A != 1 || cal.B != 0 {
+		t.Errorf("alike passages: a=%.2f b=%.2f (%s) err %v, want the identity", cal.A, cal.B, cal.Fit, err)
+	}
+}
