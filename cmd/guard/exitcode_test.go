@@ -41,6 +41,11 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"index", "query", "--help"}, 0, true},
 		{[]string{"index", "query", "--k", "many", "q"}, 2, false},
 		{[]string{"index", "query", "--index", missing, "question"}, 1, false},
+		{[]string{"index", "audit", "--help"}, 0, true},
+		{[]string{"index", "audit", "--bogus"}, 2, false},
+		{[]string{"index", "audit"}, 2, false},
+		{[]string{"index", "audit", "--index", out, "--fail-on", "low"}, 2, false},
+		{[]string{"index", "audit", "--index", missing}, 1, false},
 
 		{[]string{"bench", "--help"}, 0, true},
 		{[]string{"bench"}, 2, false},
