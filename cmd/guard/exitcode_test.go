@@ -70,6 +70,11 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"judge"}, 2, false},
 		{[]string{"judge", "--pairs", missing}, 1, false},
 
+		{[]string{"gaps", "--help"}, 0, true},
+		{[]string{"gaps", "--bogus"}, 2, false},
+		{[]string{"gaps", "stray"}, 2, false},
+		{[]string{"gaps", "--addr", "127.0.0.1:1"}, 1, false},
+
 		{[]string{"mockllm", "--help"}, 0, true},
 		{[]string{"mockllm", "--pace", "soon"}, 2, false},
 		{[]string{"mockllm", "--config", missing}, 1, false},
