@@ -69,6 +69,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"judge", "--bogus"}, 2, false},
 		{[]string{"judge"}, 2, false},
 		{[]string{"judge", "--pairs", missing}, 1, false},
+		{[]string{"judge", "--pairwise"}, 2, false},
+		{[]string{"judge", "--pairwise", "--a", missing, "--b", missing}, 1, false},
+		{[]string{"bench", "answers", "--help"}, 0, true},
+		{[]string{"bench", "answers", "--bogus"}, 2, false},
+		{[]string{"bench", "answers"}, 2, false},
+		{[]string{"bench", "answers", "--target", "http://127.0.0.1:1/v1", "--questions", missing, "--out", out}, 1, false},
 
 		{[]string{"gaps", "--help"}, 0, true},
 		{[]string{"gaps", "--bogus"}, 2, false},
