@@ -81,6 +81,16 @@ func TestHaluGateMemory(t *testing.T) {
 		t.Errorf("add: %d verifier calls, halugate %+v; want 0 calls, findings carried over", n, man.HaluGate)
 	}
 
+	serve := cfg
+	serve.HaluGate.ServeHigh = true
+	man, err = Build(context.Background(), serve, []string{corpus}, []string{mem}, filepath.Join(dir, "v4"), zap.NewNop(), WithVerifier(fv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := man.HaluGate; h.High != 1 || h.Excluded != 0 {
+		t.Errorf("serve_high: halugate %+v, want 1 high, none excluded", h)
+	}
+
 	man, err = Build(context.Background(), cfg, []string{corpus}, []string{mem}, filepath.Join(dir, "v3"), zap.NewNop())
 	if err != nil {
 		t.Fatal(err)

@@ -320,9 +320,19 @@ func sortGaps(gs []*Gap) {
 	})
 }
 
+// noteGaps files a finished turn in the gap queue (when there is one).
+func (s *Server) noteGaps(l *reqLog) {
+	if s.gapQ == nil {
+		return
+	}
+	if rt := s.rt.Load(); rt != nil {
+		s.gapQ.observe(rt.cfg.Gaps, l)
+	}
+}
+
 // observe files a finished turn's gaps: the question of a refused or
 // fallback turn, and each uncited claim of a grounded answer that the
-// verifier classified gap.
+// verifier classified gap (once per turn).
 func (q *gapQueue) observe(cfg GapsConfig, l *reqLog) {
 	if q == nil || !cfg.Enabled || l.report == nil || l.query == "" {
 		return
@@ -334,10 +344,20 @@ func (q *gapQueue) observe(cfg GapsConfig, l *reqLog) {
 		q.add(cfg, l.tenant, l.kb, GapFallback, l.query, "")
 	case "ground":
 		claims, _ := l.report.Claims.([]judge.Claim)
+		var seen map[string]bool // a claim repeated in one answer counts once
 		for _, c := range claims {
-			if c.Uncited == "gap" {
-				q.add(cfg, l.tenant, l.kb, GapClaim, c.Text, l.query)
+			if c.Uncited != "gap" {
+				continue
 			}
+			k := strings.ToLower(c.Text)
+			if seen[k] {
+				continue
+			}
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			seen[k] = true
+			q.add(cfg, l.tenant, l.kb, GapClaim, c.Text, l.query)
 		}
 	}
 }

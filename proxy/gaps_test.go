@@ -22,6 +22,7 @@ type gapEntry struct {
 	KB        string    `json:"kb"`
 	Kind      string    `json:"kind"`
 	Text      string    `json:"text"`
+	Question  string    `json:"question"`
 	Count     int       `json:"count"`
 	FirstSeen time.Time `json:"first_seen"`
 	LastSeen  time.Time `json:"last_seen"`
@@ -273,4 +274,31 @@ func TestGapQueueNeedsAdminKey(t *testing.T) {
 			t.Errorf("key %q: status %d, want %d", tc.key, code, tc.want)
 		}
 	}
+}
+
+// TestGapQueueUncitedClaims: an uncited factual sentence the verifier
+// classifies gap is queued with the question that produced it, once however
+// often it recurs.
+func TestGapQueueUncitedClaims(t *testing.T) {
+	ts := startGuard(t, func(c *proxy.Config) { c.Mock.Faults.Uncited = 1 })
+	for i := range 4 {
+		if d := ask(t, ts.base, "default", groundQ, i%2 == 0); d != "ground" {
+			t.Fatalf("decision %s, want ground", d)
+		}
+	}
+	_, gaps := getGaps(t, ts.base, "kind=gap", "")
+	if len(gaps) == 0 {
+		t.Fatal("no gap claim queued")
+	}
+	seen := map[string]bool{}
+	for _, g := range gaps {
+		if seen[g.Text] {
+			t.Errorf("claim %q listed twice", g.Text)
+		}
+		seen[g.Text] = true
+		if g.Count != 4 || g.Question != groundQ {
+			t.Errorf("claim %+v: want count 4 (once per answer) and the question", g)
+		}
+	}
+	t.Logf("gap claims: %+v", gaps)
 }

@@ -441,7 +441,7 @@ func (s *Server) summarize(l *reqLog) {
 	}
 	s.m.requests.WithLabelValues("chat", itoa(l.status)).Inc()
 	s.m.observeReport(l.report)
-	s.gapQ.observe(s.rt.Load().cfg.Gaps, l)
+	s.noteGaps(l) // gaps.go
 	ce := s.log.Check(zap.InfoLevel, "request")
 	if ce == nil {
 		return
