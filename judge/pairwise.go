@@ -425,16 +425,17 @@ func (p *Pairwise) JudgeAll(ctx context.Context, run *PairwiseRun, each func(Pai
 	var wg sync.WaitGroup
 	for i, pr := range run.Pairs {
 		done[i] = make(chan struct{})
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			res[i] = PairResult{ID: pr[0].ID, First: FirstSide(pr[0].ID), Error: ctx.Err().Error()}
+			close(done[i])
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer close(done[i])
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				res[i] = PairResult{ID: pr[0].ID, First: FirstSide(pr[0].ID), Error: ctx.Err().Error()}
-				return
-			}
 			defer func() { <-sem }()
 			res[i] = p.Judge(ctx, pr[0], pr[1])
 		}()

@@ -49,8 +49,8 @@ type GapsConfig struct {
 	MaxPerKB int `yaml:"max_per_kb"`
 	// MaxEntries bounds all entries together. Default 20000, >= max_per_kb.
 	MaxEntries int `yaml:"max_entries"`
-	// FlushInterval is how often a changed queue is written to state.dir.
-	// Default 5s, > 0.
+	// FlushInterval is how often a changed queue is written to state.dir
+	// (and at shutdown). Default 5s, > 0. Read at start.
 	FlushInterval time.Duration `yaml:"flush_interval"`
 }
 

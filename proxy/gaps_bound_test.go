@@ -3,6 +3,8 @@ package proxy
 import (
 	"fmt"
 	"testing"
+
+	"github.com/answer-guard/guard/judge"
 )
 
 // TestGapQueueBounds: per-KB and total bounds hold, the least frequent
@@ -34,5 +36,17 @@ func TestGapQueueBounds(t *testing.T) {
 	}
 	if len(q.list("u", "", "")) != 2 {
 		t.Errorf("tenant u: %+v", q.list("u", "", ""))
+	}
+}
+
+// TestGapObserveAllocs: a grounded turn without gap claims costs the
+// queue no allocation.
+func TestGapObserveAllocs(t *testing.T) {
+	q, _ := newGapQueue("", nopLogger())
+	cfg := defaultGaps()
+	l := &reqLog{tenant: "t", kb: "k", query: "What does error LF-4002 mean?",
+		report: &Report{Decision: "ground", Claims: []judge.Claim{{Text: "LF-4002 means the account is locked.", Verdict: "entailment"}}}}
+	if n := testing.AllocsPerRun(100, func() { q.observe(cfg, l) }); n != 0 {
+		t.Errorf("observe: %v allocs, want 0", n)
 	}
 }
