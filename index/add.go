@@ -20,8 +20,13 @@ import (
 // remote embedder when configured), added to the copied HNSW graph and
 // Bleve index; address table and catalog are rewritten. A serving process
 // picks the result up with Load and retrieve.Engine.Swap.
-func Add(ctx context.Context, cfg Config, base string, sources, memory []string, out string, log *zap.Logger) (Manifest, error) {
+//
+// HaluGate (cfg.HaluGate, WithVerifier) checks only what changed: new or
+// changed derived entries, and derived entries of the base whose sources
+// this add replaces; the base's other findings are carried over.
+func Add(ctx context.Context, cfg Config, base string, sources, memory []string, out string, log *zap.Logger, opts ...Option) (Manifest, error) {
 	log = log.Named("index")
+	o := applyOptions(opts)
 	start := time.Now()
 	if err := cfg.Validate(); err != nil {
 		return Manifest{}, fmt.Errorf("index config: %w", err)
@@ -82,6 +87,10 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 		memByPart[k] = append(memByPart[k], m)
 		touched[k] = true
 	}
+	var hg *HaluGateSummary
+	if cfg.HaluGate.Enabled {
+		hg = &HaluGateSummary{}
+	}
 	infos := map[[2]string]PartitionInfo{}
 	for _, pi := range man.Partitions {
 		infos[[2]string{pi.Tenant, pi.KB}] = pi
@@ -96,18 +105,26 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 			return Manifest{}, err
 		}
 		var info PartitionInfo
+		var g *gate
+		if hg != nil {
+			g = &gate{cfg: cfg.HaluGate, v: o.verifier, sum: hg, log: log}
+		}
 		if _, ok := infos[k]; ok {
-			info, err = extendPartition(ctx, cfg, remote, tmp, k, byPart[k], memByPart[k], log)
+			info, err = extendPartition(ctx, cfg, remote, tmp, k, byPart[k], memByPart[k], g, log)
 		} else {
-			pd := &partData{tenant: k[0], kb: k[1], aliases: map[string]string{}, mem: memByPart[k]}
-			for _, d := range byPart[k] {
-				pd.docs++
-				learnAliases(pd.aliases, d)
-				pd.chunks = append(pd.chunks, ChunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars)...)
+			pd := &partData{tenant: k[0], kb: k[1], aliases: map[string]string{}}
+			if g != nil {
+				g.lookup = docSources(nil, nil, byPart[k])
 			}
-			pd.deleted = make([]bool, len(pd.chunks))
-			if err = embedPartition(ctx, cfg, remote, pd); err == nil {
+			err = ingestPartition(ctx, cfg, g, pd, byPart[k], memByPart[k])
+			if err == nil {
+				err = embedPartition(ctx, cfg, remote, pd)
+			}
+			if err == nil {
 				info, err = writePartition(ctx, cfg, tmp, pd, nil, log)
+			}
+			if err == nil && g != nil {
+				err = g.finish(filepath.Join(tmp, info.Dir), nil)
 			}
 		}
 		if err != nil {
@@ -115,6 +132,16 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 		}
 		infos[k] = info
 	}
+	if hg != nil {
+		for _, info := range infos {
+			es, err := readGateFile(filepath.Join(tmp, info.Dir))
+			if err != nil {
+				return Manifest{}, fmt.Errorf("partition %s/%s: %w", info.Tenant, info.KB, err)
+			}
+			hg.tally(es)
+		}
+	}
+	man.HaluGate = hg
 	man.Partitions = man.Partitions[:0]
 	man.Docs, man.Chunks = 0, 0
 	man.Memory += len(mem)
@@ -132,7 +159,7 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 }
 
 // extendPartition applies new documents and memory to a copied partition.
-func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, root string, k [2]string, docs []Doc, mem []MemoryEntry, log *zap.Logger) (PartitionInfo, error) {
+func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, root string, k [2]string, docs []Doc, mem []MemoryEntry, g *gate, log *zap.Logger) (PartitionInfo, error) {
 	dir := filepath.Join(root, partDir(k[0], k[1]))
 	pd := &partData{tenant: k[0], kb: k[1], model: &LocalModel{}}
 	var cf chunkFile
@@ -175,32 +202,71 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 		})
 		mf.Close()
 	}
+	var keep []GateEntry
+	excluded := map[string]bool{} // doc ids HaluGate keeps out of retrieval
+	if g != nil {
+		var err error
+		if docs, mem, keep, err = g.extend(dir, pd, docs, mem); err != nil {
+			return PartitionInfo{}, err
+		}
+		for _, d := range docs {
+			if len(d.Sources) == 0 {
+				continue
+			}
+			e, err := g.checkDoc(ctx, d)
+			if err != nil {
+				return PartitionInfo{}, fmt.Errorf("halugate %s: %w", d.ID, err)
+			}
+			excluded[d.ID] = g.record(e)
+		}
+		kept := mem[:0:0]
+		for _, m := range mem {
+			if len(m.Sources) > 0 {
+				e, err := g.checkMemory(ctx, m)
+				if err != nil {
+					return PartitionInfo{}, fmt.Errorf("halugate %s: %w", memKey(m), err)
+				}
+				if g.record(e) {
+					continue
+				}
+			}
+			kept = append(kept, m)
+		}
+		mem = kept
+	}
 	pd.mem = append(pd.mem, mem...)
 
 	bySlotDoc := map[string][]int{}
+	known := map[string]bool{}
 	for i, c := range pd.chunks {
+		known[c.DocID] = true
 		if !pd.deleted[i] {
 			bySlotDoc[c.DocID] = append(bySlotDoc[c.DocID], i)
 		}
 	}
 	delta := &graphDelta{base: dir, bleve: filepath.Join(dir, "bleve")}
 	var newChunks []Chunk
+	var newDeleted []bool
 	for _, d := range docs {
-		if old, ok := bySlotDoc[d.ID]; ok {
-			for _, i := range old {
-				pd.deleted[i] = true
-				delta.removed = append(delta.removed, i)
-			}
-		} else {
+		for _, i := range bySlotDoc[d.ID] {
+			pd.deleted[i] = true
+			delta.removed = append(delta.removed, i)
+		}
+		if !known[d.ID] {
 			pd.docs++
+			known[d.ID] = true
 		}
 		learnAliases(pd.aliases, d)
-		newChunks = append(newChunks, ChunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars)...)
+		cs := ChunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars)
+		newChunks = append(newChunks, cs...)
+		for range cs {
+			newDeleted = append(newDeleted, excluded[d.ID])
+		}
 	}
 	first := len(pd.chunks)
 	dims := pd.model.Dims
 	pd.chunks = append(pd.chunks, newChunks...)
-	pd.deleted = append(pd.deleted, make([]bool, len(newChunks))...)
+	pd.deleted = append(pd.deleted, newDeleted...)
 	pd.local = append(pd.local, make([]float32, len(newChunks)*dims)...)
 	for j := range newChunks {
 		i := first + j
@@ -226,7 +292,13 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 		}
 	}
 	for j := range newChunks {
-		delta.added = append(delta.added, first+j)
+		if !newDeleted[j] {
+			delta.added = append(delta.added, first+j)
+		}
 	}
-	return writePartition(ctx, cfg, root, pd, delta, log)
+	info, err := writePartition(ctx, cfg, root, pd, delta, log)
+	if err == nil && g != nil {
+		err = g.finish(dir, keep)
+	}
+	return info, err
 }

@@ -29,6 +29,9 @@ type Config struct {
 	Strict bool `yaml:"strict"`
 	// Workers bounds embedding parallelism at build time (0 = GOMAXPROCS).
 	Workers int `yaml:"workers"`
+	// HaluGate checks derived entries (those naming their sources) at
+	// build and add time.
+	HaluGate HaluGateConfig `yaml:"halugate"`
 }
 
 // LocalConfig configures the local hashed TF-IDF embedder.
@@ -105,8 +108,9 @@ func DefaultConfig() Config {
 			Retries:     2,
 			Calibration: [][2]float64{{0, 0}, {1, 1}},
 		},
-		CacheMB: 64,
-		HNSW:    HNSWConfig{M: 16, Ml: 0.25, EfSearch: 64, ExactBelow: 20000},
+		CacheMB:  64,
+		HNSW:     HNSWConfig{M: 16, Ml: 0.25, EfSearch: 64, ExactBelow: 20000},
+		HaluGate: defaultHaluGate(),
 	}
 }
 
@@ -175,5 +179,6 @@ func (c Config) Validate() error {
 	if c.Workers < 0 || c.Workers > 256 {
 		bad("workers: must be in [0,256], got %d", c.Workers)
 	}
+	errs = append(errs, c.HaluGate.validate()...)
 	return errors.Join(errs...)
 }

@@ -27,6 +27,12 @@ type Doc struct {
 	Tenant  string         `json:"tenant,omitempty"`
 	KB      string         `json:"kb,omitempty"`
 	Meta    map[string]any `json:"meta,omitempty"`
+	// Sources marks a derived entry (an FAQ written from the handbook, a
+	// summary page): the ids, in the same partition, it was written from.
+	// HaluGate checks its claims against them at index time.
+	Sources []string `json:"sources,omitempty"`
+	// Origin is the input file and line ("file:line"), for reports.
+	Origin string `json:"-"`
 }
 
 // MemoryEntry is one curated-memory line: a pin (a curated question whose
@@ -41,6 +47,9 @@ type MemoryEntry struct {
 	Refs     []string `json:"refs,omitempty"`
 	Tenant   string   `json:"tenant,omitempty"`
 	KB       string   `json:"kb,omitempty"`
+	// Sources marks a derived entry: its answer or note was written from
+	// these ids, and HaluGate checks it against them at index time.
+	Sources []string `json:"sources,omitempty"`
 }
 
 // LineError is a bad input line, reported with its file and line number.
@@ -66,7 +75,7 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // directory name in the snapshot).
 func ValidName(s string) bool { return nameRE.MatchString(s) }
 
-var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true}
+var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true, "sources": true}
 
 // ParseDocLine decodes one corpus JSONL line and applies the defaults.
 func ParseDocLine(line []byte) (Doc, error) {
@@ -109,6 +118,11 @@ func ParseDocLine(line []byte) (Doc, error) {
 	if v, ok := raw["meta"]; ok && string(v) != "null" {
 		if err := json.Unmarshal(v, &d.Meta); err != nil {
 			errs = append(errs, fmt.Errorf("field \"meta\": must be an object"))
+		}
+	}
+	if v, ok := raw["sources"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &d.Sources); err != nil {
+			errs = append(errs, fmt.Errorf("field \"sources\": must be an array of ids"))
 		}
 	}
 	for k, v := range raw {
@@ -235,6 +249,7 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 			return nil
 		}
 		seen[key] = fmt.Sprintf("%s:%d", file, line)
+		d.Origin = seen[key]
 		docs = append(docs, d)
 		return nil
 	}

@@ -50,6 +50,8 @@ type Manifest struct {
 	BuildSeconds    float64         `json:"build_seconds"`
 	ChunksPerSecond float64         `json:"chunks_per_second"`
 	Base            string          `json:"base,omitempty"` // snapshot this one was derived from by Add
+	// HaluGate summarises the checks of derived entries (nil when off).
+	HaluGate *HaluGateSummary `json:"halugate,omitempty"`
 }
 
 // PartitionInfo describes one (tenant, kb) partition.
@@ -126,7 +128,10 @@ func embedText(c Chunk) string {
 // memory files and writes an immutable snapshot directory at out (which
 // must not exist or be empty). Bad lines are logged with file:line and
 // listed in the manifest, or fail the build when cfg.Strict.
-func Build(ctx context.Context, cfg Config, sources []string, memory []string, out string, log *zap.Logger) (Manifest, error) {
+//
+// Entries that name their sources are checked by HaluGate (see
+// WithVerifier) when cfg.HaluGate.Enabled.
+func Build(ctx context.Context, cfg Config, sources []string, memory []string, out string, log *zap.Logger, opts ...Option) (Manifest, error) {
 	if err := cfg.Validate(); err != nil {
 		return Manifest{}, fmt.Errorf("index config: %w", err)
 	}
@@ -138,10 +143,11 @@ func Build(ctx context.Context, cfg Config, sources []string, memory []string, o
 	if err != nil {
 		return Manifest{}, err
 	}
-	return buildFrom(ctx, cfg, docs, mem, append(bad, badMem...), out, log)
+	return buildFrom(ctx, cfg, docs, mem, append(bad, badMem...), out, log, opts...)
 }
 
-func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, bad []*LineError, out string, log *zap.Logger) (Manifest, error) {
+func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, bad []*LineError, out string, log *zap.Logger, opts ...Option) (Manifest, error) {
+	o := applyOptions(opts)
 	log = log.Named("index")
 	start := time.Now()
 	for _, le := range bad {
@@ -172,17 +178,31 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 		}
 		return pd
 	}
+	docsBy := map[[2]string][]Doc{}
+	memBy := map[[2]string][]MemoryEntry{}
 	for _, d := range docs {
-		pd := get(d.Tenant, d.KB)
-		pd.docs++
-		learnAliases(pd.aliases, d)
-		for _, c := range ChunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars) {
-			pd.chunks = append(pd.chunks, c)
-		}
+		get(d.Tenant, d.KB)
+		docsBy[[2]string{d.Tenant, d.KB}] = append(docsBy[[2]string{d.Tenant, d.KB}], d)
 	}
 	for _, m := range mem {
-		pd := get(m.Tenant, m.KB)
-		pd.mem = append(pd.mem, m)
+		get(m.Tenant, m.KB)
+		memBy[[2]string{m.Tenant, m.KB}] = append(memBy[[2]string{m.Tenant, m.KB}], m)
+	}
+	var hg *HaluGateSummary
+	if cfg.HaluGate.Enabled {
+		hg = &HaluGateSummary{}
+	}
+	gates := map[[2]string]*gate{}
+	for _, key := range keys {
+		pd := groups[key]
+		var g *gate
+		if hg != nil {
+			g = &gate{cfg: cfg.HaluGate, v: o.verifier, lookup: docSources(nil, nil, docsBy[key]), sum: hg, log: log}
+			gates[key] = g
+		}
+		if err := ingestPartition(ctx, cfg, g, pd, docsBy[key], memBy[key]); err != nil {
+			return Manifest{}, fmt.Errorf("partition %s/%s: %w", key[0], key[1], err)
+		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
@@ -197,12 +217,15 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 	for _, le := range bad {
 		man.BadLines = append(man.BadLines, le.Error())
 	}
+	man.HaluGate = hg
 	for _, key := range keys {
 		if err := ctx.Err(); err != nil {
 			return Manifest{}, err
 		}
 		pd := groups[key]
-		pd.deleted = make([]bool, len(pd.chunks))
+		if pd.deleted == nil {
+			pd.deleted = make([]bool, len(pd.chunks))
+		}
 		if err := embedPartition(ctx, cfg, remote, pd); err != nil {
 			return Manifest{}, fmt.Errorf("partition %s/%s: %w", key[0], key[1], err)
 		}
@@ -217,11 +240,53 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 		if err != nil {
 			return Manifest{}, fmt.Errorf("partition %s/%s: %w", key[0], key[1], err)
 		}
+		if g := gates[key]; g != nil {
+			if err := g.finish(filepath.Join(tmp, info.Dir), nil); err != nil {
+				return Manifest{}, fmt.Errorf("partition %s/%s: %w", key[0], key[1], err)
+			}
+			hg.tally(g.entries)
+		}
 		man.Partitions = append(man.Partitions, info)
 		man.Docs += info.Docs
 		man.Chunks += info.Chunks
 	}
 	return finishSnapshot(tmp, out, man, start, log)
+}
+
+// ingestPartition chunks docs into a new partition and adds mem; g (nil
+// when HaluGate is off) checks the derived entries, and those it keeps out
+// of retrieval become tombstoned chunks (documents) or are left out
+// (memory).
+func ingestPartition(ctx context.Context, cfg Config, g *gate, pd *partData, docs []Doc, mem []MemoryEntry) error {
+	for _, d := range docs {
+		pd.docs++
+		learnAliases(pd.aliases, d)
+		excluded := false
+		if g != nil && len(d.Sources) > 0 {
+			e, err := g.checkDoc(ctx, d)
+			if err != nil {
+				return fmt.Errorf("halugate %s: %w", d.ID, err)
+			}
+			excluded = g.record(e)
+		}
+		for _, c := range ChunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars) {
+			pd.chunks = append(pd.chunks, c)
+			pd.deleted = append(pd.deleted, excluded)
+		}
+	}
+	for _, m := range mem {
+		if g != nil && len(m.Sources) > 0 {
+			e, err := g.checkMemory(ctx, m)
+			if err != nil {
+				return fmt.Errorf("halugate %s: %w", memKey(m), err)
+			}
+			if g.record(e) {
+				continue
+			}
+		}
+		pd.mem = append(pd.mem, m)
+	}
+	return nil
 }
 
 func prepareOut(out string) (string, error) {

@@ -318,6 +318,10 @@ func (g generator) build(req *chatRequest, body []byte, id string) answer {
 			user = contentText(m.Content)
 		}
 	}
+	if js, ok := scriptedJudge(system, user); ok { // judge.go
+		a.pieces = chunk(js, g.cfg.ChunkRunes, nil, r)
+		return a
+	}
 	if len(req.Tools) > 0 && string(req.ToolChoice) != `"none"` {
 		a.toolName = req.Tools[0].Function.Name
 		args, _ := json.Marshal(map[string]string{"query": user})

@@ -57,6 +57,7 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	l.model, l.stream = req.model, req.stream
+	l.query = req.query
 	model, ae := rt.resolveModel(req.model)
 	if ae != nil {
 		s.fail(ctx, "chat", ae)

@@ -25,6 +25,8 @@ type Config struct {
 	Pipeline PipelineConfig `yaml:"pipeline"`
 	Mock     mockllm.Config `yaml:"mock"`
 	Log      LogConfig      `yaml:"log"`
+	State    StateConfig    `yaml:"state"` // gaps.go
+	Gaps     GapsConfig     `yaml:"gaps"`  // gaps.go
 	Stages   StageConfigs   `yaml:",inline"`
 }
 
@@ -109,6 +111,7 @@ func DefaultConfig() Config {
 		Pipeline: PipelineConfig{Enabled: true},
 		Mock:     mock,
 		Log:      LogConfig{Level: "info"},
+		Gaps:     defaultGaps(),
 		Stages:   defaultStages(),
 	}
 }
@@ -241,6 +244,7 @@ func (c Config) Validate() error {
 	add("upstream", c.Upstream.validate())
 	add("auth", c.Auth.validate(c.Server.Addr))
 	add("mock", c.Mock.Validate())
+	add("gaps", c.Gaps.validate())
 	if c.Log.Level != "" {
 		switch c.Log.Level {
 		case "debug", "info", "warn", "error":

@@ -43,6 +43,7 @@ type Server struct {
 	bound   atomic.Pointer[string] // the listener's address, set by Serve
 	tr      *http.Transport        // upstream connection pool for streams, shared across reloads
 	fast    *fasthttp.Client       // upstream client for whole requests, shared across reloads
+	gapQ    *gapQueue              // the gap queue (gaps.go), kept across reloads
 }
 
 // runtime is everything a request reads from the configuration, swapped as
@@ -76,6 +77,9 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		s.log.Info("no upstream configured: serving against the built-in simulated upstream", zap.String("base_url", mock.BaseURL()))
 	}
 	rt, err := s.build(cfg)
+	if err == nil {
+		err = s.startGaps(cfg)
+	}
 	if err != nil {
 		if s.mock != nil {
 			s.mock.Close()
@@ -190,6 +194,7 @@ func restartOnly(running, next Config) []string {
 		{"upstream.max_conns", running.Upstream.MaxConns != next.Upstream.MaxConns},
 		{"upstream.max_response_bytes", running.Upstream.MaxResponseBytes != next.Upstream.MaxResponseBytes},
 		{"upstream.idle_conn_timeout", running.Upstream.IdleConnTimeout != next.Upstream.IdleConnTimeout},
+		{"state.dir", running.State.Dir != next.State.Dir},
 	} {
 		if f.diff {
 			changed = append(changed, f.name)
@@ -240,6 +245,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if s.mock != nil {
 		s.mock.Close()
+	}
+	if gerr := s.stopGaps(); gerr != nil {
+		err = errors.Join(err, gerr)
 	}
 	return err
 }
@@ -303,6 +311,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		if mw, ok := s.rt.Load().pipe.(interface{ WriteMetrics(io.Writer) error }); ok && ctx.Response.StatusCode() == 200 {
 			mw.WriteMetrics(ctx)
 		}
+	case "/v1/guard/gaps":
+		s.gaps(ctx)
 	default:
 		s.fail(ctx, "other", &APIError{Status: 404, Type: "invalid_request_error", Code: "not_found", Message: "unknown path " + quote(path)})
 	}
@@ -403,6 +413,7 @@ type reqLog struct {
 	tenant   string
 	kb       string
 	model    string
+	query    string // the last user message, for the gap queue
 	stream   bool
 	status   int
 	upWait   time.Duration
@@ -430,6 +441,7 @@ func (s *Server) summarize(l *reqLog) {
 	}
 	s.m.requests.WithLabelValues("chat", itoa(l.status)).Inc()
 	s.m.observeReport(l.report)
+	s.noteGaps(l) // gaps.go
 	ce := s.log.Check(zap.InfoLevel, "request")
 	if ce == nil {
 		return

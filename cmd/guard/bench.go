@@ -21,9 +21,9 @@ func init() {
 }
 
 func runBench(args []string) error {
-	const benchUsage = "usage: guard bench load|quality|chaos [flags] (guard bench NAME --help for each)"
+	const benchUsage = "usage: guard bench load|quality|chaos|answers [flags] (guard bench NAME --help for each)"
 	if len(args) == 0 {
-		return usageText(args, benchUsage, "guard bench: want a bench: load, quality or chaos")
+		return usageText(args, benchUsage, "guard bench: want a bench: load, quality, chaos or answers")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -34,6 +34,8 @@ func runBench(args []string) error {
 		return benchQuality(ctx, args[1:])
 	case "chaos":
 		return benchChaos(ctx, args[1:])
+	case "answers":
+		return benchAnswers(ctx, args[1:]) // pairwise.go
 	}
 	return usageText(args, benchUsage, fmt.Sprintf("guard bench: unknown bench %q", args[0]))
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/internal/corpuscal"
+	"github.com/answer-guard/guard/judge"
 	"github.com/answer-guard/guard/proxy"
 	"github.com/answer-guard/guard/retrieve"
 	"go.uber.org/zap"
@@ -31,13 +32,14 @@ type indexSections struct {
 	Index    index.Config
 	Retrieve retrieve.Config
 	Gate     gate.Config
+	Verify   judge.Config // HaluGate's verifier thresholds and LLM judge
 }
 
 // loadIndexSections reads the whole config file the way serve does (strict
 // keys, every problem reported) and keeps the index and retrieve sections.
 func loadIndexSections(path string) (indexSections, error) {
 	cfg, err := proxy.LoadConfig(path)
-	s := indexSections{Index: cfg.Stages.Index, Retrieve: cfg.Stages.Retrieve, Gate: cfg.Stages.Gate}
+	s := indexSections{Index: cfg.Stages.Index, Retrieve: cfg.Stages.Retrieve, Gate: cfg.Stages.Gate, Verify: cfg.Stages.Verify}
 	return s, err
 }
 
@@ -51,11 +53,12 @@ const indexUsage = `usage:
   guard index add   [--config F] --index DIR --corpus PATH [--corpus PATH]... [--memory F.jsonl...] [--strict] --out NEWDIR
   guard index query [--config F] [--index DIR] [--tenant T --kb K] [--k N] [--json] "question"
   guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]
-  guard index calibrate [--config F] --index DIR [--questions N] [--write] [--json]`
+  guard index calibrate [--config F] --index DIR [--questions N] [--write] [--json]
+  guard index audit --index DIR [--format text|json|github] [--fail-on high|medium]`
 
 func runIndex(args []string) error {
 	if len(args) == 0 {
-		return usageText(args, indexUsage, "guard index: want build, add, query or calibrate")
+		return usageText(args, indexUsage, "guard index: want build, add, query, calibrate or audit")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -68,6 +71,8 @@ func runIndex(args []string) error {
 		return runIndexQuery(ctx, args[1:])
 	case "calibrate":
 		return runIndexCalibrate(ctx, args[1:])
+	case "audit":
+		return runIndexAudit(args[1:])
 	}
 	return usageText(args, indexUsage, fmt.Sprintf("guard index: unknown subcommand %q", args[0]))
 }
@@ -119,20 +124,24 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	}
 	log := cliLogger(*verbose)
 	defer log.Sync()
+	hv, err := haluGateVerifier(ic.HaluGate, cfg.Verify, log)
+	if err != nil {
+		return err
+	}
 	var man index.Manifest
 	switch {
 	case add:
 		if *base == "" || len(corpus)+len(memory) == 0 {
 			return errors.New("add needs --index and at least one --corpus or --memory")
 		}
-		man, err = index.Add(ctx, ic, *base, corpus, memory, *out, log)
+		man, err = index.Add(ctx, ic, *base, corpus, memory, *out, log, index.WithVerifier(hv))
 	case *demo:
 		man, err = index.BuildDemo(ctx, ic, *out, log)
 	default:
 		if len(corpus) == 0 {
 			return usageErrorf(fs, "--corpus (or --demo) is required")
 		}
-		man, err = index.Build(ctx, ic, corpus, memory, *out, log)
+		man, err = index.Build(ctx, ic, corpus, memory, *out, log, index.WithVerifier(hv))
 	}
 	if err != nil {
 		return err
@@ -140,16 +149,20 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	for _, l := range man.BadLines {
 		fmt.Fprintln(os.Stderr, "skipped:", l)
 	}
-	fmt.Printf("snapshot %s: %d docs, %d chunks, %d partitions, %d memory entries, %d bad lines, %.1fs (%.0f chunks/s), embedder %s (%s, %d dims)\n",
+	fmt.Fprintf(cliOut, "snapshot %s: %d docs, %d chunks, %d partitions, %d memory entries, %d bad lines, %.1fs (%.0f chunks/s), embedder %s (%s, %d dims)\n",
 		*out, man.Docs, man.Chunks, len(man.Partitions), man.Memory, len(man.BadLines), man.BuildSeconds, man.ChunksPerSecond,
 		man.Embedder, man.Model, man.Dims)
+	if h := man.HaluGate; h != nil && h.Derived > 0 {
+		fmt.Fprintf(cliOut, "halugate: %d derived entries (%d checked, %d unchanged), %d claims, %d not supported; risk high %d, medium %d, low %d, unchecked %d; %d kept out of retrieval (guard index audit --index %s)\n",
+			h.Derived, h.Checked, h.Reused, h.Claims, h.Flagged, h.High, h.Medium, h.Low, h.Unchecked, h.Excluded, *out)
+	}
 	// The corpus's own calibration, stored in the snapshot.
 	cals, err := corpuscal.Snapshot(ctx, *out, ic, cfg.Retrieve, cfg.Gate, corpuscal.DefaultQuestions, true, log)
 	if err != nil {
 		return fmt.Errorf("snapshot %s is built, but its calibration failed: %w", *out, err)
 	}
 	for _, c := range cals {
-		fmt.Printf("calibration %s/%s: %s\n", c.Tenant, c.KB, calibrationLine(c))
+		fmt.Fprintf(cliOut, "calibration %s/%s: %s\n", c.Tenant, c.KB, calibrationLine(c))
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register("judge", "verify claim/evidence pairs (JSONL) and print one verdict per line", runJudge)
+	register("judge", "verify claim/evidence pairs (JSONL), or compare two answer sets (--pairwise)", runJudge)
 }
 
 // judgePair is one input line: evidence items are strings or passage
@@ -53,11 +53,17 @@ func runJudge(args []string) error {
 	keyEnv := fs.String("llm-api-key-env", def.LLM.APIKeyEnv, "environment variable holding the judge API key")
 	timeout := fs.Duration("llm-timeout", def.LLM.Timeout, "timeout of one judge call")
 	conc := fs.Int("concurrency", def.Concurrency, "concurrent judge calls (llm)")
+	pf := addPairwiseFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
+	}
+	if *pf.on {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		return runPairwise(ctx, fs, pf, *config, *asJSON)
 	}
 	if *pairs == "" {
 		return usageErrorf(fs, "--pairs is required")

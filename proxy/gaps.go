@@ -1,0 +1,494 @@
+package proxy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/judge"
+)
+
+// The gap queue gathers, per tenant and KB, where the corpus is thin:
+// questions the guard refused or answered from general knowledge
+// (fallback), and uncited factual claims the verifier classified `gap`.
+// Near-duplicates (by word overlap) are one entry with a count and the
+// first and last time seen. It is bounded per (tenant, KB) and in total,
+// kept in memory, and written to state.dir/gaps.json (periodically and at
+// shutdown) so a restart keeps it. GET /v1/guard/gaps lists it, most
+// frequent first; `guard gaps` prints it.
+
+// StateConfig is where the proxy keeps what it learns while serving.
+type StateConfig struct {
+	// Dir holds the proxy's state files (gaps.json). Empty = in memory only:
+	// a restart forgets the gap queue. Read at start (a restart applies a
+	// change).
+	Dir string `yaml:"dir"`
+}
+
+// GapsConfig is the gap queue.
+type GapsConfig struct {
+	// Enabled gathers refusals, fallbacks and gap claims. Default true.
+	Enabled bool `yaml:"enabled"`
+	// Similarity: a question (or claim) whose word overlap (Jaccard, on
+	// content words) with a queued one of the same tenant, KB and kind is at
+	// least this is counted as that one. Default 0.7, in (0,1].
+	Similarity float64 `yaml:"similarity"`
+	// MaxPerKB bounds the entries of one (tenant, KB); when full, the least
+	// frequent, least recently seen entry makes room. Default 500, >= 1.
+	MaxPerKB int `yaml:"max_per_kb"`
+	// MaxEntries bounds all entries together. Default 20000, >= max_per_kb.
+	MaxEntries int `yaml:"max_entries"`
+	// FlushInterval is how often a changed queue is written to state.dir
+	// (and at shutdown). Default 5s, > 0. Read at start.
+	FlushInterval time.Duration `yaml:"flush_interval"`
+}
+
+func defaultGaps() GapsConfig {
+	return GapsConfig{Enabled: true, Similarity: 0.7, MaxPerKB: 500, MaxEntries: 20000, FlushInterval: 5 * time.Second}
+}
+
+func (g GapsConfig) validate() error {
+	var errs []error
+	if g.Similarity <= 0 || g.Similarity > 1 {
+		errs = append(errs, fmt.Errorf("similarity: must be in (0,1], got %g", g.Similarity))
+	}
+	if g.MaxPerKB < 1 {
+		errs = append(errs, fmt.Errorf("max_per_kb: must be >= 1, got %d", g.MaxPerKB))
+	}
+	if g.MaxEntries < g.MaxPerKB {
+		errs = append(errs, fmt.Errorf("max_entries: must be >= max_per_kb (%d), got %d", g.MaxPerKB, g.MaxEntries))
+	}
+	if g.FlushInterval <= 0 {
+		errs = append(errs, fmt.Errorf("flush_interval: must be > 0, got %s", g.FlushInterval))
+	}
+	return errors.Join(errs...)
+}
+
+// Gap kinds.
+const (
+	GapRefused  = "refused"
+	GapFallback = "fallback"
+	GapClaim    = "gap" // an uncited claim the verifier classified gap
+)
+
+// maxGapText bounds the text kept per entry.
+const maxGapText = 500
+
+// Gap is one entry of the queue.
+type Gap struct {
+	Tenant string `json:"tenant"`
+	KB     string `json:"kb"`
+	Kind   string `json:"kind"` // refused | fallback | gap
+	// Text is the question (refused, fallback) or the claim (gap), as
+	// first seen.
+	Text string `json:"text"`
+	// Question is the question a gap claim answered.
+	Question  string    `json:"question,omitempty"`
+	Count     int       `json:"count"`
+	FirstSeen time.Time `json:"first_seen"`
+	LastSeen  time.Time `json:"last_seen"`
+
+	words []string // content words, sorted, for the similarity test
+}
+
+// gapQueue is the queue; safe for concurrent use.
+type gapQueue struct {
+	mu      sync.Mutex
+	entries map[[2]string][]*Gap // (tenant, kb) -> entries
+	total   int
+	dirty   bool
+	path    string // state file; "" = memory only
+	log     *zap.Logger
+	now     func() time.Time
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+func newGapQueue(dir string, log *zap.Logger) (*gapQueue, error) {
+	q := &gapQueue{entries: map[[2]string][]*Gap{}, log: log, now: time.Now}
+	if dir == "" {
+		return q, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("state.dir: %w", err)
+	}
+	q.path = filepath.Join(dir, "gaps.json")
+	b, err := os.ReadFile(q.path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return q, nil
+	case err != nil:
+		return nil, fmt.Errorf("state.dir: %w", err)
+	}
+	var f gapFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("state.dir: %s: %w", q.path, err)
+	}
+	for _, g := range f.Gaps {
+		g.words = contentWords(g.Text)
+		k := [2]string{g.Tenant, g.KB}
+		q.entries[k] = append(q.entries[k], g)
+		q.total++
+	}
+	return q, nil
+}
+
+type gapFile struct {
+	Version int    `json:"version"`
+	Gaps    []*Gap `json:"gaps"`
+}
+
+// run writes the queue to its file every interval while it changes, until
+// close. Only started with a state file.
+func (q *gapQueue) run(interval time.Duration) {
+	q.stop, q.done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(q.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-q.stop:
+				return
+			case <-t.C:
+				if err := q.flush(); err != nil {
+					q.log.Warn("gap queue not saved", zap.Error(err))
+				}
+			}
+		}
+	}()
+}
+
+// close stops the writer and writes what changed.
+func (q *gapQueue) close() error {
+	if q.stop != nil {
+		close(q.stop)
+		<-q.done
+		q.stop = nil
+	}
+	return q.flush()
+}
+
+// flush writes the queue when it changed (atomically: temp file, rename).
+func (q *gapQueue) flush() error {
+	if q.path == "" {
+		return nil
+	}
+	q.mu.Lock()
+	if !q.dirty {
+		q.mu.Unlock()
+		return nil
+	}
+	f := gapFile{Version: 1, Gaps: make([]*Gap, 0, q.total)}
+	for _, es := range q.entries {
+		for _, g := range es {
+			c := *g
+			f.Gaps = append(f.Gaps, &c)
+		}
+	}
+	q.dirty = false
+	q.mu.Unlock()
+	sortGaps(f.Gaps)
+	b, err := json.Marshal(f)
+	if err == nil {
+		tmp := q.path + ".tmp"
+		if err = os.WriteFile(tmp, b, 0o644); err == nil {
+			err = os.Rename(tmp, q.path)
+		}
+	}
+	if err != nil {
+		q.mu.Lock()
+		q.dirty = true
+		q.mu.Unlock()
+		return fmt.Errorf("write %s: %w", q.path, err)
+	}
+	return nil
+}
+
+// add counts one observation.
+func (q *gapQueue) add(cfg GapsConfig, tenant, kb, kind, text, question string) {
+	text = clipRunes(strings.TrimSpace(text), maxGapText)
+	if text == "" {
+		return
+	}
+	words := contentWords(text)
+	now := q.now().UTC()
+	k := [2]string{tenant, kb}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.dirty = true
+	for _, g := range q.entries[k] {
+		if g.Kind == kind && similar(g, words, text, cfg.Similarity) {
+			g.Count++
+			g.LastSeen = now
+			return
+		}
+	}
+	if len(q.entries[k]) >= cfg.MaxPerKB {
+		q.evict(k)
+	}
+	for q.total >= cfg.MaxEntries {
+		q.evict(q.fullest())
+	}
+	g := &Gap{Tenant: tenant, KB: kb, Kind: kind, Text: text, Question: clipRunes(question, maxGapText), Count: 1,
+		FirstSeen: now, LastSeen: now, words: words}
+	q.entries[k] = append(q.entries[k], g)
+	q.total++
+}
+
+// evict drops the least frequent, least recently seen entry of k.
+func (q *gapQueue) evict(k [2]string) {
+	es := q.entries[k]
+	if len(es) == 0 {
+		return
+	}
+	worst := 0
+	for i, g := range es {
+		w := es[worst]
+		if g.Count < w.Count || g.Count == w.Count && g.LastSeen.Before(w.LastSeen) {
+			worst = i
+		}
+	}
+	es[worst] = es[len(es)-1]
+	es = es[:len(es)-1]
+	if len(es) == 0 {
+		delete(q.entries, k)
+	} else {
+		q.entries[k] = es
+	}
+	q.total--
+}
+
+// fullest is the (tenant, KB) with the most entries.
+func (q *gapQueue) fullest() [2]string {
+	var best [2]string
+	n := -1
+	for k, es := range q.entries {
+		if len(es) > n || len(es) == n && (k[0] < best[0] || k[0] == best[0] && k[1] < best[1]) {
+			best, n = k, len(es)
+		}
+	}
+	return best
+}
+
+// list returns copies of the entries matching the filters ("" = any),
+// most frequent first.
+func (q *gapQueue) list(tenant, kb, kind string) []*Gap {
+	q.mu.Lock()
+	var out []*Gap
+	for k, es := range q.entries {
+		if tenant != "" && k[0] != tenant || kb != "" && k[1] != kb {
+			continue
+		}
+		for _, g := range es {
+			if kind == "" || g.Kind == kind {
+				c := *g
+				out = append(out, &c)
+			}
+		}
+	}
+	q.mu.Unlock()
+	sortGaps(out)
+	return out
+}
+
+func sortGaps(gs []*Gap) {
+	sort.Slice(gs, func(i, j int) bool {
+		a, b := gs[i], gs[j]
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		if !a.LastSeen.Equal(b.LastSeen) {
+			return a.LastSeen.After(b.LastSeen)
+		}
+		if a.Tenant != b.Tenant || a.KB != b.KB {
+			return a.Tenant+"/"+a.KB < b.Tenant+"/"+b.KB
+		}
+		return a.Kind+a.Text < b.Kind+b.Text
+	})
+}
+
+// noteGaps files a finished turn in the gap queue (when there is one).
+func (s *Server) noteGaps(l *reqLog) {
+	if s.gapQ == nil {
+		return
+	}
+	if rt := s.rt.Load(); rt != nil {
+		s.gapQ.observe(rt.cfg.Gaps, l)
+	}
+}
+
+// observe files a finished turn's gaps: the question of a refused or
+// fallback turn, and each uncited claim of a grounded answer that the
+// verifier classified gap (once per turn).
+func (q *gapQueue) observe(cfg GapsConfig, l *reqLog) {
+	if q == nil || !cfg.Enabled || l.report == nil || l.query == "" {
+		return
+	}
+	switch l.report.Decision {
+	case "refuse":
+		q.add(cfg, l.tenant, l.kb, GapRefused, l.query, "")
+	case "fallback":
+		q.add(cfg, l.tenant, l.kb, GapFallback, l.query, "")
+	case "ground":
+		claims, _ := l.report.Claims.([]judge.Claim)
+		var seen map[string]bool // a claim repeated in one answer counts once
+		for _, c := range claims {
+			if c.Uncited != "gap" {
+				continue
+			}
+			k := strings.ToLower(c.Text)
+			if seen[k] {
+				continue
+			}
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			seen[k] = true
+			q.add(cfg, l.tenant, l.kb, GapClaim, c.Text, l.query)
+		}
+	}
+}
+
+// startGaps opens the gap queue of cfg.State.Dir and, with a state file,
+// starts its writer; stopGaps (at shutdown) stops it and saves the queue.
+func (s *Server) startGaps(cfg Config) error {
+	q, err := newGapQueue(cfg.State.Dir, s.log.Named("gaps"))
+	if err != nil {
+		return err
+	}
+	if q.path != "" {
+		q.run(cfg.Gaps.FlushInterval)
+	}
+	s.gapQ = q
+	return nil
+}
+
+func (s *Server) stopGaps() error {
+	if s.gapQ == nil {
+		return nil
+	}
+	return s.gapQ.close()
+}
+
+// gaps serves GET /v1/guard/gaps?tenant=&kb=&kind=&limit= (an admin key
+// when auth is on).
+func (s *Server) gaps(ctx *fasthttp.RequestCtx) {
+	if !ctx.IsGet() && !ctx.IsHead() {
+		s.fail(ctx, "gaps", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use GET", Allow: "GET, HEAD"})
+		return
+	}
+	if ae := s.rt.Load().authorizeAdmin(ctx); ae != nil {
+		s.fail(ctx, "gaps", ae)
+		return
+	}
+	args := ctx.QueryArgs()
+	tenant, kb, kind := string(args.Peek("tenant")), string(args.Peek("kb")), string(args.Peek("kind"))
+	switch kind {
+	case "", GapRefused, GapFallback, GapClaim:
+	default:
+		s.fail(ctx, "gaps", &APIError{Status: 400, Type: "invalid_request_error", Code: "invalid_parameter", Param: "kind",
+			Message: "kind must be refused, fallback or gap"})
+		return
+	}
+	limit := 100
+	if v := args.Peek("limit"); len(v) > 0 {
+		n, err := strconv.Atoi(string(v))
+		if err != nil || n < 1 || n > 100000 {
+			s.fail(ctx, "gaps", &APIError{Status: 400, Type: "invalid_request_error", Code: "invalid_parameter", Param: "limit",
+				Message: "limit must be an integer in [1,100000]"})
+			return
+		}
+		limit = n
+	}
+	all := s.gapQ.list(tenant, kb, kind)
+	page := all
+	if len(page) > limit {
+		page = page[:limit]
+	}
+	body, _ := json.Marshal(struct {
+		Object string `json:"object"`
+		Total  int    `json:"total"`
+		Data   []*Gap `json:"data"`
+	}{"list", len(all), append([]*Gap{}, page...)})
+	ctx.SetContentType("application/json")
+	ctx.SetBody(body)
+	s.m.requests.WithLabelValues("gaps", "200").Inc()
+}
+
+var gapStopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the and or but of to in on at for from by with about as into is are was were be been being
+		do does did done have has had can could would should will shall may might must i me my we our you your he she it its they them their
+		what which who whom whose when where why how this that these those there here s t d ll re ve m not no please tell explain`) {
+		gapStopwords[w] = true
+	}
+}
+
+// contentWords returns the sorted distinct content words of s (lower
+// case, a plural s stripped).
+func contentWords(s string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if gapStopwords[w] {
+			continue
+		}
+		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+			w = w[:len(w)-1]
+		}
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// similar compares by the Jaccard overlap of content words; texts without
+// content words compare equal only when equal ignoring case.
+func similar(g *Gap, words []string, text string, min float64) bool {
+	if len(words) == 0 || len(g.words) == 0 {
+		return len(words) == len(g.words) && strings.EqualFold(strings.TrimSpace(g.Text), text)
+	}
+	inter, i, j := 0, 0, 0
+	for i < len(words) && j < len(g.words) {
+		switch {
+		case words[i] == g.words[j]:
+			inter++
+			i++
+			j++
+		case words[i] < g.words[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	union := len(words) + len(g.words) - inter
+	return float64(inter) >= min*float64(union)
+}
+
+func clipRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}

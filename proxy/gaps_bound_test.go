@@ -1,0 +1,52 @@
+package proxy
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/answer-guard/guard/judge"
+)
+
+// TestGapQueueBounds: per-KB and total bounds hold, the least frequent
+// entry makes room, and near-duplicates count as one.
+func TestGapQueueBounds(t *testing.T) {
+	q, err := newGapQueue("", nopLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := defaultGaps()
+	cfg.MaxPerKB, cfg.MaxEntries = 3, 4
+	q.add(cfg, "t", "k", GapRefused, "How do I export to PDF?", "")
+	q.add(cfg, "t", "k", GapRefused, "how do I export to pdf", "")
+	q.add(cfg, "t", "k", GapRefused, "How do I export to PDF, please?", "")
+	if gs := q.list("t", "k", ""); len(gs) != 1 || gs[0].Count != 3 {
+		t.Fatalf("near-duplicates: %+v, want one entry counted 3", gs)
+	}
+	for i := range 5 {
+		q.add(cfg, "t", "k", GapFallback, fmt.Sprintf("question number %d about topic%d", i, i), "")
+	}
+	gs := q.list("t", "k", "")
+	if len(gs) != 3 || gs[0].Count != 3 {
+		t.Errorf("per-KB bound: %d entries %+v, want 3 with the frequent one kept", len(gs), gs)
+	}
+	q.add(cfg, "u", "k", GapRefused, "another tenant asks", "")
+	q.add(cfg, "u", "k", GapRefused, "another tenant asks again something else entirely", "")
+	if q.total > cfg.MaxEntries || len(q.list("", "", "")) != q.total {
+		t.Errorf("total %d, want <= %d", q.total, cfg.MaxEntries)
+	}
+	if len(q.list("u", "", "")) != 2 {
+		t.Errorf("tenant u: %+v", q.list("u", "", ""))
+	}
+}
+
+// TestGapObserveAllocs: a grounded turn without gap claims costs the
+// queue no allocation.
+func TestGapObserveAllocs(t *testing.T) {
+	q, _ := newGapQueue("", nopLogger())
+	cfg := defaultGaps()
+	l := &reqLog{tenant: "t", kb: "k", query: "What does error LF-4002 mean?",
+		report: &Report{Decision: "ground", Claims: []judge.Claim{{Text: "LF-4002 means the account is locked.", Verdict: "entailment"}}}}
+	if n := testing.AllocsPerRun(100, func() { q.observe(cfg, l) }); n != 0 {
+		t.Errorf("observe: %v allocs, want 0", n)
+	}
+}

@@ -1,0 +1,304 @@
+package proxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/answer-guard/guard/proxy"
+)
+
+type gapEntry struct {
+	Tenant    string    `json:"tenant"`
+	KB        string    `json:"kb"`
+	Kind      string    `json:"kind"`
+	Text      string    `json:"text"`
+	Question  string    `json:"question"`
+	Count     int       `json:"count"`
+	FirstSeen time.Time `json:"first_seen"`
+	LastSeen  time.Time `json:"last_seen"`
+}
+
+func getGaps(t *testing.T, base, query, key string) (int, []gapEntry) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/guard/gaps?"+query, nil)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var out struct {
+		Object string     `json:"object"`
+		Total  int        `json:"total"`
+		Data   []gapEntry `json:"data"`
+	}
+	if resp.StatusCode == 200 {
+		if err := json.Unmarshal(b, &out); err != nil || out.Object != "list" {
+			t.Fatalf("gaps body %s: %v", b, err)
+		}
+	}
+	return resp.StatusCode, out.Data
+}
+
+// startOwned starts a guard proxy whose shutdown the test controls.
+func startOwned(t *testing.T, cfg proxy.Config) (*proxy.Server, string) {
+	t.Helper()
+	srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))
+	if err != nil {
+		t.Fatalf("proxy.New: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	return srv, "http://" + ln.Addr().String() + "/v1"
+}
+
+func shutdown(t *testing.T, srv *proxy.Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Errorf("shutdown: %v", err)
+	}
+}
+
+// ask sends q as tenant through the proxy at base and returns guard.decision.
+func ask(t *testing.T, base, tenant, q string, stream bool) string {
+	t.Helper()
+	c := openai.NewClient(option.WithBaseURL(base+"/"), option.WithAPIKey("test"), option.WithMaxRetries(0),
+		option.WithRequestTimeout(10*time.Second), option.WithHeader("X-Tenant-ID", tenant))
+	p := openai.ChatCompletionNewParams{Model: "mock-1", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(q)}}
+	var raw string
+	if !stream {
+		resp, err := c.Chat.Completions.New(context.Background(), p)
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		raw = resp.RawJSON()
+	} else {
+		s := c.Chat.Completions.NewStreaming(context.Background(), p)
+		for s.Next() {
+			if j := s.Current().RawJSON(); strings.Contains(j, `"guard":`) {
+				raw = j
+			}
+		}
+		if err := s.Err(); err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+	}
+	var g struct {
+		Guard struct {
+			Decision string `json:"decision"`
+		} `json:"guard"`
+	}
+	json.Unmarshal([]byte(raw), &g)
+	return g.Guard.Decision
+}
+
+// gapQuestions: grounded demo questions and off-topic ones, each off-topic
+// one asked in several phrasings.
+var (
+	groundedQs = []string{
+		"What does error LF-4002 mean?",
+		"How do I restore a backup?",
+		"How do I set up OpenID Connect?",
+		"Why does search return nothing?",
+		"Which port does Lanternfish listen on?",
+		"How do I unlock a locked account?",
+	}
+	offTopic = [][]string{
+		{"What is the capital of Mongolia?", "what's the capital of Mongolia", "What is the capital of Mongolia, please?"},
+		{"How tall is Mount Everest?", "how tall is mount everest"},
+		{"Who wrote the novel Moby Dick?", "Who wrote Moby Dick?"},
+		{"What is the boiling point of ethanol?", "what is the boiling point of ethanol"},
+		{"How many moons does Jupiter have?", "How many moons does Jupiter have"},
+		{"Does Lanternfish support Oracle databases?", "does lanternfish support oracle databases"},
+		{"Does Lanternfish have a mobile app?", "Does Lanternfish have a mobile app"},
+	}
+)
+
+// TestGapQueue sends 100 mixed questions through a loopback proxy: each
+// refused or fallback question shows up once, with its count; a second
+// tenant's gaps stay its own; a restart keeps the queue.
+func TestGapQueue(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig()
+	cfg.Log.Level = "error"
+	cfg.State.Dir = dir
+	// Bail out lower than the default, so that the on-topic questions the
+	// demo corpus does not answer are refused and off-topic ones fall back.
+	cfg.Stages.Gate.BailOutBelow = 0.25
+	srv, base := startOwned(t, cfg)
+
+	type key struct {
+		base int
+		kind string
+	}
+	want := map[key]int{}
+	kinds := map[string]string{"refuse": "refused", "fallback": "fallback"}
+	grounded, off := 0, 0
+	for i := range 100 {
+		var q string
+		b := -1
+		if i%5 < 2 {
+			q = groundedQs[i%len(groundedQs)]
+		} else {
+			b = off % len(offTopic)
+			q = offTopic[b][(off/len(offTopic))%len(offTopic[b])]
+			off++
+		}
+		d := ask(t, base, "default", q, i%2 == 0)
+		switch {
+		case kinds[d] != "" && b < 0:
+			t.Errorf("%q: decision %s, want ground", q, d)
+		case kinds[d] != "":
+			want[key{b, kinds[d]}]++
+		case d == "ground" && b >= 0:
+			t.Errorf("%q: grounded, want refused or fallback", q)
+		case d == "ground":
+			grounded++
+		default:
+			t.Fatalf("%q: decision %q", q, d)
+		}
+	}
+	byKind := map[string]int{}
+	for k := range want {
+		byKind[k.kind]++
+	}
+	if byKind["refused"] == 0 || byKind["fallback"] == 0 || grounded == 0 {
+		t.Fatalf("want a mix: %d grounded, gaps %v", grounded, want)
+	}
+	check := func(base string) {
+		t.Helper()
+		code, gaps := getGaps(t, base, "tenant=default&kb=default", "")
+		if code != 200 {
+			t.Fatalf("gaps: status %d", code)
+		}
+		got := map[key]int{}
+		for i, g := range gaps {
+			if g.Kind == "gap" {
+				continue
+			}
+			if i > 0 && gaps[i-1].Count < g.Count {
+				t.Errorf("not most frequent first: %+v before %+v", gaps[i-1], g)
+			}
+			b := -1
+			for j, variants := range offTopic {
+				for _, v := range variants {
+					if v == g.Text {
+						b = j
+					}
+				}
+			}
+			if b < 0 {
+				t.Errorf("unexpected gap %+v", g)
+				continue
+			}
+			if _, dup := got[key{b, g.Kind}]; dup {
+				t.Errorf("question %q listed twice", g.Text)
+			}
+			got[key{b, g.Kind}] = g.Count
+			if g.FirstSeen.IsZero() || g.LastSeen.Before(g.FirstSeen) {
+				t.Errorf("first/last seen %+v", g)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("gaps %v, want %v", got, want)
+		}
+	}
+	check(base)
+	t.Logf("100 questions: %d grounded; gaps %v", grounded, want)
+
+	// Tenant isolation: acme's gaps are its own.
+	for range 3 {
+		ask(t, base, "acme", offTopic[0][0], false)
+	}
+	ask(t, base, "acme", "How do I restore a backup?", false) // acme has no corpus: a gap too
+	_, acme := getGaps(t, base, "tenant=acme", "")
+	if len(acme) != 2 || acme[0].Count != 3 || acme[0].Tenant != "acme" || acme[1].Count != 1 {
+		t.Errorf("acme gaps %+v, want capital x3 and restore x1", acme)
+	}
+	check(base) // default's counts unchanged
+	_, all := getGaps(t, base, "", "")
+	for _, g := range all {
+		if g.Tenant == "acme" && g.Text == "How do I restore a backup?" {
+			continue
+		}
+		if g.Tenant == "default" && g.Text == "How do I restore a backup?" {
+			t.Errorf("acme's question leaked into default: %+v", g)
+		}
+	}
+
+	// Restart keeps the queue.
+	shutdown(t, srv)
+	srv2, base2 := startOwned(t, cfg)
+	defer shutdown(t, srv2)
+	check(base2)
+	_, acme2 := getGaps(t, base2, "tenant=acme", "")
+	if fmt.Sprint(acme2) != fmt.Sprint(acme) {
+		t.Errorf("acme after restart %+v, want %+v", acme2, acme)
+	}
+	if code, _ := getGaps(t, base2, "kind=nosuch", ""); code != 400 {
+		t.Errorf("kind=nosuch: status %d, want 400", code)
+	}
+}
+
+// TestGapQueueNeedsAdminKey: with auth on, a tenant key gets 403 and an
+// admin key the list.
+func TestGapQueueNeedsAdminKey(t *testing.T) {
+	ts := startGuard(t, func(c *proxy.Config) {
+		c.Auth.Enabled = true
+		c.Auth.Keys = []proxy.KeyConfig{{Name: "t", SHA256: sha("tenant-key"), Tenant: "acme", KBs: []string{"default"}}}
+		c.Auth.AdminKeys = []proxy.AdminKeyConfig{{Name: "ops", SHA256: sha("admin-key")}}
+	})
+	for _, tc := range []struct {
+		key  string
+		want int
+	}{{"", 401}, {"wrong", 401}, {"tenant-key", 403}, {"admin-key", 200}} {
+		if code, _ := getGaps(t, ts.base, "", tc.key); code != tc.want {
+			t.Errorf("key %q: status %d, want %d", tc.key, code, tc.want)
+		}
+	}
+}
+
+// TestGapQueueUncitedClaims: an uncited factual sentence the verifier
+// classifies gap is queued with the question that produced it, once however
+// often it recurs.
+func TestGapQueueUncitedClaims(t *testing.T) {
+	ts := startGuard(t, func(c *proxy.Config) { c.Mock.Faults.Uncited = 1 })
+	for i := range 4 {
+		if d := ask(t, ts.base, "default", groundQ, i%2 == 0); d != "ground" {
+			t.Fatalf("decision %s, want ground", d)
+		}
+	}
+	_, gaps := getGaps(t, ts.base, "kind=gap", "")
+	if len(gaps) == 0 {
+		t.Fatal("no gap claim queued")
+	}
+	seen := map[string]bool{}
+	for _, g := range gaps {
+		if seen[g.Text] {
+			t.Errorf("claim %q listed twice", g.Text)
+		}
+		seen[g.Text] = true
+		if g.Count != 4 || g.Question != groundQ {
+			t.Errorf("claim %+v: want count 4 (once per answer) and the question", g)
+		}
+	}
+	t.Logf("gap claims: %+v", gaps)
+}
