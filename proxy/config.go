@@ -25,6 +25,8 @@ type Config struct {
 	Pipeline PipelineConfig `yaml:"pipeline"`
 	Mock     mockllm.Config `yaml:"mock"`
 	Log      LogConfig      `yaml:"log"`
+	TurnLog  TurnLogConfig  `yaml:"turnlog"`
+	Console  ConsoleConfig  `yaml:"console"`
 	Stages   StageConfigs   `yaml:",inline"`
 }
 
@@ -109,6 +111,8 @@ func DefaultConfig() Config {
 		Pipeline: PipelineConfig{Enabled: true},
 		Mock:     mock,
 		Log:      LogConfig{Level: "info"},
+		TurnLog:  defaultTurnLog(),
+		Console:  ConsoleConfig{Enabled: true},
 		Stages:   defaultStages(),
 	}
 }
@@ -241,6 +245,7 @@ func (c Config) Validate() error {
 	add("upstream", c.Upstream.validate())
 	add("auth", c.Auth.validate(c.Server.Addr))
 	add("mock", c.Mock.Validate())
+	add("turnlog", c.TurnLog.validate())
 	if c.Log.Level != "" {
 		switch c.Log.Level {
 		case "debug", "info", "warn", "error":

@@ -43,6 +43,8 @@ type Server struct {
 	bound   atomic.Pointer[string] // the listener's address, set by Serve
 	tr      *http.Transport        // upstream connection pool for streams, shared across reloads
 	fast    *fasthttp.Client       // upstream client for whole requests, shared across reloads
+	turns   *turnLog               // recent turns (turnlog.go); nil when turnlog.size is 0
+	turnW   *turnWriter            // the turn log's JSONL copy; nil without turnlog.persist.dir
 }
 
 // runtime is everything a request reads from the configuration, swapped as
@@ -76,6 +78,12 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		s.log.Info("no upstream configured: serving against the built-in simulated upstream", zap.String("base_url", mock.BaseURL()))
 	}
 	rt, err := s.build(cfg)
+	if err == nil {
+		s.turns = newTurnLog(cfg.TurnLog)
+		if s.turns != nil && cfg.TurnLog.Persist.Dir != "" {
+			s.turnW, err = startTurnWriter(s.turns, cfg.TurnLog.Persist, s.log.Named("turnlog"))
+		}
+	}
 	if err != nil {
 		if s.mock != nil {
 			s.mock.Close()
@@ -190,6 +198,7 @@ func restartOnly(running, next Config) []string {
 		{"upstream.max_conns", running.Upstream.MaxConns != next.Upstream.MaxConns},
 		{"upstream.max_response_bytes", running.Upstream.MaxResponseBytes != next.Upstream.MaxResponseBytes},
 		{"upstream.idle_conn_timeout", running.Upstream.IdleConnTimeout != next.Upstream.IdleConnTimeout},
+		{"turnlog", running.TurnLog != next.TurnLog},
 	} {
 		if f.diff {
 			changed = append(changed, f.name)
@@ -240,6 +249,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if s.mock != nil {
 		s.mock.Close()
+	}
+	if s.turnW != nil {
+		s.turnW.Close()
 	}
 	return err
 }
@@ -303,7 +315,14 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		if mw, ok := s.rt.Load().pipe.(interface{ WriteMetrics(io.Writer) error }); ok && ctx.Response.StatusCode() == 200 {
 			mw.WriteMetrics(ctx)
 		}
+	case "/v1/guard/turns":
+		s.guardTurns(ctx)
+	case "/v1/guard/whatif":
+		s.guardWhatIf(ctx)
 	default:
+		if strings.HasPrefix(path, "/console") && s.console(ctx, path) {
+			return
+		}
 		s.fail(ctx, "other", &APIError{Status: 404, Type: "invalid_request_error", Code: "not_found", Message: "unknown path " + quote(path)})
 	}
 }
@@ -430,6 +449,7 @@ func (s *Server) summarize(l *reqLog) {
 	}
 	s.m.requests.WithLabelValues("chat", itoa(l.status)).Inc()
 	s.m.observeReport(l.report)
+	s.turns.record(l)
 	ce := s.log.Check(zap.InfoLevel, "request")
 	if ce == nil {
 		return
