@@ -415,3 +415,58 @@ func TestTurnLogQuestionRedaction(t *testing.T) {
 		}
 	}
 }
+
+// A remote planner's outlines are replayed, not recomputed: at the
+// thresholds in force every turn is exact; moving the local planner's
+// min_support changes nothing (it did not plan these turns); turns the
+// remote planner never saw but new thresholds would ground are planned
+// locally and counted as approximate.
+func TestWhatIfRemotePlanner(t *testing.T) {
+	url, _ := plannerServer(t, "[2]")
+	ts := startGuard(t, func(c *proxy.Config) {
+		c.Stages.Gate.Planner.Mode = "remote"
+		c.Stages.Gate.Planner.BaseURL = url
+		c.Stages.Gate.Planner.Model = "planner"
+	})
+	root := strings.TrimSuffix(ts.base, "/v1")
+	seen := runScripted(t, ts)
+	notGround := 0
+	for _, a := range seen {
+		if a.decision != "ground" {
+			notGround++
+		}
+	}
+	type approxBody struct {
+		whatIfBody
+		Approximate int `json:"approximate"`
+	}
+	for _, tc := range []struct {
+		body                   string
+		changed, approx, exact int
+	}{
+		{`{}`, 0, 0, len(scripted)},
+		{`{"gate":{"planner":{"min_support":1}}}`, 0, 0, len(scripted)},
+		{`{"gate":{"bail_out_below":0,"good_enough_max":0}}`, -1, notGround, len(scripted)},
+	} {
+		var r approxBody
+		if code := operator(t, "POST", root+"/v1/guard/whatif", "", tc.body, &r); code != 200 {
+			t.Fatalf("%s: %d", tc.body, code)
+		}
+		if (tc.changed >= 0 && r.Changed != tc.changed) || r.Approximate != tc.approx || r.Exact.Checked != tc.exact || r.Exact.Mismatched != 0 {
+			t.Errorf("%s: changed %d approximate %d exact %+v, want changed %d approximate %d, %d exact", tc.body, r.Changed, r.Approximate, r.Exact, tc.changed, tc.approx, tc.exact)
+		}
+	}
+	// The same min_support move on the local planner empties every outline.
+	local := startGuard(t, nil)
+	grounded := 0
+	for _, a := range runScripted(t, local) {
+		if a.decision == "ground" {
+			grounded++
+		}
+	}
+	var r whatIfBody
+	operator(t, "POST", strings.TrimSuffix(local.base, "/v1")+"/v1/guard/whatif", "", `{"gate":{"planner":{"min_support":1}}}`, &r)
+	if r.Changed != grounded || grounded == 0 {
+		t.Errorf("local planner, min_support 1: %d changed, want every grounded turn (%d)", r.Changed, grounded)
+	}
+}
