@@ -193,3 +193,30 @@ func TestTurnLogConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// The console is served on a non-loopback listener only with auth on
+// (configuration validation already refuses auth off there; this is the
+// console's own check), and never with console.enabled false.
+func TestConsoleOnRule(t *testing.T) {
+	for _, tc := range []struct {
+		addr          string
+		auth, enabled bool
+		want          bool
+	}{
+		{"127.0.0.1:8080", false, true, true},
+		{"[::1]:8080", false, true, true},
+		{"0.0.0.0:8080", false, true, false},
+		{"0.0.0.0:8080", true, true, true},
+		{"127.0.0.1:8080", false, false, false},
+		{"0.0.0.0:8080", true, false, false},
+	} {
+		s := &Server{}
+		addr := tc.addr
+		s.bound.Store(&addr)
+		cfg := DefaultConfig()
+		cfg.Auth.Enabled, cfg.Console.Enabled = tc.auth, tc.enabled
+		if got := s.consoleOn(&runtime{cfg: cfg}); got != tc.want {
+			t.Errorf("%s auth %v enabled %v: console on %v, want %v", tc.addr, tc.auth, tc.enabled, got, tc.want)
+		}
+	}
+}
