@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -17,7 +18,7 @@ import (
 // turnWriter appends logged turns to DIR/turns.jsonl, one JSON object per
 // line (the same object GET /v1/guard/turns?id=N returns), off the request
 // path: record only wakes it. The file is rotated to
-// turns-<UTC time>.jsonl once it passes max_file_bytes, and the oldest
+// turns-<UTC time>-<n>.jsonl once it passes max_file_bytes, and the oldest
 // rotated files beyond max_files are removed. The file is a record for
 // offline analysis; a restart starts with an empty ring.
 type turnWriter struct {
@@ -28,6 +29,8 @@ type turnWriter struct {
 	size int64
 	quit chan struct{}
 	done chan struct{}
+	once sync.Once
+	n    int // rotations so far, to keep two in one clock tick apart
 }
 
 const turnFile = "turns.jsonl"
@@ -75,9 +78,10 @@ func (w *turnWriter) run() {
 	}
 }
 
-// Close writes the turns logged so far and closes the file.
+// Close writes the turns logged so far and closes the file. It may be
+// called more than once.
 func (w *turnWriter) Close() {
-	close(w.quit)
+	w.once.Do(func() { close(w.quit) })
 	<-w.done
 }
 
@@ -139,8 +143,9 @@ func (w *turnWriter) flush() {
 func (w *turnWriter) rotate() error {
 	w.f.Close()
 	cur := filepath.Join(w.cfg.Dir, turnFile)
+	w.n++
 	stamp := time.Now().UTC().Format("20060102T150405.000000000Z")
-	if err := os.Rename(cur, filepath.Join(w.cfg.Dir, "turns-"+stamp+".jsonl")); err != nil {
+	if err := os.Rename(cur, filepath.Join(w.cfg.Dir, fmt.Sprintf("turns-%s-%d.jsonl", stamp, w.n))); err != nil {
 		return err
 	}
 	if err := w.open(); err != nil {

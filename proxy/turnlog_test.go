@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -468,5 +472,56 @@ func TestWhatIfRemotePlanner(t *testing.T) {
 	operator(t, "POST", strings.TrimSuffix(local.base, "/v1")+"/v1/guard/whatif", "", `{"gate":{"planner":{"min_support":1}}}`, &r)
 	if r.Changed != grounded || grounded == 0 {
 		t.Errorf("local planner, min_support 1: %d changed, want every grounded turn (%d)", r.Changed, grounded)
+	}
+}
+
+// With turnlog.persist.dir, every turn the server logged is in
+// turns.jsonl once the server has shut down, as the same object
+// GET /v1/guard/turns?id=N returns.
+func TestTurnLogPersistedByServer(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig()
+	cfg.Log.Level = "error"
+	cfg.TurnLog.Persist.Dir = dir
+	srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	ts := &testServer{srv: srv, base: "http://" + ln.Addr().String() + "/v1", mock: srv.Mock()}
+	var want []asked
+	for i, q := range scripted[:4] {
+		want = append(want, ask(t, ts, "", "", q, i%2 == 0))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "turns.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), b)
+	}
+	for i, line := range lines {
+		var d struct {
+			ID       uint64 `json:"id"`
+			Question string `json:"question"`
+			Decision string `json:"decision"`
+			Cands    []any  `json:"candidate_list"`
+		}
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		if d.ID != uint64(i+1) || d.Question != want[i].q || d.Decision != want[i].decision || len(d.Cands) == 0 {
+			t.Errorf("line %d: id %d %q %s (%d candidates), want %q %s", i+1, d.ID, d.Question, d.Decision, len(d.Cands), want[i].q, want[i].decision)
+		}
 	}
 }
