@@ -525,3 +525,39 @@ func TestTurnLogPersistedByServer(t *testing.T) {
 		}
 	}
 }
+
+// A reload that moves a threshold: the turns logged before it still
+// recompute exactly at the thresholds they were decided with, the what-if
+// at the new thresholds shows what the reload changed for them, and turns
+// logged after it are decided under the configuration in force.
+func TestWhatIfAcrossReload(t *testing.T) {
+	ts := startGuard(t, nil)
+	root := strings.TrimSuffix(ts.base, "/v1")
+	before := runScripted(t, ts)
+	cfg := ts.srv.Config()
+	cfg.Stages.Gate.GoodEnoughMax, cfg.Stages.Gate.SufficientMax = 0.95, 0.95
+	if err := ts.srv.Reload(cfg); err != nil {
+		t.Fatal(err)
+	}
+	after := runScripted(t, ts)
+	var r struct {
+		whatIfBody
+		Other int `json:"decided_under_other_config"`
+	}
+	if code := operator(t, "POST", root+"/v1/guard/whatif", "", `{"examples":100}`, &r); code != 200 {
+		t.Fatalf("whatif: %d", code)
+	}
+	changed := 0
+	for i, a := range before {
+		if a.decision != after[i].decision {
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Fatal("the reload changed no decision: it would prove nothing")
+	}
+	if r.Turns != 2*len(scripted) || r.Other != len(scripted) || r.Exact.Mismatched != 0 || r.Changed != changed {
+		t.Errorf("turns %d, decided under another config %d, mismatched %d, changed %d; want %d, %d, 0, %d",
+			r.Turns, r.Other, r.Exact.Mismatched, r.Changed, 2*len(scripted), len(scripted), changed)
+	}
+}
