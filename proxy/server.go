@@ -81,6 +81,8 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 	if err == nil {
 		s.turns = newTurnLog(cfg.TurnLog)
 		if s.turns != nil && cfg.TurnLog.Persist.Dir != "" {
+			n, bad := s.turns.restore(cfg.TurnLog.Persist.Dir)
+			s.log.Info("turn log restored", zap.Int("turns", n), zap.Int("unreadable_lines", bad))
 			s.turnW, err = startTurnWriter(s.turns, cfg.TurnLog.Persist, s.log.Named("turnlog"))
 		}
 	}

@@ -41,7 +41,8 @@ type TurnLogConfig struct {
 	// answer text) or "drop" (neither).
 	Questions string `yaml:"questions"`
 	// Persist optionally appends every logged turn as one JSON line to
-	// Dir/turns.jsonl, rotated by size.
+	// Dir/turns.jsonl, rotated by size, and reads the newest back at
+	// start.
 	Persist TurnPersistConfig `yaml:"persist"`
 }
 

@@ -181,6 +181,24 @@ func TestTurnLogPersistRotation(t *testing.T) {
 	if ids[0] == 1 {
 		t.Errorf("ids %v: nothing was rotated out with max_files 2", ids)
 	}
+	// Read back at start: every kept line, as already persisted; an
+	// unreadable line is skipped and counted.
+	f, _ := os.OpenFile(filepath.Join(dir, turnFile), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{not json\n")
+	f.Close()
+	tl2 := newTurnLog(cfg)
+	if n, bad := tl2.restore(dir); n != len(ids) || bad != 1 {
+		t.Errorf("restored %d (%d unreadable), want %d (1)", n, bad, len(ids))
+	}
+	got := tl2.snapshot(turnFilter{})
+	if len(got) != len(ids) || len(got[0].cands) != 20 || !got[0].traced || got[0].cfg == nil {
+		t.Fatalf("restored %d turns, first %+v", len(got), got[0])
+	}
+	for _, e := range got {
+		if o, _ := redecide(*e.cfg, &e); string(o.Decision) != e.decision {
+			t.Errorf("restored turn %d recomputes to %s, logged %s", e.seq, o.Decision, e.decision)
+		}
+	}
 }
 
 func TestTurnLogConfigValidate(t *testing.T) {

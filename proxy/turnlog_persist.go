@@ -13,14 +13,16 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/gate"
 )
 
 // turnWriter appends logged turns to DIR/turns.jsonl, one JSON object per
 // line (the same object GET /v1/guard/turns?id=N returns), off the request
 // path: record only wakes it. The file is rotated to
 // turns-<UTC time>-<n>.jsonl once it passes max_file_bytes, and the oldest
-// rotated files beyond max_files are removed. The file is a record for
-// offline analysis; a restart starts with an empty ring.
+// rotated files beyond max_files are removed. At start the newest turns
+// are read back into the rings (restore).
 type turnWriter struct {
 	tl   *turnLog
 	cfg  TurnPersistConfig
@@ -170,4 +172,124 @@ func rotatedFiles(dir string) []string {
 		old[i] = strings.TrimPrefix(o, dir+string(filepath.Separator))
 	}
 	return old
+}
+
+// storedTurn is one line of turns.jsonl read back.
+type storedTurn struct {
+	turnRow
+	RerankActive bool            `json:"rerank_active"`
+	Thresholds   *gateThresholds `json:"thresholds"`
+	Cands        []candView      `json:"candidate_list"`
+	Outline      []string        `json:"outline"`
+	Citations    json.RawMessage `json:"citations"`
+	Markers      json.RawMessage `json:"markers"`
+	Claims       json.RawMessage `json:"claims"`
+	Summary      json.RawMessage `json:"summary"`
+}
+
+// restore loads the newest persisted turns (at most size x max_partitions,
+// oldest first) back into the rings at start, so the console and the
+// what-if see the turns from before a restart. Restored turns get new ids;
+// their gate configuration is rebuilt from the thresholds they were
+// decided with, so the what-if stays exact for them. It returns how many
+// turns it restored and how many lines it skipped as unreadable.
+func (tl *turnLog) restore(dir string) (restored, skipped int) {
+	files := append(rotatedFiles(dir), turnFile)
+	budget := tl.cfg.Size * tl.cfg.MaxPartitions
+	var chunks [][]storedTurn // newest file first
+	total := 0
+	for i := len(files) - 1; i >= 0 && total < budget; i-- {
+		f, err := os.Open(filepath.Join(dir, files[i]))
+		if err != nil {
+			continue
+		}
+		var lines []storedTurn
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+		for sc.Scan() {
+			var st storedTurn
+			if err := json.Unmarshal(sc.Bytes(), &st); err != nil || st.Tenant == "" {
+				skipped++
+				continue
+			}
+			lines = append(lines, st)
+		}
+		if sc.Err() != nil {
+			skipped++
+		}
+		f.Close()
+		chunks = append(chunks, lines)
+		total += len(lines)
+	}
+	var all []storedTurn
+	for i := len(chunks) - 1; i >= 0; i-- {
+		all = append(all, chunks[i]...)
+	}
+	if len(all) > budget {
+		all = all[len(all)-budget:]
+	}
+	for i := range all {
+		tl.push(&all[i])
+	}
+	return len(all), skipped
+}
+
+// push puts one restored turn into its ring as already persisted.
+func (tl *turnLog) push(st *storedTurn) {
+	r := tl.ring(st.Tenant, st.KB)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var e *turnEntry
+	if len(r.entries) < tl.cfg.Size {
+		e = &turnEntry{}
+		r.entries = append(r.entries, e)
+	} else {
+		e = r.entries[r.next]
+		r.next = (r.next + 1) % len(r.entries)
+	}
+	at, _ := time.Parse(time.RFC3339Nano, st.Time)
+	dur := func(k string) time.Duration { return time.Duration(st.LatencyMS[k] * float64(time.Millisecond)) }
+	stages := make(map[string]float64, len(st.LatencyMS))
+	for k, v := range st.LatencyMS {
+		if k != "total" && k != "ttft" && k != "upstream_wait" {
+			stages[k] = v
+		}
+	}
+	raw := func(m json.RawMessage) any {
+		if len(m) == 0 {
+			return nil
+		}
+		return m
+	}
+	*e = turnEntry{seq: tl.seq.Add(1), at: at.UnixNano(), tenant: st.Tenant, kb: st.KB, model: st.Model, stream: st.Stream,
+		status: st.Status, decision: st.Decision, cov: st.Coverage, total: dur("total"), ttft: dur("ttft"), wait: dur("upstream_wait"),
+		rep: &Report{Decision: st.Decision, Citations: raw(st.Citations), Markers: raw(st.Markers), Claims: raw(st.Claims),
+			Summary: raw(st.Summary), Degraded: st.Degraded, LatencyMS: stages, Dropped: st.Dropped, Verdicts: st.Verdicts},
+		cands: e.cands[:0], outline: e.outline[:0]}
+	e.qlen = copy(e.q[:], st.Question)
+	e.qcut = st.QuestionCut
+	if st.QuestionHash != "" {
+		fmt.Sscanf(st.QuestionHash, "%x", &e.qhash)
+	}
+	if st.Thresholds != nil {
+		cfg := st.Thresholds.apply(gate.DefaultConfig())
+		if p := st.Thresholds.Planner; p != nil && p.Mode != nil {
+			cfg.Planner.Mode = *p.Mode
+		}
+		e.cfg, e.traced, e.rerankActive, e.remote = &cfg, true, st.RerankActive, st.Planner == "remote"
+		for _, c := range st.Cands {
+			e.cands = append(e.cands, candRec{id: c.ID, title: c.Title, kind: c.Kind, address: c.Address,
+				score: c.Score, rerank: c.Rerank, answer: c.Answer, forced: c.Forced, lanes: c.Lanes})
+		}
+		for _, id := range st.Outline {
+			for j, c := range e.cands {
+				if c.id == id {
+					e.outline = append(e.outline, int16(j))
+					break
+				}
+			}
+		}
+	}
+	r.last = max(r.last, e.at)
+	r.persisted = e.seq
 }

@@ -476,54 +476,94 @@ func TestWhatIfRemotePlanner(t *testing.T) {
 }
 
 // With turnlog.persist.dir, every turn the server logged is in
-// turns.jsonl once the server has shut down, as the same object
-// GET /v1/guard/turns?id=N returns.
+// turns.jsonl once it has shut down (the object GET /v1/guard/turns?id=N
+// returns), and a restart reads them back: the list, the exact self-check
+// and a what-if give what they gave before the restart, and nothing is
+// written twice.
 func TestTurnLogPersistedByServer(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig()
 	cfg.Log.Level = "error"
 	cfg.TurnLog.Persist.Dir = dir
-	srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))
-	if err != nil {
-		t.Fatal(err)
+	start := func() (*proxy.Server, *testServer) {
+		srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go srv.Serve(ln)
+		return srv, &testServer{srv: srv, base: "http://" + ln.Addr().String() + "/v1", mock: srv.Mock()}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	stop := func(srv *proxy.Server) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
-	go srv.Serve(ln)
-	ts := &testServer{srv: srv, base: "http://" + ln.Addr().String() + "/v1", mock: srv.Mock()}
+	const moved = `{"gate":{"good_enough_max":0.95,"sufficient_max":0.95},"examples":0}`
+	srv, ts := start()
 	var want []asked
-	for i, q := range scripted[:4] {
+	for i, q := range scripted {
 		want = append(want, ask(t, ts, "", "", q, i%2 == 0))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "turns.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != len(want) {
-		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), b)
-	}
-	for i, line := range lines {
-		var d struct {
-			ID       uint64 `json:"id"`
-			Question string `json:"question"`
-			Decision string `json:"decision"`
-			Cands    []any  `json:"candidate_list"`
+	var before whatIfBody
+	operator(t, "POST", strings.TrimSuffix(ts.base, "/v1")+"/v1/guard/whatif", "", moved, &before)
+	stop(srv)
+
+	check := func() {
+		b, err := os.ReadFile(filepath.Join(dir, "turns.jsonl"))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if err := json.Unmarshal([]byte(line), &d); err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(lines) != len(want) {
+			t.Fatalf("%d lines, want %d", len(lines), len(want))
 		}
-		if d.ID != uint64(i+1) || d.Question != want[i].q || d.Decision != want[i].decision || len(d.Cands) == 0 {
-			t.Errorf("line %d: id %d %q %s (%d candidates), want %q %s", i+1, d.ID, d.Question, d.Decision, len(d.Cands), want[i].q, want[i].decision)
+		for i, line := range lines {
+			var d struct {
+				ID       uint64 `json:"id"`
+				Question string `json:"question"`
+				Decision string `json:"decision"`
+				Cands    []any  `json:"candidate_list"`
+			}
+			if err := json.Unmarshal([]byte(line), &d); err != nil {
+				t.Fatalf("line %d: %v", i+1, err)
+			}
+			if d.ID != uint64(i+1) || d.Question != want[i].q || d.Decision != want[i].decision || len(d.Cands) == 0 {
+				t.Errorf("line %d: id %d %q %s (%d candidates), want %q %s", i+1, d.ID, d.Question, d.Decision, len(d.Cands), want[i].q, want[i].decision)
+			}
 		}
 	}
+	check()
+
+	srv, ts = start()
+	root := strings.TrimSuffix(ts.base, "/v1")
+	var tb turnsBody
+	operator(t, "GET", root+"/v1/guard/turns", "", "", &tb)
+	if len(tb.Turns) != len(want) {
+		t.Fatalf("after a restart: %d turns, want %d", len(tb.Turns), len(want))
+	}
+	for i, row := range tb.Turns {
+		w := want[len(want)-1-i]
+		if row.Question != w.q || row.Decision != w.decision || row.Coverage.Max != w.max {
+			t.Errorf("restored turn %d = (%q %s %v), want (%q %s %v)", row.ID, row.Question, row.Decision, row.Coverage.Max, w.q, w.decision, w.max)
+		}
+	}
+	var same, after whatIfBody
+	operator(t, "POST", root+"/v1/guard/whatif", "", `{}`, &same)
+	operator(t, "POST", root+"/v1/guard/whatif", "", moved, &after)
+	if same.Changed != 0 || same.Exact.Checked != len(want) || same.Exact.Mismatched != 0 {
+		t.Errorf("restored turns at the thresholds in force: %+v", same)
+	}
+	if before.Changed == 0 || fmt.Sprint(after.Transitions) != fmt.Sprint(before.Transitions) {
+		t.Errorf("what-if after the restart %+v, before it %+v", after.Transitions, before.Transitions)
+	}
+	stop(srv)
+	check() // nothing restored was written again
 }
 
 // A reload that moves a threshold: the turns logged before it still
