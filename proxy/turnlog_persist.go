@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/judge"
 )
 
 // turnWriter appends logged turns to DIR/turns.jsonl, one JSON object per
@@ -266,10 +268,22 @@ func (tl *turnLog) push(st *storedTurn) {
 		rep: &Report{Decision: st.Decision, Citations: raw(st.Citations), Markers: raw(st.Markers), Claims: raw(st.Claims),
 			Summary: raw(st.Summary), Degraded: st.Degraded, LatencyMS: stages, Dropped: st.Dropped, Verdicts: st.Verdicts},
 		cands: e.cands[:0], outline: e.outline[:0]}
-	e.qlen = copy(e.q[:], st.Question)
-	e.qcut = st.QuestionCut
-	if st.QuestionHash != "" {
-		fmt.Sscanf(st.QuestionHash, "%x", &e.qhash)
+	// The questions setting in force applies to restored turns too.
+	switch tl.cfg.Questions {
+	case questionsKeep:
+		e.qlen, e.qcut = copy(e.q[:], st.Question), st.QuestionCut
+	case questionsHash:
+		if st.Question != "" {
+			e.qhash = maphash.String(tl.seed, st.Question)
+		} else if st.QuestionHash != "" {
+			fmt.Sscanf(st.QuestionHash, "%x", &e.qhash)
+		}
+	}
+	if tl.cfg.Questions != questionsKeep && len(st.Claims) > 0 {
+		var cl []judge.Claim // typed, so the detail view leaves their text out
+		if json.Unmarshal(st.Claims, &cl) == nil {
+			e.rep.Claims = cl
+		}
 	}
 	if st.Thresholds != nil {
 		cfg := st.Thresholds.apply(gate.DefaultConfig())

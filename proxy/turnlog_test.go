@@ -185,9 +185,13 @@ func TestWhatIfExact(t *testing.T) {
 		t.Fatalf("turn log holds %d turns, want %d", tb.Total, len(scripted))
 	}
 	byQ := map[string]uint64{}
-	for i, row := range tb.Turns { // newest first
-		want := seen[len(seen)-1-i]
-		if row.Question != want.q || row.Decision != want.decision || row.Coverage.Max != want.max {
+	seenQ := map[string]asked{}
+	for _, a := range seen {
+		seenQ[a.q] = a
+	}
+	for _, row := range tb.Turns { // in the order the turns finished (a stream's log line follows its [DONE])
+		want := seenQ[row.Question]
+		if _, dup := byQ[row.Question]; dup || row.Question != want.q || row.Decision != want.decision || row.Coverage.Max != want.max {
 			t.Errorf("logged turn %d = (%q %s %v), the client saw (%q %s %v)", row.ID, row.Question, row.Decision, row.Coverage.Max, want.q, want.decision, want.max)
 		}
 		byQ[row.Question] = row.ID
@@ -332,6 +336,7 @@ func TestTurnLogTenantIsolation(t *testing.T) {
 		for _, r := range tb.Turns {
 			ts = append(ts, r.Tenant)
 		}
+		slices.Sort(ts)
 		return ts, code
 	}
 	if got, _ := tenants("sk-acme", ""); fmt.Sprint(got) != "[acme acme]" {
@@ -343,7 +348,7 @@ func TestTurnLogTenantIsolation(t *testing.T) {
 	if _, code := tenants("sk-acme", "?tenant=globex"); code != 403 {
 		t.Errorf("acme's key asking for globex's turns: %d, want 403", code)
 	}
-	if got, _ := tenants("sk-admin", ""); fmt.Sprint(got) != "[globex acme acme]" {
+	if got, _ := tenants("sk-admin", ""); fmt.Sprint(got) != "[acme acme globex]" {
 		t.Errorf("the admin key sees %v, want every turn", got)
 	}
 	var one struct {
@@ -523,6 +528,10 @@ func TestTurnLogPersistedByServer(t *testing.T) {
 		if len(lines) != len(want) {
 			t.Fatalf("%d lines, want %d", len(lines), len(want))
 		}
+		byQ := map[string]asked{}
+		for _, a := range want {
+			byQ[a.q] = a
+		}
 		for i, line := range lines {
 			var d struct {
 				ID       uint64 `json:"id"`
@@ -533,8 +542,10 @@ func TestTurnLogPersistedByServer(t *testing.T) {
 			if err := json.Unmarshal([]byte(line), &d); err != nil {
 				t.Fatalf("line %d: %v", i+1, err)
 			}
-			if d.ID != uint64(i+1) || d.Question != want[i].q || d.Decision != want[i].decision || len(d.Cands) == 0 {
-				t.Errorf("line %d: id %d %q %s (%d candidates), want %q %s", i+1, d.ID, d.Question, d.Decision, len(d.Cands), want[i].q, want[i].decision)
+			w, ok := byQ[d.Question]
+			delete(byQ, d.Question)
+			if d.ID != uint64(i+1) || !ok || d.Decision != w.decision || len(d.Cands) == 0 {
+				t.Errorf("line %d: id %d %q %s (%d candidates), want id %d, each question once with its decision", i+1, d.ID, d.Question, d.Decision, len(d.Cands), i+1)
 			}
 		}
 	}
@@ -547,8 +558,13 @@ func TestTurnLogPersistedByServer(t *testing.T) {
 	if len(tb.Turns) != len(want) {
 		t.Fatalf("after a restart: %d turns, want %d", len(tb.Turns), len(want))
 	}
-	for i, row := range tb.Turns {
-		w := want[len(want)-1-i]
+	restored := map[string]asked{}
+	for _, a := range want {
+		restored[a.q] = a
+	}
+	for _, row := range tb.Turns {
+		w := restored[row.Question]
+		delete(restored, row.Question)
 		if row.Question != w.q || row.Decision != w.decision || row.Coverage.Max != w.max {
 			t.Errorf("restored turn %d = (%q %s %v), want (%q %s %v)", row.ID, row.Question, row.Decision, row.Coverage.Max, w.q, w.decision, w.max)
 		}
