@@ -27,6 +27,8 @@ type Config struct {
 	Log      LogConfig      `yaml:"log"`
 	State    StateConfig    `yaml:"state"` // gaps.go
 	Gaps     GapsConfig     `yaml:"gaps"`  // gaps.go
+	TurnLog  TurnLogConfig  `yaml:"turnlog"`
+	Console  ConsoleConfig  `yaml:"console"`
 	Stages   StageConfigs   `yaml:",inline"`
 }
 
@@ -112,6 +114,8 @@ func DefaultConfig() Config {
 		Mock:     mock,
 		Log:      LogConfig{Level: "info"},
 		Gaps:     defaultGaps(),
+		TurnLog:  defaultTurnLog(),
+		Console:  ConsoleConfig{Enabled: true},
 		Stages:   defaultStages(),
 	}
 }
@@ -245,6 +249,7 @@ func (c Config) Validate() error {
 	add("auth", c.Auth.validate(c.Server.Addr))
 	add("mock", c.Mock.Validate())
 	add("gaps", c.Gaps.validate())
+	add("turnlog", c.TurnLog.validate())
 	if c.Log.Level != "" {
 		switch c.Log.Level {
 		case "debug", "info", "warn", "error":

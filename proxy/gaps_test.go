@@ -78,7 +78,7 @@ func shutdown(t *testing.T, srv *proxy.Server) {
 }
 
 // ask sends q as tenant through the proxy at base and returns guard.decision.
-func ask(t *testing.T, base, tenant, q string, stream bool) string {
+func askGap(t *testing.T, base, tenant, q string, stream bool) string {
 	t.Helper()
 	c := openai.NewClient(option.WithBaseURL(base+"/"), option.WithAPIKey("test"), option.WithMaxRetries(0),
 		option.WithRequestTimeout(10*time.Second), option.WithHeader("X-Tenant-ID", tenant))
@@ -162,7 +162,7 @@ func TestGapQueue(t *testing.T) {
 			q = offTopic[b][(off/len(offTopic))%len(offTopic[b])]
 			off++
 		}
-		d := ask(t, base, "default", q, i%2 == 0)
+		d := askGap(t, base, "default", q, i%2 == 0)
 		switch {
 		case kinds[d] != "" && b < 0:
 			t.Errorf("%q: decision %s, want ground", q, d)
@@ -226,9 +226,9 @@ func TestGapQueue(t *testing.T) {
 
 	// Tenant isolation: acme's gaps are its own.
 	for range 3 {
-		ask(t, base, "acme", offTopic[0][0], false)
+		askGap(t, base, "acme", offTopic[0][0], false)
 	}
-	ask(t, base, "acme", "How do I restore a backup?", false) // acme has no corpus: a gap too
+	askGap(t, base, "acme", "How do I restore a backup?", false) // acme has no corpus: a gap too
 	_, acme := getGaps(t, base, "tenant=acme", "")
 	if len(acme) != 2 || acme[0].Count != 3 || acme[0].Tenant != "acme" || acme[1].Count != 1 {
 		t.Errorf("acme gaps %+v, want capital x3 and restore x1", acme)
@@ -282,7 +282,7 @@ func TestGapQueueNeedsAdminKey(t *testing.T) {
 func TestGapQueueUncitedClaims(t *testing.T) {
 	ts := startGuard(t, func(c *proxy.Config) { c.Mock.Faults.Uncited = 1 })
 	for i := range 4 {
-		if d := ask(t, ts.base, "default", groundQ, i%2 == 0); d != "ground" {
+		if d := askGap(t, ts.base, "default", groundQ, i%2 == 0); d != "ground" {
 			t.Fatalf("decision %s, want ground", d)
 		}
 	}

@@ -208,6 +208,8 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	}
 	t.out = gate.Decide(p.gate, cands, res.RerankActive)
 	t.out = gate.ApplyOutline(t.out, p.outline(ctx, req.Query, t.out, t.addDegraded))
+	t.trace = gateTrace{question: req.Query, cands: cands, rerankActive: res.RerankActive, cfg: &p.gate, out: &t.out,
+		remote: p.planner != nil && !slices.Contains(t.degraded, "planner")}
 	memory := make([]string, 0, len(res.Memory))
 	for _, m := range res.Memory {
 		memory = append(memory, m.Text)
@@ -294,6 +296,7 @@ type guardTurn struct {
 	answer   strings.Builder
 	degraded []string
 	latency  map[string]float64
+	trace    gateTrace // the gate's inputs, for the turn log
 
 	// Sentences are cut as they complete and verified at once: in strict
 	// mode before they are released, in report mode concurrently with the
@@ -420,7 +423,7 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 		t.keep(dst[start:])
 	}
 	t.pending.Wait()
-	r := &Report{Decision: string(t.out.Decision), Coverage: t.out.Coverage, LatencyMS: t.latency}
+	r := &Report{Decision: string(t.out.Decision), Coverage: t.out.Coverage, LatencyMS: t.latency, trace: &t.trace}
 	counts := t.st.Counts()
 	if t.strictDrops > 0 {
 		if counts.ByReason == nil {

@@ -60,6 +60,8 @@ type Report struct {
 	Verdicts map[string]int `json:"-"`
 	// Audit counts what the online auditor found in the released answer.
 	Audit map[string]int `json:"-"`
+	// trace is the gate's inputs, for the turn log (nil on pass-through).
+	trace *gateTrace
 }
 
 func (r *Report) json() []byte {

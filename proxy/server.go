@@ -44,6 +44,8 @@ type Server struct {
 	tr      *http.Transport        // upstream connection pool for streams, shared across reloads
 	fast    *fasthttp.Client       // upstream client for whole requests, shared across reloads
 	gapQ    *gapQueue              // the gap queue (gaps.go), kept across reloads
+	turns   *turnLog               // recent turns (turnlog.go); nil when turnlog.size is 0
+	turnW   *turnWriter            // the turn log's JSONL copy; nil without turnlog.persist.dir
 }
 
 // runtime is everything a request reads from the configuration, swapped as
@@ -80,7 +82,16 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 	if err == nil {
 		err = s.startGaps(cfg)
 	}
+	if err == nil {
+		s.turns = newTurnLog(cfg.TurnLog)
+		if s.turns != nil && cfg.TurnLog.Persist.Dir != "" {
+			n, bad := s.turns.restore(cfg.TurnLog.Persist.Dir)
+			s.log.Info("turn log restored", zap.Int("turns", n), zap.Int("unreadable_lines", bad))
+			s.turnW, err = startTurnWriter(s.turns, cfg.TurnLog.Persist, s.log.Named("turnlog"))
+		}
+	}
 	if err != nil {
+		s.stopGaps() //nolint:errcheck // the start error is the one to report
 		if s.mock != nil {
 			s.mock.Close()
 		}
@@ -195,6 +206,7 @@ func restartOnly(running, next Config) []string {
 		{"upstream.max_response_bytes", running.Upstream.MaxResponseBytes != next.Upstream.MaxResponseBytes},
 		{"upstream.idle_conn_timeout", running.Upstream.IdleConnTimeout != next.Upstream.IdleConnTimeout},
 		{"state.dir", running.State.Dir != next.State.Dir},
+		{"turnlog", running.TurnLog != next.TurnLog},
 	} {
 		if f.diff {
 			changed = append(changed, f.name)
@@ -248,6 +260,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if gerr := s.stopGaps(); gerr != nil {
 		err = errors.Join(err, gerr)
+	}
+	if s.turnW != nil {
+		s.turnW.Close()
 	}
 	return err
 }
@@ -313,7 +328,14 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		}
 	case "/v1/guard/gaps":
 		s.gaps(ctx)
+	case "/v1/guard/turns":
+		s.guardTurns(ctx)
+	case "/v1/guard/whatif":
+		s.guardWhatIf(ctx)
 	default:
+		if strings.HasPrefix(path, "/console") && s.console(ctx, path) {
+			return
+		}
 		s.fail(ctx, "other", &APIError{Status: 404, Type: "invalid_request_error", Code: "not_found", Message: "unknown path " + quote(path)})
 	}
 }
@@ -442,6 +464,7 @@ func (s *Server) summarize(l *reqLog) {
 	s.m.requests.WithLabelValues("chat", itoa(l.status)).Inc()
 	s.m.observeReport(l.report)
 	s.noteGaps(l) // gaps.go
+	s.turns.record(l)
 	ce := s.log.Check(zap.InfoLevel, "request")
 	if ce == nil {
 		return

@@ -1,0 +1,443 @@
+package proxy
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"embed"
+	"encoding/json"
+	"errors"
+	"io"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/judge"
+)
+
+// The operator's view: GET /v1/guard/turns (the turn log), POST
+// /v1/guard/whatif (threshold what-if) and the console at /console, a
+// static page embedded in the binary that reads those two endpoints.
+
+//go:embed console/index.html console/app.js console/app.css
+var consoleFS embed.FS
+
+// operatorScope is what an operator request may read: every tenant (auth
+// off, or an admin key) or one tenant's KBs (a tenant key).
+type operatorScope struct {
+	tenant string   // "" = every tenant
+	kbs    []string // nil = every KB
+}
+
+// authorizeOperator admits a request to /v1/guard/turns and whatif: anyone
+// with auth off (a loopback listener), an admin key across tenants, a
+// tenant key for its own tenant and KBs; no or an unknown key is 401.
+func (rt *runtime) authorizeOperator(ctx *fasthttp.RequestCtx) (operatorScope, *APIError) {
+	if !rt.cfg.Auth.Enabled {
+		return operatorScope{}, nil
+	}
+	sum, ae := bearerSum(ctx)
+	if ae != nil {
+		return operatorScope{}, ae
+	}
+	admin := false
+	for i := range rt.adminKeys {
+		if subtle.ConstantTimeCompare(sum[:], rt.adminKeys[i][:]) == 1 {
+			admin = true
+		}
+	}
+	var match *keyEntry
+	for i := range rt.keys {
+		if subtle.ConstantTimeCompare(sum[:], rt.keys[i].hash[:]) == 1 {
+			match = &rt.keys[i]
+		}
+	}
+	switch {
+	case admin:
+		return operatorScope{}, nil
+	case match != nil:
+		return operatorScope{tenant: match.tenant, kbs: match.kbs}, nil
+	}
+	return operatorScope{}, &APIError{Status: 401, Type: "authentication_error", Code: "invalid_api_key", Message: "invalid API key"}
+}
+
+// filter builds the turn filter of a request within the scope: a tenant
+// key naming another tenant or a KB it may not read is 403.
+func (sc operatorScope) filter(tenant, kb, decision, since, until string) (turnFilter, *APIError) {
+	f := turnFilter{tenant: tenant, kbs: sc.kbs, decision: decision}
+	if sc.tenant != "" {
+		if tenant != "" && tenant != sc.tenant {
+			return f, &APIError{Status: 403, Type: "permission_error", Code: "tenant_mismatch",
+				Message: "this key may read only its own tenant's turns"}
+		}
+		f.tenant = sc.tenant
+	}
+	if kb != "" {
+		if sc.kbs != nil && !slices.Contains(sc.kbs, kb) {
+			return f, &APIError{Status: 403, Type: "permission_error", Code: "kb_not_allowed",
+				Message: "the API key may not read knowledge base " + quote(kb)}
+		}
+		f.kbs = []string{kb}
+	}
+	switch decision {
+	case "", "ground", "refuse", "fallback", "passthrough":
+	default:
+		return f, badParam("decision", "decision must be ground, refuse, fallback or passthrough")
+	}
+	var ae *APIError
+	if f.since, ae = parseTimeParam("since", since); ae != nil {
+		return f, ae
+	}
+	if f.until, ae = parseTimeParam("until", until); ae != nil {
+		return f, ae
+	}
+	return f, nil
+}
+
+func badParam(param, msg string) *APIError {
+	return &APIError{Status: 400, Type: "invalid_request_error", Code: "invalid_value", Param: param, Message: msg}
+}
+
+// parseTimeParam reads RFC 3339 or Unix milliseconds; "" is no bound.
+func parseTimeParam(name, v string) (int64, *APIError) {
+	if v == "" {
+		return 0, nil
+	}
+	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return ms * int64(time.Millisecond), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return 0, badParam(name, name+" must be RFC 3339 or Unix milliseconds")
+	}
+	return t.UnixNano(), nil
+}
+
+func rfc3339(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
+
+// turnRow is one turn in the list.
+type turnRow struct {
+	ID           uint64             `json:"id"`
+	Time         string             `json:"time"`
+	Tenant       string             `json:"tenant"`
+	KB           string             `json:"kb"`
+	Model        string             `json:"model"`
+	Stream       bool               `json:"stream"`
+	Status       int                `json:"status"`
+	Question     string             `json:"question,omitempty"`
+	QuestionCut  bool               `json:"question_truncated,omitempty"`
+	QuestionHash string             `json:"question_hash,omitempty"`
+	Decision     string             `json:"decision"`
+	Coverage     gate.Coverage      `json:"coverage"`
+	Candidates   int                `json:"candidates"`
+	Planner      string             `json:"planner,omitempty"`
+	Dropped      map[string]int     `json:"markers_dropped"`
+	Verdicts     map[string]int     `json:"verdicts"`
+	Degraded     []string           `json:"degraded"`
+	LatencyMS    map[string]float64 `json:"latency_ms"`
+}
+
+// candView is one candidate in a turn's detail.
+type candView struct {
+	ID      string  `json:"id"`
+	Title   string  `json:"title"`
+	Kind    string  `json:"kind"`
+	Address string  `json:"address,omitempty"`
+	Score   float64 `json:"score"`
+	Rerank  float64 `json:"rerank"`
+	Answer  float64 `json:"answer"`
+	// Relevance is the score the thresholds compared (per gate.relevance).
+	Relevance float64  `json:"relevance"`
+	Forced    bool     `json:"forced"`
+	Lanes     []string `json:"lanes"`
+	Floored   bool     `json:"floored"`
+	Outline   int      `json:"outline"` // 1-based position in the outline, 0 = not shown to the model
+}
+
+// turnDetail is one turn with everything the log kept.
+type turnDetail struct {
+	turnRow
+	RerankActive bool            `json:"rerank_active"`
+	Relevance    string          `json:"relevance,omitempty"`
+	Thresholds   *gateThresholds `json:"thresholds,omitempty"` // the gate configuration it was decided with
+	Checks       map[string]bool `json:"checks,omitempty"`
+	Floored      int             `json:"floored"`
+	Cands        []candView      `json:"candidate_list"`
+	Outline      []string        `json:"outline"`
+	Citations    any             `json:"citations"`
+	Markers      any             `json:"markers"`
+	Claims       any             `json:"claims"`
+	Summary      any             `json:"summary"`
+}
+
+func (tl *turnLog) row(e *turnEntry) turnRow {
+	r := turnRow{ID: e.seq, Time: rfc3339(e.at), Tenant: e.tenant, KB: e.kb, Model: e.model, Stream: e.stream,
+		Status: e.status, Decision: e.decision, Coverage: e.cov, Candidates: len(e.cands), Degraded: []string{}}
+	switch {
+	case e.qlen > 0:
+		r.Question, r.QuestionCut = e.question(), e.qcut
+	case e.qhash != 0:
+		r.QuestionHash = strconv.FormatUint(e.qhash, 16)
+	}
+	if e.traced {
+		r.Planner = "local"
+		if e.remote {
+			r.Planner = "remote"
+		}
+	}
+	lat := map[string]float64{"total": ms(e.total), "upstream_wait": ms(e.wait)}
+	if e.ttft > 0 {
+		lat["ttft"] = ms(e.ttft)
+	}
+	if rep := e.rep; rep != nil {
+		r.Dropped, r.Verdicts = rep.Dropped, rep.Verdicts
+		if rep.Degraded != nil {
+			r.Degraded = rep.Degraded
+		}
+		for k, v := range rep.LatencyMS {
+			lat[k] = v
+		}
+	}
+	if r.Dropped == nil {
+		r.Dropped = map[string]int{}
+	}
+	if r.Verdicts == nil {
+		r.Verdicts = map[string]int{}
+	}
+	r.LatencyMS = lat
+	return r
+}
+
+func (tl *turnLog) detail(e *turnEntry) turnDetail {
+	d := turnDetail{turnRow: tl.row(e), RerankActive: e.rerankActive, Cands: []candView{}, Outline: []string{}}
+	if rep := e.rep; rep != nil {
+		d.Citations, d.Markers, d.Summary = rep.Citations, rep.Markers, rep.Summary
+		d.Claims = rep.Claims
+		if cl, ok := rep.Claims.([]judge.Claim); ok && tl.cfg.Questions != questionsKeep {
+			// The answer's sentences can repeat the question: keep the
+			// verdicts and evidence, not the text.
+			red := make([]judge.Claim, len(cl))
+			for i, c := range cl {
+				c.Text, c.ClaimReview, c.Suggestion = "", nil, ""
+				red[i] = c
+			}
+			d.Claims = red
+		}
+	}
+	if !e.traced || e.cfg == nil {
+		return d
+	}
+	cfg := *e.cfg
+	th := thresholdsOf(cfg)
+	d.Thresholds, d.Relevance = &th, cfg.Relevance
+	o, _ := redecide(cfg, e) // the booleans the logged decision was made from
+	d.Checks, d.Floored = o.Checks, o.Floored
+	floor := cfg.PrefloorNoRerank
+	if e.rerankActive {
+		floor = cfg.Prefloor
+	}
+	pos := make(map[int]int, len(e.outline))
+	for i, j := range e.outline {
+		if _, dup := pos[int(j)]; !dup {
+			pos[int(j)] = i + 1
+		}
+		d.Outline = append(d.Outline, e.cands[j].id)
+	}
+	for i, c := range e.cands {
+		rel := c.score
+		switch {
+		case cfg.Relevance == gate.RelevanceAnswerability:
+			rel = c.answer
+		case e.rerankActive:
+			rel = c.rerank
+		}
+		lanes := c.lanes
+		if lanes == nil {
+			lanes = []string{}
+		}
+		d.Cands = append(d.Cands, candView{ID: c.id, Title: c.title, Kind: c.kind, Address: c.address, Score: c.score,
+			Rerank: c.rerank, Answer: c.answer, Relevance: rel, Forced: c.forced, Lanes: lanes,
+			Floored: !c.forced && !(rel >= floor), Outline: pos[i]})
+	}
+	return d
+}
+
+// guardTurns serves GET /v1/guard/turns: the turn log, newest first.
+// Query: tenant, kb, decision, since, until (RFC 3339 or Unix ms), limit
+// (default 1000), id (one turn with its detail).
+func (s *Server) guardTurns(ctx *fasthttp.RequestCtx) {
+	if !ctx.IsGet() && !ctx.IsHead() {
+		s.fail(ctx, "turns", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use GET", Allow: "GET, HEAD"})
+		return
+	}
+	rt := s.rt.Load()
+	sc, ae := rt.authorizeOperator(ctx)
+	if ae != nil {
+		s.fail(ctx, "turns", ae)
+		return
+	}
+	a := ctx.QueryArgs()
+	f, ae := sc.filter(string(a.Peek("tenant")), string(a.Peek("kb")), string(a.Peek("decision")), string(a.Peek("since")), string(a.Peek("until")))
+	if ae != nil {
+		s.fail(ctx, "turns", ae)
+		return
+	}
+	if v := a.Peek("id"); len(v) > 0 {
+		id, err := strconv.ParseUint(string(v), 10, 64)
+		if err != nil || id == 0 {
+			s.fail(ctx, "turns", badParam("id", "id must be a positive integer"))
+			return
+		}
+		f.id = id
+		got := s.turns.snapshot(f)
+		if len(got) == 0 {
+			s.fail(ctx, "turns", &APIError{Status: 404, Type: "invalid_request_error", Code: "turn_not_found",
+				Message: "no logged turn " + strconv.FormatUint(id, 10) + " (it may have left the ring)"})
+			return
+		}
+		s.writeJSON(ctx, "turns", map[string]any{"turn": s.turns.detail(&got[0])})
+		return
+	}
+	limit := 1000
+	if v := a.Peek("limit"); len(v) > 0 {
+		n, err := strconv.Atoi(string(v))
+		if err != nil || n < 1 || n > 100000 {
+			s.fail(ctx, "turns", badParam("limit", "limit must be in [1,100000]"))
+			return
+		}
+		limit = n
+	}
+	entries := s.turns.snapshot(f)
+	rows := make([]turnRow, 0, min(len(entries), limit))
+	for i := range entries[:min(len(entries), limit)] {
+		rows = append(rows, s.turns.row(&entries[i]))
+	}
+	body := map[string]any{
+		"enabled":    s.turns != nil,
+		"turns":      rows,
+		"total":      len(entries),
+		"returned":   len(rows),
+		"partitions": s.turns.partitions(turnFilter{tenant: f.tenant, kbs: sc.kbs}),
+		"gate":       thresholdsOf(rt.cfg.Stages.Gate),
+		"pipeline":   rt.cfg.Pipeline.Enabled,
+		"questions":  rt.cfg.TurnLog.Questions,
+		"scope":      map[string]any{"tenant": sc.tenant, "kbs": sc.kbs},
+		"now":        time.Now().UTC().Format(time.RFC3339Nano),
+	}
+	s.writeJSON(ctx, "turns", body)
+}
+
+// whatIfRequest is the body of POST /v1/guard/whatif.
+type whatIfRequest struct {
+	Gate     gateThresholds `json:"gate"`
+	Tenant   string         `json:"tenant"`
+	KB       string         `json:"kb"`
+	Decision string         `json:"decision"`
+	Since    string         `json:"since"`
+	Until    string         `json:"until"`
+	Examples *int           `json:"examples"` // per transition; default 5, at most 10000
+}
+
+// guardWhatIf serves POST /v1/guard/whatif: the logged turns' decisions
+// recomputed under the thresholds in the body (the others as configured).
+func (s *Server) guardWhatIf(ctx *fasthttp.RequestCtx) {
+	if !ctx.IsPost() {
+		s.fail(ctx, "whatif", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use POST", Allow: "POST"})
+		return
+	}
+	rt := s.rt.Load()
+	sc, ae := rt.authorizeOperator(ctx)
+	if ae != nil {
+		s.fail(ctx, "whatif", ae)
+		return
+	}
+	var req whatIfRequest
+	dec := json.NewDecoder(bytes.NewReader(ctx.PostBody()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil && !errors.Is(err, io.EOF) {
+		s.fail(ctx, "whatif", &APIError{Status: 400, Type: "invalid_request_error", Code: "invalid_json",
+			Message: "the body must be a JSON object {gate:{...}, tenant, kb, decision, since, until, examples}: " + err.Error()})
+		return
+	}
+	f, ae := sc.filter(req.Tenant, req.KB, req.Decision, req.Since, req.Until)
+	if ae != nil {
+		s.fail(ctx, "whatif", ae)
+		return
+	}
+	examples := 5
+	if req.Examples != nil {
+		examples = min(max(*req.Examples, 0), 10000)
+	}
+	current := rt.cfg.Stages.Gate
+	cfg := req.Gate.apply(current)
+	if err := cfg.Validate(); err != nil {
+		s.fail(ctx, "whatif", &APIError{Status: 400, Type: "invalid_request_error", Code: "invalid_value", Param: "gate",
+			Message: "the thresholds are not a valid gate configuration: " + strings.ReplaceAll(err.Error(), "\n", "; ")})
+		return
+	}
+	s.writeJSON(ctx, "whatif", whatIf(s.turns.snapshot(f), cfg, &current, examples))
+}
+
+func (s *Server) writeJSON(ctx *fasthttp.RequestCtx, route string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.fail(ctx, route, &APIError{Status: 500, Type: "server_error", Code: "internal_error", Message: "the response could not be encoded", Err: err})
+		return
+	}
+	ctx.SetContentType("application/json")
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.SetBody(b)
+	s.m.requests.WithLabelValues(route, "200").Inc()
+}
+
+// consoleOn reports whether /console is served: console.enabled, and auth
+// on or a loopback listener.
+func (s *Server) consoleOn(rt *runtime) bool {
+	return rt.cfg.Console.Enabled && (rt.cfg.Auth.Enabled || isLoopbackAddr(s.listenAddr()))
+}
+
+// console serves the embedded console files; false when p is not one.
+func (s *Server) console(ctx *fasthttp.RequestCtx, p string) bool {
+	name := ""
+	switch p {
+	case "/console", "/console/", "/console/index.html":
+		name = "console/index.html"
+	case "/console/app.js", "/console/app.css":
+		name = "console" + p[len("/console"):]
+	default:
+		return false
+	}
+	if !s.consoleOn(s.rt.Load()) {
+		s.fail(ctx, "console", &APIError{Status: 404, Type: "invalid_request_error", Code: "not_found",
+			Message: "the console is off (console.enabled, or a non-loopback listener without auth)"})
+		return true
+	}
+	if !ctx.IsGet() && !ctx.IsHead() {
+		s.fail(ctx, "console", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use GET", Allow: "GET, HEAD"})
+		return true
+	}
+	b, err := consoleFS.ReadFile(name)
+	if err != nil {
+		return false
+	}
+	switch path.Ext(name) {
+	case ".html":
+		ctx.SetContentType("text/html; charset=utf-8")
+	case ".js":
+		ctx.SetContentType("text/javascript; charset=utf-8")
+	case ".css":
+		ctx.SetContentType("text/css; charset=utf-8")
+	}
+	h := &ctx.Response.Header
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-cache")
+	ctx.SetBody(b)
+	s.m.requests.WithLabelValues("console", "200").Inc()
+	return true
+}

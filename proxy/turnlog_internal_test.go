@@ -1,0 +1,240 @@
+package proxy
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/judge"
+)
+
+// fakeTurn is a finished turn shaped like a real one: 20 candidates with
+// lanes, a grounded outcome with an outline, a report with claims.
+func fakeTurn(tenant string) (*reqLog, gateTrace) {
+	cfg := gate.DefaultConfig()
+	cands := make([]gate.Candidate, 20)
+	for i := range cands {
+		cands[i] = gate.Candidate{ID: fmt.Sprintf("doc-%02d", i), Title: "Title of a passage", Kind: []string{"lecture", "library"}[i%2],
+			Address: fmt.Sprintf("HB %d.%d", i/5, i%5), Score: 0.9 - float64(i)*0.04, Rerank: 0.95 - float64(i)*0.045,
+			Answer: 0.92 - float64(i)*0.05, Forced: i < 3, Lanes: []string{"dense", "lexical"}}
+	}
+	o := gate.Decide(cfg, cands, true)
+	o = gate.ApplyOutline(o, gate.LocalOutline(cfg, o))
+	rep := &Report{Decision: string(o.Decision), Coverage: o.Coverage, LatencyMS: map[string]float64{"retrieve": 1, "gate": 2, "verify": 0.5},
+		Claims:  []judge.Claim{{Text: "A claim.", Citations: []int{1}, Verdict: "entailment", Evidence: "evidence"}},
+		Dropped: map[string]int{"invented": 1}, Verdicts: map[string]int{"entailment": 1}, Degraded: []string{}}
+	tr := gateTrace{question: "How do I restore a backup from last Tuesday?", cands: cands, rerankActive: true, cfg: &cfg, out: &o}
+	rep.trace = &tr
+	l := &reqLog{tenant: tenant, kb: "default", model: "mock-1", status: 200, start: time.Now().Add(-30 * time.Millisecond),
+		upWait: 20 * time.Millisecond, ttft: 5 * time.Millisecond, report: rep, finished: time.Now()}
+	return l, tr
+}
+
+// Once a slot has been filled, logging a turn into it allocates nothing.
+func TestTurnLogRecordAllocs(t *testing.T) {
+	cfg := defaultTurnLog()
+	cfg.Size = 8
+	tl := newTurnLog(cfg)
+	l, tr := fakeTurn("acme")
+	for range cfg.Size { // fill every slot once: these are the ring entries
+		l.report.trace = &tr
+		tl.record(l)
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		l.report.trace = &tr
+		tl.record(l)
+	})
+	if allocs != 0 {
+		t.Errorf("record into a full ring: %v allocations, want 0", allocs)
+	}
+	e := tl.snapshot(turnFilter{})[0]
+	if len(e.cands) != 20 || len(e.outline) != tr.out.Coverage.Outline || len(e.outline) == 0 || e.question() != tr.question || e.decision != "ground" {
+		t.Errorf("logged %d cands, outline %v, question %q, decision %s", len(e.cands), e.outline, e.question(), e.decision)
+	}
+	if l.report.trace != nil {
+		t.Error("the ring keeps the report's reference to the pipeline's turn")
+	}
+}
+
+// BenchmarkTurnLogRecord is the cost of logging one turn into a ring that
+// has wrapped (the steady state), and of filling a fresh slot.
+func BenchmarkTurnLogRecord(b *testing.B) {
+	b.Run("wrapped", func(b *testing.B) {
+		cfg := defaultTurnLog()
+		tl := newTurnLog(cfg)
+		l, tr := fakeTurn("acme")
+		for range cfg.Size {
+			l.report.trace = &tr
+			tl.record(l)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			l.report.trace = &tr
+			tl.record(l)
+		}
+	})
+	b.Run("fresh-slot", func(b *testing.B) {
+		// The first pass over a default-sized ring: each record fills a
+		// new slot (the entry and its candidate and outline buffers).
+		cfg := defaultTurnLog()
+		tl := newTurnLog(cfg)
+		l, tr := fakeTurn("acme")
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			if n++; n%cfg.Size == 0 {
+				b.StopTimer()
+				tl = newTurnLog(cfg)
+				b.StartTimer()
+			}
+			l.report.trace = &tr
+			tl.record(l)
+		}
+	})
+}
+
+// A full set of partitions drops the ring written least recently.
+func TestTurnLogPartitionCap(t *testing.T) {
+	cfg := defaultTurnLog()
+	cfg.MaxPartitions = 2
+	tl := newTurnLog(cfg)
+	for i, tenant := range []string{"a", "b", "a", "c"} {
+		l, tr := fakeTurn(tenant)
+		l.finished = time.Unix(int64(1000+i), 0)
+		l.report.trace = &tr
+		tl.record(l)
+	}
+	var got []string
+	for _, p := range tl.partitions(turnFilter{}) {
+		got = append(got, p.Tenant)
+	}
+	if fmt.Sprint(got) != "[a c]" || tl.evicted.Load() != 1 {
+		t.Errorf("partitions %v (evicted %d), want [a c] with b dropped", got, tl.evicted.Load())
+	}
+}
+
+// The JSONL copy gets every turn once, oldest first, rotates by size and
+// keeps max_files rotated files.
+func TestTurnLogPersistRotation(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	cfg := defaultTurnLog()
+	cfg.Persist = TurnPersistConfig{Dir: dir, MaxFileBytes: 8192, MaxFiles: 2}
+	tl := newTurnLog(cfg)
+	w, err := startTurnWriter(tl, cfg.Persist, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 40
+	for i := range n {
+		l, tr := fakeTurn([]string{"acme", "globex"}[i%2])
+		l.report.trace = &tr
+		tl.record(l)
+	}
+	w.Close()
+	files := append(rotatedFiles(dir), turnFile)
+	if len(files) != 3 {
+		t.Fatalf("files %v, want 2 rotated + %s", files, turnFile)
+	}
+	var ids []uint64
+	for _, f := range files {
+		fh, err := os.Open(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := fh.Stat()
+		if st.Size() > cfg.Persist.MaxFileBytes {
+			t.Errorf("%s: %d bytes, above max_file_bytes", f, st.Size())
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var d struct {
+				ID     uint64 `json:"id"`
+				Tenant string `json:"tenant"`
+				Cands  []any  `json:"candidate_list"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &d); err != nil || len(d.Cands) != 20 {
+				t.Fatalf("%s: line %q: %v", f, sc.Bytes(), err)
+			}
+			ids = append(ids, d.ID)
+		}
+		fh.Close()
+	}
+	// The kept files hold the newest turns, each once, in order, ending
+	// with the last one logged.
+	if len(ids) == 0 || ids[len(ids)-1] != n {
+		t.Fatalf("ids %v: want the last to be %d", ids, n)
+	}
+	for i := 1; i < len(ids); i++ {
+		if ids[i] != ids[i-1]+1 {
+			t.Fatalf("ids %v: not consecutive", ids)
+		}
+	}
+	if ids[0] == 1 {
+		t.Errorf("ids %v: nothing was rotated out with max_files 2", ids)
+	}
+	// Read back at start: every kept line, as already persisted; an
+	// unreadable line is skipped and counted.
+	f, _ := os.OpenFile(filepath.Join(dir, turnFile), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{not json\n")
+	f.Close()
+	tl2 := newTurnLog(cfg)
+	if n, bad := tl2.restore(dir); n != len(ids) || bad != 1 {
+		t.Errorf("restored %d (%d unreadable), want %d (1)", n, bad, len(ids))
+	}
+	got := tl2.snapshot(turnFilter{})
+	if len(got) != len(ids) || len(got[0].cands) != 20 || !got[0].traced || got[0].cfg == nil {
+		t.Fatalf("restored %d turns, first %+v", len(got), got[0])
+	}
+	for _, e := range got {
+		if o, _ := redecide(*e.cfg, &e); string(o.Decision) != e.decision {
+			t.Errorf("restored turn %d recomputes to %s, logged %s", e.seq, o.Decision, e.decision)
+		}
+	}
+}
+
+func TestTurnLogConfigValidate(t *testing.T) {
+	cfg := defaultTurnLog()
+	cfg.Size, cfg.MaxPartitions, cfg.Questions, cfg.Persist.MaxFileBytes, cfg.Persist.MaxFiles = -1, 0, "redact", 10, -1
+	err := cfg.validate()
+	for _, want := range []string{"size", "max_partitions", "questions", "persist.max_file_bytes", "persist.max_files"} {
+		if err == nil || !strings.Contains(err.Error(), want+":") {
+			t.Errorf("error %v lacks %s", err, want)
+		}
+	}
+}
+
+// The console is served on a non-loopback listener only with auth on
+// (configuration validation already refuses auth off there; this is the
+// console's own check), and never with console.enabled false.
+func TestConsoleOnRule(t *testing.T) {
+	for _, tc := range []struct {
+		addr          string
+		auth, enabled bool
+		want          bool
+	}{
+		{"127.0.0.1:8080", false, true, true},
+		{"[::1]:8080", false, true, true},
+		{"0.0.0.0:8080", false, true, false},
+		{"0.0.0.0:8080", true, true, true},
+		{"127.0.0.1:8080", false, false, false},
+		{"0.0.0.0:8080", true, false, false},
+	} {
+		s := &Server{}
+		addr := tc.addr
+		s.bound.Store(&addr)
+		cfg := DefaultConfig()
+		cfg.Auth.Enabled, cfg.Console.Enabled = tc.auth, tc.enabled
+		if got := s.consoleOn(&runtime{cfg: cfg}); got != tc.want {
+			t.Errorf("%s auth %v enabled %v: console on %v, want %v", tc.addr, tc.auth, tc.enabled, got, tc.want)
+		}
+	}
+}

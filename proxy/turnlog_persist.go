@@ -1,0 +1,309 @@
+package proxy
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/judge"
+)
+
+// turnWriter appends logged turns to DIR/turns.jsonl, one JSON object per
+// line (the same object GET /v1/guard/turns?id=N returns), off the request
+// path: record only wakes it. The file is rotated to
+// turns-<UTC time>-<n>.jsonl once it passes max_file_bytes, and the oldest
+// rotated files beyond max_files are removed. At start the newest turns
+// are read back into the rings (restore).
+type turnWriter struct {
+	tl   *turnLog
+	cfg  TurnPersistConfig
+	log  *zap.Logger
+	f    *os.File
+	size int64
+	quit chan struct{}
+	done chan struct{}
+	once sync.Once
+	n    int // rotations so far, to keep two in one clock tick apart
+}
+
+const turnFile = "turns.jsonl"
+
+// startTurnWriter opens the file and starts the writer goroutine; Close
+// writes what is left and stops it.
+func startTurnWriter(tl *turnLog, cfg TurnPersistConfig, log *zap.Logger) (*turnWriter, error) {
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("turnlog.persist.dir: %w", err)
+	}
+	w := &turnWriter{tl: tl, cfg: cfg, log: log, quit: make(chan struct{}), done: make(chan struct{})}
+	if err := w.open(); err != nil {
+		return nil, err
+	}
+	tl.wake = make(chan struct{}, 1)
+	go w.run()
+	return w, nil
+}
+
+func (w *turnWriter) open() error {
+	f, err := os.OpenFile(filepath.Join(w.cfg.Dir, turnFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("turnlog.persist.dir: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("turnlog.persist.dir: %w", err)
+	}
+	w.f, w.size = f, st.Size()
+	return nil
+}
+
+func (w *turnWriter) run() {
+	defer close(w.done)
+	for {
+		select {
+		case <-w.tl.wake:
+			w.flush()
+		case <-w.quit:
+			w.flush()
+			w.f.Close()
+			return
+		}
+	}
+}
+
+// Close writes the turns logged so far and closes the file. It may be
+// called more than once.
+func (w *turnWriter) Close() {
+	w.once.Do(func() { close(w.quit) })
+	<-w.done
+}
+
+// flush writes every entry not yet written, oldest first.
+func (w *turnWriter) flush() {
+	tl := w.tl
+	tl.mu.RLock()
+	rings := make([]*turnRing, 0, len(tl.parts))
+	for _, r := range tl.parts {
+		rings = append(rings, r)
+	}
+	tl.mu.RUnlock()
+	var batch []turnEntry
+	for _, r := range rings {
+		r.mu.Lock()
+		for _, e := range r.entries {
+			if e.seq > r.persisted {
+				c := *e
+				c.cands, c.outline = slices.Clone(e.cands), slices.Clone(e.outline)
+				batch = append(batch, c)
+			}
+		}
+		for _, e := range r.entries {
+			r.persisted = max(r.persisted, e.seq)
+		}
+		r.mu.Unlock()
+	}
+	if len(batch) == 0 {
+		return
+	}
+	sort.Slice(batch, func(i, j int) bool { return batch[i].seq < batch[j].seq })
+	bw := bufio.NewWriter(w.f)
+	for i := range batch {
+		b, err := json.Marshal(tl.detail(&batch[i]))
+		if err != nil {
+			continue
+		}
+		b = append(b, '\n')
+		if w.size > 0 && w.size+int64(len(b)) > w.cfg.MaxFileBytes {
+			if err := bw.Flush(); err != nil {
+				w.log.Warn("turn log file write failed", zap.Error(err))
+			}
+			if err := w.rotate(); err != nil {
+				w.log.Warn("turn log rotation failed", zap.Error(err))
+				return
+			}
+			bw.Reset(w.f)
+		}
+		n, _ := bw.Write(b)
+		w.size += int64(n)
+	}
+	if err := bw.Flush(); err != nil {
+		w.log.Warn("turn log file write failed", zap.Error(err))
+	}
+}
+
+// rotate renames turns.jsonl aside, opens a new one and removes the oldest
+// rotated files beyond max_files.
+func (w *turnWriter) rotate() error {
+	w.f.Close()
+	cur := filepath.Join(w.cfg.Dir, turnFile)
+	w.n++
+	stamp := time.Now().UTC().Format("20060102T150405.000000000Z")
+	if err := os.Rename(cur, filepath.Join(w.cfg.Dir, fmt.Sprintf("turns-%s-%d.jsonl", stamp, w.n))); err != nil {
+		return err
+	}
+	if err := w.open(); err != nil {
+		return err
+	}
+	old, _ := filepath.Glob(filepath.Join(w.cfg.Dir, "turns-*.jsonl"))
+	sort.Strings(old) // the stamp sorts by time
+	for len(old) > w.cfg.MaxFiles {
+		if err := os.Remove(old[0]); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		old = old[1:]
+	}
+	return nil
+}
+
+// rotatedFiles lists the rotated files, oldest first (for tests).
+func rotatedFiles(dir string) []string {
+	old, _ := filepath.Glob(filepath.Join(dir, "turns-*.jsonl"))
+	sort.Strings(old)
+	for i, o := range old {
+		old[i] = strings.TrimPrefix(o, dir+string(filepath.Separator))
+	}
+	return old
+}
+
+// storedTurn is one line of turns.jsonl read back.
+type storedTurn struct {
+	turnRow
+	RerankActive bool            `json:"rerank_active"`
+	Thresholds   *gateThresholds `json:"thresholds"`
+	Cands        []candView      `json:"candidate_list"`
+	Outline      []string        `json:"outline"`
+	Citations    json.RawMessage `json:"citations"`
+	Markers      json.RawMessage `json:"markers"`
+	Claims       json.RawMessage `json:"claims"`
+	Summary      json.RawMessage `json:"summary"`
+}
+
+// restore loads the newest persisted turns (at most size x max_partitions,
+// oldest first) back into the rings at start, so the console and the
+// what-if see the turns from before a restart. Restored turns get new ids;
+// their gate configuration is rebuilt from the thresholds they were
+// decided with, so the what-if stays exact for them. It returns how many
+// turns it restored and how many lines it skipped as unreadable.
+func (tl *turnLog) restore(dir string) (restored, skipped int) {
+	files := append(rotatedFiles(dir), turnFile)
+	budget := tl.cfg.Size * tl.cfg.MaxPartitions
+	var chunks [][]storedTurn // newest file first
+	total := 0
+	for i := len(files) - 1; i >= 0 && total < budget; i-- {
+		f, err := os.Open(filepath.Join(dir, files[i]))
+		if err != nil {
+			continue
+		}
+		var lines []storedTurn
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+		for sc.Scan() {
+			var st storedTurn
+			if err := json.Unmarshal(sc.Bytes(), &st); err != nil || st.Tenant == "" {
+				skipped++
+				continue
+			}
+			lines = append(lines, st)
+		}
+		if sc.Err() != nil {
+			skipped++
+		}
+		f.Close()
+		chunks = append(chunks, lines)
+		total += len(lines)
+	}
+	var all []storedTurn
+	for i := len(chunks) - 1; i >= 0; i-- {
+		all = append(all, chunks[i]...)
+	}
+	if len(all) > budget {
+		all = all[len(all)-budget:]
+	}
+	for i := range all {
+		tl.push(&all[i])
+	}
+	return len(all), skipped
+}
+
+// push puts one restored turn into its ring as already persisted.
+func (tl *turnLog) push(st *storedTurn) {
+	r := tl.ring(st.Tenant, st.KB)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var e *turnEntry
+	if len(r.entries) < tl.cfg.Size {
+		e = &turnEntry{}
+		r.entries = append(r.entries, e)
+	} else {
+		e = r.entries[r.next]
+		r.next = (r.next + 1) % len(r.entries)
+	}
+	at, _ := time.Parse(time.RFC3339Nano, st.Time)
+	dur := func(k string) time.Duration { return time.Duration(st.LatencyMS[k] * float64(time.Millisecond)) }
+	stages := make(map[string]float64, len(st.LatencyMS))
+	for k, v := range st.LatencyMS {
+		if k != "total" && k != "ttft" && k != "upstream_wait" {
+			stages[k] = v
+		}
+	}
+	raw := func(m json.RawMessage) any {
+		if len(m) == 0 {
+			return nil
+		}
+		return m
+	}
+	*e = turnEntry{seq: tl.seq.Add(1), at: at.UnixNano(), tenant: st.Tenant, kb: st.KB, model: st.Model, stream: st.Stream,
+		status: st.Status, decision: st.Decision, cov: st.Coverage, total: dur("total"), ttft: dur("ttft"), wait: dur("upstream_wait"),
+		rep: &Report{Decision: st.Decision, Citations: raw(st.Citations), Markers: raw(st.Markers), Claims: raw(st.Claims),
+			Summary: raw(st.Summary), Degraded: st.Degraded, LatencyMS: stages, Dropped: st.Dropped, Verdicts: st.Verdicts},
+		cands: e.cands[:0], outline: e.outline[:0]}
+	// The questions setting in force applies to restored turns too.
+	switch tl.cfg.Questions {
+	case questionsKeep:
+		e.qlen, e.qcut = copy(e.q[:], st.Question), st.QuestionCut
+	case questionsHash:
+		if st.Question != "" {
+			e.qhash = maphash.String(tl.seed, st.Question)
+		} else if st.QuestionHash != "" {
+			fmt.Sscanf(st.QuestionHash, "%x", &e.qhash)
+		}
+	}
+	if tl.cfg.Questions != questionsKeep && len(st.Claims) > 0 {
+		var cl []judge.Claim // typed, so the detail view leaves their text out
+		if json.Unmarshal(st.Claims, &cl) == nil {
+			e.rep.Claims = cl
+		}
+	}
+	if st.Thresholds != nil {
+		cfg := st.Thresholds.apply(gate.DefaultConfig())
+		if p := st.Thresholds.Planner; p != nil && p.Mode != nil {
+			cfg.Planner.Mode = *p.Mode
+		}
+		e.cfg, e.traced, e.rerankActive, e.remote = &cfg, true, st.RerankActive, st.Planner == "remote"
+		for _, c := range st.Cands {
+			e.cands = append(e.cands, candRec{id: c.ID, title: c.Title, kind: c.Kind, address: c.Address,
+				score: c.Score, rerank: c.Rerank, answer: c.Answer, forced: c.Forced, lanes: c.Lanes})
+		}
+		for _, id := range st.Outline {
+			for j, c := range e.cands {
+				if c.id == id {
+					e.outline = append(e.outline, int16(j))
+					break
+				}
+			}
+		}
+	}
+	r.last = max(r.last, e.at)
+	r.persisted = e.seq
+}

@@ -1,0 +1,233 @@
+package proxy
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/answer-guard/guard/gate"
+)
+
+// The what-if recomputes the gate decisions of logged turns under other
+// thresholds without calling any model: the same gate.Decide, the same
+// local planner (gate.LocalOutline) and gate.ApplyOutline the pipeline ran,
+// over the inputs the turn log kept (every candidate's calibrated scores,
+// kind, forced flag and lanes, whether a reranker ran). At the
+// configuration a turn was decided with, the recomputed decision is the
+// logged one (the response's "exact" block checks it for every turn).
+//
+// A remote planner's outline cannot be recomputed without calling it: it
+// is replayed as logged (the notes it kept that still survive, in its
+// order). A turn that the remote planner never saw (the gate did not
+// ground it when it was logged) but that the new thresholds ground is
+// planned by the local planner and counted as approximate.
+
+// gateThresholds is the part of gate.Config the what-if can move, in the
+// YAML key names; every field is optional in a request.
+type gateThresholds struct {
+	Prefloor         *float64 `json:"prefloor,omitempty"`
+	PrefloorNoRerank *float64 `json:"prefloor_no_rerank,omitempty"`
+	PrimaryKind      *string  `json:"primary_kind,omitempty"`
+	PrimaryMin       *int     `json:"primary_min,omitempty"`
+	SufficientMax    *float64 `json:"sufficient_max,omitempty"`
+	GoodEnoughMax    *float64 `json:"good_enough_max,omitempty"`
+	BailOutBelow     *float64 `json:"bail_out_below,omitempty"`
+	Between          *string  `json:"between,omitempty"`
+	MaxNotes         *int     `json:"max_notes,omitempty"`
+	Relevance        *string  `json:"relevance,omitempty"`
+	Planner          *struct {
+		Mode       *string  `json:"mode,omitempty"` // reported only; the what-if never calls a remote planner
+		MinSupport *float64 `json:"min_support,omitempty"`
+		MaxOutline *int     `json:"max_outline,omitempty"`
+	} `json:"planner,omitempty"`
+}
+
+// apply returns cfg with the set thresholds replaced.
+func (t gateThresholds) apply(cfg gate.Config) gate.Config {
+	set := func(dst *float64, v *float64) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&cfg.Prefloor, t.Prefloor)
+	set(&cfg.PrefloorNoRerank, t.PrefloorNoRerank)
+	set(&cfg.SufficientMax, t.SufficientMax)
+	set(&cfg.GoodEnoughMax, t.GoodEnoughMax)
+	set(&cfg.BailOutBelow, t.BailOutBelow)
+	if t.PrimaryKind != nil {
+		cfg.PrimaryKind = *t.PrimaryKind
+	}
+	if t.PrimaryMin != nil {
+		cfg.PrimaryMin = *t.PrimaryMin
+	}
+	if t.Between != nil {
+		cfg.Between = *t.Between
+	}
+	if t.MaxNotes != nil {
+		cfg.MaxNotes = *t.MaxNotes
+	}
+	if t.Relevance != nil {
+		cfg.Relevance = *t.Relevance
+	}
+	if p := t.Planner; p != nil {
+		set(&cfg.Planner.MinSupport, p.MinSupport)
+		if p.MaxOutline != nil {
+			cfg.Planner.MaxOutline = *p.MaxOutline
+		}
+	}
+	return cfg
+}
+
+// thresholdsOf is cfg's movable thresholds, all set (for reports).
+func thresholdsOf(cfg gate.Config) gateThresholds {
+	t := gateThresholds{Prefloor: &cfg.Prefloor, PrefloorNoRerank: &cfg.PrefloorNoRerank, PrimaryKind: &cfg.PrimaryKind,
+		PrimaryMin: &cfg.PrimaryMin, SufficientMax: &cfg.SufficientMax, GoodEnoughMax: &cfg.GoodEnoughMax,
+		BailOutBelow: &cfg.BailOutBelow, Between: &cfg.Between, MaxNotes: &cfg.MaxNotes, Relevance: &cfg.Relevance}
+	t.Planner = &struct {
+		Mode       *string  `json:"mode,omitempty"`
+		MinSupport *float64 `json:"min_support,omitempty"`
+		MaxOutline *int     `json:"max_outline,omitempty"`
+	}{Mode: &cfg.Planner.Mode, MinSupport: &cfg.Planner.MinSupport, MaxOutline: &cfg.Planner.MaxOutline}
+	return t
+}
+
+// redecide recomputes e's gate outcome under cfg. approx reports a remote
+// planner outline that could not be replayed (the local planner stood in).
+func redecide(cfg gate.Config, e *turnEntry) (o gate.Outcome, approx bool) {
+	cands := e.candidates()
+	o = gate.Decide(cfg, cands, e.rerankActive)
+	if o.Decision != gate.Ground {
+		return o, false
+	}
+	if !e.remote {
+		return gate.ApplyOutline(o, gate.LocalOutline(cfg, o)), false
+	}
+	// The remote planner ran on the logged turn only if the gate grounded it then.
+	if e.cfg == nil || gate.Decide(*e.cfg, cands, e.rerankActive).Decision != gate.Ground {
+		return gate.ApplyOutline(o, gate.LocalOutline(cfg, o)), true
+	}
+	outline := make([]int, 0, len(e.outline))
+	for _, j := range e.outline {
+		for i, s := range o.Survivors {
+			if s.ID == e.cands[j].id {
+				outline = append(outline, i)
+				break
+			}
+		}
+	}
+	return gate.ApplyOutline(o, outline), false
+}
+
+// whatIfResult is the body of POST /v1/guard/whatif.
+type whatIfResult struct {
+	// Turns is how many logged turns were recomputed; Skipped those
+	// without gate inputs (pass-through turns).
+	Turns   int `json:"turns"`
+	Skipped int `json:"skipped"`
+	Changed int `json:"changed"`
+	// Transitions counts the turns whose decision would change, by
+	// (logged -> new), most frequent first, with examples.
+	Transitions []transition `json:"transitions"`
+	// Before and After count the decisions, logged and recomputed.
+	Before map[string]int `json:"before"`
+	After  map[string]int `json:"after"`
+	// Exact is the self-check: every turn recomputed at the configuration
+	// it was decided with; Mismatched must be 0.
+	Exact struct {
+		Checked    int `json:"checked"`
+		Mismatched int `json:"mismatched"`
+	} `json:"exact"`
+	// Approximate counts remote-planner turns planned locally (see above).
+	Approximate int `json:"approximate"`
+	// OtherConfig counts turns decided under a gate configuration other
+	// than the one in force (a reload changed it since).
+	OtherConfig int            `json:"decided_under_other_config"`
+	Gate        gateThresholds `json:"gate"`
+}
+
+type transition struct {
+	From     string          `json:"from"`
+	To       string          `json:"to"`
+	Count    int             `json:"count"`
+	Examples []whatIfExample `json:"examples"`
+}
+
+type whatIfExample struct {
+	ID          uint64  `json:"id"`
+	Time        string  `json:"time"`
+	Tenant      string  `json:"tenant"`
+	KB          string  `json:"kb"`
+	Question    string  `json:"question,omitempty"`
+	CoverageMax float64 `json:"coverage_max"`
+	NewMax      float64 `json:"new_coverage_max"`
+	Outline     int     `json:"outline"`
+	NewOutline  int     `json:"new_outline"`
+}
+
+// whatIf recomputes entries under cfg; current is the configuration in
+// force (to count turns decided under another one). At most examples
+// examples are kept per transition.
+func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, examples int) whatIfResult {
+	res := whatIfResult{Before: map[string]int{}, After: map[string]int{}, Gate: thresholdsOf(cfg), Transitions: []transition{}}
+	byKey := map[[2]string]*transition{}
+	for i := range entries {
+		e := &entries[i]
+		if !e.traced {
+			res.Skipped++
+			continue
+		}
+		res.Turns++
+		if e.cfg != nil {
+			res.Exact.Checked++
+			if o, _ := redecide(*e.cfg, e); string(o.Decision) != e.decision {
+				res.Exact.Mismatched++
+			}
+			if current != nil && !sameThresholds(*e.cfg, *current) {
+				res.OtherConfig++
+			}
+		}
+		o, approx := redecide(cfg, e)
+		if approx {
+			res.Approximate++
+		}
+		to := string(o.Decision)
+		res.Before[e.decision]++
+		res.After[to]++
+		if to == e.decision {
+			continue
+		}
+		res.Changed++
+		k := [2]string{e.decision, to}
+		tr := byKey[k]
+		if tr == nil {
+			tr = &transition{From: e.decision, To: to, Examples: []whatIfExample{}}
+			byKey[k] = tr
+		}
+		tr.Count++
+		if len(tr.Examples) < examples {
+			tr.Examples = append(tr.Examples, whatIfExample{ID: e.seq, Time: rfc3339(e.at), Tenant: e.tenant, KB: e.kb,
+				Question: e.question(), CoverageMax: e.cov.Max, NewMax: o.Coverage.Max, Outline: e.cov.Outline, NewOutline: o.Coverage.Outline})
+		}
+	}
+	for _, tr := range byKey {
+		res.Transitions = append(res.Transitions, *tr)
+	}
+	slices.SortFunc(res.Transitions, func(a, b transition) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.From, b.From); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.To, b.To)
+	})
+	return res
+}
+
+// sameThresholds reports whether a and b decide alike (every setting
+// Decide and the local planner read).
+func sameThresholds(a, b gate.Config) bool {
+	return a.Prefloor == b.Prefloor && a.PrefloorNoRerank == b.PrefloorNoRerank && a.PrimaryKind == b.PrimaryKind &&
+		a.PrimaryMin == b.PrimaryMin && a.SufficientMax == b.SufficientMax && a.GoodEnoughMax == b.GoodEnoughMax &&
+		a.BailOutBelow == b.BailOutBelow && a.Between == b.Between && a.MaxNotes == b.MaxNotes &&
+		a.Relevance == b.Relevance && a.Planner.MinSupport == b.Planner.MinSupport && a.Planner.MaxOutline == b.Planner.MaxOutline
+}
