@@ -114,6 +114,7 @@ func DefaultConfig() Config {
 		Mock:     mock,
 		Log:      LogConfig{Level: "info"},
 		Gaps:     defaultGaps(),
+		State:    StateConfig{RedisTTL: 168 * time.Hour, RedisFlush: 500 * time.Millisecond},
 		TurnLog:  defaultTurnLog(),
 		Console:  ConsoleConfig{Enabled: true},
 		Stages:   defaultStages(),
@@ -249,6 +250,7 @@ func (c Config) Validate() error {
 	add("auth", c.Auth.validate(c.Server.Addr))
 	add("mock", c.Mock.Validate())
 	add("gaps", c.Gaps.validate())
+	add("state", c.State.validate())
 	add("turnlog", c.TurnLog.validate())
 	if c.Log.Level != "" {
 		switch c.Log.Level {

@@ -286,6 +286,7 @@ func (s *Server) guardTurns(ctx *fasthttp.RequestCtx) {
 		s.fail(ctx, "turns", ae)
 		return
 	}
+	tl, degraded := s.turnSource(rt.cfg.TurnLog, f.tenant, sc.kbs)
 	if v := a.Peek("id"); len(v) > 0 {
 		id, err := strconv.ParseUint(string(v), 10, 64)
 		if err != nil || id == 0 {
@@ -293,13 +294,13 @@ func (s *Server) guardTurns(ctx *fasthttp.RequestCtx) {
 			return
 		}
 		f.id = id
-		got := s.turns.snapshot(f)
+		got := tl.snapshot(f)
 		if len(got) == 0 {
 			s.fail(ctx, "turns", &APIError{Status: 404, Type: "invalid_request_error", Code: "turn_not_found",
 				Message: "no logged turn " + strconv.FormatUint(id, 10) + " (it may have left the ring)"})
 			return
 		}
-		s.writeJSON(ctx, "turns", map[string]any{"turn": s.turns.detail(&got[0])})
+		s.writeJSON(ctx, "turns", map[string]any{"turn": tl.detail(&got[0])})
 		return
 	}
 	limit := 1000
@@ -311,17 +312,19 @@ func (s *Server) guardTurns(ctx *fasthttp.RequestCtx) {
 		}
 		limit = n
 	}
-	entries := s.turns.snapshot(f)
+	entries := tl.snapshot(f)
 	rows := make([]turnRow, 0, min(len(entries), limit))
 	for i := range entries[:min(len(entries), limit)] {
-		rows = append(rows, s.turns.row(&entries[i]))
+		rows = append(rows, tl.row(&entries[i]))
 	}
 	body := map[string]any{
 		"enabled":    s.turns != nil,
+		"shared":     s.shared != nil && !degraded,
+		"degraded":   degradedState(degraded),
 		"turns":      rows,
 		"total":      len(entries),
 		"returned":   len(rows),
-		"partitions": s.turns.partitions(turnFilter{tenant: f.tenant, kbs: sc.kbs}),
+		"partitions": tl.partitions(turnFilter{tenant: f.tenant, kbs: sc.kbs}),
 		"gate":       thresholdsOf(rt.cfg.Stages.Gate),
 		"pipeline":   rt.cfg.Pipeline.Enabled,
 		"questions":  rt.cfg.TurnLog.Questions,
@@ -379,7 +382,8 @@ func (s *Server) guardWhatIf(ctx *fasthttp.RequestCtx) {
 			Message: "the thresholds are not a valid gate configuration: " + strings.ReplaceAll(err.Error(), "\n", "; ")})
 		return
 	}
-	s.writeJSON(ctx, "whatif", whatIf(s.turns.snapshot(f), cfg, &current, examples))
+	tl, _ := s.turnSource(rt.cfg.TurnLog, f.tenant, f.kbs)
+	s.writeJSON(ctx, "whatif", whatIf(tl.snapshot(f), cfg, &current, examples))
 }
 
 func (s *Server) writeJSON(ctx *fasthttp.RequestCtx, route string, v any) {

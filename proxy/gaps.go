@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"github.com/redis/go-redis/v9"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +36,33 @@ type StateConfig struct {
 	// a restart forgets the gap queue. Read at start (a restart applies a
 	// change).
 	Dir string `yaml:"dir"`
+	// RedisURL (redis://[user:pass@]host:port/db), when set, makes the turn
+	// log and the gap queue shared by every replica that names the same
+	// Redis (state.go). Empty (default): each replica keeps its own.
+	// Read at start.
+	RedisURL string `yaml:"redis_url"`
+	// RedisTTL expires a partition's shared turns and gaps this long after
+	// their last write. > 0, default 168h.
+	RedisTTL time.Duration `yaml:"redis_ttl"`
+	// RedisFlush is how often a replica copies its new turns and gap
+	// observations to Redis. > 0, default 500ms.
+	RedisFlush time.Duration `yaml:"redis_flush"`
+}
+
+func (c StateConfig) validate() error {
+	var errs []error
+	if c.RedisURL != "" {
+		if _, err := redis.ParseURL(c.RedisURL); err != nil {
+			errs = append(errs, fmt.Errorf("redis_url: %w", err))
+		}
+	}
+	if c.RedisTTL <= 0 {
+		errs = append(errs, fmt.Errorf("redis_ttl: must be > 0, got %s", c.RedisTTL))
+	}
+	if c.RedisFlush <= 0 {
+		errs = append(errs, fmt.Errorf("redis_flush: must be > 0, got %s", c.RedisFlush))
+	}
+	return errors.Join(errs...)
 }
 
 // GapsConfig is the gap queue.
@@ -114,6 +143,9 @@ type gapQueue struct {
 
 	stop chan struct{}
 	done chan struct{}
+	// share, when set, also hands each observation to the shared state
+	// store (state.go).
+	share func(gapObservation)
 }
 
 func newGapQueue(dir string, log *zap.Logger) (*gapQueue, error) {
@@ -225,6 +257,9 @@ func (q *gapQueue) add(cfg GapsConfig, tenant, kb, kind, text, question string) 
 	}
 	words := contentWords(text)
 	now := q.now().UTC()
+	if q.share != nil {
+		q.share(gapObservation{Tenant: tenant, KB: kb, Kind: kind, Text: text, Question: question, At: now})
+	}
 	k := [2]string{tenant, kb}
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -413,7 +448,8 @@ func (s *Server) gaps(ctx *fasthttp.RequestCtx) {
 		}
 		limit = n
 	}
-	all := s.gapQ.list(tenant, kb, kind)
+	q, _ := s.gapSource(s.rt.Load().cfg.Gaps, tenant)
+	all := q.list(tenant, kb, kind)
 	page := all
 	if len(page) > limit {
 		page = page[:limit]

@@ -44,6 +44,7 @@ type Server struct {
 	tr      *http.Transport        // upstream connection pool for streams, shared across reloads
 	fast    *fasthttp.Client       // upstream client for whole requests, shared across reloads
 	gapQ    *gapQueue              // the gap queue (gaps.go), kept across reloads
+	shared  *sharedState           // the Redis copy of turns and gaps (state.go); nil without state.redis_url
 	turns   *turnLog               // recent turns (turnlog.go); nil when turnlog.size is 0
 	turnW   *turnWriter            // the turn log's JSONL copy; nil without turnlog.persist.dir
 }
@@ -90,8 +91,17 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 			s.turnW, err = startTurnWriter(s.turns, cfg.TurnLog.Persist, s.log.Named("turnlog"))
 		}
 	}
+	if err == nil && cfg.State.RedisURL != "" {
+		s.shared, err = startSharedState(cfg, s.turns, s.m, s.log.Named("state"))
+		if err == nil && s.gapQ != nil {
+			s.gapQ.share = s.shared.observeGap
+		}
+	}
 	if err != nil {
 		s.stopGaps() //nolint:errcheck // the start error is the one to report
+		if s.turnW != nil {
+			s.turnW.Close()
+		}
 		if s.mock != nil {
 			s.mock.Close()
 		}
@@ -206,6 +216,9 @@ func restartOnly(running, next Config) []string {
 		{"upstream.max_response_bytes", running.Upstream.MaxResponseBytes != next.Upstream.MaxResponseBytes},
 		{"upstream.idle_conn_timeout", running.Upstream.IdleConnTimeout != next.Upstream.IdleConnTimeout},
 		{"state.dir", running.State.Dir != next.State.Dir},
+		{"state.redis_url", running.State.RedisURL != next.State.RedisURL},
+		{"state.redis_flush", running.State.RedisFlush != next.State.RedisFlush},
+		{"state.redis_ttl", running.State.RedisTTL != next.State.RedisTTL},
 		{"turnlog", running.TurnLog != next.TurnLog},
 	} {
 		if f.diff {
@@ -264,6 +277,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.turnW != nil {
 		s.turnW.Close()
 	}
+	s.shared.Close()
 	return err
 }
 
@@ -312,6 +326,11 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		if !s.ready.Load() {
 			ctx.SetStatusCode(503)
 			ctx.SetBodyString(`{"status":"not ready"}`)
+			return
+		}
+		if !s.shared.Healthy() {
+			// Chat is unaffected; only the fleet-wide operator view is.
+			ctx.SetBodyString(`{"status":"degraded","degraded":["state"],"message":"the shared state store (state.redis_url) is unreachable: turns and gaps are dropped and counted"}`)
 			return
 		}
 		ctx.SetBodyString(`{"status":"ready"}`)

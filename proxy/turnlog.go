@@ -174,6 +174,8 @@ type turnRing struct {
 	last    int64        // unix nanoseconds of the last write
 	// persisted is the seq of the last entry written to the JSONL file.
 	persisted uint64
+	// shared is the seq of the last entry copied to Redis (state.go).
+	shared uint64
 }
 
 // turnLog holds the rings. It is safe for concurrent use.

@@ -7,7 +7,6 @@ import (
 	"hash/maphash"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -92,31 +91,10 @@ func (w *turnWriter) Close() {
 // flush writes every entry not yet written, oldest first.
 func (w *turnWriter) flush() {
 	tl := w.tl
-	tl.mu.RLock()
-	rings := make([]*turnRing, 0, len(tl.parts))
-	for _, r := range tl.parts {
-		rings = append(rings, r)
-	}
-	tl.mu.RUnlock()
-	var batch []turnEntry
-	for _, r := range rings {
-		r.mu.Lock()
-		for _, e := range r.entries {
-			if e.seq > r.persisted {
-				c := *e
-				c.cands, c.outline = slices.Clone(e.cands), slices.Clone(e.outline)
-				batch = append(batch, c)
-			}
-		}
-		for _, e := range r.entries {
-			r.persisted = max(r.persisted, e.seq)
-		}
-		r.mu.Unlock()
-	}
+	batch := tl.takeNew(func(r *turnRing) *uint64 { return &r.persisted })
 	if len(batch) == 0 {
 		return
 	}
-	sort.Slice(batch, func(i, j int) bool { return batch[i].seq < batch[j].seq })
 	bw := bufio.NewWriter(w.f)
 	for i := range batch {
 		b, err := json.Marshal(tl.detail(&batch[i]))
