@@ -29,7 +29,7 @@ var qualitySuites = []struct {
 		return err
 	}},
 	{"verify", func(ctx context.Context, dataDir string, w io.Writer) error {
-		_, err := VerifyQuality(ctx, dataDir, w)
+		_, err := VerifyQualityFit(ctx, dataDir, VerifyFit, localModelPath(), w)
 		return err
 	}},
 	{"claims", func(ctx context.Context, _ string, w io.Writer) error {

@@ -120,3 +120,25 @@ func TestDumpVerify(t *testing.T) {
 	}
 	t.Log("\n" + b.String())
 }
+
+// TestVerifyOutOfSample runs the verify suite as `guard bench quality
+// --verify` does: the shipped model in-sample and on the held-out splits,
+// and models fitted on two data sets scored on the third. Every
+// out-of-sample figure must beat a constant verdict clearly.
+func TestVerifyOutOfSample(t *testing.T) {
+	d := dataDir(t)
+	var b strings.Builder
+	rep, err := VerifyQualityFit(context.Background(), d, false, "", &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + b.String())
+	if len(rep.Rows) == 0 {
+		t.Fatal("no rows")
+	}
+	for _, r := range rep.Rows {
+		if strings.HasPrefix(r.Sample, "out-of-sample") && r.Score.BalancedAccuracy < 0.65 {
+			t.Errorf("%s %s (%s): balanced accuracy %.3f, want >= 0.65", r.Set, r.Sample, r.FittedOn, r.Score.BalancedAccuracy)
+		}
+	}
+}

@@ -107,6 +107,11 @@ type LocalConfig struct {
 	// coverage Entail and Strict ask of the claim). 0 disables it.
 	// Default 0.10, in [0,1).
 	Gather float64 `yaml:"gather"`
+	// Model is "learned" (the logistic layer of localmodel.json, fitted on
+	// training data by `guard bench quality --verify --fit`, decides
+	// entailment) or "rule" (coverage >= need with every anchor found, the
+	// verifier before issue 11). Default learned.
+	Model string `yaml:"model" json:"-"`
 }
 
 // DefaultConfig returns the defaults of DESIGN.md.
@@ -125,7 +130,7 @@ func DefaultConfig() Config {
 		Concurrency:     8,
 		Footer:          false,
 		SentenceTimeout: 10 * time.Second,
-		Local:           LocalConfig{Entail: 0.40, Conflict: 0.50, Strict: 1, Anchors: true, Gather: 0.10},
+		Local:           defaultLocal(),
 		Reliability: ReliabilityConfig{HasSource: 0.30, Resolves: 0.30, Confidence: 0.40,
 			BonusPerSource: 0.05, BonusMax: 0.10, HighBelow: 0.40, LowFrom: 0.70},
 	}
@@ -197,8 +202,18 @@ func (c Config) Validate() error {
 	if c.Local.Strict < 0 {
 		bad("local.strict: must be >= 0, got %g", c.Local.Strict)
 	}
+	if c.Local.Model != "learned" && c.Local.Model != "rule" {
+		bad("local.model: must be learned or rule, got %q", c.Local.Model)
+	}
 	if c.Local.Gather < 0 || c.Local.Gather >= 1 {
 		bad("local.gather: must be in [0,1), got %g", c.Local.Gather)
 	}
 	return errors.Join(errs...)
+}
+
+// defaultLocal is the rule parameters fitted with the shipped model.
+func defaultLocal() LocalConfig {
+	c := DefaultLocalModel.Rule
+	c.Model = "learned"
+	return c
 }

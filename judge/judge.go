@@ -176,6 +176,7 @@ func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passag
 	}
 	v, degraded := j.verify(ctx, text, ps, preps)
 	c.Verdict, c.Confidence, c.Severity, c.Method, c.Evidence = v.Label, round3(v.Confidence), v.Severity, v.Method, v.Evidence
+	c.Reason = reasonText(v)
 	if degraded {
 		c.Reason = reasonDegraded
 	}
@@ -525,4 +526,34 @@ func fnv64(s string) uint64 {
 		h *= 1099511628211
 	}
 	return h
+}
+
+// reasonActions say what to do about each machine-readable reason.
+var reasonActions = map[string]string{
+	"covered":            "the cited source states this",
+	"number_mismatch":    "the cited source gives another number or date: correct it from the evidence",
+	"negation":           "the cited source states the negation: correct the claim or drop it",
+	"antonym":            "the cited source says the opposite: correct the claim or drop it",
+	"wrong_subject":      "the cited source says this of something else",
+	"missing_anchor":     "a name or number of the claim is not in the cited source",
+	"direction_unstated": "the cited source does not state this change (increase or decrease)",
+	"low_overlap":        "the cited source shares little with the claim: cite the source it came from",
+	"not_covered":        "the cited source does not state all of this: rephrase, or cite a source that does",
+}
+
+// reasonText is a claim's reason: the verifier's code, then what to do.
+func reasonText(v Verdict) string {
+	if v.Reason == "" {
+		return ""
+	}
+	what := v.Detail
+	if what == "" {
+		what = reasonActions[v.Reason]
+	} else if a := reasonActions[v.Reason]; a != "" && v.Reason != "wrong_subject" && v.Reason != "missing_anchor" {
+		what = a + " (" + what + ")"
+	}
+	if what == "" {
+		return v.Reason
+	}
+	return v.Reason + ": " + what
 }
