@@ -39,6 +39,10 @@ var qualitySuites = []struct {
 				err = fmt.Errorf("strict mode released %d changed sentences with their citation", r.StrictCitedChanged)
 			}
 		}
+		if err != nil {
+			return err
+		}
+		_, err = ClaimsQuality(ctx, 300, ParaphraseClaimFaults, 11, w)
 		return err
 	}},
 	{"gate", func(ctx context.Context, dataDir string, w io.Writer) error {

@@ -535,6 +535,8 @@ var reasonActions = map[string]string{
 	"negation":           "the cited source states the negation: correct the claim or drop it",
 	"antonym":            "the cited source says the opposite: correct the claim or drop it",
 	"wrong_subject":      "the cited source says this of something else",
+	"swapped_roles":      "the cited source names the same parties in the opposite roles",
+	"entity_mismatch":    "the cited source names someone or something else",
 	"missing_anchor":     "a name or number of the claim is not in the cited source",
 	"direction_unstated": "the cited source does not state this change (increase or decrease)",
 	"low_overlap":        "the cited source shares little with the claim: cite the source it came from",
@@ -549,7 +551,7 @@ func reasonText(v Verdict) string {
 	what := v.Detail
 	if what == "" {
 		what = reasonActions[v.Reason]
-	} else if a := reasonActions[v.Reason]; a != "" && v.Reason != "wrong_subject" && v.Reason != "missing_anchor" {
+	} else if a := reasonActions[v.Reason]; a != "" && v.Reason != "wrong_subject" && v.Reason != "missing_anchor" && v.Reason != "entity_mismatch" {
 		what = a + " (" + what + ")"
 	}
 	if what == "" {

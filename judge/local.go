@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"unicode"
 
 	porterstemmer "github.com/blevesearch/go-porterstemmer"
 )
@@ -225,6 +226,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		bestDoc               float64 // best coverage of one passage by its entailing windows together
 		docE                  uint64  // the claim terms the entailing windows of this passage cover
 		eSpan, cSpan, cReason string
+		anySpan               string
 		prevOK                bool
 		anyCov                uint64 // claim terms some sentence covers
 		dirsAll               uint8  // changes some sentence states
@@ -265,7 +267,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		}
 		cov := weigh(covered)
 		if cov > bestAny {
-			bestAny = cov
+			bestAny, anySpan = cov, span
 		}
 		negMismatch := neg != claimNeg
 		if numConfl == 0 && antiConfl == 0 && !negMismatch {
@@ -457,6 +459,44 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		}
 	}
 	sg.dirUnmet = claimDirs&^dirsAll != 0
+	// a claim entity missing where the best window states everything else
+	// and names an entity of its own instead: the name was changed
+	if sg.missingAnchor && anySpan != "" && bestAny >= 0.75*(1-sg.missAnchor) {
+		missingEntity := false
+		for k := range cts {
+			if anchors&^anchorsFound&(1<<k) != 0 && cts[k].entity {
+				missingEntity = true
+			}
+		}
+		if missingEntity {
+			words := strings.FieldsFunc(anySpan, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' })
+			claimEntity := func(w string) bool {
+				ts := analyse("x " + w)
+				if len(ts) != 1 || ts[0].isNum || ts[0].neg {
+					return true // not a name: treat as the claim's
+				}
+				for k := range cts {
+					if cts[k].entity && cts[k].stem == ts[0].stem {
+						return true
+					}
+				}
+				return false
+			}
+			for i, w := range words {
+				if len(w) < 2 || !unicode.IsUpper(rune(w[0])) || claimEntity(w) {
+					continue
+				}
+				// part of a longer name the claim gives in part ("Felix
+				// Hoffmann" for "Hoffmann") is no other name
+				near := (i > 0 && unicode.IsUpper(rune(words[i-1][0])) && claimEntity(words[i-1])) ||
+					(i+1 < len(words) && unicode.IsUpper(rune(words[i+1][0])) && claimEntity(words[i+1]))
+				if !near {
+					sg.otherEntity, sg.anySpan = w, anySpan
+					break
+				}
+			}
+		}
+	}
 	// sentences of one passage that entail the claim together, with a
 	// margin, when the best of them falls short by no more than it
 	if g := l.cfg.Gather; g > 0 && bestE < need && bestE >= need-g && bestDoc >= need+g {
@@ -480,6 +520,7 @@ type signals struct {
 	wrongSubject, swapped                     bool
 	missing                                   string // a claim anchor found nowhere
 	other                                     string // the subject the evidence says it of instead
+	otherEntity, anySpan                      string // the entity the best window names instead of a missing one
 	cReason, eSpan, cSpan                     string
 }
 
@@ -537,8 +578,11 @@ func (l *Local) decide(s *signals) Verdict {
 	case s.swapped:
 		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestE)), Severity: Major, Evidence: trimSpan(s.eSpan), Method: "local",
 			Reason: "swapped_roles", Detail: "the cited source names the same parties in the opposite roles"}
-	case entail:
+	case entail && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
 		return Verdict{Label: Entailment, Confidence: round3(clamp01(conf)), Severity: Info, Evidence: trimSpan(s.eSpan), Method: "local", Reason: "covered"}
+	case s.otherEntity != "":
+		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestAny)), Severity: Major, Evidence: trimSpan(s.anySpan), Method: "local",
+			Reason: "entity_mismatch", Detail: fmt.Sprintf("the cited source names %q where the claim names %q", s.otherEntity, s.missing)}
 	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE:
 		sev := Major
 		if s.cReason == "number_mismatch" {

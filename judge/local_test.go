@@ -30,7 +30,8 @@ func TestLocalVerify(t *testing.T) {
 		{"negation flipped", "In the ASPREE trial daily aspirin prolonged disability-free survival in older adults.", Contradiction, Major, "did not prolong", "negation"},
 		{"antonym", "The drug increases the risk of heart attack in adults with cardiovascular disease.", Contradiction, Major, "reduces the risk", "antonym"},
 		{"unrelated", "Penicillin was discovered by Alexander Fleming in London.", Neutral, Minor, "", "missing_anchor"},
-		{"missing entity", "Aspirin was first synthesised by Hoffmann at Pfizer.", Neutral, Minor, "", "missing_anchor"},
+		{"changed name", "Aspirin was first synthesised by Hoffmann at Pfizer.", Contradiction, Major, "Bayer", "entity_mismatch"},
+		{"missing entity", "The drug reduces the risk of heart attack in adults in Norway.", Neutral, Minor, "", "missing_anchor"},
 		{"opinion", "I think aspirin is a wonderful drug.", Opinion, Info, "", "opinion"},
 	}
 	for _, tt := range tests {
@@ -256,5 +257,34 @@ func TestLocalParaphrase(t *testing.T) {
 				t.Errorf("contradiction without an evidence span")
 			}
 		})
+	}
+}
+
+// BenchmarkLocalVerifyParaphrase is the cost of verifying one answer
+// sentence against three cited passages of about 600 characters (a turn's
+// notes; analysed passages are cached across sentences, as in the judge):
+// the goal is < 1 ms per sentence.
+func BenchmarkLocalVerifyParaphrase(b *testing.B) {
+	v := NewLocal(DefaultConfig().Local)
+	ps := []Passage{
+		{Title: "Aspirin", Text: aspirinNote + " Aspirin is also used to reduce fever and to relieve mild to moderate pain such as headaches. Low doses are taken daily by many people to prevent blood clots from forming."},
+		{Title: "Skerry lighthouse", Text: "The Skerry lighthouse was first lit on 14 March 1887 by the harbour board. The tower is 38 metres tall. Guided tours take 1.5 hours and run twice a year. Seven keepers served there until the light was automated in 1989. " + aspirinNote},
+		{Title: "Pets on trains", Text: "Up to two dogs per passenger travel free, kept on a lead and off the seats. Other small animals must travel in a closed carrier, which counts as hand luggage. " + aspirinNote},
+	}
+	docs := make([]*prepared, len(ps))
+	for i, p := range ps {
+		docs[i] = prepare(p.Title, p.Text)
+	}
+	claims := []string{
+		"In the 2018 ASPREE trial of 19,114 older adults, daily aspirin did not prolong disability-free survival [1].",
+		"The Skerry lighthouse was first lit on March 14, 1887 by the harbour board [2].",
+		"Dogs must travel in a closed carrier [3].",
+		"Guided tours of the lighthouse take 90 minutes [2].",
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		v.verify(claims[i%len(claims)], docs)
+		i++
 	}
 }
