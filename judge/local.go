@@ -461,7 +461,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	sg.dirUnmet = claimDirs&^dirsAll != 0
 	// a claim entity missing where the best window states everything else
 	// and names an entity of its own instead: the name was changed
-	if sg.missingAnchor && anySpan != "" && bestAny >= 0.75*(1-sg.missAnchor) {
+	if sg.missingAnchor && anySpan != "" && bestAny >= 0.6*(1-sg.missAnchor) {
 		missingEntity := false
 		for k := range cts {
 			if anchors&^anchorsFound&(1<<k) != 0 && cts[k].entity {
@@ -469,27 +469,55 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			}
 		}
 		if missingEntity {
-			words := strings.FieldsFunc(anySpan, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' })
-			claimEntity := func(w string) bool {
+			split := func(t string) []string {
+				return strings.FieldsFunc(t, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' })
+			}
+			words := split(anySpan)
+			// name: capitalised and not a stopword; inClaim: a claim entity
+			name := func(w string) (isName, inClaim bool) {
+				if len(w) < 2 || !unicode.IsUpper(rune(w[0])) {
+					return false, false
+				}
 				ts := analyse("x " + w)
 				if len(ts) != 1 || ts[0].isNum || ts[0].neg {
-					return true // not a name: treat as the claim's
+					return false, false
 				}
 				for k := range cts {
 					if cts[k].entity && cts[k].stem == ts[0].stem {
-						return true
+						return true, true
 					}
 				}
-				return false
+				return true, false
+			}
+			// the claim's words beside its missing entities
+			beside := map[string]bool{}
+			cw := split(text)
+			for i, w := range cw {
+				if strings.EqualFold(w, sg.missing) {
+					if i > 0 {
+						beside[cw[i-1]] = true
+					}
+					if i+1 < len(cw) {
+						beside[cw[i+1]] = true
+					}
+				}
 			}
 			for i, w := range words {
-				if len(w) < 2 || !unicode.IsUpper(rune(w[0])) || claimEntity(w) {
+				if isName, in := name(w); !isName || in {
 					continue
 				}
 				// part of a longer name the claim gives in part ("Felix
-				// Hoffmann" for "Hoffmann") is no other name
-				near := (i > 0 && unicode.IsUpper(rune(words[i-1][0])) && claimEntity(words[i-1])) ||
-					(i+1 < len(words) && unicode.IsUpper(rune(words[i+1][0])) && claimEntity(words[i+1]))
+				// Hoffmann" for "Hoffmann") is no other name, unless the
+				// claim has its missing name in the same place
+				near := false
+				for _, j := range []int{i - 1, i + 1} {
+					if j < 0 || j >= len(words) {
+						continue
+					}
+					if isName, in := name(words[j]); isName && in && !beside[words[j]] {
+						near = true
+					}
+				}
 				if !near {
 					sg.otherEntity, sg.anySpan = w, anySpan
 					break
@@ -578,11 +606,11 @@ func (l *Local) decide(s *signals) Verdict {
 	case s.swapped:
 		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestE)), Severity: Major, Evidence: trimSpan(s.eSpan), Method: "local",
 			Reason: "swapped_roles", Detail: "the cited source names the same parties in the opposite roles"}
-	case entail && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
-		return Verdict{Label: Entailment, Confidence: round3(clamp01(conf)), Severity: Info, Evidence: trimSpan(s.eSpan), Method: "local", Reason: "covered"}
 	case s.otherEntity != "":
 		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestAny)), Severity: Major, Evidence: trimSpan(s.anySpan), Method: "local",
 			Reason: "entity_mismatch", Detail: fmt.Sprintf("the cited source names %q where the claim names %q", s.otherEntity, s.missing)}
+	case entail && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
+		return Verdict{Label: Entailment, Confidence: round3(clamp01(conf)), Severity: Info, Evidence: trimSpan(s.eSpan), Method: "local", Reason: "covered"}
 	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE:
 		sev := Major
 		if s.cReason == "number_mismatch" {
@@ -667,6 +695,8 @@ var antonyms = func() map[string][]string {
 		{"susceptible", "resistant"}, {"present", "absent"}, {"common", "rare"},
 		{"male", "female"}, {"men", "women"}, {"boy", "girl"}, {"exclude", "include"},
 		{"correct", "incorrect"}, {"true", "false"}, {"legal", "illegal"},
+		{"allow", "forbid"}, {"allowed", "forbidden"}, {"enable", "disable"}, {"enabled", "disabled"},
+		{"required", "optional"}, {"public", "private"}, {"newer", "older"}, {"new", "old"},
 	}
 	months := strings.Fields("january february march april june july august september october november december")
 	for i, a := range months {
@@ -897,35 +927,42 @@ func swappedRoles(claim string, cts []claimTerm, span string) bool {
 		// a name at the start of the claim, capitalised in the source
 		return k == 0 && len(c.raw) > 1 && strings.Contains(span, strings.ToUpper(c.raw[:1])+c.raw[1:])
 	}
+	var roles []int
 	for k := range cts {
 		if role(k) {
-			if a < 0 {
-				a = k
+			roles = append(roles, k)
+		}
+	}
+	for i := 0; i+1 < len(roles); i++ {
+		a, b = roles[i], roles[i+1]
+		if cts[a].stem == cts[b].stem {
+			continue
+		}
+		// V: the content terms of the claim between A and B
+		var verbs []string
+		for k := a + 1; k < b; k++ {
+			if !cts[k].isNum && !cts[k].entity {
+				verbs = append(verbs, cts[k].stem)
 			}
-			b = k
+		}
+		if len(verbs) > 0 && swappedIn(claim, cts[a].stem, cts[b].stem, verbs, span) {
+			return true
 		}
 	}
-	if a < 0 || a == b {
-		return false
-	}
-	// V: the content terms of the claim between A and B
-	var verbs []string
-	for k := a + 1; k < b; k++ {
-		if !cts[k].isNum && !cts[k].entity {
-			verbs = append(verbs, cts[k].stem)
-		}
-	}
-	if len(verbs) == 0 {
-		return false
-	}
+	return false
+}
+
+// swappedIn reports whether a sentence of span has a ... V ... b in the
+// other order than the claim, voice considered.
+func swappedIn(claim, sa, sb string, verbs []string, span string) bool {
 	for _, sent := range Split(span) {
 		ts := analyse(sent)
 		pa, pb, pv := -1, -1, -1
 		for i, t := range ts {
 			switch {
-			case t.stem == cts[a].stem && pa < 0:
+			case t.stem == sa && pa < 0:
 				pa = i
-			case t.stem == cts[b].stem && pb < 0:
+			case t.stem == sb && pb < 0:
 				pb = i
 			}
 			for _, v := range verbs {

@@ -25,6 +25,7 @@ type term struct {
 	// hours" matches it
 	dim  string
 	base float64
+	unit string // the unit as written, lowercase
 }
 
 // analyse splits text into terms. Stopwords are dropped except negation
@@ -80,7 +81,7 @@ func analyse(text string) []term {
 					k := skipSpaceStr(text, j)
 					if u := unitAt(text, k); u != "" {
 						if un, ok := units[strings.ToLower(u)]; ok {
-							out = append(out, term{num: v, dec: dec, isNum: true, dim: un.dim, base: v * un.f})
+							out = append(out, term{num: v, dec: dec, isNum: true, dim: un.dim, base: v * un.f, unit: strings.ToLower(u)})
 							i = k + len(u)
 							first = false
 							break
@@ -153,7 +154,7 @@ func analyse(text string) []term {
 				k = skipSpaceStr(text, j)
 				if u := unitAt(text, k); u != "" {
 					if un, ok := units[strings.ToLower(u)]; ok {
-						nt.dim, nt.base = un.dim, v*un.f
+						nt.dim, nt.base, nt.unit = un.dim, v*un.f, strings.ToLower(u)
 						j = k + len(u)
 					}
 				}
@@ -211,9 +212,14 @@ func wordAt(s string, i int) string {
 // numEqual compares a claim number with an evidence number at the claim's
 // precision ("3.5" matches "3.49"; "3" does not match "3.5").
 func numEqual(claim, ev term) bool {
-	if claim.dim != "" && claim.dim == ev.dim {
-		// the same quantity in any unit of its dimension, within rounding
-		return math.Abs(claim.base-ev.base) <= 0.01*math.Max(math.Abs(claim.base), math.Abs(ev.base))
+	if claim.dim != "" && claim.dim == ev.dim && units[claim.unit] != units[ev.unit] {
+		// the same quantity in another unit of its dimension: exact for
+		// time, within rounding for the others ("38 metres (125 ft)")
+		tol := 1e-9
+		if claim.dim != "time" {
+			tol = 0.005
+		}
+		return math.Abs(claim.base-ev.base) <= tol*math.Max(math.Abs(claim.base), math.Abs(ev.base))
 	}
 	if claim.num == ev.num {
 		return true

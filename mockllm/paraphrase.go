@@ -68,8 +68,8 @@ var antonymSwaps = [][2]string{
 var otherNames = []string{"Kestrel", "Marlowe", "Ostrava", "Quillon", "Vantage", "Zephyrine"}
 
 // paraphrase rewrites sent faithfully and, when alter, changes one fact.
-func paraphrase(sent string, alter bool, r *rand.Rand) Sentence {
-	out := Sentence{Source: sent, Faithful: true}
+func paraphrase(sent string, alter bool, r *rand.Rand) (out Sentence) {
+	out = Sentence{Source: sent, Faithful: true}
 	s := sent
 	apply := func(name string, f func(string) (string, bool)) {
 		if t, ok := f(s); ok && t != s {
@@ -149,11 +149,14 @@ func paraphrase(sent string, alter bool, r *rand.Rand) Sentence {
 		rest := strings.TrimRight(m[3], ".")
 		return upperFirst(rest) + " " + strings.ToLower(m[1]) + " " + m[2], true
 	})
-	if r.IntN(3) == 0 {
-		apply("hedge", func(s string) (string, bool) {
-			return []string{"Typically, ", "In general, ", "As a rule, "}[r.IntN(3)] + lowerFirst(s), true
-		})
-	}
+	hedge := r.IntN(3) == 0
+	hedgeWith := []string{"Typically, ", "In general, ", "As a rule, "}[r.IntN(3)]
+	defer func() {
+		if hedge {
+			out.Text = hedgeWith + lowerFirst(out.Text)
+			out.How = append(out.How, "hedge")
+		}
+	}()
 	if !alter {
 		out.Text = s
 		return out
@@ -227,8 +230,8 @@ func paraphrase(sent string, alter bool, r *rand.Rand) Sentence {
 				return s, false
 			}
 			a, b := m[1], m[3]
-			t := strings.ReplaceAll(s, a, "\x00")
-			t = strings.ReplaceAll(t, b, a)
+			t := replaceAllWords(s, a, "\x00")
+			t = replaceAllWords(t, b, a)
 			return strings.ReplaceAll(t, "\x00", b), true
 		}},
 		{"name", func(s string) (string, bool) {
@@ -237,7 +240,7 @@ func paraphrase(sent string, alter bool, r *rand.Rand) Sentence {
 				return s, false
 			}
 			n := names[r.IntN(len(names))]
-			return strings.ReplaceAll(s, n, otherNames[r.IntN(len(otherNames))]), true
+			return replaceAllWords(s, n, otherNames[r.IntN(len(otherNames))]), true
 		}},
 	}
 	for _, i := range r.Perm(len(alts)) {
@@ -292,6 +295,17 @@ func replaceWord(s, w, by string) (string, bool) {
 			return s[:a] + by + s[b:], true
 		}
 		i = a + 1
+	}
+}
+
+// replaceAllWords replaces every whole-word occurrence of w in s.
+func replaceAllWords(s, w, by string) string {
+	for {
+		t, ok := replaceWord(s, w, by)
+		if !ok || strings.Contains(by, w) {
+			return t
+		}
+		s = t
 	}
 }
 
