@@ -806,9 +806,6 @@ func wrongSubject(cts []claimTerm, span string) (bool, string) {
 			clauses = append(clauses, strings.Split(rest, "\x00")...)
 		}
 	}
-	if len(clauses) < 2 {
-		return false, ""
-	}
 	bestI, bestN := -1, 0
 	var bestTs []term
 	for i, c := range clauses {
@@ -850,14 +847,24 @@ func wrongSubject(cts []claimTerm, span string) (bool, string) {
 		if isPred {
 			break
 		}
-		if !t.neg && !t.isNum {
+		if !t.neg && !t.isNum && len(own) < 3 {
 			own = append(own, t.raw)
 		}
 	}
 	if len(own) == 0 {
 		return false, ""
 	}
-	// the claim's subject must be said elsewhere in the span, of something else
+	// a subject set against others ("Other small animals must ...") is
+	// not the claim's, wherever the claim's is
+	lead := strings.Fields(strings.ToLower(c))
+	for i := 0; i < len(lead) && i < 2; i++ {
+		switch strings.Trim(lead[i], ",") {
+		case "other", "except", "unlike", "besides", "only", "apart":
+			return true, strings.Join(own, " ")
+		}
+	}
+	// otherwise the claim's subject must be said elsewhere in the span, of
+	// something else
 	for i, c := range clauses {
 		if i == bestI {
 			continue
