@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strings"
 	"time"
 
@@ -15,6 +16,10 @@ import (
 // DefaultClaimFaults are the faults of the claims suite: numbers changed
 // against the cited note, and uncited sentences.
 const DefaultClaimFaults = "contradict=0.3,uncited=0.3"
+
+// ParaphraseClaimFaults make the simulated model rewrite every cited
+// sentence and change one fact in 30% of them.
+const ParaphraseClaimFaults = "paraphrase=1,alter=0.3"
 
 // ClaimsReport is the end-to-end outcome of the per-claim verifier against
 // the simulated upstream's injected contradictions, in one verify mode.
@@ -44,6 +49,19 @@ type ClaimsReport struct {
 	// with a citation still on them: a contradicted citation emitted.
 	StrictCitedChanged int     `json:"strict_cited_changed"`
 	ElapsedSeconds     float64 `json:"elapsed_seconds"`
+	// Paraphrase mode: Faithful rewritten sentences (FaithfulEntailed of
+	// them judged entailment), Altered ones (AlteredContradicted judged
+	// contradiction, AlteredWithSpan with an evidence span,
+	// AlteredEntailed wrongly judged entailment); by kind of rewrite or
+	// alteration, "kind": [n, ok].
+	Faithful            int               `json:"faithful"`
+	FaithfulEntailed    int               `json:"faithful_entailed"`
+	Altered             int               `json:"altered"`
+	AlteredContradicted int               `json:"altered_contradicted"`
+	AlteredWithSpan     int               `json:"altered_with_span"`
+	AlteredEntailed     int               `json:"altered_entailed"`
+	ByKind              map[string][2]int `json:"by_kind,omitempty"`
+	Misjudged           []string          `json:"misjudged,omitempty"` // a few examples
 }
 
 // ClaimsQuality runs n answers (alternating stream and non-stream) through
@@ -63,12 +81,16 @@ func ClaimsQuality(ctx context.Context, n int, faults string, seed uint64, w io.
 		}
 		out = append(out, rep)
 	}
-	writeClaimsMarkdown(w, faults, out)
+	if f.Paraphrase > 0 {
+		writeParaphraseMarkdown(w, faults, out)
+	} else {
+		writeClaimsMarkdown(w, faults, out)
+	}
 	return out, nil
 }
 
 func claimsRun(ctx context.Context, n int, f mockllm.Faults, seed uint64, mode string) (ClaimsReport, error) {
-	rep := ClaimsReport{Mode: mode, UncitedByClass: map[string]int{}}
+	rep := ClaimsReport{Mode: mode, UncitedByClass: map[string]int{}, ByKind: map[string][2]int{}}
 	srv, url, stop, err := startFaultyGuard(f, seed, func(c *proxy.Config) { c.Stages.Verify.Mode = mode })
 	if err != nil {
 		return rep, err
@@ -90,6 +112,7 @@ func claimsRun(ctx context.Context, n int, f mockllm.Faults, seed uint64, mode s
 			continue // refused by the gate: nothing was generated
 		}
 		rep.InjectedUncited += rec.Uncited
+		scoreParaphrase(&rep, rec.Sentences, g)
 		rep.MissedFromNotes += rec.UncitedFromNotes
 		var changedTo []string // the new numbers
 		for _, c := range rec.Changed {
@@ -188,4 +211,93 @@ func pct(a, b int) float64 {
 		return 0
 	}
 	return 100 * float64(a) / float64(b)
+}
+
+// scoreParaphrase scores the verdicts on the sentences the paraphrase mode
+// rewrote: faithful ones should be entailed, altered ones contradicted.
+func scoreParaphrase(rep *ClaimsReport, sents []mockllm.Sentence, g guardWire) {
+	for _, ps := range sents {
+		text := strings.TrimRight(ps.Text, ". ")
+		verdict, evidence, reason, found := "", "", "", false
+		for _, c := range g.Claims {
+			if len(c.Citations) > 0 && strings.Contains(c.Text, text) {
+				verdict, evidence, reason, found = c.Verdict, c.Evidence, c.Reason, true
+				break
+			}
+		}
+		if !found {
+			continue // dropped or not a claim (a heading); not scored
+		}
+		bump := func(kind string, ok bool) {
+			k := rep.ByKind[kind]
+			k[0]++
+			if ok {
+				k[1]++
+			}
+			rep.ByKind[kind] = k
+		}
+		var ok bool
+		if ps.Faithful {
+			rep.Faithful++
+			ok = verdict == "entailment"
+			if ok {
+				rep.FaithfulEntailed++
+			}
+			for _, h := range ps.How {
+				bump("faithful "+h, ok)
+			}
+			if len(ps.How) == 0 {
+				bump("faithful (copied)", ok)
+			}
+		} else {
+			rep.Altered++
+			ok = verdict == "contradiction"
+			if ok {
+				rep.AlteredContradicted++
+				if evidence != "" {
+					rep.AlteredWithSpan++
+				}
+			}
+			if verdict == "entailment" {
+				rep.AlteredEntailed++
+			}
+			bump("altered "+ps.Altered, ok)
+		}
+		if !ok && len(rep.Misjudged) < 12 {
+			rep.Misjudged = append(rep.Misjudged, fmt.Sprintf("%s %v: %q (source %q): %s, %s", map[bool]string{true: "faithful", false: "altered"}[ps.Faithful], ps.How, ps.Text, ps.Source, verdict, reason))
+		}
+	}
+}
+
+func writeParaphraseMarkdown(w io.Writer, faults string, reps []ClaimsReport) {
+	fmt.Fprintf(w, "## Per-claim verifier on paraphrase, end to end (demo corpus, local verifier; faults %s)\n\n", faults)
+	fmt.Fprintln(w, "The simulated model rewrites every cited sentence (mockllm paraphrase mode: number words, units, date formats, \"twice\"/\"2 times\", its own synonym table, hedges, a leading phrase moved to the end) and changes one fact in 30% of them (a number, a month or weekday, a negation, an opposite, two names swapped, a name replaced); it records which. Goals: faithful judged entailment >= 90%, altered judged contradiction >= 90% with the evidence span.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| mode | answers | faithful | judged entailment | altered | judged contradiction | with span | altered judged entailment |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for _, r := range reps {
+		fmt.Fprintf(w, "| %s | %d | %d | %d (%.1f%%) | %d | %d (%.1f%%) | %d | %d |\n", r.Mode, r.Answers, r.Faithful, r.FaithfulEntailed, pct(r.FaithfulEntailed, r.Faithful),
+			r.Altered, r.AlteredContradicted, pct(r.AlteredContradicted, r.Altered), r.AlteredWithSpan, r.AlteredEntailed)
+	}
+	if len(reps) > 0 {
+		r := reps[0]
+		kinds := make([]string, 0, len(r.ByKind))
+		for k := range r.ByKind {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(w, "\nBy rewrite (%s mode; a faithful sentence counts under each rewrite it had; ok = entailment for faithful, contradiction for altered):\n\n| rewrite | n | ok |\n|---|---|---|\n", r.Mode)
+		for _, k := range kinds {
+			v := r.ByKind[k]
+			fmt.Fprintf(w, "| %s | %d | %d (%.1f%%) |\n", k, v[0], v[1], pct(v[1], v[0]))
+		}
+		if len(r.Misjudged) > 0 {
+			fmt.Fprintln(w, "\nExamples misjudged:")
+			fmt.Fprintln(w)
+			for _, m := range r.Misjudged {
+				fmt.Fprintf(w, "- %s\n", m)
+			}
+		}
+	}
+	fmt.Fprintln(w)
 }

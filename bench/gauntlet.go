@@ -145,6 +145,7 @@ type guardWire struct {
 		Verdict   string `json:"verdict"`
 		Evidence  string `json:"evidence"`
 		Uncited   string `json:"uncited"`
+		Reason    string `json:"reason"`
 	} `json:"claims"`
 	Citations []struct {
 		N  int    `json:"n"`

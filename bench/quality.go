@@ -29,7 +29,7 @@ var qualitySuites = []struct {
 		return err
 	}},
 	{"verify", func(ctx context.Context, dataDir string, w io.Writer) error {
-		_, err := VerifyQuality(ctx, dataDir, w)
+		_, err := VerifyQualityFit(ctx, dataDir, VerifyFit, localModelPath(), w)
 		return err
 	}},
 	{"claims", func(ctx context.Context, _ string, w io.Writer) error {
@@ -39,6 +39,10 @@ var qualitySuites = []struct {
 				err = fmt.Errorf("strict mode released %d changed sentences with their citation", r.StrictCitedChanged)
 			}
 		}
+		if err != nil {
+			return err
+		}
+		_, err = ClaimsQuality(ctx, 300, ParaphraseClaimFaults, 11, w)
 		return err
 	}},
 	{"gate", func(ctx context.Context, dataDir string, w io.Writer) error {

@@ -24,6 +24,10 @@ type VerifyItem struct {
 	Evidence []judge.Passage
 	Gold     string // the data set's own label (SUPPORT, CONTRADICT, NEI, supported, ...)
 	Support  bool   // Gold counts as "supported" for the binary score
+	// Group is what the fixed train/held-out split hashes (HaluEval's
+	// question, WiCE's claim), so that both answers of one HaluEval
+	// question fall on the same side.
+	Group string
 }
 
 // ClassScore is precision and recall of one binary class.
@@ -214,6 +218,11 @@ func WriteVerifyMarkdown(w io.Writer, rep VerifyReport) error {
 // labelled SUPPORT or CONTRADICT, and for claims without evidence (NEI) one
 // item against all their cited abstracts.
 func LoadSciFact(dataDir string) ([]VerifyItem, error) {
+	return LoadSciFactClaims(dataDir, "claims_dev.jsonl")
+}
+
+// LoadSciFactClaims is LoadSciFact on another claims file (claims_train.jsonl).
+func LoadSciFactClaims(dataDir, claimsFile string) ([]VerifyItem, error) {
 	dir := filepath.Join(dataDir, "scifact")
 	corpus := map[int]judge.Passage{}
 	err := readJSONL(filepath.Join(dir, "corpus.jsonl"), func(line []byte) error {
@@ -232,7 +241,7 @@ func LoadSciFact(dataDir string) ([]VerifyItem, error) {
 		return nil, err
 	}
 	var items []VerifyItem
-	err = readJSONL(filepath.Join(dir, "claims_dev.jsonl"), func(line []byte) error {
+	err = readJSONL(filepath.Join(dir, claimsFile), func(line []byte) error {
 		var c struct {
 			ID       int    `json:"id"`
 			Claim    string `json:"claim"`
@@ -296,7 +305,7 @@ func LoadWiCE(dataDir string) ([]VerifyItem, error) {
 		}
 		n++
 		items = append(items, VerifyItem{
-			ID: strconv.Itoa(n), Claim: c.Claim, Gold: c.Label, Support: c.Label == "supported",
+			ID: strconv.Itoa(n), Claim: c.Claim, Gold: c.Label, Support: c.Label == "supported", Group: c.Claim,
 			Evidence: []judge.Passage{{N: 1, ID: "wice-" + strconv.Itoa(n), Text: strings.Join(c.Evidence, "\n")}},
 		})
 		return nil
@@ -322,8 +331,8 @@ func LoadHaluEval(dataDir string) ([]VerifyItem, error) {
 		n++
 		ev := []judge.Passage{{N: 1, ID: "halueval-" + strconv.Itoa(n), Text: c.Knowledge}}
 		items = append(items,
-			VerifyItem{ID: strconv.Itoa(n) + "/right", Claim: c.Right, Evidence: ev, Gold: "right", Support: true},
-			VerifyItem{ID: strconv.Itoa(n) + "/hallucinated", Claim: c.Hallucinated, Evidence: ev, Gold: "hallucinated"})
+			VerifyItem{ID: strconv.Itoa(n) + "/right", Claim: c.Right, Evidence: ev, Gold: "right", Support: true, Group: c.Question},
+			VerifyItem{ID: strconv.Itoa(n) + "/hallucinated", Claim: c.Hallucinated, Evidence: ev, Gold: "hallucinated", Group: c.Question})
 		return nil
 	})
 	return items, err

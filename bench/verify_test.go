@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -43,57 +42,6 @@ func TestVerifyQuality(t *testing.T) {
 	}
 }
 
-// TestTuneLocal sweeps the local verifier thresholds over the three data sets
-// and logs the best settings by mean balanced accuracy (how the defaults
-// were chosen; they are tuned on these dev sets).
-func TestTuneLocal(t *testing.T) {
-	if os.Getenv("GUARD_TUNE") == "" {
-		t.Skip("threshold sweep of the local verifier: set GUARD_TUNE=1 to run")
-	}
-	d := dataDir(t)
-	names := []string{"scifact", "wice", "halu"}
-	sets := map[string][]VerifyItem{}
-	sets["scifact"], _ = LoadSciFact(d)
-	sets["wice"], _ = LoadWiCE(d)
-	sets["halu"], _ = LoadHaluEval(d)
-	for _, name := range names {
-		v := judge.NewLocal(judge.DefaultConfig().Local)
-		reasons := map[string]int{}
-		for _, it := range sets[name] {
-			vd, _ := v.Verify(context.Background(), it.Claim, it.Evidence)
-			reasons[fmt.Sprintf("%v/%s/%s", it.Support, vd.Label, vd.Reason)]++
-		}
-		t.Log(name, reasons)
-	}
-	type res struct {
-		key  string
-		mean float64
-		per  string
-	}
-	var rs []res
-	cfg := judge.DefaultConfig().Local
-	for _, e := range []float64{0.35, 0.4, 0.45, 0.5, 0.55} {
-		for _, st := range []float64{0, 1, 2} {
-			for _, an := range []bool{false, true} {
-				for _, g := range []float64{0, 0.05, 0.1, 0.15} {
-					cfg.Entail, cfg.Strict, cfg.Anchors, cfg.Gather = e, st, an, g
-					r := res{key: fmt.Sprintf("e=%.2f s=%.0f a=%v g=%.2f", e, st, an, g)}
-					for _, name := range names {
-						s, _ := ScoreVerifier(context.Background(), name, judge.NewLocal(cfg), sets[name])
-						r.mean += s.BalancedAccuracy / 3
-						r.per += fmt.Sprintf(" %s=%.3f(S%.2f/N%.2f)", name, s.BalancedAccuracy, s.Classes[0].Recall, s.Classes[1].Recall)
-					}
-					rs = append(rs, r)
-				}
-			}
-		}
-	}
-	sort.Slice(rs, func(i, j int) bool { return rs[i].mean > rs[j].mean })
-	for _, r := range rs[:10] {
-		t.Logf("%.3f %s %s", r.mean, r.key, r.per)
-	}
-}
-
 // TestDumpVerify writes every verdict of the local verifier on one data set
 // (GUARD_DUMP=scifact|wice|halu) as tab-separated lines to the test log, for
 // error analysis.
@@ -119,4 +67,26 @@ func TestDumpVerify(t *testing.T) {
 		fmt.Fprintf(&b, "%v\t%s\t%s\t%s\t%.2f\t%s\t%s\n", ok, it.Gold, vd.Label, vd.Reason, vd.Confidence, it.Claim, vd.Evidence)
 	}
 	t.Log("\n" + b.String())
+}
+
+// TestVerifyOutOfSample runs the verify suite as `guard bench quality
+// --verify` does: the shipped model in-sample and on the held-out splits,
+// and models fitted on two data sets scored on the third. Every
+// out-of-sample figure must beat a constant verdict clearly.
+func TestVerifyOutOfSample(t *testing.T) {
+	d := dataDir(t)
+	var b strings.Builder
+	rep, err := VerifyQualityFit(context.Background(), d, false, "", &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + b.String())
+	if len(rep.Rows) == 0 {
+		t.Fatal("no rows")
+	}
+	for _, r := range rep.Rows {
+		if strings.HasPrefix(r.Sample, "out-of-sample") && r.Score.BalancedAccuracy < 0.65 {
+			t.Errorf("%s %s (%s): balanced accuracy %.3f, want >= 0.65", r.Set, r.Sample, r.FittedOn, r.Score.BalancedAccuracy)
+		}
+	}
 }

@@ -187,6 +187,15 @@ func (c *Checker) Check(ctx context.Context, file, src string) ([]Finding, error
 		rs[i] = r
 	}
 	c.stats.Citations += len(rs)
+	// the document's resolved sources are its combined context
+	// (verify.min_context_chars applies to them together)
+	var ctxt []judge.Passage
+	for _, r := range rs {
+		if len(r.slots) > 0 {
+			ctxt = append(ctxt, r.p)
+		}
+	}
+	turn := c.deps.Judge.Turn(ctxt)
 	var out []Finding
 	reported := map[int]bool{} // unknown citations reported once per document
 	for _, s := range doc.sentences {
@@ -194,7 +203,7 @@ func (c *Checker) Check(ctx context.Context, file, src string) ([]Finding, error
 			return out, err
 		}
 		c.stats.Sentences++
-		out = append(out, c.sentence(ctx, file, s, rs, reported)...)
+		out = append(out, c.sentence(ctx, turn, file, s, rs, reported)...)
 	}
 	for _, u := range doc.unused {
 		out = append(out, Finding{File: file, Line: u.line, Severity: Info, Kind: FindUnusedFootnote, Citation: u.label,
@@ -205,7 +214,7 @@ func (c *Checker) Check(ctx context.Context, file, src string) ([]Finding, error
 }
 
 // sentence audits one sentence.
-func (c *Checker) sentence(ctx context.Context, file string, s sentence, rs []resolved, reported map[int]bool) []Finding {
+func (c *Checker) sentence(ctx context.Context, turn *judge.Turn, file string, s sentence, rs []resolved, reported map[int]bool) []Finding {
 	var out []Finding
 	text := plain(s.text)
 	base := Finding{File: file, Line: s.line, Sentence: text}
@@ -256,7 +265,7 @@ func (c *Checker) sentence(ctx context.Context, file string, s sentence, rs []re
 		}
 		return out
 	}
-	claim, drop := c.deps.Judge.Check(ctx, s.text, cited)
+	claim, drop := turn.Check(ctx, s.text, cited)
 	f := base
 	f.Citation = citeLabels(claim.Citations, rs, cited)
 	f.Evidence, f.Suggestion = claim.Evidence, claim.Suggestion

@@ -19,8 +19,11 @@ type Config struct {
 	LLM LLMConfig `yaml:"llm"`
 	// ChainPoll configures the re-poll of uncertain LLM verdicts.
 	ChainPoll ChainPollConfig `yaml:"chainpoll"`
-	// MinContextChars: a claim whose cited context is shorter is marked
-	// "not checked" with that reason. Default 500, range >= 0.
+	// MinContextChars: when the combined context of a turn (the text of all
+	// the notes handed to the model) is shorter, detection is skipped for
+	// the turn and its cited claims are marked "not checked" with that
+	// reason (seed 000's rule). A claim is otherwise verified against its
+	// cited passages whatever their own length. Default 500, range >= 0.
 	MinContextChars int `yaml:"min_context_chars"`
 	// Concurrency bounds concurrent remote judge calls across all requests
 	// (a semaphore). Default 8, range >= 1.
@@ -104,6 +107,11 @@ type LocalConfig struct {
 	// coverage Entail and Strict ask of the claim). 0 disables it.
 	// Default 0.10, in [0,1).
 	Gather float64 `yaml:"gather"`
+	// Model is "learned" (the logistic layer of localmodel.json, fitted on
+	// training data by `guard bench quality --verify --fit`, decides
+	// entailment) or "rule" (coverage >= need with every anchor found, the
+	// verifier before issue 11). Default learned.
+	Model string `yaml:"model" json:"-"`
 }
 
 // DefaultConfig returns the defaults of DESIGN.md.
@@ -122,7 +130,7 @@ func DefaultConfig() Config {
 		Concurrency:     8,
 		Footer:          false,
 		SentenceTimeout: 10 * time.Second,
-		Local:           LocalConfig{Entail: 0.40, Conflict: 0.50, Strict: 1, Anchors: true, Gather: 0.10},
+		Local:           defaultLocal(),
 		Reliability: ReliabilityConfig{HasSource: 0.30, Resolves: 0.30, Confidence: 0.40,
 			BonusPerSource: 0.05, BonusMax: 0.10, HighBelow: 0.40, LowFrom: 0.70},
 	}
@@ -194,8 +202,18 @@ func (c Config) Validate() error {
 	if c.Local.Strict < 0 {
 		bad("local.strict: must be >= 0, got %g", c.Local.Strict)
 	}
+	if c.Local.Model != "learned" && c.Local.Model != "rule" {
+		bad("local.model: must be learned or rule, got %q", c.Local.Model)
+	}
 	if c.Local.Gather < 0 || c.Local.Gather >= 1 {
 		bad("local.gather: must be in [0,1), got %g", c.Local.Gather)
 	}
 	return errors.Join(errs...)
+}
+
+// defaultLocal is the rule parameters fitted with the shipped model.
+func defaultLocal() LocalConfig {
+	c := DefaultLocalModel.Rule
+	c.Model = "learned"
+	return c
 }

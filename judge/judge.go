@@ -60,8 +60,44 @@ const (
 	reasonUnresolved = "not checked: no cited passage resolves"
 )
 
-func reasonShortContext(min int) string {
-	return fmt.Sprintf("not checked: cited context < %d chars", min)
+func reasonShortContext(chars, min int) string {
+	return fmt.Sprintf("not checked: the turn's combined context is %d chars (< verify.min_context_chars %d)", chars, min)
+}
+
+// Turn is the judge's view of one chat turn: the notes handed to the model
+// are the turn's combined context. Seed 000's rule applies to that whole:
+// when it totals fewer than MinContextChars characters, detection is
+// skipped for the turn and every cited claim is reported not_checked with
+// the reason. Otherwise each claim is verified against its cited passages
+// whatever their own length. A Turn is safe for concurrent use.
+type Turn struct {
+	j     *Judge
+	chars int  // combined context
+	skip  bool // chars < MinContextChars
+}
+
+// Turn returns the checker of one turn whose combined context is notes.
+func (j *Judge) Turn(notes []Passage) *Turn {
+	n := 0
+	for _, p := range notes {
+		n += len(p.Text)
+	}
+	return &Turn{j: j, chars: n, skip: n < j.cfg.MinContextChars}
+}
+
+// Check is Judge.Check within the turn.
+func (t *Turn) Check(ctx context.Context, sentence string, cited map[int]Passage) (Claim, []int) {
+	c, drop, _ := t.j.check(ctx, sentence, cited, t)
+	if len(drop) > 0 {
+		t.j.m.dropped.Add(int64(len(drop)))
+	}
+	return c, drop
+}
+
+// Claim is Judge.Claim within the turn.
+func (t *Turn) Claim(ctx context.Context, sentence string, cited map[int]Passage) Claim {
+	c, _, _ := t.j.check(ctx, sentence, cited, t)
+	return c
 }
 
 // Check verifies one sentence against the passages it cites and returns the
@@ -73,7 +109,7 @@ func reasonShortContext(min int) string {
 // An uncited factual sentence gets verdict neutral with Uncited "gap"
 // (Finish or Report classify it against the pool).
 func (j *Judge) Check(ctx context.Context, sentence string, cited map[int]Passage) (Claim, []int) {
-	c, drop, _ := j.check(ctx, sentence, cited)
+	c, drop, _ := j.check(ctx, sentence, cited, nil)
 	if len(drop) > 0 {
 		j.m.dropped.Add(int64(len(drop)))
 	}
@@ -84,11 +120,13 @@ func (j *Judge) Check(ctx context.Context, sentence string, cited map[int]Passag
 // streams: Check without dropping anything. Pass the claims, in answer
 // order, to Finish.
 func (j *Judge) Claim(ctx context.Context, sentence string, cited map[int]Passage) Claim {
-	c, _, _ := j.check(ctx, sentence, cited)
+	c, _, _ := j.check(ctx, sentence, cited, nil)
 	return c
 }
 
-func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passage) (Claim, []int, bool) {
+// check verifies one sentence; turn, when not nil, applies the turn's
+// minimum-context rule.
+func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passage, turn *Turn) (Claim, []int, bool) {
 	text := StripCitations(sentence)
 	cites := Citations(sentence)
 	c := Claim{Text: text, Citations: cites}
@@ -113,7 +151,6 @@ func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passag
 	var drop []int
 	var ps []Passage
 	var preps []*prepared
-	chars := 0
 	for _, n := range cites {
 		p, ok := cited[n]
 		if !ok {
@@ -123,15 +160,14 @@ func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passag
 		p.N = n
 		ps = append(ps, p)
 		preps = append(preps, j.cache.get(p))
-		chars += len(p.Text)
 	}
 	switch {
 	case len(ps) == 0:
 		c.Verdict, c.Severity, c.Method, c.Reason = NotChecked, Minor, "none", reasonUnresolved
 	case !factual:
 		c.Verdict, c.Severity, c.Method, c.Reason = NotChecked, Info, "none", reasonNotClaim
-	case chars < j.cfg.MinContextChars:
-		c.Verdict, c.Severity, c.Method, c.Reason = NotChecked, Info, "none", reasonShortContext(j.cfg.MinContextChars)
+	case turn != nil && turn.skip:
+		c.Verdict, c.Severity, c.Method, c.Reason = NotChecked, Info, "none", reasonShortContext(turn.chars, j.cfg.MinContextChars)
 	}
 	if c.Verdict != "" {
 		j.m.verdict(NotChecked)
@@ -140,6 +176,7 @@ func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passag
 	}
 	v, degraded := j.verify(ctx, text, ps, preps)
 	c.Verdict, c.Confidence, c.Severity, c.Method, c.Evidence = v.Label, round3(v.Confidence), v.Severity, v.Method, v.Evidence
+	c.Reason = reasonText(v)
 	if degraded {
 		c.Reason = reasonDegraded
 	}
@@ -322,20 +359,29 @@ func (j *Judge) Summarize(claims []Claim) Summary {
 
 // Report verifies a whole answer (report mode): every sentence against the
 // passages it cites (by output number), every uncited factual sentence
-// against this turn's pool and the other KBs (other may be nil). Remote
-// calls run concurrently, bounded by the judge's semaphore.
+// against this turn's pool and the other KBs (other may be nil). The pool
+// (the cited passages when it is empty) is the turn's combined context for
+// the minimum-context rule (see Turn). Remote calls run concurrently,
+// bounded by the judge's semaphore.
 func (j *Judge) Report(ctx context.Context, answer string, cited map[int]Passage, pool []Passage, other OtherKBs) Report {
 	sents := Split(answer)
 	claims := make([]Claim, len(sents))
 	degraded := make([]bool, len(sents))
+	ctxt := pool
+	if len(ctxt) == 0 {
+		for _, p := range cited {
+			ctxt = append(ctxt, p)
+		}
+	}
+	turn := j.Turn(ctxt)
 	if j.llm == nil {
 		for i, s := range sents {
-			claims[i], _, degraded[i] = j.check(ctx, s, cited)
+			claims[i], _, degraded[i] = j.check(ctx, s, cited, turn)
 		}
 	} else {
 		var wg sync.WaitGroup
 		for i, s := range sents {
-			wg.Go(func() { claims[i], _, degraded[i] = j.check(ctx, s, cited) })
+			wg.Go(func() { claims[i], _, degraded[i] = j.check(ctx, s, cited, turn) })
 		}
 		wg.Wait()
 	}
@@ -480,4 +526,36 @@ func fnv64(s string) uint64 {
 		h *= 1099511628211
 	}
 	return h
+}
+
+// reasonActions say what to do about each machine-readable reason.
+var reasonActions = map[string]string{
+	"covered":            "the cited source states this",
+	"number_mismatch":    "the cited source gives another number or date: correct it from the evidence",
+	"negation":           "the cited source states the negation: correct the claim or drop it",
+	"antonym":            "the cited source says the opposite: correct the claim or drop it",
+	"wrong_subject":      "the cited source says this of something else",
+	"swapped_roles":      "the cited source names the same parties in the opposite roles",
+	"entity_mismatch":    "the cited source names someone or something else",
+	"missing_anchor":     "a name or number of the claim is not in the cited source",
+	"direction_unstated": "the cited source does not state this change (increase or decrease)",
+	"low_overlap":        "the cited source shares little with the claim: cite the source it came from",
+	"not_covered":        "the cited source does not state all of this: rephrase, or cite a source that does",
+}
+
+// reasonText is a claim's reason: the verifier's code, then what to do.
+func reasonText(v Verdict) string {
+	if v.Reason == "" {
+		return ""
+	}
+	what := v.Detail
+	if what == "" {
+		what = reasonActions[v.Reason]
+	} else if a := reasonActions[v.Reason]; a != "" && v.Reason != "wrong_subject" && v.Reason != "missing_anchor" && v.Reason != "entity_mismatch" {
+		what = a + " (" + what + ")"
+	}
+	if what == "" {
+		return v.Reason
+	}
+	return v.Reason + ": " + what
 }

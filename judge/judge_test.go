@@ -50,7 +50,8 @@ func TestCheckStrictDrops(t *testing.T) {
 		{"unsupported drops", "Aspirin cures the common cold within two days [1]. ", Neutral, []int{1}, "high"},
 		{"unresolved marker drops", "Felix Hoffmann synthesised aspirin at Bayer in 1897 [1][9]. ", Entailment, []int{9}, "low"},
 		{"contradicting second source dropped", "Felix Hoffmann synthesised aspirin at Bayer in 1897 [1][2]. ", Entailment, nil, "low"},
-		{"short context not checked", "Aspirin was synthesised in 1897 [3]. ", NotChecked, nil, "medium"},
+		{"short cited passage verified", "Aspirin was synthesised in 1897 [3]. ", Entailment, nil, "low"},
+		{"short cited passage contradicted", "Aspirin was synthesised in 1899 [3]. ", Contradiction, []int{3}, "high"},
 		{"opinion skipped", "I think aspirin is wonderful [1]. ", Opinion, nil, "n/a"},
 		{"uncited", "Aspirin was synthesised in Germany by chemists. ", Neutral, nil, "high"},
 		{"not a claim", "## Aspirin\n", "", nil, ""},
@@ -286,5 +287,40 @@ func BenchmarkReportTypicalAnswer(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		j.Report(ctx, answer, cited, pool, nil)
+	}
+}
+
+// The minimum-context rule is about the turn's combined context: a turn
+// whose notes total fewer than MinContextChars is not checked (and says
+// why); otherwise a claim is verified against its cited passage however
+// short that passage is.
+func TestTurnCombinedContext(t *testing.T) {
+	j := newJudge(t, nil)
+	lamp := Passage{ID: "faq/lamp", Title: "Lighthouse", Text: "The Skerry lighthouse was first lit on 14 March 1887 and has been automated since 1989."}
+	bus := Passage{ID: "faq/bus", Title: "Bus", Text: "The harbour bus leaves every 20 minutes from the quay between 7:00 and 19:00."}
+	filler := Passage{ID: "faq/filler", Text: strings.Repeat("Visitors may walk the cliff path at their own risk. ", 8)}
+	cited := map[int]Passage{1: lamp, 2: bus}
+	const changed = "The Skerry lighthouse was first lit on 21 March 1887 [1]."
+	short := j.Turn([]Passage{lamp, bus})
+	c, drop := short.Check(context.Background(), changed, cited)
+	if c.Verdict != NotChecked || !strings.Contains(c.Reason, "combined context") || drop != nil {
+		t.Errorf("combined context %d chars: %s (%q) drop %v, want not_checked naming the combined context", len(lamp.Text)+len(bus.Text), c.Verdict, c.Reason, drop)
+	}
+	long := j.Turn([]Passage{lamp, bus, filler})
+	for _, tt := range []struct {
+		sentence, verdict string
+	}{
+		{changed, Contradiction},
+		{"The Skerry lighthouse was first lit on 14 March 1887 [1].", Entailment},
+		{"The harbour bus leaves every 45 minutes from the quay [2].", Contradiction},
+		{"The lighthouse has been automated since 1989 [1].", Entailment},
+	} {
+		c, _ := long.Check(context.Background(), tt.sentence, cited)
+		if c.Verdict != tt.verdict {
+			t.Errorf("%q: %s (%s), want %s", tt.sentence, c.Verdict, c.Reason, tt.verdict)
+		}
+		if tt.verdict == Contradiction && (c.Evidence == "" || c.ClaimReview == nil) {
+			t.Errorf("%q: contradiction without evidence span or ClaimReview: %+v", tt.sentence, c)
+		}
 	}
 }

@@ -2,8 +2,10 @@ package judge
 
 import (
 	"context"
+	"fmt"
 	"math/bits"
 	"strings"
+	"unicode"
 
 	porterstemmer "github.com/blevesearch/go-porterstemmer"
 )
@@ -20,13 +22,26 @@ import (
 // needs a word of decrease). A claim spread over several sentences of one
 // passage is entailed when they cover it together by a margin (Gather).
 type Local struct {
-	cfg LocalConfig
+	cfg   LocalConfig
+	model *LocalModel // nil: the rule alone decides
 }
 
 var _ Verifier = (*Local)(nil)
 
-// NewLocal returns a local verifier with the given thresholds.
-func NewLocal(cfg LocalConfig) *Local { return &Local{cfg: cfg} }
+// NewLocal returns a local verifier with the given thresholds; with
+// cfg.Model "learned" (the default) the shipped fitted model decides.
+func NewLocal(cfg LocalConfig) *Local {
+	l := &Local{cfg: cfg}
+	if cfg.Model != "rule" {
+		m := DefaultLocalModel
+		l.model = &m
+	}
+	return l
+}
+
+// NewLocalModel returns a local verifier deciding with m (nil: the rule
+// alone), whatever cfg.Model says: for fitting and comparing models.
+func NewLocalModel(cfg LocalConfig, m *LocalModel) *Local { return &Local{cfg: cfg, model: m} }
 
 // Verify implements Verifier. It never fails.
 func (l *Local) Verify(_ context.Context, claim string, evidence []Passage) (Verdict, error) {
@@ -123,6 +138,30 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 	if IsOpinion(text) {
 		return Verdict{Label: Opinion, Confidence: 0.7, Severity: Info, Method: "local", Reason: "opinion"}
 	}
+	sg, ok := l.signals(text, docs)
+	if !ok {
+		return Verdict{Label: Neutral, Confidence: 0.5, Severity: Minor, Method: "local", Reason: "no_content"}
+	}
+	return l.decide(&sg)
+}
+
+// Features returns the feature vector of claim against evidence (for
+// fitting the model); ok is false for a claim with no content terms.
+func (l *Local) Features(claim string, evidence []Passage) (Features, bool) {
+	docs := make([]*prepared, len(evidence))
+	for i, p := range evidence {
+		docs[i] = prepare(p.Title, p.Text)
+	}
+	sg, ok := l.signals(StripCitations(claim), docs)
+	if !ok {
+		return Features{}, false
+	}
+	return sg.features(l.cfg.Conflict), true
+}
+
+// signals analyses the claim text against the prepared evidence.
+func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
+	text = stripLeadIn(text)
 	var cts []claimTerm
 	claimNeg := false
 	var total float64
@@ -171,7 +210,7 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		cts = append(cts, ct)
 	}
 	if len(cts) == 0 {
-		return Verdict{Label: Neutral, Confidence: 0.5, Severity: Minor, Method: "local", Reason: "no_content"}
+		return signals{}, false
 	}
 
 	type sentScore struct {
@@ -187,7 +226,11 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		bestDoc               float64 // best coverage of one passage by its entailing windows together
 		docE                  uint64  // the claim terms the entailing windows of this passage cover
 		eSpan, cSpan, cReason string
+		anySpan               string
 		prevOK                bool
+		anyCov                uint64 // claim terms some sentence covers
+		dirsAll               uint8  // changes some sentence states
+		evChars               int
 		prev                  sentScore
 	)
 	weigh := func(m uint64) float64 {
@@ -224,7 +267,7 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		}
 		cov := weigh(covered)
 		if cov > bestAny {
-			bestAny = cov
+			bestAny, anySpan = cov, span
 		}
 		negMismatch := neg != claimNeg
 		if numConfl == 0 && antiConfl == 0 && !negMismatch {
@@ -308,10 +351,10 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		}
 	}
 	if total <= 0 {
-		return Verdict{Label: Neutral, Confidence: 0.5, Severity: Minor, Method: "local", Reason: "no_content"}
+		return signals{}, false
 	}
-	missingAnchor := anchors&^anchorsFound != 0
 	for _, d := range docs {
+		evChars += d.chars
 		prevOK = false
 		docE = 0
 		for si := range d.sents {
@@ -332,8 +375,15 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 							break
 						}
 					}
-					if sc.covered&(1<<k) == 0 && numSomewhere&(1<<k) == 0 && len(s.nums) > 0 {
-						sc.numConf |= 1 << k
+					if sc.covered&(1<<k) == 0 && numSomewhere&(1<<k) == 0 {
+						// only a number of the same kind conflicts: "two
+						// days" does not with "in 1897"
+						for _, n := range s.nums {
+							if n.dim == c.dim {
+								sc.numConf |= 1 << k
+								break
+							}
+						}
 					}
 					continue
 				}
@@ -377,6 +427,8 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 				}
 			}
 			sc.w = weigh(sc.covered)
+			anyCov |= sc.covered
+			dirsAll |= s.dirs
 			consider(sc, nil)
 			if prevOK {
 				p := prev
@@ -394,27 +446,195 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 		need = 1 - (1-l.cfg.Entail)*(total-l.cfg.Strict)/total
 	}
 	need -= 1e-9
+	sg := signals{bestE: bestE, need: need, bestDoc: bestDoc, bestAny: bestAny, bestC: bestC,
+		bag: weigh(anyCov), cReason: cReason, eSpan: eSpan, cSpan: cSpan, total: total, evChars: evChars}
+	sg.missAnchor = weigh(anchors &^ anchorsFound)
+	sg.missingAnchor = anchors&^anchorsFound != 0
+	if sg.missingAnchor {
+		for k := range cts {
+			if anchors&^anchorsFound&(1<<k) != 0 {
+				sg.missing = cts[k].raw
+				break
+			}
+		}
+	}
+	sg.dirUnmet = claimDirs&^dirsAll != 0
+	// a claim entity missing where the best window states everything else
+	// and names an entity of its own instead: the name was changed
+	if sg.missingAnchor && anySpan != "" && bestAny >= 0.6*(1-sg.missAnchor) {
+		missingEntity := false
+		for k := range cts {
+			if anchors&^anchorsFound&(1<<k) != 0 && cts[k].entity {
+				missingEntity = true
+			}
+		}
+		if missingEntity {
+			split := func(t string) []string {
+				return strings.FieldsFunc(t, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' })
+			}
+			words := split(anySpan)
+			// name: capitalised and not a stopword; inClaim: a claim entity
+			name := func(w string) (isName, inClaim bool) {
+				if len(w) < 2 || !unicode.IsUpper(rune(w[0])) {
+					return false, false
+				}
+				ts := analyse("x " + w)
+				if len(ts) != 1 || ts[0].isNum || ts[0].neg {
+					return false, false
+				}
+				for k := range cts {
+					if cts[k].entity && cts[k].stem == ts[0].stem {
+						return true, true
+					}
+				}
+				return true, false
+			}
+			// the claim's words beside its missing entities
+			beside := map[string]bool{}
+			cw := split(text)
+			for i, w := range cw {
+				if strings.EqualFold(w, sg.missing) {
+					if i > 0 {
+						beside[cw[i-1]] = true
+					}
+					if i+1 < len(cw) {
+						beside[cw[i+1]] = true
+					}
+				}
+			}
+			for i, w := range words {
+				if isName, in := name(w); !isName || in {
+					continue
+				}
+				// part of a longer name the claim gives in part ("Felix
+				// Hoffmann" for "Hoffmann") is no other name, unless the
+				// claim has its missing name in the same place
+				near := false
+				for _, j := range []int{i - 1, i + 1} {
+					if j < 0 || j >= len(words) {
+						continue
+					}
+					if isName, in := name(words[j]); isName && in && !beside[words[j]] {
+						near = true
+					}
+				}
+				if !near {
+					sg.otherEntity, sg.anySpan = w, anySpan
+					break
+				}
+			}
+		}
+	}
 	// sentences of one passage that entail the claim together, with a
 	// margin, when the best of them falls short by no more than it
 	if g := l.cfg.Gather; g > 0 && bestE < need && bestE >= need-g && bestDoc >= need+g {
-		bestE = need
+		sg.bestE = need
+	}
+	sg.rule = sg.bestE >= need && !(l.cfg.Anchors && sg.missingAnchor)
+	if eSpan != "" {
+		sg.wrongSubject, sg.other = wrongSubject(cts, eSpan)
+		sg.swapped = swappedRoles(text, cts, eSpan)
+	}
+	return sg, true
+}
+
+// signals are what the best windows of the evidence say about a claim.
+type signals struct {
+	bestE, need, bestDoc, bestAny, bestC, bag float64
+	missAnchor                                float64
+	total                                     float64
+	evChars                                   int
+	missingAnchor, dirUnmet, rule             bool
+	wrongSubject, swapped                     bool
+	missing                                   string // a claim anchor found nowhere
+	other                                     string // the subject the evidence says it of instead
+	otherEntity, anySpan                      string // the entity the best window names instead of a missing one
+	cReason, eSpan, cSpan                     string
+}
+
+func (s *signals) features(conflict float64) Features {
+	var f Features
+	f[FBias] = 1
+	f[FBestE] = s.bestE
+	f[FGather] = s.bestDoc
+	f[FBestAny] = s.bestAny
+	f[FBag] = s.bag
+	f[FMissAnchor] = s.missAnchor
+	if s.bestC >= conflict && s.bestC >= s.bestE {
+		if s.cReason == "number_mismatch" {
+			f[FNumConf] = s.bestC
+		} else {
+			f[FPolConf] = s.bestC
+		}
+	}
+	f[FDirUnmet] = b2f(s.dirUnmet)
+	f[FSubject] = b2f(s.wrongSubject)
+	f[FRule] = b2f(s.rule)
+	f[FSwap] = b2f(s.swapped)
+	return f
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// decide turns the signals into a verdict: the fitted model (or the rule
+// alone) decides entailment; a claim whose predicate the evidence states of
+// another subject, or whose best-matching window states another number, a
+// negation or an opposite, is a contradiction; the rest is neutral.
+func (l *Local) decide(s *signals) Verdict {
+	entail, conf := s.rule, 0.0
+	if s.rule {
+		conf = 0.6 + 0.4*(s.bestE-s.need)/(1-s.need+1e-9)
+	}
+	if l.model != nil {
+		p := l.model.Prob(s.features(l.cfg.Conflict))
+		entail = p >= l.model.Threshold
+		if entail {
+			conf = 0.5 + 0.5*(p-l.model.Threshold)/(1-l.model.Threshold+1e-9)
+		} else {
+			conf = 0.5 + 0.5*(l.model.Threshold-p)/(l.model.Threshold+1e-9)
+		}
 	}
 	switch {
-	case bestE >= need && !(l.cfg.Anchors && missingAnchor):
-		conf := 0.6 + 0.4*(bestE-need)/(1-need+1e-9)
-		return Verdict{Label: Entailment, Confidence: round3(clamp01(conf)), Severity: Info, Evidence: trimSpan(eSpan), Method: "local", Reason: "covered"}
-	case bestC >= l.cfg.Conflict && bestC >= bestE:
+	case s.wrongSubject:
+		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestE)), Severity: Major, Evidence: trimSpan(s.eSpan), Method: "local",
+			Reason: "wrong_subject", Detail: fmt.Sprintf("the source says this of %q, not of the claim's subject", s.other)}
+	case s.swapped:
+		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestE)), Severity: Major, Evidence: trimSpan(s.eSpan), Method: "local",
+			Reason: "swapped_roles", Detail: "the cited source names the same parties in the opposite roles"}
+	case s.otherEntity != "":
+		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestAny)), Severity: Major, Evidence: trimSpan(s.anySpan), Method: "local",
+			Reason: "entity_mismatch", Detail: fmt.Sprintf("the cited source names %q where the claim names %q", s.otherEntity, s.missing)}
+	case entail && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
+		return Verdict{Label: Entailment, Confidence: round3(clamp01(conf)), Severity: Info, Evidence: trimSpan(s.eSpan), Method: "local", Reason: "covered"}
+	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE:
 		sev := Major
-		if cReason == "number_mismatch" {
+		if s.cReason == "number_mismatch" {
 			sev = Critical
 		}
-		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*bestC)), Severity: sev, Evidence: trimSpan(cSpan), Method: "local", Reason: cReason}
+		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestC)), Severity: sev, Evidence: trimSpan(s.cSpan), Method: "local", Reason: s.cReason}
 	default:
-		span := eSpan
+		span := s.eSpan
 		if span == "" {
-			span = cSpan
+			span = s.cSpan
 		}
-		return Verdict{Label: Neutral, Confidence: round3(clamp01(1 - bestAny/2)), Severity: Minor, Evidence: trimSpan(span), Method: "local", Reason: "not_covered"}
+		if l.model == nil {
+			conf = 1 - s.bestAny/2
+		}
+		v := Verdict{Label: Neutral, Confidence: round3(clamp01(conf)), Severity: Minor, Evidence: trimSpan(span), Method: "local", Reason: "not_covered"}
+		switch {
+		case s.missingAnchor && s.missing != "":
+			v.Reason, v.Detail = "missing_anchor", fmt.Sprintf("%q appears nowhere in the cited source", s.missing)
+		case s.dirUnmet:
+			v.Reason, v.Detail = "direction_unstated", "the claim states a change (increase or decrease) the cited source does not"
+		case s.bag < 0.5:
+			v.Reason, v.Detail = "low_overlap", "the cited source shares little with the claim: it is probably not the source of this"
+		}
+		return v
 	}
 }
 
@@ -475,20 +695,297 @@ var antonyms = func() map[string][]string {
 		{"susceptible", "resistant"}, {"present", "absent"}, {"common", "rare"},
 		{"male", "female"}, {"men", "women"}, {"boy", "girl"}, {"exclude", "include"},
 		{"correct", "incorrect"}, {"true", "false"}, {"legal", "illegal"},
+		{"allow", "forbid"}, {"allowed", "forbidden"}, {"enable", "disable"}, {"enabled", "disabled"},
+		{"required", "optional"}, {"public", "private"}, {"newer", "older"}, {"new", "old"},
+	}
+	months := strings.Fields("january february march april june july august september october november december")
+	for i, a := range months {
+		for _, b := range months[i+1:] {
+			pairs = append(pairs, [2]string{a, b})
+		}
+	}
+	days := strings.Fields("monday tuesday wednesday thursday friday saturday sunday")
+	for i, a := range days {
+		for _, b := range days[i+1:] {
+			pairs = append(pairs, [2]string{a, b})
+		}
 	}
 	m := map[string][]string{}
 	add := func(a, b string) { m[a] = append(m[a], b) }
 	for _, p := range pairs {
-		a, b := stem(p[0]), stem(p[1])
+		a, b := canonStem(p[0]), canonStem(p[1])
+		if a == b {
+			continue
+		}
 		add(a, b)
 		add(b, a)
 	}
 	return m
 }()
 
+// canonStem is the stem analyse gives the word w.
+func canonStem(w string) string {
+	if c, ok := canon[w]; ok {
+		return c
+	}
+	st := stem(w)
+	if c, ok := canon[st]; ok {
+		return c
+	}
+	return st
+}
+
 func stem(w string) string {
 	if len(w) > 3 {
 		return porterstemmer.StemString(w)
 	}
 	return w
+}
+
+// leadIns are discourse openers that say nothing about the world.
+var leadIns = []string{"based on the notes", "based on the sources", "according to the notes",
+	"according to the sources", "according to the source", "according to the handbook", "in short", "in summary"}
+
+// stripLeadIn drops a discourse opener ("Based on the notes: ") from a claim.
+func stripLeadIn(t string) string {
+	l := strings.ToLower(t)
+	for _, p := range leadIns {
+		if strings.HasPrefix(l, p) {
+			r := strings.TrimLeft(t[len(p):], ":, ")
+			if r != "" {
+				return r
+			}
+		}
+	}
+	return t
+}
+
+// anaphoric openers refer back to the subject of an earlier sentence.
+var anaphoric = map[string]bool{"it": true, "its": true, "this": true, "these": true, "they": true,
+	"their": true, "he": true, "she": true, "his": true, "her": true, "such": true, "that": true,
+	"those": true, "the": true, "both": true, "each": true}
+
+// wrongSubject reports whether span states the claim's predicate of
+// another subject: the clause of span that covers most of the claim's
+// other terms lacks the claim's subject (its first content term), and names
+// before them a subject of its own, not a reference back ("it", "the
+// drug"). "Dogs must travel in a closed carrier" against "Up to two dogs
+// travel free ... Other small animals must travel in a closed carrier".
+func wrongSubject(cts []claimTerm, span string) (bool, string) {
+	subj := -1
+	for k := range cts {
+		if !cts[k].isNum && cts[k].w > 0 {
+			subj = k
+			break
+		}
+	}
+	if subj < 0 {
+		return false, ""
+	}
+	var preds []string
+	for k := range cts {
+		if k != subj && !cts[k].isNum && cts[k].w > 0 {
+			preds = append(preds, cts[k].stem)
+		}
+	}
+	if len(preds) < 2 {
+		return false, ""
+	}
+	// clauses: sentence ends, semicolons, ", and", "while", "whereas"
+	var clauses []string
+	for _, sent := range Split(span) {
+		for _, part := range strings.Split(sent, ";") {
+			rest := part
+			for _, sep := range []string{", and ", " while ", " whereas ", ", while "} {
+				var out []string
+				for _, r := range []string{rest} {
+					out = append(out, strings.Split(r, sep)...)
+				}
+				rest = strings.Join(out, "\x00")
+			}
+			clauses = append(clauses, strings.Split(rest, "\x00")...)
+		}
+	}
+	bestI, bestN := -1, 0
+	var bestTs []term
+	for i, c := range clauses {
+		ts := analyse(c)
+		n := 0
+		for _, p := range preds {
+			for _, t := range ts {
+				if !t.neg && !t.isNum && (t.stem == p || (len(p) >= 6 && len(t.stem) >= 6 && t.stem[:5] == p[:5])) {
+					n++
+					break
+				}
+			}
+		}
+		if n > bestN {
+			bestI, bestN, bestTs = i, n, ts
+		}
+	}
+	if bestI < 0 || bestN*2 < len(preds)+1 {
+		return false, "" // no clause carries most of the predicate
+	}
+	s := cts[subj].stem
+	for _, t := range bestTs {
+		if t.stem == s || (cts[subj].entity && cts[subj].forms.word != "" && strings.Contains(" "+t.raw+" ", cts[subj].forms.word)) {
+			return false, ""
+		}
+	}
+	// the clause's own subject: its content terms before the first predicate term
+	c := strings.TrimSpace(clauses[bestI])
+	first := strings.ToLower(strings.TrimLeft(strings.Fields(c + " x")[0], "(\"'"))
+	if anaphoric[first] {
+		return false, ""
+	}
+	var own []string
+	for _, t := range bestTs {
+		isPred := false
+		for _, p := range preds {
+			isPred = isPred || t.stem == p
+		}
+		if isPred {
+			break
+		}
+		if !t.neg && !t.isNum && len(own) < 3 {
+			own = append(own, t.raw)
+		}
+	}
+	if len(own) == 0 {
+		return false, ""
+	}
+	// a subject set against others ("Other small animals must ...") is
+	// not the claim's, wherever the claim's is
+	lead := strings.Fields(strings.ToLower(c))
+	for i := 0; i < len(lead) && i < 2; i++ {
+		switch strings.Trim(lead[i], ",") {
+		case "other", "except", "unlike", "besides", "only", "apart":
+			return true, strings.Join(own, " ")
+		}
+	}
+	// otherwise the claim's subject must be said elsewhere in the span, of
+	// something else
+	for i, c := range clauses {
+		if i == bestI {
+			continue
+		}
+		ts := analyse(c)
+		if len(ts) < 3 {
+			continue
+		}
+		for _, t := range ts {
+			if t.stem == s {
+				return true, strings.Join(own, " ")
+			}
+		}
+	}
+	return false, ""
+}
+
+// calendar are the stems of month and day names: dates, not parties.
+var calendar = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("january february march april may june july august september october november december monday tuesday wednesday thursday friday saturday sunday") {
+		m[canonStem(w)] = true
+	}
+	return m
+}()
+
+// passive reports whether t reads in the passive voice ("was acquired by").
+func passive(t string) bool {
+	l := " " + strings.ToLower(t) + " "
+	for _, aux := range []string{" is ", " are ", " was ", " were ", " been ", " being ", " be "} {
+		for i := 0; ; {
+			j := strings.Index(l[i:], aux)
+			if j < 0 {
+				break
+			}
+			rest := strings.Fields(l[i+j+len(aux):])
+			// aux [adverb] participle ... by, within the clause
+			for k := 0; k < len(rest) && k < 9; k++ {
+				if rest[k] == "by" && k > 0 {
+					return true
+				}
+				if strings.ContainsAny(rest[k], ",;:") {
+					break
+				}
+			}
+			i += j + 1
+		}
+	}
+	return false
+}
+
+// swappedRoles reports whether span names the claim's first and last
+// entities in the opposite roles: in the claim A ... V ... B, in the
+// window B ... V ... A in the same voice (or A ... V ... B with the voice
+// changed), V a content term of the claim between them. "Google acquired
+// YouTube" against "YouTube acquired Google".
+func swappedRoles(claim string, cts []claimTerm, span string) bool {
+	a, b := -1, -1
+	role := func(k int) bool {
+		c := &cts[k]
+		if c.isNum || c.w == 0 || calendar[c.stem] {
+			return false
+		}
+		if c.entity {
+			return true
+		}
+		// a name at the start of the claim, capitalised in the source
+		return k == 0 && len(c.raw) > 1 && strings.Contains(span, strings.ToUpper(c.raw[:1])+c.raw[1:])
+	}
+	var roles []int
+	for k := range cts {
+		if role(k) {
+			roles = append(roles, k)
+		}
+	}
+	for i := 0; i+1 < len(roles); i++ {
+		a, b = roles[i], roles[i+1]
+		if cts[a].stem == cts[b].stem {
+			continue
+		}
+		// V: the content terms of the claim between A and B
+		var verbs []string
+		for k := a + 1; k < b; k++ {
+			if !cts[k].isNum && !cts[k].entity {
+				verbs = append(verbs, cts[k].stem)
+			}
+		}
+		if len(verbs) > 0 && swappedIn(claim, cts[a].stem, cts[b].stem, verbs, span) {
+			return true
+		}
+	}
+	return false
+}
+
+// swappedIn reports whether a sentence of span has a ... V ... b in the
+// other order than the claim, voice considered.
+func swappedIn(claim, sa, sb string, verbs []string, span string) bool {
+	for _, sent := range Split(span) {
+		ts := analyse(sent)
+		pa, pb, pv := -1, -1, -1
+		for i, t := range ts {
+			switch {
+			case t.stem == sa && pa < 0:
+				pa = i
+			case t.stem == sb && pb < 0:
+				pb = i
+			}
+			for _, v := range verbs {
+				if t.stem == v && pv < 0 {
+					pv = i
+				}
+			}
+		}
+		if pa < 0 || pb < 0 || pv < 0 {
+			continue
+		}
+		sameVoice := passive(sent) == passive(claim)
+		between := func(x, y int) bool { return x < pv && pv < y }
+		if (sameVoice && between(pb, pa)) || (!sameVoice && between(pa, pb)) {
+			return true
+		}
+	}
+	return false
 }

@@ -29,8 +29,9 @@ func TestLocalVerify(t *testing.T) {
 		{"rounded decimal matches", "Bleeding occurred in 3.8 percent of the aspirin group versus 2.8 percent with placebo.", Entailment, Info, "Bleeding", "covered"},
 		{"negation flipped", "In the ASPREE trial daily aspirin prolonged disability-free survival in older adults.", Contradiction, Major, "did not prolong", "negation"},
 		{"antonym", "The drug increases the risk of heart attack in adults with cardiovascular disease.", Contradiction, Major, "reduces the risk", "antonym"},
-		{"unrelated", "Penicillin was discovered by Alexander Fleming in London.", Neutral, Minor, "", "not_covered"},
-		{"missing entity", "Aspirin was first synthesised by Hoffmann at Pfizer.", Neutral, Minor, "", "not_covered"},
+		{"unrelated", "Penicillin was discovered by Alexander Fleming in London.", Neutral, Minor, "", "missing_anchor"},
+		{"changed name", "Aspirin was first synthesised by Hoffmann at Pfizer.", Contradiction, Major, "Bayer", "entity_mismatch"},
+		{"missing entity", "The drug reduces the risk of heart attack in adults in Norway.", Neutral, Minor, "", "missing_anchor"},
 		{"opinion", "I think aspirin is a wonderful drug.", Opinion, Info, "", "opinion"},
 	}
 	for _, tt := range tests {
@@ -109,7 +110,7 @@ func TestLocalVerifySignals(t *testing.T) {
 }
 
 // TestLocalGather: two sentences that are not adjacent, each short of the
-// bar, entail a claim together only with Gather on.
+// bar, entail a claim together only with Gather on (the rule alone).
 func TestLocalGather(t *testing.T) {
 	ev := []Passage{{N: 1, ID: "p", Text: "Adults with chronic migraine were recruited at clinics. " +
 		"The protocol was approved by the ethics board. Patients kept headache diaries and had injections."}}
@@ -117,8 +118,8 @@ func TestLocalGather(t *testing.T) {
 	for _, tt := range []struct {
 		gather float64
 		want   string
-	}{{0, Neutral}, {DefaultConfig().Local.Gather, Entailment}} {
-		cfg := DefaultConfig().Local
+	}{{0, Neutral}, {0.10, Entailment}} {
+		cfg := LocalConfig{Entail: 0.40, Conflict: 0.50, Strict: 1, Anchors: true, Model: "rule"}
 		cfg.Gather = tt.gather
 		got, _ := NewLocal(cfg).Verify(context.Background(), claim, ev)
 		if got.Label != tt.want {
@@ -206,5 +207,88 @@ func BenchmarkLocalVerifyUnprepared(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		v.Verify(context.Background(), "In the 2018 ASPREE trial daily aspirin did not prolong disability-free survival.", ev)
+	}
+}
+
+// TestLocalParaphrase: claims that restate their source in other words are
+// entailed; claims that change a fact of it are contradicted, however the
+// rest is worded.
+func TestLocalParaphrase(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	lamp := Passage{Title: "Skerry lighthouse", Text: "The Skerry lighthouse was first lit on 14 March 1887 by the harbour board. " +
+		"The tower is 38 metres tall. Guided tours take 1.5 hours and run twice a year. " +
+		"Seven keepers served there until the light was automated in 1989."}
+	rail := Passage{Title: "Pets on trains", Text: "Up to two dogs per passenger travel free, kept on a lead and off the seats. " +
+		"Other small animals must travel in a closed carrier, which counts as hand luggage."}
+	deal := Passage{Text: "In 2006 Google acquired YouTube for 1.65 billion dollars in stock."}
+	tests := []struct {
+		name  string
+		ev    Passage
+		claim string
+		want  string
+	}{
+		{"number as a word", lamp, "The Skerry lighthouse had 7 keepers until it was automated in 1989.", Entailment},
+		{"duration in other units", lamp, "Guided tours of the lighthouse take 90 minutes.", Entailment},
+		{"twice / 2 times", lamp, "Guided tours run 2 times a year.", Entailment},
+		{"date in another format", lamp, "The Skerry lighthouse was first lit on March 14, 1887.", Entailment},
+		{"irregular verb and reordered clause", lamp, "On 14 March 1887, the harbour board first lit the Skerry lighthouse.", Entailment},
+		{"hedged", lamp, "The tower of the Skerry lighthouse is about 38 metres tall.", Entailment},
+		{"active to passive", deal, "YouTube was acquired by Google in 2006.", Entailment},
+		{"synonym", deal, "Google purchased YouTube in 2006.", Entailment},
+
+		{"changed day", lamp, "The Skerry lighthouse was first lit on 21 March 1887.", Contradiction},
+		{"changed month", lamp, "The Skerry lighthouse was first lit on 14 April 1887.", Contradiction},
+		{"changed duration", lamp, "Guided tours of the lighthouse take 45 minutes.", Contradiction},
+		{"changed unit", lamp, "The tower is 38 feet tall.", Contradiction},
+		{"negated", lamp, "The light was not automated in 1989.", Contradiction},
+		{"swapped roles", deal, "YouTube acquired Google in 2006.", Contradiction},
+		{"swapped roles, passive", deal, "Google was acquired by YouTube in 2006.", Contradiction},
+		{"predicate moved to another subject", rail, "Dogs must travel in a closed carrier.", Contradiction},
+		{"the subject's own predicate", rail, "Dogs travel free when kept on a lead.", Entailment},
+		{"predicate of other animals, dogs not named", Passage{Title: "CC 4.2 Other animals", Text: "Other small animals, such as cats, rabbits and birds, must travel in a closed carrier and stay in the pet lounge or in the owner's vehicle."},
+			"Dogs must travel in a closed carrier.", Contradiction},
+		{"a subject written otherwise is not another subject", Passage{Text: "Low-dose acetylsalicylic acid reduces the risk of myocardial infarction in adults."},
+			"Aspirin reduces the risk of myocardial infarction in adults.", Entailment},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.ev.N, tt.ev.ID = 1, "p"
+			got, _ := v.Verify(context.Background(), tt.claim, []Passage{tt.ev})
+			if got.Label != tt.want {
+				t.Errorf("Verify(%q) = %s (%s %s, conf %.2f, span %q), want %s", tt.claim, got.Label, got.Reason, got.Detail, got.Confidence, got.Evidence, tt.want)
+			}
+			if got.Label == Contradiction && got.Evidence == "" {
+				t.Errorf("contradiction without an evidence span")
+			}
+		})
+	}
+}
+
+// BenchmarkLocalVerifyParaphrase is the cost of verifying one answer
+// sentence against three cited passages of about 600 characters (a turn's
+// notes; analysed passages are cached across sentences, as in the judge):
+// the goal is < 1 ms per sentence.
+func BenchmarkLocalVerifyParaphrase(b *testing.B) {
+	v := NewLocal(DefaultConfig().Local)
+	ps := []Passage{
+		{Title: "Aspirin", Text: aspirinNote + " Aspirin is also used to reduce fever and to relieve mild to moderate pain such as headaches. Low doses are taken daily by many people to prevent blood clots from forming."},
+		{Title: "Skerry lighthouse", Text: "The Skerry lighthouse was first lit on 14 March 1887 by the harbour board. The tower is 38 metres tall. Guided tours take 1.5 hours and run twice a year. Seven keepers served there until the light was automated in 1989. " + aspirinNote},
+		{Title: "Pets on trains", Text: "Up to two dogs per passenger travel free, kept on a lead and off the seats. Other small animals must travel in a closed carrier, which counts as hand luggage. " + aspirinNote},
+	}
+	docs := make([]*prepared, len(ps))
+	for i, p := range ps {
+		docs[i] = prepare(p.Title, p.Text)
+	}
+	claims := []string{
+		"In the 2018 ASPREE trial of 19,114 older adults, daily aspirin did not prolong disability-free survival [1].",
+		"The Skerry lighthouse was first lit on March 14, 1887 by the harbour board [2].",
+		"Dogs must travel in a closed carrier [3].",
+		"Guided tours of the lighthouse take 90 minutes [2].",
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		v.verify(claims[i%len(claims)], docs)
+		i++
 	}
 }

@@ -20,6 +20,12 @@ type term struct {
 	entity bool // capitalised mid-sentence, acronym or alphanumeric code
 	neg    bool // a negation cue
 	brk    bool // a clause boundary (, ; : brackets, sentence end) precedes it
+	// dim and base: a quantity with a unit ("90 minutes") is also its value
+	// in the base unit of its dimension ("time", 5400 s), so that "1.5
+	// hours" matches it
+	dim  string
+	base float64
+	unit string // the unit as written, lowercase
 }
 
 // analyse splits text into terms. Stopwords are dropped except negation
@@ -69,6 +75,18 @@ func analyse(text string) []term {
 					v *= m
 					j = k + len(w)
 					dec = 0
+				}
+				// a unit after the number ("90 minutes", "38 m", "12 km")
+				if j >= len(text) || !isLetterByte(text[j]) || glued[strings.ToLower(unitAt(text, j))] {
+					k := skipSpaceStr(text, j)
+					if u := unitAt(text, k); u != "" {
+						if un, ok := units[strings.ToLower(u)]; ok {
+							out = append(out, term{num: v, dec: dec, isNum: true, dim: un.dim, base: v * un.f, unit: strings.ToLower(u)})
+							i = k + len(u)
+							first = false
+							break
+						}
+					}
 				}
 				// a letter glued to digits ("ADAR1", "5th", "IL6") is a code
 				if j < len(text) && isLetterByte(text[j]) {
@@ -132,12 +150,25 @@ func analyse(text string) []term {
 					v *= m
 					j = k + len(w)
 				}
-				out = append(out, term{num: v, isNum: true})
+				nt := term{num: v, isNum: true}
+				k = skipSpaceStr(text, j)
+				if u := unitAt(text, k); u != "" {
+					if un, ok := units[strings.ToLower(u)]; ok {
+						nt.dim, nt.base, nt.unit = un.dim, v*un.f, strings.ToLower(u)
+						j = k + len(u)
+					}
+				}
+				out = append(out, nt)
 			} else if _, stop := stopwords[lower]; !stop && n > 1 {
 				ent := hasDigit || (upper > 1 && upper == n) || (upper > 0 && !first) || (upper > 1)
 				st := lower
 				if !hasDigit && len(lower) > 3 {
 					st = porterstemmer.StemString(lower)
+				}
+				if c, ok := canon[lower]; ok {
+					st = c
+				} else if c, ok := canon[st]; ok {
+					st = c
 				}
 				out = append(out, term{stem: st, raw: lower, entity: ent})
 			}
@@ -181,6 +212,15 @@ func wordAt(s string, i int) string {
 // numEqual compares a claim number with an evidence number at the claim's
 // precision ("3.5" matches "3.49"; "3" does not match "3.5").
 func numEqual(claim, ev term) bool {
+	if claim.dim != "" && claim.dim == ev.dim && units[claim.unit] != units[ev.unit] {
+		// the same quantity in another unit of its dimension: exact for
+		// time, within rounding for the others ("38 metres (125 ft)")
+		tol := 1e-9
+		if claim.dim != "time" {
+			tol = 0.005
+		}
+		return math.Abs(claim.base-ev.base) <= tol*math.Max(math.Abs(claim.base), math.Abs(ev.base))
+	}
 	if claim.num == ev.num {
 		return true
 	}
@@ -198,7 +238,66 @@ var numberWords = map[string]float64{
 	"fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
 	"nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
 	"seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12,
-	"twice": 2, "triple": 3,
+	"twice": 2, "triple": 3, "thrice": 3, "once": 1, "single": 1, "double": 2,
+}
+
+// unit is a unit of a dimension and its factor to the dimension's base.
+type unit struct {
+	dim string
+	f   float64
+}
+
+// units maps a unit word (as written, lowercase) to its dimension.
+var units = func() map[string]unit {
+	m := map[string]unit{}
+	add := func(dim string, f float64, words string) {
+		for _, w := range strings.Fields(words) {
+			m[w] = unit{dim, f}
+		}
+	}
+	add("time", 1, "second seconds sec secs s")
+	add("time", 60, "minute minutes min mins")
+	add("time", 3600, "hour hours hr hrs h")
+	add("time", 86400, "day days")
+	add("time", 7*86400, "week weeks")
+	add("time", 365*86400, "year years yr yrs")
+	add("length", 1, "metre metres meter meters m")
+	add("length", 0.01, "centimetre centimetres centimeter centimeters cm")
+	add("length", 0.001, "millimetre millimetres millimeter millimeters mm")
+	add("length", 1000, "kilometre kilometres kilometer kilometers km")
+	add("length", 0.3048, "foot feet ft")
+	add("length", 0.0254, "inch inches in")
+	add("length", 1609.344, "mile miles mi")
+	add("mass", 1, "gram grams g")
+	add("mass", 1000, "kilogram kilograms kilo kilos kg")
+	add("mass", 0.001, "milligram milligrams mg")
+	add("mass", 453.59237, "pound pounds lb lbs")
+	add("volume", 1, "litre litres liter liters l")
+	add("volume", 0.001, "millilitre millilitres milliliter milliliters ml")
+	add("ratio", 1, "percent per cent %")
+	return m
+}()
+
+// glued are the units written against the number ("12km").
+var glued = map[string]bool{"km": true, "kg": true, "mg": true, "cm": true, "mm": true, "ml": true, "m": true, "%": true, "lb": true, "lbs": true, "min": true}
+
+// unitAt returns the unit word at s[i:] ("" when none). "in" and "s",
+// "m", "h", "l", "g" count only when no letter follows.
+func unitAt(s string, i int) string {
+	if i < len(s) && s[i] == '%' {
+		return "%"
+	}
+	w := wordAt(s, i)
+	if w == "" {
+		return ""
+	}
+	if _, ok := units[strings.ToLower(w)]; !ok {
+		return ""
+	}
+	if w == "in" || w == "In" {
+		return "" // the preposition, almost always
+	}
+	return w
 }
 
 var negations = map[string]struct{}{
@@ -225,7 +324,8 @@ var stopwords = func() map[string]struct{} {
 	only own same so too very just also still even yet however thus therefore hence
 	s t via per upon within among between while during after before because since until although though
 	whereas whether either more less much further again once out up down off above below
-	were'nt is's one's`) {
+	were'nt is's one's times approximately around roughly about nearly almost some generally
+	usually typically often likely reportedly perhaps possibly probably mostly largely`) {
 		m[w] = struct{}{}
 	}
 	// direction and comparison words carry meaning: keep them
@@ -306,3 +406,71 @@ func directions(ts []term) uint8 {
 	}
 	return b
 }
+
+// canon maps inflected and synonymous forms (as written, or as stemmed) to
+// one stem, so that a paraphrase matches its source: irregular verb forms
+// ("lit", "bought"), and common synonyms ("purchase" for "buy").
+var canon = func() map[string]string {
+	m := map[string]string{}
+	groups := []string{
+		"light lit lighted lighting lights",
+		"buy bought buying buys purchase purchased purchases purchasing",
+		"begin began begun beginning begins start started starts starting commence commenced",
+		"end ended ends ending finish finished finishes conclude concluded",
+		"build built building builds construct constructed",
+		"make made making makes",
+		"take took taken takes taking",
+		"hold held holds holding",
+		"lead led leads leading",
+		"sell sold sells selling",
+		"pay paid pays paying",
+		"write wrote written writes writing",
+		"find found finds finding",
+		"give gave given gives giving",
+		"leave left leaves leaving depart departs departed departing",
+		"run ran runs running",
+		"win won wins winning",
+		"know knew known",
+		"grow grew grown growing grows",
+		"show showed shown shows showing demonstrate demonstrated demonstrates",
+		"need needs needed require requires required requirement",
+		"get gets got obtain obtains obtained receive receives received",
+		"allow allows allowed permit permits permitted",
+		"help helps helped assist assists assisted",
+		"use used uses using utilise utilised utilize utilized employ employed",
+		"big large huge",
+		"small little tiny",
+		"quick fast rapid rapidly quickly",
+		"tall high",
+		"car automobile",
+		"kid kids child children",
+		"cost costs price priced",
+		"free gratis",
+		"shut close closed closes",
+		"open opened opens",
+		"travel travels travelled traveled traveling travelling journey",
+		"live lives lived reside resides resided",
+		"die died dies death",
+		"born birth",
+		"automate automated automatic",
+		"every each",
+		"see seen saw visible",
+	}
+	for _, g := range groups {
+		ws := strings.Fields(g)
+		c := ws[0]
+		if len(c) > 3 {
+			c = porterstemmer.StemString(c)
+		}
+		for _, w := range ws {
+			m[w] = c
+			if len(w) > 3 {
+				st := porterstemmer.StemString(w)
+				if _, ok := m[st]; !ok {
+					m[st] = c
+				}
+			}
+		}
+	}
+	return m
+}()

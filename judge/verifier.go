@@ -32,6 +32,8 @@ type Verdict struct {
 	Evidence   string  // the best-matching evidence span ("" when none)
 	Method     string  // "local", "llm" or "chainpoll"
 	Reason     string  // short machine-readable why (e.g. "number_mismatch")
+	// Detail says in words what to do about it (may be empty).
+	Detail string
 }
 
 // Verifier checks one claim against the passages it cites. Implementations

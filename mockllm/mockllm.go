@@ -35,6 +35,10 @@ type Faults struct {
 	BadJSON    float64 `yaml:"bad_json" json:"bad_json"`     // one event whose data is not JSON (answer-level)
 	HugeEvent  float64 `yaml:"huge_event" json:"huge_event"` // one event of HugeEventBytes (answer-level)
 	Refuse     float64 `yaml:"refuse" json:"refuse"`         // answer HTTP 503 instead of a completion (answer-level)
+	// Paraphrase rewrites a cited sentence instead of copying it (see
+	// paraphrase.go); Alter changes one fact of a paraphrased sentence.
+	Paraphrase float64 `yaml:"paraphrase" json:"paraphrase"`
+	Alter      float64 `yaml:"alter" json:"alter"`
 }
 
 // ParseFaults reads "invent=0.1,leak=0.05,..." (names as in the yaml tags).
@@ -50,13 +54,14 @@ func ParseFaults(s string) (Faults, error) {
 		"leak": &f.Leak, "contradict": &f.Contradict, "uncited": &f.Uncited,
 		"disconnect": &f.Disconnect, "slow_first": &f.SlowFirst, "stall": &f.Stall,
 		"bad_json": &f.BadJSON, "huge_event": &f.HugeEvent, "refuse": &f.Refuse,
+		"paraphrase": &f.Paraphrase, "alter": &f.Alter,
 	}
 	var errs []error
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		p, known := fields[k]
 		if !ok || !known {
-			errs = append(errs, fmt.Errorf("fault %q: want name=rate with name one of invent, split, malformed, repeat, leak, contradict, uncited, disconnect, slow_first, stall, bad_json, huge_event, refuse", kv))
+			errs = append(errs, fmt.Errorf("fault %q: want name=rate with name one of invent, split, malformed, repeat, leak, contradict, uncited, disconnect, slow_first, stall, bad_json, huge_event, refuse, paraphrase, alter", kv))
 			continue
 		}
 		r, err := strconv.ParseFloat(v, 64)
@@ -90,6 +95,8 @@ func (f Faults) String() string {
 	add("bad_json", f.BadJSON)
 	add("huge_event", f.HugeEvent)
 	add("refuse", f.Refuse)
+	add("paraphrase", f.Paraphrase)
+	add("alter", f.Alter)
 	return strings.Join(parts, ",")
 }
 
@@ -135,7 +142,7 @@ func (c Config) Validate() error {
 		"malformed": c.Faults.Malformed, "repeat": c.Faults.Repeat, "leak": c.Faults.Leak,
 		"contradict": c.Faults.Contradict, "uncited": c.Faults.Uncited, "disconnect": c.Faults.Disconnect,
 		"slow_first": c.Faults.SlowFirst, "stall": c.Faults.Stall, "bad_json": c.Faults.BadJSON,
-		"huge_event": c.Faults.HugeEvent, "refuse": c.Faults.Refuse} {
+		"huge_event": c.Faults.HugeEvent, "refuse": c.Faults.Refuse, "paraphrase": c.Faults.Paraphrase, "alter": c.Faults.Alter} {
 		if v < 0 || v > 1 {
 			errs = append(errs, fmt.Errorf("faults.%s: must be in [0,1], got %g", name, v))
 		}
@@ -155,7 +162,10 @@ type Record struct {
 	Repeated   int      `json:"repeated"`
 	Leaked     []string `json:"leaked,omitempty"`
 	Changed    []string `json:"changed,omitempty"` // "note n: old -> new" numbers changed against the source
-	Uncited    int      `json:"uncited"`
+	// Sentences are the cited sentences the paraphrase mode rewrote, in
+	// answer order: faithful or altered, and how.
+	Sentences []Sentence `json:"sentences,omitempty"`
+	Uncited   int        `json:"uncited"`
 	// UncitedFromNotes counts the uncited sentences taken from a note (a
 	// citation the answer missed); the rest are unsupported filler.
 	UncitedFromNotes int  `json:"uncited_from_notes"`
@@ -375,7 +385,12 @@ func (g generator) build(req *chatRequest, body []byte, id string) answer {
 		for _, pk := range picks {
 			nt := pk.nt
 			sent := pk.sent
-			if r.Float64() < f.Contradict {
+			if f.Paraphrase > 0 && r.Float64() < f.Paraphrase {
+				p := paraphrase(sent, r.Float64() < f.Alter, r)
+				p.Note = nt.n
+				sent = p.Text
+				a.rec.Sentences = append(a.rec.Sentences, p)
+			} else if r.Float64() < f.Contradict {
 				if m := numberRe.FindStringSubmatchIndex(sent); m != nil {
 					loc := m[2:4]
 					old := sent[loc[0]:loc[1]]

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strings"
@@ -103,6 +104,75 @@ func TestLogRing(t *testing.T) {
 	l.add(Record{ID: "c3", Notes: 9}) // a repeated id: the newest wins
 	if r, _ := l.Get("c3"); r.Notes != 9 {
 		t.Errorf("repeated id: got %+v, want the newest", r)
+	}
+}
+
+// Paraphrase mode rewrites each cited sentence, records how, and changes a
+// fact only in the sentences recorded as altered; the same body gives the
+// same rewrites.
+func TestParaphraseRecorded(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Pace = 0
+	cfg.MaxSentences = 4
+	cfg.Faults = Faults{Paraphrase: 1, Alter: 0.5}
+	srv, err := Start(cfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	body := `{"model":"m","messages":[{"role":"system","content":"Notes:\n` +
+		`[^1] (kind: lecture) The Skerry lighthouse was first lit on 14 March 1887 by the harbour board.\n` +
+		`[^2] (kind: lecture) Guided tours take 90 minutes and run twice a year from April.\n` +
+		`[^3] (kind: lecture) On weekdays, the ferry uses the north quay and leaves every 2 hours.\n` +
+		`[^4] (kind: lecture) Seven keepers lived at Skerry until Trinity House automated the light."},{"role":"user","content":"lighthouse?"}]}`
+	ask := func() Record {
+		resp, err := http.Post(srv.BaseURL()+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct {
+			ID string `json:"id"`
+		}
+		b, _ := io.ReadAll(resp.Body)
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatal(err)
+		}
+		rec, ok := srv.Log().Get(out.ID)
+		if !ok {
+			t.Fatal("no record")
+		}
+		return rec
+	}
+	a, b := ask(), ask()
+	if !slices.EqualFunc(a.Sentences, b.Sentences, func(x, y Sentence) bool { return x.Text == y.Text && x.Altered == y.Altered }) {
+		t.Errorf("not deterministic:\n%+v\n%+v", a.Sentences, b.Sentences)
+	}
+	if len(a.Sentences) != 4 {
+		t.Fatalf("%d sentences recorded, want 4: %+v", len(a.Sentences), a.Sentences)
+	}
+	for _, s := range a.Sentences {
+		t.Logf("%v %v %q -> %q", s.Faithful, s.How, s.Source, s.Text)
+		if s.Text == s.Source {
+			t.Errorf("sentence copied, not paraphrased: %q", s.Text)
+		}
+		if s.Faithful != (s.Altered == "") {
+			t.Errorf("faithful %v but altered %q", s.Faithful, s.Altered)
+		}
+	}
+	// every rewrite on its own
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, tt := range []struct{ in, how, want string }{
+		{"Tours take 90 minutes", "unit", "1.5 hours"},
+		{"It has 7 rooms", "number_word", "seven rooms"},
+		{"It was lit on 14 March 1887", "date_format", "March 14, 1887"},
+		{"It runs twice a year", "times", "2 times a year"},
+		{"On Debian, add the repository", "reorder", "repository on Debian"},
+	} {
+		p := paraphrase(tt.in, false, r)
+		if !slices.Contains(p.How, tt.how) || !strings.Contains(p.Text, tt.want) {
+			t.Errorf("paraphrase(%q) = %q %v, want %s giving %q", tt.in, p.Text, p.How, tt.how, tt.want)
+		}
 	}
 }
 

@@ -262,6 +262,11 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	if t.out.Decision != gate.Refuse {
 		t.split = judge.NewSplitter()
 		t.ctx = ctx
+		notes := make([]judge.Passage, len(t.out.Notes))
+		for i, n := range t.out.Notes {
+			notes[i] = judge.Passage{ID: n.ID, Text: n.Text}
+		}
+		t.jt = p.judge.Turn(notes) // the turn's combined context (verify.min_context_chars)
 	}
 	if ce := p.log.Check(zap.DebugLevel, "gate"); ce != nil {
 		ce.Write(zap.String("decision", string(t.out.Decision)), zap.Any("checks", t.out.Checks),
@@ -302,6 +307,7 @@ type guardTurn struct {
 	// mode before they are released, in report mode concurrently with the
 	// rest of the stream (pending).
 	split        *judge.Splitter
+	jt           *judge.Turn
 	strictMode   bool
 	claims       []judge.Claim
 	strictDrops  int
@@ -353,7 +359,7 @@ func (t *guardTurn) dispatch(sentence string) {
 	t.mu.Unlock()
 	cited := t.cited()
 	t.pending.Go(func() {
-		c := t.p.judge.Claim(t.ctx, sentence, cited)
+		c := t.jt.Claim(t.ctx, sentence, cited)
 		t.mu.Lock()
 		t.claims[i] = c
 		t.mu.Unlock()
@@ -381,7 +387,7 @@ func (t *guardTurn) cited() map[int]judge.Passage {
 // contradicted or unsupported before it is released.
 func (t *guardTurn) strict(dst []byte, sentence string) []byte {
 	t0 := time.Now()
-	claim, drop := t.p.judge.Check(t.ctx, sentence, t.cited())
+	claim, drop := t.jt.Check(t.ctx, sentence, t.cited())
 	t.strictVerify += time.Since(t0)
 	if claim.Verdict != "" {
 		t.claims = append(t.claims, claim)

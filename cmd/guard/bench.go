@@ -176,7 +176,8 @@ func benchQuality(ctx context.Context, args []string) error {
 	fs.BoolVar(&claims, "claims", false, "run the end-to-end claims suite (changed numbers and uncited sentences from mockllm, report and strict mode)")
 	fs.BoolVar(&gauntlet, "gauntlet", false, "run the marker gauntlet suite (mockllm faults as ground truth)")
 	fs.BoolVar(&gateSuite, "gate", false, "run the answerability suite (HaluEval halves + dev corpora in bench/testdata/gate: grounded vs declined, in-sample and out-of-sample)")
-	fs.BoolVar(&bench.GateFit, "fit", false, "with --gate: refit the shipped answerability model on the training sets and write gate/answermodel.json")
+	var fit bool
+	fs.BoolVar(&fit, "fit", false, "with --gate: refit the shipped answerability model on the training sets and write gate/answermodel.json; with --verify: refit the local verifier's model on its training splits and write judge/localmodel.json")
 	fs.StringVar(&data, "data", defaultDataDir(), "evaluation data folder (env GUARD_DATA, default ../shared/data)")
 	fs.StringVar(&out, "out", "bench-out", "report folder (quality.md)")
 	if err := parseFlags(fs, args); err != nil {
@@ -185,6 +186,7 @@ func benchQuality(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
+	bench.GateFit, bench.VerifyFit = fit && gateSuite, fit && verify
 	var want []string
 	for name, on := range map[string]bool{"retrieval": retrieval, "verify": verify, "claims": claims, "gauntlet": gauntlet, "gate": gateSuite} {
 		if on {

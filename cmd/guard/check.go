@@ -43,7 +43,7 @@ func checkMain(args []string) (int, error) {
 	kb := fs.String("kb", index.DefaultKB, "knowledge base")
 	failOn := fs.String("fail-on", "", "exit 1 when a finding is at or above this severity: critical|warning|info (default "+def.FailOn+")")
 	format := fs.String("format", "", "output: text|json|github (default "+def.Format+")")
-	minCtx := fs.Int("min-context", -1, "override verify.min_context_chars: cited context shorter than this is not verified")
+	minCtx := fs.Int("min-context", -1, "override verify.min_context_chars: a document whose resolved sources total fewer characters is not verified")
 	noUncited := fs.Bool("no-uncited", false, "do not look uncited sentences up in the corpus")
 	verbose := fs.Bool("v", false, "log progress")
 	// Accept flags after the files too.

@@ -31,7 +31,7 @@ func runMockLLM(args []string) error {
 	fs.IntVar(&cfg.ChunkRunes, "chunk-runes", cfg.ChunkRunes, "max runes of content per event")
 	fs.DurationVar(&cfg.SlowFirstDelay, "slow-first-delay", cfg.SlowFirstDelay, "delay of the slow_first fault")
 	fs.DurationVar(&cfg.StallDelay, "stall-delay", cfg.StallDelay, "delay of the stall fault")
-	faults := fs.String("faults", "", "fault rates, e.g. invent=0.2,malformed=0.1,leak=0.1,contradict=0.1,uncited=0.2,split=0.3,repeat=0.1,disconnect=0.05,slow_first=0.05,stall=0,bad_json=0,huge_event=0,refuse=0")
+	faults := fs.String("faults", "", "fault rates, e.g. invent=0.2,malformed=0.1,leak=0.1,contradict=0.1,uncited=0.2,split=0.3,repeat=0.1,disconnect=0.05,slow_first=0.05,stall=0,bad_json=0,huge_event=0,refuse=0,paraphrase=0,alter=0")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
