@@ -181,6 +181,9 @@ type GateScore struct {
 	Unanswerable, Declined int // unanswerable questions; refused or sent to the fallback
 	GroundedWrong          int // answerable, grounded, but no right passage among the notes
 	Failures               []string
+	// AnswerableMax and UnanswerableMax are the coverage max of each
+	// answerable and unanswerable question (the gate report's histogram).
+	AnswerableMax, UnanswerableMax []float64
 }
 
 // AnswerableRate is the share of answerable questions grounded with a
@@ -218,6 +221,7 @@ func (sys gateSystem) score(cases []gateCase) GateScore {
 		o := sys.decide(c)
 		if c.q.Answerable {
 			g.Answerable++
+			g.AnswerableMax = append(g.AnswerableMax, o.Coverage.Max)
 			right := false
 			for _, n := range o.Notes {
 				for i, cand := range c.cands {
@@ -238,6 +242,7 @@ func (sys gateSystem) score(cases []gateCase) GateScore {
 			continue
 		}
 		g.Unanswerable++
+		g.UnanswerableMax = append(g.UnanswerableMax, o.Coverage.Max)
 		if o.Decision != gate.Ground {
 			g.Declined++
 		} else {
