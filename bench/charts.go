@@ -213,12 +213,21 @@ func trimZero(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.3g", 
 // saw it), with the gate's thresholds from cfg as vertical lines.
 func GateCoveragePlots(rep GateReport, cfg gate.Config) ([]*plot.Plot, error) {
 	in, out := gateChartRows(rep)
+	// One count axis for both panels, so their bars compare.
+	maxCount := 1.0
+	for _, rows := range [][]GateRow{in, out} {
+		for _, vs := range coverageSeries(rows) {
+			for _, c := range coverageCounts(vs) {
+				maxCount = max(maxCount, c)
+			}
+		}
+	}
 	var plots []*plot.Plot
 	for _, part := range []struct {
 		title string
 		rows  []GateRow
 	}{{"in-sample", in}, {"out-of-sample", out}} {
-		p, err := coveragePlot(part.title, part.rows, cfg)
+		p, err := coveragePlot(part.title, part.rows, cfg, maxCount)
 		if err != nil {
 			return nil, err
 		}
@@ -247,12 +256,34 @@ func gateChartRows(rep GateReport) (in, out []GateRow) {
 	return in, out
 }
 
-func coveragePlot(title string, rows []GateRow, cfg gate.Config) (*plot.Plot, error) {
-	var ans, unans []float64
+// coverageBins is the gate chart's number of bins over [0, 1].
+const coverageBins = 20
+
+// coverageSeries returns the coverage max of the answerable and of the
+// unanswerable questions of rows.
+func coverageSeries(rows []GateRow) [2][]float64 {
+	var s [2][]float64
+	for _, r := range rows {
+		s[0] = append(s[0], r.Score.AnswerableMax...)
+		s[1] = append(s[1], r.Score.UnanswerableMax...)
+	}
+	return s
+}
+
+// coverageCounts bins vs into coverageBins equal bins over [0, 1].
+func coverageCounts(vs []float64) []float64 {
+	counts := make([]float64, coverageBins)
+	for _, v := range vs {
+		counts[min(max(int(v*coverageBins), 0), coverageBins-1)]++
+	}
+	return counts
+}
+
+func coveragePlot(title string, rows []GateRow, cfg gate.Config, maxCount float64) (*plot.Plot, error) {
+	series := coverageSeries(rows)
+	ans, unans := series[0], series[1]
 	var sets []string
 	for _, r := range rows {
-		ans = append(ans, r.Score.AnswerableMax...)
-		unans = append(unans, r.Score.UnanswerableMax...)
 		sets = append(sets, r.Set)
 	}
 	p := plot.New()
@@ -272,31 +303,17 @@ func coveragePlot(title string, rows []GateRow, cfg gate.Config) (*plot.Plot, er
 	p.Y.Min = 0
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
-	const bins = 20
 	for i, part := range []struct {
 		name string
 		vs   []float64
 	}{{"answerable", ans}, {"unanswerable", unans}} {
-		h := &plotter.Histogram{Bins: make([]plotter.HistogramBin, bins), Width: 1.0 / bins,
-			FillColor: translucent(runColor(i), 0x70)}
+		h := &plotter.Histogram{Width: 1.0 / coverageBins, FillColor: translucent(runColor(i), 0x70)}
 		h.LineStyle = draw.LineStyle{Color: runColor(i), Width: vg.Points(0.8)}
-		for b := range h.Bins {
-			h.Bins[b].Min, h.Bins[b].Max = float64(b)/bins, float64(b+1)/bins
-		}
-		for _, v := range part.vs {
-			h.Bins[min(max(int(v*bins), 0), bins-1)].Weight++
+		for b, c := range coverageCounts(part.vs) {
+			h.Bins = append(h.Bins, plotter.HistogramBin{Min: float64(b) / coverageBins, Max: float64(b+1) / coverageBins, Weight: c})
 		}
 		p.Add(h)
 		p.Legend.Add(part.name, h)
-	}
-	maxCount := 1.0
-	for _, vs := range [][]float64{ans, unans} {
-		counts := make([]float64, bins)
-		for _, v := range vs {
-			b := min(max(int(v*bins), 0), bins-1)
-			counts[b]++
-			maxCount = max(maxCount, counts[b])
-		}
 	}
 	// The threshold lines stop below the legend, which sits in the room
 	// left above the bars.
