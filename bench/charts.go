@@ -58,10 +58,10 @@ var (
 	dashP99 = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
 )
 
-// LatencyTimePlot draws p50, p90 and p99 of each second of each run
+// latencyTimePlot draws p50, p90 and p99 of each second of each run
 // (milliseconds over seconds since the run started). Seconds without a
 // successful request leave a gap.
-func LatencyTimePlot(runs []RunResult) (*plot.Plot, error) {
+func latencyTimePlot(runs []RunResult) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Latency per second (p50 solid, p90 dashed, p99 dotted)"
 	p.X.Label.Text = "time since the run started (s)"
@@ -126,9 +126,9 @@ func LatencyTimePlot(runs []RunResult) (*plot.Plot, error) {
 	return p, nil
 }
 
-// LatencyHistPlot draws each run's latency histogram (the report's
+// latencyHistPlot draws each run's latency histogram (the report's
 // log-spaced bins) on a logarithmic latency axis labelled in time units.
-func LatencyHistPlot(runs []RunResult) (*plot.Plot, error) {
+func latencyHistPlot(runs []RunResult) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Latency histogram (log latency axis)"
 	p.X.Label.Text = "latency"
@@ -206,12 +206,12 @@ func fmtTick(d time.Duration) string {
 
 func trimZero(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.3g", v), ".0") }
 
-// GateCoveragePlots draws two coverage histograms of the gate suite side
+// gateCoveragePlots draws two coverage histograms of the gate suite side
 // by side: the highest calibrated relevance (coverage max) of each
 // question, answerable and unanswerable apart, in-sample (each set under a
 // model fitted on it) and out-of-sample (each set under a model that never
 // saw it), with the gate's thresholds from cfg as vertical lines.
-func GateCoveragePlots(rep GateReport, cfg gate.Config) ([]*plot.Plot, error) {
+func gateCoveragePlots(rep GateReport, cfg gate.Config) ([]*plot.Plot, error) {
 	in, out := gateChartRows(rep)
 	// One count axis for both panels, so their bars compare.
 	maxCount := 1.0
@@ -370,9 +370,9 @@ func wrapList(names []string, width int) string {
 	return "sets: " + b.String()
 }
 
-// SaveChart draws plots side by side (one row) at w x h and writes
+// saveChart draws plots side by side (one row) at w x h and writes
 // dir/base.png and dir/base.svg.
-func SaveChart(dir, base string, w, h vg.Length, plots ...*plot.Plot) error {
+func saveChart(dir, base string, w, h vg.Length, plots ...*plot.Plot) error {
 	if len(plots) == 0 {
 		return errors.New("save chart: no plots")
 	}
@@ -419,25 +419,25 @@ func SaveChart(dir, base string, w, h vg.Length, plots ...*plot.Plot) error {
 
 // WriteLoadCharts writes the load report's two charts into dir.
 func WriteLoadCharts(dir string, runs []RunResult) error {
-	tp, err := LatencyTimePlot(runs)
+	tp, err := latencyTimePlot(runs)
 	if err != nil {
 		return err
 	}
-	if err := SaveChart(dir, LatencyTimeChart, 8*vg.Inch, 4.5*vg.Inch, tp); err != nil {
+	if err := saveChart(dir, LatencyTimeChart, 8*vg.Inch, 4.5*vg.Inch, tp); err != nil {
 		return err
 	}
-	hp, err := LatencyHistPlot(runs)
+	hp, err := latencyHistPlot(runs)
 	if err != nil {
 		return err
 	}
-	return SaveChart(dir, LatencyHistChart, 8*vg.Inch, 4.5*vg.Inch, hp)
+	return saveChart(dir, LatencyHistChart, 8*vg.Inch, 4.5*vg.Inch, hp)
 }
 
 // WriteGateChart writes the gate report's coverage chart into dir.
 func WriteGateChart(dir string, rep GateReport, cfg gate.Config) error {
-	ps, err := GateCoveragePlots(rep, cfg)
+	ps, err := gateCoveragePlots(rep, cfg)
 	if err != nil {
 		return err
 	}
-	return SaveChart(dir, GateCoverageChart, 12*vg.Inch, 5*vg.Inch, ps...)
+	return saveChart(dir, GateCoverageChart, 12*vg.Inch, 5*vg.Inch, ps...)
 }

@@ -124,7 +124,7 @@ func Quality(ctx context.Context, dataDir string, want []string, w io.Writer) ([
 	// The report (and any error in it) names the data folder as given, or
 	// relative to the working directory when given absolute (GUARD_DATA):
 	// no machine's absolute path in a committed report.
-	dataDir = RelPath(dataDir)
+	dataDir = relPath(dataDir)
 	fmt.Fprintf(w, "# Quality report\n\n- data: %s\n- started: %s\n- machine: %s, %d CPUs\n\n",
 		dataDir, time.Now().Format(time.RFC3339), ThisMachine().OS, ThisMachine().CPUs)
 	var out []QualityResult
@@ -156,10 +156,10 @@ func Quality(ctx context.Context, dataDir string, want []string, w io.Writer) ([
 	return out, errors.Join(errs...)
 }
 
-// RelPath returns p with forward slashes, relative to the working directory
+// relPath returns p with forward slashes, relative to the working directory
 // when p is absolute (p itself when it cannot be made relative). The
 // relative form opens the same file from the same working directory.
-func RelPath(p string) string {
+func relPath(p string) string {
 	if filepath.IsAbs(p) {
 		if wd, err := os.Getwd(); err == nil {
 			if r, err := filepath.Rel(wd, p); err == nil {

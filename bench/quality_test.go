@@ -17,12 +17,12 @@ func TestQualityNamesDataRelatively(t *testing.T) {
 	if err == nil {
 		t.Fatal("gate suite without HaluEval: want an error")
 	}
-	rel := RelPath(abs)
+	rel := relPath(abs)
 	if filepath.IsAbs(rel) {
-		t.Fatalf("RelPath(%q) = %q, want a relative path", abs, rel)
+		t.Fatalf("relPath(%q) = %q, want a relative path", abs, rel)
 	}
 	if st, err := os.Stat(rel); err != nil || !st.IsDir() {
-		t.Fatalf("RelPath(%q) = %q does not name the same folder: %v", abs, rel, err)
+		t.Fatalf("relPath(%q) = %q does not name the same folder: %v", abs, rel, err)
 	}
 	// (the relative form ends with the absolute one: cut it out first)
 	if strings.Contains(strings.ReplaceAll(b.String(), rel, ""), abs) || strings.Contains(strings.ReplaceAll(err.Error(), rel, ""), abs) {
@@ -31,7 +31,7 @@ func TestQualityNamesDataRelatively(t *testing.T) {
 	if !strings.Contains(b.String(), "- data: "+rel+"\n") {
 		t.Errorf("report header does not name the data folder as %s:\n%s", rel, b.String())
 	}
-	if got := RelPath("../shared/data"); got != "../shared/data" {
-		t.Errorf("RelPath of a relative path changed it to %q", got)
+	if got := relPath("../shared/data"); got != "../shared/data" {
+		t.Errorf("relPath of a relative path changed it to %q", got)
 	}
 }
