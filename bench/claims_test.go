@@ -11,8 +11,12 @@ import (
 // cited note are reported as contradictions with an evidence span, strict
 // mode never releases a changed sentence with its citation, unchanged cited
 // claims are not called contradicted, and uncited copies of a note are
-// classified as missed citations.
+// classified as missed citations. A long suite (60 answers through the
+// whole pipeline in both modes): skipped with -short.
 func TestClaimsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("claims end to end over 60 answers: a long suite, skipped with -short")
+	}
 	reps, err := ClaimsQuality(context.Background(), 60, DefaultClaimFaults, 3, io.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -190,6 +190,9 @@ type GateScore struct {
 	Failures               []string
 	// Calibration is the per-corpus calibration the system used, if any.
 	Calibration index.AnswerCalibration
+	// AnswerableMax and UnanswerableMax are the coverage max of each
+	// answerable and unanswerable question (the gate report's histogram).
+	AnswerableMax, UnanswerableMax []float64
 }
 
 // AnswerableRate is the share of answerable questions grounded with a
@@ -244,6 +247,7 @@ func (sys gateSystem) score(cases []gateCase) GateScore {
 		o := sys.decide(c, cal)
 		if c.q.Answerable {
 			g.Answerable++
+			g.AnswerableMax = append(g.AnswerableMax, o.Coverage.Max)
 			right := false
 			for _, n := range o.Notes {
 				for i, cand := range c.cands {
@@ -264,6 +268,7 @@ func (sys gateSystem) score(cases []gateCase) GateScore {
 			continue
 		}
 		g.Unanswerable++
+		g.UnanswerableMax = append(g.UnanswerableMax, o.Coverage.Max)
 		if o.Decision != gate.Ground {
 			g.Declined++
 		} else {

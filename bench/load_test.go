@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -180,7 +182,16 @@ func TestReportFiles(t *testing.T) {
 			t.Errorf("report.md lacks %q:\n%s", want, md.String())
 		}
 	}
-	if svg := LatencySVG(rep.Runs); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "<polyline") || !strings.Contains(svg, "<rect x=") {
-		t.Errorf("svg lacks its panels:\n%s", svg)
+	for _, base := range []string{LatencyTimeChart, LatencyHistChart} {
+		checkChart(t, dir, base)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"(latency-time.svg)", "(latency-hist.svg)"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report.md does not link %s", want)
+		}
 	}
 }

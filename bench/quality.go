@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/answer-guard/guard/gate"
 )
 
 // QualitySuite runs one quality suite on dataDir and writes its Markdown
@@ -47,10 +49,18 @@ var qualitySuites = []struct {
 	}},
 	{"gate", func(ctx context.Context, dataDir string, w io.Writer) error {
 		rep, err := GateQuality(ctx, dataDir, gateDevDir(), GateFit, gateModelPath(), w)
-		if err == nil {
-			WriteGateReport(w, rep)
+		if err != nil {
+			return err
 		}
-		return err
+		WriteGateReport(w, rep)
+		if ChartDir == "" {
+			return nil
+		}
+		if err := WriteGateChart(ChartDir, rep, gate.DefaultConfig()); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\n![gate coverage](%s.svg)\n", GateCoverageChart)
+		return nil
 	}},
 	{"gauntlet", func(ctx context.Context, _ string, w io.Writer) error {
 		rep, err := GauntletQuality(ctx, 1000, DefaultGauntletFaults, 7, w)
@@ -65,6 +75,10 @@ var qualitySuites = []struct {
 // training sets and write it to gate/answermodel.json (guard bench quality
 // --gate --fit).
 var GateFit bool
+
+// ChartDir is the report folder the gate suite writes its coverage chart
+// into (gate-coverage.png and .svg, beside quality.md); empty writes none.
+var ChartDir string
 
 // gateDevDir is bench/testdata/gate seen from the repository root (the
 // command) or from package bench (tests).
@@ -111,8 +125,12 @@ func Quality(ctx context.Context, dataDir string, want []string, w io.Writer) ([
 	if _, err := os.Stat(dataDir); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
+	// The report (and any error in it) names the data folder as given, or
+	// relative to the working directory when given absolute (GUARD_DATA):
+	// no machine's absolute path in a committed report.
+	dataDir = relPath(dataDir)
 	fmt.Fprintf(w, "# Quality report\n\n- data: %s\n- started: %s\n- machine: %s, %d CPUs\n\n",
-		filepath.ToSlash(dataDir), time.Now().Format(time.RFC3339), ThisMachine().OS, ThisMachine().CPUs)
+		dataDir, time.Now().Format(time.RFC3339), ThisMachine().OS, ThisMachine().CPUs)
 	var out []QualityResult
 	var errs []error
 	for _, q := range qualitySuites {
@@ -140,4 +158,18 @@ func Quality(ctx context.Context, dataDir string, want []string, w io.Writer) ([
 		out = append(out, r)
 	}
 	return out, errors.Join(errs...)
+}
+
+// relPath returns p with forward slashes, relative to the working directory
+// when p is absolute (p itself when it cannot be made relative). The
+// relative form opens the same file from the same working directory.
+func relPath(p string) string {
+	if filepath.IsAbs(p) {
+		if wd, err := os.Getwd(); err == nil {
+			if r, err := filepath.Rel(wd, p); err == nil {
+				p = r
+			}
+		}
+	}
+	return filepath.ToSlash(p)
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -79,7 +80,8 @@ func Compare(proxied, direct RunResult) *Overhead {
 	return o
 }
 
-// WriteReport writes report.md, report.json and latency.svg into dir.
+// WriteReport writes report.md, report.json and the latency charts
+// (latency-time and latency-hist, PNG and SVG) into dir.
 func WriteReport(dir string, rep LoadReport) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create report dir: %w", err)
@@ -93,12 +95,16 @@ func WriteReport(dir string, rep LoadReport) error {
 	}
 	var md strings.Builder
 	WriteMarkdown(&md, rep)
-	md.WriteString("\n![latency](latency.svg)\n")
+	switch err := WriteLoadCharts(dir, rep.Runs); {
+	case errors.Is(err, errNoSamples):
+		fmt.Fprintf(&md, "\n(no charts: %v)\n", err)
+	case err != nil:
+		return err
+	default:
+		fmt.Fprintf(&md, "\n![latency over time](%s.svg)\n\n![latency histogram](%s.svg)\n", LatencyTimeChart, LatencyHistChart)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md.String()), 0o644); err != nil {
 		return fmt.Errorf("write report.md: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "latency.svg"), []byte(LatencySVG(rep.Runs)), 0o644); err != nil {
-		return fmt.Errorf("write latency.svg: %w", err)
 	}
 	return nil
 }
@@ -193,98 +199,4 @@ func fmtSigned(d time.Duration) string {
 		return "-" + fmtDur(-d)
 	}
 	return "+" + fmtDur(d)
-}
-
-var runColors = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd"}
-
-// LatencySVG draws two panels: p50/p90/p99 per second over time for each
-// run, and the latency histogram of each run (log-scaled latency axis).
-func LatencySVG(runs []RunResult) string {
-	const W, H, pad = 900, 640, 60
-	const panelH = 230
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n", W, H, W, H)
-	b.WriteString(`<rect width="100%" height="100%" fill="white"/>` + "\n")
-
-	// Panel 1: percentiles over time.
-	top := 40
-	var maxT int
-	var maxLat time.Duration
-	for _, r := range runs {
-		maxT = max(maxT, len(r.Seconds))
-		for _, s := range r.Seconds {
-			maxLat = max(maxLat, s.P99)
-		}
-	}
-	maxT = max(maxT, 1)
-	maxLat = max(maxLat, time.Microsecond)
-	plotW := W - 2*pad
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="14">latency per second (p50 solid, p90 dashed, p99 dotted)</text>`+"\n", pad, top-15)
-	axes(&b, pad, top, plotW, panelH, fmt.Sprintf("%ds", maxT), fmtDur(maxLat))
-	for ri, r := range runs {
-		col := runColors[ri%len(runColors)]
-		for pi, pick := range []func(Second) time.Duration{
-			func(s Second) time.Duration { return s.P50 },
-			func(s Second) time.Duration { return s.P90 },
-			func(s Second) time.Duration { return s.P99 },
-		} {
-			var pts []string
-			for _, s := range r.Seconds {
-				if s.N == 0 {
-					continue
-				}
-				x := pad + int(float64(s.T)+0.5)*plotW/maxT
-				y := top + panelH - int(float64(pick(s))/float64(maxLat)*panelH)
-				pts = append(pts, fmt.Sprintf("%d,%d", x, y))
-			}
-			dash := []string{"", ` stroke-dasharray="6,3"`, ` stroke-dasharray="2,3"`}[pi]
-			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"/>`+"\n", col, dash, strings.Join(pts, " "))
-		}
-		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s">%s</text>`+"\n", W-pad-120, top+15+14*ri, col, esc(r.Name))
-	}
-
-	// Panel 2: histogram on a shared log axis.
-	top2 := top + panelH + 90
-	lo, hi := time.Duration(math.MaxInt64), time.Duration(0)
-	maxCount := 1
-	for _, r := range runs {
-		for _, h := range r.Hist {
-			lo, hi = min(lo, h.Lo), max(hi, h.Hi)
-			maxCount = max(maxCount, h.Count)
-		}
-	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="14">latency histogram (log scale)</text>`+"\n", pad, top2-15)
-	if hi > lo {
-		axes(&b, pad, top2, plotW, panelH, fmtDur(hi), fmt.Sprint(maxCount))
-		fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`+"\n", pad, top2+panelH+15, fmtDur(lo))
-		xOf := func(d time.Duration) float64 {
-			return float64(pad) + (math.Log10(float64(d))-math.Log10(float64(lo)))/(math.Log10(float64(hi))-math.Log10(float64(lo)))*float64(plotW)
-		}
-		for ri, r := range runs {
-			col := runColors[ri%len(runColors)]
-			for _, h := range r.Hist {
-				if h.Count == 0 {
-					continue
-				}
-				x0, x1 := xOf(h.Lo), xOf(h.Hi)
-				hgt := float64(h.Count) / float64(maxCount) * panelH
-				fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.45"/>`+"\n",
-					x0, float64(top2+panelH)-hgt, max(x1-x0-1, 1), hgt, col)
-			}
-		}
-	}
-	b.WriteString("</svg>\n")
-	return b.String()
-}
-
-func axes(b *strings.Builder, x, y, w, h int, xMax, yMax string) {
-	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", x, y+h, x+w, y+h)
-	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", x, y, x, y+h)
-	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", x+w, y+h+15, esc(xMax))
-	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", x-4, y+10, esc(yMax))
-	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end">0</text>`+"\n", x-4, y+h)
-}
-
-func esc(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }

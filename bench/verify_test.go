@@ -23,7 +23,12 @@ func dataDir(tb testing.TB) string {
 	return d
 }
 
+// TestVerifyQuality scores the local verifier on SciFact, WiCE and
+// HaluEval in ../shared/data (a long suite: skipped with -short).
 func TestVerifyQuality(t *testing.T) {
+	if testing.Short() {
+		t.Skip("verifier quality over ../shared/data: a long suite, skipped with -short")
+	}
 	d := dataDir(t)
 	var b strings.Builder
 	rep, err := VerifyQuality(context.Background(), d, &b)

@@ -233,3 +233,35 @@ func TestRecordedFaultsAreSent(t *testing.T) {
 		}
 	}
 }
+
+// With bad_json=1 and huge_event=1 every stream carries both faults, also
+// when the position drawn is after the last piece (it was dropped then,
+// so about one stream in 30 finished clean: the chaos long form saw it).
+func TestAnswerLevelFaultsAlwaysSent(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Pace = 0
+	cfg.HugeEventBytes = 64
+	cfg.Faults = Faults{BadJSON: 1, HugeEvent: 1}
+	srv, err := Start(cfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	huge := strings.Repeat("x", cfg.HugeEventBytes)
+	for i := range 200 {
+		body := fmt.Sprintf(`{"model":"m","stream":true,"messages":[{"role":"system","content":"Notes:\n[^1] (kind: lecture; address: A 1) The limit is 25 MB per file."},{"role":"user","content":"limits %d?"}]}`, i)
+		resp, err := http.Post(srv.BaseURL()+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"content":"oops`) || !strings.Contains(string(b), huge) {
+			t.Fatalf("stream %d lacks a fault (bad json %v, huge event %v):\n%s", i,
+				strings.Contains(string(b), `"content":"oops`), strings.Contains(string(b), huge), b)
+		}
+	}
+}

@@ -254,6 +254,14 @@ func (s *Server) stream(w *bufio.Writer, conn net.Conn, a answer, id, model stri
 		gone()
 		return
 	}
+	// faultsAt sends the answer-level faults drawn at position i; a fault
+	// drawn at len(pieces) comes after the last piece.
+	faultsAt := func(i int) bool {
+		if i == a.badAt && !send(`{"id":`+strconv.Quote(id)+`,"choices":[{"index":0,"delta":{"content":"oops`) {
+			return false
+		}
+		return i != a.hugeAt || send(choice(`{"content":`+strconv.Quote(strings.Repeat("x", s.cfg.HugeEventBytes))+`}`, ""))
+	}
 	for i, p := range a.pieces {
 		if i == a.cutAt {
 			conn.Close() // simulated crash: the stream ends without its terminator
@@ -262,11 +270,7 @@ func (s *Server) stream(w *bufio.Writer, conn net.Conn, a answer, id, model stri
 		if i == a.stallAt {
 			time.Sleep(s.cfg.StallDelay)
 		}
-		if i == a.badAt && !send(`{"id":`+strconv.Quote(id)+`,"choices":[{"index":0,"delta":{"content":"oops`) {
-			gone()
-			return
-		}
-		if i == a.hugeAt && !send(choice(`{"content":`+strconv.Quote(strings.Repeat("x", s.cfg.HugeEventBytes))+`}`, "")) {
+		if !faultsAt(i) {
 			gone()
 			return
 		}
@@ -279,7 +283,7 @@ func (s *Server) stream(w *bufio.Writer, conn net.Conn, a answer, id, model stri
 			time.Sleep(s.cfg.Pace)
 		}
 	}
-	if !send(choice(`{}`, "stop")) {
+	if !faultsAt(len(a.pieces)) || !send(choice(`{}`, "stop")) {
 		gone()
 		return
 	}

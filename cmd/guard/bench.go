@@ -63,7 +63,7 @@ func benchLoad(ctx context.Context, args []string) error {
 	fs.StringVar(&headers, "header", "", "extra headers, 'Name: value' separated by ';' (e.g. 'X-Tenant-ID: t1')")
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "limit of one request")
 	fs.IntVar(&cfg.Warmup, "warmup", 200, "unrecorded requests before each run")
-	fs.StringVar(&out, "out", "bench-out", "report folder (report.md, report.json, latency.svg)")
+	fs.StringVar(&out, "out", "bench-out", "report folder (report.md, report.json, latency-time and latency-hist charts as PNG and SVG)")
 	fs.BoolVar(&self, "self", false, "start a simulated upstream (pace 0) and a proxy in this process and compare both")
 	fs.BoolVar(&pipeline, "pipeline", false, "with --self: run the proxy with the guard pipeline instead of pass-through")
 	selfIndex := fs.String("index", "", "with --self --pipeline: index snapshot dir (guard index build) instead of the embedded demo corpus")
@@ -136,7 +136,7 @@ func benchLoad(ctx context.Context, args []string) error {
 		return err
 	}
 	bench.WriteMarkdown(os.Stdout, rep)
-	fmt.Fprintf(os.Stderr, "report written to %s/report.md, report.json, latency.svg\n", out)
+	fmt.Fprintf(os.Stderr, "report written to %s/report.md, report.json, latency-time.png/.svg, latency-hist.png/.svg\n", out)
 	return nil
 }
 
@@ -179,7 +179,7 @@ func benchQuality(ctx context.Context, args []string) error {
 	var fit bool
 	fs.BoolVar(&fit, "fit", false, "with --gate: refit the shipped answerability model on the training sets and write gate/answermodel.json; with --verify: refit the local verifier's model on its training splits and write judge/localmodel.json")
 	fs.StringVar(&data, "data", defaultDataDir(), "evaluation data folder (env GUARD_DATA, default ../shared/data)")
-	fs.StringVar(&out, "out", "bench-out", "report folder (quality.md)")
+	fs.StringVar(&out, "out", "bench-out", "report folder (quality.md; with --gate also gate-coverage.png and .svg)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -196,6 +196,7 @@ func benchQuality(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
+	bench.ChartDir = out
 	path := out + "/quality.md"
 	f, err := os.Create(path)
 	if err != nil {
