@@ -133,11 +133,10 @@ func attachReport(b []byte, rep *Report) []byte {
 	if rep == nil {
 		return b
 	}
-	urls := rep.URLs
-	if urls == nil {
-		urls = []string{}
+	cites := []byte("[]")
+	if len(rep.URLs) > 0 {
+		cites, _ = json.Marshal(rep.URLs)
 	}
-	cites, _ := json.Marshal(urls)
 	guard := rep.json()
 	// Common case: append both fields before the object's closing brace,
 	// without re-parsing the body. If the upstream already sent either
