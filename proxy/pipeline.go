@@ -81,8 +81,8 @@ type passTurn struct{}
 
 func (passthrough) Begin(context.Context, TurnRequest) (Turn, error) { return passTurn{}, nil }
 
-func (passTurn) Plan() Plan                       { return Plan{Decision: "passthrough"} }
-func (passTurn) Content(dst, delta []byte) []byte { return append(dst, delta...) }
+func (passTurn) Plan() Plan                                             { return Plan{Decision: "passthrough"} }
+func (passTurn) Content(dst, delta []byte) []byte                       { return append(dst, delta...) }
 func (passTurn) Finish(_ context.Context, dst []byte) ([]byte, *Report) { return dst, passReport }
 
 // passReport is every pass-through turn's report: shared, so it must not be
