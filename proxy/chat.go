@@ -109,6 +109,16 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, rt *runtime, req *chatReque
 		s.failChat(ctx, l, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response", Message: "the upstream answered with something that is not a chat completion"})
 		return
 	}
+	if _, pass := turn.(passTurn); pass {
+		// Pass-through: the completion goes out as the upstream wrote it,
+		// with the report attached; its content is not decoded.
+		_, rep := turn.Finish(upctx, nil)
+		l.report, l.status = rep, 200
+		ctx.SetContentType("application/json")
+		ctx.SetBody(attachReport(b, rep))
+		s.summarize(l)
+		return
+	}
 	var out []byte
 	c := gjson.GetBytes(b, "choices.0.message.content")
 	if c.Type == gjson.String {
