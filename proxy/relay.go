@@ -44,12 +44,15 @@ type relay struct {
 	lastWrite time.Time
 	wErr      error
 
-	flushFn  func() // r.flush as a value, made once
-	gone     bool   // a flush failed (relay goroutine only)
-	out      []byte // events not yet written
-	buf      []byte // the turn's output for one delta
-	edit     []byte // a rewritten event
-	text     []byte // an unescaped content delta
+	probe    *time.Timer // the disconnect probe (probeTick)
+	ended    bool        // run is over: the probe must not write (guarded by mu)
+	flushFn  func()      // r.flush as a value, made once
+	probeFn  func()      // r.probeTick as a value, made once
+	gone     bool        // a flush failed (relay goroutine only)
+	out      []byte      // events not yet written
+	buf      []byte      // the turn's output for one delta
+	edit     []byte      // a rewritten event
+	text     []byte      // an unescaped content delta
 	compact  bytes.Buffer
 	head     string // id/object/created/model of the upstream chunks, for chunks we add
 	finished bool
@@ -119,48 +122,59 @@ func (r *relay) flush() {
 	r.out = r.out[:0]
 }
 
-// probe writes an SSE comment while the stream is idle so that a client who
-// went away is noticed (a failed flush is the only disconnect signal), and
-// cancels the upstream request then.
-func (r *relay) probe(every time.Duration, quit <-chan struct{}) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-quit:
-			return
-		case <-t.C:
-			r.mu.Lock()
-			if r.wErr == nil && r.conn != nil && peerClosed(r.conn) {
-				r.wErr = errClientGone
-				r.stop(errClientGone)
-			}
-			if r.wErr == nil && time.Since(r.lastWrite) >= every {
-				r.w.WriteString(": keep-alive\n\n")
-				if err := r.w.Flush(); err != nil {
-					r.wErr = err
-					r.stop(errClientGone)
-				}
-				r.lastWrite = time.Now()
-			}
-			gone := r.wErr != nil
-			r.mu.Unlock()
-			if gone {
-				return
-			}
-		}
+// probeTick runs every server.disconnect_probe while the stream lasts (a
+// self-rearming timer, so a short stream costs no goroutine): it peeks at
+// the client socket and, when nothing was written for a whole interval,
+// writes an SSE comment, so that a client who went away is noticed (a
+// failed flush is the only other disconnect signal) and the upstream
+// request is cancelled then.
+//
+// p is the probe of one run: it outlives the run (a tick may fire after
+// it), and once p.ended is set (under r.mu) a tick does nothing, even when
+// r has been pooled and reused since.
+func (r *relay) probeTick(p *probeState, every time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p.ended {
+		return
 	}
+	if r.wErr == nil && r.conn != nil && peerClosed(r.conn) {
+		r.wErr = errClientGone
+		r.stop(errClientGone)
+	}
+	if r.wErr == nil && time.Since(r.lastWrite) >= every {
+		r.w.WriteString(": keep-alive\n\n")
+		if err := r.w.Flush(); err != nil {
+			r.wErr = err
+			r.stop(errClientGone)
+		}
+		r.lastWrite = time.Now()
+	}
+	if r.wErr == nil {
+		p.t.Reset(every)
+	}
+}
+
+type probeState struct {
+	t     *time.Timer
+	ended bool // guarded by the relay's mu
 }
 
 func (r *relay) run(w *bufio.Writer, first sseEvent) {
 	r.w, r.lastWrite = w, time.Now()
-	quit, probed := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(probed)
-		r.probe(r.rt.cfg.Server.DisconnectProbe, quit)
+	every := r.rt.cfg.Server.DisconnectProbe
+	p := &probeState{}
+	r.mu.Lock() // p.t is set before the first tick reads it
+	p.t = time.AfterFunc(every, func() { r.probeTick(p, every) })
+	r.mu.Unlock()
+	// The probe must be done before fasthttp's final flush of w: once
+	// ended is set under mu, a tick that still runs writes nothing.
+	defer func() {
+		p.t.Stop()
+		r.mu.Lock()
+		p.ended = true
+		r.mu.Unlock()
 	}()
-	// The probe must be gone before fasthttp's final flush of w.
-	defer func() { close(quit); <-probed }()
 
 	idle := time.AfterFunc(r.rt.cfg.Upstream.IdleTimeout, func() { r.stop(errIdleTimeout) })
 	defer idle.Stop()
