@@ -39,7 +39,10 @@ type relay struct {
 	conn  net.Conn // the client connection, only peeked at by the probe
 	pass  bool     // the pass-through turn: content is relayed as it is
 
-	mu        sync.Mutex // guards w, lastWrite and wErr (the probe writes too)
+	// ps holds the mutex that guards w, lastWrite and wErr (the probe
+	// writes too). It is per stream, never pooled: a probe tick that fires
+	// after the stream ended locks it while r may already serve another.
+	ps        *probeState
 	w         *bufio.Writer
 	lastWrite time.Time
 	wErr      error
@@ -71,6 +74,7 @@ func newRelay(s *Server, rt *runtime, req *chatRequest, turn Turn, l *reqLog, up
 		r.flushFn = r.flush
 	}
 	_, pass := turn.(passTurn)
+	r.ps = &probeState{}
 	r.s, r.rt, r.req, r.turn, r.l, r.upctx, r.stop, r.src, r.conn, r.pass = s, rt, req, turn, l, upctx, stop, src, conn, pass
 	return r
 }
@@ -107,7 +111,7 @@ func (r *relay) flush() {
 		r.out = r.out[:0]
 		return
 	}
-	r.mu.Lock()
+	r.ps.mu.Lock()
 	if r.wErr == nil {
 		r.w.Write(r.out)
 		if err := r.w.Flush(); err != nil {
@@ -118,7 +122,7 @@ func (r *relay) flush() {
 		}
 	}
 	r.gone = r.wErr != nil
-	r.mu.Unlock()
+	r.ps.mu.Unlock()
 	r.out = r.out[:0]
 }
 
@@ -130,11 +134,11 @@ func (r *relay) flush() {
 // request is cancelled then.
 //
 // p is the probe of one run: it outlives the run (a tick may fire after
-// it), and once p.ended is set (under r.mu) a tick does nothing, even when
+// it), and once p.ended is set (under p.mu) a tick does nothing, even when
 // r has been pooled and reused since.
 func (r *relay) probeTick(p *probeState, every time.Duration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.ended {
 		return
 	}
@@ -156,27 +160,29 @@ func (r *relay) probeTick(p *probeState, every time.Duration) {
 }
 
 type probeState struct {
+	mu    sync.Mutex
 	t     *time.Timer
-	ended bool // guarded by the relay's mu
+	ended bool // the run is over (guarded by mu)
 }
 
 func (r *relay) run(w *bufio.Writer, first sseEvent) {
 	r.w, r.lastWrite = w, time.Now()
 	every := r.rt.cfg.Server.DisconnectProbe
-	p := &probeState{}
-	r.mu.Lock() // p.t is set before the first tick reads it
+	p := r.ps
+	p.mu.Lock() // p.t is set before the first tick reads it
 	p.t = time.AfterFunc(every, func() { r.probeTick(p, every) })
-	r.mu.Unlock()
+	p.mu.Unlock()
 	// The probe must be done before fasthttp's final flush of w: once
 	// ended is set under mu, a tick that still runs writes nothing.
 	defer func() {
 		p.t.Stop()
-		r.mu.Lock()
+		p.mu.Lock()
 		p.ended = true
-		r.mu.Unlock()
+		p.mu.Unlock()
 	}()
 
-	idle := time.AfterFunc(r.rt.cfg.Upstream.IdleTimeout, func() { r.stop(errIdleTimeout) })
+	stop := r.stop // the callback must not read r: it may fire after r is pooled
+	idle := time.AfterFunc(r.rt.cfg.Upstream.IdleTimeout, func() { stop(errIdleTimeout) })
 	defer idle.Stop()
 	ok := r.event(first)
 	for ok && !r.done && !r.gone {
@@ -219,8 +225,8 @@ func (r *relay) run(w *bufio.Writer, first sseEvent) {
 }
 
 func (r *relay) wOK() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.ps.mu.Lock()
+	defer r.ps.mu.Unlock()
 	return r.wErr == nil && !r.gone
 }
 
