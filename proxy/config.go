@@ -42,6 +42,7 @@ type ServerConfig struct {
 	IdleTimeout     time.Duration `yaml:"idle_timeout"`     // keep-alive idle limit; default 2m
 	DisconnectProbe time.Duration `yaml:"disconnect_probe"` // how often an idle stream is probed for a gone client; default 1s
 	ShutdownGrace   time.Duration `yaml:"shutdown_grace"`   // how long shutdown waits for in-flight streams; default 30s
+	GC              GCConfig      `yaml:"gc"`               // the Go garbage collector (gc.go); default percent 400, no memory limit
 }
 
 // UpstreamConfig is the OpenAI-compatible model server the proxy forwards to.
@@ -97,6 +98,10 @@ type PipelineConfig struct {
 // LogConfig configures zap.
 type LogConfig struct {
 	Level string `yaml:"level"` // debug|info|warn|error; default info
+	// FlushInterval buffers log lines (up to 256 KiB) and writes them at
+	// least this often: one write per buffer instead of one per line.
+	// 0 = every line is written at once. Default 1s. (guard serve)
+	FlushInterval time.Duration `yaml:"flush_interval"`
 }
 
 // DefaultConfig is the built-in configuration (the same values as
@@ -106,13 +111,13 @@ func DefaultConfig() Config {
 	return Config{
 		Server: ServerConfig{Addr: "127.0.0.1:8080", MaxBodyBytes: 1 << 20, MaxHeaderBytes: 16 << 10,
 			MaxJSONDepth: 64, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
-			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second},
+			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second, GC: GCConfig{Percent: 400}},
 		Upstream: UpstreamConfig{APIKeyEnv: "OPENAI_API_KEY", FirstByteTimeout: 30 * time.Second,
 			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
 			MaxResponseBytes: 16 << 20, MaxConns: 512, IdleConnTimeout: 4 * time.Second},
 		Pipeline: PipelineConfig{Enabled: true},
 		Mock:     mock,
-		Log:      LogConfig{Level: "info"},
+		Log:      LogConfig{Level: "info", FlushInterval: time.Second},
 		Gaps:     defaultGaps(),
 		State:    StateConfig{RedisTTL: 168 * time.Hour, RedisFlush: 500 * time.Millisecond},
 		TurnLog:  defaultTurnLog(),
@@ -259,6 +264,9 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("log.level: must be debug|info|warn|error, got %q", c.Log.Level))
 		}
 	}
+	if c.Log.FlushInterval < 0 {
+		errs = append(errs, fmt.Errorf("log.flush_interval: must be >= 0, got %s", c.Log.FlushInterval))
+	}
 	for section, err := range c.Stages.validate() {
 		add(section, err)
 	}
@@ -300,6 +308,11 @@ func (s ServerConfig) validate() error {
 	posDur("idle_timeout", s.IdleTimeout)
 	posDur("disconnect_probe", s.DisconnectProbe)
 	posDur("shutdown_grace", s.ShutdownGrace)
+	for _, e := range unjoin(s.GC.validate()) {
+		if e != nil {
+			errs = append(errs, fmt.Errorf("gc.%w", e))
+		}
+	}
 	return errors.Join(errs...)
 }
 

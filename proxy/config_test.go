@@ -85,3 +85,27 @@ func TestValidateReportsEverything(t *testing.T) {
 		}
 	}
 }
+
+func TestGCConfig(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC/GOMEMLIMIT set: the environment wins")
+	}
+	defer applyGC(GCConfig{Percent: 100})
+	if p, l := applyGC(GCConfig{Percent: 250, MemoryLimit: 1 << 30}); p != 250 || l != 1<<30 {
+		t.Errorf("applyGC: percent %d, limit %d", p, l)
+	}
+	for _, tc := range []struct {
+		gc   GCConfig
+		want string
+	}{
+		{GCConfig{Percent: 5}, "server.gc.percent"},
+		{GCConfig{Percent: -1}, "needs a memory_limit"},
+		{GCConfig{Percent: 100, MemoryLimit: -1}, "server.gc.memory_limit"},
+	} {
+		cfg := DefaultConfig()
+		cfg.Server.GC = tc.gc
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want %q", tc.gc, err, tc.want)
+		}
+	}
+}

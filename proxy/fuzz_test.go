@@ -5,13 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"iter"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/tmaxmax/go-sse"
 )
 
 // FuzzParseChatRequest: any body is either accepted with a model and at
@@ -54,20 +51,26 @@ func FuzzParseChatRequest(f *testing.F) {
 // relayBytes runs the relay over a raw upstream body and returns what the
 // client would receive.
 func relayBytes(t testing.TB, upstream []byte, includeUsage bool) string {
+	return relayTurn(t, upstream, includeUsage, passTurn{})
+}
+
+// relayTurn is relayBytes with the given turn.
+func relayTurn(t testing.TB, upstream []byte, includeUsage bool, turn Turn) string {
 	cfg := DefaultConfig()
 	cfg.Server.DisconnectProbe = time.Hour
 	cfg.Upstream.MaxEventBytes = 4096
 	rt := &runtime{cfg: cfg}
-	next, stop := iter.Pull2(iter.Seq2[sse.Event, error](sse.Read(bytes.NewReader(upstream), &sse.ReadConfig{MaxEventSize: 4096})))
-	defer stop()
+	src := newSSEReader(bytes.NewReader(upstream), 4096)
+	defer src.release()
 	var out bytes.Buffer
 	w := bufio.NewWriter(&out)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	s := &Server{m: newMetrics(), log: nopLogger()}
-	r := &relay{s: s, rt: rt, req: &chatRequest{stream: true, includeUsage: includeUsage}, turn: passTurn{},
-		l: &reqLog{start: time.Now()}, upctx: ctx, stop: func(err error) { cancel(err) }, next: next}
-	first, err, ok := next()
+	r := newRelay(s, rt, &chatRequest{stream: true, includeUsage: includeUsage}, turn,
+		&reqLog{start: time.Now()}, ctx, func(err error) { cancel(err) }, src, nil)
+	defer r.free()
+	first, ok, err := src.next(nil)
 	if err != nil || !ok {
 		return ""
 	}

@@ -62,9 +62,15 @@ type Report struct {
 	Audit map[string]int `json:"-"`
 	// trace is the gate's inputs, for the turn log (nil on pass-through).
 	trace *gateTrace
+	// raw is the report's JSON, made once, for a report that never changes
+	// (the pass-through one).
+	raw []byte
 }
 
 func (r *Report) json() []byte {
+	if r.raw != nil {
+		return r.raw
+	}
 	b, _ := json.Marshal(r)
 	return b
 }
@@ -77,12 +83,18 @@ type passTurn struct{}
 
 func (passthrough) Begin(context.Context, TurnRequest) (Turn, error) { return passTurn{}, nil }
 
-func (passTurn) Plan() Plan                       { return Plan{Decision: "passthrough"} }
-func (passTurn) Content(dst, delta []byte) []byte { return append(dst, delta...) }
-func (passTurn) Finish(_ context.Context, dst []byte) ([]byte, *Report) {
-	return dst, &Report{Decision: "passthrough", Degraded: []string{}, Citations: []any{}, Claims: []any{},
+func (passTurn) Plan() Plan                                             { return Plan{Decision: "passthrough"} }
+func (passTurn) Content(dst, delta []byte) []byte                       { return append(dst, delta...) }
+func (passTurn) Finish(_ context.Context, dst []byte) ([]byte, *Report) { return dst, passReport }
+
+// passReport is every pass-through turn's report: shared, so it must not be
+// changed.
+var passReport = func() *Report {
+	r := &Report{Decision: "passthrough", Degraded: []string{}, Citations: []any{}, Claims: []any{},
 		LatencyMS: map[string]float64{}}
-}
+	r.raw = r.json()
+	return r
+}()
 
 var (
 	_ Pipeline = passthrough{}

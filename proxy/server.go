@@ -108,6 +108,7 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		return nil, err
 	}
 	s.rt.Store(rt)
+	s.applyGC(cfg.Server.GC)
 	s.srv = &fasthttp.Server{
 		Handler:                       s.handle,
 		ErrorHandler:                  s.errorHandler,
@@ -180,12 +181,19 @@ func (s *Server) Reload(cfg Config) error {
 		return s.refuseReload("invalid", err)
 	}
 	s.rt.Store(rt)
+	s.applyGC(cfg.Server.GC)
 	if r, ok := old.pipe.(interface{ Retire() }); ok && old.pipe != rt.pipe {
 		r.Retire()
 	}
 	s.m.reloads.WithLabelValues("ok").Inc()
 	s.log.Info("configuration reloaded")
 	return nil
+}
+
+func (s *Server) applyGC(g GCConfig) {
+	percent, limit := applyGC(g)
+	s.log.Info("garbage collector", zap.Int("percent", percent), zap.Int64("memory_limit", limit),
+		zap.Bool("gogc_env", os.Getenv("GOGC") != ""), zap.Bool("gomemlimit_env", os.Getenv("GOMEMLIMIT") != ""))
 }
 
 // ReloadFailed counts a reload whose file could not be read or decoded
@@ -494,7 +502,9 @@ func (s *Server) summarize(l *reqLog) {
 	if l.ttft > 0 {
 		fields = append(fields, zap.Duration("ttft", l.ttft))
 	}
-	if r := l.report; r != nil {
+	if r := l.report; r == passReport {
+		fields = append(fields, zap.String("decision", r.Decision))
+	} else if r != nil {
 		fields = append(fields, zap.String("decision", r.Decision), zap.Any("coverage", r.Coverage),
 			zap.Any("markers_dropped", r.Dropped), zap.Any("verdicts", r.Verdicts),
 			zap.Strings("degraded", r.Degraded), zap.Any("latency_ms", r.LatencyMS))

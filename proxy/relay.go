@@ -1,0 +1,677 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// relay moves one upstream stream to the client.
+//
+// Events that are already read and waiting are written together: each
+// event is appended to out, and out is written and flushed (one write, one
+// flush) right before the relay would wait on the upstream, so no event
+// waits for the next one and a burst of events costs one syscall. In
+// steady state nothing is allocated per event: the event bytes stay in the
+// reader's buffer, the chunk is scanned in place, and a rewritten content
+// is spliced into a reused buffer (TestRelayAllocs).
+type relay struct {
+	s     *Server
+	rt    *runtime
+	req   *chatRequest
+	turn  Turn
+	l     *reqLog
+	upctx context.Context
+	stop  func(error)
+	src   *sseReader
+	conn  net.Conn // the client connection, only peeked at by the probe
+	pass  bool     // the pass-through turn: content is relayed as it is
+
+	// ps holds the mutex that guards w, lastWrite and wErr (the probe
+	// writes too). It is per stream, never pooled: a probe tick that fires
+	// after the stream ended locks it while r may already serve another.
+	ps        *probeState
+	w         *bufio.Writer
+	lastWrite time.Time
+	wErr      error
+
+	probe    *time.Timer // the disconnect probe (probeTick)
+	ended    bool        // run is over: the probe must not write (guarded by mu)
+	flushFn  func()      // r.flush as a value, made once
+	probeFn  func()      // r.probeTick as a value, made once
+	gone     bool        // a flush failed (relay goroutine only)
+	out      []byte      // events not yet written
+	buf      []byte      // the turn's output for one delta
+	edit     []byte      // a rewritten event
+	text     []byte      // an unescaped content delta
+	compact  bytes.Buffer
+	head     string // id/object/created/model of the upstream chunks, for chunks we add
+	finished bool
+	done     bool
+	sentDone bool
+	usage    []byte // the held usage chunk
+	hasUsage bool
+}
+
+var relayPool sync.Pool
+
+func newRelay(s *Server, rt *runtime, req *chatRequest, turn Turn, l *reqLog, upctx context.Context, stop func(error), src *sseReader, conn net.Conn) *relay {
+	r, _ := relayPool.Get().(*relay)
+	if r == nil {
+		r = &relay{}
+		r.flushFn = r.flush
+	}
+	_, pass := turn.(passTurn)
+	r.ps = &probeState{}
+	r.s, r.rt, r.req, r.turn, r.l, r.upctx, r.stop, r.src, r.conn, r.pass = s, rt, req, turn, l, upctx, stop, src, conn, pass
+	return r
+}
+
+// free returns r to the pool once its stream writer is done with it.
+func (r *relay) free() {
+	const keep = 64 << 10 // don't pool what one huge answer grew
+	if cap(r.out) > keep || cap(r.buf) > keep || cap(r.edit) > keep || cap(r.text) > keep || r.compact.Cap() > keep {
+		return
+	}
+	*r = relay{flushFn: r.flushFn, out: r.out[:0], buf: r.buf[:0], edit: r.edit[:0], text: r.text[:0],
+		compact: r.compact, usage: r.usage[:0]}
+	r.compact.Reset()
+	relayPool.Put(r)
+}
+
+// emit queues one data event; flush writes it.
+func (r *relay) emit(data []byte) {
+	r.out = append(r.out, "data: "...)
+	r.out = append(r.out, data...)
+	r.out = append(r.out, "\n\n"...)
+}
+
+func (r *relay) emitString(data string) {
+	r.out = append(r.out, "data: "...)
+	r.out = append(r.out, data...)
+	r.out = append(r.out, "\n\n"...)
+}
+
+// flush writes and flushes the queued events in one go. On failure the
+// client is gone and the upstream request is cancelled.
+func (r *relay) flush() {
+	if len(r.out) == 0 || r.gone {
+		r.out = r.out[:0]
+		return
+	}
+	r.ps.mu.Lock()
+	if r.wErr == nil {
+		r.w.Write(r.out)
+		if err := r.w.Flush(); err != nil {
+			r.wErr = err
+			r.stop(errClientGone)
+		} else {
+			r.lastWrite = time.Now()
+		}
+	}
+	r.gone = r.wErr != nil
+	r.ps.mu.Unlock()
+	r.out = r.out[:0]
+}
+
+// probeTick runs every server.disconnect_probe while the stream lasts (a
+// self-rearming timer, so a short stream costs no goroutine): it peeks at
+// the client socket and, when nothing was written for a whole interval,
+// writes an SSE comment, so that a client who went away is noticed (a
+// failed flush is the only other disconnect signal) and the upstream
+// request is cancelled then.
+//
+// p is the probe of one run: it outlives the run (a tick may fire after
+// it), and once p.ended is set (under p.mu) a tick does nothing, even when
+// r has been pooled and reused since.
+func (r *relay) probeTick(p *probeState, every time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended {
+		return
+	}
+	if r.wErr == nil && r.conn != nil && peerClosed(r.conn) {
+		r.wErr = errClientGone
+		r.stop(errClientGone)
+	}
+	if r.wErr == nil && time.Since(r.lastWrite) >= every {
+		r.w.WriteString(": keep-alive\n\n")
+		if err := r.w.Flush(); err != nil {
+			r.wErr = err
+			r.stop(errClientGone)
+		}
+		r.lastWrite = time.Now()
+	}
+	if r.wErr == nil {
+		p.t.Reset(every)
+	}
+}
+
+type probeState struct {
+	mu    sync.Mutex
+	t     *time.Timer
+	ended bool // the run is over (guarded by mu)
+}
+
+func (r *relay) run(w *bufio.Writer, first sseEvent) {
+	r.w, r.lastWrite = w, time.Now()
+	every := r.rt.cfg.Server.DisconnectProbe
+	p := r.ps
+	p.mu.Lock() // p.t is set before the first tick reads it
+	p.t = time.AfterFunc(every, func() { r.probeTick(p, every) })
+	p.mu.Unlock()
+	// The probe must be done before fasthttp's final flush of w: once
+	// ended is set under mu, a tick that still runs writes nothing.
+	defer func() {
+		p.t.Stop()
+		p.mu.Lock()
+		p.ended = true
+		p.mu.Unlock()
+	}()
+
+	stop := r.stop // the callback must not read r: it may fire after r is pooled
+	idle := time.AfterFunc(r.rt.cfg.Upstream.IdleTimeout, func() { stop(errIdleTimeout) })
+	defer idle.Stop()
+	ok := r.event(first)
+	for ok && !r.done && !r.gone {
+		// next flushes the queued events before it waits on the upstream.
+		ev, more, err := r.src.next(r.flushFn)
+		idle.Reset(r.rt.cfg.Upstream.IdleTimeout)
+		if err != nil {
+			r.failMidStream(cause(r.upctx, err))
+			break
+		}
+		if !more {
+			break
+		}
+		ok = r.event(ev)
+	}
+	if !r.finished && !r.sentDone {
+		// [DONE] or the end of the body came before any finish_reason.
+		r.failMidStream(cause(r.upctx, errors.New("upstream ended the stream before the answer finished")))
+	}
+	if r.finished && !r.sentDone && !r.gone {
+		if r.hasUsage {
+			r.emit(r.usage)
+		}
+		r.emitString("[DONE]")
+		r.flush()
+		if !r.gone {
+			r.l.status = 200
+		}
+	}
+	r.flush()
+	r.l.upWait += r.src.waited
+	if !r.wOK() {
+		r.l.failure = errClientGone
+		if r.l.status == 0 {
+			r.l.status = 499
+		}
+	}
+	r.l.finished = time.Now()
+	r.s.summarize(r.l)
+}
+
+func (r *relay) wOK() bool {
+	r.ps.mu.Lock()
+	defer r.ps.mu.Unlock()
+	return r.wErr == nil && !r.gone
+}
+
+// b2s views b as a string without copying; b must not change while the
+// string is in use.
+func b2s(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// event handles one upstream event; false ends the relay.
+func (r *relay) event(ev sseEvent) bool {
+	data := ev.Data
+	if string(data) == "[DONE]" {
+		r.done = true
+		return true
+	}
+	if !gjson.ValidBytes(data) {
+		r.failMidStream(errors.New("upstream sent an event that is not JSON"))
+		return false
+	}
+	if bytes.IndexByte(data, '\n') >= 0 || bytes.IndexByte(data, '\r') >= 0 {
+		// A multi-line data field: re-emit it on one line so each event
+		// stays one "data:" line for the client.
+		r.compact.Reset()
+		if err := json.Compact(&r.compact, data); err != nil {
+			r.failMidStream(err)
+			return false
+		}
+		data = r.compact.Bytes()
+	}
+	f := chunkFields(b2s(data))
+	if f.err != "" || ev.Type == "error" {
+		// An upstream error event: flush what is held, pass the error on.
+		r.flushTail()
+		r.l.failure = fmt.Errorf("upstream error event: %s", gjson.Get(f.err, "message").Str)
+		r.l.status = 502
+		r.emit(data)
+		r.emitString("[DONE]")
+		r.done, r.sentDone = true, true
+		return false
+	}
+	if r.head == "" {
+		r.head = fmt.Sprintf(`{"id":%s,"object":"chat.completion.chunk","created":%s,"model":%s`,
+			orNull(f.id), orNull(f.created), orNull(f.model))
+	}
+	if strings.HasPrefix(f.choices, "[") && !f.hasChoice {
+		// The usage chunk: forced upstream, forwarded only if asked for.
+		if r.req.includeUsage && f.usage != "" {
+			r.usage, r.hasUsage = append(r.usage[:0], data...), true
+		}
+		return true
+	}
+	if !r.req.includeUsage && f.usage != "" {
+		data, _ = sjson.DeleteBytes(data, "usage")
+		f = chunkFields(b2s(data))
+	}
+	if c := f.content; strings.HasPrefix(c, `"`) {
+		switch {
+		case r.pass:
+			// Pass-through: the content goes out as the upstream wrote it.
+			if len(c) > 2 && r.l.ttft == 0 {
+				r.l.ttft = time.Since(r.l.start)
+			}
+		default:
+			text := r.unquote(data, c)
+			r.buf = r.turn.Content(r.buf[:0], text)
+			if !bytes.Equal(r.buf, text) {
+				edited, ok := splice(r.edit[:0], data, c, r.buf)
+				if !ok {
+					r.failMidStream(errors.New("upstream chunk content could not be rewritten"))
+					return false
+				}
+				r.edit, data = edited, edited
+			}
+			if len(r.buf) > 0 && r.l.ttft == 0 {
+				r.l.ttft = time.Since(r.l.start)
+			}
+		}
+	}
+	if strings.HasPrefix(f.finish, `"`) {
+		tail, rep := r.turn.Finish(r.upctx, r.buf[:0])
+		r.buf = tail
+		if len(tail) > 0 {
+			prev := gjson.GetBytes(data, "choices.0.delta.content").Str
+			data, _ = sjson.SetBytes(data, "choices.0.delta.content", prev+string(tail))
+		}
+		data = attachReport(data, rep)
+		r.l.report = rep
+		r.finished = true
+	}
+	r.emit(data)
+	return true
+}
+
+// unquote returns the text of the JSON string raw (a slice of data): the
+// bytes inside the quotes when there is no escape, else unescaped into
+// r.text.
+func (r *relay) unquote(data []byte, raw string) []byte {
+	inner := raw[1 : len(raw)-1]
+	if !containsByte(inner, '\\') {
+		if off, ok := offsetIn(data, raw); ok {
+			return data[off+1 : off+len(raw)-1]
+		}
+		r.text = append(r.text[:0], inner...)
+		return r.text
+	}
+	r.text = appendUnescaped(r.text[:0], inner)
+	return r.text
+}
+
+func containsByte(s string, c byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return true
+		}
+	}
+	return false
+}
+
+// offsetIn returns where raw, a substring of data, starts in data.
+func offsetIn(data []byte, raw string) (int, bool) {
+	if len(data) == 0 || len(raw) == 0 {
+		return 0, false
+	}
+	off := int(uintptr(unsafe.Pointer(unsafe.StringData(raw))) - uintptr(unsafe.Pointer(&data[0])))
+	return off, off >= 0 && off+len(raw) <= len(data)
+}
+
+// splice appends to dst the event data with the JSON string value raw (a
+// slice of data) replaced by text.
+func splice(dst, data []byte, raw string, text []byte) ([]byte, bool) {
+	off, ok := offsetIn(data, raw)
+	if !ok {
+		return dst, false
+	}
+	dst = append(dst, data[:off]...)
+	dst = appendJSONString(dst, text)
+	return append(dst, data[off+len(raw):]...), true
+}
+
+// appendUnescaped appends the JSON string body s (without quotes, valid
+// JSON) unescaped; a lone surrogate becomes U+FFFD as in encoding/json.
+func appendUnescaped(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, n := hex4(s[i+1:])
+			if n == 0 {
+				dst = append(dst, '\\', 'u')
+				continue
+			}
+			i += 4
+			if r >= 0xD800 && r < 0xDC00 && len(s) >= i+7 && s[i+1] == '\\' && s[i+2] == 'u' {
+				if r2, n2 := hex4(s[i+3:]); n2 > 0 && r2 >= 0xDC00 && r2 < 0xE000 {
+					r = (r-0xD800)<<10 + (r2 - 0xDC00) + 0x10000
+					i += 6
+				}
+			}
+			if r >= 0xD800 && r < 0xE000 {
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
+		default: // '"', '\\', '/'
+			dst = append(dst, s[i])
+		}
+	}
+	return dst
+}
+
+func hex4(s string) (rune, int) {
+	if len(s) < 4 {
+		return 0, 0
+	}
+	var r rune
+	for i := 0; i < 4; i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, 0
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, 4
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends text as a JSON string, escaping as
+// encoding/json does (HTML characters too); invalid UTF-8 becomes U+FFFD.
+func appendJSONString(dst, text []byte) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, text[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, n := utf8.DecodeRune(text[i:])
+		if r == utf8.RuneError && n == 1 {
+			dst = append(dst, text[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += n
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, text[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += n
+			start = i
+			continue
+		}
+		i += n
+	}
+	dst = append(dst, text[start:]...)
+	return append(dst, '"')
+}
+
+// chunkView is what the relay reads of one chunk: the raw JSON values
+// (substrings of the chunk, "" when absent) found in one pass over the top
+// level, one over the first choice and one over its delta. Nothing is
+// unescaped (gjson would, and allocate, for every escaped string).
+type chunkView struct {
+	id, created, model, err, choices, usage string
+	hasChoice                               bool
+	content, finish                         string
+}
+
+func chunkFields(data string) chunkView {
+	var v chunkView
+	eachMember(data, func(k, val string) {
+		switch k {
+		case "id":
+			v.id = val
+		case "created":
+			v.created = val
+		case "model":
+			v.model = val
+		case "error":
+			v.err = val
+		case "choices":
+			v.choices = val
+		case "usage":
+			v.usage = val
+		}
+	})
+	if len(v.choices) == 0 || v.choices[0] != '[' {
+		return v
+	}
+	choice := firstElement(v.choices)
+	if choice == "" {
+		return v
+	}
+	v.hasChoice = true
+	eachMember(choice, func(k, val string) {
+		switch k {
+		case "delta":
+			eachMember(val, func(k, val string) {
+				if k == "content" {
+					v.content = val
+				}
+			})
+		case "finish_reason":
+			v.finish = val
+		}
+	})
+	return v
+}
+
+// eachMember calls fn with each key and raw value of the JSON object obj
+// (valid JSON; anything else yields nothing). A key with escapes is
+// unescaped; a duplicate key is reported each time (the last one wins for
+// the callers, as with encoding/json).
+func eachMember(obj string, fn func(key, val string)) {
+	i := skipWS(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	i++
+	for {
+		i = skipWS(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return
+		}
+		ke := skipValue(obj, i)
+		key := obj[i+1 : ke-1]
+		if containsByte(key, '\\') {
+			key = string(appendUnescaped(nil, key))
+		}
+		i = skipWS(obj, ke)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		i = skipWS(obj, i+1)
+		ve := skipValue(obj, i)
+		if ve <= i {
+			return
+		}
+		fn(key, obj[i:ve])
+		i = skipWS(obj, ve)
+		if i >= len(obj) || obj[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+// firstElement returns the raw first element of the JSON array arr.
+func firstElement(arr string) string {
+	i := skipWS(arr, 1)
+	if i >= len(arr) || arr[i] == ']' {
+		return ""
+	}
+	e := skipValue(arr, i)
+	if e <= i {
+		return ""
+	}
+	return arr[i:e]
+}
+
+func skipWS(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index after the JSON value starting at s[i]
+// (valid JSON assumed).
+func skipValue(s string, i int) int {
+	if i >= len(s) {
+		return i
+	}
+	switch s[i] {
+	case '"':
+		for j := i + 1; j < len(s); j++ {
+			switch s[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return len(s)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(s); j++ {
+			switch s[j] {
+			case '"':
+				j = skipValue(s, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(s)
+	}
+	j := i
+	for j < len(s) && s[j] != ',' && s[j] != '}' && s[j] != ']' && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' && s[j] != '\r' {
+		j++
+	}
+	return j
+}
+
+func orNull(raw string) string {
+	if raw == "" {
+		return "null"
+	}
+	return raw
+}
+
+// flushTail emits held-back text (if any) as a content chunk of its own.
+func (r *relay) flushTail() {
+	if r.finished {
+		return
+	}
+	tail, rep := r.turn.Finish(r.upctx, r.buf[:0])
+	r.l.report = rep
+	r.finished = true // no finish chunk will follow
+	if len(tail) > 0 && r.head != "" {
+		r.emitString(r.head + `,"choices":[{"index":0,"delta":{"content":` + jsonString(string(tail)) + `},"logprobs":null,"finish_reason":null}]}`)
+	}
+}
+
+// failMidStream ends a stream whose upstream failed after it began: the held
+// text, one error event, then the end of the stream.
+func (r *relay) failMidStream(err error) {
+	if !r.wOK() {
+		return
+	}
+	r.flushTail()
+	ae := toAPIError(err)
+	if ae.Code == "upstream_unavailable" {
+		ae = &APIError{Status: 502, Type: "upstream_error", Code: "upstream_stream_failed",
+			Message: "the upstream stream failed before the answer finished", Err: err}
+	}
+	r.l.failure, r.l.status = ae, ae.Status
+	r.emit(ae.body())
+	r.emitString("[DONE]")
+	r.done, r.sentDone = true, true
+}

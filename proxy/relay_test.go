@@ -1,0 +1,229 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/gauntlet"
+)
+
+// loopReader returns its events over and over, per events in each read,
+// as an upstream that sends bursts would; it never ends.
+type loopReader struct {
+	burst []byte
+}
+
+func (l *loopReader) Read(p []byte) (int, error) { return copy(p, l.burst), nil }
+
+// gauntletTurn is a guard turn that only runs the gauntlet over the content
+// (the content rewrite of the guard path).
+type gauntletTurn struct{ st *gauntlet.Stream }
+
+func (g gauntletTurn) Plan() Plan                       { return Plan{Decision: "ground"} }
+func (g gauntletTurn) Content(dst, delta []byte) []byte { return g.st.Write(dst, delta) }
+func (g gauntletTurn) Finish(_ context.Context, dst []byte) ([]byte, *Report) {
+	return g.st.Close(dst), &Report{Decision: "ground", LatencyMS: map[string]float64{}}
+}
+
+func newGauntletTurn(t testing.TB) gauntletTurn {
+	spec, err := gauntlet.Compile(gauntlet.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gauntletTurn{spec.New(gauntlet.Options{Notes: []gate.Note{{N: 1, ID: "doc-a", Title: "A"}}})}
+}
+
+const allocEvent = `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"mock-1","choices":[{"index":0,"delta":{"content":%s},"logprobs":null,"finish_reason":null}]}`
+
+// TestRelayAllocs: in steady state the relay allocates nothing per event,
+// in pass-through and in the guard path (content unescaped, rewritten by
+// the gauntlet, spliced back), whether events come one per read or in
+// bursts that are written together.
+func TestRelayAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under -race")
+	}
+	contents := []string{
+		`"The return window is 30 days "`,
+		`"from delivery [^1]. Ask doc_1a2b \"support\"\n"`,
+		`"caf\u00e9 \ud83d\ude00 ok. "`,
+	}
+	for _, tc := range []struct {
+		name  string
+		turn  func() Turn
+		burst int
+	}{
+		{"passthrough/one", func() Turn { return passTurn{} }, 1},
+		{"passthrough/burst", func() Turn { return passTurn{} }, 3},
+		{"guard/one", func() Turn { return newGauntletTurn(t) }, 1},
+		{"guard/burst", func() Turn { return newGauntletTurn(t) }, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var burst []byte
+			for i := 0; i < tc.burst; i++ {
+				burst = append(burst, "data: "...)
+				burst = append(burst, strings.Replace(allocEvent, "%s", contents[i%len(contents)], 1)...)
+				burst = append(burst, "\n\n"...)
+			}
+			src := newSSEReader(&loopReader{burst: burst}, 1<<20)
+			defer src.release()
+			cfg := DefaultConfig()
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			s := &Server{m: newMetrics(), log: nopLogger()}
+			r := newRelay(s, &runtime{cfg: cfg}, &chatRequest{stream: true}, tc.turn(), &reqLog{start: time.Now()},
+				ctx, func(err error) { cancel(err) }, src, nil)
+			defer r.free()
+			var sink countWriter
+			r.w = bufio.NewWriter(&sink)
+			step := func() {
+				ev, ok, err := src.next(r.flushFn)
+				if err != nil || !ok || !r.event(ev) {
+					t.Fatalf("relay stopped: %v %v", ok, err)
+				}
+			}
+			for range 200 { // grow the buffers
+				step()
+			}
+			if a := testing.AllocsPerRun(2000, step); a != 0 {
+				t.Errorf("%v allocations per event, want 0", a)
+			}
+			if sink.writes == 0 || sink.bytes == 0 {
+				t.Fatalf("nothing written")
+			}
+			if tc.burst > 1 && sink.writes*int64(tc.burst) > sink.events+int64(tc.burst) {
+				t.Errorf("%d writes for %d events in bursts of %d: not coalesced", sink.writes, sink.events, tc.burst)
+			}
+		})
+	}
+}
+
+type countWriter struct{ writes, bytes, events int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	c.writes++
+	c.bytes += int64(len(p))
+	c.events += int64(bytes.Count(p, []byte("data: ")))
+	return len(p), nil
+}
+
+var _ io.Writer = (*countWriter)(nil)
+
+// TestRelayCoalesces: events that arrive in one read reach the client in
+// one write, and an event is written before the relay waits for the next
+// read (never held back for it).
+func TestRelayCoalesces(t *testing.T) {
+	ev := func(c string) string {
+		return "data: " + strings.Replace(allocEvent, "%s", `"`+c+`"`, 1) + "\n\n"
+	}
+	finish := "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	reads := []string{ev("a") + ev("b") + ev("c"), ev("d"), ev("e") + finish}
+	up := &stepReader{reads: reads}
+	var sink countWriter
+	w := bufio.NewWriter(&sink)
+	src := newSSEReader(up, 1<<20)
+	defer src.release()
+	cfg := DefaultConfig()
+	cfg.Server.DisconnectProbe = time.Hour
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	s := &Server{m: newMetrics(), log: nopLogger()}
+	r := newRelay(s, &runtime{cfg: cfg}, &chatRequest{stream: true}, passTurn{}, &reqLog{start: time.Now()},
+		ctx, func(err error) { cancel(err) }, src, nil)
+	up.before = func(i int) {
+		// Before read i, everything of reads[:i] must have been written.
+		want := int64(strings.Count(strings.Join(reads[:i], ""), "data: "))
+		if i == 1 {
+			want = 3
+		}
+		if sink.events != want {
+			t.Errorf("before read %d: %d events written, want %d", i, sink.events, want)
+		}
+	}
+	first, ok, err := src.next(nil)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	r.run(w, first)
+	r.free()
+	if sink.events != 7 || sink.writes != 3 {
+		t.Errorf("%d events in %d writes, want 7 in 3 (one per upstream read)", sink.events, sink.writes)
+	}
+}
+
+// stepReader returns one element of reads per Read, calling before(i)
+// first.
+type stepReader struct {
+	reads  []string
+	i      int
+	before func(int)
+}
+
+func (s *stepReader) Read(p []byte) (int, error) {
+	if s.i >= len(s.reads) {
+		return 0, io.EOF
+	}
+	if s.before != nil && s.i > 0 {
+		s.before(s.i)
+	}
+	n := copy(p, s.reads[s.i])
+	s.i++
+	return n, nil
+}
+
+// FuzzChunkFields: the in-place chunk scanner finds what gjson finds, and
+// the content codec round-trips with encoding/json.
+func FuzzChunkFields(f *testing.F) {
+	f.Add(`{"id":"x","choices":[{"index":0,"delta":{"content":"a\"b\u00e9\n"},"finish_reason":null}],"usage":null}`, "caf\u00e9 <b>\x00\xff")
+	f.Add(`{"error":{"message":"boom"}}`, "\u2028 \xed\xa0\x80")
+	f.Add(`{ "choices" : [ { "delta" : { "content" : "x" } , "finish_reason" : "stop" } ] , "model":"m" }`, "")
+	f.Fuzz(func(t *testing.T, chunk, text string) {
+		if gjson.Valid(chunk) && !strings.Contains(chunk, `\`) {
+			v := chunkFields(chunk)
+			g := gjson.Parse(chunk)
+			for _, c := range []struct{ got, path string }{{v.id, "id"}, {v.model, "model"}, {v.err, "error"}, {v.usage, "usage"},
+				{v.content, "choices.0.delta.content"}, {v.finish, "choices.0.finish_reason"}} {
+				if g.IsObject() && !hasDupKeys(chunk) && c.got != g.Get(c.path).Raw {
+					if c.path == "choices.0.delta.content" || c.path == "choices.0.finish_reason" {
+						if !strings.HasPrefix(g.Get("choices").Raw, "[") {
+							continue
+						}
+					}
+					t.Fatalf("%s: got %q, gjson %q in %s", c.path, c.got, g.Get(c.path).Raw, chunk)
+				}
+			}
+		}
+		enc := appendJSONString(nil, []byte(text))
+		var back string
+		if err := json.Unmarshal(enc, &back); err != nil {
+			t.Fatalf("appendJSONString(%q) = %s: %v", text, enc, err)
+		}
+		want := strings.ToValidUTF8(text, "\ufffd")
+		if utf8.ValidString(text) && back != text || !utf8.ValidString(text) && back != want && back != string([]rune(text)) {
+			t.Fatalf("round trip of %q: %q", text, back)
+		}
+		if utf8.ValidString(text) {
+			std, _ := json.Marshal(text)
+			if got := appendUnescaped(nil, string(std[1:len(std)-1])); string(got) != text {
+				t.Fatalf("appendUnescaped(%s) = %q, want %q", std, got, text)
+			}
+		}
+	})
+}
+
+// hasDupKeys reports a chunk whose objects repeat a key (gjson takes the
+// first, the relay the last, as encoding/json does).
+func hasDupKeys(s string) bool {
+	_, dup := duplicateKey([]byte(s))
+	return dup
+}

@@ -1,0 +1,134 @@
+package proxy
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/tmaxmax/go-sse"
+)
+
+// chunkReader returns its input in pieces of the sizes in cuts (cycled).
+type chunkReader struct {
+	b    []byte
+	cuts []byte
+	i    int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	n := len(c.b)
+	if len(c.cuts) > 0 {
+		n = int(c.cuts[c.i%len(c.cuts)])%7 + 1
+		c.i++
+	}
+	n = min(n, len(p), len(c.b))
+	copy(p, c.b[:n])
+	c.b = c.b[n:]
+	return n, nil
+}
+
+type refEvent struct{ typ, data string }
+
+// readAll reads every event with the sseReader; err is the final error.
+func readAll(in []byte, cuts []byte, max int) (out []refEvent, err error) {
+	r := newSSEReader(&chunkReader{b: in, cuts: cuts}, max)
+	defer r.release()
+	for {
+		ev, ok, e := r.next(nil)
+		if e != nil || !ok {
+			return out, e
+		}
+		typ := ev.Type
+		out = append(out, refEvent{typ, string(ev.Data)})
+	}
+}
+
+// readRef reads the same input with go-sse (the reference).
+func readRef(in []byte, max int) (out []refEvent, err error) {
+	for ev, e := range sse.Read(bytes.NewReader(in), &sse.ReadConfig{MaxEventSize: max}) {
+		if e != nil {
+			return out, e
+		}
+		typ := ev.Type
+		if typ != "" && typ != "error" {
+			typ = "other"
+		}
+		out = append(out, refEvent{typ, ev.Data})
+	}
+	return out, nil
+}
+
+func TestSSEReader(t *testing.T) {
+	cases := []struct {
+		name, in string
+		want     []refEvent
+	}{
+		{"two events", "data: a\n\ndata: b\n\n", []refEvent{{"", "a"}, {"", "b"}}},
+		{"crlf and cr", "data: a\r\n\r\ndata:b\r\rdata: c\r\n\n", []refEvent{{"", "a"}, {"", "b"}, {"", "c"}}},
+		{"multi-line data", "data: a\ndata:  b\ndata\n\n", []refEvent{{"", "a\n b\n"}}},
+		{"comments and unknown fields", ": hi\n\nfoo: x\n\ndata: y\n: c\n\n", []refEvent{{"", "y"}}},
+		{"event type", "event: error\ndata: {}\n\nevent: ping\ndata: 1\n\n", []refEvent{{"error", "{}"}, {"other", "1"}}},
+		{"id only", "id: 7\n\n", []refEvent{{"", ""}}},
+		{"bom", "\xEF\xBB\xBFdata: a\n\n", []refEvent{{"", "a"}}},
+		{"pending at eof", "data: a\n\ndata: b\n", []refEvent{{"", "a"}}},
+	}
+	for _, tc := range cases {
+		for _, cuts := range [][]byte{nil, {0}, {1, 2, 5}} {
+			got, err := readAll([]byte(tc.in), cuts, 1<<10)
+			if err != nil || !equalEvents(got, tc.want) {
+				t.Errorf("%s (cuts %v): got %v, %v; want %v", tc.name, cuts, got, err, tc.want)
+			}
+		}
+	}
+}
+
+func TestSSEReaderLimit(t *testing.T) {
+	in := "data: " + strings.Repeat("x", 3000) + "\n\n"
+	if _, err := readAll([]byte(in), nil, 4096); err != nil {
+		t.Fatalf("3 KB event under a 4 KB limit: %v", err)
+	}
+	got, err := readAll([]byte("data: a\n\n"+strings.Repeat("data: y\n", 1000)+"\n"), []byte{3}, 4096)
+	if !errors.Is(err, errEventTooLarge) || len(got) != 1 {
+		t.Fatalf("8 KB event over a 4 KB limit: got %v, %v", got, err)
+	}
+	big := strings.Repeat("data: "+strings.Repeat("z", 1000)+"\n\n", 100) // 100 KB of events, each under the limit
+	got, err = readAll([]byte(big), nil, 4096)
+	if err != nil || len(got) != 100 {
+		t.Fatalf("many events larger than the buffer in total: %d events, %v", len(got), err)
+	}
+}
+
+func equalEvents(a, b []refEvent) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzSSEReader: the sseReader yields the events go-sse's Read yields, for
+// any input cut into any pieces (inputs well under the event limit).
+func FuzzSSEReader(f *testing.F) {
+	f.Add([]byte("data: a\r\n\r\ndata:b\r\rdata: c\r\n\n"), []byte{1, 3})
+	f.Add([]byte("\xEF\xBB\xBFevent: error\ndata: {}\n\nid: 1\n\n: x\n\n"), []byte{2})
+	f.Add([]byte("data: a\ndata\n\ndata: b\n"), []byte{})
+	f.Fuzz(func(t *testing.T, in, cuts []byte) {
+		if len(in) > 4096 {
+			return
+		}
+		want, werr := readRef(in, 1<<16)
+		got, gerr := readAll(in, cuts, 1<<16)
+		if (werr != nil) != (gerr != nil) || !equalEvents(got, want) {
+			t.Fatalf("input %q cuts %v:\n got %v, %v\nwant %v, %v", in, cuts, got, gerr, want, werr)
+		}
+	})
+}
