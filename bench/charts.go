@@ -243,8 +243,9 @@ func gateCoveragePlots(rep GateReport, cfg gate.Config) ([]*plot.Plot, error) {
 // corpus under the model fitted without it.
 func gateChartRows(rep GateReport) (in, out []GateRow) {
 	for _, r := range rep.Rows {
-		if !strings.HasPrefix(r.System, "answerability model") && r.System != "shipped model" {
-			continue
+		if !strings.HasPrefix(r.System, "answerability model") && r.System != "shipped model" ||
+			strings.Contains(r.System, "corpus calibration") {
+			continue // the calibrated rows repeat the same questions
 		}
 		switch {
 		case r.Fit == "in-sample":
