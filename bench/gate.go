@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +15,6 @@ import (
 	"strings"
 
 	"go.uber.org/zap"
-	"gonum.org/v1/gonum/optimize"
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
@@ -321,43 +319,16 @@ func fitAnswerModel(cases []gateCase, lambda float64, only []int, topK int) (gat
 	if len(xs) == 0 {
 		return gate.AnswerModel{}, errors.New("no training pairs")
 	}
-	nll := func(w []float64, grad []float64) float64 {
-		var loss float64
-		if grad != nil {
-			clear(grad)
-		}
-		for i, x := range xs {
-			var z float64
-			for k := range w {
-				z += w[k] * x[k]
-			}
-			p := 1 / (1 + math.Exp(-z))
-			p = min(max(p, 1e-12), 1-1e-12)
-			loss -= ys[i]*math.Log(p) + (1-ys[i])*math.Log(1-p)
-			if grad != nil {
-				for k := range w {
-					grad[k] += (p - ys[i]) * x[k]
-				}
-			}
-		}
-		for k := 1; k < len(w); k++ {
-			loss += lambda * w[k] * w[k]
-			if grad != nil {
-				grad[k] += 2 * lambda * w[k]
-			}
-		}
-		return loss
+	rows := make([][]float64, len(xs))
+	for i := range xs {
+		rows[i] = xs[i][:]
 	}
-	p := optimize.Problem{
-		Func: func(w []float64) float64 { return nll(w, nil) },
-		Grad: func(grad, w []float64) { nll(w, grad) },
-	}
-	res, err := optimize.Minimize(p, make([]float64, gate.NumFeatures), nil, &optimize.BFGS{})
-	if err != nil && res == nil {
-		return gate.AnswerModel{}, fmt.Errorf("fit: %w", err)
+	w, err := fitLogistic(rows, ys, nil, lambda)
+	if err != nil {
+		return gate.AnswerModel{}, err
 	}
 	var m gate.AnswerModel
-	copy(m.Weights[:], res.X)
+	copy(m.Weights[:], w)
 	return m, nil
 }
 

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/optimize"
-
 	"github.com/answer-guard/guard/judge"
 )
 
@@ -183,7 +181,7 @@ func fitLocalModel(sets []*verifyData) (judge.LocalModel, float64, error) {
 		if len(xs) == 0 {
 			return best, 0, errors.New("no training items")
 		}
-		w, err := fitLogistic(xs, ys, ws, FitLambda)
+		w, err := fitLogistic(featureRows(xs), ys, ws, FitLambda)
 		if err != nil {
 			return best, 0, err
 		}
@@ -230,47 +228,6 @@ func fitLocalModel(sets []*verifyData) (judge.LocalModel, float64, error) {
 	best.Fit = fmt.Sprintf("logistic over the heuristic features, L2 %.1f, class- and set-balanced, gonum BFGS; rule grid %d settings; threshold by mean training balanced accuracy (%.3f); fitted on %s (guard bench quality --verify --fit)",
 		FitLambda, len(ruleGrid()), bestScore, strings.Join(names, " + "))
 	return best, bestScore, nil
-}
-
-// fitLogistic minimises the weighted logistic loss plus lambda*|w|^2
-// (bias excluded) with BFGS.
-func fitLogistic(xs []judge.Features, ys, ws []float64, lambda float64) ([]float64, error) {
-	nll := func(w []float64, grad []float64) float64 {
-		var loss float64
-		if grad != nil {
-			clear(grad)
-		}
-		for i, x := range xs {
-			var z float64
-			for k := range w {
-				z += w[k] * x[k]
-			}
-			p := 1 / (1 + math.Exp(-z))
-			p = min(max(p, 1e-12), 1-1e-12)
-			loss -= ws[i] * (ys[i]*math.Log(p) + (1-ys[i])*math.Log(1-p))
-			if grad != nil {
-				for k := range w {
-					grad[k] += ws[i] * (p - ys[i]) * x[k]
-				}
-			}
-		}
-		for k := 1; k < len(w); k++ {
-			loss += lambda * w[k] * w[k]
-			if grad != nil {
-				grad[k] += 2 * lambda * w[k]
-			}
-		}
-		return loss
-	}
-	p := optimize.Problem{
-		Func: func(w []float64) float64 { return nll(w, nil) },
-		Grad: func(grad, w []float64) { nll(w, grad) },
-	}
-	res, err := optimize.Minimize(p, make([]float64, judge.NumFeatures), nil, &optimize.BFGS{})
-	if err != nil && res == nil {
-		return nil, fmt.Errorf("fit: %w", err)
-	}
-	return res.X, nil
 }
 
 // VerifyRow is one (model, evaluation split) figure of the verify suite.
@@ -442,4 +399,13 @@ func writeVerifyFit(w io.Writer, rep VerifyFitReport) {
 	}
 	fmt.Fprintf(&b, "\n(verify suite in %s, %s)\n", rep.Elapsed.Round(time.Millisecond), "2 shared CPUs")
 	io.WriteString(w, b.String()) //nolint:errcheck // the caller's writer reports its own errors
+}
+
+// featureRows views fixed-size feature arrays as rows for fitLogistic.
+func featureRows[F ~[judge.NumFeatures]float64](xs []F) [][]float64 {
+	rows := make([][]float64, len(xs))
+	for i := range xs {
+		rows[i] = xs[i][:]
+	}
+	return rows
 }
