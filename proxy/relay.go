@@ -61,8 +61,10 @@ type relay struct {
 	finished bool
 	done     bool
 	sentDone bool
-	usage    []byte // the held usage chunk
-	hasUsage bool
+	// summarized: the request log went to the server (summarizeOnce).
+	summarized bool
+	usage      []byte // the held usage chunk
+	hasUsage   bool
 }
 
 var relayPool sync.Pool
@@ -206,13 +208,27 @@ func (r *relay) run(w *bufio.Writer, first sseEvent) {
 		if r.hasUsage {
 			r.emit(r.usage)
 		}
-		r.emitString("[DONE]")
-		r.flush()
-		if !r.gone {
+		// The turn is complete: summarize it before the client can read
+		// [DONE] (still queued with the last events, so no extra write),
+		// and an operator read made right after the stream ends
+		// (GET /v1/guard/turns, the gap queue) finds it. A client that
+		// vanishes during this last write is logged as 200, not 499.
+		if r.wOK() {
 			r.l.status = 200
+			r.summarizeOnce()
 		}
+		r.emitString("[DONE]")
 	}
 	r.flush()
+	r.summarizeOnce()
+}
+
+// summarizeOnce closes the request log and hands it to the server, once.
+func (r *relay) summarizeOnce() {
+	if r.summarized {
+		return
+	}
+	r.summarized = true
 	r.l.upWait += r.src.waited
 	if !r.wOK() {
 		r.l.failure = errClientGone
