@@ -344,11 +344,21 @@ async function renderGaps() {
   const tbody = $("gaps-table").tBodies[0];
   let items = null;
   try {
-    const q = filterQuery();
+    // The gap queue's kinds are refused, fallback and gap (an uncited
+    // claim the verifier found nothing for); the turn filters name decisions.
+    const f = filterQuery();
+    const q = new URLSearchParams();
+    for (const k of ["tenant", "kb"]) if (f.get(k)) q.set(k, f.get(k));
+    const kindOf = { refuse: "refused", fallback: "fallback" };
+    const d = f.get("decision");
+    if (d && kindOf[d]) q.set("kind", kindOf[d]);
     const j = await api("/v1/guard/gaps?" + q.toString());
-    const list = Array.isArray(j) ? j : j && Array.isArray(j.gaps) ? j.gaps : null;
+    let list = Array.isArray(j) ? j : j && Array.isArray(j.data) ? j.data : j && Array.isArray(j.gaps) ? j.gaps : null;
+    if (list && d === "ground") list = [];
+    const decisionOf = { refused: "refuse", fallback: "fallback", gap: "gap" };
     if (list) {
-      items = list.map((g) => ({ question: g.question || g.text || "", decision: g.decision || g.class || g.kind || "gap", count: g.count || 1,
+      items = list.map((g) => ({ question: g.kind === "gap" ? g.text + (g.question ? " (asked: " + g.question + ")" : "") : g.text || g.question || "",
+        decision: decisionOf[g.kind] || g.kind || "gap", count: g.count || 1,
         part: (g.tenant || "") + " / " + (g.kb || ""), last: g.last_seen || g.last || "", cov: g.coverage_max }));
       $("gaps-source").textContent = "From the gap queue (GET /v1/guard/gaps), most frequent first.";
     }
