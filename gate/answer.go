@@ -125,13 +125,38 @@ type passageMatch struct {
 	typeHit, typeMiss      bool
 }
 
-func (q *Question) match(title, text string) passageMatch {
-	var m passageMatch
+// PassageTerms is what the answerability model reads of a passage's words:
+// its stemmed terms and adjacent term pairs (title included). It depends
+// only on the passage, so a caller may keep it across turns (the proxy
+// caches it by the passage's text) and share it between goroutines: it is
+// never modified after NewPassageTerms.
+type PassageTerms struct {
+	set   map[string]struct{}
+	pairs map[[2]string]struct{}
+}
+
+// NewPassageTerms tokenizes title and text (index.Tokenize).
+func NewPassageTerms(title, text string) *PassageTerms {
 	toks := index.Tokenize(title + " " + text)
-	set := make(map[string]struct{}, len(toks))
-	for _, t := range toks {
-		set[t] = struct{}{}
+	pt := &PassageTerms{set: make(map[string]struct{}, len(toks)), pairs: make(map[[2]string]struct{}, len(toks))}
+	for i, t := range toks {
+		pt.set[t] = struct{}{}
+		if i > 0 {
+			pt.pairs[[2]string{toks[i-1], t}] = struct{}{}
+		}
 	}
+	return pt
+}
+
+// Size is the number of terms and pairs held (a cache's cost).
+func (pt *PassageTerms) Size() int { return len(pt.set) + len(pt.pairs) }
+
+func (q *Question) match(title, text string, pt *PassageTerms) passageMatch {
+	var m passageMatch
+	if pt == nil {
+		pt = NewPassageTerms(title, text)
+	}
+	set := pt.set
 	if q.total > 0 {
 		var found float64
 		for i, t := range q.terms {
@@ -155,13 +180,9 @@ func (q *Question) match(title, text string) passageMatch {
 		m.rare = hit / n
 	}
 	if len(q.bigrams) > 0 {
-		pairs := make(map[[2]string]struct{}, len(toks))
-		for i := 1; i < len(toks); i++ {
-			pairs[[2]string{toks[i-1], toks[i]}] = struct{}{}
-		}
 		var b float64
 		for _, bg := range q.bigrams {
-			if _, ok := pairs[bg]; ok {
+			if _, ok := pt.pairs[bg]; ok {
 				b++
 			}
 		}
@@ -180,7 +201,7 @@ func (m AnswerModel) Assess(q Question, cands []Candidate) {
 	matches := make([]passageMatch, len(cands))
 	best, second := -1.0, -1.0
 	for i := range cands {
-		matches[i] = q.match(cands[i].Title, cands[i].Text)
+		matches[i] = q.match(cands[i].Title, cands[i].Text, cands[i].Terms)
 		switch c := matches[i].coverage; {
 		case c > best:
 			second, best = best, c

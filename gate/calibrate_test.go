@@ -107,3 +107,26 @@ func TestCalibrationIdentityWhenPassagesAlike(t *testing.T) {
 		t.Errorf("alike passages: a=%.2f b=%.2f (%s) err %v, want the identity", cal.A, cal.B, cal.Fit, err)
 	}
 }
+
+// Prepared passage terms give the same features as tokenizing in Assess.
+func TestPassageTermsSameFeatures(t *testing.T) {
+	m := DefaultAnswerModel()
+	q := PrepareQuestion("How many volunteers crew the Ardmore lifeboat, and when was it launched?", nil)
+	mk := func() []Candidate {
+		return []Candidate{
+			{ID: "1", Title: "Lifeboat", Text: "The Ardmore lifeboat carries a crew of seven volunteers. It was first launched on 14 March 1887.", Rerank: 0.7, Lanes: []string{"dense", "lexical"}},
+			{ID: "2", Title: "Harbour", Text: "Harbour parking costs two pounds a day; the lifeboat station is open on Sundays.", Rerank: 0.3, Lanes: []string{"dense"}},
+		}
+	}
+	plain, prepared := mk(), mk()
+	for i := range prepared {
+		prepared[i].Terms = NewPassageTerms(prepared[i].Title, prepared[i].Text)
+	}
+	m.Assess(q, plain)
+	m.Assess(q, prepared)
+	for i := range plain {
+		if plain[i].Features != prepared[i].Features || plain[i].Answer != prepared[i].Answer {
+			t.Errorf("candidate %d: features %v / %v, answer %.4f / %.4f", i, plain[i].Features, prepared[i].Features, plain[i].Answer, prepared[i].Answer)
+		}
+	}
+}

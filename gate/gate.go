@@ -20,6 +20,10 @@ type Candidate struct {
 	// AnswerModel.Assess before Decide.
 	Answer   float64
 	Features Features
+	// Terms, when set, are the passage's prepared terms (NewPassageTerms
+	// of Title and Text), so Assess need not tokenize it again; nil: Assess
+	// computes them.
+	Terms *PassageTerms
 }
 
 // Decision is what the gate decided for a turn.

@@ -36,7 +36,8 @@ type engineHolder struct {
 	stamp   time.Time // manifest mtime of that snapshot
 	ixCfg   index.Config
 	rCfg    retrieve.Config
-	demoDir string // temp dir of the embedded demo snapshot, removed on Close
+	demoDir string     // temp dir of the embedded demo snapshot, removed on Close
+	terms   *termCache // passages' prepared terms, across turns and reloads (terms.go)
 }
 
 // NewPipeline returns the factory of the guard pipeline: retrieval over the
@@ -46,7 +47,7 @@ func NewPipeline(log *zap.Logger) PipelineFactory {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	h := &engineHolder{log: log.Named("pipeline")}
+	h := &engineHolder{log: log.Named("pipeline"), terms: newTermCache()}
 	jm := &judge.Metrics{} // one set of verifier series across reloads
 	return func(cfg Config) (Pipeline, error) {
 		eng, err := h.engine(cfg)
@@ -147,6 +148,8 @@ func (h *engineHolder) close() {
 		os.RemoveAll(h.demoDir)
 		h.demoDir = ""
 	}
+	h.terms.close()
+	h.terms = nil
 }
 
 // guardPipe is the pipeline of one configuration.
@@ -202,6 +205,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t.latency["retrieve"] = ms(t1.Sub(t0))
 	t.degraded = append(t.degraded, res.Degraded...)
 	cands := gate.CandidatesFrom(res.Candidates)
+	p.holder.fillTerms(cands)
 	p.answer.Assess(gate.PrepareQuestion(req.Query, res.IDF), cands)
 	if p.gate.CorpusCalibration {
 		gate.Recalibrate(res.Calibration, cands)
@@ -535,3 +539,11 @@ var (
 	_ Turn           = (*guardTurn)(nil)
 	_ judge.OtherKBs = otherKBs{}
 )
+
+// fillTerms sets the candidates' prepared terms from the term cache.
+func (h *engineHolder) fillTerms(cands []gate.Candidate) {
+	h.mu.Lock()
+	tc := h.terms
+	h.mu.Unlock()
+	tc.fill(cands)
+}
