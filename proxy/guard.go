@@ -547,3 +547,7 @@ func (h *engineHolder) fillTerms(cands []gate.Candidate) {
 	h.mu.Unlock()
 	tc.fill(cands)
 }
+
+// Abandon waits for the report-mode checks already started; their context
+// (the request's) has ended, so a remote judge call returns at once.
+func (t *guardTurn) Abandon() { t.pending.Wait() }

@@ -34,6 +34,11 @@ type Turn interface {
 	// Finish appends the held-back text at the end of the answer and
 	// returns the trust report.
 	Finish(ctx context.Context, dst []byte) ([]byte, *Report)
+	// Abandon ends a turn that will not be finished (the client left, the
+	// stream failed before the answer ended): it returns once every check
+	// the turn started in the background has stopped. Not needed after
+	// Finish.
+	Abandon()
 }
 
 // Pipeline begins turns. Implementations must be safe for concurrent use.
@@ -86,6 +91,8 @@ func (passthrough) Begin(context.Context, TurnRequest) (Turn, error) { return pa
 func (passTurn) Plan() Plan                                             { return Plan{Decision: "passthrough"} }
 func (passTurn) Content(dst, delta []byte) []byte                       { return append(dst, delta...) }
 func (passTurn) Finish(_ context.Context, dst []byte) ([]byte, *Report) { return dst, passReport }
+
+func (passTurn) Abandon() {}
 
 // passReport is every pass-through turn's report: shared, so it must not be
 // changed.

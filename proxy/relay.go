@@ -220,6 +220,11 @@ func (r *relay) run(w *bufio.Writer, first sseEvent) {
 		r.emitString("[DONE]")
 	}
 	r.flush()
+	if !r.finished {
+		// The answer never finished (client gone, upstream failed): join
+		// the sentence checks the turn started before the request ends.
+		r.turn.Abandon()
+	}
 	r.summarizeOnce()
 }
 
