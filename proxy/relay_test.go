@@ -31,7 +31,7 @@ type gauntletTurn struct{ st *gauntlet.Stream }
 
 func (g gauntletTurn) Plan() Plan                       { return Plan{Decision: "ground"} }
 func (g gauntletTurn) Content(dst, delta []byte) []byte { return g.st.Write(dst, delta) }
-func (gauntletTurn) Abandon() {}
+func (gauntletTurn) Abandon()                           {}
 
 func (g gauntletTurn) Finish(_ context.Context, dst []byte) ([]byte, *Report) {
 	return g.st.Close(dst), &Report{Decision: "ground", LatencyMS: map[string]float64{}}
