@@ -607,20 +607,7 @@ func scenarioReloadStormInvalid(ctx context.Context, opt ChaosOptions, r *ChaosR
 				runtime.Gosched()
 			}
 		}()
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		sem := make(chan struct{}, 16)
-		for i := range opt.n(60, 3000) {
-			sem <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-sem }()
-				o := c.chat(ctx, chatBody(demoQuestions[i%len(demoQuestions)], i%2 == 0), nil)
-				mu.Lock()
-				defer mu.Unlock()
-				r.record(o, "200 done", refusedByGuard)
-			})
-		}
-		wg.Wait()
+		demoLoad(ctx, opt, c, r)
 		close(quit)
 		<-done
 		if werr != nil {
@@ -674,6 +661,25 @@ func scenarioUpstreamClosesIdle(ctx context.Context, opt ChaosOptions, r *ChaosR
 	})
 }
 
+// demoLoad sends 60 (long form 3000) demo questions, half streamed, 16 at a
+// time, and records each outcome; a guard refusal counts as normal.
+func demoLoad(ctx context.Context, opt ChaosOptions, c *chaosClient, r *ChaosResult) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	sem := make(chan struct{}, 16)
+	for i := range opt.n(60, 3000) {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			o := c.chat(ctx, chatBody(demoQuestions[i%len(demoQuestions)], i%2 == 0), nil)
+			mu.Lock()
+			defer mu.Unlock()
+			r.record(o, "200 done", refusedByGuard)
+		})
+	}
+	wg.Wait()
+}
+
 func scenarioReload(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 	withServers(opt, r, "", func(m *mockllm.Config, c *proxy.Config) {
 		m.Pace = time.Millisecond
@@ -703,20 +709,7 @@ func scenarioReload(ctx context.Context, opt ChaosOptions, r *ChaosResult) {
 				reloads++
 			}
 		}()
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		sem := make(chan struct{}, 16)
-		for i := range opt.n(60, 3000) {
-			sem <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-sem }()
-				o := c.chat(ctx, chatBody(demoQuestions[i%len(demoQuestions)], i%2 == 0), nil)
-				mu.Lock()
-				defer mu.Unlock()
-				r.record(o, "200 done", refusedByGuard)
-			})
-		}
-		wg.Wait()
+		demoLoad(ctx, opt, c, r)
 		close(quit)
 		<-done
 		if rerr != nil {

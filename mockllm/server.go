@@ -254,8 +254,8 @@ func (s *Server) stream(w *bufio.Writer, conn net.Conn, a answer, id, model stri
 		gone()
 		return
 	}
-	// faultsAt sends the answer-level faults drawn at position i; a fault
-	// drawn at len(pieces) comes after the last piece.
+	// faultsAt sends the answer-level faults drawn at piece i (build draws
+	// them among the pieces the stream reaches).
 	faultsAt := func(i int) bool {
 		if i == a.badAt && !send(`{"id":`+strconv.Quote(id)+`,"choices":[{"index":0,"delta":{"content":"oops`) {
 			return false
@@ -283,7 +283,7 @@ func (s *Server) stream(w *bufio.Writer, conn net.Conn, a answer, id, model stri
 			time.Sleep(s.cfg.Pace)
 		}
 	}
-	if !faultsAt(len(a.pieces)) || !send(choice(`{}`, "stop")) {
+	if !send(choice(`{}`, "stop")) {
 		gone()
 		return
 	}

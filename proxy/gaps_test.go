@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -30,27 +28,16 @@ type gapEntry struct {
 
 func getGaps(t *testing.T, base, query, key string) (int, []gapEntry) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", base+"/guard/gaps?"+query, nil)
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
 	var out struct {
 		Object string     `json:"object"`
 		Total  int        `json:"total"`
 		Data   []gapEntry `json:"data"`
 	}
-	if resp.StatusCode == 200 {
-		if err := json.Unmarshal(b, &out); err != nil || out.Object != "list" {
-			t.Fatalf("gaps body %s: %v", b, err)
-		}
+	code := operator(t, "GET", base+"/guard/gaps?"+query, key, "", &out)
+	if code == 200 && out.Object != "list" {
+		t.Fatalf("gaps body: object %q, want list", out.Object)
 	}
-	return resp.StatusCode, out.Data
+	return code, out.Data
 }
 
 // startOwned starts a guard proxy whose shutdown the test controls.

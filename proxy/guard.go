@@ -65,7 +65,7 @@ func NewPipeline(log *zap.Logger) PipelineFactory {
 		j.UseMetrics(jm)
 		gcfg := cfg.Stages.Gate
 		gcfg.Scrub = spec.Scrub
-		gp := &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, answer: gate.DefaultAnswerModel(), holder: h}
+		gp := &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, answer: gate.DefaultAnswerModel(), holder: h, terms: h.terms}
 		if gcfg.Planner.Mode == "remote" {
 			gp.planner = newRemotePlanner(gcfg.Planner)
 		}
@@ -148,8 +148,7 @@ func (h *engineHolder) close() {
 		os.RemoveAll(h.demoDir)
 		h.demoDir = ""
 	}
-	h.terms.close()
-	h.terms = nil
+	h.terms.close() // a turn still running finds it closed: Get misses, Set is dropped
 }
 
 // guardPipe is the pipeline of one configuration.
@@ -164,6 +163,9 @@ type guardPipe struct {
 	// planner is the remote synthesis planner; nil unless
 	// gate.planner.mode is remote.
 	planner gate.Planner
+	// terms is the holder's passage-terms cache, shared across reloads; read
+	// without the holder's lock, which a reload holds while it indexes.
+	terms *termCache
 }
 
 // outline runs the synthesis planner over a grounded outcome: the remote
@@ -205,7 +207,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t.latency["retrieve"] = ms(t1.Sub(t0))
 	t.degraded = append(t.degraded, res.Degraded...)
 	cands := gate.CandidatesFrom(res.Candidates)
-	p.holder.fillTerms(cands)
+	p.terms.fill(cands)
 	p.answer.Assess(gate.PrepareQuestion(req.Query, res.IDF), cands)
 	if p.gate.CorpusCalibration {
 		gate.Recalibrate(res.Calibration, cands)
@@ -539,14 +541,6 @@ var (
 	_ Turn           = (*guardTurn)(nil)
 	_ judge.OtherKBs = otherKBs{}
 )
-
-// fillTerms sets the candidates' prepared terms from the term cache.
-func (h *engineHolder) fillTerms(cands []gate.Candidate) {
-	h.mu.Lock()
-	tc := h.terms
-	h.mu.Unlock()
-	tc.fill(cands)
-}
 
 // Abandon waits for the report-mode checks already started; their context
 // (the request's) has ended, so a remote judge call returns at once.

@@ -252,30 +252,41 @@ func (st *sharedState) partitions(ctx context.Context, set, tenant string, kbs [
 	return out, nil
 }
 
+// readLists decodes every JSON line of the lists named in set that the
+// caller may read (tenant "" = any; kbs nil = any), keeping those valid
+// accepts; it also returns how many partitions it read.
+func readLists[T any](ctx context.Context, st *sharedState, set string, key func(tenant, kb string) string, tenant string, kbs []string, valid func(T) bool) ([]T, int, error) {
+	parts, err := st.partitions(ctx, set, tenant, kbs)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []T
+	for _, p := range parts {
+		lines, err := st.rdb.LRange(ctx, key(p[0], p[1]), 0, -1).Result()
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, l := range lines {
+			var v T
+			if json.Unmarshal([]byte(l), &v) == nil && valid(v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out, len(parts), nil
+}
+
 // loadTurns rebuilds a turn log from the fleet's turns in Redis, for the
 // partitions the caller may read.
 func (st *sharedState) loadTurns(ctx context.Context, cfg TurnLogConfig, tenant string, kbs []string) (*turnLog, error) {
-	parts, err := st.partitions(ctx, turnPartsKey, tenant, kbs)
+	all, parts, err := readLists(ctx, st, turnPartsKey, turnsKey, tenant, kbs, func(s storedTurn) bool { return s.Tenant != "" })
 	if err != nil {
 		return nil, err
-	}
-	var all []storedTurn
-	for _, p := range parts {
-		lines, err := st.rdb.LRange(ctx, turnsKey(p[0], p[1]), 0, -1).Result()
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range lines {
-			var s storedTurn
-			if json.Unmarshal([]byte(l), &s) == nil && s.Tenant != "" {
-				all = append(all, s)
-			}
-		}
 	}
 	// One timeline across replicas: oldest first, so ids follow time.
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Time < all[j].Time })
 	c := cfg
-	c.MaxPartitions = max(c.MaxPartitions, len(parts))
+	c.MaxPartitions = max(c.MaxPartitions, parts)
 	tl := newTurnLog(c)
 	if tl == nil {
 		return nil, errors.New("the turn log is off (turnlog.size 0)")
@@ -288,22 +299,9 @@ func (st *sharedState) loadTurns(ctx context.Context, cfg TurnLogConfig, tenant 
 
 // loadGaps rebuilds the fleet's gap queue from the observations in Redis.
 func (st *sharedState) loadGaps(ctx context.Context, cfg GapsConfig, tenant string) (*gapQueue, error) {
-	parts, err := st.partitions(ctx, gapPartsKey, tenant, nil)
+	obs, _, err := readLists(ctx, st, gapPartsKey, gapsKey, tenant, nil, func(o gapObservation) bool { return o.Tenant != "" })
 	if err != nil {
 		return nil, err
-	}
-	var obs []gapObservation
-	for _, p := range parts {
-		lines, err := st.rdb.LRange(ctx, gapsKey(p[0], p[1]), 0, -1).Result()
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range lines {
-			var o gapObservation
-			if json.Unmarshal([]byte(l), &o) == nil && o.Tenant != "" {
-				obs = append(obs, o)
-			}
-		}
 	}
 	sort.SliceStable(obs, func(i, j int) bool { return obs[i].At.Before(obs[j].At) })
 	q, _ := newGapQueue("", st.log) // memory only: cannot fail
@@ -351,12 +349,7 @@ func (s *Server) gapSource(cfg GapsConfig, tenant string) (q *gapQueue, degraded
 // (oldest first) and moves the cursors past them: the JSONL writer and the
 // Redis copy each keep their own cursor.
 func (tl *turnLog) takeNew(cursor func(*turnRing) *uint64) []turnEntry {
-	tl.mu.RLock()
-	rings := make([]*turnRing, 0, len(tl.parts))
-	for _, r := range tl.parts {
-		rings = append(rings, r)
-	}
-	tl.mu.RUnlock()
+	rings := tl.rings()
 	var batch []turnEntry
 	for _, r := range rings {
 		r.mu.Lock()

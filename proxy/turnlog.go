@@ -339,12 +339,7 @@ func (tl *turnLog) snapshot(f turnFilter) []turnEntry {
 	if tl == nil {
 		return nil
 	}
-	tl.mu.RLock()
-	rings := make([]*turnRing, 0, len(tl.parts))
-	for _, r := range tl.parts {
-		rings = append(rings, r)
-	}
-	tl.mu.RUnlock()
+	rings := tl.rings()
 	var out []turnEntry
 	for _, r := range rings {
 		r.mu.Lock()
@@ -409,4 +404,15 @@ type partitionInfo struct {
 	KB     string `json:"kb"`
 	Turns  int    `json:"turns"`
 	Size   int    `json:"size"`
+}
+
+// rings lists the partitions' rings (each locked on its own while read).
+func (tl *turnLog) rings() []*turnRing {
+	tl.mu.RLock()
+	defer tl.mu.RUnlock()
+	rings := make([]*turnRing, 0, len(tl.parts))
+	for _, r := range tl.parts {
+		rings = append(rings, r)
+	}
+	return rings
 }
