@@ -348,22 +348,30 @@ func (s *Server) gapSource(cfg GapsConfig, tenant string) (q *gapQueue, degraded
 // takeNew returns copies of the entries logged after each ring's cursor
 // (oldest first) and moves the cursors past them: the JSONL writer and the
 // Redis copy each keep their own cursor.
+//
+// Only entries up to the sequence number current at the call are taken: a
+// turn logged into a ring visited later in the same call would otherwise
+// go out before an older turn of a ring already visited, and the JSONL file
+// (one timeline) would be out of order. A seq is assigned under its ring's
+// lock, so every entry at or below the watermark is complete once that lock
+// is taken.
 func (tl *turnLog) takeNew(cursor func(*turnRing) *uint64) []turnEntry {
+	upTo := tl.seq.Load()
 	rings := tl.rings()
 	var batch []turnEntry
 	for _, r := range rings {
 		r.mu.Lock()
 		cur := cursor(r)
+		last := *cur
 		for _, e := range r.entries {
-			if e.seq > *cur {
+			if e.seq > *cur && e.seq <= upTo {
 				c := *e
 				c.cands, c.outline = slices.Clone(e.cands), slices.Clone(e.outline)
 				batch = append(batch, c)
+				last = max(last, e.seq)
 			}
 		}
-		for _, e := range r.entries {
-			*cur = max(*cur, e.seq)
-		}
+		*cur = last
 		r.mu.Unlock()
 	}
 	sort.Slice(batch, func(i, j int) bool { return batch[i].seq < batch[j].seq })
