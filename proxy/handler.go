@@ -16,7 +16,6 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// chat handles POST /v1/chat/completions.
 // jsonContentType accepts application/json and application/*+json, with
 // any parameters (charset).
 func jsonContentType(ct []byte) bool {
@@ -29,6 +28,7 @@ func jsonContentType(ct []byte) bool {
 		(len(mt) > len("application/") && bytes.EqualFold(mt[:len("application/")], []byte("application/")) && bytes.HasSuffix(bytes.ToLower(mt), []byte("+json")))
 }
 
+// chat handles POST /v1/chat/completions.
 func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	rt := s.rt.Load()
 	l := &reqLog{id: s.reqSeq.Add(1), start: time.Now()}
@@ -138,36 +138,6 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, rt *runtime, req *chatReque
 	ctx.SetContentType("application/json")
 	ctx.SetBody(b)
 	s.summarize(l)
-}
-
-func attachReport(b []byte, rep *Report) []byte {
-	if rep == nil {
-		return b
-	}
-	cites := []byte("[]")
-	if len(rep.URLs) > 0 {
-		cites, _ = json.Marshal(rep.URLs)
-	}
-	guard := rep.json()
-	// Common case: append both fields before the object's closing brace,
-	// without re-parsing the body. If the upstream already sent either
-	// field, replace it instead so no key appears twice.
-	end := bytes.LastIndexByte(b, '}')
-	if end < 0 || gjson.GetBytes(b, "citations").Exists() || gjson.GetBytes(b, "guard").Exists() {
-		b, _ = sjson.SetRawBytes(b, "citations", cites)
-		b, _ = sjson.SetRawBytes(b, "guard", guard)
-		return b
-	}
-	out := make([]byte, 0, len(b)+len(cites)+len(guard)+24)
-	out = append(out, b[:end]...)
-	if start := bytes.IndexByte(b, '{'); start >= 0 && start < end && len(bytes.TrimSpace(b[start+1:end])) > 0 {
-		out = append(out, ',')
-	}
-	out = append(out, `"citations":`...)
-	out = append(out, cites...)
-	out = append(out, `,"guard":`...)
-	out = append(out, guard...)
-	return append(out, b[end:]...)
 }
 
 func (s *Server) failChat(ctx *fasthttp.RequestCtx, l *reqLog, ae *APIError) {

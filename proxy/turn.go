@@ -3,10 +3,6 @@ package proxy
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,156 +13,53 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
-	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/judge"
 	"github.com/answer-guard/guard/retrieve"
 )
 
+// TurnRequest is what the pipeline sees of one chat turn.
+type TurnRequest struct {
+	Tenant, KB string
+	Model      string
+	Stream     bool
+	Query      string // text of the last user message
+	// Actions are the tools that fired this turn (assistant tool calls
+	// after the last user message, answered by a tool message).
+	Actions []string
+}
+
+// Plan is what the pipeline decided before the upstream call.
+type Plan struct {
+	Decision string // passthrough | ground | refuse | fallback
+	Answer   string // refuse: answer with this text and make no upstream call
+	System   string // system message to prepend ("" = none)
+	Fallback bool   // send the configured fallback model instead of the request's
+}
+
+// Turn is one chat turn's trip through the stages after planning. It is used
+// by one goroutine at a time.
+type Turn interface {
+	Plan() Plan
+	// Content appends to dst what may be released of one content delta of
+	// the answer (markers resolved, invented ones deleted, held text kept).
+	Content(dst, delta []byte) []byte
+	// Finish appends the held-back text at the end of the answer and
+	// returns the trust report.
+	Finish(ctx context.Context, dst []byte) ([]byte, *Report)
+	// Abandon ends a turn that will not be finished (the client left, the
+	// stream failed before the answer ended): it returns once every check
+	// the turn started in the background has stopped. Not needed after
+	// Finish.
+	Abandon()
+}
+
+// Pipeline begins turns. Implementations must be safe for concurrent use.
+type Pipeline interface {
+	Begin(ctx context.Context, req TurnRequest) (Turn, error)
+}
+
 // maxJudgedAnswer bounds the answer text kept for the end-of-stream report.
 const maxJudgedAnswer = 1 << 20
-
-// engineHolder keeps one retrieval engine across reloads: a reload that
-// changes neither the index nor the retrieval settings keeps it; one that
-// points at a new snapshot swaps the snapshot in atomically.
-type engineHolder struct {
-	mu      sync.Mutex
-	log     *zap.Logger
-	eng     *retrieve.Engine
-	dir     string    // snapshot dir in use
-	stamp   time.Time // manifest mtime of that snapshot
-	ixCfg   index.Config
-	rCfg    retrieve.Config
-	demoDir string     // temp dir of the embedded demo snapshot, removed on Close
-	terms   *termCache // passages' prepared terms, across turns and reloads (terms.go)
-}
-
-// NewPipeline returns the factory of the guard pipeline: retrieval over the
-// configured snapshot (or the embedded demo corpus), the gate, the marker
-// gauntlet and the citation verifier.
-func NewPipeline(log *zap.Logger) PipelineFactory {
-	if log == nil {
-		log = zap.NewNop()
-	}
-	h := &engineHolder{log: log.Named("pipeline"), terms: newTermCache()}
-	jm := &judge.Metrics{} // one set of verifier series across reloads
-	return func(cfg Config) (Pipeline, error) {
-		eng, err := h.engine(cfg)
-		if err != nil {
-			return nil, err
-		}
-		spec, err := gauntlet.Compile(cfg.Stages.Gauntlet)
-		if err != nil {
-			return nil, fmt.Errorf("gauntlet: %w", err)
-		}
-		j, err := judge.New(cfg.Stages.Verify, log)
-		if err != nil {
-			return nil, fmt.Errorf("verify: %w", err)
-		}
-		j.UseMetrics(jm)
-		gcfg := cfg.Stages.Gate
-		gcfg.Scrub = spec.Scrub
-		gp := &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, answer: gate.DefaultAnswerModel(), holder: h, terms: h.terms}
-		if gcfg.Planner.Mode == "remote" {
-			gp.planner = newRemotePlanner(gcfg.Planner)
-		}
-		return gp, nil
-	}
-}
-
-func (h *engineHolder) engine(cfg Config) (*retrieve.Engine, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	dir := cfg.Pipeline.Index
-	if dir == "" {
-		if h.demoDir == "" || !reflect.DeepEqual(h.ixCfg, cfg.Stages.Index) {
-			tmp, err := os.MkdirTemp("", "answer-guard-demo-*")
-			if err != nil {
-				return nil, fmt.Errorf("demo index: %w", err)
-			}
-			t0 := time.Now()
-			if _, err := index.BuildDemo(context.Background(), cfg.Stages.Index, tmp, h.log); err != nil {
-				os.RemoveAll(tmp)
-				return nil, fmt.Errorf("index the embedded demo corpus: %w", err)
-			}
-			h.log.Info("indexed the embedded demo corpus", zap.Duration("took", time.Since(t0)))
-			if h.demoDir != "" {
-				defer os.RemoveAll(h.demoDir) // after the swap below; open files stay readable
-			}
-			h.demoDir = tmp
-		}
-		dir = h.demoDir
-	}
-	st, err := os.Stat(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		return nil, fmt.Errorf("index %s: %w", dir, err)
-	}
-	same := h.eng != nil && h.dir == dir && st.ModTime().Equal(h.stamp) &&
-		reflect.DeepEqual(h.ixCfg, cfg.Stages.Index) && reflect.DeepEqual(h.rCfg, cfg.Stages.Retrieve)
-	if same {
-		return h.eng, nil
-	}
-	snap, err := index.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	if h.eng != nil && reflect.DeepEqual(h.ixCfg, cfg.Stages.Index) && reflect.DeepEqual(h.rCfg, cfg.Stages.Retrieve) {
-		h.eng.Swap(snap) // in-flight queries finish on the old snapshot
-	} else {
-		eng, err := retrieve.New(cfg.Stages.Retrieve, cfg.Stages.Index, snap, h.log)
-		if err != nil {
-			snap.Close()
-			return nil, fmt.Errorf("retrieval engine: %w", err)
-		}
-		// The old engine stays open: the configuration in force still
-		// serves with it until the new one is stored, and if this build
-		// fails it goes on doing so. Its pipeline closes it on Retire.
-		h.eng = eng
-	}
-	h.dir, h.stamp, h.ixCfg, h.rCfg = dir, st.ModTime(), cfg.Stages.Index, cfg.Stages.Retrieve
-	h.log.Info("serving index", zap.String("dir", dir))
-	return h.eng, nil
-}
-
-// retire closes eng when it is no longer the engine in use: the pipeline
-// that held it was replaced by a reload. In-flight queries finish on its
-// snapshot (Engine.Close retires it once they end).
-func (h *engineHolder) retire(eng *retrieve.Engine) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if eng != nil && eng != h.eng {
-		eng.Close()
-	}
-}
-
-func (h *engineHolder) close() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.eng != nil {
-		h.eng.Close()
-	}
-	if h.demoDir != "" {
-		os.RemoveAll(h.demoDir)
-		h.demoDir = ""
-	}
-	h.terms.close() // a turn still running finds it closed: Get misses, Set is dropped
-}
-
-// guardPipe is the pipeline of one configuration.
-type guardPipe struct {
-	log    *zap.Logger
-	eng    *retrieve.Engine
-	spec   *gauntlet.Spec
-	judge  *judge.Judge
-	gate   gate.Config
-	answer gate.AnswerModel
-	holder *engineHolder
-	// planner is the remote synthesis planner; nil unless
-	// gate.planner.mode is remote.
-	planner gate.Planner
-	// terms is the holder's passage-terms cache, shared across reloads; read
-	// without the holder's lock, which a reload holds while it indexes.
-	terms *termCache
-}
 
 // outline runs the synthesis planner over a grounded outcome: the remote
 // planner when configured (falling back to the local one, with
@@ -185,16 +78,6 @@ func (p *guardPipe) outline(ctx context.Context, question string, o gate.Outcome
 	}
 	return gate.LocalOutline(p.gate, o)
 }
-
-// WriteMetrics appends the verifier's series to /metrics.
-func (p *guardPipe) WriteMetrics(w io.Writer) error { return p.judge.WriteMetrics(w) }
-
-// Close releases the engine and the demo snapshot (at server shutdown).
-func (p *guardPipe) Close() { p.holder.close() }
-
-// Retire is called once a reload has replaced p: it closes p's retrieval
-// engine unless the new configuration still uses it.
-func (p *guardPipe) Retire() { p.holder.retire(p.eng) }
 
 func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t := &guardTurn{p: p, req: req, latency: map[string]float64{}}
@@ -545,3 +428,31 @@ var (
 // Abandon waits for the report-mode checks already started; their context
 // (the request's) has ended, so a remote judge call returns at once.
 func (t *guardTurn) Abandon() { t.pending.Wait() }
+
+// passthrough is the pipeline with every stage switched off: the answer is
+// relayed as the upstream wrote it and the report says so.
+type passthrough struct{}
+
+type passTurn struct{}
+
+func (passthrough) Begin(context.Context, TurnRequest) (Turn, error) { return passTurn{}, nil }
+
+func (passTurn) Plan() Plan                                             { return Plan{Decision: "passthrough"} }
+func (passTurn) Content(dst, delta []byte) []byte                       { return append(dst, delta...) }
+func (passTurn) Finish(_ context.Context, dst []byte) ([]byte, *Report) { return dst, passReport }
+
+func (passTurn) Abandon() {}
+
+// passReport is every pass-through turn's report: shared, so it must not be
+// changed.
+var passReport = func() *Report {
+	r := &Report{Decision: "passthrough", Degraded: []string{}, Citations: []any{}, Claims: []any{},
+		LatencyMS: map[string]float64{}}
+	r.raw = r.json()
+	return r
+}()
+
+var (
+	_ Pipeline = passthrough{}
+	_ Turn     = passTurn{}
+)
