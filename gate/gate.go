@@ -29,11 +29,13 @@ type Candidate struct {
 // Decision is what the gate decided for a turn.
 type Decision string
 
-// The three decisions.
+// The three decisions of the gate, and the one a turn gets when the
+// pipeline is switched off.
 const (
-	Ground   Decision = "ground"   // answer from the notes
-	Refuse   Decision = "refuse"   // no upstream call; reply with the refusal text
-	Fallback Decision = "fallback" // bail out to the fallback model, general knowledge + disclaimer
+	Ground      Decision = "ground"      // answer from the notes
+	Refuse      Decision = "refuse"      // no upstream call; reply with the refusal text
+	Fallback    Decision = "fallback"    // bail out to the fallback model, general knowledge + disclaimer
+	Passthrough Decision = "passthrough" // no stage ran (pipeline.enabled: false); never returned by Decide
 )
 
 // Coverage summarises the surviving pool.

@@ -16,6 +16,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/gauntlet"
 	"github.com/answer-guard/guard/judge"
 )
 
@@ -68,7 +69,7 @@ func (rt *runtime) authorizeOperator(ctx *fasthttp.RequestCtx) (operatorScope, *
 // filter builds the turn filter of a request within the scope: a tenant
 // key naming another tenant or a KB it may not read is 403.
 func (sc operatorScope) filter(tenant, kb, decision, since, until string) (turnFilter, *APIError) {
-	f := turnFilter{tenant: tenant, kbs: sc.kbs, decision: decision}
+	f := turnFilter{tenant: tenant, kbs: sc.kbs, decision: gate.Decision(decision)}
 	if sc.tenant != "" {
 		if tenant != "" && tenant != sc.tenant {
 			return f, &APIError{Status: 403, Type: "permission_error", Code: "tenant_mismatch",
@@ -131,7 +132,7 @@ type turnRow struct {
 	Question     string             `json:"question,omitempty"`
 	QuestionCut  bool               `json:"question_truncated,omitempty"`
 	QuestionHash string             `json:"question_hash,omitempty"`
-	Decision     string             `json:"decision"`
+	Decision     gate.Decision      `json:"decision"`
 	Coverage     gate.Coverage      `json:"coverage"`
 	Candidates   int                `json:"candidates"`
 	Planner      string             `json:"planner,omitempty"`
@@ -161,17 +162,17 @@ type candView struct {
 // turnDetail is one turn with everything the log kept.
 type turnDetail struct {
 	turnRow
-	RerankActive bool            `json:"rerank_active"`
-	Relevance    string          `json:"relevance,omitempty"`
-	Thresholds   *gateThresholds `json:"thresholds,omitempty"` // the gate configuration it was decided with
-	Checks       map[string]bool `json:"checks,omitempty"`
-	Floored      int             `json:"floored"`
-	Cands        []candView      `json:"candidate_list"`
-	Outline      []string        `json:"outline"`
-	Citations    any             `json:"citations"`
-	Markers      any             `json:"markers"`
-	Claims       any             `json:"claims"`
-	Summary      any             `json:"summary"`
+	RerankActive bool                `json:"rerank_active"`
+	Relevance    string              `json:"relevance,omitempty"`
+	Thresholds   *gateThresholds     `json:"thresholds,omitempty"` // the gate configuration it was decided with
+	Checks       map[string]bool     `json:"checks,omitempty"`
+	Floored      int                 `json:"floored"`
+	Cands        []candView          `json:"candidate_list"`
+	Outline      []string            `json:"outline"`
+	Citations    []gauntlet.Citation `json:"citations"`
+	Markers      *MarkerReport       `json:"markers"`
+	Claims       []judge.Claim       `json:"claims"`
+	Summary      *judge.Summary      `json:"summary"`
 }
 
 func (tl *turnLog) row(e *turnEntry) turnRow {
@@ -217,7 +218,7 @@ func (tl *turnLog) detail(e *turnEntry) turnDetail {
 	if rep := e.rep; rep != nil {
 		d.Citations, d.Markers, d.Summary = rep.Citations, rep.Markers, rep.Summary
 		d.Claims = rep.Claims
-		if cl, ok := rep.Claims.([]judge.Claim); ok && tl.cfg.Questions != questionsKeep {
+		if cl := rep.Claims; cl != nil && tl.cfg.Questions != questionsKeep {
 			// The answer's sentences can repeat the question: keep the
 			// verdicts and evidence, not the text.
 			red := make([]judge.Claim, len(cl))

@@ -67,14 +67,14 @@ func relayTurn(t testing.TB, upstream []byte, includeUsage bool, turn Turn) stri
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	s := &Server{m: newMetrics(), log: nopLogger()}
-	r := newRelay(s, rt, &chatRequest{stream: true, includeUsage: includeUsage}, turn,
-		&reqLog{start: time.Now()}, ctx, func(err error) { cancel(err) }, src, nil)
+	r := newRelay(&exchange{s: s, rt: rt, req: &chatRequest{stream: true, includeUsage: includeUsage}, turn: turn,
+		log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src, nil)
 	defer r.free()
 	first, ok, err := src.next(nil)
 	if err != nil || !ok {
 		return ""
 	}
-	r.run(w, first)
+	r.run(ctx, w, first)
 	return out.String()
 }
 

@@ -3,6 +3,8 @@ package proxy
 import (
 	"github.com/redis/go-redis/v9"
 
+	"github.com/answer-guard/guard/gate"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,8 +19,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
-
-	"github.com/answer-guard/guard/judge"
 )
 
 // The gap queue gathers, per tenant and KB, where the corpus is thin:
@@ -373,12 +373,12 @@ func (q *gapQueue) observe(cfg GapsConfig, l *reqLog) {
 		return
 	}
 	switch l.report.Decision {
-	case "refuse":
+	case gate.Refuse:
 		q.add(cfg, l.tenant, l.kb, GapRefused, l.query, "")
-	case "fallback":
+	case gate.Fallback:
 		q.add(cfg, l.tenant, l.kb, GapFallback, l.query, "")
-	case "ground":
-		claims, _ := l.report.Claims.([]judge.Claim)
+	case gate.Ground:
+		claims := l.report.Claims
 		var seen map[string]bool // a claim repeated in one answer counts once
 		for _, c := range claims {
 			if c.Uncited != "gap" {

@@ -14,6 +14,8 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 	"github.com/valyala/fasthttp"
+
+	"github.com/answer-guard/guard/gate"
 )
 
 // jsonContentType accepts application/json and application/*+json, with
@@ -72,8 +74,9 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	plan := turn.Plan()
-	if plan.Decision == "refuse" {
-		s.direct(ctx, req, turn, plan, l, upctx, stop)
+	x := &exchange{s: s, rt: rt, req: req, turn: turn, log: l, stop: stop}
+	if plan.Decision == gate.Refuse {
+		s.direct(ctx, upctx, x, plan.Answer)
 		return
 	}
 	if plan.Fallback && rt.cfg.Models.Fallback != "" {
@@ -86,15 +89,30 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if req.stream {
-		s.streamChat(ctx, rt, req, turn, upBody, l, upctx, stop)
+		s.streamChat(ctx, upctx, x, upBody)
 		return
 	}
 	defer stop(nil)
-	s.wholeChat(ctx, rt, req, turn, upBody, l, upctx)
+	s.wholeChat(ctx, upctx, x, upBody)
+}
+
+// exchange is one chat request past planning: what the handler, the relay
+// and the summary log need of it. It carries no context: the upstream
+// request's context is passed along beside it.
+type exchange struct {
+	s    *Server
+	rt   *runtime // the configuration the request started with
+	req  *chatRequest
+	turn Turn
+	log  *reqLog
+	// stop ends the upstream request (cancels its context with the cause);
+	// whoever ends the request calls it.
+	stop func(error)
 }
 
 // wholeChat relays a non-stream completion.
-func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, rt *runtime, req *chatRequest, turn Turn, upBody []byte, l *reqLog, upctx context.Context) {
+func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte) {
+	rt, turn, l := x.rt, x.turn, x.log
 	t0 := time.Now()
 	// A non-stream answer arrives whole, so only the whole-request limit
 	// applies (first_byte_timeout would cut long answers short); upctx
@@ -123,7 +141,7 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, rt *runtime, req *chatReque
 	var out []byte
 	c := gjson.GetBytes(b, "choices.0.message.content")
 	if c.Type == gjson.String {
-		out = turn.Content(out, []byte(c.Str))
+		out = turn.Content(upctx, out, []byte(c.Str))
 	}
 	out, rep := turn.Finish(upctx, out)
 	if (c.Type == gjson.String || len(out) > 0) && string(out) != c.Str {
@@ -150,11 +168,12 @@ func (s *Server) failChat(ctx *fasthttp.RequestCtx, l *reqLog, ae *APIError) {
 	s.summarize(l)
 }
 
-// direct answers without an upstream call (refusal).
-func (s *Server) direct(ctx *fasthttp.RequestCtx, req *chatRequest, turn Turn, plan Plan, l *reqLog, upctx context.Context, stop func(error)) {
-	defer stop(nil)
-	out, rep := turn.Finish(upctx, nil)
-	text := plan.Answer + string(out)
+// direct answers without an upstream call (refusal) with answer.
+func (s *Server) direct(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, answer string) {
+	req, l := x.req, x.log
+	defer x.stop(nil)
+	out, rep := x.turn.Finish(upctx, nil)
+	text := answer + string(out)
 	id := "chatcmpl-guard-" + strconv.FormatUint(l.id, 10)
 	created := time.Now().Unix()
 	l.report, l.status = rep, 200
@@ -215,7 +234,8 @@ func writeEvent(w *bufio.Writer, data string) error {
 // streamChat opens the upstream stream and, once its first event arrived
 // (so that a refusal or a timeout can still get a real status), hands the
 // rest to the relay in the body stream writer.
-func (s *Server) streamChat(ctx *fasthttp.RequestCtx, rt *runtime, req *chatRequest, turn Turn, upBody []byte, l *reqLog, upctx context.Context, stop func(error)) {
+func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte) {
+	rt, l, stop := x.rt, x.log, x.stop
 	t0 := time.Now()
 	firstByte := time.AfterFunc(rt.cfg.Upstream.FirstByteTimeout, func() { stop(errFirstByteTimeout) })
 	resp, err := rt.up.post(upctx, "/chat/completions", upBody, "text/event-stream")
@@ -253,13 +273,13 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, rt *runtime, req *chatRequ
 		return
 	}
 	setSSEHeaders(ctx)
-	r := newRelay(s, rt, req, turn, l, upctx, stop, src, ctx.Conn())
+	r := newRelay(x, src, ctx.Conn())
 	s.streams.Add(1)
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer s.streams.Done()
 		defer release()
 		defer stop(nil)
-		r.run(w, first)
+		r.run(upctx, w, first)
 		r.free()
 	})
 }

@@ -72,7 +72,7 @@ func (m *metrics) observeReport(r *Report) {
 	if r == nil {
 		return
 	}
-	m.decisions.WithLabelValues(r.Decision).Inc()
+	m.decisions.WithLabelValues(string(r.Decision)).Inc()
 	for reason, n := range r.Dropped {
 		m.markersDropped.WithLabelValues(reason).Add(float64(n))
 	}

@@ -28,16 +28,10 @@ import (
 // reader's buffer, the chunk is scanned in place, and a rewritten content
 // is spliced into a reused buffer (TestRelayAllocs).
 type relay struct {
-	s     *Server
-	rt    *runtime
-	req   *chatRequest
-	turn  Turn
-	l     *reqLog
-	upctx context.Context
-	stop  func(error)
-	src   *sseReader
-	conn  net.Conn // the client connection, only peeked at by the probe
-	pass  bool     // the pass-through turn: content is relayed as it is
+	*exchange
+	src  *sseReader
+	conn net.Conn // the client connection, only peeked at by the probe
+	pass bool     // the pass-through turn: content is relayed as it is
 
 	// ps holds the mutex that guards w, lastWrite and wErr (the probe
 	// writes too). It is per stream, never pooled: a probe tick that fires
@@ -69,15 +63,15 @@ type relay struct {
 
 var relayPool sync.Pool
 
-func newRelay(s *Server, rt *runtime, req *chatRequest, turn Turn, l *reqLog, upctx context.Context, stop func(error), src *sseReader, conn net.Conn) *relay {
+func newRelay(x *exchange, src *sseReader, conn net.Conn) *relay {
 	r, _ := relayPool.Get().(*relay)
 	if r == nil {
 		r = &relay{}
 		r.flushFn = r.flush
 	}
-	_, pass := turn.(passTurn)
+	_, pass := x.turn.(passTurn)
 	r.ps = &probeState{}
-	r.s, r.rt, r.req, r.turn, r.l, r.upctx, r.stop, r.src, r.conn, r.pass = s, rt, req, turn, l, upctx, stop, src, conn, pass
+	r.exchange, r.src, r.conn, r.pass = x, src, conn, pass
 	return r
 }
 
@@ -167,7 +161,7 @@ type probeState struct {
 	ended bool // the run is over (guarded by mu)
 }
 
-func (r *relay) run(w *bufio.Writer, first sseEvent) {
+func (r *relay) run(ctx context.Context, w *bufio.Writer, first sseEvent) {
 	r.w, r.lastWrite = w, time.Now()
 	every := r.rt.cfg.Server.DisconnectProbe
 	p := r.ps
@@ -186,23 +180,23 @@ func (r *relay) run(w *bufio.Writer, first sseEvent) {
 	stop := r.stop // the callback must not read r: it may fire after r is pooled
 	idle := time.AfterFunc(r.rt.cfg.Upstream.IdleTimeout, func() { stop(errIdleTimeout) })
 	defer idle.Stop()
-	ok := r.event(first)
+	ok := r.event(ctx, first)
 	for ok && !r.done && !r.gone {
 		// next flushes the queued events before it waits on the upstream.
 		ev, more, err := r.src.next(r.flushFn)
 		idle.Reset(r.rt.cfg.Upstream.IdleTimeout)
 		if err != nil {
-			r.failMidStream(cause(r.upctx, err))
+			r.failMidStream(ctx, cause(ctx, err))
 			break
 		}
 		if !more {
 			break
 		}
-		ok = r.event(ev)
+		ok = r.event(ctx, ev)
 	}
 	if !r.finished && !r.sentDone {
 		// [DONE] or the end of the body came before any finish_reason.
-		r.failMidStream(cause(r.upctx, errors.New("upstream ended the stream before the answer finished")))
+		r.failMidStream(ctx, cause(ctx, errors.New("upstream ended the stream before the answer finished")))
 	}
 	if r.finished && !r.sentDone && !r.gone {
 		if r.hasUsage {
@@ -214,7 +208,7 @@ func (r *relay) run(w *bufio.Writer, first sseEvent) {
 		// (GET /v1/guard/turns, the gap queue) finds it. A client that
 		// vanishes during this last write is logged as 200, not 499.
 		if r.wOK() {
-			r.l.status = 200
+			r.log.status = 200
 			r.summarizeOnce()
 		}
 		r.emitString("[DONE]")
@@ -234,15 +228,15 @@ func (r *relay) summarizeOnce() {
 		return
 	}
 	r.summarized = true
-	r.l.upWait += r.src.waited
+	r.log.upWait += r.src.waited
 	if !r.wOK() {
-		r.l.failure = errClientGone
-		if r.l.status == 0 {
-			r.l.status = 499
+		r.log.failure = errClientGone
+		if r.log.status == 0 {
+			r.log.status = 499
 		}
 	}
-	r.l.finished = time.Now()
-	r.s.summarize(r.l)
+	r.log.finished = time.Now()
+	r.s.summarize(r.log)
 }
 
 func (r *relay) wOK() bool {
@@ -261,14 +255,14 @@ func b2s(b []byte) string {
 }
 
 // event handles one upstream event; false ends the relay.
-func (r *relay) event(ev sseEvent) bool {
+func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 	data := ev.Data
 	if string(data) == "[DONE]" {
 		r.done = true
 		return true
 	}
 	if !gjson.ValidBytes(data) {
-		r.failMidStream(errors.New("upstream sent an event that is not JSON"))
+		r.failMidStream(ctx, errors.New("upstream sent an event that is not JSON"))
 		return false
 	}
 	if bytes.IndexByte(data, '\n') >= 0 || bytes.IndexByte(data, '\r') >= 0 {
@@ -276,7 +270,7 @@ func (r *relay) event(ev sseEvent) bool {
 		// stays one "data:" line for the client.
 		r.compact.Reset()
 		if err := json.Compact(&r.compact, data); err != nil {
-			r.failMidStream(err)
+			r.failMidStream(ctx, err)
 			return false
 		}
 		data = r.compact.Bytes()
@@ -284,9 +278,9 @@ func (r *relay) event(ev sseEvent) bool {
 	f := chunkFields(b2s(data))
 	if f.err != "" || ev.Type == "error" {
 		// An upstream error event: flush what is held, pass the error on.
-		r.flushTail()
-		r.l.failure = fmt.Errorf("upstream error event: %s", gjson.Get(f.err, "message").Str)
-		r.l.status = 502
+		r.flushTail(ctx)
+		r.log.failure = fmt.Errorf("upstream error event: %s", gjson.Get(f.err, "message").Str)
+		r.log.status = 502
 		r.emit(data)
 		r.emitString("[DONE]")
 		r.done, r.sentDone = true, true
@@ -311,34 +305,34 @@ func (r *relay) event(ev sseEvent) bool {
 		switch {
 		case r.pass:
 			// Pass-through: the content goes out as the upstream wrote it.
-			if len(c) > 2 && r.l.ttft == 0 {
-				r.l.ttft = time.Since(r.l.start)
+			if len(c) > 2 && r.log.ttft == 0 {
+				r.log.ttft = time.Since(r.log.start)
 			}
 		default:
 			text := r.unquote(data, c)
-			r.buf = r.turn.Content(r.buf[:0], text)
+			r.buf = r.turn.Content(ctx, r.buf[:0], text)
 			if !bytes.Equal(r.buf, text) {
 				edited, ok := splice(r.edit[:0], data, c, r.buf)
 				if !ok {
-					r.failMidStream(errors.New("upstream chunk content could not be rewritten"))
+					r.failMidStream(ctx, errors.New("upstream chunk content could not be rewritten"))
 					return false
 				}
 				r.edit, data = edited, edited
 			}
-			if len(r.buf) > 0 && r.l.ttft == 0 {
-				r.l.ttft = time.Since(r.l.start)
+			if len(r.buf) > 0 && r.log.ttft == 0 {
+				r.log.ttft = time.Since(r.log.start)
 			}
 		}
 	}
 	if strings.HasPrefix(f.finish, `"`) {
-		tail, rep := r.turn.Finish(r.upctx, r.buf[:0])
+		tail, rep := r.turn.Finish(ctx, r.buf[:0])
 		r.buf = tail
 		if len(tail) > 0 {
 			prev := gjson.GetBytes(data, "choices.0.delta.content").Str
 			data, _ = sjson.SetBytes(data, "choices.0.delta.content", prev+string(tail))
 		}
 		data = attachReport(data, rep)
-		r.l.report = rep
+		r.log.report = rep
 		r.finished = true
 	}
 	r.emit(data)
@@ -667,12 +661,12 @@ func orNull(raw string) string {
 }
 
 // flushTail emits held-back text (if any) as a content chunk of its own.
-func (r *relay) flushTail() {
+func (r *relay) flushTail(ctx context.Context) {
 	if r.finished {
 		return
 	}
-	tail, rep := r.turn.Finish(r.upctx, r.buf[:0])
-	r.l.report = rep
+	tail, rep := r.turn.Finish(ctx, r.buf[:0])
+	r.log.report = rep
 	r.finished = true // no finish chunk will follow
 	if len(tail) > 0 && r.head != "" {
 		r.emitString(r.head + `,"choices":[{"index":0,"delta":{"content":` + jsonString(string(tail)) + `},"logprobs":null,"finish_reason":null}]}`)
@@ -681,17 +675,17 @@ func (r *relay) flushTail() {
 
 // failMidStream ends a stream whose upstream failed after it began: the held
 // text, one error event, then the end of the stream.
-func (r *relay) failMidStream(err error) {
+func (r *relay) failMidStream(ctx context.Context, err error) {
 	if !r.wOK() {
 		return
 	}
-	r.flushTail()
+	r.flushTail(ctx)
 	ae := toAPIError(err)
 	if ae.Code == "upstream_unavailable" {
 		ae = &APIError{Status: 502, Type: "upstream_error", Code: "upstream_stream_failed",
 			Message: "the upstream stream failed before the answer finished", Err: err}
 	}
-	r.l.failure, r.l.status = ae, ae.Status
+	r.log.failure, r.log.status = ae, ae.Status
 	r.emit(ae.body())
 	r.emitString("[DONE]")
 	r.done, r.sentDone = true, true

@@ -29,9 +29,11 @@ func (l *loopReader) Read(p []byte) (int, error) { return copy(p, l.burst), nil 
 // (the content rewrite of the guard path).
 type gauntletTurn struct{ st *gauntlet.Stream }
 
-func (g gauntletTurn) Plan() Plan                       { return Plan{Decision: "ground"} }
-func (g gauntletTurn) Content(dst, delta []byte) []byte { return g.st.Write(dst, delta) }
-func (gauntletTurn) Abandon()                           {}
+func (g gauntletTurn) Plan() Plan { return Plan{Decision: "ground"} }
+func (g gauntletTurn) Content(_ context.Context, dst, delta []byte) []byte {
+	return g.st.Write(dst, delta)
+}
+func (gauntletTurn) Abandon() {}
 
 func (g gauntletTurn) Finish(_ context.Context, dst []byte) ([]byte, *Report) {
 	return g.st.Close(dst), &Report{Decision: "ground", LatencyMS: map[string]float64{}}
@@ -83,14 +85,13 @@ func TestRelayAllocs(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
 			s := &Server{m: newMetrics(), log: nopLogger()}
-			r := newRelay(s, &runtime{cfg: cfg}, &chatRequest{stream: true}, tc.turn(), &reqLog{start: time.Now()},
-				ctx, func(err error) { cancel(err) }, src, nil)
+			r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: tc.turn(), log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src, nil)
 			defer r.free()
 			var sink countWriter
 			r.w = bufio.NewWriter(&sink)
 			step := func() {
 				ev, ok, err := src.next(r.flushFn)
-				if err != nil || !ok || !r.event(ev) {
+				if err != nil || !ok || !r.event(ctx, ev) {
 					t.Fatalf("relay stopped: %v %v", ok, err)
 				}
 			}
@@ -140,8 +141,7 @@ func TestRelayCoalesces(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	s := &Server{m: newMetrics(), log: nopLogger()}
-	r := newRelay(s, &runtime{cfg: cfg}, &chatRequest{stream: true}, passTurn{}, &reqLog{start: time.Now()},
-		ctx, func(err error) { cancel(err) }, src, nil)
+	r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: passTurn{}, log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src, nil)
 	up.before = func(i int) {
 		// Before read i, everything of reads[:i] must have been written.
 		want := int64(strings.Count(strings.Join(reads[:i], ""), "data: "))
@@ -156,7 +156,7 @@ func TestRelayCoalesces(t *testing.T) {
 	if !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	r.run(w, first)
+	r.run(ctx, w, first)
 	r.free()
 	if sink.events != 7 || sink.writes != 3 {
 		t.Errorf("%d events in %d writes, want 7 in 3 (one per upstream read)", sink.events, sink.writes)

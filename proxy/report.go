@@ -6,18 +6,40 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/gauntlet"
+	"github.com/answer-guard/guard/judge"
 )
 
-// Report is the guard object sent with the answer (DESIGN.md).
+// Report is the "guard" object sent with every answer: in the last chunk
+// of a stream (the one with finish_reason) and at the top level of a whole
+// completion, next to "citations" (URLs). Its JSON shape, matched by
+// testdata/report-*.json (TestReportGolden):
+//
+//	{
+//	  "decision":   "ground" | "fallback" | "refuse" | "passthrough",
+//	  "coverage":   {"max": float, "primary_kind_count": int, "outline": int}   (null on passthrough),
+//	  "citations":  [{"n": int, "id": str, "title": str, "address": str, "url": str}, ...]
+//	                (the notes cited in the released answer, in output order),
+//	  "markers":    {"kept": int, "dropped": int, "by_reason": {reason: int},
+//	                 "audit": {"markers", "invented", "broken", "leaked_ids", "unknown_citations",
+//	                           "unused_citations", "unknown_named": int, "findings": [...]}}
+//	                (null on passthrough),
+//	  "claims":     [judge.Claim, ...]  (one per checked sentence; [] when none),
+//	  "summary":    {"claims", "verified", "miscited", "uncited", "gaps": int} (null on passthrough),
+//	  "degraded":   [str, ...]  (the remote pieces that failed and were replaced by local ones),
+//	  "latency_ms": {stage: float}  (retrieve, gate, verify; {} on passthrough)
+//	}
 type Report struct {
-	Decision  string             `json:"decision"`
-	Coverage  any                `json:"coverage"`
-	Citations any                `json:"citations"`
-	Markers   any                `json:"markers"`
-	Claims    any                `json:"claims"`
-	Summary   any                `json:"summary"`
-	Degraded  []string           `json:"degraded"`
-	LatencyMS map[string]float64 `json:"latency_ms"`
+	Decision  gate.Decision       `json:"decision"`
+	Coverage  *gate.Coverage      `json:"coverage"`
+	Citations []gauntlet.Citation `json:"citations"`
+	Markers   *MarkerReport       `json:"markers"`
+	Claims    []judge.Claim       `json:"claims"`
+	Summary   *judge.Summary      `json:"summary"`
+	Degraded  []string            `json:"degraded"`
+	LatencyMS map[string]float64  `json:"latency_ms"`
 	// URLs is the top-level "citations" array of the response: each cited
 	// source's URL, or its id when it has none, in output order.
 	URLs []string `json:"-"`
@@ -32,6 +54,13 @@ type Report struct {
 	// raw is the report's JSON, made once, for a report that never changes
 	// (the pass-through one).
 	raw []byte
+}
+
+// MarkerReport is guard.markers: the gauntlet's marker counts plus what the
+// online auditor found in the released answer.
+type MarkerReport struct {
+	gauntlet.Counts
+	Audit gauntlet.AuditReport `json:"audit"`
 }
 
 func (r *Report) json() []byte {

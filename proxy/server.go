@@ -9,7 +9,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -182,8 +181,8 @@ func (s *Server) Reload(cfg Config) error {
 	}
 	s.rt.Store(rt)
 	s.applyGC(cfg.Server.GC)
-	if r, ok := old.pipe.(interface{ Retire() }); ok && old.pipe != rt.pipe {
-		r.Retire()
+	if old.pipe != rt.pipe {
+		old.pipe.Retire()
 	}
 	s.m.reloads.WithLabelValues("ok").Inc()
 	s.log.Info("configuration reloaded")
@@ -273,9 +272,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	rt := s.rt.Load()
 	rt.up.close()
 	s.fast.CloseIdleConnections()
-	if c, ok := rt.pipe.(interface{ Close() }); ok {
-		c.Close()
-	}
+	rt.pipe.Close()
 	if s.mock != nil {
 		s.mock.Close()
 	}
@@ -350,8 +347,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.m.handler(ctx)
 		// The verifier keeps its own series (ChainPoll votes, verify
 		// latency, degraded calls); they follow in the same text format.
-		if mw, ok := s.rt.Load().pipe.(interface{ WriteMetrics(io.Writer) error }); ok && ctx.Response.StatusCode() == 200 {
-			mw.WriteMetrics(ctx)
+		if ctx.Response.StatusCode() == 200 {
+			s.rt.Load().pipe.WriteMetrics(ctx)
 		}
 	case "/v1/guard/gaps":
 		s.gaps(ctx)
@@ -503,9 +500,9 @@ func (s *Server) summarize(l *reqLog) {
 		fields = append(fields, zap.Duration("ttft", l.ttft))
 	}
 	if r := l.report; r == passReport {
-		fields = append(fields, zap.String("decision", r.Decision))
+		fields = append(fields, zap.String("decision", string(r.Decision)))
 	} else if r != nil {
-		fields = append(fields, zap.String("decision", r.Decision), zap.Any("coverage", r.Coverage),
+		fields = append(fields, zap.String("decision", string(r.Decision)), zap.Any("coverage", r.Coverage),
 			zap.Any("markers_dropped", r.Dropped), zap.Any("verdicts", r.Verdicts),
 			zap.Strings("degraded", r.Degraded), zap.Any("latency_ms", r.LatencyMS))
 	}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,7 +31,7 @@ type TurnRequest struct {
 
 // Plan is what the pipeline decided before the upstream call.
 type Plan struct {
-	Decision string // passthrough | ground | refuse | fallback
+	Decision gate.Decision
 	Answer   string // refuse: answer with this text and make no upstream call
 	System   string // system message to prepend ("" = none)
 	Fallback bool   // send the configured fallback model instead of the request's
@@ -42,7 +43,9 @@ type Turn interface {
 	Plan() Plan
 	// Content appends to dst what may be released of one content delta of
 	// the answer (markers resolved, invented ones deleted, held text kept).
-	Content(dst, delta []byte) []byte
+	// ctx is the request's: sentence checks started for this delta run
+	// under it.
+	Content(ctx context.Context, dst, delta []byte) []byte
 	// Finish appends the held-back text at the end of the answer and
 	// returns the trust report.
 	Finish(ctx context.Context, dst []byte) ([]byte, *Report)
@@ -53,9 +56,20 @@ type Turn interface {
 	Abandon()
 }
 
-// Pipeline begins turns. Implementations must be safe for concurrent use.
+// Pipeline is one configuration's guard stages: the server begins a turn
+// with it for every chat request. Implementations must be safe for
+// concurrent use.
 type Pipeline interface {
 	Begin(ctx context.Context, req TurnRequest) (Turn, error)
+	// Retire is called once, after a reload replaced this pipeline with
+	// another built by the same factory; turns begun before may still run.
+	Retire()
+	// Close releases everything the factory's pipelines hold (at server
+	// shutdown, after the last turn).
+	Close()
+	// WriteMetrics appends the pipeline's own series to /metrics, in the
+	// Prometheus text format.
+	WriteMetrics(w io.Writer) error
 }
 
 // maxJudgedAnswer bounds the answer text kept for the end-of-stream report.
@@ -105,12 +119,12 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	}
 	switch t.out.Decision {
 	case gate.Refuse:
-		t.plan = Plan{Decision: string(gate.Refuse), Answer: p.gate.RefusalText}
+		t.plan = Plan{Decision: gate.Refuse, Answer: p.gate.RefusalText}
 	case gate.Fallback:
-		t.plan = Plan{Decision: string(gate.Fallback), System: gate.SystemPrompt(p.gate, t.out, memory), Fallback: true}
+		t.plan = Plan{Decision: gate.Fallback, System: gate.SystemPrompt(p.gate, t.out, memory), Fallback: true}
 		t.prefix = p.gate.Disclaimer
 	default:
-		t.plan = Plan{Decision: string(gate.Ground), System: gate.SystemPrompt(p.gate, t.out, memory)}
+		t.plan = Plan{Decision: gate.Ground, System: gate.SystemPrompt(p.gate, t.out, memory)}
 	}
 	t.latency["gate"] = ms(time.Since(t1))
 	t.byID = make(map[string]gate.Note, len(t.out.Notes))
@@ -150,7 +164,6 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t.strictMode = p.judge.Mode() == "strict"
 	if t.out.Decision != gate.Refuse {
 		t.split = judge.NewSplitter()
-		t.ctx = ctx
 		notes := make([]judge.Passage, len(t.out.Notes))
 		for i, n := range t.out.Notes {
 			notes[i] = judge.Passage{ID: n.ID, Text: n.Text}
@@ -171,12 +184,6 @@ func (t *guardTurn) addDegraded(what string) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// markerReport is guard.markers: the gauntlet's counts plus the auditor's.
-type markerReport struct {
-	gauntlet.Counts
-	Audit gauntlet.AuditReport `json:"audit"`
-}
 
 // guardTurn is one turn through gauntlet and judge.
 type guardTurn struct {
@@ -202,16 +209,13 @@ type guardTurn struct {
 	strictDrops  int
 	strictVerify time.Duration
 	scratch      []byte
-	// ctx is the turn's request context (from Begin), for the verifications
-	// started while the answer streams; it ends when the request does.
-	ctx     context.Context
-	pending sync.WaitGroup
-	mu      sync.Mutex // guards claims while report-mode checks run
+	pending      sync.WaitGroup
+	mu           sync.Mutex // guards claims while report-mode checks run
 }
 
 func (t *guardTurn) Plan() Plan { return t.plan }
 
-func (t *guardTurn) Content(dst, delta []byte) []byte {
+func (t *guardTurn) Content(ctx context.Context, dst, delta []byte) []byte {
 	if t.prefix != "" { // the disclaimer is the guard's, not a claim to judge
 		dst = append(dst, t.prefix...)
 		dst = append(dst, "\n\n"...)
@@ -224,13 +228,13 @@ func (t *guardTurn) Content(dst, delta []byte) []byte {
 	case t.strictMode:
 		t.scratch = t.st.Write(t.scratch[:0], delta)
 		for _, s := range t.split.Feed(string(t.scratch)) {
-			dst = t.strict(dst, s)
+			dst = t.strict(ctx, dst, s)
 		}
 	default:
 		dst = t.st.Write(dst, delta)
 		if t.answer.Len() < maxJudgedAnswer {
 			for _, s := range t.split.Feed(string(dst[start:])) {
-				t.dispatch(s)
+				t.dispatch(ctx, s)
 			}
 		}
 	}
@@ -241,14 +245,14 @@ func (t *guardTurn) Content(dst, delta []byte) []byte {
 // dispatch verifies one completed sentence of a report-mode answer in the
 // background, against the citations shown so far (its own included: they
 // are numbered by first appearance). Finish waits for it.
-func (t *guardTurn) dispatch(sentence string) {
+func (t *guardTurn) dispatch(ctx context.Context, sentence string) {
 	t.mu.Lock()
 	i := len(t.claims)
 	t.claims = append(t.claims, judge.Claim{})
 	t.mu.Unlock()
 	cited := t.cited()
 	t.pending.Go(func() {
-		c := t.jt.Claim(t.ctx, sentence, cited)
+		c := t.jt.Claim(ctx, sentence, cited)
 		t.mu.Lock()
 		t.claims[i] = c
 		t.mu.Unlock()
@@ -274,9 +278,9 @@ func (t *guardTurn) cited() map[int]judge.Passage {
 
 // strict verifies one completed sentence and drops the citations judged
 // contradicted or unsupported before it is released.
-func (t *guardTurn) strict(dst []byte, sentence string) []byte {
+func (t *guardTurn) strict(ctx context.Context, dst []byte, sentence string) []byte {
 	t0 := time.Now()
-	claim, drop := t.jt.Check(t.ctx, sentence, t.cited())
+	claim, drop := t.jt.Check(ctx, sentence, t.cited())
 	t.strictVerify += time.Since(t0)
 	if claim.Verdict != "" {
 		t.claims = append(t.claims, claim)
@@ -304,21 +308,22 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 			sents := t.split.Feed(string(t.scratch))
 			sents = append(sents, t.split.Flush()...)
 			for _, s := range sents {
-				dst = t.strict(dst, s)
+				dst = t.strict(ctx, dst, s)
 			}
 			v0 = time.Now() // those checks are in strictVerify already
 		} else {
 			dst = t.st.Close(dst)
 			if t.answer.Len() < maxJudgedAnswer {
 				for _, s := range append(t.split.Feed(string(dst[start:])), t.split.Flush()...) {
-					t.dispatch(s)
+					t.dispatch(ctx, s)
 				}
 			}
 		}
 		t.keep(dst[start:])
 	}
 	t.pending.Wait()
-	r := &Report{Decision: string(t.out.Decision), Coverage: t.out.Coverage, LatencyMS: t.latency, trace: &t.trace}
+	cov := t.out.Coverage
+	r := &Report{Decision: t.out.Decision, Coverage: &cov, LatencyMS: t.latency, trace: &t.trace}
 	counts := t.st.Counts()
 	if t.strictDrops > 0 {
 		if counts.ByReason == nil {
@@ -331,7 +336,7 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 	// The online auditor (no model) re-reads the released answer: markers
 	// that name no citation, footnote syntax left over, leaked ids.
 	audit := t.st.Audit(t.answer.String())
-	r.Markers = markerReport{Counts: counts, Audit: audit}
+	r.Markers = &MarkerReport{Counts: counts, Audit: audit}
 	r.Dropped = counts.ByReason
 	r.Audit = map[string]int{"invented_marker": audit.Invented, "broken_marker": audit.Broken,
 		"leaked_id": audit.LeakedIDs, "unknown_citation": audit.UnknownCitations, "unknown_named": audit.UnknownNamed}
@@ -370,7 +375,7 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 	if jr.Claims == nil {
 		jr.Claims = []judge.Claim{}
 	}
-	r.Claims, r.Summary = jr.Claims, jr.Summary
+	r.Claims, r.Summary = jr.Claims, &jr.Summary
 	r.Verdicts = map[string]int{}
 	for _, c := range jr.Claims {
 		r.Verdicts[c.Verdict]++
@@ -436,9 +441,12 @@ type passthrough struct{}
 type passTurn struct{}
 
 func (passthrough) Begin(context.Context, TurnRequest) (Turn, error) { return passTurn{}, nil }
+func (passthrough) Retire()                                          {}
+func (passthrough) Close()                                           {}
+func (passthrough) WriteMetrics(io.Writer) error                     { return nil }
 
-func (passTurn) Plan() Plan                                             { return Plan{Decision: "passthrough"} }
-func (passTurn) Content(dst, delta []byte) []byte                       { return append(dst, delta...) }
+func (passTurn) Plan() Plan                                             { return Plan{Decision: gate.Passthrough} }
+func (passTurn) Content(_ context.Context, dst, delta []byte) []byte    { return append(dst, delta...) }
 func (passTurn) Finish(_ context.Context, dst []byte) ([]byte, *Report) { return dst, passReport }
 
 func (passTurn) Abandon() {}
@@ -446,7 +454,7 @@ func (passTurn) Abandon() {}
 // passReport is every pass-through turn's report: shared, so it must not be
 // changed.
 var passReport = func() *Report {
-	r := &Report{Decision: "passthrough", Degraded: []string{}, Citations: []any{}, Claims: []any{},
+	r := &Report{Decision: gate.Passthrough, Degraded: []string{}, Citations: []gauntlet.Citation{}, Claims: []judge.Claim{},
 		LatencyMS: map[string]float64{}}
 	r.raw = r.json()
 	return r

@@ -138,7 +138,7 @@ type turnEntry struct {
 	qlen              int
 	qcut              bool   // the question was longer than maxQuestionBytes
 	qhash             uint64 // with questions: hash
-	decision          string
+	decision          gate.Decision
 	cov               gate.Coverage
 	traced            bool // the gate inputs below are set (not a pass-through turn)
 	rerankActive      bool
@@ -315,10 +315,10 @@ func (tl *turnLog) fill(e *turnEntry, l *reqLog, now time.Time) {
 
 // turnFilter selects logged turns.
 type turnFilter struct {
-	tenant   string   // "" = any
-	kbs      []string // nil = any
-	decision string   // "" = any
-	since    int64    // unix nanoseconds; 0 = no bound
+	tenant   string        // "" = any
+	kbs      []string      // nil = any
+	decision gate.Decision // "" = any
+	since    int64         // unix nanoseconds; 0 = no bound
 	until    int64
 	id       uint64 // 0 = any
 }

@@ -28,7 +28,7 @@ func fakeTurn(tenant string) (*reqLog, gateTrace) {
 	}
 	o := gate.Decide(cfg, cands, true)
 	o = gate.ApplyOutline(o, gate.LocalOutline(cfg, o))
-	rep := &Report{Decision: string(o.Decision), Coverage: o.Coverage, LatencyMS: map[string]float64{"retrieve": 1, "gate": 2, "verify": 0.5},
+	rep := &Report{Decision: o.Decision, Coverage: &o.Coverage, LatencyMS: map[string]float64{"retrieve": 1, "gate": 2, "verify": 0.5},
 		Claims:  []judge.Claim{{Text: "A claim.", Citations: []int{1}, Verdict: "entailment", Evidence: "evidence"}},
 		Dropped: map[string]int{"invented": 1}, Verdicts: map[string]int{"entailment": 1}, Degraded: []string{}}
 	tr := gateTrace{question: "How do I restore a backup from last Tuesday?", cands: cands, rerankActive: true, cfg: &cfg, out: &o}
@@ -195,7 +195,7 @@ func TestTurnLogPersistRotation(t *testing.T) {
 		t.Fatalf("restored %d turns, first %+v", len(got), got[0])
 	}
 	for _, e := range got {
-		if o, _ := redecide(*e.cfg, &e); string(o.Decision) != e.decision {
+		if o, _ := redecide(*e.cfg, &e); o.Decision != e.decision {
 			t.Errorf("restored turn %d recomputes to %s, logged %s", e.seq, o.Decision, e.decision)
 		}
 	}

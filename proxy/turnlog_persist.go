@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/gauntlet"
 	"github.com/answer-guard/guard/judge"
 )
 
@@ -157,14 +158,14 @@ func rotatedFiles(dir string) []string {
 // storedTurn is one line of turns.jsonl read back.
 type storedTurn struct {
 	turnRow
-	RerankActive bool            `json:"rerank_active"`
-	Thresholds   *gateThresholds `json:"thresholds"`
-	Cands        []candView      `json:"candidate_list"`
-	Outline      []string        `json:"outline"`
-	Citations    json.RawMessage `json:"citations"`
-	Markers      json.RawMessage `json:"markers"`
-	Claims       json.RawMessage `json:"claims"`
-	Summary      json.RawMessage `json:"summary"`
+	RerankActive bool                `json:"rerank_active"`
+	Thresholds   *gateThresholds     `json:"thresholds"`
+	Cands        []candView          `json:"candidate_list"`
+	Outline      []string            `json:"outline"`
+	Citations    []gauntlet.Citation `json:"citations"`
+	Markers      *MarkerReport       `json:"markers"`
+	Claims       []judge.Claim       `json:"claims"`
+	Summary      *judge.Summary      `json:"summary"`
 }
 
 // restore loads the newest persisted turns (at most size x max_partitions,
@@ -235,16 +236,10 @@ func (tl *turnLog) push(st *storedTurn) {
 			stages[k] = v
 		}
 	}
-	raw := func(m json.RawMessage) any {
-		if len(m) == 0 {
-			return nil
-		}
-		return m
-	}
 	*e = turnEntry{seq: tl.seq.Add(1), at: at.UnixNano(), tenant: st.Tenant, kb: st.KB, model: st.Model, stream: st.Stream,
 		status: st.Status, decision: st.Decision, cov: st.Coverage, total: dur("total"), ttft: dur("ttft"), wait: dur("upstream_wait"),
-		rep: &Report{Decision: st.Decision, Citations: raw(st.Citations), Markers: raw(st.Markers), Claims: raw(st.Claims),
-			Summary: raw(st.Summary), Degraded: st.Degraded, LatencyMS: stages, Dropped: st.Dropped, Verdicts: st.Verdicts},
+		rep: &Report{Decision: st.Decision, Citations: st.Citations, Markers: st.Markers, Claims: st.Claims,
+			Summary: st.Summary, Degraded: st.Degraded, LatencyMS: stages, Dropped: st.Dropped, Verdicts: st.Verdicts},
 		cands: e.cands[:0], outline: e.outline[:0]}
 	// The questions setting in force applies to restored turns too.
 	switch tl.cfg.Questions {
@@ -255,12 +250,6 @@ func (tl *turnLog) push(st *storedTurn) {
 			e.qhash = maphash.String(tl.seed, st.Question)
 		} else if st.QuestionHash != "" {
 			fmt.Sscanf(st.QuestionHash, "%x", &e.qhash)
-		}
-	}
-	if tl.cfg.Questions != questionsKeep && len(st.Claims) > 0 {
-		var cl []judge.Claim // typed, so the detail view leaves their text out
-		if json.Unmarshal(st.Claims, &cl) == nil {
-			e.rep.Claims = cl
 		}
 	}
 	if st.Thresholds != nil {

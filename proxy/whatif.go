@@ -178,7 +178,7 @@ func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, examples
 		res.Turns++
 		if e.cfg != nil {
 			res.Exact.Checked++
-			if o, _ := redecide(*e.cfg, e); string(o.Decision) != e.decision {
+			if o, _ := redecide(*e.cfg, e); o.Decision != e.decision {
 				res.Exact.Mismatched++
 			}
 			if current != nil && !sameThresholds(*e.cfg, *current) {
@@ -189,17 +189,17 @@ func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, examples
 		if approx {
 			res.Approximate++
 		}
-		to := string(o.Decision)
-		res.Before[e.decision]++
+		to, from := string(o.Decision), string(e.decision)
+		res.Before[from]++
 		res.After[to]++
-		if to == e.decision {
+		if to == from {
 			continue
 		}
 		res.Changed++
-		k := [2]string{e.decision, to}
+		k := [2]string{from, to}
 		tr := byKey[k]
 		if tr == nil {
-			tr = &transition{From: e.decision, To: to, Examples: []whatIfExample{}}
+			tr = &transition{From: from, To: to, Examples: []whatIfExample{}}
 			byKey[k] = tr
 		}
 		tr.Count++
