@@ -355,10 +355,8 @@ func withServers(opt ChaosOptions, r *ChaosResult, faults string, mutate func(*m
 		mutate(&mcfg, &pc)
 	}
 	ip, err := StartInProcess(mcfg, func(c *proxy.Config) {
-		mc := c.Mock
 		base := c.Upstream.BaseURL
 		*c = pc
-		c.Mock = mc
 		if pc.Upstream.BaseURL == "" {
 			c.Upstream.BaseURL = base
 		}

@@ -91,7 +91,7 @@ func ClaimsQuality(ctx context.Context, n int, faults string, seed uint64, w io.
 
 func claimsRun(ctx context.Context, n int, f mockllm.Faults, seed uint64, mode string) (ClaimsReport, error) {
 	rep := ClaimsReport{Mode: mode, UncitedByClass: map[string]int{}, ByKind: map[string][2]int{}}
-	srv, url, stop, err := startFaultyGuard(f, seed, func(c *proxy.Config) { c.Stages.Verify.Mode = mode })
+	mock, url, stop, err := startFaultyGuard(f, seed, func(c *proxy.Config) { c.Stages.Verify.Mode = mode })
 	if err != nil {
 		return rep, err
 	}
@@ -107,7 +107,7 @@ func claimsRun(ctx context.Context, n int, f mockllm.Faults, seed uint64, mode s
 			return rep, fmt.Errorf("answer %d: %w", i, err)
 		}
 		rep.Answers++
-		rec, ok := srv.Mock().Log().Get(id)
+		rec, ok := mock.Log().Get(id)
 		if !ok {
 			continue // refused by the gate: nothing was generated
 		}

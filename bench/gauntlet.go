@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -77,7 +76,7 @@ func GauntletQuality(ctx context.Context, n int, faults string, seed uint64, w i
 	if err != nil {
 		return rep, err
 	}
-	srv, url, stop, err := startFaultyGuard(f, seed, nil)
+	mock, url, stop, err := startFaultyGuard(f, seed, nil)
 	if err != nil {
 		return rep, err
 	}
@@ -94,7 +93,7 @@ func GauntletQuality(ctx context.Context, n int, faults string, seed uint64, w i
 			return rep, fmt.Errorf("answer %d: %w", i, err)
 		}
 		rep.Answers++
-		rec, ok := srv.Mock().Log().Get(id)
+		rec, ok := mock.Log().Get(id)
 		if !ok { // refused by the gate: no upstream call, nothing injected
 			rep.Refused++
 			continue
@@ -111,31 +110,23 @@ func GauntletQuality(ctx context.Context, n int, faults string, seed uint64, w i
 }
 
 // startFaultyGuard starts a proxy with the full pipeline over the embedded
-// demo corpus and its in-process simulated upstream injecting faults f
+// demo corpus and an in-process simulated upstream injecting faults f
 // (unpaced, 4-rune events), configured further by mutate (may be nil). It
-// returns the chat completions URL and a stop function.
-func startFaultyGuard(f mockllm.Faults, seed uint64, mutate func(*proxy.Config)) (*proxy.Server, string, func(), error) {
-	cfg := proxy.DefaultConfig()
-	cfg.Mock.Faults, cfg.Mock.Pace, cfg.Mock.Seed, cfg.Mock.ChunkRunes = f, 0, seed, 4
-	cfg.Log.Level = "error"
-	if mutate != nil {
-		mutate(&cfg)
-	}
-	srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))
+// returns the simulated upstream (its injection log is the ground truth),
+// the chat completions URL and a stop function.
+func startFaultyGuard(f mockllm.Faults, seed uint64, mutate func(*proxy.Config)) (*mockllm.Server, string, func(), error) {
+	mcfg := mockllm.DefaultConfig()
+	mcfg.Faults, mcfg.Pace, mcfg.Seed, mcfg.ChunkRunes = f, 0, seed, 4
+	ip, err := StartInProcess(mcfg, func(c *proxy.Config) {
+		c.Log.Level = "error"
+		if mutate != nil {
+			mutate(c)
+		}
+	}, nil)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, "", nil, err
-	}
-	go srv.Serve(ln) //nolint:errcheck // ends at Shutdown
-	stop := func() {
-		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(c) //nolint:errcheck
-	}
-	return srv, "http://" + ln.Addr().String() + "/v1/chat/completions", stop, nil
+	return ip.Mock, ip.ProxyURL + "/chat/completions", func() { ip.Close() }, nil //nolint:errcheck
 }
 
 type guardWire struct {

@@ -37,7 +37,6 @@ func StartInProcess(mcfg mockllm.Config, mutate func(*proxy.Config), log *zap.Lo
 	}
 	cfg := proxy.DefaultConfig()
 	cfg.Upstream.BaseURL = mock.BaseURL()
-	cfg.Mock = mcfg
 	if mutate != nil {
 		mutate(&cfg)
 	}
@@ -82,8 +81,8 @@ type SelfOptions struct {
 	// configuration's pipeline.index (the embedded demo corpus when empty).
 	Index string
 	// Proxy, when set, is the proxy configuration to start from (guard
-	// bench load --self --config F); its upstream and mock are replaced by
-	// the in-process simulated upstream. nil = proxy.DefaultConfig().
+	// bench load --self --config F); its upstream is replaced by the
+	// in-process simulated upstream. nil = proxy.DefaultConfig().
 	Proxy *proxy.Config
 }
 
@@ -95,9 +94,9 @@ func SelfLoad(ctx context.Context, opt SelfOptions, progress io.Writer) (LoadRep
 	mcfg.Pace = opt.Pace
 	ip, err := StartInProcess(mcfg, func(c *proxy.Config) {
 		if opt.Proxy != nil {
-			up, mock := c.Upstream.BaseURL, c.Mock
+			up := c.Upstream.BaseURL
 			*c = *opt.Proxy
-			c.Upstream.BaseURL, c.Mock = up, mock
+			c.Upstream.BaseURL = up
 		}
 		c.Pipeline.Enabled = opt.Pipeline
 		if opt.Index != "" {

@@ -15,10 +15,10 @@ import (
 // in-process simulated upstream with no pacing.
 func benchTarget(b *testing.B, pipeline bool) (proxied, direct string) {
 	b.Helper()
-	cfg := proxy.DefaultConfig()
-	cfg.Mock.Pace = 0
-	cfg.Log.Level = "error"
-	cfg.Pipeline.Enabled = pipeline
+	tc := testConfig()
+	tc.Log.Level = "error"
+	tc.Pipeline.Enabled = pipeline
+	cfg, mock := withMock(b, tc)
 	var f proxy.PipelineFactory
 	if pipeline {
 		f = proxy.NewPipeline(nil)
@@ -37,7 +37,7 @@ func benchTarget(b *testing.B, pipeline bool) (proxied, direct string) {
 		defer cancel()
 		srv.Shutdown(ctx)
 	})
-	return "http://" + ln.Addr().String() + "/v1/chat/completions", srv.Mock().BaseURL() + "/chat/completions"
+	return "http://" + ln.Addr().String() + "/v1/chat/completions", mock.BaseURL() + "/chat/completions"
 }
 
 func post(b *testing.B, c *fasthttp.Client, url string, body []byte) {

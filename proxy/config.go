@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/answer-guard/guard/mockllm"
 )
 
 // Config is the whole configuration of guard serve: the proxy's own
@@ -23,7 +21,6 @@ type Config struct {
 	Models   ModelsConfig   `yaml:"models"`
 	Auth     AuthConfig     `yaml:"auth"`
 	Pipeline PipelineConfig `yaml:"pipeline"`
-	Mock     mockllm.Config `yaml:"mock"`
 	Log      LogConfig      `yaml:"log"`
 	State    StateConfig    `yaml:"state"` // gaps.go
 	Gaps     GapsConfig     `yaml:"gaps"`  // gaps.go
@@ -47,7 +44,7 @@ type ServerConfig struct {
 
 // UpstreamConfig is the OpenAI-compatible model server the proxy forwards to.
 type UpstreamConfig struct {
-	BaseURL          string        `yaml:"base_url"`           // e.g. http://127.0.0.1:9090/v1; empty = start the built-in simulated upstream
+	BaseURL          string        `yaml:"base_url"`           // e.g. http://127.0.0.1:9090/v1; required by New (guard serve starts its simulated upstream when empty)
 	APIKeyEnv        string        `yaml:"api_key_env"`        // env var holding the upstream API key; default OPENAI_API_KEY
 	FirstByteTimeout time.Duration `yaml:"first_byte_timeout"` // until the first upstream event of a stream; default 30s
 	IdleTimeout      time.Duration `yaml:"idle_timeout"`       // between two upstream events; default 30s
@@ -107,7 +104,6 @@ type LogConfig struct {
 // DefaultConfig is the built-in configuration (the same values as
 // configs/guard.yaml).
 func DefaultConfig() Config {
-	mock := mockllm.DefaultConfig()
 	return Config{
 		Server: ServerConfig{Addr: "127.0.0.1:8080", MaxBodyBytes: 1 << 20, MaxHeaderBytes: 16 << 10,
 			MaxJSONDepth: 64, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
@@ -116,7 +112,6 @@ func DefaultConfig() Config {
 			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
 			MaxResponseBytes: 16 << 20, MaxConns: 512, IdleConnTimeout: 4 * time.Second},
 		Pipeline: PipelineConfig{Enabled: true},
-		Mock:     mock,
 		Log:      LogConfig{Level: "info", FlushInterval: time.Second},
 		Gaps:     defaultGaps(),
 		State:    StateConfig{RedisTTL: 168 * time.Hour, RedisFlush: 500 * time.Millisecond},
@@ -143,8 +138,10 @@ func LoadConfig(path string) (Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// DecodeConfig decodes YAML onto cfg strictly.
-func DecodeConfig(b []byte, cfg *Config) error {
+// DecodeConfig decodes YAML onto cfg strictly: every key of the file must
+// name a field of cfg (a pointer to a struct: Config, or a struct that
+// inlines it beside sections of its own, as guard serve's file does).
+func DecodeConfig(b []byte, cfg any) error {
 	var root yaml.Node
 	if len(bytes.TrimSpace(b)) > 0 {
 		if err := yaml.Unmarshal(b, &root); err != nil {
@@ -158,7 +155,7 @@ func DecodeConfig(b []byte, cfg *Config) error {
 		return errors.New("empty: the file sets no keys (run without --config for the built-in defaults)")
 	}
 	var unknown []error
-	checkKeys(root.Content[0], reflect.TypeOf(*cfg), "", &unknown)
+	checkKeys(root.Content[0], reflect.TypeOf(cfg), "", &unknown)
 	if len(unknown) > 0 {
 		return errors.Join(unknown...)
 	}
@@ -253,7 +250,6 @@ func (c Config) Validate() error {
 	add("server", c.Server.validate())
 	add("upstream", c.Upstream.validate())
 	add("auth", c.Auth.validate(c.Server.Addr))
-	add("mock", c.Mock.Validate())
 	add("gaps", c.Gaps.validate())
 	add("state", c.State.validate())
 	add("turnlog", c.TurnLog.validate())

@@ -4,58 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"gopkg.in/yaml.v3"
 )
-
-// The shipped configs/guard.yaml holds every knob with exactly the built-in
-// default: decoding it onto a zero Config gives DefaultConfig, and every key
-// of the defaults appears in it.
-func TestShippedConfigMatchesDefaults(t *testing.T) {
-	b, err := os.ReadFile("../configs/guard.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got Config
-	if err := DecodeConfig(b, &got); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	want := DefaultConfig()
-	// Compared through YAML: an empty list in the file and a nil default
-	// are the same setting.
-	gb, _ := yaml.Marshal(got)
-	wb, _ := yaml.Marshal(want)
-	if string(gb) != string(wb) {
-		t.Errorf("configs/guard.yaml differs from DefaultConfig:\n--- file\n%s\n--- defaults\n%s", gb, wb)
-	}
-	var fileNode, defNode yaml.Node
-	yaml.Unmarshal(b, &fileNode)
-	db, _ := yaml.Marshal(want)
-	yaml.Unmarshal(db, &defNode)
-	have := map[string]bool{}
-	keyPaths(fileNode.Content[0], "", have)
-	need := map[string]bool{}
-	keyPaths(defNode.Content[0], "", need)
-	for k := range need {
-		if !have[k] {
-			t.Errorf("configs/guard.yaml lacks key %s", k)
-		}
-	}
-}
-
-func keyPaths(n *yaml.Node, prefix string, out map[string]bool) {
-	if n.Kind != yaml.MappingNode {
-		return
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		p := joinPath(prefix, n.Content[i].Value)
-		out[p] = true
-		// maps of user data (aliases, reserves, kind_words) are values, not keys
-		if !strings.HasSuffix(p, "aliases") && !strings.HasSuffix(p, "reserves") && !strings.HasSuffix(p, "kind_words") {
-			keyPaths(n.Content[i+1], p, out)
-		}
-	}
-}
 
 func TestStrictDecodeNamesUnknownKeys(t *testing.T) {
 	cfg := DefaultConfig()

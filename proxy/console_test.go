@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/answer-guard/guard/proxy"
 )
 
 // chromium finds a headless-capable Chromium or skips the test.
@@ -195,7 +193,7 @@ func TestConsoleServing(t *testing.T) {
 	if code, _ := get(t, root+"/console/missing.js", ""); code != 404 {
 		t.Errorf("GET /console/missing.js: %d, want 404", code)
 	}
-	off := startServer(t, func(c *proxy.Config) { c.Console.Enabled = false })
+	off := startServer(t, func(c *testCfg) { c.Console.Enabled = false })
 	offRoot := strings.TrimSuffix(off.base, "/v1")
 	if code, _ := get(t, offRoot+"/console", ""); code != 404 {
 		t.Errorf("console.enabled false: GET /console %d, want 404", code)

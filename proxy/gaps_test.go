@@ -41,8 +41,9 @@ func getGaps(t *testing.T, base, query, key string) (int, []gapEntry) {
 }
 
 // startOwned starts a guard proxy whose shutdown the test controls.
-func startOwned(t *testing.T, cfg proxy.Config) (*proxy.Server, string) {
+func startOwned(t *testing.T, tc testCfg) (*proxy.Server, string) {
 	t.Helper()
+	cfg, _ := withMock(t, tc)
 	srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))
 	if err != nil {
 		t.Fatalf("proxy.New: %v", err)
@@ -248,7 +249,7 @@ func TestGapQueue(t *testing.T) {
 // TestGapQueueNeedsAdminKey: with auth on, a tenant key gets 403 and an
 // admin key the list.
 func TestGapQueueNeedsAdminKey(t *testing.T) {
-	ts := startGuard(t, func(c *proxy.Config) {
+	ts := startGuard(t, func(c *testCfg) {
 		c.Auth.Enabled = true
 		c.Auth.Keys = []proxy.KeyConfig{{Name: "t", SHA256: sha("tenant-key"), Tenant: "acme", KBs: []string{"default"}}}
 		c.Auth.AdminKeys = []proxy.AdminKeyConfig{{Name: "ops", SHA256: sha("admin-key")}}
@@ -267,7 +268,7 @@ func TestGapQueueNeedsAdminKey(t *testing.T) {
 // classifies gap is queued with the question that produced it, once however
 // often it recurs.
 func TestGapQueueUncitedClaims(t *testing.T) {
-	ts := startGuard(t, func(c *proxy.Config) { c.Mock.Faults.Uncited = 1 })
+	ts := startGuard(t, func(c *testCfg) { c.Mock.Faults.Uncited = 1 })
 	for i := range 4 {
 		if d := askGap(t, ts.base, "default", groundQ, i%2 == 0); d != "ground" {
 			t.Fatalf("decision %s, want ground", d)

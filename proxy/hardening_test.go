@@ -62,7 +62,7 @@ func TestReloadNeverWeakensAuth(t *testing.T) {
 		t.Skipf("cannot bind 0.0.0.0 here: %v", err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	cfg := testConfig()
+	cfg, _ := withMock(t, testConfig())
 	cfg.Pipeline.Enabled = false
 	cfg.Server.Addr = ln.Addr().String()
 	cfg.Auth.Enabled = true
@@ -153,7 +153,7 @@ func grepLines(s, sub string) string {
 // tenant key is 403, none 401. /healthz and /readyz stay open. A method a
 // path does not take is 405 with an Allow header, in the OpenAI shape.
 func TestOperatorEndpointsAndMethods(t *testing.T) {
-	ts := startServer(t, func(c *proxy.Config) {
+	ts := startServer(t, func(c *testCfg) {
 		c.Auth.Enabled = true
 		c.Auth.Keys = []proxy.KeyConfig{{Name: "acme", SHA256: sha("sk-acme"), Tenant: "acme", KBs: []string{"docs"}}}
 		c.Auth.AdminKeys = []proxy.AdminKeyConfig{{Name: "ops", SHA256: sha("sk-admin")}}
@@ -210,7 +210,7 @@ func TestDuplicateKeysRefused(t *testing.T) {
 		fmt.Fprintf(w, `{"id":"x","object":"chat.completion","model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`, req.Model)
 	}))
 	defer up.Close()
-	ts := startServer(t, func(c *proxy.Config) {
+	ts := startServer(t, func(c *testCfg) {
 		c.Upstream.BaseURL = up.URL + "/v1"
 		c.Models.Allow = []string{"mock-1"}
 	})
@@ -290,7 +290,7 @@ func closingUpstream(t *testing.T) (string, *atomic.Int64) {
 // fresh one (the write or the first read failed: nothing was answered).
 func TestUpstreamClosingIdleConnections(t *testing.T) {
 	base, served := closingUpstream(t)
-	ts := startServer(t, func(c *proxy.Config) { c.Upstream.BaseURL = base })
+	ts := startServer(t, func(c *testCfg) { c.Upstream.BaseURL = base })
 	const n = 20
 	for i := range n {
 		resp, err := http.Post(ts.base+"/chat/completions", "application/json",

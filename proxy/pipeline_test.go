@@ -24,7 +24,7 @@ import (
 
 // startGuard starts a proxy with the full pipeline over the embedded demo
 // corpus.
-func startGuard(t *testing.T, mutate func(*proxy.Config)) *testServer {
+func startGuard(t *testing.T, mutate func(*testCfg)) *testServer {
 	t.Helper()
 	cfg := testConfig()
 	cfg.Log.Level = "error"
@@ -99,7 +99,7 @@ const groundQ = "What does error LF-4002 mean?"
 
 func TestGroundRefuseFallbackWithOpenAIClient(t *testing.T) {
 	ts := startGuard(t, nil)
-	refusing := startGuard(t, func(c *proxy.Config) {
+	refusing := startGuard(t, func(c *testCfg) {
 		// Every pool lands between bail-out and good enough: refuse.
 		c.Stages.Gate.BailOutBelow = 0
 		c.Stages.Gate.SufficientMax = 1
@@ -157,7 +157,7 @@ func TestNoRealIDReachesTheModel(t *testing.T) {
 func TestContradictionsReportAndStrict(t *testing.T) {
 	for _, mode := range []string{"report", "strict"} {
 		t.Run(mode, func(t *testing.T) {
-			ts := startGuard(t, func(c *proxy.Config) {
+			ts := startGuard(t, func(c *testCfg) {
 				c.Mock.Faults.Contradict = 1
 				c.Mock.Faults.Uncited = 1
 				c.Stages.Verify.Mode = mode
@@ -209,7 +209,7 @@ func TestRemoteStagesDownDegrade(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	closed := "http://" + ln.Addr().String()
 	ln.Close()
-	ts := startGuard(t, func(c *proxy.Config) {
+	ts := startGuard(t, func(c *testCfg) {
 		c.Stages.Retrieve.Rerank.Mode = "remote"
 		c.Stages.Retrieve.Rerank.URL = closed + "/rerank"
 		c.Stages.Retrieve.Rerank.Timeout = 500 * time.Millisecond
@@ -277,7 +277,7 @@ func counterSum(f *dto.MetricFamily) float64 {
 // retrieval engine (the retired engine is closed only after the swap, so the
 // new configuration answers at once).
 func TestMetricsAcrossReloadAndGzip(t *testing.T) {
-	ts := startGuard(t, func(c *proxy.Config) { c.Stages.Verify.MinContextChars = 0 })
+	ts := startGuard(t, func(c *testCfg) { c.Stages.Verify.MinContextChars = 0 })
 	if _, g := complete(t, ts, groundQ, false); g.Decision != "ground" {
 		t.Fatalf("decision %q, want ground", g.Decision)
 	}
@@ -324,7 +324,7 @@ func TestCardAndActionMarkers(t *testing.T) {
 	})}
 	go up.Serve(ln)
 	t.Cleanup(func() { up.Close() })
-	ts := startGuard(t, func(c *proxy.Config) { c.Upstream.BaseURL = "http://" + ln.Addr().String() + "/v1" })
+	ts := startGuard(t, func(c *testCfg) { c.Upstream.BaseURL = "http://" + ln.Addr().String() + "/v1" })
 	body := `{"model":"m","messages":[
 		{"role":"user","content":"` + groundQ + `"},
 		{"role":"assistant","content":null,"tool_calls":[
@@ -385,7 +385,7 @@ func TestReportModeVerifiesWhileStreaming(t *testing.T) {
 	})}
 	go judgeSrv.Serve(ln)
 	t.Cleanup(func() { judgeSrv.Close() })
-	ts := startGuard(t, func(c *proxy.Config) {
+	ts := startGuard(t, func(c *testCfg) {
 		c.Mock.Pace = 5 * time.Millisecond
 		c.Stages.Verify.Mode = "report"
 		c.Stages.Verify.Verifier = "llm"

@@ -63,7 +63,7 @@ func upstreamCalls(ts *testServer) int64 { return ts.mock.Requests() }
 // was never called.
 func TestPlannerEmptyOutlineRefusesWithoutUpstream(t *testing.T) {
 	url, seen := plannerServer(t, "[]")
-	ts := startGuard(t, func(c *proxy.Config) {
+	ts := startGuard(t, func(c *testCfg) {
 		c.Stages.Gate.Planner.Mode = "remote"
 		c.Stages.Gate.Planner.BaseURL = url
 		c.Stages.Gate.Planner.Model = "planner"
@@ -92,7 +92,7 @@ func TestRemotePlannerDownDegradesToLocal(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there
-	ts := startGuard(t, func(c *proxy.Config) {
+	ts := startGuard(t, func(c *testCfg) {
 		c.Stages.Gate.Planner.Mode = "remote"
 		c.Stages.Gate.Planner.BaseURL = "http://" + addr + "/v1"
 		c.Stages.Gate.Planner.Model = "planner"
@@ -136,7 +136,7 @@ func TestPlannerTenantIsolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	url, seen := plannerServer(t, "[1]")
-	ts := startGuard(t, func(c *proxy.Config) {
+	ts := startGuard(t, func(c *testCfg) {
 		c.Pipeline.Index = dir
 		c.Stages.Gate.Planner.Mode = "remote"
 		c.Stages.Gate.Planner.BaseURL = url

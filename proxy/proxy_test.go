@@ -70,7 +70,7 @@ type testServer struct {
 	mock *mockllm.Server
 }
 
-func startServer(t *testing.T, mutate func(*proxy.Config)) *testServer {
+func startServer(t *testing.T, mutate func(*testCfg)) *testServer {
 	t.Helper()
 	cfg := testConfig()
 	cfg.Pipeline.Enabled = false
@@ -80,19 +80,43 @@ func startServer(t *testing.T, mutate func(*proxy.Config)) *testServer {
 	return serve(t, cfg, nil)
 }
 
+// testCfg is what a test sets: the proxy's configuration and that of the
+// simulated upstream serve starts for it (as guard serve does).
+type testCfg struct {
+	proxy.Config
+	Mock mockllm.Config
+}
+
 // testConfig is the default configuration with an unpaced simulated
 // upstream and a fast disconnect probe.
-func testConfig() proxy.Config {
-	cfg := proxy.DefaultConfig()
+func testConfig() testCfg {
+	cfg := testCfg{Config: proxy.DefaultConfig(), Mock: mockllm.DefaultConfig()}
 	cfg.Mock.Pace = 0
 	cfg.Server.DisconnectProbe = 20 * time.Millisecond
 	return cfg
 }
 
-// serve starts a proxy for cfg on a loopback port and shuts it down when
-// the test ends.
-func serve(t *testing.T, cfg proxy.Config, factory proxy.PipelineFactory) *testServer {
+// withMock starts the simulated upstream of cfg for the test's life and
+// returns the proxy configuration pointed at it (unless it names an
+// upstream of its own).
+func withMock(t testing.TB, cfg testCfg) (proxy.Config, *mockllm.Server) {
 	t.Helper()
+	mock, err := mockllm.Start(cfg.Mock, "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("start simulated upstream: %v", err)
+	}
+	t.Cleanup(func() { mock.Close() })
+	if cfg.Upstream.BaseURL == "" {
+		cfg.Upstream.BaseURL = mock.BaseURL()
+	}
+	return cfg.Config, mock
+}
+
+// serve starts a proxy for cfg (and its simulated upstream) on a loopback
+// port and shuts it down when the test ends.
+func serve(t *testing.T, tc testCfg, factory proxy.PipelineFactory) *testServer {
+	t.Helper()
+	cfg, mock := withMock(t, tc)
 	srv, err := proxy.New(cfg, nil, factory)
 	if err != nil {
 		t.Fatalf("proxy.New: %v", err)
@@ -109,7 +133,7 @@ func serve(t *testing.T, cfg proxy.Config, factory proxy.PipelineFactory) *testS
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return &testServer{srv: srv, base: "http://" + ln.Addr().String() + "/v1", mock: srv.Mock()}
+	return &testServer{srv: srv, base: "http://" + ln.Addr().String() + "/v1", mock: mock}
 }
 
 func (ts *testServer) client(opts ...option.RequestOption) openai.Client {
@@ -164,7 +188,7 @@ func TestOpenAIClientNonStream(t *testing.T) {
 }
 
 func TestOpenAIClientStream(t *testing.T) {
-	ts := startServer(t, func(c *proxy.Config) { c.Mock.ChunkRunes = 3 })
+	ts := startServer(t, func(c *testCfg) { c.Mock.ChunkRunes = 3 })
 	for _, usage := range []bool{false, true} {
 		t.Run(fmt.Sprintf("include_usage=%v", usage), func(t *testing.T) {
 			p := params(true)
@@ -293,7 +317,7 @@ func postStream(t *testing.T, ts *testServer, body string) (*http.Response, []st
 const streamBody = `{"model":"mock-1","stream":true,"messages":[{"role":"system","content":"Notes:\n[^1] (kind: lecture; address: HB 1.2) The return window is 30 days from delivery.\n[^2] (kind: lecture; address: HB 1.3) Refunds are issued within 5 business days.\n[^3] (kind: lecture; address: HB 1.4) Store credit never expires."},{"role":"user","content":"returns?"}]}`
 
 func TestUpstreamDiesMidStream(t *testing.T) {
-	ts := startServer(t, func(c *proxy.Config) { c.Mock.Faults.Disconnect = 1 })
+	ts := startServer(t, func(c *testCfg) { c.Mock.Faults.Disconnect = 1 })
 	resp, events := postStream(t, ts, streamBody)
 	if resp.StatusCode != 200 {
 		t.Fatalf("got status %d, want 200 (the stream had started)", resp.StatusCode)
@@ -313,13 +337,13 @@ func TestUpstreamDiesMidStream(t *testing.T) {
 }
 
 func TestSlowFirstByte(t *testing.T) {
-	ts := startServer(t, func(c *proxy.Config) {
+	ts := startServer(t, func(c *testCfg) {
 		c.Mock.Faults.SlowFirst = 1
 		c.Mock.SlowFirstDelay = 3 * time.Second
 		c.Upstream.FirstByteTimeout = 100 * time.Millisecond
 	})
 	// a non-stream answer arrives whole: only request_timeout cuts it
-	whole := startServer(t, func(c *proxy.Config) {
+	whole := startServer(t, func(c *testCfg) {
 		c.Mock.Faults.SlowFirst = 1
 		c.Mock.SlowFirstDelay = 3 * time.Second
 		c.Upstream.RequestTimeout = 100 * time.Millisecond
@@ -342,7 +366,7 @@ func TestSlowFirstByte(t *testing.T) {
 }
 
 func TestIdleTimeoutBetweenEvents(t *testing.T) {
-	ts := startServer(t, func(c *proxy.Config) {
+	ts := startServer(t, func(c *testCfg) {
 		c.Mock.Faults.Stall = 1
 		c.Mock.StallDelay = 3 * time.Second
 		c.Upstream.IdleTimeout = 100 * time.Millisecond
@@ -358,7 +382,7 @@ func TestIdleTimeoutBetweenEvents(t *testing.T) {
 }
 
 func TestUpstreamRefusedAndDown(t *testing.T) {
-	ts := startServer(t, func(c *proxy.Config) { c.Mock.Faults.Refuse = 1 })
+	ts := startServer(t, func(c *testCfg) { c.Mock.Faults.Refuse = 1 })
 	resp, events := postStream(t, ts, streamBody)
 	if resp.StatusCode != 502 || !strings.Contains(events[0], `"upstream_error"`) {
 		t.Errorf("upstream 503: got %d %s, want 502 upstream_error", resp.StatusCode, events)
@@ -367,7 +391,7 @@ func TestUpstreamRefusedAndDown(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
-	down := startServer(t, func(c *proxy.Config) { c.Upstream.BaseURL = "http://" + addr + "/v1" })
+	down := startServer(t, func(c *testCfg) { c.Upstream.BaseURL = "http://" + addr + "/v1" })
 	resp, events = postStream(t, down, streamBody)
 	if resp.StatusCode != 502 || !strings.Contains(events[0], "upstream_unavailable") {
 		t.Errorf("upstream down: got %d %s, want 502 upstream_unavailable", resp.StatusCode, events)
@@ -375,7 +399,7 @@ func TestUpstreamRefusedAndDown(t *testing.T) {
 }
 
 func TestDisconnectCancelsUpstream(t *testing.T) {
-	ts := startServer(t, func(c *proxy.Config) {
+	ts := startServer(t, func(c *testCfg) {
 		c.Mock.Pace = 20 * time.Millisecond
 		c.Mock.ChunkRunes = 1
 	})
@@ -403,7 +427,7 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	ts := startServer(t, func(c *proxy.Config) {
+	ts := startServer(t, func(c *testCfg) {
 		c.Server.MaxBodyBytes = 4096
 		c.Models.Allow = []string{"mock-1"}
 	})
@@ -477,7 +501,7 @@ func sha(s string) string {
 }
 
 func TestAuthAndTenancy(t *testing.T) {
-	ts := startServer(t, func(c *proxy.Config) {
+	ts := startServer(t, func(c *testCfg) {
 		c.Auth.Enabled = true
 		c.Auth.Keys = []proxy.KeyConfig{
 			{Name: "acme", SHA256: sha("sk-acme"), Tenant: "acme", KBs: []string{"docs", "faq"}},
@@ -536,7 +560,7 @@ func TestConfigRejectsAuthOffOnPublicAddr(t *testing.T) {
 }
 
 func TestReloadKeepsStreamsAndAppliesConfig(t *testing.T) {
-	ts := startServer(t, func(c *proxy.Config) {
+	ts := startServer(t, func(c *testCfg) {
 		c.Mock.Pace = 10 * time.Millisecond
 		c.Mock.ChunkRunes = 2
 	})

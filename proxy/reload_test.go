@@ -39,7 +39,7 @@ func TestIndexAddVisibleToRunningServer(t *testing.T) {
 	if _, err := index.Build(ctx, ic, []string{base}, nil, v1, zap.NewNop()); err != nil {
 		t.Fatal(err)
 	}
-	ts := startGuard(t, func(c *proxy.Config) {
+	ts := startGuard(t, func(c *testCfg) {
 		c.Pipeline.Index = v1
 		c.Stages.Verify.MinContextChars = 0
 	})

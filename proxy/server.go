@@ -19,8 +19,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
-
-	"github.com/answer-guard/guard/mockllm"
 )
 
 // PipelineFactory builds the pipeline for a configuration (at start and on
@@ -35,7 +33,6 @@ type Server struct {
 	rt      atomic.Pointer[runtime]
 	srv     *fasthttp.Server
 	m       *metrics
-	mock    *mockllm.Server
 	ready   atomic.Bool
 	streams sync.WaitGroup // in-flight stream writers
 	reqSeq  atomic.Uint64
@@ -58,9 +55,8 @@ type runtime struct {
 	adminKeys [][sha256.Size]byte
 }
 
-// New builds a server from cfg. With no upstream base URL it starts the
-// simulated upstream in-process on a loopback port. factory may be nil for a
-// pure pass-through proxy.
+// New builds a server from cfg; cfg.Upstream.BaseURL must be set. factory
+// may be nil for a pure pass-through proxy.
 func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -70,14 +66,6 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 	}
 	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(), tr: newTransport(cfg.Upstream.MaxConns, cfg.Upstream.IdleConnTimeout),
 		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes, cfg.Upstream.IdleConnTimeout)}
-	if cfg.Upstream.BaseURL == "" {
-		mock, err := mockllm.Start(cfg.Mock, "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("start simulated upstream: %w", err)
-		}
-		s.mock = mock
-		s.log.Info("no upstream configured: serving against the built-in simulated upstream", zap.String("base_url", mock.BaseURL()))
-	}
 	rt, err := s.build(cfg)
 	if err == nil {
 		err = s.startGaps(cfg)
@@ -100,9 +88,6 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		s.stopGaps() //nolint:errcheck // the start error is the one to report
 		if s.turnW != nil {
 			s.turnW.Close()
-		}
-		if s.mock != nil {
-			s.mock.Close()
 		}
 		return nil, err
 	}
@@ -128,10 +113,7 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 func (s *Server) build(cfg Config) (*runtime, error) {
 	base := cfg.Upstream.BaseURL
 	if base == "" {
-		if s.mock == nil {
-			return nil, errors.New("upstream.base_url: empty, and the simulated upstream was not started with the server (restart to switch)")
-		}
-		base = s.mock.BaseURL()
+		return nil, errors.New("upstream.base_url: empty: set the upstream's base URL")
 	}
 	key := ""
 	if cfg.Upstream.APIKeyEnv != "" {
@@ -247,9 +229,6 @@ func (s *Server) listenAddr() string {
 // Config returns the configuration in force.
 func (s *Server) Config() Config { return s.rt.Load().cfg }
 
-// Mock returns the in-process simulated upstream, or nil.
-func (s *Server) Mock() *mockllm.Server { return s.mock }
-
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
 	a := ln.Addr().String()
@@ -258,7 +237,7 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 // Shutdown stops accepting, waits for in-flight streams up to ctx, then
-// closes the simulated upstream.
+// releases the pipeline and the operator state.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.ready.Store(false)
 	err := s.srv.ShutdownWithContext(ctx)
@@ -273,9 +252,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	rt.up.close()
 	s.fast.CloseIdleConnections()
 	rt.pipe.Close()
-	if s.mock != nil {
-		s.mock.Close()
-	}
 	if gerr := s.stopGaps(); gerr != nil {
 		err = errors.Join(err, gerr)
 	}

@@ -44,7 +44,7 @@ func TestShortSourcesContradictionEndToEnd(t *testing.T) {
 	const q = "Tell me about the Skerry lighthouse: when was it first lit, how tall is it, and when was it automated?"
 	for _, mode := range []string{"report", "strict"} {
 		for _, contradict := range []float64{1, 0} {
-			ts := startGuard(t, func(c *proxy.Config) {
+			ts := startGuard(t, func(c *testCfg) {
 				c.Pipeline.Index = dir
 				c.Stages.Verify.Mode = mode
 				c.Mock.Faults = mockllm.Faults{Contradict: contradict}
@@ -110,7 +110,7 @@ func TestShortCombinedContextNotChecked(t *testing.T) {
 	if _, err := index.Build(context.Background(), proxy.DefaultConfig().Stages.Index, []string{corpus}, nil, dir, zap.NewNop()); err != nil {
 		t.Fatal(err)
 	}
-	ts := startGuard(t, func(c *proxy.Config) {
+	ts := startGuard(t, func(c *testCfg) {
 		c.Pipeline.Index = dir
 		c.Stages.Gate.GoodEnoughMax, c.Stages.Gate.SufficientMax, c.Stages.Gate.BailOutBelow = 0, 0, 0
 		c.Mock.Faults = mockllm.Faults{Contradict: 1}

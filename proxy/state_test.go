@@ -15,6 +15,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/answer-guard/guard/mockllm"
 )
 
 // startRedis runs a real redis-server on a free loopback port (no
@@ -75,6 +77,14 @@ func startRedis(t *testing.T) (string, func()) {
 
 func startReplica(t *testing.T, cfg Config) (*Server, string) {
 	t.Helper()
+	mcfg := mockllm.DefaultConfig()
+	mcfg.Pace = 0
+	mock, err := mockllm.Start(mcfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mock.Close() })
+	cfg.Upstream.BaseURL = mock.BaseURL()
 	srv, err := New(cfg, nil, NewPipeline(nil))
 	if err != nil {
 		t.Fatalf("New: %v", err)

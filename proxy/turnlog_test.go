@@ -306,7 +306,7 @@ func TestWhatIfExact(t *testing.T) {
 // tenant's turns (and is 403 when it names another tenant), an admin key
 // sees every tenant's.
 func TestTurnLogTenantIsolation(t *testing.T) {
-	ts := startGuard(t, func(c *proxy.Config) {
+	ts := startGuard(t, func(c *testCfg) {
 		c.Auth.Enabled = true
 		c.Auth.Keys = []proxy.KeyConfig{
 			{Name: "acme", SHA256: sha("sk-acme"), Tenant: "acme", KBs: []string{"default"}},
@@ -382,7 +382,7 @@ func TestTurnLogTenantIsolation(t *testing.T) {
 // With questions: hash the question text and the answer's sentences are not
 // kept; repeats of one question share a hash.
 func TestTurnLogQuestionRedaction(t *testing.T) {
-	ts := startGuard(t, func(c *proxy.Config) { c.TurnLog.Questions = "hash" })
+	ts := startGuard(t, func(c *testCfg) { c.TurnLog.Questions = "hash" })
 	root := strings.TrimSuffix(ts.base, "/v1")
 	q := "What does error LF-4002 mean?"
 	ask(t, ts, "", "", q, false)
@@ -432,7 +432,7 @@ func TestTurnLogQuestionRedaction(t *testing.T) {
 // locally and counted as approximate.
 func TestWhatIfRemotePlanner(t *testing.T) {
 	url, _ := plannerServer(t, "[2]")
-	ts := startGuard(t, func(c *proxy.Config) {
+	ts := startGuard(t, func(c *testCfg) {
 		c.Stages.Gate.Planner.Mode = "remote"
 		c.Stages.Gate.Planner.BaseURL = url
 		c.Stages.Gate.Planner.Model = "planner"
@@ -491,7 +491,8 @@ func TestTurnLogPersistedByServer(t *testing.T) {
 	cfg.Log.Level = "error"
 	cfg.TurnLog.Persist.Dir = dir
 	start := func() (*proxy.Server, *testServer) {
-		srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))
+		pc, mock := withMock(t, cfg)
+		srv, err := proxy.New(pc, nil, proxy.NewPipeline(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -500,7 +501,7 @@ func TestTurnLogPersistedByServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		go srv.Serve(ln)
-		return srv, &testServer{srv: srv, base: "http://" + ln.Addr().String() + "/v1", mock: srv.Mock()}
+		return srv, &testServer{srv: srv, base: "http://" + ln.Addr().String() + "/v1", mock: mock}
 	}
 	stop := func(srv *proxy.Server) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

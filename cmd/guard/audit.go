@@ -9,9 +9,10 @@ import (
 	"io"
 	"strings"
 
+	"go.uber.org/zap"
+
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/judge"
-	"go.uber.org/zap"
 )
 
 // haluVerifier adapts the judge's claim verifier to what HaluGate asks of

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/answer-guard/guard/bench"
-	"github.com/answer-guard/guard/proxy"
 )
 
 func init() {
@@ -116,11 +115,11 @@ func benchLoad(ctx context.Context, args []string) error {
 		}
 		opt := bench.SelfOptions{Load: cfg, Pipeline: pipeline, Pace: pace, Index: *selfIndex}
 		if *config != "" {
-			pc, err := proxy.LoadConfig(*config)
+			f, err := loadFile(*config)
 			if err != nil {
 				return err
 			}
-			opt.Proxy = &pc
+			opt.Proxy = &f.Config
 		}
 		rep, err = bench.SelfLoad(ctx, opt, os.Stderr)
 	} else {

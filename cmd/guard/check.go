@@ -12,7 +12,6 @@ import (
 	"github.com/answer-guard/guard/gauntlet"
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/judge"
-	"github.com/answer-guard/guard/proxy"
 	"github.com/answer-guard/guard/retrieve"
 )
 
@@ -63,7 +62,7 @@ func checkMain(args []string) (int, error) {
 	if len(files) == 0 {
 		return 2, errors.New("no file given\n" + checkUsage)
 	}
-	cfg, err := proxy.LoadConfig(*cfgPath)
+	cfg, err := loadFile(*cfgPath)
 	if err != nil {
 		return 2, err
 	}

@@ -10,10 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/zap"
+
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/proxy"
 	"github.com/answer-guard/guard/retrieve"
-	"go.uber.org/zap"
 )
 
 // derivedFAQ is an FAQ written from the demo handbook: two faithful

@@ -14,13 +14,13 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/internal/corpuscal"
 	"github.com/answer-guard/guard/judge"
-	"github.com/answer-guard/guard/proxy"
 	"github.com/answer-guard/guard/retrieve"
-	"go.uber.org/zap"
 )
 
 func init() {
@@ -38,7 +38,7 @@ type indexSections struct {
 // loadIndexSections reads the whole config file the way serve does (strict
 // keys, every problem reported) and keeps the index and retrieve sections.
 func loadIndexSections(path string) (indexSections, error) {
-	cfg, err := proxy.LoadConfig(path)
+	cfg, err := loadFile(path)
 	s := indexSections{Index: cfg.Stages.Index, Retrieve: cfg.Stages.Retrieve, Gate: cfg.Stages.Gate, Verify: cfg.Stages.Verify}
 	return s, err
 }

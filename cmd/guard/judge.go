@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/answer-guard/guard/judge"
-	"github.com/answer-guard/guard/proxy"
 	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/judge"
 )
 
 func init() {
@@ -68,7 +68,7 @@ func runJudge(args []string) error {
 	if *pairs == "" {
 		return usageErrorf(fs, "--pairs is required")
 	}
-	full, err := proxy.LoadConfig(*config)
+	full, err := loadFile(*config)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"syscall"
 
 	"github.com/answer-guard/guard/mockllm"
-	"github.com/answer-guard/guard/proxy"
 )
 
 func init() {
@@ -18,7 +17,7 @@ func init() {
 func runMockLLM(args []string) error {
 	// The config file's mock section is the base; the flags, whose
 	// defaults are its values, override it.
-	full, err := proxy.LoadConfig(configArg(args))
+	full, err := loadFile(configArg(args))
 	if err != nil {
 		return err
 	}

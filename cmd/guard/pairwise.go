@@ -16,7 +16,6 @@ import (
 
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/judge"
-	"github.com/answer-guard/guard/proxy"
 )
 
 // pairwiseFlags are the flags of guard judge that belong to --pairwise.
@@ -48,7 +47,7 @@ func runPairwise(ctx context.Context, fs *flag.FlagSet, pf pairwiseFlags, config
 	if *pf.a == "" || *pf.b == "" {
 		return usageErrorf(fs, "--pairwise needs --a and --b")
 	}
-	full, err := proxy.LoadConfig(configPath)
+	full, err := loadFile(configPath)
 	if err != nil {
 		return err
 	}

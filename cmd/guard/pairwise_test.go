@@ -21,8 +21,15 @@ import (
 // guard switched off.
 func startProxy(t *testing.T, pipeline bool) string {
 	t.Helper()
+	mcfg := mockllm.DefaultConfig()
+	mcfg.Pace = 0
+	mock, err := mockllm.Start(mcfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mock.Close() })
 	cfg := proxy.DefaultConfig()
-	cfg.Mock.Pace = 0
+	cfg.Upstream.BaseURL = mock.BaseURL()
 	cfg.Log.Level = "error"
 	cfg.Pipeline.Enabled = pipeline
 	srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))

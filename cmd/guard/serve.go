@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/answer-guard/guard/mockllm"
 	"github.com/answer-guard/guard/proxy"
 )
 
@@ -24,7 +25,7 @@ func init() {
 // serveFlags are the flags that override the config file.
 type serveFlags struct {
 	config, addr, upstream, index string
-	file                          *proxy.Config // the file as last loaded, before the flags
+	file                          *guardFile // the file as last loaded, before the flags
 }
 
 // load reads the config file and applies the flags over it. On a reload a
@@ -32,8 +33,8 @@ type serveFlags struct {
 // who edits pipeline.index (or upstream.base_url, server.addr) in the file
 // and sends SIGHUP gets the file's value, and the flag is dropped from then
 // on.
-func (f *serveFlags) load() (proxy.Config, error) {
-	cfg, err := proxy.LoadConfig(f.config)
+func (f *serveFlags) load() (guardFile, error) {
+	cfg, err := loadFile(f.config)
 	if err != nil {
 		return cfg, err
 	}
@@ -56,10 +57,24 @@ func (f *serveFlags) load() (proxy.Config, error) {
 	apply(&f.addr, &cfg.Server.Addr, pAddr)
 	apply(&f.upstream, &cfg.Upstream.BaseURL, pUp)
 	apply(&f.index, &cfg.Pipeline.Index, pIdx)
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(); err != nil {
 		return cfg, err
 	}
 	f.file = &file
+	return cfg, nil
+}
+
+// upstreamOf returns cfg with its upstream set: the configured one, or the
+// simulated upstream mock started with the server when upstream.base_url is
+// empty (nil: none was started, so an empty base URL is an error).
+func upstreamOf(cfg proxy.Config, mock *mockllm.Server) (proxy.Config, error) {
+	if cfg.Upstream.BaseURL != "" {
+		return cfg, nil
+	}
+	if mock == nil {
+		return cfg, errors.New("upstream.base_url: empty, and the simulated upstream was not started with the server (restart to switch)")
+	}
+	cfg.Upstream.BaseURL = mock.BaseURL()
 	return cfg, nil
 }
 
@@ -103,10 +118,11 @@ func runServe(args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf(fs, "unexpected argument %q (see guard serve -h)", fs.Arg(0))
 	}
-	cfg, err := f.load()
+	file, err := f.load()
 	if err != nil {
 		return err
 	}
+	cfg := file.Config
 	log, err := newLogger(cfg.Log.Level, cfg.Log.FlushInterval)
 	if err != nil {
 		return err
@@ -116,6 +132,19 @@ func runServe(args []string) error {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	var mock *mockllm.Server
+	if cfg.Upstream.BaseURL == "" {
+		// No upstream configured: serve against the built-in simulated
+		// one (mock section), on a loopback port, for this process's life.
+		if mock, err = mockllm.Start(file.Mock, "127.0.0.1:0"); err != nil {
+			return fmt.Errorf("start simulated upstream: %w", err)
+		}
+		defer mock.Close()
+		log.Info("no upstream configured: serving against the built-in simulated upstream", zap.String("base_url", mock.BaseURL()))
+	}
+	if cfg, err = upstreamOf(cfg, mock); err != nil {
+		return err
+	}
 	srv, err := proxy.New(cfg, log, proxy.NewPipeline(log))
 	if err != nil {
 		return err
@@ -138,11 +167,15 @@ func runServe(args []string) error {
 		case sig := <-sigs:
 			if sig == syscall.SIGHUP {
 				// Reload: the file, with the flags over the keys it did not change.
-				cfg, err := f.load()
+				file, err := f.load()
+				var next proxy.Config
+				if err == nil {
+					next, err = upstreamOf(file.Config, mock)
+				}
 				if err != nil {
 					err = srv.ReloadFailed(err)
 				} else {
-					err = srv.Reload(cfg)
+					err = srv.Reload(next)
 				}
 				if err != nil {
 					log.Error("reload rejected; keeping the running configuration", zap.Error(err))
