@@ -66,8 +66,7 @@ func checkMain(args []string) (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	// TODO(lead): read the `check` section once proxy.Config carries it.
-	cc := check.DefaultConfig()
+	cc := cfg.Check // the file's check section, the flags over it
 	if *failOn != "" {
 		cc.FailOn = *failOn
 	}
