@@ -94,7 +94,6 @@ type Config struct {
 // concurrent use.
 type Client struct {
 	cfg  Config
-	base string
 	key  string
 	hc   *http.Client
 	m    clientMetrics
@@ -116,7 +115,7 @@ func New(cfg Config) *Client {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = cfg.MaxIdleConns
-	c := &Client{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), hc: &http.Client{Transport: tr}, m: cfg.Metrics.client(cfg.Name)}
+	c := &Client{cfg: cfg, hc: &http.Client{Transport: tr}, m: cfg.Metrics.client(cfg.Name)}
 	if cfg.APIKeyEnv != "" {
 		c.key = os.Getenv(cfg.APIKeyEnv)
 	}
@@ -204,7 +203,7 @@ func (c *Client) PostJSON(ctx context.Context, path string, req, resp any) error
 // call is PostJSON without counting a usable response: the caller checks
 // the decoded body and counts it ok or bad_response.
 func (c *Client) call(ctx context.Context, path string, req, resp any) error {
-	u := c.base + path
+	u := c.url(path)
 	body, err := json.Marshal(req)
 	if err != nil {
 		return &Error{Client: c.cfg.Name, URL: u, Err: fmt.Errorf("encode request: %w", err)}
@@ -220,11 +219,20 @@ func (c *Client) call(ctx context.Context, path string, req, resp any) error {
 	return nil
 }
 
+// url is BaseURL itself for the path "", else BaseURL without its
+// trailing slashes followed by path.
+func (c *Client) url(path string) string {
+	if path == "" {
+		return c.cfg.BaseURL
+	}
+	return strings.TrimRight(c.cfg.BaseURL, "/") + path
+}
+
 // badResponse counts and returns the error of a 2xx body that decoded but
 // is not what the call expects.
 func (c *Client) badResponse(path, format string, a ...any) error {
 	c.m.result("bad_response")
-	return &Error{Client: c.cfg.Name, URL: c.base + path, Status: http.StatusOK, Err: fmt.Errorf("%w: %s", ErrBadResponse, fmt.Sprintf(format, a...))}
+	return &Error{Client: c.cfg.Name, URL: c.url(path), Status: http.StatusOK, Err: fmt.Errorf("%w: %s", ErrBadResponse, fmt.Sprintf(format, a...))}
 }
 
 // post runs the attempts of one call and returns the 2xx body.
