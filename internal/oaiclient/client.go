@@ -93,10 +93,10 @@ type Config struct {
 // Client posts JSON to one OpenAI-compatible server. It is safe for
 // concurrent use.
 type Client struct {
-	cfg  Config
-	key  string
-	hc   *http.Client
-	m    clientMetrics
+	cfg Config
+	key string
+	hc  *http.Client
+	m   clientMetrics
 }
 
 // New returns a client for cfg, with its own connection pool.
