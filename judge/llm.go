@@ -1,19 +1,17 @@
 package judge
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/internal/oaiclient"
 )
 
 // LLM is the remote verifier: an OpenAI-compatible chat model asked, with a
@@ -22,12 +20,12 @@ import (
 // concurrent samples are taken and a label needs agree of them.
 //
 // Every call holds a slot of the shared semaphore, so concurrent calls across
-// all requests stay bounded.
+// all requests stay bounded. Calls go through the shared client (client
+// "judge" in its metrics), one attempt each, bounded by cfg.Timeout.
 type LLM struct {
 	cfg     LLMConfig
 	cp      ChainPollConfig
-	key     string
-	client  *http.Client
+	client  *oaiclient.Client
 	sem     chan struct{}
 	log     *zap.Logger
 	metrics *Metrics
@@ -44,13 +42,11 @@ func NewLLM(cfg LLMConfig, cp ChainPollConfig, sem chan struct{}, log *zap.Logge
 	if log == nil {
 		log = zap.NewNop()
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = cap(sem)
-	l := &LLM{cfg: cfg, cp: cp, client: &http.Client{Transport: tr}, sem: sem, log: log, metrics: &Metrics{}}
-	if cfg.APIKeyEnv != "" {
-		l.key = os.Getenv(cfg.APIKeyEnv)
-	}
-	return l
+	client := oaiclient.New(oaiclient.Config{
+		Name: "judge", BaseURL: cfg.BaseURL, APIKeyEnv: cfg.APIKeyEnv,
+		Timeout: cfg.Timeout, MaxIdleConns: cap(sem), MaxResponse: 1 << 20,
+	})
+	return &LLM{cfg: cfg, cp: cp, client: client, sem: sem, log: log, metrics: &Metrics{}}
 }
 
 // ErrBadAnswer is returned (wrapped) when the judge model's answer carries
@@ -108,7 +104,7 @@ func (l *LLM) finish(v Verdict, claim string) Verdict {
 // chainPoll takes cp.Votes concurrent samples and returns the label at
 // least cp.Agree of them chose (confidence = share of votes for it), or
 // neutral when no label reaches cp.Agree.
-func (l *LLM) chainPoll(ctx context.Context, msgs []chatMessage) (Verdict, error) {
+func (l *LLM) chainPoll(ctx context.Context, msgs []oaiclient.Message) (Verdict, error) {
 	l.metrics.chainPolls.Add(1)
 	votes := make([]Verdict, l.cp.Votes)
 	errs := make([]error, l.cp.Votes)
@@ -150,12 +146,7 @@ func (l *LLM) chainPoll(ctx context.Context, msgs []chatMessage) (Verdict, error
 	return out, nil
 }
 
-type chatMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-func llmMessages(claim string, evidence []Passage) []chatMessage {
+func llmMessages(claim string, evidence []Passage) []oaiclient.Message {
 	var b strings.Builder
 	b.WriteString("EVIDENCE:\n")
 	for _, p := range evidence {
@@ -163,61 +154,26 @@ func llmMessages(claim string, evidence []Passage) []chatMessage {
 	}
 	b.WriteString("CLAIM: ")
 	b.WriteString(claim)
-	return []chatMessage{{Role: "system", Content: llmSystemPrompt}, {Role: "user", Content: b.String()}}
+	return []oaiclient.Message{{Role: "system", Content: llmSystemPrompt}, {Role: "user", Content: b.String()}}
 }
 
-// ask makes one judge call, holding a semaphore slot, bounded by cfg.Timeout.
-func (l *LLM) ask(ctx context.Context, msgs []chatMessage, temperature float64) (Verdict, error) {
+// ask makes one judge call, holding a semaphore slot.
+func (l *LLM) ask(ctx context.Context, msgs []oaiclient.Message, temperature float64) (Verdict, error) {
 	select {
 	case l.sem <- struct{}{}:
 	case <-ctx.Done():
 		return Verdict{}, fmt.Errorf("wait for judge slot: %w", ctx.Err())
 	}
 	defer func() { <-l.sem }()
-	ctx, cancel := context.WithTimeout(ctx, l.cfg.Timeout)
-	defer cancel()
-	body, err := json.Marshal(map[string]any{
-		"model": l.cfg.Model, "messages": msgs, "temperature": temperature, "max_tokens": 300,
-	})
-	if err != nil {
-		return Verdict{}, fmt.Errorf("encode judge request: %w", err)
-	}
-	url := strings.TrimRight(l.cfg.BaseURL, "/") + "/chat/completions"
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return Verdict{}, fmt.Errorf("judge request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if l.key != "" {
-		req.Header.Set("Authorization", "Bearer "+l.key)
-	}
 	start := time.Now()
-	resp, err := l.client.Do(req)
+	content, err := l.client.Chat(ctx, oaiclient.ChatRequest{Model: l.cfg.Model, Messages: msgs, Temperature: temperature, MaxTokens: 300})
+	if errors.Is(err, oaiclient.ErrBadResponse) {
+		return Verdict{}, fmt.Errorf("decode judge answer: %w: %w", ErrBadAnswer, err)
+	}
 	if err != nil {
-		return Verdict{}, fmt.Errorf("judge call: %w", err)
+		return Verdict{}, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return Verdict{}, fmt.Errorf("read judge answer: %w", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return Verdict{}, fmt.Errorf("judge call: status %d", resp.StatusCode)
-	}
-	var cr struct {
-		Choices []struct {
-			Message struct {
-				Content string `json:"content"`
-			} `json:"message"`
-		} `json:"choices"`
-	}
-	if err := json.Unmarshal(raw, &cr); err != nil {
-		return Verdict{}, fmt.Errorf("decode judge answer: %w", err)
-	}
-	if len(cr.Choices) == 0 {
-		return Verdict{}, fmt.Errorf("decode judge answer: no choices: %w", ErrBadAnswer)
-	}
-	v, err := ParseJudgeAnswer(cr.Choices[0].Message.Content)
+	v, err := ParseJudgeAnswer(content)
 	if c := l.log.Check(zap.DebugLevel, "judge call"); c != nil {
 		c.Write(zap.Duration("took", time.Since(start)), zap.String("label", v.Label), zap.Error(err))
 	}

@@ -139,8 +139,10 @@ func TestLLMFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, _ := newScripted(t, tt.s)
-			l.cfg.Timeout = 100 * time.Millisecond
+			_, srv := newScripted(t, tt.s)
+			cfg := DefaultConfig()
+			cfg.LLM.BaseURL, cfg.LLM.Model, cfg.LLM.Timeout = srv.URL+"/v1", "judge-model", 100*time.Millisecond
+			l := NewLLM(cfg.LLM, cfg.ChainPoll, make(chan struct{}, 4), nil)
 			_, err := l.Verify(context.Background(), "Aspirin was synthesised in 1897.", ev1)
 			if !tt.check(err) {
 				t.Errorf("err = %v, not the expected failure", err)

@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,12 +8,12 @@ import (
 	"hash/fnv"
 	"io"
 	"math/rand/v2"
-	"net/http"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/answer-guard/guard/internal/oaiclient"
 )
 
 // The offline pairwise judge compares two configurations of the guard on
@@ -150,9 +149,8 @@ func InSwapSample(id string, share float64) bool {
 
 // Pairwise is the judge. It is safe for concurrent use.
 type Pairwise struct {
-	cfg  PairwiseConfig
-	key  string
-	http *http.Client
+	cfg    PairwiseConfig
+	client *oaiclient.Client
 }
 
 // NewPairwise validates cfg and returns a judge.
@@ -163,11 +161,11 @@ func NewPairwise(cfg PairwiseConfig) (*Pairwise, error) {
 	if cfg.BaseURL == "" || cfg.Model == "" {
 		return nil, errors.New("pairwise judge: base_url and model are required")
 	}
-	p := &Pairwise{cfg: cfg, http: &http.Client{Timeout: cfg.Timeout}}
-	if cfg.APIKeyEnv != "" {
-		p.key = os.Getenv(cfg.APIKeyEnv)
-	}
-	return p, nil
+	client := oaiclient.New(oaiclient.Config{
+		Name: "pairwise", BaseURL: cfg.BaseURL, APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.Timeout,
+		Retries: 1, MaxIdleConns: cfg.Concurrency, MaxResponse: 8 << 20,
+	})
+	return &Pairwise{cfg: cfg, client: client}, nil
 }
 
 // PairwiseSystem is the judge's instructions. Scripted judges recognise
@@ -323,59 +321,14 @@ func clipStr(s string, n int) string {
 	return s[:n] + "..."
 }
 
-// ask sends one chat completion to the judge and returns its content; one
-// retry after a failure.
+// ask sends one chat completion to the judge and returns its content; a
+// failure before a response, a 408, 429 or 5xx is retried once.
 func (p *Pairwise) ask(ctx context.Context, user string) (string, error) {
-	body, _ := json.Marshal(map[string]any{
-		"model":       p.cfg.Model,
-		"temperature": p.cfg.Temperature,
-		"messages": []map[string]string{
-			{"role": "system", "content": PairwiseSystem},
-			{"role": "user", "content": user},
-		},
+	return p.client.Chat(ctx, oaiclient.ChatRequest{
+		Model:       p.cfg.Model,
+		Temperature: p.cfg.Temperature,
+		Messages:    []oaiclient.Message{{Role: "system", Content: PairwiseSystem}, {Role: "user", Content: user}},
 	})
-	var last error
-	for attempt := 0; attempt < 2; attempt++ {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		req, err := http.NewRequestWithContext(ctx, "POST", strings.TrimRight(p.cfg.BaseURL, "/")+"/chat/completions", bytes.NewReader(body))
-		if err != nil {
-			return "", err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		if p.key != "" {
-			req.Header.Set("Authorization", "Bearer "+p.key)
-		}
-		resp, err := p.http.Do(req)
-		if err != nil {
-			last = fmt.Errorf("judge call: %w", err)
-			continue
-		}
-		b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-		resp.Body.Close()
-		if err != nil {
-			last = fmt.Errorf("judge call: %w", err)
-			continue
-		}
-		if resp.StatusCode != 200 {
-			last = fmt.Errorf("judge call: status %d: %s", resp.StatusCode, clipStr(string(b), 200))
-			continue
-		}
-		var out struct {
-			Choices []struct {
-				Message struct {
-					Content string `json:"content"`
-				} `json:"message"`
-			} `json:"choices"`
-		}
-		if err := json.Unmarshal(b, &out); err != nil || len(out.Choices) == 0 {
-			last = fmt.Errorf("judge call: not a chat completion: %s", clipStr(string(b), 200))
-			continue
-		}
-		return out.Choices[0].Message.Content, nil
-	}
-	return "", last
 }
 
 // PairwiseRun holds the inputs matched by id.

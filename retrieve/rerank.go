@@ -5,13 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
-	"net/http"
-	"os"
 	"strings"
 
 	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/internal/oaiclient"
 )
 
 // RerankDoc is one pool member as a reranker sees it. Remote rerankers use
@@ -133,25 +131,40 @@ func (r *LocalReranker) Rerank(ctx context.Context, query string, docs []RerankD
 // RemoteReranker calls an HTTP rerank endpoint in the Cohere / Jina / TEI
 // shape: POST {"model","query","documents":[...],"top_n"}; it accepts
 // {"results":[{"index","relevance_score"}]} and TEI's [{"index","score"}].
+// Calls go through the shared client (client "rerank" in its metrics), one
+// attempt each, bounded by the config's timeout.
 type RemoteReranker struct {
-	URL, Model string
-	Key        string
-	Client     *http.Client
+	url, model string
+	client     *oaiclient.Client
 }
 
 // NewRemoteReranker builds a remote reranker from config.
 func NewRemoteReranker(c RerankConfig) *RemoteReranker {
-	r := &RemoteReranker{URL: c.URL, Model: c.Model, Client: &http.Client{Timeout: c.Timeout}}
-	if c.APIKeyEnv != "" {
-		r.Key = os.Getenv(c.APIKeyEnv)
-	}
-	return r
+	return &RemoteReranker{url: c.URL, model: c.Model, client: oaiclient.New(oaiclient.Config{
+		Name: "rerank", BaseURL: c.URL, APIKeyEnv: c.APIKeyEnv, Timeout: c.Timeout,
+	})}
 }
 
 type rerankResult struct {
 	Index          int      `json:"index"`
 	RelevanceScore *float64 `json:"relevance_score"`
 	Score          *float64 `json:"score"`
+}
+
+// rerankResponse reads both answer shapes: {"results":[...]} and TEI's
+// bare array.
+type rerankResponse []rerankResult
+
+func (r *rerankResponse) UnmarshalJSON(b []byte) error {
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
+		return json.Unmarshal(t, (*[]rerankResult)(r))
+	}
+	var env struct {
+		Results []rerankResult `json:"results"`
+	}
+	err := json.Unmarshal(b, &env)
+	*r = env.Results
+	return err
 }
 
 // Rerank implements Reranker.
@@ -163,48 +176,16 @@ func (r *RemoteReranker) Rerank(ctx context.Context, query string, docs []Rerank
 			texts[i] = d.Title + "\n" + d.Text
 		}
 	}
-	body, err := json.Marshal(map[string]any{"model": r.Model, "query": query, "documents": texts, "top_n": len(texts), "texts": texts})
-	if err != nil {
-		return nil, fmt.Errorf("encode rerank request: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("rerank request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if r.Key != "" {
-		req.Header.Set("Authorization", "Bearer "+r.Key)
-	}
-	resp, err := r.Client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("rerank %s: %w", r.URL, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-	if err != nil {
-		return nil, fmt.Errorf("rerank %s: read: %w", r.URL, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("rerank %s: status %d", r.URL, resp.StatusCode)
-	}
-	var results []rerankResult
-	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
-		err = json.Unmarshal(t, &results)
-	} else {
-		var env struct {
-			Results []rerankResult `json:"results"`
-		}
-		err = json.Unmarshal(b, &env)
-		results = env.Results
-	}
-	if err != nil {
-		return nil, fmt.Errorf("rerank %s: decode: %w", r.URL, err)
+	var results rerankResponse
+	req := map[string]any{"model": r.model, "query": query, "documents": texts, "top_n": len(texts), "texts": texts}
+	if err := r.client.PostJSON(ctx, "", req, &results); err != nil {
+		return nil, err
 	}
 	out := make([]float64, len(docs))
 	got := 0
 	for _, res := range results {
 		if res.Index < 0 || res.Index >= len(docs) {
-			return nil, fmt.Errorf("rerank %s: index %d out of range", r.URL, res.Index)
+			return nil, fmt.Errorf("rerank %s: index %d out of range", r.url, res.Index)
 		}
 		var s float64
 		switch {
@@ -213,7 +194,7 @@ func (r *RemoteReranker) Rerank(ctx context.Context, query string, docs []Rerank
 		case res.Score != nil:
 			s = *res.Score
 		default:
-			return nil, fmt.Errorf("rerank %s: result without score", r.URL)
+			return nil, fmt.Errorf("rerank %s: result without score", r.url)
 		}
 		if s < 0 || s > 1 { // logits (TEI raw_scores): squash into [0,1]
 			s = 1 / (1 + math.Exp(-s))
@@ -222,7 +203,7 @@ func (r *RemoteReranker) Rerank(ctx context.Context, query string, docs []Rerank
 		got++
 	}
 	if got == 0 && len(docs) > 0 {
-		return nil, fmt.Errorf("rerank %s: empty result", r.URL)
+		return nil, fmt.Errorf("rerank %s: empty result", r.url)
 	}
 	return out, nil
 }

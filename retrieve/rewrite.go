@@ -1,78 +1,42 @@
 package retrieve
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
 	"strings"
+
+	"github.com/answer-guard/guard/internal/oaiclient"
 )
 
 // rewriter asks an OpenAI-compatible chat model for a few typed
-// rephrasings of a question ("keywords: ...", "question: ...").
+// rephrasings of a question ("keywords: ...", "question: ..."), through the
+// shared client (client "rewrite" in its metrics), one attempt bounded by
+// the config's timeout.
 type rewriter struct {
 	cfg    RewriteConfig
-	key    string
-	client *http.Client
+	client *oaiclient.Client
 }
 
 func newRewriter(c RewriteConfig) *rewriter {
-	r := &rewriter{cfg: c, client: &http.Client{Timeout: c.Timeout}}
-	if c.APIKeyEnv != "" {
-		r.key = os.Getenv(c.APIKeyEnv)
-	}
-	return r
+	return &rewriter{cfg: c, client: oaiclient.New(oaiclient.Config{
+		Name: "rewrite", BaseURL: c.BaseURL, APIKeyEnv: c.APIKeyEnv, Timeout: c.Timeout, MaxResponse: 1 << 20,
+	})}
 }
 
 const rewritePrompt = `Rewrite the user's question for a search engine. Reply with at most %d lines, each "type: text", where type is one of keywords, question, hypothetical (a one-sentence answer-like statement). No other text.`
 
 func (r *rewriter) rewrite(ctx context.Context, q string) ([]string, error) {
-	body, err := json.Marshal(map[string]any{
-		"model":       r.cfg.Model,
-		"temperature": 0,
-		"messages": []map[string]string{
-			{"role": "system", "content": fmt.Sprintf(rewritePrompt, r.cfg.Max)},
-			{"role": "user", "content": q},
+	content, err := r.client.Chat(ctx, oaiclient.ChatRequest{
+		Model: r.cfg.Model,
+		Messages: []oaiclient.Message{
+			{Role: "system", Content: fmt.Sprintf(rewritePrompt, r.cfg.Max)},
+			{Role: "user", Content: q},
 		},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("encode rewrite request: %w", err)
+		return nil, err
 	}
-	url := strings.TrimSuffix(r.cfg.BaseURL, "/") + "/chat/completions"
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("rewrite request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if r.key != "" {
-		req.Header.Set("Authorization", "Bearer "+r.key)
-	}
-	resp, err := r.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("rewrite %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return nil, fmt.Errorf("rewrite %s: read: %w", url, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("rewrite %s: status %d", url, resp.StatusCode)
-	}
-	var cr struct {
-		Choices []struct {
-			Message struct {
-				Content string `json:"content"`
-			} `json:"message"`
-		} `json:"choices"`
-	}
-	if err := json.Unmarshal(b, &cr); err != nil || len(cr.Choices) == 0 {
-		return nil, fmt.Errorf("rewrite %s: bad response", url)
-	}
-	return parseRewrites(cr.Choices[0].Message.Content, q, r.cfg.Max), nil
+	return parseRewrites(content, q, r.cfg.Max), nil
 }
 
 // parseRewrites keeps up to max distinct non-empty lines, dropping a
