@@ -5,6 +5,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
+
+	"github.com/answer-guard/guard/internal/oaiclient"
 )
 
 // metrics are the proxy's Prometheus series, on a registry of its own.
@@ -59,6 +61,7 @@ func newMetrics() *metrics {
 		Help: "Turns and gap observations that could not be copied to the shared state store (state.redis_url) and were dropped, by kind."}, []string{"kind"})
 	m.reg.MustRegister(m.reloads, m.stateDropped, m.auditFindings, m.requests, m.streamDuration, m.ttft, m.overhead, m.upstreamWait, m.markersDropped,
 		m.verdicts, m.decisions, m.degraded, m.stageLatency,
+		oaiclient.DefaultMetrics, // the remote pieces' calls (embeddings, rerank, rewrite, judge, planner), one set per process
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	m.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
 		// uncompressed: the verifier's series are appended as text after it
