@@ -10,12 +10,18 @@ import (
 // default pattern starts before earliest(t) in the finished token's core or
 // in any prefix of it (what a drop keeps is checked again as its own token).
 func TestPrefixNFAEarliest(t *testing.T) {
-	s := testSpec(t)
+	c := DefaultConfig()
+	c.IDPatterns = append(c.IDPatterns, `\bref_[0-9]+`, `(?:x|\by)z+`, `^ab`, `[0-9]+$`, `(?i)k\d{3}`, `a.c`, `\B-1[a-f]?\b`, `(?:@|#)(?:doc)?:\d`)
+	s, err := Compile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if s.pre == nil {
-		t.Fatal("default patterns have no prefix automata")
+		t.Fatal("patterns have no prefix automata")
 	}
 	pieces := []string{"0", "1", "9", "a", "b", "e", "f", "A", "F", "g", "x", "z", "_", "-", ".", ":", "/", "#", "@",
-		"doc", "DOC", "chunk", "tenant", "kb", "mem", "12345678", "abcd", "0123456789abcdef", "-1234", "n", "no", "te"}
+		"doc", "DOC", "chunk", "tenant", "kb", "mem", "12345678", "abcd", "0123456789abcdef", "-1234", "n", "no", "te",
+		"ref_", "y", "zz", "K", "k", "c", "-1", "@", "#doc:"}
 	r := rand.New(rand.NewPCG(3, 4))
 	gen := func(n int) []byte {
 		var b []byte
@@ -141,5 +147,36 @@ func TestFlush(t *testing.T) {
 	}
 	if got := flush(big, Options{}, "In"); got != "" || big.pre != nil {
 		t.Errorf("unanalysable pattern: %q released early", got)
+	}
+}
+
+// TestFlushCustomPatterns: with patterns of other shapes (assertions in
+// the middle or at the end, alternations with and without \b), flushing
+// after every byte gives the output of one write, and the auditor finds no
+// id left.
+func TestFlushCustomPatterns(t *testing.T) {
+	c := DefaultConfig()
+	c.IDPatterns = []string{`\bref_[0-9]+`, `(?:x|\by)z+`, `^ab`, `[0-9]{3}$`, `(?i)k\d{3}`, `a.c`, `\B-1[a-f]?\b`, `(?:@|#)(?:doc)?:\d`}
+	s, err := Compile(c)
+	if err != nil || s.pre == nil {
+		t.Fatal(err, s.pre == nil)
+	}
+	pieces := []string{"ref_", "1", "23", "x", "y", "zz", "ab", "k", "K", "a", "c", "-1", "e", "@", "#", "doc", ":", "/", " ", ". ", "word", "REALID42", "library-7", "_", "-"}
+	r := rand.New(rand.NewPCG(9, 9))
+	o := fuzzOptions(false)
+	for range 5000 {
+		var in []byte
+		for k := r.IntN(14); k >= 0; k-- {
+			in = append(in, pieces[r.IntN(len(pieces))]...)
+		}
+		one := s.New(o)
+		ref := one.Close(one.Write(nil, in))
+		got, st := chunked(s, o, in, nil)
+		if string(got) != string(ref) {
+			t.Fatalf("input %q: flushed bytewise %q, one write %q", in, got, ref)
+		}
+		if a := st.Audit(string(got)); !a.OK() {
+			t.Fatalf("input %q output %q: audit %+v", in, got, a)
+		}
 	}
 }
