@@ -90,6 +90,35 @@ func BenchmarkStream(b *testing.B) {
 	}
 }
 
+// BenchmarkStreamFlush is BenchmarkStream with a Flush after every Write,
+// as the proxy calls it when no next delta is at hand: the cost of
+// releasing each delta's trailing token up to where an id could start.
+func BenchmarkStreamFlush(b *testing.B) {
+	s := testSpec(b)
+	text := answerText(64 << 10)
+	for _, size := range []int{8, 32, 256} {
+		b.Run(fmt.Sprintf("delta=%d", size), func(b *testing.B) {
+			cs := chunks(text, size)
+			o := testOptions()
+			st := s.New(o)
+			dst := make([]byte, 0, 2*len(text))
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			cpu0, n := cpuSeconds(), 0
+			for b.Loop() {
+				st.Reset(o)
+				dst = dst[:0]
+				for _, c := range cs {
+					dst = st.Flush(st.Write(dst, c))
+				}
+				dst = st.Close(dst)
+				n++
+			}
+			reportCPU(b, cpu0, n*len(text))
+		})
+	}
+}
+
 // BenchmarkWrite measures one steady-state delta: allocs/op is allocations
 // per chunk.
 func BenchmarkWrite(b *testing.B) {
@@ -135,7 +164,7 @@ func TestWriteAllocs(t *testing.T) {
 		}
 	}
 	for i, d := range deltas {
-		if a := testing.AllocsPerRun(200, func() { dst = st.Write(dst[:0], d) }); a != 0 {
+		if a := testing.AllocsPerRun(200, func() { dst = st.Flush(st.Write(dst[:0], d)) }); a != 0 {
 			t.Errorf("delta %d %q: %v allocs per Write, want 0", i, d, a)
 		}
 	}

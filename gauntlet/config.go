@@ -13,8 +13,9 @@ import (
 // Config holds the gauntlet's knobs (top-level section "gauntlet").
 type Config struct {
 	// IDPatterns are RE2 expressions for internal id shapes. A token (a run
-	// of ASCII letters, digits and _-.:/#@) that contains a match anywhere is
-	// a leaked id and is deleted. Only tokens holding a non-letter are tested.
+	// of ASCII letters, digits and _-.:/#@) that contains a match holds a
+	// leaked id, deleted from the match's start to the token's end. Only
+	// tokens holding a non-letter are tested.
 	IDPatterns []string `yaml:"id_patterns"`
 	// MaxMarkerLen bounds the hold-back: the longest marker or token the
 	// gauntlet will wait for, in bytes. Range [16,1024], default 64.
@@ -88,7 +89,8 @@ func (c Config) Validate() error {
 // use; its configuration is immutable.
 type Spec struct {
 	ids            []idPattern
-	minIDLen       int // shortest possible match of any id pattern
+	pre            []*prefixNFA // the ids' prefix automata; nil when one cannot be built
+	minIDLen       int          // shortest possible match of any id pattern
 	maxLen         int
 	catalogMinLen  int
 	catalogNumbers bool
@@ -109,12 +111,23 @@ func Compile(cfg Config) (*Spec, error) {
 		action:         "[" + cfg.ActionPrefix,
 	}
 	s.minIDLen = 1 << 30
+	s.pre = []*prefixNFA{}
 	for _, p := range cfg.IDPatterns {
 		re, _ := syntax.Parse(p, syntax.Perl) // parsed fine by Validate
-		ip := idPattern{re: regexp.MustCompile(p), min: max(minLen(re), 1)}
+		ip := idPattern{
+			re:  regexp.MustCompile(p),
+			at0: regexp.MustCompile(`^(?:` + p + `)`),
+			atQ: regexp.MustCompile(`^(?s:.)(?:` + p + `)`),
+			min: max(minLen(re), 1),
+		}
 		alphabet(re, &ip.alpha)
 		ip.req, ip.hasReq = required(re)
 		s.ids = append(s.ids, ip)
+		if a, ok := newPrefixNFA(re); ok && s.pre != nil {
+			s.pre = append(s.pre, a)
+		} else {
+			s.pre = nil
+		}
 		s.minIDLen = min(s.minIDLen, ip.min)
 	}
 	s.minIDLen = max(s.minIDLen, 1)
@@ -162,6 +175,35 @@ func (s *Spec) IDShaped(token []byte) bool {
 	return false
 }
 
+// idStart returns where the leftmost id shape in token starts, and false
+// when it holds none. It does not allocate: regexp's Find methods do, so a
+// start is found by anchored matches from the lowest place the prefix
+// automaton allows, each with the byte before it as context.
+func (s *Spec) idStart(token []byte) (int, bool) {
+	k, ok, any := len(token), false, false
+	for i := range s.ids {
+		p := &s.ids[i]
+		if !p.mayMatch(token) || !p.re.Match(token) {
+			continue
+		}
+		any = true
+		from := 0
+		if s.pre != nil {
+			from = s.pre[i].earliest(token, 0)
+		}
+		for q := from; q < k; q++ {
+			if q == 0 && p.at0.Match(token) || q > 0 && p.atQ.Match(token[q-1:]) {
+				k, ok = q, true
+				break
+			}
+		}
+	}
+	if any && !ok {
+		return 0, true // not found anchored: drop the whole token
+	}
+	return k, ok
+}
+
 // idPattern is a compiled id pattern with an exact prefilter: a match is a
 // run of at least min bytes all in alpha, so a token without such a run is
 // skipped without running the regexp.
@@ -169,6 +211,8 @@ func (s *Spec) IDShaped(token []byte) bool {
 // such a byte is skipped too.
 type idPattern struct {
 	re     *regexp.Regexp
+	at0    *regexp.Regexp // re anchored at the start
+	atQ    *regexp.Regexp // re anchored after one byte of context
 	min    int
 	alpha  [256]bool
 	req    [256]bool

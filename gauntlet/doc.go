@@ -41,11 +41,15 @@
 //
 // Text is cut into tokens: runs of ASCII letters, digits and _ - . : / # @
 // (trailing . : / # @ - are not part of the token). A token made of letters
-// only is a word and is never checked. Any other token is deleted when it
-// contains a match of an id pattern (uuids, doc_/chunk_-style ids, hex hashes
-// of 16+ digits by default) or when Options.Catalog reports it as a real id
-// (tokens of at least catalog_min_len bytes; all-digit tokens only with
-// catalog_numbers). A token equal to the address of one of this turn's notes,
+// only is a word and is never checked. In any other token, a match of an id
+// pattern (uuids, doc_/chunk_-style ids, hex hashes of 16+ digits by
+// default) is deleted from its start to the end of the token's core, and so
+// is a token that Options.Catalog reports as a real id, whole or as a URL or
+// path segment (from the segment's start; tokens of at least
+// catalog_min_len bytes; all-digit tokens only with catalog_numbers): "see
+// https://x.org/doc_1a2b" -> "see https://x.org/". What is kept before the
+// id is checked again as the token it becomes ("REALID42-doc_1a" loses all
+// of it when REALID42 is a real id). A token equal to the address of one of this turn's notes,
 // or to a word of such an address, is never deleted: in some corpora the id
 // is the human address ("John 3:16"). Ids containing spaces cannot be tokens
 // and are not caught, here or by the auditor.
@@ -61,10 +65,16 @@
 //
 // Text that cannot start a marker or an id token is released at once. A
 // possible marker, or a token (a word), is held until it is decided, at most
-// max_marker_len bytes (default 64). A longer token is released in pieces
+// max_marker_len bytes (default 64). A token that ends a delta is released
+// at once up to the first place where some continuation could make an id
+// start (a prefix analysis of the id patterns, and Options.CatalogPrefix for
+// the catalog): "In" goes out whole, "the" as "th" ('e' can start a hex id),
+// "doc" waits. With a Catalog but no CatalogPrefix, or an id pattern too
+// large for the analysis (over 64 positions), such a token waits for its
+// end. At most max_marker_len/4 bytes of a token go out this way. A longer token is released in pieces
 // while a window of its last 3/4*max_marker_len bytes is checked, so an id of
 // up to that length is still caught inside a long URL (the whole rest of the
-// token is then dropped). One space and one '(' or '[' before a held item
+// token is then dropped from the id on). One space and one '(' or '[' before a held item
 // are held with it, and an incomplete UTF-8 sequence at the end of a delta
 // waits for its last bytes, so every piece of output is valid UTF-8 when the
 // input is. The output does not depend on how the input is cut into deltas.

@@ -24,6 +24,14 @@ func fuzzOptions(bailout bool) Options {
 		Notes:   fuzzNotes,
 		Bailout: bailout,
 		Catalog: func(id string) bool { return fuzzCatalog[id] },
+		CatalogPrefix: func(s string) bool {
+			for id := range fuzzCatalog {
+				if n := min(len(s), len(id)); s[:n] == id[:n] {
+					return true
+				}
+			}
+			return false
+		},
 		Cards:   map[string]bool{"Lecture 1": true},
 		Actions: map[string]bool{"open_map": true},
 	}
@@ -41,6 +49,9 @@ func chunked(s *Spec, o Options, in, cuts []byte) ([]byte, *Stream) {
 		}
 		n = min(n, len(in)-i)
 		piece := st.Write(nil, in[i:i+n])
+		if len(cuts) == 0 || cuts[k%len(cuts)]&16 == 0 { // now and then the next delta is at hand
+			piece = st.Flush(piece)
+		}
 		if utf8.Valid(in) && !utf8.Valid(piece) {
 			panic("released invalid UTF-8 from valid input")
 		}

@@ -162,35 +162,50 @@ loop:
 				break loop
 			}
 			core := p[s : e-trailing(p[s:e])]
-			if hasNonLetter(core) && st.leaked(core) {
-				// Back to the state before the token, as step would have it.
-				term = termPos == s
-				col = -1
-				if s == colEnd {
-					col = colVal
-				}
-				st.term, st.col, st.sentGen = term, col, gen
-				dst = st.relSeg(dst, p[seg:s])
-				st.drop(LeakedID, core)
-				term, col = st.term, st.col
-				seg = s + len(core)
-				if seg == e { // nothing released: term and col stay
-					if term {
-						termPos = e
+			if k := len(core); hasNonLetter(core) {
+				k = st.dropStart(core, false)
+				if k < len(core) {
+					// Back to the state before the token, as step would have it.
+					term = termPos == s
+					col = -1
+					if s == colEnd {
+						col = colVal
 					}
-					for col >= 0 && e < len(p) && p[e] == ' ' { // still a line's indent
+					st.term, st.col, st.sentGen = term, col, gen
+					dst = st.relSeg(dst, p[seg:s])
+					if k > 0 {
+						dst = st.rel(dst, core[:k])
+					}
+					st.drop(LeakedID, core[k:])
+					term, col = st.term, st.col
+					seg = s + len(core)
+					if seg == e && k == 0 { // nothing released: term and col stay
 						if term {
-							gen++
-							term, termPos = false, -1
+							termPos = e
 						}
-						col++
-						e++
+						for col >= 0 && e < len(p) && p[e] == ' ' { // still a line's indent
+							if term {
+								gen++
+								term, termPos = false, -1
+							}
+							col++
+							e++
+						}
+						if col >= 0 {
+							colEnd, colVal = e, col
+						}
+						floor, i = e, e
+						continue
 					}
-					if col >= 0 {
-						colEnd, colVal = e, col
+					if seg == e { // the kept part ends the output token
+						term, col = core[k-1] == '.', -1
+						termPos = -1
+						if term {
+							termPos = e
+						}
+						floor, i = e, e
+						continue
 					}
-					floor, i = e, e
-					continue
 				}
 			}
 			term, col = p[e-1] == '.', -1
@@ -231,7 +246,7 @@ loop:
 	if tail && i < len(p) { // hold the trailing token, as step would
 		st.hk = hToken
 		st.hold = append(st.hold[:0], p[i:]...)
-		st.long, st.ctx, st.roll = false, st.ctx[:0], 0
+		st.long, st.ctx, st.roll, st.relN = false, st.ctx[:0], 0, 0
 		st.word = word
 		return dst, len(p)
 	}
@@ -444,7 +459,7 @@ func (st *Stream) step(dst []byte, c byte) []byte {
 	if class[c] == cTok {
 		st.hk = hToken
 		st.hold = append(st.hold[:0], c)
-		st.long, st.ctx, st.word = false, st.ctx[:0], false
+		st.long, st.ctx, st.word, st.relN = false, st.ctx[:0], false, 0
 		return dst
 	}
 	st.term = class[c] == cTerm

@@ -68,6 +68,9 @@ func TestFastPathsMatchSteps(t *testing.T) {
 			k := min(1+r.IntN(maxc), len(in)-i)
 			g := fast.Write([]byte("<"), in[i:i+k])
 			w := slow.writeSteps([]byte("<"), in[i:i+k])
+			if flush := k%2 == 0; flush {
+				g, w = fast.Flush(g), slow.Flush(w)
+			}
 			if !bytes.Equal(g, w) {
 				t.Fatalf("input %q\nWrite of bytes %d..%d %q = %q, want %q", in, i, i+k, in[i:i+k], g, w)
 			}

@@ -38,8 +38,16 @@ type Options struct {
 	Notes   []gate.Note       // this turn's alias table (n -> real note)
 	Bailout bool              // fallback mode: every marker is removed
 	Catalog func(string) bool // true if a token is a real id of this tenant/kb; may be nil. It must not retain its argument.
-	Cards   map[string]bool   // addresses in this turn's source map (card markers)
-	Actions map[string]bool   // actions that fired this turn (action markers)
+	// CatalogPrefix reports whether s and a real id are prefix-related:
+	// s is a prefix of an id, or an id is a prefix of s (matching as
+	// Catalog does, ids that no token can hold, such as ids with a space,
+	// may be left out). With it, a token held at the end of a delta is
+	// released at once up to where an id could still start in it; without
+	// it, when Catalog is set, a held token waits for its end. It must not
+	// retain its argument.
+	CatalogPrefix func(s string) bool
+	Cards         map[string]bool // addresses in this turn's source map (card markers)
+	Actions       map[string]bool // actions that fired this turn (action markers)
 	// OnDrop, when set, is called for every drop with its reason and the
 	// dropped bytes (valid only during the call), for the proxy's info log.
 	OnDrop func(reason Reason, dropped []byte)
@@ -138,6 +146,7 @@ type Stream struct {
 	openDel  bool   // a drop happened after the held opener
 
 	long bool   // the held token is the tail of a longer, partly released one
+	relN int    // bytes of the held token released early (Flush)
 	word bool   // the held token is known to be letters only
 	ctx  []byte // its last released bytes (3/4 max_marker_len)
 	win  []byte // scratch: ctx + the bytes about to be released
@@ -263,7 +272,7 @@ func (st *Stream) Reset(o Options) {
 	st.space, st.spaceDel, st.last, st.glue, st.brWord = false, false, 0, false, false
 	st.open, st.openDel = 0, false
 	st.q, st.q2, st.qh = st.q[:0], st.q2[:0], 0
-	st.long, st.ctx, st.word = false, st.ctx[:0], false
+	st.long, st.ctx, st.word, st.relN = false, st.ctx[:0], false, 0
 	st.ncarry = 0
 	st.counts = [7]int{}
 	st.kept = 0
@@ -349,8 +358,8 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 				// A word held from the previous delta ends here as a word:
 				// release it whole.
 				st.hk = hNone
-				dst = st.rel(dst, st.hold)
-				st.hold = st.hold[:0]
+				dst = st.rel(dst, st.hold[st.relN:])
+				st.hold, st.relN = st.hold[:0], 0
 				if j > i { // letters: brWord stays as it is
 					dst = append(dst, delta[i:j]...)
 					st.last = delta[j-1]
@@ -391,6 +400,22 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 		return dst // ends in ASCII: no incomplete sequence
 	}
 	return st.cutCarry(dst, start)
+}
+
+// Flush appends to dst the part of a held token that no continuation can
+// make part of a leaked id: the bytes before the first place where an id
+// could still start in it (a prefix analysis of the id patterns, and
+// Options.CatalogPrefix for the catalog). Call it when the next delta is not
+// already at hand, before flushing output to the client: a token that ends
+// a delta (the first word of an answer, "Based") then need not wait for the
+// next delta to show where it ends. "In" goes out whole, "the" as "th" ('e'
+// can start a hex id), "doc" not at all. The output as a whole does not
+// depend on when, or whether, Flush is called.
+func (st *Stream) Flush(dst []byte) []byte {
+	if st.closed || st.ncarry > 0 || st.hk != hToken || st.mode != mText || st.qh < len(st.q) {
+		return dst
+	}
+	return st.early(dst)
 }
 
 // Close ends the stream: it resolves or drops whatever is held back and

@@ -30,10 +30,25 @@ func testSpec(t testing.TB) *Spec {
 
 func testOptions() Options {
 	return Options{
-		Notes:   testNotes,
-		Catalog: func(id string) bool { return id == "REALID42" || id == "4983" || id == "John 3:16" },
-		Cards:   map[string]bool{"Lecture 1": true, "John 3:16": true},
-		Actions: map[string]bool{"open_map": true},
+		Notes:         testNotes,
+		Catalog:       func(id string) bool { return id == "REALID42" || id == "4983" || id == "John 3:16" },
+		CatalogPrefix: prefixOf("REALID42", "4983", "John 3:16"),
+		Cards:         map[string]bool{"Lecture 1": true, "John 3:16": true},
+		Actions:       map[string]bool{"open_map": true},
+	}
+}
+
+// prefixOf is Options.CatalogPrefix for a catalog of ids, ignoring case as
+// the index does: s and an id are prefix-related.
+func prefixOf(ids ...string) func(string) bool {
+	return func(s string) bool {
+		for _, id := range ids {
+			n := min(len(s), len(id))
+			if strings.EqualFold(s[:n], id[:n]) {
+				return true
+			}
+		}
+		return false
 	}
 }
 
@@ -82,7 +97,7 @@ func TestDropReasons(t *testing.T) {
 		{"leaked uuid", "Ref 123e4567-e89b-12d3-a456-426614174000 here.", false, "Ref here.", map[string]int{"leaked_id": 1}, 0, nil},
 		{"leaked doc id", "(ref doc_0123456789ab).", false, "(ref).", map[string]int{"leaked_id": 1}, 0, nil},
 		{"leaked hex", "hash 0123456789abcdef0123.", false, "hash.", map[string]int{"leaked_id": 1}, 0, nil},
-		{"leaked in url", "at https://x.org/chunk_12/y ok", false, "at ok", map[string]int{"leaked_id": 1}, 0, nil},
+		{"leaked in url", "at https://x.org/chunk_12/y ok", false, "at https://x.org/ ok", map[string]int{"leaked_id": 1}, 0, nil},
 		{"catalog id", "use REALID42 now", false, "use now", map[string]int{"leaked_id": 1}, 0, nil},
 		{"catalog skips numbers", "in 4983 cases", false, "in 4983 cases", nil, 0, nil},
 		{"address equal to id is kept", "see chunk_5f00d and John 3:16.", false, "see chunk_5f00d and John 3:16.", nil, 0, nil},
@@ -222,12 +237,13 @@ func TestLeakedIDWrapped(t *testing.T) {
 	s := testSpec(t)
 	o := testOptions()
 	o.Catalog = func(id string) bool { return strings.EqualFold(id, "injdoc-ALPHA-001") }
+	o.CatalogPrefix = prefixOf("injdoc-ALPHA-001")
 	for _, tc := range []struct{ in, want string }{
 		{"See injdoc-alpha-001 now.", "See now."},
 		{`See "injdoc-ALPHA-001" now.`, `See "" now.`},
 		{"See 'injdoc-alpha-001' now.", "See '' now."},
 		{"See (injdoc-alpha-001) now.", "See now."},
-		{"See https://docs.example/kb/injdoc-alpha-001 now.", "See now."},
+		{"See https://docs.example/kb/injdoc-alpha-001 now.", "See https://docs.example/kb/ now."},
 		{"See https://docs.example/kb?id=injdoc-alpha-001 now.", "See https://docs.example/kb?id= now."},
 		{"Version 2-beta of `the-tool` is out.", "Version 2-beta of `the-tool` is out."},
 		{"Read https://docs.example/kb/intro-2 first.", "Read https://docs.example/kb/intro-2 first."},

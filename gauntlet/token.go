@@ -32,15 +32,20 @@ func trailing(tok []byte) int {
 	return n
 }
 
-// leaked reports whether the token core is a leaked id. The exemption of
-// this turn's addresses is looked up only for a token that would otherwise
-// be dropped or handed to the catalog.
-func (st *Stream) leaked(core []byte) bool {
-	if len(core) == 0 {
-		return false
+// leakAt reports whether the token core holds a leaked id and where the
+// leaked part starts: at the leftmost id shape, at the start of the core for
+// a catalog id that is the core (or the core without the quotes, backticks or
+// brackets around it), at a segment's start for a URL or path segment that
+// is a catalog id. The exemption of this turn's addresses is looked up only
+// for a token that would otherwise be dropped or handed to the catalog.
+func (st *Stream) leakAt(core []byte) (int, bool) {
+	if len(core) == 0 || !hasNonLetter(core) {
+		return 0, false
 	}
-	if len(core) >= st.spec.minIDLen && st.spec.IDShaped(core) {
-		return !st.exempted(core)
+	if len(core) >= st.spec.minIDLen {
+		if k, ok := st.spec.idStart(core); ok {
+			return k, !st.exempted(core)
+		}
 	}
 	if st.opt.Catalog != nil && len(core) >= st.spec.catalogMinLen {
 		if !st.spec.catalogNumbers {
@@ -52,35 +57,39 @@ func (st *Stream) leaked(core []byte) bool {
 				}
 			}
 			if num {
-				return false
+				return 0, false
 			}
 		}
-		return !st.exempted(core) && st.inCatalog(core)
+		if st.exempted(core) {
+			return 0, false
+		}
+		return st.inCatalog(core)
 	}
-	return false
+	return 0, false
 }
 
 // inCatalog asks the catalog about core, about core without the quotes,
 // backticks or brackets around it, and, for a URL or path, about each of
 // its segments: an id is leaked as much in `injdoc-a-1`, "injdoc-a-1" or
 // https://x.example/docs/injdoc-a-1 as on its own. Only the catalog
-// decides, so ordinary words are never dropped.
-func (st *Stream) inCatalog(core []byte) bool {
+// decides, so ordinary words are never dropped. It returns where the id
+// found starts (0 for the core and the first segment).
+func (st *Stream) inCatalog(core []byte) (int, bool) {
 	ask := func(b []byte) bool {
 		return len(b) >= st.spec.catalogMinLen && st.opt.Catalog(unsafe.String(&b[0], len(b)))
 	}
 	if ask(core) {
-		return true
+		return 0, true
 	}
-	inner := core
+	inner, lead := core, 0
 	for len(inner) > 0 && isWrapper(inner[0]) {
-		inner = inner[1:]
+		inner, lead = inner[1:], lead+1
 	}
 	for len(inner) > 0 && (isWrapper(inner[len(inner)-1]) || inner[len(inner)-1] == '.' || inner[len(inner)-1] == ',') {
 		inner = inner[:len(inner)-1]
 	}
 	if len(inner) != len(core) && ask(inner) {
-		return true
+		return 0, true
 	}
 	start := 0
 	split := false
@@ -92,11 +101,14 @@ func (st *Stream) inCatalog(core []byte) bool {
 			split = true
 		}
 		if split && i > start && ask(inner[start:i]) {
-			return true
+			if start == 0 {
+				return 0, true
+			}
+			return lead + start, true
 		}
 		start = i + 1
 	}
-	return false
+	return 0, false
 }
 
 func isWrapper(c byte) bool {
@@ -140,43 +152,134 @@ func (st *Stream) exemptSet() map[string]bool {
 	return st.exempt
 }
 
-// endToken decides a held token: release it or drop it as a leaked id.
-func (st *Stream) endToken(dst []byte) []byte {
-	tok := st.hold
-	st.hk = hNone
-	st.hold = st.hold[:0]
-	core := tok[:len(tok)-trailing(tok)]
-	if hasNonLetter(core) && st.leaked(core) || st.long && st.ctxLeaked(core) {
-		st.drop(LeakedID, core)
-		if len(core) == len(tok) {
-			return dst // nothing released: term and col stay
+// dropStart returns where the leaked part of a held token's core starts,
+// len(core) when nothing in it is leaked. The leaked part runs to the end of
+// the core; what is kept before it is checked again as the token it becomes,
+// so it never ends in a shorter id ("REALID42-doc_1a" loses all of it). In a
+// long token an id shape may also start in its released bytes (ctx): then
+// the whole core goes.
+func (st *Stream) dropStart(core []byte, long bool) int {
+	s := len(core)
+	for s > 0 {
+		c := core[:s]
+		c = c[:len(c)-trailing(c)]
+		k, ok := st.leakAt(c)
+		if !ok && long {
+			k, ok = st.ctxLeakAt(c)
 		}
-		dst = st.rel(dst, tok[len(core):])
-	} else {
-		dst = st.rel(dst, tok)
+		if !ok {
+			break
+		}
+		s = k
 	}
-	st.term = tok[len(tok)-1] == '.'
+	return s
+}
+
+// endToken decides a held token: release it or drop its leaked part (from
+// the start of the id to the end of its core). The first relN bytes of the
+// hold are out already (Flush).
+func (st *Stream) endToken(dst []byte) []byte {
+	tok, rn := st.hold, st.relN
+	st.hk = hNone
+	st.hold, st.relN = st.hold[:0], 0
+	core := tok[:len(tok)-trailing(tok)]
+	s := len(core)
+	if st.long || hasNonLetter(core) {
+		s = st.dropStart(core, st.long)
+	}
+	end := len(tok) - 1 // the last released byte
+	if s < len(core) {
+		s = max(s, rn) // rn <= s unless the catalog changed under the stream
+		dst = st.rel(dst, tok[rn:s])
+		st.drop(LeakedID, core[s:])
+		if len(core) == len(tok) {
+			if s == 0 {
+				return dst // nothing released: term and col stay
+			}
+			end = s - 1
+		}
+		rn = len(core)
+	}
+	dst = st.rel(dst, tok[rn:])
+	st.term = tok[end] == '.'
 	st.col = -1
 	return dst
 }
 
+// early releases the bytes of the held token that no continuation can make
+// part of a leaked id (Flush): the bytes before the first place where an id
+// shape could start (prefixNFA) or a catalog id could start
+// (Options.CatalogPrefix). The token stays held; relN counts the bytes out.
+// Only the first maxLen/4 bytes of a token are released this way, so a
+// token that outgrows the hold-back has all of them in the part longToken
+// releases first.
+func (st *Stream) early(dst []byte) []byte {
+	if st.spec.pre == nil || st.long || st.opt.Catalog != nil && st.opt.CatalogPrefix == nil {
+		return dst
+	}
+	t := st.hold
+	lim := min(len(t), st.spec.maxLen-st.spec.maxLen*3/4)
+	if st.relN >= lim {
+		return dst
+	}
+	k := lim
+	for _, a := range st.spec.pre {
+		k = min(k, a.earliest(t[:k], st.relN))
+		if k <= st.relN {
+			return dst
+		}
+	}
+	if st.opt.Catalog != nil {
+		k = st.catalogEarliest(t, k)
+	}
+	if k <= st.relN {
+		return dst
+	}
+	dst = st.rel(dst, t[st.relN:k])
+	st.relN = k
+	return dst
+}
+
 // longToken handles a token that outgrew the hold-back: if the held window
-// holds an id shape the whole token is dropped, else all but its last
-// 3/4*max_marker_len bytes are released and the window slides on, so an id
-// of up to that length inside a long token (a URL) is still caught.
+// holds an id shape the token is dropped from its start on, else all but
+// its last 3/4*max_marker_len bytes are released and the window slides on,
+// so an id of up to that length inside a long token (a URL) is still caught.
 //
 // Every release is checked together with the token bytes released before it
 // (ctx), so the released part is never id-shaped should the rest be dropped.
 func (st *Stream) longToken(dst []byte) []byte {
 	keep := st.spec.maxLen * 3 / 4
 	n := len(st.hold) - keep
-	if hasNonLetter(st.hold) && st.spec.IDShaped(st.hold) || st.ctxLeaked(st.hold[:n]) {
-		st.drop(LeakedID, st.hold)
-		st.hold = st.hold[:0]
+	s, ok := len(st.hold), false
+	if hasNonLetter(st.hold) {
+		s, ok = st.spec.idStart(st.hold)
+	}
+	if !ok {
+		s, ok = st.ctxLeakAt(st.hold[:n])
+	}
+	if ok {
+		for s > 0 { // what is kept must not end in an id shape
+			c := st.hold[:s]
+			k, bad := st.ctxLeakAt(c[:len(c)-trailing(c)])
+			if !bad {
+				break
+			}
+			s = k
+		}
+		s = max(s, st.relN)
+		dst = st.rel(dst, st.hold[st.relN:s])
+		st.drop(LeakedID, st.hold[s:])
+		st.hold, st.relN = st.hold[:0], 0
 		st.hk = hDropTok
+		if s > 0 {
+			st.term, st.col = false, -1
+		}
 		return dst
 	}
-	dst = st.rel(dst, st.hold[:n])
+	if n > st.relN {
+		dst = st.rel(dst, st.hold[st.relN:n])
+	}
+	st.relN = 0 // early releases stay within the first n bytes
 	st.ctx = append(st.ctx, st.hold[:n]...)
 	if len(st.ctx) > keep {
 		st.ctx = st.ctx[:copy(st.ctx, st.ctx[len(st.ctx)-keep:])]
@@ -187,9 +290,39 @@ func (st *Stream) longToken(dst []byte) []byte {
 	return dst
 }
 
-// ctxLeaked reports whether the last released bytes of a long token followed
-// by b hold an id shape.
-func (st *Stream) ctxLeaked(b []byte) bool {
+// ctxLeakAt reports whether the last released bytes of a long token
+// followed by b hold an id shape, and where in b it starts (0 when it
+// starts in the released bytes).
+func (st *Stream) ctxLeakAt(b []byte) (int, bool) {
 	st.win = append(append(st.win[:0], st.ctx...), b...)
-	return hasNonLetter(st.win) && st.spec.IDShaped(st.win)
+	if !hasNonLetter(st.win) {
+		return 0, false
+	}
+	k, ok := st.spec.idStart(st.win)
+	return max(0, k-len(st.ctx)), ok
+}
+
+// catalogEarliest returns the first place before k in the held token t, at
+// or after relN, where a catalog id could start: the token's start (or
+// after its leading '_') and each segment's start after a '/', '#' or ':',
+// when CatalogPrefix relates the rest of t to an id.
+func (st *Stream) catalogEarliest(t []byte, k int) int {
+	related := func(b []byte) bool {
+		return len(b) == 0 || st.opt.CatalogPrefix(unsafe.String(&b[0], len(b)))
+	}
+	if st.relN == 0 {
+		u := 0
+		for u < len(t) && t[u] == '_' {
+			u++
+		}
+		if related(t) || u > 0 && related(t[u:]) {
+			return 0
+		}
+	}
+	for i := max(st.relN-1, 0); i+1 < k; i++ {
+		if (t[i] == '/' || t[i] == '#' || t[i] == ':') && related(t[i+1:]) {
+			return i + 1
+		}
+	}
+	return k
 }

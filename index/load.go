@@ -51,6 +51,7 @@ type Partition struct {
 	address     slotIndex
 	aliases     map[string]string
 	catalog     map[string]struct{}
+	idPrefix    catalogPrefix // built from catalog on first use (catalogprefix.go)
 	byID        slotIndex
 	answerCal   *AnswerCalibration
 }

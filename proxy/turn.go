@@ -155,6 +155,9 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 		Actions: actions,
 		Bailout: t.out.Decision == gate.Fallback,
 		Catalog: func(id string) bool { return p.eng.Contains(tenant, kb, id) },
+		// A token ending a delta goes out at once up to where an id could
+		// still start in it (the first token is not held for the next event).
+		CatalogPrefix: func(s string) bool { return p.eng.CatalogPrefix(tenant, kb, s) },
 		OnDrop: func(r gauntlet.Reason, b []byte) {
 			if ce := p.log.Check(zap.InfoLevel, "marker dropped"); ce != nil {
 				ce.Write(zap.String("reason", string(r)), zap.String("tenant", tenant), zap.String("kb", kb))
@@ -224,14 +227,17 @@ func (t *guardTurn) Content(ctx context.Context, dst, delta []byte) []byte {
 	start := len(dst)
 	switch {
 	case t.split == nil:
-		dst = t.st.Write(dst, delta)
+		dst = t.st.Flush(t.st.Write(dst, delta))
 	case t.strictMode:
 		t.scratch = t.st.Write(t.scratch[:0], delta)
 		for _, s := range t.split.Feed(string(t.scratch)) {
 			dst = t.strict(ctx, dst, s)
 		}
 	default:
-		dst = t.st.Write(dst, delta)
+		// Every event is flushed to the client: the held token goes out up
+		// to where an id could still start (a relay that coalesces events
+		// flushes only the last one it has read).
+		dst = t.st.Flush(t.st.Write(dst, delta))
 		if t.answer.Len() < maxJudgedAnswer {
 			for _, s := range t.split.Feed(string(dst[start:])) {
 				t.dispatch(ctx, s)

@@ -1,0 +1,182 @@
+package gauntlet
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPrefixNFAEarliest checks the hold-back analysis against brute force:
+// for random held tokens t and random continuations, no id shape of any
+// default pattern starts before earliest(t) in the finished token's core or
+// in any prefix of it (what a drop keeps is checked again as its own token).
+func TestPrefixNFAEarliest(t *testing.T) {
+	c := DefaultConfig()
+	c.IDPatterns = append(c.IDPatterns, `\bref_[0-9]+`, `(?:x|\by)z+`, `^ab`, `[0-9]+$`, `(?i)k\d{3}`, `a.c`, `\B-1[a-f]?\b`, `(?:@|#)(?:doc)?:\d`)
+	s, err := Compile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.pre == nil {
+		t.Fatal("patterns have no prefix automata")
+	}
+	pieces := []string{"0", "1", "9", "a", "b", "e", "f", "A", "F", "g", "x", "z", "_", "-", ".", ":", "/", "#", "@",
+		"doc", "DOC", "chunk", "tenant", "kb", "mem", "12345678", "abcd", "0123456789abcdef", "-1234", "n", "no", "te",
+		"ref_", "y", "zz", "K", "k", "c", "-1", "@", "#doc:"}
+	r := rand.New(rand.NewPCG(3, 4))
+	gen := func(n int) []byte {
+		var b []byte
+		for range n {
+			b = append(b, pieces[r.IntN(len(pieces))]...)
+		}
+		return b
+	}
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	for range n {
+		held := gen(r.IntN(6))
+		if len(held) == 0 {
+			continue
+		}
+		full := append(append([]byte(nil), held...), gen(r.IntN(8))...)
+		core := full[:len(full)-trailing(full)]
+		for i, a := range s.pre {
+			k := a.earliest(held, 0)
+			p := &s.ids[i]
+			for end := 1; end <= len(core); end++ {
+				c := core[:end]
+				for q := 0; q < k && q < len(c); q++ {
+					if matchAt(p, c, q) {
+						t.Fatalf("pattern %q: held %q earliest %d, but %q (of %q) has a match at %d", p.re, held, k, c, full, q)
+					}
+				}
+			}
+		}
+	}
+}
+
+func matchAt(p *idPattern, b []byte, q int) bool {
+	if q == 0 {
+		return p.at0.Match(b)
+	}
+	return p.atQ.Match(b[q-1:])
+}
+
+// TestIDStart: the leftmost id shape's start, found without allocating,
+// equals regexp's FindIndex.
+func TestIDStart(t *testing.T) {
+	s := testSpec(t)
+	for _, tok := range []string{"doc_1a", "abc-doc_12ab", "xdoc_1", "x-123e4567-e89b-12d3-a456-426614174000", "ab0123456789abcdef0",
+		"q.0123456789abcdef", "nodoc_1-chunk_2", "plain", "a-b"} {
+		want := -1
+		for i := range s.ids {
+			if loc := s.ids[i].re.FindIndex([]byte(tok)); loc != nil && (want < 0 || loc[0] < want) {
+				want = loc[0]
+			}
+		}
+		k, ok := s.idStart([]byte(tok))
+		if !ok {
+			k = -1
+		}
+		if k != want {
+			t.Errorf("idStart(%q) = %d, want %d", tok, k, want)
+		}
+	}
+}
+
+// TestFlush: Flush releases a token that ends a delta up to where an id
+// could still start in it; what could still become an id waits. Without
+// CatalogPrefix (but with a catalog) every token waits. Write alone holds
+// the token as before.
+func TestFlush(t *testing.T) {
+	s := testSpec(t)
+	for _, tc := range []struct {
+		deltas []string
+		want   []string // output after each Write, then Close
+	}{
+		{[]string{"In", " the", " beginning", "."}, []string{"In", " th", "e beginning", ".", ""}},
+		{[]string{"Based", " on"}, []string{"Bas", "ed on", ""}},
+		{[]string{"see doc", "_1a2b now"}, []string{"see", " now", ""}},
+		{[]string{"abc-doc", "_12ab ok"}, []string{"abc-", " ok", ""}},
+		{[]string{"REAL", "ID42 x"}, []string{"", " x", ""}},            // a catalog id's prefix waits
+		{[]string{"REAL", "ITY x"}, []string{"", "REALITY x", ""}},      // and goes when it is none
+		{[]string{"x/REAL", "ID42 y"}, []string{"x/", " y", ""}},        // a URL segment may be an id
+		{[]string{"Ko", "de"}, []string{"Ko", "", "de"}},                // "de" can start a uuid
+		{[]string{"0123456789", "abcdef0 ok"}, []string{"", " ok", ""}}, // a hex hash
+	} {
+		st := s.New(testOptions())
+		var got []string
+		for _, d := range tc.deltas {
+			got = append(got, string(st.Flush(st.Write(nil, []byte(d)))))
+		}
+		got = append(got, string(st.Close(nil)))
+		if len(got) != len(tc.want) {
+			t.Errorf("%q: got %q, want %q", tc.deltas, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%q: got %q, want %q", tc.deltas, got, tc.want)
+				break
+			}
+		}
+	}
+	o := testOptions()
+	o.CatalogPrefix = nil
+	if got := string(s.New(testOptions()).Write(nil, []byte("In"))); got != "" {
+		t.Errorf("Write without Flush: %q released early", got)
+	}
+	flush := func(s *Spec, o Options, in string) string {
+		st := s.New(o)
+		return string(st.Flush(st.Write(nil, []byte(in))))
+	}
+	if got := flush(s, o, "In"); got != "" {
+		t.Errorf("with a catalog and no CatalogPrefix: %q released early", got)
+	}
+	o.Catalog = nil
+	if got := flush(s, o, "In"); got != "In" {
+		t.Errorf("without a catalog: %q released, want all", got)
+	}
+	// A pattern with too many positions for the analysis: tokens wait.
+	c := DefaultConfig()
+	c.IDPatterns = append(c.IDPatterns, `x[0-9]{70}`)
+	big, err := Compile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := flush(big, Options{}, "In"); got != "" || big.pre != nil {
+		t.Errorf("unanalysable pattern: %q released early", got)
+	}
+}
+
+// TestFlushCustomPatterns: with patterns of other shapes (assertions in
+// the middle or at the end, alternations with and without \b), flushing
+// after every byte gives the output of one write, and the auditor finds no
+// id left.
+func TestFlushCustomPatterns(t *testing.T) {
+	c := DefaultConfig()
+	c.IDPatterns = []string{`\bref_[0-9]+`, `(?:x|\by)z+`, `^ab`, `[0-9]{3}$`, `(?i)k\d{3}`, `a.c`, `\B-1[a-f]?\b`, `(?:@|#)(?:doc)?:\d`}
+	s, err := Compile(c)
+	if err != nil || s.pre == nil {
+		t.Fatal(err, s.pre == nil)
+	}
+	pieces := []string{"ref_", "1", "23", "x", "y", "zz", "ab", "k", "K", "a", "c", "-1", "e", "@", "#", "doc", ":", "/", " ", ". ", "word", "REALID42", "library-7", "_", "-"}
+	r := rand.New(rand.NewPCG(9, 9))
+	o := fuzzOptions(false)
+	for range 5000 {
+		var in []byte
+		for k := r.IntN(14); k >= 0; k-- {
+			in = append(in, pieces[r.IntN(len(pieces))]...)
+		}
+		one := s.New(o)
+		ref := one.Close(one.Write(nil, in))
+		got, st := chunked(s, o, in, nil)
+		if string(got) != string(ref) {
+			t.Fatalf("input %q: flushed bytewise %q, one write %q", in, got, ref)
+		}
+		if a := st.Audit(string(got)); !a.OK() {
+			t.Fatalf("input %q output %q: audit %+v", in, got, a)
+		}
+	}
+}
