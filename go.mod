@@ -19,6 +19,7 @@ require (
 	github.com/tmaxmax/go-sse v0.12.0
 	github.com/valyala/fasthttp v1.69.0
 	github.com/viterin/vek v0.4.2
+	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.28.0
 	golang.org/x/sync v0.24.0
 	gonum.org/v1/gonum v0.17.0

@@ -10,8 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -20,48 +18,14 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 
+	"github.com/answer-guard/guard/internal/leaktest"
 	"github.com/answer-guard/guard/mockllm"
 	"github.com/answer-guard/guard/proxy"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leaked := waitLeaks(5 * time.Second); leaked != "" {
-			fmt.Fprintf(os.Stderr, "goroutines leaked by the tests:\n%s\n", leaked)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// waitLeaks returns the stacks of goroutines still running code of this
-// module (or holding an upstream connection) after up to d, or "".
-// fasthttp's worker-pool janitor, which sleeps out its idle period after a
-// server stops, is not ours and is ignored.
-func waitLeaks(d time.Duration) string {
-	deadline := time.Now().Add(d)
-	for {
-		buf := make([]byte, 4<<20)
-		all := string(buf[:runtime.Stack(buf, true)])
-		var leaked []string
-		for _, g := range strings.Split(all, "\n\n") {
-			if strings.Contains(g, "testing.(*M)") || strings.Contains(g, "proxy_test.waitLeaks") {
-				continue
-			}
-			if strings.Contains(g, "answer-guard/guard/") || strings.Contains(g, "net/http.(*persistConn)") {
-				leaked = append(leaked, g)
-			}
-		}
-		if len(leaked) == 0 {
-			return ""
-		}
-		if time.Now().After(deadline) {
-			return strings.Join(leaked, "\n\n")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// TestMain fails the run when a goroutine is left after the tests passed
+// (library janitors aside: internal/leaktest).
+func TestMain(m *testing.M) { leaktest.Main(m) }
 
 // testServer is a proxy on a loopback port with its own simulated upstream.
 type testServer struct {
