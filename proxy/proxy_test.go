@@ -294,13 +294,12 @@ func TestSlowFirstByte(t *testing.T) {
 			ts = whole
 		}
 		body := strings.Replace(streamBody, `"stream":true`, fmt.Sprintf(`"stream":%v`, stream), 1)
-		start := time.Now()
+		// A 504 can only come from the timeout (the upstream would answer
+		// 200 after its delay); TestFirstByteAndRequestTimeout times it
+		// exactly, in a synctest bubble.
 		resp, events := postStream(t, ts, body)
 		if resp.StatusCode != 504 || !strings.Contains(events[0], "upstream_timeout") {
 			t.Errorf("stream=%v: got %d %s, want 504 upstream_timeout", stream, resp.StatusCode, events)
-		}
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("stream=%v: answered after %s, want about the first-byte timeout", stream, d)
 		}
 	}
 }
