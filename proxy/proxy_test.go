@@ -279,13 +279,13 @@ func TestUpstreamDiesMidStream(t *testing.T) {
 func TestSlowFirstByte(t *testing.T) {
 	ts := startServer(t, func(c *proxy.Config) {
 		c.Mock.Faults.SlowFirst = 1
-		c.Mock.SlowFirstDelay = 3 * time.Second
+		c.Mock.SlowFirstDelay = time.Second // under the simulated upstream's 2 s shutdown grace: the cleanup waits it out
 		c.Upstream.FirstByteTimeout = 100 * time.Millisecond
 	})
 	// a non-stream answer arrives whole: only request_timeout cuts it
 	whole := startServer(t, func(c *proxy.Config) {
 		c.Mock.Faults.SlowFirst = 1
-		c.Mock.SlowFirstDelay = 3 * time.Second
+		c.Mock.SlowFirstDelay = time.Second
 		c.Upstream.RequestTimeout = 100 * time.Millisecond
 	})
 	for _, stream := range []bool{true, false} {
@@ -307,7 +307,7 @@ func TestSlowFirstByte(t *testing.T) {
 func TestIdleTimeoutBetweenEvents(t *testing.T) {
 	ts := startServer(t, func(c *proxy.Config) {
 		c.Mock.Faults.Stall = 1
-		c.Mock.StallDelay = 3 * time.Second
+		c.Mock.StallDelay = time.Second
 		c.Upstream.IdleTimeout = 100 * time.Millisecond
 	})
 	resp, events := postStream(t, ts, streamBody)

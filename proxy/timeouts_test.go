@@ -2,6 +2,9 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -14,7 +17,9 @@ import (
 
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
+	"go.uber.org/zap"
 
+	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/mockllm"
 )
 
@@ -101,9 +106,15 @@ type pipedProxy struct {
 	client *http.Client
 }
 
+// startPiped starts a proxy without a pipeline on a pipe network of its own.
 func startPiped(t *testing.T, mutate func(*Config, *mockllm.Config)) *pipedProxy {
 	t.Helper()
-	var n pipeNet
+	return startPipedOn(t, &pipeNet{}, nil, mutate)
+}
+
+// startPipedOn starts the proxy with factory (nil: pass-through) on n.
+func startPipedOn(t *testing.T, n *pipeNet, factory PipelineFactory, mutate func(*Config, *mockllm.Config)) *pipedProxy {
+	t.Helper()
 	mcfg := mockllm.DefaultConfig()
 	mcfg.Pace = 0
 	cfg := DefaultConfig()
@@ -118,7 +129,7 @@ func startPiped(t *testing.T, mutate func(*Config, *mockllm.Config)) *pipedProxy
 	mockDone := make(chan error, 1)
 	upLn := n.listen("upstream.pipe:80")
 	go func() { mockDone <- mock.Serve(upLn) }()
-	srv, err := New(cfg, nil, nil)
+	srv, err := New(cfg, nil, factory)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,6 +245,112 @@ func TestIdleTimeoutExact(t *testing.T) {
 		n := len(events)
 		if status != 200 || n < 2 || events[n-1] != "data: [DONE]" || !strings.Contains(events[n-2], "upstream_timeout") {
 			t.Fatalf("got %d %q, want an upstream_timeout error event then [DONE]", status, events[max(0, n-3):])
+		}
+	})
+}
+
+// In report mode each sentence is verified as soon as it completes: with an
+// LLM judge and an upstream that paces its events 5 ms apart, the first
+// judge call is made while the answer is still streaming, and every claim
+// is in the report. In the bubble the pace is exact, so "while streaming"
+// is a statement about the order of two instants, not a wall-clock margin.
+func TestReportModeVerifiesWhileStreaming(t *testing.T) {
+	startDateUpdater()
+	// The demo index is built outside the bubble: bleve indexes through
+	// process-wide analysis workers, which must not touch a bubble's
+	// channels. Inside, the pipeline only opens it.
+	demo := t.TempDir()
+	if _, err := index.BuildDemo(context.Background(), DefaultConfig().Stages.Index, demo, zap.NewNop()); err != nil {
+		t.Fatal(err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		n := &pipeNet{}
+		// The judge client clones http.DefaultTransport when the pipeline
+		// is built: point it at the pipe network for that long.
+		def := http.DefaultTransport
+		http.DefaultTransport = &http.Transport{DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) { return n.dial(ctx, addr) }}
+		var mu sync.Mutex
+		var calls []time.Time
+		judgeSrv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			mu.Lock()
+			calls = append(calls, time.Now())
+			mu.Unlock()
+			content, _ := json.Marshal(`{"label":"supported","confidence":0.95,"evidence":""}`)
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"id":"j","object":"chat.completion","created":1,"model":"judge","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%s}}]}`, content)
+		})}
+		judgeLn := n.listen("judge.pipe:80")
+		judgeDone := make(chan error, 1)
+		go func() { judgeDone <- judgeSrv.Serve(judgeLn) }()
+		t.Cleanup(func() {
+			judgeSrv.Close()
+			if err := <-judgeDone; !errors.Is(err, http.ErrServerClosed) {
+				t.Errorf("judge serve: %v", err)
+			}
+		})
+		p := startPipedOn(t, n, NewPipeline(nil), func(c *Config, m *mockllm.Config) {
+			m.Pace = 5 * time.Millisecond
+			c.Pipeline.Enabled = true
+			c.Pipeline.Index = demo
+			c.Log.Level = "error"
+			c.Stages.Verify.Mode = "report"
+			c.Stages.Verify.Verifier = "llm"
+			c.Stages.Verify.LLM.BaseURL = "http://judge.pipe/v1"
+			c.Stages.Verify.LLM.Model = "judge"
+			c.Stages.Verify.MinContextChars = 0
+		})
+		http.DefaultTransport = def
+
+		status, body := p.post(t, `{"model":"mock-1","stream":true,"messages":[{"role":"user","content":"What does error LF-4002 mean?"}]}`)
+		end := time.Now()
+		if status != 200 {
+			t.Fatalf("got %d %s", status, body)
+		}
+		var text strings.Builder
+		var g struct {
+			Decision string `json:"decision"`
+			Claims   []struct {
+				Text      string `json:"text"`
+				Citations []int  `json:"citations"`
+				Verdict   string `json:"verdict"`
+			} `json:"claims"`
+		}
+		for _, ev := range strings.Split(strings.TrimSpace(body), "\n\n") {
+			data := strings.TrimPrefix(ev, "data: ")
+			var chunk struct {
+				Choices []struct {
+					Delta struct{ Content string } `json:"delta"`
+				} `json:"choices"`
+				Guard json.RawMessage `json:"guard"`
+			}
+			if data == "[DONE]" || json.Unmarshal([]byte(data), &chunk) != nil {
+				continue
+			}
+			if len(chunk.Choices) > 0 {
+				text.WriteString(chunk.Choices[0].Delta.Content)
+			}
+			if chunk.Guard != nil {
+				if err := json.Unmarshal(chunk.Guard, &g); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if g.Decision != "ground" || text.Len() == 0 || len(g.Claims) == 0 {
+			t.Fatalf("decision %q, %d claims, text %q", g.Decision, len(g.Claims), text.String())
+		}
+		if len(calls) == 0 {
+			t.Fatal("the LLM judge was never called")
+		}
+		if !calls[0].Before(end) {
+			t.Errorf("first judge call at %s, the stream ended at %s: want the call while the answer streams", calls[0].Sub(end), time.Duration(0))
+		}
+		for _, c := range g.Claims {
+			if len(c.Citations) > 0 && c.Verdict != "entailment" {
+				t.Errorf("claim %q: verdict %q, want entailment from the scripted judge", c.Text, c.Verdict)
+			}
 		}
 	})
 }
