@@ -269,6 +269,7 @@ func TestReportModeVerifiesWhileStreaming(t *testing.T) {
 		// is built: point it at the pipe network for that long.
 		def := http.DefaultTransport
 		http.DefaultTransport = &http.Transport{DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) { return n.dial(ctx, addr) }}
+		defer func() { http.DefaultTransport = def }() // also when startPipedOn fails
 		var mu sync.Mutex
 		var calls []time.Time
 		judgeSrv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
