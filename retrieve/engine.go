@@ -68,13 +68,14 @@ type Engine struct {
 	cfg      Config
 	log      *zap.Logger
 	embedder QueryEmbedder // nil for local-embedder snapshots
-	// ownEmbedder is the embedder New made (nil otherwise); Close releases its
-	// cache, whose goroutines would outlive the engine.
+	remote   Reranker      // nil unless rerank.mode is remote
+	rewriter *rewriter
+	patterns []*regexp.Regexp
+	cur      atomic.Pointer[state]
+
+	// ownEmbedder is the embedder New made (nil otherwise); Close releases
+	// its cache, whose goroutines would outlive the engine.
 	ownEmbedder *index.RemoteEmbedder
-	remote      Reranker // nil unless rerank.mode is remote
-	rewriter    *rewriter
-	patterns    []*regexp.Regexp
-	cur         atomic.Pointer[state]
 }
 
 // state is one published snapshot with a reader count, so that a swapped
