@@ -18,8 +18,10 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	"go.uber.org/goleak"
 	"go.uber.org/zap"
 
+	"github.com/answer-guard/guard/internal/leaktest"
 	"github.com/answer-guard/guard/mockllm"
 	"github.com/answer-guard/guard/proxy"
 )
@@ -121,70 +123,55 @@ func RunChaos(ctx context.Context, opt ChaosOptions, names ...string) ([]ChaosRe
 	return out, nil
 }
 
-// RunScenario runs one scenario and checks that the goroutine count comes
-// back to where it was (bounded wait).
+// RunScenario runs one scenario and checks that every goroutine it started
+// has ended within leakWait (internal/leaktest: library janitors aside).
+// GoroutinesBefore and GoroutinesAfter are the counts before it ran and
+// after that check, for the report.
 func RunScenario(ctx context.Context, s ChaosScenario, opt ChaosOptions) ChaosResult {
 	r := ChaosResult{Name: s.Name, Expect: s.Expect, Outcomes: map[string]int{}}
-	r.GoroutinesBefore = countGoroutines()
+	before := goleak.IgnoreCurrent()
+	r.GoroutinesBefore = runtime.NumGoroutine()
 	t0 := time.Now()
 	s.run(ctx, opt, &r)
 	r.Elapsed = time.Since(t0)
-	r.GoroutinesAfter = settleGoroutines(r.GoroutinesBefore, 5*time.Second)
-	if r.GoroutinesAfter > r.GoroutinesBefore+goroutineSlack {
-		r.problem("goroutines grew from %d to %d and did not come back within 5s", r.GoroutinesBefore, r.GoroutinesAfter)
+	if err := settle(leakWait, before); err != nil {
+		r.problem("goroutines left %s after the scenario: %s", leakWait, leakSummary(err))
 	}
+	r.GoroutinesAfter = runtime.NumGoroutine()
 	return r
 }
 
-// goroutineSlack tolerates runtime helpers that start lazily (timers, the
-// net poller) and stay.
-const goroutineSlack = 3
+// leakWait bounds how long a scenario's goroutines may take to end after
+// its last request: connections closing, a simulated upstream sleeping out
+// a stall the proxy already cut.
+const leakWait = 5 * time.Second
 
-// settleGoroutines waits up to limit for the goroutine count to drop to
-// want+slack and returns the last count.
-func settleGoroutines(want int, limit time.Duration) int {
+// settle repeats the leak check (goleak retries for under a second) until
+// it passes or limit has passed, and returns its last result.
+func settle(limit time.Duration, opts ...goleak.Option) error {
 	deadline := time.Now().Add(limit)
-	t := time.NewTicker(20 * time.Millisecond)
-	defer t.Stop()
 	for {
-		n := countGoroutines()
-		if n <= want+goroutineSlack || time.Now().After(deadline) {
-			return n
+		err := leaktest.Find(opts...)
+		if err == nil || time.Now().After(deadline) {
+			return err
 		}
-		<-t.C
 	}
 }
 
-// janitors are library goroutines that sleep out an idle period after their
-// owner has closed (fasthttp's worker-pool and client connection cleaners);
-// they end by themselves and are not leaks.
-var janitors = []string{"fasthttp.(*workerPool).Start", "fasthttp.(*HostClient).connsCleaner"}
-
-// countGoroutines counts live goroutines, less the janitors.
-func countGoroutines() int {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	count := 0
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.TrimSpace(g) == "" {
-			continue
-		}
-		janitor := false
-		for _, j := range janitors {
-			janitor = janitor || strings.Contains(g, j)
-		}
-		if !janitor {
-			count++
+// leakSummary keeps one line per leaked goroutine of goleak's report
+// ("Goroutine 12 in state select, with net/http.(*persistConn).readLoop on
+// top of the stack"), so a problem fits a table cell.
+func leakSummary(err error) string {
+	var heads []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if i := strings.Index(l, "Goroutine "); i >= 0 && strings.Contains(l, "on top of the stack") {
+			heads = append(heads, strings.TrimSuffix(l[i:], ":"))
 		}
 	}
-	return count
+	if len(heads) == 0 {
+		return err.Error()
+	}
+	return strings.Join(heads, "; ")
 }
 
 func (r *ChaosResult) problem(format string, args ...any) {

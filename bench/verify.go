@@ -112,6 +112,45 @@ func VerifyQualityWith(ctx context.Context, dataDir, name string, v judge.Verifi
 	return rep, nil
 }
 
+// DumpSets are the data sets DumpVerify takes, by the name it takes them.
+var DumpSets = map[string]func(dataDir string) ([]VerifyItem, error){
+	"scifact": LoadSciFact, "wice": LoadWiCE, "halu": LoadHaluEval,
+}
+
+// DumpVerify writes every verdict of the local verifier (default
+// thresholds) on one data set (scifact, wice or halu) to w as
+// tab-separated lines under a header, for error analysis: whether the
+// verdict agrees with the gold label, the gold label, the verdict, its
+// reason and confidence, the claim and the evidence the verifier quoted.
+// Tabs and line breaks inside a field become spaces.
+func DumpVerify(ctx context.Context, dataDir, set string, w io.Writer) error {
+	load := DumpSets[set]
+	if load == nil {
+		return fmt.Errorf("verify dump %q: want scifact, wice or halu", set)
+	}
+	items, err := load(dataDir)
+	if err != nil {
+		return fmt.Errorf("load %s: %w", set, err)
+	}
+	v := judge.NewLocal(judge.DefaultConfig().Local)
+	field := strings.NewReplacer("\t", " ", "\r", " ", "\n", " ")
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "agree\tgold\tlabel\treason\tconfidence\tclaim\tevidence")
+	for _, it := range items {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		vd, err := v.Verify(ctx, it.Claim, it.Evidence)
+		if err != nil {
+			return fmt.Errorf("verify %q: %w", it.Claim, err)
+		}
+		agree := (vd.Label == judge.Entailment) == it.Support
+		fmt.Fprintf(bw, "%v\t%s\t%s\t%s\t%.2f\t%s\t%s\n", agree, it.Gold, vd.Label, field.Replace(vd.Reason),
+			vd.Confidence, field.Replace(it.Claim), field.Replace(vd.Evidence))
+	}
+	return bw.Flush()
+}
+
 // ScoreVerifier runs v on items and scores it.
 func ScoreVerifier(ctx context.Context, name string, v judge.Verifier, items []VerifyItem) (VerifySet, error) {
 	set := VerifySet{Name: name, N: len(items), Confusion: map[string]map[string]int{}}

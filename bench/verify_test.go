@@ -2,7 +2,7 @@ package bench
 
 import (
 	"context"
-	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,31 +47,50 @@ func TestVerifyQuality(t *testing.T) {
 	}
 }
 
-// TestDumpVerify writes every verdict of the local verifier on one data set
-// (GUARD_DUMP=scifact|wice|halu) as tab-separated lines to the test log, for
-// error analysis.
+// DumpVerify (guard bench quality --dump) writes one line per item, each
+// with the seven fields of its header, and agrees with the verdicts the
+// scoring counts.
 func TestDumpVerify(t *testing.T) {
-	name := os.Getenv("GUARD_DUMP")
-	if name == "" {
-		t.Skip("error analysis dump: set GUARD_DUMP=scifact|wice|halu to run")
+	if testing.Short() {
+		t.Skip("verifies every WiCE item (4 s): skipped with -short")
 	}
 	d := dataDir(t)
-	load := map[string]func(string) ([]VerifyItem, error){"scifact": LoadSciFact, "wice": LoadWiCE, "halu": LoadHaluEval}[name]
-	if load == nil {
-		t.Fatalf("GUARD_DUMP=%q: want scifact, wice or halu", name)
+	items, err := LoadWiCE(d)
+	if err != nil {
+		t.Skipf("WiCE absent under %s: %v", d, err)
 	}
-	items, err := load(d)
+	var b strings.Builder
+	if err := DumpVerify(context.Background(), d, "wice", &b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if got, want := len(lines), len(items)+1; got != want {
+		t.Fatalf("got %d lines, want %d (a header and one per item)", got, want)
+	}
+	agree := 0
+	for i, l := range lines {
+		f := strings.Split(l, "\t")
+		if len(f) != 7 {
+			t.Fatalf("line %d has %d fields, want 7: %q", i+1, len(f), l)
+		}
+		if i > 0 && f[0] == "true" {
+			agree++
+		}
+	}
+	set, err := ScoreVerifier(context.Background(), "wice", judge.NewLocal(judge.DefaultConfig().Local), items)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := judge.NewLocal(judge.DefaultConfig().Local)
-	var b strings.Builder
-	for _, it := range items {
-		vd, _ := v.Verify(context.Background(), it.Claim, it.Evidence)
-		ok := (vd.Label == judge.Entailment) == it.Support
-		fmt.Fprintf(&b, "%v\t%s\t%s\t%s\t%.2f\t%s\t%s\n", ok, it.Gold, vd.Label, vd.Reason, vd.Confidence, it.Claim, vd.Evidence)
+	want := 0 // true positives plus true negatives
+	for _, c := range set.Classes {
+		want += int(c.Recall*float64(c.Support) + 0.5)
 	}
-	t.Log("\n" + b.String())
+	if agree != want {
+		t.Errorf("%d verdicts agree with gold in the dump, the scoring counts %d", agree, want)
+	}
+	if err := DumpVerify(context.Background(), d, "bogus", io.Discard); err == nil {
+		t.Error("an unknown set was accepted")
+	}
 }
 
 // TestVerifyOutOfSample runs the verify suite as `guard bench quality

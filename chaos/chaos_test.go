@@ -7,56 +7,18 @@ package chaos
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"os"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/answer-guard/guard/bench"
+	"github.com/answer-guard/guard/internal/leaktest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		// Every goroutine running this module's code, or holding an
-		// upstream connection, must be gone after a bounded wait. Library
-		// singletons (bleve's analysis workers, fasthttp's date updater and
-		// idle janitors) are not ours and end or stay by their own design.
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			leaked := ownGoroutines()
-			if len(leaked) == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				fmt.Fprintf(os.Stderr, "goroutines leaked by the suite:\n%s\n", strings.Join(leaked, "\n\n"))
-				code = 1
-				break
-			}
-			http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	os.Exit(code)
-}
-
-func ownGoroutines() []string {
-	buf := make([]byte, 8<<20)
-	all := string(buf[:runtime.Stack(buf, true)])
-	var out []string
-	for _, g := range strings.Split(all, "\n\n") {
-		if strings.Contains(g, "testing.(*M)") || strings.Contains(g, "chaos.ownGoroutines") || strings.Contains(g, "chaos.TestMain") {
-			continue
-		}
-		if strings.Contains(g, "answer-guard/guard/") || strings.Contains(g, "net/http.(*persistConn)") {
-			out = append(out, g)
-		}
-	}
-	return out
-}
+// TestMain fails the run when a goroutine is left after the suite passed
+// (library janitors aside: internal/leaktest). Each scenario checks its own
+// goroutines too (bench.RunScenario).
+func TestMain(m *testing.M) { leaktest.Main(m) }
 
 func options() bench.ChaosOptions {
 	return bench.ChaosOptions{Long: os.Getenv("GUARD_CHAOS_LONG") == "1"}
@@ -94,10 +56,6 @@ func TestScenarios(t *testing.T) {
 			}
 			for _, p := range r.Problems {
 				t.Error(p)
-			}
-			if r.GoroutinesAfter > r.GoroutinesBefore+3 {
-				buf := make([]byte, 1<<20)
-				t.Logf("goroutines:\n%s", buf[:runtime.Stack(buf, true)])
 			}
 		})
 	}

@@ -72,6 +72,10 @@ type Engine struct {
 	rewriter *rewriter
 	patterns []*regexp.Regexp
 	cur      atomic.Pointer[state]
+
+	// ownEmbedder is the embedder New made (nil otherwise); Close releases
+	// its cache, whose goroutines would outlive the engine.
+	ownEmbedder *index.RemoteEmbedder
 }
 
 // state is one published snapshot with a reader count, so that a swapped
@@ -118,7 +122,7 @@ func New(cfg Config, ixCfg index.Config, snap *index.Snapshot, log *zap.Logger) 
 			if err != nil {
 				return nil, err
 			}
-			e.embedder = re
+			e.embedder, e.ownEmbedder = re, re
 		}
 	}
 	if cfg.Rerank.Mode == "remote" {
@@ -148,8 +152,14 @@ func (e *Engine) Swap(snap *index.Snapshot) {
 	}
 }
 
-// Close retires the current snapshot.
-func (e *Engine) Close() { e.Swap(nil) }
+// Close retires the current snapshot and releases the remote embedder New
+// made, if any (its cache runs goroutines).
+func (e *Engine) Close() {
+	e.Swap(nil)
+	if e.ownEmbedder != nil {
+		e.ownEmbedder.Close()
+	}
+}
 
 func (e *Engine) acquire() *state {
 	for {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/internal/leaktest"
 	"go.uber.org/zap"
 )
 
@@ -38,12 +39,22 @@ var (
 	fixtureRoot string
 )
 
+// TestMain removes the shared fixtures and fails the run when a goroutine
+// is left after the tests passed (library janitors aside: internal/leaktest).
 func TestMain(m *testing.M) {
-	code := m.Run()
+	leaktest.Main(runRemovingFixtures{m})
+}
+
+// runRemovingFixtures removes the fixtures once the tests ran, before the
+// leak check.
+type runRemovingFixtures struct{ m *testing.M }
+
+func (r runRemovingFixtures) Run() int {
+	code := r.m.Run()
 	if fixtureRoot != "" {
 		os.RemoveAll(fixtureRoot)
 	}
-	os.Exit(code)
+	return code
 }
 
 func kjvDocs(tb testing.TB, copies int) []index.Doc {

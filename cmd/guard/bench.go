@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -179,11 +180,19 @@ func benchQuality(ctx context.Context, args []string) error {
 	fs.BoolVar(&fit, "fit", false, "with --gate: refit the shipped answerability model on the training sets and write gate/answermodel.json; with --verify: refit the local verifier's model on its training splits and write judge/localmodel.json")
 	fs.StringVar(&data, "data", defaultDataDir(), "evaluation data folder (env GUARD_DATA, default ../shared/data)")
 	fs.StringVar(&out, "out", "bench-out", "report folder (quality.md; with --gate also gate-coverage.png and .svg)")
+	var dump string
+	fs.StringVar(&dump, "dump", "", "instead of scoring: write every verdict of the local verifier on one data set (scifact, wice or halu) as tab-separated lines to <out>/verify-<set>.tsv, for error analysis")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
+	}
+	if dump != "" {
+		if bench.DumpSets[dump] == nil {
+			return usageErrorf(fs, "--dump %q: want scifact, wice or halu", dump)
+		}
+		return dumpVerify(ctx, data, dump, out)
 	}
 	bench.GateFit, bench.VerifyFit = fit && gateSuite, fit && verify
 	var want []string
@@ -214,6 +223,27 @@ func benchQuality(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "report written to %s\n", path)
 	return qerr
+}
+
+// dumpVerify writes bench.DumpVerify's lines for set to out/verify-<set>.tsv.
+func dumpVerify(ctx context.Context, data, set, out string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(out, "verify-"+set+".tsv")
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = bench.DumpVerify(ctx, data, set, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "verdicts written to %s\n", path)
+	return nil
 }
 
 func defaultDataDir() string {

@@ -80,21 +80,30 @@ func upstreamOf(cfg proxy.Config, mock *mockllm.Server) (proxy.Config, error) {
 
 // newLogger builds the JSON logger on stderr. With flush > 0 lines are
 // buffered (up to 256 KiB) and written at least every flush: one write
-// per buffer instead of one per line (log.flush_interval, README).
-func newLogger(level string, flush time.Duration) (*zap.Logger, error) {
+// per buffer instead of one per line (log.flush_interval, README). stop
+// flushes the logger and ends the buffer's flush goroutine.
+func newLogger(level string, flush time.Duration) (log *zap.Logger, stop func(), err error) {
 	zc := zap.NewProductionConfig()
 	lvl, err := zapcore.ParseLevel(level)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	zc.Level = zap.NewAtomicLevelAt(lvl)
 	zc.Sampling = nil
 	if flush <= 0 {
-		return zc.Build()
+		log, err = zc.Build()
+		if err != nil {
+			return nil, nil, err
+		}
+		return log, func() { log.Sync() }, nil //nolint:errcheck // stderr
 	}
 	ws := &zapcore.BufferedWriteSyncer{WS: zapcore.Lock(os.Stderr), Size: 256 << 10, FlushInterval: flush}
 	enc := zapcore.NewJSONEncoder(zc.EncoderConfig)
-	return zc.Build(zap.WrapCore(func(zapcore.Core) zapcore.Core { return zapcore.NewCore(enc, ws, zc.Level) }))
+	log, err = zc.Build(zap.WrapCore(func(zapcore.Core) zapcore.Core { return zapcore.NewCore(enc, ws, zc.Level) }))
+	if err != nil {
+		return nil, nil, err
+	}
+	return log, func() { ws.Stop() }, nil //nolint:errcheck // stderr; Stop flushes
 }
 
 // Test hooks, nil in production: onListen is called with the bound
@@ -123,11 +132,11 @@ func runServe(args []string) error {
 		return err
 	}
 	cfg := file.Config
-	log, err := newLogger(cfg.Log.Level, cfg.Log.FlushInterval)
+	log, stopLog, err := newLogger(cfg.Log.Level, cfg.Log.FlushInterval)
 	if err != nil {
 		return err
 	}
-	defer log.Sync() //nolint:errcheck
+	defer stopLog()
 	// Signals are caught before the server answers anything.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
