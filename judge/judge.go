@@ -22,6 +22,14 @@ type Judge struct {
 	cache prepCache
 }
 
+// Close closes the idle connections of the LLM verifier, if any; checks
+// made after it still work.
+func (j *Judge) Close() {
+	if j.llm != nil {
+		j.llm.client.Close()
+	}
+}
+
 // New validates cfg and returns a Judge. log may be nil.
 func New(cfg Config, log *zap.Logger) (*Judge, error) {
 	if err := cfg.Validate(); err != nil {

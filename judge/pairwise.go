@@ -168,6 +168,9 @@ func NewPairwise(cfg PairwiseConfig) (*Pairwise, error) {
 	return &Pairwise{cfg: cfg, client: client}, nil
 }
 
+// Close closes the judge's idle connections.
+func (p *Pairwise) Close() { p.client.Close() }
+
 // PairwiseSystem is the judge's instructions. Scripted judges recognise
 // the prompt by its first line.
 const PairwiseSystem = `You are a blind pairwise judge of answers.

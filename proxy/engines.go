@@ -45,10 +45,10 @@ func NewPipeline(log *zap.Logger) PipelineFactory {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	h := &engineHolder{log: log.Named("pipeline"), terms: newTermCache()}
+	h := &engineHolder{log: log.Named("pipeline")}
 	jm := &judge.Metrics{} // one set of verifier series across reloads
 	return func(cfg Config) (Pipeline, error) {
-		eng, err := h.engine(cfg)
+		eng, terms, err := h.engine(cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +63,7 @@ func NewPipeline(log *zap.Logger) PipelineFactory {
 		j.UseMetrics(jm)
 		gcfg := cfg.Stages.Gate
 		gcfg.Scrub = spec.Scrub
-		gp := &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, answer: gate.DefaultAnswerModel(), holder: h, terms: h.terms}
+		gp := &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, answer: gate.DefaultAnswerModel(), holder: h, terms: terms}
 		if gcfg.Planner.Mode == "remote" {
 			gp.planner = newRemotePlanner(gcfg.Planner)
 		}
@@ -71,9 +71,21 @@ func NewPipeline(log *zap.Logger) PipelineFactory {
 	}
 }
 
-func (h *engineHolder) engine(cfg Config) (*retrieve.Engine, error) {
+// engine returns the engine for cfg and the passage-terms cache, made with
+// the first pipeline (a server whose pipeline is off never starts one).
+func (h *engineHolder) engine(cfg Config) (*retrieve.Engine, *termCache, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.terms == nil {
+		h.terms = newTermCache()
+	}
+	eng, err := h.swapIn(cfg)
+	return eng, h.terms, err
+}
+
+// swapIn returns the engine for cfg, reusing or updating the current one
+// when it can; h.mu is held.
+func (h *engineHolder) swapIn(cfg Config) (*retrieve.Engine, error) {
 	dir := cfg.Pipeline.Index
 	if dir == "" {
 		if h.demoDir == "" || !reflect.DeepEqual(h.ixCfg, cfg.Stages.Index) {
@@ -146,7 +158,9 @@ func (h *engineHolder) close() {
 		os.RemoveAll(h.demoDir)
 		h.demoDir = ""
 	}
-	h.terms.close() // a turn still running finds it closed: Get misses, Set is dropped
+	if h.terms != nil {
+		h.terms.close() // a turn still running finds it closed: Get misses, Set is dropped
+	}
 }
 
 // guardPipe is the pipeline of one configuration.
@@ -160,7 +174,7 @@ type guardPipe struct {
 	holder *engineHolder
 	// planner is the remote synthesis planner; nil unless
 	// gate.planner.mode is remote.
-	planner gate.Planner
+	planner *remotePlanner
 	// terms is the holder's passage-terms cache, shared across reloads; read
 	// without the holder's lock, which a reload holds while it indexes.
 	terms *termCache
@@ -170,8 +184,23 @@ type guardPipe struct {
 func (p *guardPipe) WriteMetrics(w io.Writer) error { return p.judge.WriteMetrics(w) }
 
 // Close releases the engine and the demo snapshot (at server shutdown).
-func (p *guardPipe) Close() { p.holder.close() }
+func (p *guardPipe) Close() {
+	p.closeClients()
+	p.holder.close()
+}
+
+// closeClients closes the idle connections of the pipeline's own remote
+// clients (verifier, planner); turns still running keep working.
+func (p *guardPipe) closeClients() {
+	p.judge.Close()
+	if p.planner != nil {
+		p.planner.close()
+	}
+}
 
 // Retire is called once a reload has replaced p: it closes p's retrieval
 // engine unless the new configuration still uses it.
-func (p *guardPipe) Retire() { p.holder.retire(p.eng) }
+func (p *guardPipe) Retire() {
+	p.closeClients()
+	p.holder.retire(p.eng)
+}

@@ -24,6 +24,9 @@ type remotePlanner struct {
 	client *oaiclient.Client
 }
 
+// close closes the planner's idle connections.
+func (p *remotePlanner) close() { p.client.Close() }
+
 var _ gate.Planner = (*remotePlanner)(nil)
 
 func newRemotePlanner(c gate.PlannerConfig) *remotePlanner {

@@ -153,11 +153,18 @@ func (e *Engine) Swap(snap *index.Snapshot) {
 }
 
 // Close retires the current snapshot and releases the remote embedder New
-// made, if any (its cache runs goroutines).
+// made, if any (its cache runs goroutines), and the idle connections of the
+// remote reranker and query rewriter.
 func (e *Engine) Close() {
 	e.Swap(nil)
 	if e.ownEmbedder != nil {
 		e.ownEmbedder.Close()
+	}
+	if rr, ok := e.remote.(*RemoteReranker); ok {
+		rr.client.Close()
+	}
+	if e.rewriter != nil {
+		e.rewriter.client.Close()
 	}
 }
 

@@ -68,6 +68,9 @@ func runPairwise(ctx context.Context, fs *flag.FlagSet, pf pairwiseFlags, config
 		cfg.Concurrency = *pf.concurrent
 	}
 	pj, err := judge.NewPairwise(cfg)
+	if err == nil {
+		defer pj.Close()
+	}
 	if err != nil {
 		return err
 	}
