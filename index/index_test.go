@@ -255,12 +255,12 @@ func TestDemoCorpusGroundsAndBails(t *testing.T) {
 	defer s.Close()
 	p := s.Partition(DefaultTenant, DefaultKB)
 	best := func(q string) (float64, string) {
-		qt := p.Local.PrepareQuery(q)
+		qt := p.Local().PrepareQuery(q)
 		var m float64
 		var id string
-		for i := range p.Chunks {
-			if sc := p.LocalScore(qt, i); sc > m {
-				m, id = sc, p.Chunks[i].ID
+		for i, c := range p.Chunks() {
+			if sc := p.local.Calib.Apply(p.Match(qt, i).Relevance()); sc > m {
+				m, id = sc, c.ID
 			}
 		}
 		return m, id
@@ -275,7 +275,7 @@ func TestDemoCorpusGroundsAndBails(t *testing.T) {
 			t.Errorf("off-topic %q: best %.2f (%s), want < 0.40", q, m, id)
 		}
 	}
-	if got := p.Address("HB 2.3"); len(got) != 1 || p.Chunks[got[0]].ID != "hb-2-3" {
+	if got := p.Address("HB 2.3"); len(got) != 1 || p.Chunk(got[0]).ID != "hb-2-3" {
 		t.Errorf("Address(HB 2.3) = %v, want hb-2-3", got)
 	}
 }
