@@ -45,7 +45,7 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 	if err != nil {
 		return Manifest{}, err
 	}
-	mem, badMem, err := ReadMemory(memory, cfg.Strict)
+	mem, badMem, err := readMemory(memory, cfg.Strict)
 	if err != nil {
 		return Manifest{}, err
 	}
@@ -188,7 +188,7 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 	}
 	if mf, err := os.Open(filepath.Join(dir, disk.MemoryFile)); err == nil {
 		_ = readLines(mf, func(n int, line []byte) error {
-			if m, err := ParseMemoryLine(line); err == nil {
+			if m, err := parseMemoryLine(line); err == nil {
 				pd.mem = append(pd.mem, m)
 			}
 			return nil
@@ -250,7 +250,7 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 			known[d.ID] = true
 		}
 		learnAliases(pd.aliases, d)
-		cs := ChunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars)
+		cs := chunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars)
 		newChunks = append(newChunks, cs...)
 		for range cs {
 			newDeleted = append(newDeleted, excluded[d.ID])
@@ -265,7 +265,7 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 		i := first + j
 		title, text := Tokenize(pd.chunks[i].Title), Tokenize(pd.chunks[i].Text)
 		pd.model.appendTerms(&pd.terms, title, text) // frozen IDF; unseen terms get new ids
-		pd.model.EmbedTokens(append(title, text...), pd.local[i*dims:(i+1)*dims])
+		pd.model.embedTokens(append(title, text...), pd.local[i*dims:(i+1)*dims])
 	}
 	if remote != nil && len(newChunks) > 0 {
 		texts := make([]string, len(newChunks))

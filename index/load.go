@@ -208,9 +208,9 @@ func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 	}
 	p.address, p.aliases = newSlotIndex(len(af.Table)), af.Aliases
 	// Keys are normalised again on load, so a snapshot built before a
-	// change of NormalizeAddress still resolves the forms it accepts now.
+	// change of normalizeAddress still resolves the forms it accepts now.
 	for k, v := range af.Table {
-		nk := NormalizeAddress(k, af.Aliases)
+		nk := normalizeAddress(k, af.Aliases)
 		for _, slot := range v {
 			p.address.add(nk, slot)
 		}
@@ -236,7 +236,7 @@ func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 	}
 	if mf, err := os.Open(filepath.Join(dir, disk.MemoryFile)); err == nil {
 		err = readLines(mf, func(n int, line []byte) error {
-			m, err := ParseMemoryLine(line)
+			m, err := parseMemoryLine(line)
 			if err != nil {
 				return fmt.Errorf("memory.jsonl:%d: %w", n, err)
 			}
@@ -420,7 +420,7 @@ func (p *Partition) Lexical(ctx context.Context, text string, k int) ([]Hit, err
 // Address resolves an address string (as found in a question) to chunk
 // slots, deterministically through the address table.
 func (p *Partition) Address(s string) []int {
-	key := NormalizeAddress(s, p.aliases)
+	key := normalizeAddress(s, p.aliases)
 	var out []int
 	for _, i := range p.address.get(key) {
 		if !p.deleted[i] {

@@ -152,7 +152,7 @@ func Build(ctx context.Context, cfg Config, sources []string, memory []string, o
 	if err != nil {
 		return Manifest{}, err
 	}
-	mem, badMem, err := ReadMemory(memory, cfg.Strict)
+	mem, badMem, err := readMemory(memory, cfg.Strict)
 	if err != nil {
 		return Manifest{}, err
 	}
@@ -220,7 +220,7 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 	sort.Slice(keys, func(i, j int) bool {
 		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
 	})
-	man := Manifest{Format: disk.FormatVersion, Embedder: cfg.Embedder, Model: FitLocal(cfg.Local, nil).Name(), Dims: cfg.Local.Dims,
+	man := Manifest{Format: disk.FormatVersion, Embedder: cfg.Embedder, Model: fitLocal(cfg.Local, nil).Name(), Dims: cfg.Local.Dims,
 		ChunkChars: cfg.ChunkChars, MinChunkChars: cfg.MinChunkChars, Memory: len(mem)}
 	if remote != nil {
 		man.Model = cfg.Remote.Model
@@ -282,7 +282,7 @@ func ingestPartition(ctx context.Context, cfg Config, g *gate, pd *partData, doc
 			}
 			excluded = g.record(e)
 		}
-		for _, c := range ChunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars) {
+		for _, c := range chunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars) {
 			pd.chunks = append(pd.chunks, c)
 			pd.deleted = append(pd.deleted, excluded)
 		}
@@ -417,7 +417,7 @@ func embedPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, pd 
 			toks[i] = append(tt, Tokenize(pd.chunks[i].Text)...)
 		}
 	})
-	pd.model = FitLocal(cfg.Local, toks)
+	pd.model = fitLocal(cfg.Local, toks)
 	pd.model.fitVocab()
 	pd.terms = disk.Terms{}
 	for i, t := range toks {
@@ -427,7 +427,7 @@ func embedPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, pd 
 	pd.local = make([]float32, n*dims)
 	parallel(n, w, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			pd.model.EmbedTokens(toks[i], pd.local[i*dims:(i+1)*dims])
+			pd.model.embedTokens(toks[i], pd.local[i*dims:(i+1)*dims])
 		}
 	})
 	pd.model.calibrate(cfg.Local.Anchors, toks)
@@ -578,9 +578,9 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 		}
 		keys := map[string]bool{}
 		if c.Address != "" {
-			keys[NormalizeAddress(c.Address, pd.aliases)] = true
+			keys[normalizeAddress(c.Address, pd.aliases)] = true
 		}
-		keys[NormalizeAddress(c.DocID, pd.aliases)] = true
+		keys[normalizeAddress(c.DocID, pd.aliases)] = true
 		for k := range keys {
 			addr[k] = append(addr[k], int32(i))
 		}

@@ -77,7 +77,7 @@ func (m *LocalModel) appendTerms(tf *disk.Terms, title, text []string) {
 func (m *LocalModel) idfID(id uint32) float64 { return m.IDF(m.Vocab[id]) }
 
 // norm is the L2 norm of the TF-IDF vector of an id sequence (unigrams and
-// weighted bigrams, exactly as SparseTokens weighs them).
+// weighted bigrams, exactly as sparseTokens weighs them).
 func (m *LocalModel) norm(ids []uint32) float64 {
 	tf := map[uint32]int{}
 	for _, id := range ids {
@@ -113,7 +113,7 @@ type QueryTerms struct {
 // PrepareQuery builds the exact local query vector of text in vocabulary ids.
 func (m *LocalModel) PrepareQuery(text string) *QueryTerms {
 	toks := Tokenize(text)
-	sp := m.SparseTokens(toks)
+	sp := m.sparseTokens(toks)
 	q := &QueryTerms{terms: map[uint32]float64{}, bigrams: map[uint64]float64{}, idfW: map[uint32]float64{}}
 	seen := map[string]bool{}
 	for _, t := range toks {
@@ -147,7 +147,7 @@ type Match struct {
 	Bigrams  float64 // share of query bigrams present in the chunk
 }
 
-// Relevance is the raw local relevance (see Relevance).
+// Relevance is the raw local relevance (see relevance).
 func (mt Match) Relevance() float64 {
 	if mt.Cosine <= 0 {
 		return 0

@@ -45,8 +45,8 @@ func ReadGob(path string, v any) error {
 	return nil
 }
 
-// WriteJSON writes v to path as compact JSON.
-func WriteJSON(path string, v any) error {
+// writeJSON writes v to path as compact JSON.
+func writeJSON(path string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
@@ -65,7 +65,7 @@ type Address struct {
 }
 
 // WriteAddress writes a to path.
-func WriteAddress(path string, a Address) error { return WriteJSON(path, a) }
+func WriteAddress(path string, a Address) error { return writeJSON(path, a) }
 
 // ReadAddress reads the address file at path.
 func ReadAddress(path string) (Address, error) {
