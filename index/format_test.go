@@ -173,38 +173,3 @@ func TestSnapshotFormat(t *testing.T) {
 		t.Errorf("pin-move found %d times, want once", pins)
 	}
 }
-
-// TestSnapshotGraphRoundTrip builds with the graph on and checks that the
-// graph file decodes and finds each probed chunk from its own vector.
-func TestSnapshotGraphRoundTrip(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.HNSW.ExactBelow = 1
-	dir := filepath.Join(t.TempDir(), "snap")
-	if _, err := BuildDemo(context.Background(), cfg, dir, zap.NewNop()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, disk.PartDir(DefaultTenant, DefaultKB), disk.GraphFile)); err != nil {
-		t.Fatalf("no graph file: %v", err)
-	}
-	s, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	p := s.Partition(DefaultTenant, DefaultKB)
-	if p.graph == nil {
-		t.Fatal("the graph was not loaded")
-	}
-	for slot := range p.Chunks() {
-		if slot%20 != 0 {
-			continue
-		}
-		hits, err := p.Dense(slices.Clone(p.vec(slot)), 3, 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(hits) == 0 || p.Chunk(hits[0].Index).Text != p.Chunk(slot).Text {
-			t.Errorf("slot %d: graph search from its own vector found %v", slot, hits)
-		}
-	}
-}
