@@ -105,7 +105,7 @@ func RetrievalQualityWith(ctx context.Context, dataDir string, ic index.Config, 
 	docIDs := func(hits []index.Hit) []string {
 		out := make([]string, len(hits))
 		for i, h := range hits {
-			out[i] = p.Chunks[h.Index].DocID
+			out[i] = p.Chunk(h.Index).DocID
 		}
 		return out
 	}
@@ -141,7 +141,7 @@ func RetrievalQualityWith(ctx context.Context, dataDir string, ic index.Config, 
 			return docIDs(h), err
 		}},
 		{"dense only (local embedder)", func(q string) ([]string, error) {
-			h, err := p.Dense(p.Local.EmbedText(q), 100, rc.DenseOverfetch)
+			h, err := p.Dense(p.Local().EmbedText(q), 100, rc.DenseOverfetch)
 			return docIDs(h), err
 		}},
 		{"hybrid", engineRun("hybrid")},

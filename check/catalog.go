@@ -27,10 +27,7 @@ func newCatalog(p *index.Partition, patterns []*regexp.Regexp, minTitle, maxChar
 	if p == nil {
 		return c
 	}
-	for i, ch := range p.Chunks {
-		if i < len(p.Deleted) && p.Deleted[i] {
-			continue
-		}
+	for i, ch := range p.Chunks() {
 		if ch.URL != "" {
 			u := normURL(ch.URL)
 			c.byURL[u] = append(c.byURL[u], i)
@@ -167,7 +164,7 @@ func (c *catalog) passage(slots []int) judge.Passage {
 	var b strings.Builder
 	doc := ""
 	for i, s := range slots {
-		ch := c.p.Chunks[s]
+		ch := c.p.Chunk(s)
 		if i == 0 {
 			p.ID, p.Title, doc = ch.ID, ch.Title, ch.DocID
 		} else if ch.DocID != doc {

@@ -377,7 +377,7 @@ func (c *Checker) audit(base Finding, text string, rs []resolved) []Finding {
 	for i, r := range rs {
 		cites[i] = gauntlet.Citation{N: i + 1, ID: r.p.ID}
 		if len(r.slots) > 0 {
-			ch := c.cat.p.Chunks[r.slots[0]]
+			ch := c.cat.p.Chunk(r.slots[0])
 			cites[i].Address, cites[i].URL, cites[i].Title = ch.Address, ch.URL, ch.Title
 		}
 	}

@@ -236,7 +236,7 @@ func TestResolve(t *testing.T) {
 			slots, how := c.cat.resolve(tc.text, tc.url)
 			gotDoc := ""
 			if len(slots) > 0 {
-				gotDoc = c.cat.p.Chunks[slots[0]].DocID
+				gotDoc = c.cat.p.Chunk(slots[0]).DocID
 			}
 			if gotDoc != tc.wantDoc || how != tc.wantHow {
 				t.Errorf("resolve(%q, %q): got %q by %q, want %q by %q", tc.text, tc.url, gotDoc, how, tc.wantDoc, tc.wantHow)

@@ -2,13 +2,13 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"time"
 
+	"github.com/answer-guard/guard/index/internal/disk"
 	"go.uber.org/zap"
 )
 
@@ -31,16 +31,12 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 	if err := cfg.Validate(); err != nil {
 		return Manifest{}, fmt.Errorf("index config: %w", err)
 	}
-	var man Manifest
-	b, err := os.ReadFile(filepath.Join(base, "manifest.json"))
+	man, err := readManifest(base)
 	if err == nil {
-		err = json.Unmarshal(b, &man)
+		err = checkFormat(man)
 	}
 	if err != nil {
 		return Manifest{}, fmt.Errorf("base snapshot %s: %w", base, err)
-	}
-	if man.Format != FormatVersion {
-		return Manifest{}, fmt.Errorf("base snapshot %s: format %d, want %d", base, man.Format, FormatVersion)
 	}
 	if man.Embedder != cfg.Embedder {
 		return Manifest{}, fmt.Errorf("base snapshot %s: embedder %s, config says %s", base, man.Embedder, cfg.Embedder)
@@ -49,7 +45,7 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 	if err != nil {
 		return Manifest{}, err
 	}
-	mem, badMem, err := ReadMemory(memory, cfg.Strict)
+	mem, badMem, err := readMemory(memory, cfg.Strict)
 	if err != nil {
 		return Manifest{}, err
 	}
@@ -69,10 +65,10 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 		return Manifest{}, err
 	}
 	defer os.RemoveAll(tmp)
-	if err := copyTree(base, tmp); err != nil {
+	if err := disk.CopyTree(base, tmp); err != nil {
 		return Manifest{}, fmt.Errorf("copy base snapshot: %w", err)
 	}
-	os.Remove(filepath.Join(tmp, "manifest.json"))
+	os.Remove(filepath.Join(tmp, disk.ManifestFile))
 
 	byPart := map[[2]string][]Doc{}
 	memByPart := map[[2]string][]MemoryEntry{}
@@ -160,42 +156,39 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 
 // extendPartition applies new documents and memory to a copied partition.
 func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, root string, k [2]string, docs []Doc, mem []MemoryEntry, g *gate, log *zap.Logger) (PartitionInfo, error) {
-	dir := filepath.Join(root, partDir(k[0], k[1]))
+	dir := filepath.Join(root, disk.PartDir(k[0], k[1]))
 	pd := &partData{tenant: k[0], kb: k[1], model: &LocalModel{}}
 	var cf chunkFile
-	if err := readGob(filepath.Join(dir, "chunks.gob"), &cf); err != nil {
+	if err := disk.ReadGob(filepath.Join(dir, disk.ChunksFile), &cf); err != nil {
 		return PartitionInfo{}, err
 	}
 	pd.chunks, pd.deleted, pd.docs = cf.Chunks, cf.Deleted, cf.Docs
-	if err := readGob(filepath.Join(dir, "local.gob"), pd.model); err != nil {
+	if err := disk.ReadGob(filepath.Join(dir, disk.LocalModelFile), pd.model); err != nil {
 		return PartitionInfo{}, err
 	}
-	if err := readGob(filepath.Join(dir, "terms.gob"), &pd.terms); err != nil {
+	if err := disk.ReadTerms(filepath.Join(dir, disk.TermsFile), &pd.terms); err != nil {
 		return PartitionInfo{}, err
 	}
 	var err error
-	if pd.local, err = readF32(filepath.Join(dir, "local.f32")); err != nil {
+	if pd.local, err = disk.ReadF32(filepath.Join(dir, disk.LocalVectorsFile)); err != nil {
 		return PartitionInfo{}, err
 	}
 	if remote != nil {
-		if pd.remote, err = readF32(filepath.Join(dir, "remote.f32")); err != nil {
+		if pd.remote, err = disk.ReadF32(filepath.Join(dir, disk.RemoteVectorsFile)); err != nil {
 			return PartitionInfo{}, err
 		}
 		if len(pd.chunks) > 0 {
 			pd.remoteDims = len(pd.remote) / len(pd.chunks)
 		}
 	}
-	var af addressFile
-	if ab, err := os.ReadFile(filepath.Join(dir, "address.json")); err == nil {
-		_ = json.Unmarshal(ab, &af)
-	}
+	af, _ := disk.ReadAddress(filepath.Join(dir, disk.AddressFile))
 	pd.aliases = af.Aliases
 	if pd.aliases == nil {
 		pd.aliases = map[string]string{}
 	}
-	if mf, err := os.Open(filepath.Join(dir, "memory.jsonl")); err == nil {
+	if mf, err := os.Open(filepath.Join(dir, disk.MemoryFile)); err == nil {
 		_ = readLines(mf, func(n int, line []byte) error {
-			if m, err := ParseMemoryLine(line); err == nil {
+			if m, err := parseMemoryLine(line); err == nil {
 				pd.mem = append(pd.mem, m)
 			}
 			return nil
@@ -244,7 +237,7 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 			bySlotDoc[c.DocID] = append(bySlotDoc[c.DocID], i)
 		}
 	}
-	delta := &graphDelta{base: dir, bleve: filepath.Join(dir, "bleve")}
+	delta := &graphDelta{base: dir, bleve: filepath.Join(dir, disk.BleveDir)}
 	var newChunks []Chunk
 	var newDeleted []bool
 	for _, d := range docs {
@@ -257,7 +250,7 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 			known[d.ID] = true
 		}
 		learnAliases(pd.aliases, d)
-		cs := ChunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars)
+		cs := chunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars)
 		newChunks = append(newChunks, cs...)
 		for range cs {
 			newDeleted = append(newDeleted, excluded[d.ID])
@@ -272,7 +265,7 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 		i := first + j
 		title, text := Tokenize(pd.chunks[i].Title), Tokenize(pd.chunks[i].Text)
 		pd.model.appendTerms(&pd.terms, title, text) // frozen IDF; unseen terms get new ids
-		pd.model.EmbedTokens(append(title, text...), pd.local[i*dims:(i+1)*dims])
+		pd.model.embedTokens(append(title, text...), pd.local[i*dims:(i+1)*dims])
 	}
 	if remote != nil && len(newChunks) > 0 {
 		texts := make([]string, len(newChunks))

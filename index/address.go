@@ -49,7 +49,7 @@ func squash(s string) string {
 	return strings.NewReplacer(" ", "", ".", "", "\t", "").Replace(s)
 }
 
-// NormalizeAddress maps an address ("John 3:16", "Jn 3:16", "1 Cor 13:4",
+// normalizeAddress maps an address ("John 3:16", "Jn 3:16", "1 Cor 13:4",
 // "HB 2.3") to its lookup key ("john 3:16", "1corinthians 13:4", "hb 2.3"),
 // the same way at index time and at query time, so case, spacing, a dot
 // after the name and a dash before the number do not matter: "hb 5.3",
@@ -59,7 +59,7 @@ func squash(s string) string {
 // alias -> squashed canonical name, may be nil). Text that is not shaped
 // like "<name> <numbers>" normalises to its lower-cased, space-collapsed
 // form.
-func NormalizeAddress(s string, extra map[string]string) string {
+func normalizeAddress(s string, extra map[string]string) string {
 	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
 	s = numSepRE.ReplaceAllString(s, "$1$2$3")
 	s = dashRE.ReplaceAllString(s, "$1 $2")

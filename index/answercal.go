@@ -7,12 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-)
 
-// AnswerCalibrationFile is the snapshot file that holds each partition's
-// answerability calibration (written by guard index build/add after the
-// snapshot itself, read by Load when present).
-const AnswerCalibrationFile = "answer_calibration.json"
+	"github.com/answer-guard/guard/index/internal/disk"
+)
 
 // AnswerCalibration is one partition's calibration of the answerability
 // model, measured on the corpus itself with pseudo-questions (see package
@@ -42,21 +39,22 @@ type answerCalFile struct {
 	Partitions []AnswerCalibration `json:"partitions"`
 }
 
-// WriteAnswerCalibration stores cals in the snapshot at dir, replacing
+// WriteAnswerCalibration stores cals in the snapshot at dir (written by
+// guard index build/add after the snapshot itself, read by Load), replacing
 // any earlier calibration (written to a temporary file, then renamed).
 func WriteAnswerCalibration(dir string, cals []AnswerCalibration) error {
-	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, disk.ManifestFile)); err != nil {
 		return fmt.Errorf("write calibration: %s is not a snapshot: %w", dir, err)
 	}
 	b, err := json.MarshalIndent(answerCalFile{Partitions: cals}, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, AnswerCalibrationFile+".tmp")
+	tmp := filepath.Join(dir, disk.AnswerCalibrationFile+".tmp")
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return fmt.Errorf("write calibration: %w", err)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, AnswerCalibrationFile)); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, disk.AnswerCalibrationFile)); err != nil {
 		return fmt.Errorf("write calibration: %w", err)
 	}
 	return nil
@@ -65,7 +63,7 @@ func WriteAnswerCalibration(dir string, cals []AnswerCalibration) error {
 // ReadAnswerCalibration returns the calibrations stored in the snapshot at
 // dir; none (and no error) when the snapshot has no calibration file.
 func ReadAnswerCalibration(dir string) ([]AnswerCalibration, error) {
-	b, err := os.ReadFile(filepath.Join(dir, AnswerCalibrationFile))
+	b, err := os.ReadFile(filepath.Join(dir, disk.AnswerCalibrationFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -74,7 +72,7 @@ func ReadAnswerCalibration(dir string) ([]AnswerCalibration, error) {
 	}
 	var f answerCalFile
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("read calibration %s: %w", filepath.Join(dir, AnswerCalibrationFile), err)
+		return nil, fmt.Errorf("read calibration %s: %w", filepath.Join(dir, disk.AnswerCalibrationFile), err)
 	}
 	return f.Partitions, nil
 }

@@ -19,10 +19,10 @@ type Chunk struct {
 	URL     string
 }
 
-// ChunkDoc splits d on paragraph, then sentence, then word boundaries into
+// chunkDoc splits d on paragraph, then sentence, then word boundaries into
 // pieces of at most maxChars characters (a single overlong word excepted),
 // merging a trailing piece shorter than minChars into its predecessor.
-func ChunkDoc(d Doc, maxChars, minChars int) []Chunk {
+func chunkDoc(d Doc, maxChars, minChars int) []Chunk {
 	pieces := splitText(strings.TrimSpace(d.Text), maxChars)
 	if len(pieces) > 1 && len(pieces[len(pieces)-1]) < minChars {
 		last := pieces[len(pieces)-1]

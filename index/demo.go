@@ -16,8 +16,8 @@ import (
 //go:embed demo/corpus.jsonl demo/memory.jsonl
 var demoFS embed.FS
 
-// DemoCorpus returns the embedded demo documents and memory entries.
-func DemoCorpus() ([]Doc, []MemoryEntry, error) {
+// demoCorpus returns the embedded demo documents and memory entries.
+func demoCorpus() ([]Doc, []MemoryEntry, error) {
 	var docs []Doc
 	var mem []MemoryEntry
 	cb, err := demoFS.ReadFile("demo/corpus.jsonl")
@@ -25,7 +25,7 @@ func DemoCorpus() ([]Doc, []MemoryEntry, error) {
 		return nil, nil, fmt.Errorf("demo corpus: %w", err)
 	}
 	err = readLines(bytes.NewReader(cb), func(n int, line []byte) error {
-		d, err := ParseDocLine(line)
+		d, err := parseDocLine(line)
 		if err != nil {
 			return fmt.Errorf("demo/corpus.jsonl:%d: %w", n, err)
 		}
@@ -40,7 +40,7 @@ func DemoCorpus() ([]Doc, []MemoryEntry, error) {
 		return nil, nil, fmt.Errorf("demo memory: %w", err)
 	}
 	err = readLines(bytes.NewReader(mb), func(n int, line []byte) error {
-		m, err := ParseMemoryLine(line)
+		m, err := parseMemoryLine(line)
 		if err != nil {
 			return fmt.Errorf("demo/memory.jsonl:%d: %w", n, err)
 		}
@@ -55,7 +55,7 @@ func BuildDemo(ctx context.Context, cfg Config, out string, log *zap.Logger) (Ma
 	if err := cfg.Validate(); err != nil {
 		return Manifest{}, fmt.Errorf("index config: %w", err)
 	}
-	docs, mem, err := DemoCorpus()
+	docs, mem, err := demoCorpus()
 	if err != nil {
 		return Manifest{}, err
 	}

@@ -112,9 +112,9 @@ func (m *LocalModel) IDF(term string) float64 {
 	return math.Log(1 + (float64(m.N)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
-// FitLocal fits document frequencies on tokenised chunks. Calibration is
+// fitLocal fits document frequencies on tokenised chunks. Calibration is
 // fitted separately with Calibrate once vectors exist.
-func FitLocal(cfg LocalConfig, docs [][]string) *LocalModel {
+func fitLocal(cfg LocalConfig, docs [][]string) *LocalModel {
 	m := &LocalModel{Dims: cfg.Dims, BigramWeight: cfg.BigramWeight, CharWeight: cfg.CharNgramWeight, N: len(docs), DF: map[string]int32{}}
 	seen := map[string]bool{}
 	for _, toks := range docs {
@@ -144,8 +144,8 @@ func hashFeature(a, b string) uint64 {
 	return x
 }
 
-// EmbedTokens writes the unit vector of a token list into dst (len Dims).
-func (m *LocalModel) EmbedTokens(toks []string, dst []float32) {
+// embedTokens writes the unit vector of a token list into dst (len Dims).
+func (m *LocalModel) embedTokens(toks []string, dst []float32) {
 	clear(dst)
 	tf := make(map[string]int, len(toks))
 	for _, t := range toks {
@@ -252,7 +252,7 @@ func normalize(v []float32) {
 // EmbedText tokenises and embeds one text.
 func (m *LocalModel) EmbedText(text string) []float32 {
 	v := make([]float32, m.Dims)
-	m.EmbedTokens(Tokenize(text), v)
+	m.embedTokens(Tokenize(text), v)
 	return v
 }
 
@@ -268,34 +268,14 @@ func (m *LocalModel) Embed(ctx context.Context, texts []string) ([][]float32, er
 	return out, nil
 }
 
-// Dot is the inner product (the cosine of unit vectors).
-func Dot(a, b []float32) float64 {
-	var s0, s1, s2, s3 float32
-	n := len(a)
-	if len(b) < n {
-		n = len(b)
-	}
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < n; i++ {
-		s0 += a[i] * b[i]
-	}
-	return float64(s0 + s1 + s2 + s3)
-}
-
 // Sparse is the exact (unhashed) TF-IDF vector of the local model: unit
 // length, keyed by term ("a" or "a b" for bigrams). The hashed dense vector
 // approximates it for the graph; scores use the exact cosine, which has no
 // collision noise (unrelated text scores 0).
 type Sparse map[string]float64
 
-// SparseTokens builds the exact TF-IDF vector of a token list.
-func (m *LocalModel) SparseTokens(toks []string) Sparse {
+// sparseTokens builds the exact TF-IDF vector of a token list.
+func (m *LocalModel) sparseTokens(toks []string) Sparse {
 	v := make(Sparse, len(toks)*2)
 	// keys in first-occurrence order: the norm is summed in that order,
 	// not map order, so the same text always gets the same bits
@@ -337,7 +317,7 @@ func (m *LocalModel) SparseTokens(toks []string) Sparse {
 }
 
 // SparseText tokenises and builds the exact vector of a text.
-func (m *LocalModel) SparseText(text string) Sparse { return m.SparseTokens(Tokenize(text)) }
+func (m *LocalModel) SparseText(text string) Sparse { return m.sparseTokens(Tokenize(text)) }
 
 // fixedOne is the fixed-point scale of the sparse sums below. Map order is
 // random and float addition is not associative, so a float sum over a map
@@ -360,9 +340,9 @@ func (a Sparse) Cosine(b Sparse) float64 {
 	return float64(s) / fixedOne
 }
 
-// Coverage is the share of q's (unit) weight that d contains: 1 when every
+// coverage is the share of q's (unit) weight that d contains: 1 when every
 // query term and bigram occurs in d.
-func (q Sparse) Coverage(d Sparse) float64 {
+func (q Sparse) coverage(d Sparse) float64 {
 	var s int64
 	for k, x := range q {
 		if _, ok := d[k]; ok {
@@ -372,17 +352,17 @@ func (q Sparse) Coverage(d Sparse) float64 {
 	return float64(s) / fixedOne
 }
 
-// Relevance is the local model's raw query-document relevance: query
+// relevance is the local model's raw query-document relevance: query
 // coverage blended with the exact cosine (cov^0.7 * cos^0.3). Coverage
 // keeps long on-topic chunks from being punished for their length; the
 // cosine keeps a chunk that merely mentions the terms below one that is
 // about them.
-func Relevance(q, d Sparse) float64 {
+func relevance(q, d Sparse) float64 {
 	cos := q.Cosine(d)
 	if cos <= 0 {
 		return 0
 	}
-	return math.Pow(q.Coverage(d), 0.7) * math.Pow(cos, 0.3)
+	return math.Pow(q.coverage(d), 0.7) * math.Pow(cos, 0.3)
 }
 
 // calibrate measures exact cosines on the fitted corpus with pseudo queries
@@ -403,12 +383,12 @@ func (m *LocalModel) calibrate(a AnchorConfig, toks [][]string) {
 		}
 		w := min(queryTerms, len(t))
 		s := rng.IntN(len(t) - w + 1)
-		q := m.SparseTokens(t[s : s+w])
+		q := m.sparseTokens(t[s : s+w])
 		if len(t) > 2*w {
-			self = append(self, Relevance(q, m.SparseTokens(t)))
+			self = append(self, relevance(q, m.sparseTokens(t)))
 		}
 		if y := rng.IntN(n); y != x {
-			random = append(random, Relevance(q, m.SparseTokens(toks[y])))
+			random = append(random, relevance(q, m.sparseTokens(toks[y])))
 		}
 	}
 	q := func(xs []float64, p float64, def float64) float64 {

@@ -7,8 +7,8 @@ import "testing"
 // dense lane, and that the vector stays unit length.
 func TestCharGramsShareRoots(t *testing.T) {
 	docs := [][]string{Tokenize("mitochondria produce energy"), Tokenize("tumour suppressor genes"), Tokenize("insulin resistance in obesity")}
-	words := FitLocal(LocalConfig{Dims: 384, BigramWeight: 0.5}, docs)
-	grams := FitLocal(LocalConfig{Dims: 384, BigramWeight: 0.5, CharNgramWeight: 2}, docs)
+	words := fitLocal(LocalConfig{Dims: 384, BigramWeight: 0.5}, docs)
+	grams := fitLocal(LocalConfig{Dims: 384, BigramWeight: 0.5, CharNgramWeight: 2}, docs)
 	if words.Name() == grams.Name() {
 		t.Errorf("Name() = %q for both models, want the char n-gram model named apart", words.Name())
 	}
@@ -25,4 +25,25 @@ func TestCharGramsShareRoots(t *testing.T) {
 	if n := Dot(v, v); n < 0.999 || n > 1.001 {
 		t.Errorf("|v|^2 = %v, want 1", n)
 	}
+}
+
+// Dot is the inner product (the cosine of unit vectors); the tests of
+// this package (remote_test.go too) check unit length with it.
+func Dot(a, b []float32) float64 {
+	var s0, s1, s2, s3 float32
+	n := len(a)
+	if len(b) < n {
+		n = len(b)
+	}
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < n; i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64(s0 + s1 + s2 + s3)
 }

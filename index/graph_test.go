@@ -49,7 +49,7 @@ func TestGraphRecall(t *testing.T) {
 	}
 	var found, total int
 	for i := 0; i < 50; i++ {
-		q := p.Local.EmbedText(docs[rng.IntN(len(docs))].Text)
+		q := p.Local().EmbedText(docs[rng.IntN(len(docs))].Text)
 		got, err := p.Dense(q, 10, 4)
 		if err != nil {
 			t.Fatal(err)

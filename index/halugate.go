@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/answer-guard/guard/index/internal/disk"
 	"go.uber.org/zap"
 )
 
@@ -176,7 +177,7 @@ type HaluGateSummary struct {
 	Excluded  int `json:"excluded"`  // kept out of retrieval
 }
 
-const gateFile = "halugate.json"
+const gateFile = disk.HaluGateFile
 
 type gateFileData struct {
 	Entries []GateEntry `json:"entries"`
@@ -472,13 +473,9 @@ func readGateFile(dir string) ([]GateEntry, error) {
 // ReadAudit returns HaluGate's records of every partition of the snapshot
 // at dir, partition by partition.
 func ReadAudit(dir string) ([]GateEntry, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	man, err := readManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("audit %s: %w", dir, err)
-	}
-	var man Manifest
-	if err := json.Unmarshal(b, &man); err != nil {
-		return nil, fmt.Errorf("audit %s: manifest: %w", dir, err)
 	}
 	var out []GateEntry
 	for _, pi := range man.Partitions {

@@ -62,7 +62,7 @@ func TestHaluGateMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ids []string
-	for _, m := range s.Partition(DefaultTenant, DefaultKB).Memory {
+	for _, m := range s.Partition(DefaultTenant, DefaultKB).Memory() {
 		ids = append(ids, m.ID)
 	}
 	s.Close()

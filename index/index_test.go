@@ -27,22 +27,22 @@ func TestParseDocLine(t *testing.T) {
 		{`{"id":"x",`, Doc{}, "invalid json"},
 	}
 	for _, tt := range tests {
-		got, err := ParseDocLine([]byte(tt.line))
+		got, err := parseDocLine([]byte(tt.line))
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("ParseDocLine(%s) error = %v, want containing %q", tt.line, err, tt.wantErr)
+				t.Errorf("parseDocLine(%s) error = %v, want containing %q", tt.line, err, tt.wantErr)
 			}
 			continue
 		}
 		if err != nil {
-			t.Errorf("ParseDocLine(%s) error = %v", tt.line, err)
+			t.Errorf("parseDocLine(%s) error = %v", tt.line, err)
 			continue
 		}
 		if got.ID != tt.want.ID || got.Text != tt.want.Text || got.Kind != tt.want.Kind || got.Tenant != tt.want.Tenant || got.KB != tt.want.KB {
-			t.Errorf("ParseDocLine(%s) = %+v, want %+v", tt.line, got, tt.want)
+			t.Errorf("parseDocLine(%s) = %+v, want %+v", tt.line, got, tt.want)
 		}
 	}
-	d, err := ParseDocLine([]byte(`{"id":"Genesis 1:1","text":"t","book":"Genesis","book_abbr":"Ge"}`))
+	d, err := parseDocLine([]byte(`{"id":"Genesis 1:1","text":"t","book":"Genesis","book_abbr":"Ge"}`))
 	if err != nil || d.Meta["book_abbr"] != "Ge" {
 		t.Errorf("extra fields: got meta %v, err %v; want book_abbr kept", d.Meta, err)
 	}
@@ -53,14 +53,14 @@ func FuzzParseDocLine(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := ParseDocLine(b)
+		d, err := parseDocLine(b)
 		if err != nil {
 			return
 		}
-		if d.ID == "" || strings.TrimSpace(d.Text) == "" || d.Kind == "" || !ValidName(d.Tenant) || !ValidName(d.KB) {
+		if d.ID == "" || strings.TrimSpace(d.Text) == "" || d.Kind == "" || !validName(d.Tenant) || !validName(d.KB) {
 			t.Fatalf("accepted an invalid doc: %+v", d)
 		}
-		for _, c := range ChunkDoc(d, 200, 50) {
+		for _, c := range chunkDoc(d, 200, 50) {
 			if c.DocID != d.ID || c.Kind != d.Kind {
 				t.Fatalf("chunk lost its document fields: %+v", c)
 			}
@@ -72,7 +72,7 @@ func FuzzParseMemoryLine(f *testing.F) {
 	f.Add([]byte(`{"type":"pin","question":"q","refs":["a"]}`))
 	f.Add([]byte(`{"type":"note","note":"n","triggers":["t"]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := ParseMemoryLine(b)
+		m, err := parseMemoryLine(b)
 		if err != nil {
 			return
 		}
@@ -154,7 +154,7 @@ func TestReadDocsFolder(t *testing.T) {
 func TestChunkDoc(t *testing.T) {
 	para := strings.Repeat("This is a sentence about backups. ", 20) // ~680 chars
 	d := Doc{ID: "d", Text: para + "\n\n" + para + "\n\nshort tail.", Kind: "lecture", Address: "HB 1", Title: "T", URL: "u"}
-	chunks := ChunkDoc(d, 800, 200)
+	chunks := chunkDoc(d, 800, 200)
 	if len(chunks) != 2 {
 		t.Fatalf("got %d chunks, want 2 (tail merged)", len(chunks))
 	}
@@ -166,11 +166,11 @@ func TestChunkDoc(t *testing.T) {
 	if !strings.HasSuffix(chunks[1].Text, "short tail.") {
 		t.Errorf("tail not merged into the last chunk")
 	}
-	one := ChunkDoc(Doc{ID: "s", Text: "small"}, 800, 200)
+	one := chunkDoc(Doc{ID: "s", Text: "small"}, 800, 200)
 	if len(one) != 1 || one[0].ID != "s" {
 		t.Errorf("small doc chunks = %+v, want one chunk keeping id s", one)
 	}
-	long := ChunkDoc(Doc{ID: "w", Text: strings.Repeat("word ", 1000)}, 300, 0)
+	long := chunkDoc(Doc{ID: "w", Text: strings.Repeat("word ", 1000)}, 300, 0)
 	for _, c := range long {
 		if len(c.Text) > 300 {
 			t.Errorf("chunk of %d chars exceeds 300", len(c.Text))
@@ -200,11 +200,11 @@ func TestNormalizeAddress(t *testing.T) {
 		{"gen. 1:1", "genesis 1:1"},
 	}
 	for _, tt := range tests {
-		if got := NormalizeAddress(tt.in, nil); got != tt.want {
-			t.Errorf("NormalizeAddress(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := normalizeAddress(tt.in, nil); got != tt.want {
+			t.Errorf("normalizeAddress(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	if got := NormalizeAddress("Xy 1:1", map[string]string{"xy": "exodus"}); got != "exodus 1:1" {
+	if got := normalizeAddress("Xy 1:1", map[string]string{"xy": "exodus"}); got != "exodus 1:1" {
 		t.Errorf("corpus alias: got %q, want exodus 1:1", got)
 	}
 }
@@ -255,12 +255,12 @@ func TestDemoCorpusGroundsAndBails(t *testing.T) {
 	defer s.Close()
 	p := s.Partition(DefaultTenant, DefaultKB)
 	best := func(q string) (float64, string) {
-		qt := p.Local.PrepareQuery(q)
+		qt := p.Local().PrepareQuery(q)
 		var m float64
 		var id string
-		for i := range p.Chunks {
-			if sc := p.LocalScore(qt, i); sc > m {
-				m, id = sc, p.Chunks[i].ID
+		for i, c := range p.Chunks() {
+			if sc := p.local.Calib.Apply(p.Match(qt, i).Relevance()); sc > m {
+				m, id = sc, c.ID
 			}
 		}
 		return m, id
@@ -275,7 +275,7 @@ func TestDemoCorpusGroundsAndBails(t *testing.T) {
 			t.Errorf("off-topic %q: best %.2f (%s), want < 0.40", q, m, id)
 		}
 	}
-	if got := p.Address("HB 2.3"); len(got) != 1 || p.Chunks[got[0]].ID != "hb-2-3" {
+	if got := p.Address("HB 2.3"); len(got) != 1 || p.Chunk(got[0]).ID != "hb-2-3" {
 		t.Errorf("Address(HB 2.3) = %v, want hb-2-3", got)
 	}
 }
@@ -287,10 +287,10 @@ func TestSparseScoresAreDeterministic(t *testing.T) {
 	for _, s := range []string{"restore an old backup archive", "rotate the api keys every quarter", "backup archives are kept for thirty days", "the archive restore needs an admin key"} {
 		docs = append(docs, Tokenize(s))
 	}
-	m := FitLocal(DefaultConfig().Local, docs)
+	m := fitLocal(DefaultConfig().Local, docs)
 	q := "restore the backup archive from last week with the admin key"
 	d := "the archive restore needs an admin key and a backup archive"
-	wantCos, wantRel := m.SparseText(q).Cosine(m.SparseText(d)), Relevance(m.SparseText(q), m.SparseText(d))
+	wantCos, wantRel := m.SparseText(q).Cosine(m.SparseText(d)), relevance(m.SparseText(q), m.SparseText(d))
 	if wantCos <= 0 {
 		t.Fatalf("cosine %v: texts share no terms", wantCos)
 	}
@@ -299,7 +299,7 @@ func TestSparseScoresAreDeterministic(t *testing.T) {
 		if got := qs.Cosine(ds); got != wantCos {
 			t.Fatalf("Cosine = %v then %v", wantCos, got)
 		}
-		if got := Relevance(qs, ds); got != wantRel {
+		if got := relevance(qs, ds); got != wantRel {
 			t.Fatalf("Relevance = %v then %v", wantRel, got)
 		}
 	}

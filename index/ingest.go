@@ -71,14 +71,14 @@ const (
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-// ValidName reports whether s may name a tenant or a KB (it becomes a
+// validName reports whether s may name a tenant or a KB (it becomes a
 // directory name in the snapshot).
-func ValidName(s string) bool { return nameRE.MatchString(s) }
+func validName(s string) bool { return nameRE.MatchString(s) }
 
 var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true, "sources": true}
 
-// ParseDocLine decodes one corpus JSONL line and applies the defaults.
-func ParseDocLine(line []byte) (Doc, error) {
+// parseDocLine decodes one corpus JSONL line and applies the defaults.
+func parseDocLine(line []byte) (Doc, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(line, &raw); err != nil {
 		return Doc{}, fmt.Errorf("invalid json: %w", err)
@@ -160,17 +160,17 @@ func normalizeDoc(d Doc) (Doc, error) {
 	if d.KB == "" {
 		d.KB = DefaultKB
 	}
-	if !ValidName(d.Tenant) {
+	if !validName(d.Tenant) {
 		return Doc{}, fmt.Errorf("doc %q: invalid tenant %q", d.ID, d.Tenant)
 	}
-	if !ValidName(d.KB) {
+	if !validName(d.KB) {
 		return Doc{}, fmt.Errorf("doc %q: invalid kb %q", d.ID, d.KB)
 	}
 	return d, nil
 }
 
-// ParseMemoryLine decodes one curated-memory JSONL line.
-func ParseMemoryLine(line []byte) (MemoryEntry, error) {
+// parseMemoryLine decodes one curated-memory JSONL line.
+func parseMemoryLine(line []byte) (MemoryEntry, error) {
 	var m MemoryEntry
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&m); err != nil {
@@ -182,7 +182,7 @@ func ParseMemoryLine(line []byte) (MemoryEntry, error) {
 	if m.KB == "" {
 		m.KB = DefaultKB
 	}
-	if !ValidName(m.Tenant) || !ValidName(m.KB) {
+	if !validName(m.Tenant) || !validName(m.KB) {
 		return MemoryEntry{}, fmt.Errorf("invalid tenant/kb %q/%q", m.Tenant, m.KB)
 	}
 	switch m.Type {
@@ -268,7 +268,7 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 				bad = append(bad, le)
 				return nil
 			}
-			d, err := ParseDocLine(line)
+			d, err := parseDocLine(line)
 			if err != nil {
 				le := &LineError{File: path, Line: n, Err: err}
 				if strict {
@@ -343,8 +343,8 @@ func textDoc(id, body string, markdown bool) Doc {
 	return d
 }
 
-// ReadMemory reads curated-memory JSONL files.
-func ReadMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error) {
+// readMemory reads curated-memory JSONL files.
+func readMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error) {
 	var out []MemoryEntry
 	var bad []*LineError
 	for _, path := range files {
@@ -358,7 +358,7 @@ func ReadMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error
 			if line == nil {
 				err = fmt.Errorf("line longer than %d bytes", maxLineBytes)
 			} else {
-				m, err = ParseMemoryLine(line)
+				m, err = parseMemoryLine(line)
 			}
 			if err != nil {
 				le := &LineError{File: path, Line: n, Err: err}

@@ -2,9 +2,9 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/answer-guard/guard/index/internal/disk"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/viterin/vek/vek32"
 )
@@ -24,26 +25,27 @@ type Snapshot struct {
 	parts    map[[2]string]*Partition
 }
 
-// Partition is the index of one (tenant, kb). Every method is read-only.
+// Partition is the index of one (tenant, kb). Every method is read-only
+// and safe for concurrent use. Chunks are addressed by slot: the Index of
+// a Hit, the slots of Resolve and Address, the slots Chunks yields. A slot
+// stays valid for the life of the snapshot; slots tombstoned by Add are
+// never returned.
 type Partition struct {
 	Tenant, KB string
-	// Chunks holds every chunk slot; slots tombstoned by Add are Deleted.
-	Chunks  []Chunk
-	Deleted []bool
-	// Local is the fitted local embedder (always present: it scores when
-	// the remote embedder is down and it matches curated memory).
-	Local *LocalModel
-	// Memory holds the curated pins and notes of this partition.
-	Memory []MemoryEntry
-	// MemoryVecs[i] holds the exact local vectors of Memory[i]: a pin's
-	// question, or a note's text followed by each trigger.
-	MemoryVecs [][]Sparse
 
-	terms       termFile
+	chunks  []Chunk // every chunk slot
+	deleted []bool  // slots tombstoned by Add or kept out by HaluGate
+	local   *LocalModel
+	memory  []MemoryEntry
+	// memVecs[i] holds the exact local vectors of memory[i]: a pin's
+	// question, or a note's text followed by each trigger.
+	memVecs [][]Sparse
+
+	terms       disk.Terms
 	remote      bool
-	localVecs   []float32 // mapped from local.f32 (see mappedF32)
+	localVecs   []float32 // mapped from local.f32 (see disk.MapF32)
 	remoteVecs  []float32 // mapped from remote.f32
-	vecMap      *mappedF32
+	vecMap      *disk.Mapping
 	remoteDims  int
 	remoteCalib Calibration
 	graph       *flatGraph
@@ -56,6 +58,44 @@ type Partition struct {
 	answerCal   *AnswerCalibration
 }
 
+// Chunk returns the chunk in slot, which must be a slot the partition
+// handed out. The chunk belongs to the snapshot: read it, never modify it.
+func (p *Partition) Chunk(slot int) *Chunk { return &p.chunks[slot] }
+
+// Chunks yields every live chunk and its slot, in slot order. The chunks
+// belong to the snapshot: read them, never modify them.
+func (p *Partition) Chunks() iter.Seq2[int, *Chunk] {
+	return func(yield func(int, *Chunk) bool) {
+		for i := range p.chunks {
+			if !p.deleted[i] && !yield(i, &p.chunks[i]) {
+				return
+			}
+		}
+	}
+}
+
+// Local returns the partition's fitted local embedder. It is always
+// present: it scores when the remote embedder is down and it matches
+// curated memory.
+func (p *Partition) Local() *LocalModel { return p.local }
+
+// Memory yields the curated pins and notes of the partition with their
+// positions (see MemoryVectors). The entries belong to the snapshot: read
+// them, never modify them.
+func (p *Partition) Memory() iter.Seq2[int, *MemoryEntry] {
+	return func(yield func(int, *MemoryEntry) bool) {
+		for i := range p.memory {
+			if !yield(i, &p.memory[i]) {
+				return
+			}
+		}
+	}
+}
+
+// MemoryVectors returns the exact local vectors of memory entry i: a pin's
+// question, or a note's text followed by each of its triggers.
+func (p *Partition) MemoryVectors(i int) []Sparse { return p.memVecs[i] }
+
 // graphEf is the beam width of the base-layer graph search (at least k).
 var graphEf = 64
 
@@ -67,17 +107,14 @@ type Hit struct {
 
 // Load opens the snapshot at dir read-only.
 func Load(dir string) (*Snapshot, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	man, err := readManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("load snapshot %s: %w", dir, err)
 	}
-	s := &Snapshot{Dir: dir, parts: map[[2]string]*Partition{}}
-	if err := json.Unmarshal(b, &s.Manifest); err != nil {
-		return nil, fmt.Errorf("load snapshot %s: manifest: %w", dir, err)
+	if err := checkFormat(man); err != nil {
+		return nil, fmt.Errorf("load snapshot %s: %w", dir, err)
 	}
-	if s.Manifest.Format != FormatVersion {
-		return nil, fmt.Errorf("load snapshot %s: format %d, want %d", dir, s.Manifest.Format, FormatVersion)
-	}
+	s := &Snapshot{Dir: dir, Manifest: man, parts: map[[2]string]*Partition{}}
 	for _, pi := range s.Manifest.Partitions {
 		p, err := loadPartition(filepath.Join(dir, pi.Dir), pi, s.Manifest)
 		if err != nil {
@@ -112,19 +149,22 @@ func loadPartition(dir string, pi PartitionInfo, man Manifest) (*Partition, erro
 // releases what was mapped.
 func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 	var cf chunkFile
-	if err := readGob(filepath.Join(dir, "chunks.gob"), &cf); err != nil {
+	if err := disk.ReadGob(filepath.Join(dir, disk.ChunksFile), &cf); err != nil {
 		return err
 	}
-	p.Chunks, p.Deleted = cf.Chunks, cf.Deleted
-	p.Local = &LocalModel{}
-	if err := readGob(filepath.Join(dir, "local.gob"), p.Local); err != nil {
+	p.chunks, p.deleted = cf.Chunks, cf.Deleted
+	if len(p.deleted) != len(p.chunks) {
+		return fmt.Errorf("chunks: %d tombstone flags for %d chunks", len(p.deleted), len(p.chunks))
+	}
+	p.local = &LocalModel{}
+	if err := disk.ReadGob(filepath.Join(dir, disk.LocalModelFile), p.local); err != nil {
 		return err
 	}
-	if err := readGob(filepath.Join(dir, "terms.gob"), &p.terms); err != nil {
+	if err := disk.ReadTerms(filepath.Join(dir, disk.TermsFile), &p.terms); err != nil {
 		return err
 	}
-	if len(p.terms.Norm) != len(p.Chunks) {
-		return fmt.Errorf("terms: %d entries for %d chunks", len(p.terms.Norm), len(p.Chunks))
+	if len(p.terms.Norm) != len(p.chunks) {
+		return fmt.Errorf("terms: %d entries for %d chunks", len(p.terms.Norm), len(p.chunks))
 	}
 	// The flat vectors of the primary space serve the exact scan and the
 	// graph search (the graph file's own copies are skipped). Local vectors
@@ -137,63 +177,57 @@ func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 		if man.Calibration != nil {
 			p.remoteCalib = *man.Calibration
 		}
-		if p.remoteVecs, p.vecMap, err = mapF32(filepath.Join(dir, "remote.f32")); err != nil {
+		if p.remoteVecs, p.vecMap, err = disk.MapF32(filepath.Join(dir, disk.RemoteVectorsFile)); err != nil {
 			return err
 		}
-		if len(p.remoteVecs) != len(p.Chunks)*p.remoteDims {
-			return fmt.Errorf("remote vectors: %d floats for %d chunks x %d dims", len(p.remoteVecs), len(p.Chunks), p.remoteDims)
+		if len(p.remoteVecs) != len(p.chunks)*p.remoteDims {
+			return fmt.Errorf("remote vectors: %d floats for %d chunks x %d dims", len(p.remoteVecs), len(p.chunks), p.remoteDims)
 		}
 	} else {
-		if p.localVecs, p.vecMap, err = mapF32(filepath.Join(dir, "local.f32")); err != nil {
+		if p.localVecs, p.vecMap, err = disk.MapF32(filepath.Join(dir, disk.LocalVectorsFile)); err != nil {
 			return err
 		}
-		if len(p.localVecs) != len(p.Chunks)*p.Local.Dims {
-			return fmt.Errorf("local vectors: %d floats for %d chunks x %d dims", len(p.localVecs), len(p.Chunks), p.Local.Dims)
+		if len(p.localVecs) != len(p.chunks)*p.local.Dims {
+			return fmt.Errorf("local vectors: %d floats for %d chunks x %d dims", len(p.localVecs), len(p.chunks), p.local.Dims)
 		}
 	}
 	p.remote = remote
 	if pi.Graph {
-		g, err := loadFlatGraph(filepath.Join(dir, "hnsw.bin"), p.PrimaryDims(), len(p.Chunks), graphEf)
+		g, err := loadFlatGraph(filepath.Join(dir, disk.GraphFile), p.PrimaryDims(), len(p.chunks), graphEf)
 		if err != nil {
 			return err
 		}
 		p.graph = g
 	}
-	if p.lex, err = bleve.OpenUsing(filepath.Join(dir, "bleve"), map[string]any{"read_only": true}); err != nil {
+	if p.lex, err = bleve.OpenUsing(filepath.Join(dir, disk.BleveDir), map[string]any{"read_only": true}); err != nil {
 		return fmt.Errorf("open bleve: %w", err)
 	}
-	var af addressFile
-	ab, err := os.ReadFile(filepath.Join(dir, "address.json"))
-	if err == nil {
-		err = json.Unmarshal(ab, &af)
-	}
+	af, err := disk.ReadAddress(filepath.Join(dir, disk.AddressFile))
 	if err != nil {
 		p.lex.Close()
 		return fmt.Errorf("address table: %w", err)
 	}
 	p.address, p.aliases = newSlotIndex(len(af.Table)), af.Aliases
 	// Keys are normalised again on load, so a snapshot built before a
-	// change of NormalizeAddress still resolves the forms it accepts now.
+	// change of normalizeAddress still resolves the forms it accepts now.
 	for k, v := range af.Table {
-		nk := NormalizeAddress(k, af.Aliases)
+		nk := normalizeAddress(k, af.Aliases)
 		for _, slot := range v {
 			p.address.add(nk, slot)
 		}
 	}
-	cb, err := os.ReadFile(filepath.Join(dir, "catalog.txt"))
+	ids, err := disk.ReadCatalog(filepath.Join(dir, disk.CatalogFile))
 	if err != nil {
 		p.lex.Close()
 		return fmt.Errorf("catalog: %w", err)
 	}
-	p.catalog = map[string]struct{}{}
-	for _, id := range strings.Split(string(cb), "\n") {
-		if id != "" {
-			p.catalog[strings.ToLower(id)] = struct{}{}
-		}
+	p.catalog = make(map[string]struct{}, len(ids))
+	for _, id := range ids {
+		p.catalog[strings.ToLower(id)] = struct{}{}
 	}
-	p.byID = newSlotIndex(len(p.Chunks))
-	for i, c := range p.Chunks {
-		if p.Deleted[i] {
+	p.byID = newSlotIndex(len(p.chunks))
+	for i, c := range p.chunks {
+		if p.deleted[i] {
 			continue
 		}
 		p.byID.add(c.ID, int32(i))
@@ -201,13 +235,13 @@ func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 			p.byID.add(c.DocID, int32(i))
 		}
 	}
-	if mf, err := os.Open(filepath.Join(dir, "memory.jsonl")); err == nil {
+	if mf, err := os.Open(filepath.Join(dir, disk.MemoryFile)); err == nil {
 		err = readLines(mf, func(n int, line []byte) error {
-			m, err := ParseMemoryLine(line)
+			m, err := parseMemoryLine(line)
 			if err != nil {
 				return fmt.Errorf("memory.jsonl:%d: %w", n, err)
 			}
-			p.Memory = append(p.Memory, m)
+			p.memory = append(p.memory, m)
 			return nil
 		})
 		mf.Close()
@@ -216,17 +250,17 @@ func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 			return err
 		}
 	}
-	for _, m := range p.Memory {
+	for _, m := range p.memory {
 		var vs []Sparse
 		if m.Type == "pin" {
-			vs = append(vs, p.Local.SparseText(m.Question))
+			vs = append(vs, p.local.SparseText(m.Question))
 		} else {
-			vs = append(vs, p.Local.SparseText(m.Note))
+			vs = append(vs, p.local.SparseText(m.Note))
 			for _, t := range m.Triggers {
-				vs = append(vs, p.Local.SparseText(t))
+				vs = append(vs, p.local.SparseText(t))
 			}
 		}
-		p.MemoryVecs = append(p.MemoryVecs, vs)
+		p.memVecs = append(p.memVecs, vs)
 	}
 	return nil
 }
@@ -276,18 +310,7 @@ func (p *Partition) PrimaryDims() int {
 	if p.remote {
 		return p.remoteDims
 	}
-	return p.Local.Dims
-}
-
-// Live reports the number of live chunks.
-func (p *Partition) Live() int {
-	n := 0
-	for _, d := range p.Deleted {
-		if !d {
-			n++
-		}
-	}
-	return n
+	return p.local.Dims
 }
 
 // Contains reports whether id is a real citable id (chunk or document),
@@ -313,7 +336,7 @@ func (p *Partition) vec(i int) []float32 {
 	if p.remote {
 		return p.remoteVecs[i*p.remoteDims : (i+1)*p.remoteDims]
 	}
-	d := p.Local.Dims
+	d := p.local.Dims
 	return p.localVecs[i*d : (i+1)*d]
 }
 
@@ -331,7 +354,7 @@ func (p *Partition) Calibrate(raw float64, primary bool) float64 {
 	if primary && p.remote {
 		return p.remoteCalib.Apply(raw)
 	}
-	return p.Local.Calib.Apply(raw)
+	return p.local.Calib.Apply(raw)
 }
 
 // Dense returns up to k live chunks nearest to q in the primary space,
@@ -348,14 +371,14 @@ func (p *Partition) Dense(q []float32, k, overfetch int) ([]Hit, error) {
 		hits = make([]Hit, 0, len(found))
 		for _, f := range found {
 			i := int(f.key)
-			if !p.Deleted[i] {
+			if !p.deleted[i] {
 				hits = append(hits, Hit{i, 1 - float64(f.dist)})
 			}
 		}
 	} else {
-		hits = make([]Hit, 0, len(p.Chunks))
-		for i := range p.Chunks {
-			if !p.Deleted[i] {
+		hits = make([]Hit, 0, len(p.chunks))
+		for i := range p.chunks {
+			if !p.deleted[i] {
 				hits = append(hits, Hit{i, p.Cosine(q, i)})
 			}
 		}
@@ -387,7 +410,7 @@ func (p *Partition) Lexical(ctx context.Context, text string, k int) ([]Hit, err
 	hits := make([]Hit, 0, len(res.Hits))
 	for _, h := range res.Hits {
 		i, err := strconv.Atoi(h.ID)
-		if err != nil || i < 0 || i >= len(p.Chunks) || p.Deleted[i] {
+		if err != nil || i < 0 || i >= len(p.chunks) || p.deleted[i] {
 			continue
 		}
 		hits = append(hits, Hit{i, h.Score})
@@ -398,10 +421,10 @@ func (p *Partition) Lexical(ctx context.Context, text string, k int) ([]Hit, err
 // Address resolves an address string (as found in a question) to chunk
 // slots, deterministically through the address table.
 func (p *Partition) Address(s string) []int {
-	key := NormalizeAddress(s, p.aliases)
+	key := normalizeAddress(s, p.aliases)
 	var out []int
 	for _, i := range p.address.get(key) {
-		if !p.Deleted[i] {
+		if !p.deleted[i] {
 			out = append(out, int(i))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/answer-guard/guard/index/internal/disk"
 	"go.uber.org/zap"
 )
 
@@ -69,12 +70,12 @@ func BenchmarkMemoryBreakdown100k(b *testing.B) {
 			b.ReportMetric(prev-now, name+"-MB")
 			prev = now
 		}
-		release("chunks", func() { p.Chunks, p.Deleted = nil, nil })
-		release("terms", func() { p.terms = termFile{} })
+		release("chunks", func() { p.chunks, p.deleted = nil, nil })
+		release("terms", func() { p.terms = disk.Terms{} })
 		release("graph", func() { p.graph = nil })
-		release("local-model", func() { p.Local = nil })
+		release("local-model", func() { p.local = nil })
 		release("id-maps", func() { p.address, p.aliases, p.catalog, p.byID = slotIndex{}, nil, nil, slotIndex{} })
-		release("memory", func() { p.Memory, p.MemoryVecs = nil, nil })
+		release("memory", func() { p.memory, p.memVecs = nil, nil })
 		b.ReportMetric(prev-h0, "rest-MB") // Bleve's in-heap part, vector mapping headers
 		runtime.KeepAlive(s)
 		s.Close()

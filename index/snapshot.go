@@ -3,13 +3,9 @@ package index
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
-	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	mrand "math/rand"
 	"os"
 	"path/filepath"
@@ -21,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/answer-guard/guard/index/internal/disk"
 	"github.com/blevesearch/bleve/v2"
 	blevemapping "github.com/blevesearch/bleve/v2/mapping"
 	bleveindex "github.com/blevesearch/bleve_index_api"
@@ -28,12 +25,9 @@ import (
 	"go.uber.org/zap"
 )
 
-// FormatVersion is the on-disk snapshot format.
-const FormatVersion = 1
-
-// Manifest describes a snapshot directory.
+// Manifest describes a snapshot directory (its manifest.json).
 type Manifest struct {
-	Format   int    `json:"format"`
+	Format   int    `json:"format"`   // the snapshot format version
 	Embedder string `json:"embedder"` // "local" or "remote"
 	Model    string `json:"model"`
 	Dims     int    `json:"dims"`
@@ -71,13 +65,34 @@ type PartitionInfo struct {
 	RawAnchors [3]float64 `json:"raw_anchors"`
 }
 
+// readManifest reads the manifest of the snapshot at dir.
+func readManifest(dir string) (Manifest, error) {
+	var man Manifest
+	b, err := os.ReadFile(filepath.Join(dir, disk.ManifestFile))
+	if err != nil {
+		return man, err
+	}
+	if err := json.Unmarshal(b, &man); err != nil {
+		return man, fmt.Errorf("manifest: %w", err)
+	}
+	return man, nil
+}
+
+// checkFormat refuses a snapshot of another format version.
+func checkFormat(man Manifest) error {
+	if man.Format != disk.FormatVersion {
+		return fmt.Errorf("format %d, want %d", man.Format, disk.FormatVersion)
+	}
+	return nil
+}
+
 // partData is a partition while it is being built or extended.
 type partData struct {
 	tenant, kb string
 	chunks     []Chunk
 	deleted    []bool
 	model      *LocalModel
-	terms      termFile
+	terms      disk.Terms
 	local      []float32
 	remote     []float32
 	remoteDims int
@@ -85,8 +100,6 @@ type partData struct {
 	mem        []MemoryEntry
 	docs       int
 }
-
-func partDir(tenant, kb string) string { return filepath.Join("parts", tenant, kb) }
 
 func workers(cfg Config) int {
 	if cfg.Workers > 0 {
@@ -139,7 +152,7 @@ func Build(ctx context.Context, cfg Config, sources []string, memory []string, o
 	if err != nil {
 		return Manifest{}, err
 	}
-	mem, badMem, err := ReadMemory(memory, cfg.Strict)
+	mem, badMem, err := readMemory(memory, cfg.Strict)
 	if err != nil {
 		return Manifest{}, err
 	}
@@ -207,7 +220,7 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 	sort.Slice(keys, func(i, j int) bool {
 		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
 	})
-	man := Manifest{Format: FormatVersion, Embedder: cfg.Embedder, Model: FitLocal(cfg.Local, nil).Name(), Dims: cfg.Local.Dims,
+	man := Manifest{Format: disk.FormatVersion, Embedder: cfg.Embedder, Model: fitLocal(cfg.Local, nil).Name(), Dims: cfg.Local.Dims,
 		ChunkChars: cfg.ChunkChars, MinChunkChars: cfg.MinChunkChars, Memory: len(mem)}
 	if remote != nil {
 		man.Model = cfg.Remote.Model
@@ -269,7 +282,7 @@ func ingestPartition(ctx context.Context, cfg Config, g *gate, pd *partData, doc
 			}
 			excluded = g.record(e)
 		}
-		for _, c := range ChunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars) {
+		for _, c := range chunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars) {
 			pd.chunks = append(pd.chunks, c)
 			pd.deleted = append(pd.deleted, excluded)
 		}
@@ -360,7 +373,7 @@ func finishSnapshot(tmp, out string, man Manifest, start time.Time, log *zap.Log
 	if err != nil {
 		return Manifest{}, fmt.Errorf("encode manifest: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, disk.ManifestFile), b, 0o644); err != nil {
 		return Manifest{}, fmt.Errorf("write manifest: %w", err)
 	}
 	os.Remove(out) // an empty dir may stand in the way of the rename
@@ -404,9 +417,9 @@ func embedPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, pd 
 			toks[i] = append(tt, Tokenize(pd.chunks[i].Text)...)
 		}
 	})
-	pd.model = FitLocal(cfg.Local, toks)
+	pd.model = fitLocal(cfg.Local, toks)
 	pd.model.fitVocab()
-	pd.terms = termFile{}
+	pd.terms = disk.Terms{}
 	for i, t := range toks {
 		pd.model.appendTerms(&pd.terms, t[:titles[i]], t[titles[i]:])
 	}
@@ -414,7 +427,7 @@ func embedPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, pd 
 	pd.local = make([]float32, n*dims)
 	parallel(n, w, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			pd.model.EmbedTokens(toks[i], pd.local[i*dims:(i+1)*dims])
+			pd.model.embedTokens(toks[i], pd.local[i*dims:(i+1)*dims])
 		}
 	})
 	pd.model.calibrate(cfg.Local.Anchors, toks)
@@ -465,7 +478,7 @@ type graphDelta struct {
 
 // writePartition writes every file of a partition below root.
 func writePartition(ctx context.Context, cfg Config, root string, pd *partData, delta *graphDelta, log *zap.Logger) (PartitionInfo, error) {
-	rel := partDir(pd.tenant, pd.kb)
+	rel := disk.PartDir(pd.tenant, pd.kb)
 	dir := filepath.Join(root, rel)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return PartitionInfo{}, fmt.Errorf("mkdir: %w", err)
@@ -486,20 +499,20 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 			info.Notes++
 		}
 	}
-	if err := writeGob(filepath.Join(dir, "chunks.gob"), chunkFile{Chunks: pd.chunks, Deleted: pd.deleted, Docs: pd.docs}); err != nil {
+	if err := disk.WriteGob(filepath.Join(dir, disk.ChunksFile), chunkFile{Chunks: pd.chunks, Deleted: pd.deleted, Docs: pd.docs}); err != nil {
 		return info, err
 	}
-	if err := writeGob(filepath.Join(dir, "local.gob"), pd.model); err != nil {
+	if err := disk.WriteGob(filepath.Join(dir, disk.LocalModelFile), pd.model); err != nil {
 		return info, err
 	}
-	if err := writeGob(filepath.Join(dir, "terms.gob"), pd.terms); err != nil {
+	if err := disk.WriteTerms(filepath.Join(dir, disk.TermsFile), &pd.terms); err != nil {
 		return info, err
 	}
-	if err := writeF32(filepath.Join(dir, "local.f32"), pd.local); err != nil {
+	if err := disk.WriteF32(filepath.Join(dir, disk.LocalVectorsFile), pd.local); err != nil {
 		return info, err
 	}
 	if pd.remote != nil {
-		if err := writeF32(filepath.Join(dir, "remote.f32"), pd.remote); err != nil {
+		if err := disk.WriteF32(filepath.Join(dir, disk.RemoteVectorsFile), pd.remote); err != nil {
 			return info, err
 		}
 	}
@@ -508,7 +521,7 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 	if live >= cfg.HNSW.ExactBelow && live > 0 {
 		g := newGraph(cfg)
 		if delta != nil {
-			if f, err := os.Open(filepath.Join(delta.base, "hnsw.bin")); err == nil {
+			if f, err := os.Open(filepath.Join(delta.base, disk.GraphFile)); err == nil {
 				err = g.Import(bufio.NewReader(f))
 				f.Close()
 				if err != nil {
@@ -534,7 +547,7 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 				}
 			}
 		}
-		f, err := os.Create(filepath.Join(dir, "hnsw.bin"))
+		f, err := os.Create(filepath.Join(dir, disk.GraphFile))
 		if err != nil {
 			return info, fmt.Errorf("create graph: %w", err)
 		}
@@ -552,7 +565,7 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 		info.Graph = true
 	}
 	// Lexical index.
-	if err := writeBleve(filepath.Join(dir, "bleve"), pd, delta); err != nil {
+	if err := writeBleve(filepath.Join(dir, disk.BleveDir), pd, delta); err != nil {
 		return info, err
 	}
 	// Address table and catalog.
@@ -565,9 +578,9 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 		}
 		keys := map[string]bool{}
 		if c.Address != "" {
-			keys[NormalizeAddress(c.Address, pd.aliases)] = true
+			keys[normalizeAddress(c.Address, pd.aliases)] = true
 		}
-		keys[NormalizeAddress(c.DocID, pd.aliases)] = true
+		keys[normalizeAddress(c.DocID, pd.aliases)] = true
 		for k := range keys {
 			addr[k] = append(addr[k], int32(i))
 		}
@@ -578,12 +591,11 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 			}
 		}
 	}
-	if err := writeJSON(filepath.Join(dir, "address.json"), addressFile{Aliases: pd.aliases, Table: addr}); err != nil {
+	if err := disk.WriteAddress(filepath.Join(dir, disk.AddressFile), disk.Address{Aliases: pd.aliases, Table: addr}); err != nil {
 		return info, err
 	}
-	sort.Strings(catalog)
-	if err := os.WriteFile(filepath.Join(dir, "catalog.txt"), []byte(strings.Join(catalog, "\n")+"\n"), 0o644); err != nil {
-		return info, fmt.Errorf("write catalog: %w", err)
+	if err := disk.WriteCatalog(filepath.Join(dir, disk.CatalogFile), catalog); err != nil {
+		return info, err
 	}
 	var mb strings.Builder
 	for _, m := range pd.mem {
@@ -591,22 +603,19 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 		mb.Write(b)
 		mb.WriteByte('\n')
 	}
-	if err := os.WriteFile(filepath.Join(dir, "memory.jsonl"), []byte(mb.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, disk.MemoryFile), []byte(mb.String()), 0o644); err != nil {
 		return info, fmt.Errorf("write memory: %w", err)
 	}
 	log.Debug("partition written", zap.String("tenant", pd.tenant), zap.String("kb", pd.kb), zap.Int("chunks", live))
 	return info, nil
 }
 
+// chunkFile is chunks.gob. Its gob stream names this type and
+// "[]index.Chunk", so both stay here, under these names.
 type chunkFile struct {
 	Chunks  []Chunk
 	Deleted []bool
 	Docs    int
-}
-
-type addressFile struct {
-	Aliases map[string]string  `json:"aliases"`
-	Table   map[string][]int32 `json:"table"`
 }
 
 func bleveMapping() *blevemapping.IndexMappingImpl {
@@ -687,99 +696,4 @@ func writeBleve(path string, pd *partData, delta *graphDelta) error {
 		return fmt.Errorf("bleve close: %w", err)
 	}
 	return nil
-}
-
-func writeGob(path string, v any) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Base(path), err)
-	}
-	bw := bufio.NewWriter(f)
-	err = gob.NewEncoder(bw).Encode(v)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	return nil
-}
-
-func readGob(path string, v any) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", filepath.Base(path), err)
-	}
-	defer f.Close()
-	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(v); err != nil {
-		return fmt.Errorf("decode %s: %w", filepath.Base(path), err)
-	}
-	return nil
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	return nil
-}
-
-func writeF32(path string, v []float32) error {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	return nil
-}
-
-func readF32(path string) ([]float32, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
-	}
-	if len(b)%4 != 0 {
-		return nil, fmt.Errorf("read %s: size %d is not a multiple of 4", filepath.Base(path), len(b))
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
-}
-
-func copyTree(src, dst string) error {
-	return filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if fi.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(target)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
 }

@@ -4,18 +4,9 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/answer-guard/guard/index/internal/disk"
 )
-
-// termFile holds every chunk's stemmed terms as vocabulary ids (title
-// terms first), so that query-time scoring never re-tokenises chunk text.
-type termFile struct {
-	Offsets  []uint32 // chunk i's ids are IDs[Offsets[i]:Offsets[i+1]]
-	IDs      []uint32
-	TitleLen []uint32 // leading ids of a chunk that come from its title
-	Norm     []float32
-}
-
-func (t *termFile) chunk(i int) []uint32 { return t.IDs[t.Offsets[i]:t.Offsets[i+1]] }
 
 // vocabIndex maps terms to ids; built lazily from Vocab after gob decoding.
 type vocabIndex struct {
@@ -65,7 +56,7 @@ func (m *LocalModel) fitVocab() {
 }
 
 // appendTerms adds one chunk (title tokens, then text tokens) to tf.
-func (m *LocalModel) appendTerms(tf *termFile, title, text []string) {
+func (m *LocalModel) appendTerms(tf *disk.Terms, title, text []string) {
 	if len(tf.Offsets) == 0 {
 		tf.Offsets = append(tf.Offsets, 0)
 	}
@@ -86,7 +77,7 @@ func (m *LocalModel) appendTerms(tf *termFile, title, text []string) {
 func (m *LocalModel) idfID(id uint32) float64 { return m.IDF(m.Vocab[id]) }
 
 // norm is the L2 norm of the TF-IDF vector of an id sequence (unigrams and
-// weighted bigrams, exactly as SparseTokens weighs them).
+// weighted bigrams, exactly as sparseTokens weighs them).
 func (m *LocalModel) norm(ids []uint32) float64 {
 	tf := map[uint32]int{}
 	for _, id := range ids {
@@ -122,7 +113,7 @@ type QueryTerms struct {
 // PrepareQuery builds the exact local query vector of text in vocabulary ids.
 func (m *LocalModel) PrepareQuery(text string) *QueryTerms {
 	toks := Tokenize(text)
-	sp := m.SparseTokens(toks)
+	sp := m.sparseTokens(toks)
 	q := &QueryTerms{terms: map[uint32]float64{}, bigrams: map[uint64]float64{}, idfW: map[uint32]float64{}}
 	seen := map[string]bool{}
 	for _, t := range toks {
@@ -156,7 +147,7 @@ type Match struct {
 	Bigrams  float64 // share of query bigrams present in the chunk
 }
 
-// Relevance is the raw local relevance (see Relevance).
+// Relevance is the raw local relevance (see relevance).
 func (mt Match) Relevance() float64 {
 	if mt.Cosine <= 0 {
 		return 0
@@ -170,7 +161,7 @@ func (p *Partition) Match(q *QueryTerms, i int) Match {
 	if len(q.terms) == 0 || i >= len(p.terms.TitleLen) {
 		return mt
 	}
-	ids := p.terms.chunk(i)
+	ids := p.terms.Chunk(i)
 	tl := int(p.terms.TitleLen[i])
 	var tf [32]struct {
 		id uint32
@@ -206,7 +197,7 @@ func (p *Partition) Match(q *QueryTerms, i int) Match {
 			}
 		}
 	}
-	m := p.Local
+	m := p.local
 	var dot float64
 	for _, c := range counts {
 		w := q.terms[c.id]
@@ -232,9 +223,4 @@ func (p *Partition) Match(q *QueryTerms, i int) Match {
 		mt.Bigrams = float64(len(bseen)) / float64(q.nBi)
 	}
 	return mt
-}
-
-// LocalScore is the calibrated exact local relevance of chunk i to q.
-func (p *Partition) LocalScore(q *QueryTerms, i int) float64 {
-	return p.Local.Calib.Apply(p.Match(q, i).Relevance())
 }

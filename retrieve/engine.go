@@ -244,7 +244,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	if p == nil || strings.TrimSpace(q.Text) == "" {
 		return Result{}, nil
 	}
-	res := Result{IDF: p.Local.IDF, Calibration: p.AnswerCalibration()}
+	res := Result{IDF: p.Local().IDF, Calibration: p.AnswerCalibration()}
 	degrade := func(what string) {
 		if !slices.Contains(res.Degraded, what) {
 			res.Degraded = append(res.Degraded, what)
@@ -266,7 +266,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	// the snapshot's dense lane is remote.
 	localQ := make([][]float32, len(texts))
 	for i, t := range texts {
-		localQ[i] = p.Local.EmbedText(t)
+		localQ[i] = p.Local().EmbedText(t)
 	}
 	primaryQ, primaryOK := localQ, true
 	if p.Remote() {
@@ -297,8 +297,8 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 		return c
 	}
 	// Curated memory first: a strong note may short-circuit the sweep.
-	qSparse := p.Local.SparseText(q.Text)
-	qTerms := p.Local.PrepareQuery(q.Text)
+	qSparse := p.Local().SparseText(q.Text)
+	qTerms := p.Local().PrepareQuery(q.Text)
 	mem := e.memoryLane(ctx, p, q.Text, qSparse)
 	res.Memory = mem.notes
 	if mem.judgeFailed {
@@ -323,7 +323,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 		if primaryOK && p.Remote() {
 			c.score = p.Calibrate(p.Cosine(primaryQ[0], c.slot), true)
 		} else {
-			c.score = p.Local.Calib.Apply(c.match.Relevance())
+			c.score = p.Local().Calib.Apply(c.match.Relevance())
 		}
 		if c.lanes&laneAddress != 0 {
 			c.score = max(c.score, e.cfg.AddressScore)
@@ -469,7 +469,7 @@ func cmpDesc(a, b float64, ia, ib int) int {
 }
 
 func (e *Engine) localReranker(p *index.Partition) *LocalReranker {
-	return &LocalReranker{IDF: p.Local.IDF, W: DefaultLocalWeights}
+	return &LocalReranker{IDF: p.Local().IDF, W: DefaultLocalWeights}
 }
 
 // rerank fills c.rerank; it reports whether a reranker ordered the pool.
@@ -486,7 +486,7 @@ func (e *Engine) rerank(ctx context.Context, p *index.Partition, q string, cands
 	}
 	docs := make([]RerankDoc, len(cands))
 	for i, c := range cands {
-		ch := p.Chunks[c.slot]
+		ch := p.Chunk(c.slot)
 		docs[i] = RerankDoc{Title: ch.Title, Text: ch.Text, Dense: c.score, Match: &c.match}
 		if maxLex > 0 {
 			docs[i].Lexical = c.lexical / maxLex
@@ -554,7 +554,7 @@ func (e *Engine) order(q string, p *index.Partition, cands []*cand) []*cand {
 	kinds := e.askedKinds(q)
 	key := func(c *cand) float64 {
 		k := c.rerank
-		if kinds[p.Chunks[c.slot].Kind] {
+		if kinds[p.Chunk(c.slot).Kind] {
 			k += e.cfg.KindBoost
 		}
 		return k
@@ -580,10 +580,10 @@ func (e *Engine) cut(ordered []*cand, p *index.Partition) []Candidate {
 	have := map[string]int{}
 	for _, c := range ordered[:n] {
 		out = append(out, e.candidate(c, p))
-		have[p.Chunks[c.slot].Kind]++
+		have[p.Chunk(c.slot).Kind]++
 	}
 	for _, c := range ordered[n:] {
-		kind := p.Chunks[c.slot].Kind
+		kind := p.Chunk(c.slot).Kind
 		if have[kind] < e.cfg.Reserves[kind] {
 			out = append(out, e.candidate(c, p))
 			have[kind]++
@@ -593,7 +593,7 @@ func (e *Engine) cut(ordered []*cand, p *index.Partition) []Candidate {
 }
 
 func (e *Engine) candidate(c *cand, p *index.Partition) Candidate {
-	ch := p.Chunks[c.slot]
+	ch := p.Chunk(c.slot)
 	var lanes []string
 	for i, name := range laneNames {
 		if c.lanes&(1<<i) != 0 {

@@ -445,12 +445,15 @@ func TestSwapUnderLoad(t *testing.T) {
 // The issue's own forms on the embedded demo handbook: "explain hb 5.3",
 // "HB5.3" and "Hb. 5.3" all put HB 5.3 first through the address lane.
 func TestDemoHandbookAddressForms(t *testing.T) {
-	docs, mem, err := index.DemoCorpus()
+	ic := index.DefaultConfig()
+	dir := filepath.Join(t.TempDir(), "snap")
+	if _, err := index.BuildDemo(context.Background(), ic, dir, zap.NewNop()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := index.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ic := index.DefaultConfig()
-	_, s := buildSnap(t, ic, docs, mem)
 	e := newEngine(t, DefaultConfig(), ic, s)
 	for _, q := range []string{"explain hb 5.3", "HB5.3", "Hb. 5.3", "HB 5.3"} {
 		r, err := e.Retrieve(context.Background(), Query{Tenant: index.DefaultTenant, KB: index.DefaultKB, Text: q})

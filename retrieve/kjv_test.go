@@ -142,10 +142,14 @@ func TestKJVAddressLane(t *testing.T) {
 // benchQueries mixes natural questions made of verse fragments with
 // address questions.
 func benchQueries(p *index.Partition, n int) []string {
+	var chunks []*index.Chunk
+	for _, c := range p.Chunks() {
+		chunks = append(chunks, c)
+	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	out := make([]string, 0, n)
 	for len(out) < n {
-		c := p.Chunks[rng.IntN(len(p.Chunks))]
+		c := chunks[rng.IntN(len(chunks))]
 		if len(out)%5 == 4 {
 			out = append(out, "what does "+c.DocID+" say?")
 			continue

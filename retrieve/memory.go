@@ -39,10 +39,11 @@ func (e *Engine) memoryLane(ctx context.Context, p *index.Partition, q string, q
 		}
 		return n
 	}
-	for i, m := range p.Memory {
+	calib := p.Local().Calib
+	for i, m := range p.Memory() {
 		var sim float64
-		for _, v := range p.MemoryVecs[i] {
-			sim = max(sim, p.Local.Calib.Apply(qv.Cosine(v)))
+		for _, v := range p.MemoryVectors(i) {
+			sim = max(sim, calib.Apply(qv.Cosine(v)))
 		}
 		switch m.Type {
 		case "pin":

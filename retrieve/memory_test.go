@@ -62,11 +62,11 @@ func TestMemoryLaneOnIndex(t *testing.T) {
 	p := s.Partition("acme", "docs")
 	ctx := context.Background()
 	q := "restore an old backup archive from last week"
-	qs := p.Local.SparseText(q)
-	pinSim := p.Local.Calib.Apply(qs.Cosine(p.MemoryVecs[0][0]))
+	qs := p.Local().SparseText(q)
+	pinSim := p.Local().Calib.Apply(qs.Cosine(p.MemoryVectors(0)[0]))
 	var noteSim float64
-	for _, v := range p.MemoryVecs[1] {
-		noteSim = max(noteSim, p.Local.Calib.Apply(qs.Cosine(v)))
+	for _, v := range p.MemoryVectors(1) {
+		noteSim = max(noteSim, p.Local().Calib.Apply(qs.Cosine(v)))
 	}
 	if pinSim <= 0.1 || noteSim <= 0.1 || pinSim > 0.99 {
 		t.Fatalf("similarities too low to test: pin %v note %v", pinSim, noteSim)

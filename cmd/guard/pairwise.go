@@ -343,7 +343,7 @@ func askProxy(ctx context.Context, client *http.Client, target, key, model, tena
 		if part != nil {
 			var texts []string
 			for _, i := range part.Resolve(c.ID) {
-				texts = append(texts, part.Chunks[i].Text)
+				texts = append(texts, part.Chunk(i).Text)
 			}
 			n.Text = strings.Join(texts, "\n")
 		}

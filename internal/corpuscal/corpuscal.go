@@ -57,10 +57,7 @@ func Ask(ctx context.Context, e *retrieve.Engine, snap *index.Snapshot, tenant, 
 		return nil, fmt.Errorf("no partition %s/%s", tenant, kb)
 	}
 	var srcs []gate.PseudoSource
-	for i, c := range p.Chunks {
-		if p.Deleted[i] {
-			continue
-		}
+	for _, c := range p.Chunks() {
 		srcs = append(srcs, gate.PseudoSource{Key: c.DocID, Title: c.Title, Text: c.Text})
 	}
 	a := &Asked{Questions: gate.PseudoQuestions(srcs, n), answers: map[string]asked{}}
