@@ -63,15 +63,10 @@ type VerifyReport struct {
 	MeanBalancedAccuracy float64 `json:"mean_balanced_accuracy"`
 }
 
-// VerifyQuality scores the local verifier (default thresholds) on the data
+// VerifyQualityWith scores verifier v (name labels the report) on the data
 // sets under dataDir (SciFact dev, WiCE dev, HaluEval QA) and writes a
 // Markdown report to w. Data sets that are absent are listed in Skipped; an
 // error is returned only when none is present or the data is malformed.
-func VerifyQuality(ctx context.Context, dataDir string, w io.Writer) (VerifyReport, error) {
-	return VerifyQualityWith(ctx, dataDir, "local", judge.NewLocal(judge.DefaultConfig().Local), w)
-}
-
-// VerifyQualityWith is VerifyQuality with any verifier; name labels the report.
 func VerifyQualityWith(ctx context.Context, dataDir, name string, v judge.Verifier, w io.Writer) (VerifyReport, error) {
 	rep := VerifyReport{Verifier: name}
 	loaders := []struct {

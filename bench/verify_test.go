@@ -31,7 +31,7 @@ func TestVerifyQuality(t *testing.T) {
 	}
 	d := dataDir(t)
 	var b strings.Builder
-	rep, err := VerifyQuality(context.Background(), d, &b)
+	rep, err := VerifyQualityWith(context.Background(), d, "local", judge.NewLocal(judge.DefaultConfig().Local), &b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,12 +21,6 @@ func validFormat(f string) bool {
 	return false
 }
 
-// ValidSeverity reports whether s is critical, warning or info.
-func ValidSeverity(s string) bool {
-	_, ok := severityRank[s]
-	return ok
-}
-
 // AtOrAbove counts the findings whose severity is at least min.
 func AtOrAbove(fs []Finding, min string) int {
 	n := 0
