@@ -12,20 +12,6 @@ import (
 	"sync"
 )
 
-// Embedder turns texts into unit-length vectors. Implementations: the
-// fitted *LocalModel and the OpenAI-compatible *RemoteEmbedder.
-type Embedder interface {
-	// Name identifies the model in the manifest and in cache keys.
-	Name() string
-	// Embed returns one vector per text, in order.
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
-
-var (
-	_ Embedder = (*LocalModel)(nil)
-	_ Embedder = (*RemoteEmbedder)(nil)
-)
-
 // Calibration maps a raw cosine onto the DESIGN scale (unrelated ~0.1-0.2,
 // on topic 0.4-0.7) by piecewise-linear interpolation between knots
 // [raw, calibrated], clamped to [0,1].

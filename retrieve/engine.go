@@ -135,10 +135,6 @@ func New(cfg Config, ixCfg index.Config, snap *index.Snapshot, log *zap.Logger) 
 	return e, nil
 }
 
-// SetEmbedder replaces the query embedder used for remote-embedder
-// snapshots (tests, custom clients).
-func (e *Engine) SetEmbedder(q QueryEmbedder) { e.embedder = q }
-
 // Swap publishes snap atomically. Queries already running finish on the
 // previous snapshot, which is closed once the last of them returns. The
 // engine owns snap from now on.
