@@ -15,8 +15,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/answer-guard/guard/gate"
-	"github.com/answer-guard/guard/gauntlet"
-	"github.com/answer-guard/guard/judge"
 )
 
 // turnWriter appends logged turns to DIR/turns.jsonl, one JSON object per
@@ -155,18 +153,10 @@ func rotatedFiles(dir string) []string {
 	return old
 }
 
-// storedTurn is one line of turns.jsonl read back.
-type storedTurn struct {
-	turnRow
-	RerankActive bool                `json:"rerank_active"`
-	Thresholds   *gateThresholds     `json:"thresholds"`
-	Cands        []candView          `json:"candidate_list"`
-	Outline      []string            `json:"outline"`
-	Citations    []gauntlet.Citation `json:"citations"`
-	Markers      *MarkerReport       `json:"markers"`
-	Claims       []judge.Claim       `json:"claims"`
-	Summary      *judge.Summary      `json:"summary"`
-}
+// storedTurn is one line of turns.jsonl read back: a turn's detail, as
+// written (its derived fields, relevance, checks and floored, are
+// recomputed from the thresholds on restore).
+type storedTurn = turnDetail
 
 // restore loads the newest persisted turns (at most size x max_partitions,
 // oldest first) back into the rings at start, so the console and the
