@@ -84,8 +84,8 @@ func (sc operatorScope) filter(tenant, kb, decision, since, until string) (turnF
 		}
 		f.kbs = []string{kb}
 	}
-	switch decision {
-	case "", "ground", "refuse", "fallback", "passthrough":
+	switch gate.Decision(decision) {
+	case "", gate.Ground, gate.Refuse, gate.Fallback, gate.Passthrough:
 	default:
 		return f, badParam("decision", "decision must be ground, refuse, fallback or passthrough")
 	}
