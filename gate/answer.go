@@ -133,10 +133,27 @@ type passageMatch struct {
 type PassageTerms struct {
 	set   map[string]struct{}
 	pairs map[[2]string]struct{}
+	// types has bit t set when the text holds an answer of type t
+	// (hasType); typed says it was computed.
+	types uint32
+	typed bool
 }
 
-// NewPassageTerms tokenizes title and text (index.Tokenize).
+// NewPassageTerms tokenizes title and text (index.Tokenize) and notes which
+// answer types the text holds, for reuse across questions (a cache's
+// entry).
 func NewPassageTerms(title, text string) *PassageTerms {
+	pt := newPassageTerms(title, text)
+	for t := typeNone + 1; t < numTypes; t++ {
+		if hasType(t, text) {
+			pt.types |= 1 << t
+		}
+	}
+	pt.typed = true
+	return pt
+}
+
+func newPassageTerms(title, text string) *PassageTerms {
 	toks := index.Tokenize(title + " " + text)
 	pt := &PassageTerms{set: make(map[string]struct{}, len(toks)), pairs: make(map[[2]string]struct{}, len(toks))}
 	for i, t := range toks {
@@ -154,7 +171,7 @@ func (pt *PassageTerms) Size() int { return len(pt.set) + len(pt.pairs) }
 func (q *Question) match(title, text string, pt *PassageTerms) passageMatch {
 	var m passageMatch
 	if pt == nil {
-		pt = NewPassageTerms(title, text)
+		pt = newPassageTerms(title, text) // used once: answer types are checked below as needed
 	}
 	set := pt.set
 	if q.total > 0 {
@@ -189,7 +206,10 @@ func (q *Question) match(title, text string, pt *PassageTerms) passageMatch {
 		m.bigram = b / float64(len(q.bigrams))
 	}
 	if q.want != typeNone {
-		has := hasType(q.want, text)
+		has := pt.types&(1<<q.want) != 0
+		if !pt.typed {
+			has = hasType(q.want, text)
+		}
 		m.typeHit, m.typeMiss = has, !has
 	}
 	return m
@@ -276,6 +296,7 @@ const (
 	typePlace
 	typePhone
 	typeEmail
+	numTypes
 )
 
 // askedType reads the answer type off the question's wording: generic

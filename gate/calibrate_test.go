@@ -130,3 +130,24 @@ func TestPassageTermsSameFeatures(t *testing.T) {
 		}
 	}
 }
+
+// The answer types a cached PassageTerms notes are exactly hasType's, for
+// every type.
+func TestPassageTermsTypes(t *testing.T) {
+	for _, text := range []string{
+		"Up to two dogs per passenger travel free.",
+		"Electric bikes cost 20 pence more.",
+		"Call 0161 496 0000.",
+		"Open from 7 am to 10 pm.",
+		"Write to help@example.org; Dr Ada Lovelace answers within 3 days.",
+		"The station is 2 miles north of Ardmore harbour; the boat does 25 knots.",
+		"",
+	} {
+		pt := NewPassageTerms("", text)
+		for ty := typeNone + 1; ty < numTypes; ty++ {
+			if got, want := pt.types&(1<<ty) != 0, hasType(ty, text); got != want {
+				t.Errorf("%q type %d: noted %v, hasType %v", text, ty, got, want)
+			}
+		}
+	}
+}
