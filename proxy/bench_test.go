@@ -1,10 +1,7 @@
 package proxy_test
 
 import (
-	"context"
-	"net"
 	"testing"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -18,26 +15,13 @@ func benchTarget(b *testing.B, pipeline bool) (proxied, direct string) {
 	tc := testConfig()
 	tc.Log.Level = "error"
 	tc.Pipeline.Enabled = pipeline
-	cfg, mock := withMock(b, tc)
 	var f proxy.PipelineFactory
 	if pipeline {
 		f = proxy.NewPipeline(nil)
 	}
-	srv, err := proxy.New(cfg, nil, f)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	go srv.Serve(ln)
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	})
-	return "http://" + ln.Addr().String() + "/v1/chat/completions", mock.BaseURL() + "/chat/completions"
+	ts := startProxy(b, tc, f)
+	b.Cleanup(func() { shutdown(b, ts.srv) })
+	return ts.base + "/chat/completions", ts.mock.BaseURL() + "/chat/completions"
 }
 
 func post(b *testing.B, c *fasthttp.Client, url string, body []byte) {

@@ -195,7 +195,7 @@ func (tl *turnLog) row(e *turnEntry) turnRow {
 		lat["ttft"] = ms(e.ttft)
 	}
 	if rep := e.rep; rep != nil {
-		r.Dropped, r.Verdicts = rep.Dropped, rep.Verdicts
+		r.Dropped, r.Verdicts = rep.droppedByReason(), rep.verdictCounts()
 		if rep.Degraded != nil {
 			r.Degraded = rep.Degraded
 		}
@@ -272,7 +272,7 @@ func (tl *turnLog) detail(e *turnEntry) turnDetail {
 // (default 1000), id (one turn with its detail).
 func (s *Server) guardTurns(ctx *fasthttp.RequestCtx) {
 	if !ctx.IsGet() && !ctx.IsHead() {
-		s.fail(ctx, "turns", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use GET", Allow: "GET, HEAD"})
+		s.fail(ctx, "turns", methodNotAllowed("GET, HEAD"))
 		return
 	}
 	rt := s.rt.Load()
@@ -350,7 +350,7 @@ type whatIfRequest struct {
 // recomputed under the thresholds in the body (the others as configured).
 func (s *Server) guardWhatIf(ctx *fasthttp.RequestCtx) {
 	if !ctx.IsPost() {
-		s.fail(ctx, "whatif", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use POST", Allow: "POST"})
+		s.fail(ctx, "whatif", methodNotAllowed("POST"))
 		return
 	}
 	rt := s.rt.Load()
@@ -422,7 +422,7 @@ func (s *Server) console(ctx *fasthttp.RequestCtx, p string) bool {
 		return true
 	}
 	if !ctx.IsGet() && !ctx.IsHead() {
-		s.fail(ctx, "console", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use GET", Allow: "GET, HEAD"})
+		s.fail(ctx, "console", methodNotAllowed("GET, HEAD"))
 		return true
 	}
 	b, err := consoleFS.ReadFile(name)

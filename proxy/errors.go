@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // APIError is an error a client may see: an HTTP status and the OpenAI error
@@ -77,4 +78,11 @@ func (e *APIError) body() []byte {
 		Error inner `json:"error"`
 	}{in})
 	return b
+}
+
+// methodNotAllowed is the 405 for a route that takes only the methods in
+// allow (the Allow header's value, e.g. "GET, HEAD").
+func methodNotAllowed(allow string) *APIError {
+	method, _, _ := strings.Cut(allow, ",")
+	return &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use " + method, Allow: allow}
 }

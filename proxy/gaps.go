@@ -422,7 +422,7 @@ func (s *Server) stopGaps() error {
 // when auth is on).
 func (s *Server) gaps(ctx *fasthttp.RequestCtx) {
 	if !ctx.IsGet() && !ctx.IsHead() {
-		s.fail(ctx, "gaps", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use GET", Allow: "GET, HEAD"})
+		s.fail(ctx, "gaps", methodNotAllowed("GET, HEAD"))
 		return
 	}
 	if ae := s.rt.Load().authorizeAdmin(ctx); ae != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -43,26 +42,8 @@ func getGaps(t *testing.T, base, query, key string) (int, []gapEntry) {
 // startOwned starts a guard proxy whose shutdown the test controls.
 func startOwned(t *testing.T, tc testCfg) (*proxy.Server, string) {
 	t.Helper()
-	cfg, _ := withMock(t, tc)
-	srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))
-	if err != nil {
-		t.Fatalf("proxy.New: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	return srv, "http://" + ln.Addr().String() + "/v1"
-}
-
-func shutdown(t *testing.T, srv *proxy.Server) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		t.Errorf("shutdown: %v", err)
-	}
+	ts := startProxy(t, tc, proxy.NewPipeline(nil))
+	return ts.srv, ts.base
 }
 
 // ask sends q as tenant through the proxy at base and returns guard.decision.

@@ -76,14 +76,21 @@ func (m *metrics) observeReport(r *Report) {
 		return
 	}
 	m.decisions.WithLabelValues(string(r.Decision)).Inc()
-	for reason, n := range r.Dropped {
-		m.markersDropped.WithLabelValues(reason).Add(float64(n))
+	if mk := r.Markers; mk != nil {
+		for reason, n := range mk.ByReason {
+			m.markersDropped.WithLabelValues(reason).Add(float64(n))
+		}
+		a := mk.Audit // what the online auditor found in the released answer
+		for _, f := range [...]struct {
+			kind string
+			n    int
+		}{{"invented_marker", a.Invented}, {"broken_marker", a.Broken}, {"leaked_id", a.LeakedIDs},
+			{"unknown_citation", a.UnknownCitations}, {"unknown_named", a.UnknownNamed}} {
+			m.auditFindings.WithLabelValues(f.kind).Add(float64(f.n))
+		}
 	}
-	for k, n := range r.Audit {
-		m.auditFindings.WithLabelValues(k).Add(float64(n))
-	}
-	for v, n := range r.Verdicts {
-		m.verdicts.WithLabelValues(v).Add(float64(n))
+	for _, c := range r.Claims {
+		m.verdicts.WithLabelValues(c.Verdict).Inc()
 	}
 	for _, p := range r.Degraded {
 		m.degraded.WithLabelValues(p).Inc()

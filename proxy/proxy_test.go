@@ -80,24 +80,36 @@ func withMock(t testing.TB, cfg testCfg) (proxy.Config, *mockllm.Server) {
 // port and shuts it down when the test ends.
 func serve(t *testing.T, tc testCfg, factory proxy.PipelineFactory) *testServer {
 	t.Helper()
-	cfg, mock := withMock(t, tc)
+	ts := startProxy(t, tc, factory)
+	t.Cleanup(func() { shutdown(t, ts.srv) })
+	return ts
+}
+
+// startProxy starts a proxy for cfg (and its simulated upstream, stopped
+// when the test ends) on a loopback port; the caller shuts the proxy down.
+func startProxy(tb testing.TB, tc testCfg, factory proxy.PipelineFactory) *testServer {
+	tb.Helper()
+	cfg, mock := withMock(tb, tc)
 	srv, err := proxy.New(cfg, nil, factory)
 	if err != nil {
-		t.Fatalf("proxy.New: %v", err)
+		tb.Fatalf("proxy.New: %v", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	go srv.Serve(ln)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
 	return &testServer{srv: srv, base: "http://" + ln.Addr().String() + "/v1", mock: mock}
+}
+
+// shutdown stops srv, waiting at most 5 s for its streams.
+func shutdown(tb testing.TB, srv *proxy.Server) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		tb.Errorf("shutdown: %v", err)
+	}
 }
 
 func (ts *testServer) client(opts ...option.RequestOption) openai.Client {

@@ -43,17 +43,28 @@ type Report struct {
 	// URLs is the top-level "citations" array of the response: each cited
 	// source's URL, or its id when it has none, in output order.
 	URLs []string `json:"-"`
-	// Dropped and Verdicts feed the metrics: markers dropped by reason and
-	// claim verdict counts.
-	Dropped  map[string]int `json:"-"`
-	Verdicts map[string]int `json:"-"`
-	// Audit counts what the online auditor found in the released answer.
-	Audit map[string]int `json:"-"`
 	// trace is the gate's inputs, for the turn log (nil on pass-through).
 	trace *gateTrace
 	// raw is the report's JSON, made once, for a report that never changes
 	// (the pass-through one).
 	raw []byte
+}
+
+// droppedByReason is the markers dropped, by reason (nil without markers).
+func (r *Report) droppedByReason() map[string]int {
+	if r.Markers == nil {
+		return nil
+	}
+	return r.Markers.ByReason
+}
+
+// verdictCounts counts the claims by verdict.
+func (r *Report) verdictCounts() map[string]int {
+	m := make(map[string]int, 4)
+	for _, c := range r.Claims {
+		m[c.Verdict]++
+	}
+	return m
 }
 
 // MarkerReport is guard.markers: the gauntlet's marker counts plus what the

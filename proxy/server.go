@@ -288,13 +288,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	switch path {
 	case "/v1/chat/completions", "/chat/completions":
 		if !ctx.IsPost() {
-			s.fail(ctx, "chat", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use POST", Allow: "POST"})
+			s.fail(ctx, "chat", methodNotAllowed("POST"))
 			return
 		}
 		s.chat(ctx)
 	case "/v1/models", "/models":
 		if !ctx.IsGet() && !ctx.IsHead() {
-			s.fail(ctx, "models", &APIError{Status: 405, Type: "invalid_request_error", Code: "method_not_allowed", Message: "use GET", Allow: "GET, HEAD"})
+			s.fail(ctx, "models", methodNotAllowed("GET, HEAD"))
 			return
 		}
 		s.models(ctx)
@@ -479,7 +479,7 @@ func (s *Server) summarize(l *reqLog) {
 		fields = append(fields, zap.String("decision", string(r.Decision)))
 	} else if r != nil {
 		fields = append(fields, zap.String("decision", string(r.Decision)), zap.Any("coverage", r.Coverage),
-			zap.Any("markers_dropped", r.Dropped), zap.Any("verdicts", r.Verdicts),
+			zap.Any("markers_dropped", r.droppedByReason()), zap.Any("verdicts", r.verdictCounts()),
 			zap.Strings("degraded", r.Degraded), zap.Any("latency_ms", r.LatencyMS))
 	}
 	if l.failure != nil {

@@ -343,9 +343,6 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 	// that name no citation, footnote syntax left over, leaked ids.
 	audit := t.st.Audit(t.answer.String())
 	r.Markers = &MarkerReport{Counts: counts, Audit: audit}
-	r.Dropped = counts.ByReason
-	r.Audit = map[string]int{"invented_marker": audit.Invented, "broken_marker": audit.Broken,
-		"leaked_id": audit.LeakedIDs, "unknown_citation": audit.UnknownCitations, "unknown_named": audit.UnknownNamed}
 	if audit.LeakedIDs+audit.Invented+audit.Broken > 0 {
 		t.p.log.Warn("auditor found markers the gauntlet let through", zap.Any("findings", audit.Findings))
 	}
@@ -382,10 +379,6 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 		jr.Claims = []judge.Claim{}
 	}
 	r.Claims, r.Summary = jr.Claims, &jr.Summary
-	r.Verdicts = map[string]int{}
-	for _, c := range jr.Claims {
-		r.Verdicts[c.Verdict]++
-	}
 	r.Degraded = append(append([]string{}, t.degraded...), jr.Degraded...)
 	if jr.Footer != "" && t.out.Decision != gate.Refuse {
 		dst = append(dst, "\n\n"...)

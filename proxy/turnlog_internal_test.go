@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/gauntlet"
 	"github.com/answer-guard/guard/judge"
 )
 
@@ -29,8 +30,9 @@ func fakeTurn(tenant string) (*reqLog, gateTrace) {
 	o := gate.Decide(cfg, cands, true)
 	o = gate.ApplyOutline(o, gate.LocalOutline(cfg, o))
 	rep := &Report{Decision: o.Decision, Coverage: &o.Coverage, LatencyMS: map[string]float64{"retrieve": 1, "gate": 2, "verify": 0.5},
-		Claims:  []judge.Claim{{Text: "A claim.", Citations: []int{1}, Verdict: "entailment", Evidence: "evidence"}},
-		Dropped: map[string]int{"invented": 1}, Verdicts: map[string]int{"entailment": 1}, Degraded: []string{}}
+		Claims:   []judge.Claim{{Text: "A claim.", Citations: []int{1}, Verdict: "entailment", Evidence: "evidence"}},
+		Markers:  &MarkerReport{Counts: gauntlet.Counts{Dropped: 1, ByReason: map[string]int{"invented": 1}}},
+		Degraded: []string{}}
 	tr := gateTrace{question: "How do I restore a backup from last Tuesday?", cands: cands, rerankActive: true, cfg: &cfg, out: &o}
 	rep.trace = &tr
 	l := &reqLog{tenant: tenant, kb: "default", model: "mock-1", status: 200, start: time.Now().Add(-30 * time.Millisecond),

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -491,17 +490,8 @@ func TestTurnLogPersistedByServer(t *testing.T) {
 	cfg.Log.Level = "error"
 	cfg.TurnLog.Persist.Dir = dir
 	start := func() (*proxy.Server, *testServer) {
-		pc, mock := withMock(t, cfg)
-		srv, err := proxy.New(pc, nil, proxy.NewPipeline(nil))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		go srv.Serve(ln)
-		return srv, &testServer{srv: srv, base: "http://" + ln.Addr().String() + "/v1", mock: mock}
+		ts := startProxy(t, cfg, proxy.NewPipeline(nil))
+		return ts.srv, ts
 	}
 	stop := func(srv *proxy.Server) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
