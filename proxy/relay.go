@@ -261,7 +261,8 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 		r.done = true
 		return true
 	}
-	if !gjson.ValidBytes(data) {
+	f, valid := scanChunk(b2s(data))
+	if !valid {
 		r.failMidStream(ctx, errors.New("upstream sent an event that is not JSON"))
 		return false
 	}
@@ -274,8 +275,8 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 			return false
 		}
 		data = r.compact.Bytes()
+		f, _ = scanChunk(b2s(data))
 	}
-	f := chunkFields(b2s(data))
 	if f.err != "" || ev.Type == "error" {
 		// An upstream error event: flush what is held, pass the error on.
 		r.flushTail(ctx)
@@ -299,7 +300,7 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 	}
 	if !r.req.includeUsage && f.usage != "" {
 		data, _ = sjson.DeleteBytes(data, "usage")
-		f = chunkFields(b2s(data))
+		f, _ = scanChunk(b2s(data))
 	}
 	if c := f.content; strings.HasPrefix(c, `"`) {
 		switch {
@@ -502,155 +503,6 @@ func appendJSONString(dst, text []byte) []byte {
 	}
 	dst = append(dst, text[start:]...)
 	return append(dst, '"')
-}
-
-// chunkView is what the relay reads of one chunk: the raw JSON values
-// (substrings of the chunk, "" when absent) found in one pass over the top
-// level, one over the first choice and one over its delta. Nothing is
-// unescaped (gjson would, and allocate, for every escaped string).
-type chunkView struct {
-	id, created, model, err, choices, usage string
-	hasChoice                               bool
-	content, finish                         string
-}
-
-func chunkFields(data string) chunkView {
-	var v chunkView
-	eachMember(data, func(k, val string) {
-		switch k {
-		case "id":
-			v.id = val
-		case "created":
-			v.created = val
-		case "model":
-			v.model = val
-		case "error":
-			v.err = val
-		case "choices":
-			v.choices = val
-		case "usage":
-			v.usage = val
-		}
-	})
-	if len(v.choices) == 0 || v.choices[0] != '[' {
-		return v
-	}
-	choice := firstElement(v.choices)
-	if choice == "" {
-		return v
-	}
-	v.hasChoice = true
-	eachMember(choice, func(k, val string) {
-		switch k {
-		case "delta":
-			eachMember(val, func(k, val string) {
-				if k == "content" {
-					v.content = val
-				}
-			})
-		case "finish_reason":
-			v.finish = val
-		}
-	})
-	return v
-}
-
-// eachMember calls fn with each key and raw value of the JSON object obj
-// (valid JSON; anything else yields nothing). A key with escapes is
-// unescaped; a duplicate key is reported each time (the last one wins for
-// the callers, as with encoding/json).
-func eachMember(obj string, fn func(key, val string)) {
-	i := skipWS(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return
-	}
-	i++
-	for {
-		i = skipWS(obj, i)
-		if i >= len(obj) || obj[i] != '"' {
-			return
-		}
-		ke := skipValue(obj, i)
-		key := obj[i+1 : ke-1]
-		if containsByte(key, '\\') {
-			key = string(appendUnescaped(nil, key))
-		}
-		i = skipWS(obj, ke)
-		if i >= len(obj) || obj[i] != ':' {
-			return
-		}
-		i = skipWS(obj, i+1)
-		ve := skipValue(obj, i)
-		if ve <= i {
-			return
-		}
-		fn(key, obj[i:ve])
-		i = skipWS(obj, ve)
-		if i >= len(obj) || obj[i] != ',' {
-			return
-		}
-		i++
-	}
-}
-
-// firstElement returns the raw first element of the JSON array arr.
-func firstElement(arr string) string {
-	i := skipWS(arr, 1)
-	if i >= len(arr) || arr[i] == ']' {
-		return ""
-	}
-	e := skipValue(arr, i)
-	if e <= i {
-		return ""
-	}
-	return arr[i:e]
-}
-
-func skipWS(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the index after the JSON value starting at s[i]
-// (valid JSON assumed).
-func skipValue(s string, i int) int {
-	if i >= len(s) {
-		return i
-	}
-	switch s[i] {
-	case '"':
-		for j := i + 1; j < len(s); j++ {
-			switch s[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1
-			}
-		}
-		return len(s)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(s); j++ {
-			switch s[j] {
-			case '"':
-				j = skipValue(s, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return len(s)
-	}
-	j := i
-	for j < len(s) && s[j] != ',' && s[j] != '}' && s[j] != ']' && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' && s[j] != '\r' {
-		j++
-	}
-	return j
 }
 
 func orNull(raw string) string {

@@ -183,15 +183,22 @@ func (s *stepReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// FuzzChunkFields: the in-place chunk scanner finds what gjson finds, and
+// FuzzChunkFields: the one-pass chunk scanner accepts what gjson.Valid
+// accepts and finds what gjson finds, and
 // the content codec round-trips with encoding/json.
 func FuzzChunkFields(f *testing.F) {
 	f.Add(`{"id":"x","choices":[{"index":0,"delta":{"content":"a\"b\u00e9\n"},"finish_reason":null}],"usage":null}`, "caf\u00e9 <b>\x00\xff")
 	f.Add(`{"error":{"message":"boom"}}`, "\u2028 \xed\xa0\x80")
 	f.Add(`{ "choices" : [ { "delta" : { "content" : "x" } , "finish_reason" : "stop" } ] , "model":"m" }`, "")
+	f.Add(`{"choices":[{"delta":{"content":"a"}}],"choices":[]}`, "")
+	f.Add(` [1, -0.5e+3, true, false, null, "\u00e9\/"] `, "")
+	f.Add(`{"a":01}`, "")
 	f.Fuzz(func(t *testing.T, chunk, text string) {
-		if gjson.Valid(chunk) && !strings.Contains(chunk, `\`) {
-			v := chunkFields(chunk)
+		v, ok := scanChunk(chunk)
+		if ok != gjson.Valid(chunk) {
+			t.Fatalf("scanChunk valid=%v, gjson.Valid=%v for %q", ok, !ok, chunk)
+		}
+		if ok && !strings.Contains(chunk, `\`) {
 			g := gjson.Parse(chunk)
 			for _, c := range []struct{ got, path string }{{v.id, "id"}, {v.model, "model"}, {v.err, "error"}, {v.usage, "usage"},
 				{v.content, "choices.0.delta.content"}, {v.finish, "choices.0.finish_reason"}} {
@@ -228,4 +235,27 @@ func FuzzChunkFields(f *testing.F) {
 func hasDupKeys(s string) bool {
 	_, dup := duplicateKey([]byte(s))
 	return dup
+}
+
+// BenchmarkScanChunk: the relay's per-event parse (validate and read the
+// fields in one pass) next to gjson's validation alone, which the relay
+// ran before its own field walk.
+func BenchmarkScanChunk(b *testing.B) {
+	ev := strings.Replace(allocEvent, "%s", `"The return window is 30 days "`, 1)
+	b.Run("scanChunk", func(b *testing.B) {
+		b.SetBytes(int64(len(ev)))
+		for b.Loop() {
+			if _, ok := scanChunk(ev); !ok {
+				b.Fatal("invalid")
+			}
+		}
+	})
+	b.Run("gjson.Valid", func(b *testing.B) {
+		b.SetBytes(int64(len(ev)))
+		for b.Loop() {
+			if !gjson.Valid(ev) {
+				b.Fatal("invalid")
+			}
+		}
+	})
 }

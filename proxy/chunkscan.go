@@ -1,0 +1,292 @@
+package proxy
+
+// chunkView is what the relay reads of one chunk: the raw JSON values
+// (substrings of the chunk, "" when absent) at the top level, in the first
+// choice and in its delta. Nothing is unescaped (gjson would, and allocate,
+// for every escaped string). A repeated key counts once, the last one, as
+// with encoding/json.
+type chunkView struct {
+	id, created, model, err, choices, usage string
+	hasChoice                               bool
+	content, finish                         string
+}
+
+// scanChunk checks that data is one JSON value (what gjson.Valid accepts:
+// RFC 8259 grammar, no UTF-8 check) and, when it is an object, reads the
+// chunk's fields, in a single pass over the bytes. Before, the relay ran
+// gjson's validator and then walked the top level, the first choice and
+// the delta again: three to four passes over most of each event
+// (BenchmarkScanChunk).
+func scanChunk(data string) (chunkView, bool) {
+	sc := chunkScanner{s: data}
+	i := skipWS(data, 0)
+	end, ok := sc.value(i, roleTop)
+	if !ok {
+		return chunkView{}, false
+	}
+	if skipWS(data, end) != len(data) {
+		return chunkView{}, false
+	}
+	return sc.v, true
+}
+
+// role is where in a chunk a value sits, for the fields scanChunk keeps.
+type role uint8
+
+const (
+	roleNone    role = iota
+	roleTop          // the chunk itself
+	roleChoices      // the top-level "choices"
+	roleChoice       // its first element
+	roleDelta        // that choice's "delta"
+)
+
+type chunkScanner struct {
+	s string
+	v chunkView
+}
+
+// value validates the value at s[i] and returns the index after it.
+func (sc *chunkScanner) value(i int, r role) (int, bool) {
+	s := sc.s
+	if i >= len(s) {
+		return i, false
+	}
+	switch c := s[i]; c {
+	case '{':
+		return sc.object(i+1, r)
+	case '[':
+		return sc.array(i+1, r)
+	case '"':
+		return scanString(s, i+1)
+	case 't':
+		return literal(s, i, "true")
+	case 'f':
+		return literal(s, i, "false")
+	case 'n':
+		return literal(s, i, "null")
+	default:
+		if c == '-' || c >= '0' && c <= '9' {
+			return scanNumber(s, i)
+		}
+		return i, false
+	}
+}
+
+func literal(s string, i int, lit string) (int, bool) {
+	if len(s)-i >= len(lit) && s[i:i+len(lit)] == lit {
+		return i + len(lit), true
+	}
+	return i, false
+}
+
+// strStop marks the bytes that end a run of plain string bytes: the
+// quote, the backslash and the control characters JSON forbids.
+var strStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// scanString validates the string body starting at s[i] (after the
+// opening quote) and returns the index after the closing quote.
+func scanString(s string, i int) (int, bool) {
+	for {
+		for i < len(s) && !strStop[s[i]] {
+			i++
+		}
+		if i >= len(s) {
+			return i, false
+		}
+		switch s[i] {
+		case '"':
+			return i + 1, true
+		case '\\':
+			i++
+			if i >= len(s) {
+				return i, false
+			}
+			switch s[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if len(s)-i < 5 || !isHex(s[i+1]) || !isHex(s[i+2]) || !isHex(s[i+3]) || !isHex(s[i+4]) {
+					return i, false
+				}
+				i += 5
+			default:
+				return i, false
+			}
+		default: // a control character
+			return i, false
+		}
+	}
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// scanNumber validates the number at s[i]: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func scanNumber(s string, i int) (int, bool) {
+	if s[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case !digits():
+		return i, false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digits() {
+			return i, false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+// object validates the members after '{' at s[i]; in the chunk, the first
+// choice and its delta it keeps the fields the relay reads.
+func (sc *chunkScanner) object(i int, r role) (int, bool) {
+	s := sc.s
+	i = skipWS(s, i)
+	if i < len(s) && s[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(s) || s[i] != '"' {
+			return i, false
+		}
+		ke, ok := scanString(s, i+1)
+		if !ok {
+			return ke, false
+		}
+		key := s[i+1 : ke-1]
+		if r != roleNone && containsByte(key, '\\') {
+			key = string(appendUnescaped(nil, key))
+		}
+		i = skipWS(s, ke)
+		if i >= len(s) || s[i] != ':' {
+			return i, false
+		}
+		i = skipWS(s, i+1)
+		child := roleNone
+		switch {
+		case r == roleTop && key == "choices":
+			child = roleChoices
+			// A repeated "choices" replaces what an earlier one set.
+			sc.v.hasChoice, sc.v.content, sc.v.finish = false, "", ""
+		case r == roleChoice && key == "delta":
+			child = roleDelta
+			sc.v.content = ""
+		}
+		ve, ok := sc.value(i, child)
+		if !ok {
+			return ve, false
+		}
+		if r != roleNone {
+			sc.keep(r, key, s[i:ve])
+		}
+		i = skipWS(s, ve)
+		if i >= len(s) {
+			return i, false
+		}
+		switch s[i] {
+		case '}':
+			return i + 1, true
+		case ',':
+			i = skipWS(s, i+1)
+		default:
+			return i, false
+		}
+	}
+}
+
+func (sc *chunkScanner) keep(r role, key, val string) {
+	v := &sc.v
+	switch r {
+	case roleTop:
+		switch key {
+		case "id":
+			v.id = val
+		case "created":
+			v.created = val
+		case "model":
+			v.model = val
+		case "error":
+			v.err = val
+		case "choices":
+			v.choices = val
+		case "usage":
+			v.usage = val
+		}
+	case roleChoice:
+		if key == "finish_reason" {
+			v.finish = val
+		}
+	case roleDelta:
+		if key == "content" {
+			v.content = val
+		}
+	}
+}
+
+// array validates the elements after '[' at s[i]; the first element of
+// the chunk's choices is read as the choice.
+func (sc *chunkScanner) array(i int, r role) (int, bool) {
+	s := sc.s
+	i = skipWS(s, i)
+	if i < len(s) && s[i] == ']' {
+		return i + 1, true
+	}
+	first := true
+	for {
+		child := roleNone
+		if first && r == roleChoices {
+			child = roleChoice
+			sc.v.hasChoice = true
+		}
+		first = false
+		e, ok := sc.value(i, child)
+		if !ok {
+			return e, false
+		}
+		i = skipWS(s, e)
+		if i >= len(s) {
+			return i, false
+		}
+		switch s[i] {
+		case ']':
+			return i + 1, true
+		case ',':
+			i = skipWS(s, i+1)
+		default:
+			return i, false
+		}
+	}
+}
+
+func skipWS(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
