@@ -97,19 +97,12 @@ func benchLoad(ctx context.Context, args []string) error {
 		}
 		cfg.Prompts = p
 	}
-	if cpuprofile != "" {
-		f, err := os.Create(cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	var rep bench.LoadReport
-	var err error
 	if self {
 		if cfg.Target != "" || direct != "" {
 			return errors.New("--self starts its own servers: drop --target and --direct")
@@ -291,4 +284,21 @@ func benchChaos(ctx context.Context, args []string) error {
 		return fmt.Errorf("%d of %d scenarios failed", failed, len(results))
 	}
 	return nil
+}
+
+// startCPUProfile profiles the whole process into path until the returned
+// stop is called; an empty path profiles nothing.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -25,6 +25,7 @@ func init() {
 // serveFlags are the flags that override the config file.
 type serveFlags struct {
 	config, addr, upstream, index string
+	cpuprofile                    string
 	file                          *guardFile // the file as last loaded, before the flags
 }
 
@@ -121,6 +122,7 @@ func runServe(args []string) error {
 	fs.StringVar(&f.addr, "addr", "", "listen address, overrides server.addr")
 	fs.StringVar(&f.upstream, "upstream", "", "OpenAI-compatible base URL, e.g. http://127.0.0.1:9090/v1; overrides upstream.base_url")
 	fs.StringVar(&f.index, "index", "", "index snapshot dir, overrides pipeline.index")
+	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile from start to shutdown to this file (go tool pprof)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -137,6 +139,11 @@ func runServe(args []string) error {
 		return err
 	}
 	defer stopLog()
+	stopProfile, err := startCPUProfile(f.cpuprofile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	// Signals are caught before the server answers anything.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
