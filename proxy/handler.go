@@ -238,7 +238,7 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	rt, l, stop := x.rt, x.log, x.stop
 	t0 := time.Now()
 	firstByte := time.AfterFunc(rt.cfg.Upstream.FirstByteTimeout, func() { stop(errFirstByteTimeout) })
-	resp, err := rt.up.post(upctx, "/chat/completions", upBody, "text/event-stream")
+	resp, err := rt.up.postStream(upctx, "/chat/completions", upBody, t0.Add(rt.cfg.Upstream.FirstByteTimeout))
 	if err != nil {
 		firstByte.Stop()
 		l.upWait = time.Since(t0)
@@ -247,17 +247,17 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 		s.failChat(ctx, l, toAPIError(err))
 		return
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+	if mt, _, _ := mime.ParseMediaType(resp.contentType); mt != "text/event-stream" {
 		firstByte.Stop()
-		resp.Body.Close()
+		resp.Close()
 		l.upWait = time.Since(t0)
 		stop(nil)
 		s.failChat(ctx, l, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response",
-			Message: "the upstream did not answer with an event stream", Err: fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))})
+			Message: "the upstream did not answer with an event stream", Err: fmt.Errorf("content type %q", resp.contentType)})
 		return
 	}
-	src := newSSEReader(resp.Body, rt.cfg.Upstream.MaxEventBytes)
-	release := func() { resp.Body.Close(); src.release() }
+	src := newSSEReader(resp, rt.cfg.Upstream.MaxEventBytes)
+	release := func() { resp.Close(); src.release() }
 	first, ok, ferr := src.next(nil)
 	firstByte.Stop()
 	l.upWait = time.Since(t0)
@@ -277,8 +277,11 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	s.streams.Add(1)
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer s.streams.Done()
-		defer release()
+		// The upstream stream is closed before its context ends: a context
+		// that ends first closes the connection (upstream.postStream),
+		// which a finished stream would have given back to the pool.
 		defer stop(nil)
+		defer release()
 		r.run(upctx, w, first)
 		r.free()
 	})

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -37,8 +36,7 @@ type Server struct {
 	streams sync.WaitGroup // in-flight stream writers
 	reqSeq  atomic.Uint64
 	bound   atomic.Pointer[string] // the listener's address, set by Serve
-	tr      *http.Transport        // upstream connection pool for streams, shared across reloads
-	fast    *fasthttp.Client       // upstream client for whole requests, shared across reloads
+	fast    *fasthttp.Client       // the upstream client (upstream.go), shared across reloads
 	gapQ    *gapQueue              // the gap queue (gaps.go), kept across reloads
 	shared  *sharedState           // the Redis copy of turns and gaps (state.go); nil without state.redis_url
 	turns   *turnLog               // recent turns (turnlog.go); nil when turnlog.size is 0
@@ -64,8 +62,8 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 	if log == nil {
 		log = zap.NewNop()
 	}
-	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(), tr: newTransport(cfg.Upstream.MaxConns, cfg.Upstream.IdleConnTimeout),
-		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes, cfg.Upstream.IdleConnTimeout)}
+	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(),
+		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes, cfg.Upstream.IdleConnTimeout, nil)}
 	rt, err := s.build(cfg)
 	if err == nil {
 		err = s.startGaps(cfg)
@@ -141,7 +139,7 @@ func (s *Server) build(cfg Config) (*runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runtime{cfg: cfg, up: newUpstream(base, key, s.tr, s.fast), pipe: pipe, keys: keys, adminKeys: admin}, nil
+	return &runtime{cfg: cfg, up: newUpstream(base, key, s.fast), pipe: pipe, keys: keys, adminKeys: admin}, nil
 }
 
 // Reload swaps in a new configuration. In-flight requests finish on the old
@@ -415,9 +413,7 @@ func (s *Server) models(ctx *fasthttp.RequestCtx) {
 		s.m.requests.WithLabelValues("models", "200").Inc()
 		return
 	}
-	c, cancel := context.WithTimeout(context.Background(), rt.cfg.Upstream.FirstByteTimeout)
-	defer cancel()
-	b, err := rt.up.get(c, "/models", 1<<20)
+	b, err := rt.up.get("/models", 1<<20, time.Now().Add(rt.cfg.Upstream.FirstByteTimeout))
 	if err != nil {
 		s.fail(ctx, "models", toAPIError(err))
 		return

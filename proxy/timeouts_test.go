@@ -133,9 +133,8 @@ func startPipedOn(t *testing.T, n *pipeNet, factory PipelineFactory, mutate func
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Both upstream clients dial the pipe network (set before any request).
-	srv.tr.DialContext = func(ctx context.Context, _, addr string) (net.Conn, error) { return n.dial(ctx, addr) }
-	srv.fast.Dial = func(addr string) (net.Conn, error) { return n.dial(context.Background(), addr) }
+	// The upstream client dials the pipe network (set before any request).
+	srv.fast.Dial = trackDial(func(addr string) (net.Conn, error) { return n.dial(context.Background(), addr) })
 	srvDone := make(chan error, 1)
 	ln := n.listen("guard.pipe:80")
 	go func() { srvDone <- srv.Serve(ln) }()

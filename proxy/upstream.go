@@ -16,43 +16,30 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// upstream is the client for the OpenAI-compatible model server.
+// upstream is the client for the OpenAI-compatible model server: one
+// fasthttp client for every call (non-stream and streamed completions,
+// /models).
 //
-// It uses net/http rather than the fasthttp client. The upstream leg must be
-// cancellable while a streamed body is being read (client gone, idle timeout,
-// first-byte timeout); net/http ties the connection to a context and closes it
-// on cancellation, whereas fasthttp's client has no context, closing its
-// BodyStream does not stop the request, and its pooled Response must not be
-// released while sse.Read still reads from it. The server side stays fasthttp.
-//
-// Non-stream completions and /models, which are read whole under one
-// deadline and need no mid-body cancellation, go through fasthttp's client,
-// which costs less CPU per request.
+// A streamed answer must stay cancellable while its body is read (client
+// gone, idle timeout, first-byte timeout, request timeout), which
+// fasthttp's client has no context for. Every upstream connection is dialed
+// as a trackedConn, which fasthttp records on the Response as its local
+// address; a stream finds its connection through it and, when its context
+// ends, closes the connection, so the blocked read returns at once. A stream abandoned before its end closes the
+// connection instead of pooling it (its unread rest would be the next
+// request's answer). Before, streams went through net/http, whose
+// per-connection read and write goroutines cost about a tenth of the
+// guard's CPU per pass-through stream.
 type upstream struct {
-	base   string
-	key    string
-	client *http.Client
-	fast   *fasthttp.Client
+	base string
+	key  string
+	fast *fasthttp.Client
 }
 
-// newTransport is the connection pool to upstreams, shared by every
-// configuration the server runs, so a reload never strands connections.
-// An idle connection is closed after idle, which should be below the
-// upstream's own keep-alive limit, so the proxy never writes a request onto
-// a connection the upstream is closing.
-func newTransport(maxConns int, idle time.Duration) *http.Transport {
-	return &http.Transport{
-		Proxy:               nil, // never route loopback upstreams through an env proxy
-		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        maxConns,
-		MaxIdleConnsPerHost: maxConns,
-		IdleConnTimeout:     idle,
-		ForceAttemptHTTP2:   true,
-	}
-}
-
-// newFastClient is the fasthttp client for whole (non-stream) requests,
-// shared across reloads like the transport.
+// newFastClient is the client to upstreams, shared by every configuration
+// the server runs, so a reload never strands connections. An idle
+// connection is closed after idle, which should be below the upstream's
+// own keep-alive limit. dial opens a connection (nil: TCP).
 //
 // A request whose connection fails before any byte of the answer came
 // back (the write failed, or the upstream closed the connection without a
@@ -62,8 +49,12 @@ func newTransport(maxConns int, idle time.Duration) *http.Transport {
 // the other pooled ones are as stale as the one that failed. A second retry
 // covers the rare case where a connection released to the pool between the
 // close and the retry was itself closing (the upstream_closes_idle chaos
-// scenario failed 1 of 36 once, under a full test run's CPU load). A partly read answer is never retried.
-func newFastClient(maxConns, maxBody int, idle time.Duration) *fasthttp.Client {
+// scenario failed 1 of 36 once, under a full test run's CPU load). A partly
+// read answer is never retried.
+func newFastClient(maxConns, maxBody int, idle time.Duration, dial fasthttp.DialFunc) *fasthttp.Client {
+	if dial == nil {
+		dial = (&fasthttp.TCPDialer{Concurrency: 0}).Dial
+	}
 	c := &fasthttp.Client{
 		Name:                          "answer-guard",
 		NoDefaultUserAgentHeader:      true,
@@ -73,7 +64,7 @@ func newFastClient(maxConns, maxBody int, idle time.Duration) *fasthttp.Client {
 		MaxResponseBodySize:           maxBody,
 		DisableHeaderNamesNormalizing: false,
 		ReadBufferSize:                16 << 10,
-		Dial:                          (&fasthttp.TCPDialer{Concurrency: 0}).Dial,
+		Dial:                          trackDial(dial),
 	}
 	c.RetryIfErr = func(_ *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
 		if attempts > 2 || !connFailedBeforeAnswer(err) {
@@ -97,32 +88,89 @@ func connFailedBeforeAnswer(err error) bool {
 	return false
 }
 
-func newUpstream(base, key string, tr *http.Transport, fast *fasthttp.Client) *upstream {
-	return &upstream{base: strings.TrimRight(base, "/"), key: key, client: &http.Client{Transport: tr}, fast: fast}
+// trackedConn is an upstream connection that a streamed response can find
+// again: its LocalAddr, which fasthttp stores on the Response, points back
+// to it.
+type trackedConn struct {
+	net.Conn
+	addr trackedAddr
+}
+
+type trackedAddr struct {
+	net.Addr // the connection's own local address
+	c        *trackedConn
+}
+
+func (a *trackedAddr) Network() string {
+	if a.Addr == nil {
+		return "tcp"
+	}
+	return a.Addr.Network()
+}
+
+func (a *trackedAddr) String() string {
+	if a.Addr == nil {
+		return ""
+	}
+	return a.Addr.String()
+}
+
+func (c *trackedConn) LocalAddr() net.Addr { return &c.addr }
+
+func trackDial(dial fasthttp.DialFunc) fasthttp.DialFunc {
+	return func(addr string) (net.Conn, error) {
+		conn, err := dial(addr)
+		if err != nil {
+			return nil, err
+		}
+		tc := &trackedConn{Conn: conn}
+		tc.addr = trackedAddr{Addr: conn.LocalAddr(), c: tc}
+		return tc, nil
+	}
+}
+
+func newUpstream(base, key string, fast *fasthttp.Client) *upstream {
+	return &upstream{base: strings.TrimRight(base, "/"), key: key, fast: fast}
+}
+
+// request is a pooled request to path with the headers every call sends.
+func (u *upstream) request(method, path, accept string) *fasthttp.Request {
+	req := fasthttp.AcquireRequest()
+	req.SetRequestURI(u.base + path)
+	req.Header.SetMethod(method)
+	if method == fasthttp.MethodPost {
+		req.Header.SetContentType("application/json")
+	}
+	req.Header.Set("Accept", accept)
+	if u.key != "" {
+		req.Header.Set("Authorization", "Bearer "+u.key)
+	}
+	return req
+}
+
+// do sends req and maps fasthttp's errors to the proxy's.
+func (u *upstream) do(req *fasthttp.Request, resp *fasthttp.Response, deadline time.Time, timeout error) error {
+	err := u.fast.DoDeadline(req, resp, deadline)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fasthttp.ErrTimeout):
+		return timeout
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		return &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response",
+			Message: "the upstream response exceeds the configured size limit", Err: err}
+	}
+	return err
 }
 
 // postWhole sends a non-stream request and returns the whole body, reading
 // it under deadline. The body is copied out of fasthttp's pooled response.
 func (u *upstream) postWhole(path string, body []byte, deadline time.Time) ([]byte, error) {
-	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	req, resp := u.request(fasthttp.MethodPost, path, "application/json"), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
-	req.SetRequestURI(u.base + path)
-	req.Header.SetMethod(fasthttp.MethodPost)
-	req.Header.SetContentType("application/json")
-	req.Header.Set("Accept", "application/json")
-	if u.key != "" {
-		req.Header.Set("Authorization", "Bearer "+u.key)
-	}
 	req.SetBodyRaw(body)
-	if err := u.fast.DoDeadline(req, resp, deadline); err != nil {
-		if errors.Is(err, fasthttp.ErrTimeout) {
-			return nil, errRequestTimeout
-		}
-		if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-			return nil, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response",
-				Message: "the upstream response exceeds the configured size limit", Err: err}
-		}
+	if err := u.do(req, resp, deadline, errRequestTimeout); err != nil {
 		return nil, err
 	}
 	b := append([]byte(nil), resp.Body()...)
@@ -132,69 +180,136 @@ func (u *upstream) postWhole(path string, body []byte, deadline time.Time) ([]by
 	return b, nil
 }
 
-func (u *upstream) close() { u.client.CloseIdleConnections() }
+func (u *upstream) close() { u.fast.CloseIdleConnections() }
 
-// post sends body to path and returns the response once its headers arrived.
-// A non-2xx status becomes an *APIError carrying the upstream's message.
-//
-// A request whose pooled connection the upstream had closed is retried on a
-// fresh one, at most twice, as newFastClient does for whole requests:
-// net/http replays it by itself only when nothing was written, and a
-// connection closed while the body was being written fails with a broken
-// pipe after the headers went out (the upstream_closes_idle chaos scenario
-// failed 1 to 3 in 25 runs under -race that way).
-func (u *upstream) post(ctx context.Context, path string, body []byte, accept string) (*http.Response, error) {
-	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.base+path, bytes.NewReader(body))
+// upStream is a streamed upstream answer: its body is read as it arrives,
+// and Close must be called once it is no longer read.
+type upStream struct {
+	req         *fasthttp.Request
+	resp        *fasthttp.Response
+	body        io.Reader
+	contentType string
+	conn        net.Conn
+	unwatch     func() bool // stops the context watch on the connection
+	eof         bool
+}
+
+func (s *upStream) Read(p []byte) (int, error) {
+	n, err := s.body.Read(p)
+	if err == io.EOF {
+		s.eof = true
+	}
+	return n, err
+}
+
+// drainWait bounds how long Close waits for the end of a body the relay
+// stopped reading at [DONE]: the chunked terminator normally came in the
+// same packet, so the wait is rarely more than a buffer read.
+const drainWait = 20 * time.Millisecond
+
+// Close ends the stream: a connection read to its end goes back to the
+// pool, any other is closed. The relay stops reading at [DONE], before the
+// body's own end, which Close then reads (briefly) so the connection can
+// be reused.
+func (s *upStream) Close() error {
+	reusable := s.unwatch() // false: the watch fired and closed the connection
+	if reusable && !s.eof {
+		s.drain()
+	}
+	if !reusable || !s.eof {
+		s.resp.SetConnectionClose()
+	}
+	s.resp.CloseBodyStream() //nolint:errcheck // closing only releases
+	fasthttp.ReleaseResponse(s.resp)
+	fasthttp.ReleaseRequest(s.req)
+	return nil
+}
+
+// drain reads what is left of the body, up to 64 KiB and for at most
+// drainWait; s.eof tells whether its end came.
+func (s *upStream) drain() {
+	s.conn.SetReadDeadline(time.Now().Add(drainWait)) //nolint:errcheck // a failed set shows as a read error
+	var buf [512]byte
+	for left := 64 << 10; left > 0 && !s.eof; {
+		n, err := s.Read(buf[:])
+		left -= n
 		if err != nil {
-			return nil, fmt.Errorf("build upstream request: %w", err)
+			return
 		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", accept)
-		// Replayable: net/http then retries a POST that met a closed pooled
-		// connection before any response byte (it retries only idempotent
-		// requests otherwise). A nil value marks it without sending the header.
-		req.Header["X-Idempotency-Key"] = nil
-		if u.key != "" {
-			req.Header.Set("Authorization", "Bearer "+u.key)
-		}
-		resp, err := u.client.Do(req)
-		if err != nil {
-			if attempt < 2 && ctx.Err() == nil && connFailedBeforeAnswer(err) {
-				u.client.CloseIdleConnections() // the others are as stale as this one
-				continue
-			}
-			return nil, err
-		}
-		if resp.StatusCode/100 != 2 {
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-			return nil, upstreamStatusError(resp.StatusCode, b)
-		}
-		return resp, nil
 	}
 }
 
-// get fetches path (for /models).
-func (u *upstream) get(ctx context.Context, path string, limit int64) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.base+path, nil)
-	if err != nil {
+// postStream sends a streamed request and returns once the response
+// headers arrived, within firstByte (and the context's deadline). Its body
+// is then read under the context: when ctx ends, a blocked read returns
+// an error and the caller reads the cause from ctx. A non-2xx status
+// becomes an *APIError carrying the upstream's message.
+func (u *upstream) postStream(ctx context.Context, path string, body []byte, firstByte time.Time) (*upStream, error) {
+	deadline, timeout := firstByte, errFirstByteTimeout
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline, timeout = d, errRequestTimeout
+	}
+	req, resp := u.request(fasthttp.MethodPost, path, "text/event-stream"), fasthttp.AcquireResponse()
+	req.SetBodyRaw(body)
+	resp.StreamBody = true
+	fail := func(err error) (*upStream, error) {
+		resp.SetConnectionClose()
+		resp.CloseBodyStream() //nolint:errcheck // closing only releases
+		fasthttp.ReleaseResponse(resp)
+		fasthttp.ReleaseRequest(req)
 		return nil, err
 	}
-	if u.key != "" {
-		req.Header.Set("Authorization", "Bearer "+u.key)
+	if err := u.do(req, resp, deadline, timeout); err != nil {
+		return fail(err)
 	}
-	resp, err := u.client.Do(req)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
+		return fail(context.Cause(ctx))
+	}
+	tc, ok := resp.LocalAddr().(*trackedAddr)
+	if !ok {
+		return fail(errors.New("upstream connection not tracked"))
+	}
+	conn := tc.c
+	// The header wait had the first-byte deadline; the body is bounded by
+	// the context (request_timeout, and whoever cancels it).
+	if d, ok := ctx.Deadline(); ok {
+		conn.SetReadDeadline(d) //nolint:errcheck // a failed set shows as a read error
+	} else {
+		conn.SetReadDeadline(time.Time{}) //nolint:errcheck
+	}
+	rd := resp.BodyStream()
+	if rd == nil {
+		rd = bytes.NewReader(resp.Body())
+	}
+	st := &upStream{req: req, resp: resp, body: rd, conn: conn, contentType: string(resp.Header.ContentType())}
+	// Closing the connection ends a blocked read on any net.Conn (a read
+	// deadline set in the past does too on TCP, but not on every in-memory
+	// conn); Close then keeps it out of the pool.
+	st.unwatch = context.AfterFunc(ctx, func() { conn.Close() }) //nolint:errcheck
+	if sc := resp.StatusCode(); sc/100 != 2 {
+		b, _ := io.ReadAll(io.LimitReader(st, 64<<10))
+		st.Close()
+		return nil, upstreamStatusError(sc, b)
+	}
+	return st, nil
+}
+
+// get fetches path (for /models) under deadline.
+func (u *upstream) get(path string, limit int, deadline time.Time) ([]byte, error) {
+	req, resp := u.request(fasthttp.MethodGet, path, "application/json"), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	if err := u.do(req, resp, deadline, errFirstByteTimeout); err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, limit))
-	if err != nil {
-		return nil, err
+	b := resp.Body()
+	if len(b) > limit {
+		return nil, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response",
+			Message: "the upstream model list exceeds its size limit"}
 	}
-	if resp.StatusCode/100 != 2 {
-		return nil, upstreamStatusError(resp.StatusCode, b)
+	b = append([]byte(nil), b...)
+	if sc := resp.StatusCode(); sc/100 != 2 {
+		return nil, upstreamStatusError(sc, b)
 	}
 	return b, nil
 }

@@ -1,0 +1,113 @@
+package proxy_test
+
+import (
+	"context"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/answer-guard/guard/mockllm"
+)
+
+// countingListener counts the connections accepted.
+type countingListener struct {
+	net.Listener
+	n atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
+}
+
+// countedMock starts a simulated upstream whose accepted connections are
+// counted, and a pass-through proxy in front of it.
+func countedMock(t *testing.T, mutate func(*testCfg)) (*testServer, *countingListener) {
+	t.Helper()
+	cfg := testConfig()
+	cfg.Pipeline.Enabled = false
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	mock, err := mockllm.New(cfg.Mock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := &countingListener{Listener: raw}
+	go mock.Serve(ln) //nolint:errcheck // ends with Close
+	t.Cleanup(func() { mock.Close() })
+	cfg.Upstream.BaseURL = "http://" + raw.Addr().String() + "/v1"
+	ts := serve(t, cfg, nil)
+	ts.mock = mock
+	return ts, ln
+}
+
+// Streams read to their end give their upstream connection back: ten
+// streamed answers one after the other use one upstream connection (the
+// relay stops at [DONE] and the upstream client reads the body's end
+// before it pools the connection).
+func TestStreamConnectionReused(t *testing.T) {
+	ts, ln := countedMock(t, nil)
+	for i := range 10 {
+		st := ts.completions().NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+			Model:    "mock-1",
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the return window?")},
+		})
+		var text strings.Builder
+		for st.Next() {
+			if ch := st.Current(); len(ch.Choices) > 0 {
+				text.WriteString(ch.Choices[0].Delta.Content)
+			}
+		}
+		if err := st.Err(); err != nil || text.Len() == 0 {
+			t.Fatalf("stream %d: %v, %d bytes", i, err, text.Len())
+		}
+		st.Close()
+	}
+	if n := ln.n.Load(); n != 1 {
+		t.Errorf("10 streams in a row opened %d upstream connections, want 1", n)
+	}
+}
+
+// A stream the client abandons mid-answer cancels the upstream request,
+// and its connection (with the rest of the answer unread) is closed, not
+// pooled: the next request gets a whole answer of its own.
+func TestAbandonedStreamConnectionNotReused(t *testing.T) {
+	ts, ln := countedMock(t, func(c *testCfg) { c.Mock.Pace = 5 * time.Millisecond })
+	ctx, cancel := context.WithCancel(context.Background())
+	st := ts.completions().NewStreaming(ctx, openai.ChatCompletionNewParams{
+		Model:    "mock-1",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the return window?")},
+	})
+	if !st.Next() {
+		t.Fatalf("no first chunk: %v", st.Err())
+	}
+	cancel()
+	st.Close()
+	wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer wcancel()
+	if _, err := ts.mock.WaitClosed(wctx); err != nil {
+		t.Fatalf("the upstream stream was not cancelled: %v", err)
+	}
+	resp, err := ts.completions().New(context.Background(), openai.ChatCompletionNewParams{
+		Model:    "mock-1",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the return window?")},
+	})
+	if err != nil || len(resp.Choices) == 0 || resp.Choices[0].Message.Content == "" {
+		t.Fatalf("next request after an abandoned stream: %v", err)
+	}
+	if n := ln.n.Load(); n != 2 {
+		t.Errorf("%d upstream connections, want 2 (the abandoned one closed, a new one dialed)", n)
+	}
+}
