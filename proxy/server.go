@@ -63,7 +63,7 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		log = zap.NewNop()
 	}
 	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(),
-		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes, cfg.Upstream.IdleConnTimeout, nil)}
+		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes, cfg.Upstream.IdleConnTimeout, cfg.Upstream.FirstByteTimeout, nil)}
 	rt, err := s.build(cfg)
 	if err == nil {
 		err = s.startGaps(cfg)

@@ -39,7 +39,10 @@ type upstream struct {
 // newFastClient is the client to upstreams, shared by every configuration
 // the server runs, so a reload never strands connections. An idle
 // connection is closed after idle, which should be below the upstream's
-// own keep-alive limit. dial opens a connection (nil: TCP).
+// own keep-alive limit. At most maxConns connections are open at once
+// (every request in flight holds one, a stream for its whole length); a
+// request that finds none free waits up to wait for one, then fails with
+// 503 upstream_busy. dial opens a connection (nil: TCP).
 //
 // A request whose connection fails before any byte of the answer came
 // back (the write failed, or the upstream closed the connection without a
@@ -51,7 +54,7 @@ type upstream struct {
 // close and the retry was itself closing (the upstream_closes_idle chaos
 // scenario failed 1 of 36 once, under a full test run's CPU load). A partly
 // read answer is never retried.
-func newFastClient(maxConns, maxBody int, idle time.Duration, dial fasthttp.DialFunc) *fasthttp.Client {
+func newFastClient(maxConns, maxBody int, idle, wait time.Duration, dial fasthttp.DialFunc) *fasthttp.Client {
 	if dial == nil {
 		dial = (&fasthttp.TCPDialer{Concurrency: 0}).Dial
 	}
@@ -59,6 +62,7 @@ func newFastClient(maxConns, maxBody int, idle time.Duration, dial fasthttp.Dial
 		Name:                          "answer-guard",
 		NoDefaultUserAgentHeader:      true,
 		MaxConnsPerHost:               maxConns,
+		MaxConnWaitTimeout:            wait,
 		MaxIdleConnDuration:           idle,
 		MaxIdemponentCallAttempts:     3,
 		MaxResponseBodySize:           maxBody,
@@ -156,6 +160,9 @@ func (u *upstream) do(req *fasthttp.Request, resp *fasthttp.Response, deadline t
 		return nil
 	case errors.Is(err, fasthttp.ErrTimeout):
 		return timeout
+	case errors.Is(err, fasthttp.ErrNoFreeConns):
+		return &APIError{Status: 503, Type: "upstream_error", Code: "upstream_busy",
+			Message: "every upstream connection (upstream.max_conns) is in use; retry later", Err: err}
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		return &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response",
 			Message: "the upstream response exceeds the configured size limit", Err: err}

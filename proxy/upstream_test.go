@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -109,5 +110,34 @@ func TestAbandonedStreamConnectionNotReused(t *testing.T) {
 	}
 	if n := ln.n.Load(); n != 2 {
 		t.Errorf("%d upstream connections, want 2 (the abandoned one closed, a new one dialed)", n)
+	}
+}
+
+// With every upstream connection taken (upstream.max_conns: 1, held by a
+// slow stream the client keeps reading), another request waits up to
+// first_byte_timeout for one and then gets a clear 503, not a dial error.
+func TestUpstreamBusy(t *testing.T) {
+	ts, _ := countedMock(t, func(c *testCfg) {
+		c.Upstream.MaxConns = 1
+		c.Upstream.FirstByteTimeout = 150 * time.Millisecond
+		c.Mock.Pace = 100 * time.Millisecond // the stream holds its connection for seconds
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := ts.completions().NewStreaming(ctx, openai.ChatCompletionNewParams{
+		Model:    "mock-1",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the return window?")},
+	})
+	defer st.Close()
+	if !st.Next() {
+		t.Fatalf("no first chunk: %v", st.Err())
+	}
+	_, err := ts.completions().New(context.Background(), openai.ChatCompletionNewParams{
+		Model:    "mock-1",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Can I return a gift?")},
+	})
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 503 || apiErr.Code != "upstream_busy" {
+		t.Fatalf("second request with the only connection taken: %v, want 503 upstream_busy", err)
 	}
 }
