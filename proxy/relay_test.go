@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -259,3 +262,74 @@ func BenchmarkScanChunk(b *testing.B) {
 		}
 	})
 }
+
+// TestRelayCoalescesChunkedUpstream: through the real upstream client, an
+// upstream that sends three events as three HTTP chunks in one TCP write
+// reaches the client in one write (fasthttp's body reader returns one
+// chunk per Read, so the relay must not flush before each Read, only
+// before one that waits on the network), and the next event, sent once
+// those were written, in a write of its own.
+func TestRelayCoalescesChunkedUpstream(t *testing.T) {
+	ev := func(c string) string {
+		return "data: " + strings.Replace(allocEvent, "%s", `"`+c+`"`, 1) + "\n\n"
+	}
+	chunk := func(s string) string { return fmt.Sprintf("%x\r\n%s\r\n", len(s), s) }
+	finish := "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	var sink countWriter
+	wrote3 := make(chan struct{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err != nil {
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"+
+			chunk(ev("a"))+chunk(ev("b"))+chunk(ev("c")))
+		<-wrote3
+		io.WriteString(c, chunk(ev("d"))+chunk(finish)+"0\r\n\r\n")
+		io.Copy(io.Discard, c)
+	}()
+	up := newUpstream("http://"+ln.Addr().String()+"/v1", "", newFastClient(4, 1<<20, time.Second, time.Second, nil))
+	defer up.close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	resp, err := up.postStream(ctx, "/chat/completions", []byte(`{}`), time.Now().Add(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := newSSEReader(resp, 1<<20)
+	defer func() { resp.Close(); src.release() }()
+	cfg := DefaultConfig()
+	cfg.Server.DisconnectProbe = time.Hour
+	s := &Server{m: newMetrics(), log: nopLogger()}
+	r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: passTurn{}, log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src, nil)
+	w := bufio.NewWriter(writerFunc(func(p []byte) (int, error) {
+		n, err := sink.Write(p)
+		if sink.events == 3 {
+			close(wrote3)
+		}
+		return n, err
+	}))
+	first, ok, err := src.next(nil)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	r.run(ctx, w, first)
+	r.free()
+	if sink.events != 6 || sink.writes != 2 {
+		t.Errorf("%d events in %d writes, want 6 in 2 (a, b, c together; then d, the finish and [DONE])", sink.events, sink.writes)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

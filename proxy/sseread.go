@@ -35,6 +35,16 @@ type sseReader struct {
 	// upstream); reads counts the reads that returned bytes.
 	waited time.Duration
 	reads  uint64
+	// notifier is src when it can tell when a read would wait (the
+	// upstream stream); nil for any other reader.
+	notifier blockNotifier
+}
+
+// blockNotifier is a source that knows, better than the reader, when a
+// read is about to wait on the network: it calls f right before that, and
+// not while it still holds received bytes of its own.
+type blockNotifier interface {
+	setBeforeRead(f func())
 }
 
 // sseEvent is one dispatched event; Data is valid until the next call to
@@ -52,7 +62,8 @@ var sseBufPool = sync.Pool{New: func() any { b := make([]byte, sseBufSize); retu
 
 func newSSEReader(src io.Reader, max int) *sseReader {
 	bp := sseBufPool.Get().(*[]byte)
-	return &sseReader{src: src, max: max, buf: *bp, pooled: true}
+	bn, _ := src.(blockNotifier)
+	return &sseReader{src: src, max: max, buf: *bp, pooled: true, notifier: bn}
 }
 
 // release gives the buffer back; the reader and any event it returned must
@@ -66,10 +77,15 @@ func (s *sseReader) release() {
 }
 
 // next returns the next event. When no complete event is buffered it calls
-// idle (if not nil) before it blocks on the upstream, then reads. ok is
-// false at the end of the stream; err is a read error or an oversized
-// event (the end of input is not an error).
+// idle (if not nil) before it blocks on the upstream, then reads; a source
+// that is a blockNotifier calls idle itself, only when its read would
+// really wait. ok is false at the end of the stream; err is a read error
+// or an oversized event (the end of input is not an error).
 func (s *sseReader) next(idle func()) (ev sseEvent, ok bool, err error) {
+	if s.notifier != nil {
+		s.notifier.setBeforeRead(idle)
+		idle = nil
+	}
 	for {
 		if ev, n, found := s.parse(); found {
 			s.r += n

@@ -98,6 +98,17 @@ func connFailedBeforeAnswer(err error) bool {
 type trackedConn struct {
 	net.Conn
 	addr trackedAddr
+	// beforeRead, when set, is called right before each read from the
+	// network: the client's buffer is then empty, so the read may wait.
+	// Only the goroutine reading a stream sets and calls it.
+	beforeRead func()
+}
+
+func (c *trackedConn) Read(p []byte) (int, error) {
+	if c.beforeRead != nil {
+		c.beforeRead()
+	}
+	return c.Conn.Read(p)
 }
 
 type trackedAddr struct {
@@ -196,7 +207,7 @@ type upStream struct {
 	resp        *fasthttp.Response
 	body        io.Reader
 	contentType string
-	conn        net.Conn
+	conn        *trackedConn
 	unwatch     func() bool // stops the context watch on the connection
 	eof         bool
 }
@@ -219,6 +230,7 @@ const drainWait = 20 * time.Millisecond
 // body's own end, which Close then reads (briefly) so the connection can
 // be reused.
 func (s *upStream) Close() error {
+	s.conn.beforeRead = nil
 	reusable := s.unwatch() // false: the watch fired and closed the connection
 	if reusable && !s.eof {
 		s.drain()
@@ -231,6 +243,12 @@ func (s *upStream) Close() error {
 	fasthttp.ReleaseRequest(s.req)
 	return nil
 }
+
+// setBeforeRead makes f run right before the stream reads from the
+// network, i.e. once everything already received has been read: fasthttp's
+// chunked body reader returns one chunk per Read, so only the connection
+// knows when a read would wait (sseReader's blockNotifier).
+func (s *upStream) setBeforeRead(f func()) { s.conn.beforeRead = f }
 
 // drain reads what is left of the body, up to 64 KiB and for at most
 // drainWait; s.eof tells whether its end came.
