@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
@@ -30,8 +31,9 @@ import (
 type relay struct {
 	*exchange
 	src  *sseReader
-	conn net.Conn // the client connection, only peeked at by the probe
-	pass bool     // the pass-through turn: content is relayed as it is
+	up   io.Closer // the upstream answer src reads, closed once it is over (nil in tests)
+	conn net.Conn  // the client connection, only peeked at by the probe
+	pass bool      // the pass-through turn: content is relayed as it is
 
 	// ps holds the mutex that guards w, lastWrite and wErr (the probe
 	// writes too). It is per stream, never pooled: a probe tick that fires
@@ -212,6 +214,12 @@ func (r *relay) run(ctx context.Context, w *bufio.Writer, first sseEvent) {
 			r.summarizeOnce()
 		}
 		r.emitString("[DONE]")
+	}
+	if r.up != nil {
+		// The upstream answer is over: its connection goes back to the
+		// pool before the client reads [DONE], so the client's next
+		// request finds it (TestStreamConnectionReused).
+		r.up.Close()
 	}
 	r.flush()
 	if !r.finished {

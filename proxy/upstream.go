@@ -201,7 +201,8 @@ func (u *upstream) postWhole(path string, body []byte, deadline time.Time) ([]by
 func (u *upstream) close() { u.fast.CloseIdleConnections() }
 
 // upStream is a streamed upstream answer: its body is read as it arrives,
-// and Close must be called once it is no longer read.
+// and Close must be called once it is no longer read (a second Close does
+// nothing). Only one goroutine at a time uses it.
 type upStream struct {
 	req         *fasthttp.Request
 	resp        *fasthttp.Response
@@ -210,6 +211,7 @@ type upStream struct {
 	conn        *trackedConn
 	unwatch     func() bool // stops the context watch on the connection
 	eof         bool
+	closed      bool
 }
 
 func (s *upStream) Read(p []byte) (int, error) {
@@ -230,6 +232,10 @@ const drainWait = 20 * time.Millisecond
 // body's own end, which Close then reads (briefly) so the connection can
 // be reused.
 func (s *upStream) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
 	s.conn.beforeRead = nil
 	reusable := s.unwatch() // false: the watch fired and closed the connection
 	if reusable && !s.eof {
