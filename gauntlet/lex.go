@@ -1,5 +1,11 @@
 package gauntlet
 
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+)
+
 // Character classes of the text lexer.
 const (
 	cPlain   = iota // released at once
@@ -565,4 +571,342 @@ func (st *Stream) stepFence(dst []byte, c byte) []byte {
 		}
 	}
 	return dst
+}
+
+// Byte kinds of the prose fast path (fastWords); 0 is any other byte.
+const (
+	fLetter = 1 + iota // ASCII letter
+	fDot               // '.'
+	fSpace             // ' '
+	fPunct             // printable ASCII that step releases at once ('(' excepted)
+	fTerm              // '!' '?'
+)
+
+var fastKind [256]uint8
+
+// quietW marks the bytes fastWords passes over without a look: letters,
+// spaces and fPunct.
+var quietW [256]bool
+
+func init() {
+	for c := 0x20; c < 0x7f; c++ {
+		switch {
+		case tokTab[c] == 1:
+			fastKind[c] = fLetter
+		case c == '.':
+			fastKind[c] = fDot
+		case c == ' ':
+			fastKind[c] = fSpace
+		case class[c] == cTerm:
+			fastKind[c] = fTerm
+		case class[c] == cPlain && c != '(':
+			fastKind[c] = fPunct
+		}
+		k := fastKind[c]
+		quietW[c] = k == fLetter || k == fSpace || k == fPunct
+	}
+}
+
+// prose reports whether the stream is in the state fastWords handles: text
+// mode, nothing held but a space and a word of letters, no drop pending, not
+// at a line start.
+func (st *Stream) prose() bool {
+	if st.mode != mText || st.btRun != 0 || st.tilde != 0 || st.col >= 0 || st.glue || st.open != 0 || st.spaceDel {
+		return false
+	}
+	switch st.hk {
+	case hNone:
+		return true
+	case hToken:
+		return !st.long && (st.word || !hasNonLetter(st.hold))
+	}
+	return false
+}
+
+// fastWords processes plain prose at the start of p, given st.prose():
+// words of ASCII letters (with trailing dots), spaces and punctuation that
+// step releases at once. Such text is never dropped: the output is the
+// input, less one trailing space or a trailing word, which are held. It
+// stops before anything else (a digit, a token byte inside a word, a
+// marker, a newline, non-ASCII text, a trailing word longer than the
+// hold-back) and returns how many bytes it consumed, leaving the state
+// exactly as step would leave it there; the general loop goes on from that
+// byte.
+func (st *Stream) fastWords(dst, p []byte) ([]byte, int) {
+	n, maxLen := len(p), st.spec.maxLen
+	term, gen := st.term, st.sentGen
+	i, h, word := 0, len(st.hold), false // word: a held word ends in p
+	if st.hk == hToken {                 // a word of letters held from the previous delta
+		j := 0
+		for j < n && fastKind[p[j]] == fLetter {
+			j++
+		}
+		e := j
+		for e < n && p[e] == '.' {
+			e++
+		}
+		if h+e > maxLen || e < n && (tokTab[p[e]] != 0 || fastKind[p[e]] == 0) {
+			return dst, 0 // a longer token, one holding a non-letter, or a rare byte next
+		}
+		if e == n { // the word goes on in the next delta
+			st.hold = append(st.hold, p...)
+			st.word = j == n
+			return dst, n
+		}
+		term, i, word = e > j, e, true // endToken releases it whole
+	}
+	floor := i
+	termPos := -1 // term was set just before this index
+	if term {
+		termPos = i
+	}
+	end, tok := n, false      // p[:end] is consumed; tok: p[end:] is a trailing token
+	back := func(i int) int { // the start of the word ending before p[i]
+		for i > floor && fastKind[p[i-1]] == fLetter {
+			i--
+		}
+		return i
+	}
+loop:
+	for i < n {
+		c := p[i]
+		if quietW[c] {
+			if i == termPos && c == ' ' {
+				gen++
+			}
+			for i++; i < n && quietW[p[i]]; i++ {
+			}
+			continue
+		}
+		switch fastKind[c] {
+		case fDot:
+			e := i + 1
+			for e < n && p[e] == '.' {
+				e++
+			}
+			if e == n {
+				i = n // a trailing token, below
+				break loop
+			}
+			if tokTab[p[e]] != 0 { // a token holding a non-letter: fastText checks it
+				end = back(i)
+				break loop
+			}
+			termPos, i = e, e
+		case fTerm:
+			termPos, i = i+1, i+1
+		default:
+			end = i
+			if tokTab[c] != 0 {
+				end = back(i)
+			}
+			break loop
+		}
+	}
+	if i == n && n > floor && tokTab[p[n-1]] != 0 { // a trailing token: held, as fastText holds it
+		s := n
+		for s > floor && p[s-1] == '.' {
+			s--
+		}
+		s = back(s)
+		end, tok = s, n-s <= maxLen
+	}
+	term = termPos == end
+	if end == 0 && !word && !tok {
+		return dst, 0
+	}
+	// Output: the held space, the held word's unreleased bytes, p[:end]
+	// less a trailing space, which is held.
+	body, hold := p[:end], st.hold[min(st.relN, h):]
+	if !word {
+		hold = nil
+	}
+	held := end > 0 && p[end-1] == ' '
+	if held {
+		body = body[:end-1]
+	}
+	if len(hold)+len(body) > 0 {
+		if st.space {
+			dst = append(dst, ' ')
+			st.brWord = false
+		}
+		dst = append(dst, hold...)
+		dst = append(dst, body...)
+		st.last = dst[len(dst)-1]
+		if st.brWord {
+			st.brWord = bracketWord(true, body)
+		}
+		st.space = false
+	} else if held && st.space {
+		dst = append(dst, ' ')
+		st.last, st.brWord = ' ', false
+	}
+	st.space = st.space || held
+	st.term, st.sentGen, st.roll = term, gen, 0
+	if word {
+		st.hk, st.hold, st.relN = hNone, st.hold[:0], 0
+	}
+	if tok {
+		st.hk = hToken
+		st.hold = append(st.hold[:0], p[end:]...)
+		st.long, st.ctx, st.relN = false, st.ctx[:0], 0
+		st.word = !hasDot(p[end:])
+		return dst, n
+	}
+	return dst, end
+}
+
+func hasDot(b []byte) bool {
+	for _, c := range b {
+		if c == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// fwFlag has one bit per fastKind, for fastWords8: bit k-1 for kind k,
+// 1<<5 for any other byte.
+var fwFlag [256]uint8
+
+func init() {
+	for c := range 256 {
+		if k := fastKind[c]; k != 0 {
+			fwFlag[c] = 1 << (k - 1)
+		} else {
+			fwFlag[c] = 1 << 5
+		}
+	}
+}
+
+// fastWords8 is fastWords for a delta of at most 8 bytes, the common
+// streamed delta, without a data-dependent branch per byte: it reads the
+// byte kinds into one word and works on bit masks of them (bit i for
+// p[i]). It stops where fastWords would.
+func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
+	const lo, gather = 0x0101010101010101, 0x0102040810204080
+	n := len(p)
+	var x uint64
+	if n == 8 {
+		x = uint64(fwFlag[p[0]]) | uint64(fwFlag[p[1]])<<8 | uint64(fwFlag[p[2]])<<16 | uint64(fwFlag[p[3]])<<24 |
+			uint64(fwFlag[p[4]])<<32 | uint64(fwFlag[p[5]])<<40 | uint64(fwFlag[p[6]])<<48 | uint64(fwFlag[p[7]])<<56
+	} else {
+		for i, c := range p {
+			x |= uint64(fwFlag[c]) << (8 * i)
+		}
+	}
+	// m: the bytes before the first rare one, the part looked at here.
+	m := bits.TrailingZeros64((x>>5&lo)*gather>>56 | 1<<n)
+	if m == 0 {
+		return dst, 0
+	}
+	in := uint64(1)<<m - 1
+	letter := (x & lo) * gather >> 56 & in
+	dot := (x >> 1 & lo) * gather >> 56 & in
+	space := (x >> 2 & lo) * gather >> 56 & in
+	term := (x >> 4 & lo) * gather >> 56 & in
+	if dot&(letter>>1) != 0 {
+		return dst, 0 // a letter after a dot: a token with a non-letter core
+	}
+	non := in &^ (letter | dot) // spaces and punctuation
+	// more: p[m] is a rare token byte, the token before it goes on.
+	more := m < n && tokTab[p[m]] != 0
+	h, maxLen := len(st.hold), st.spec.maxLen
+	word := st.hk == hToken
+	was := uint64(0) // bit 0: term is set before p[0]
+	if word {        // a word of letters held from the previous delta
+		e := bits.TrailingZeros64(non | 1<<m)
+		if e == m && more || h+e > maxLen {
+			return dst, 0 // a longer token or one holding a non-letter: the general loop takes it
+		}
+		if e == n { // it goes on in the next delta
+			st.hold = append(st.hold, p...)
+			st.word = dot == 0
+			return dst, n
+		}
+	} else if st.term {
+		was = 1
+	}
+	end, tok := m, false // p[:end] is consumed; tok: p[end:] is a trailing token
+	if (letter|dot)>>(m-1)&1 != 0 && (m == n || more) {
+		end, tok = 0, m == n
+		if non != 0 {
+			end = 64 - bits.LeadingZeros64(non)
+		}
+		if !tok && end == 0 && !word {
+			return dst, 0
+		}
+	}
+	// A space ends a sentence after '!', '?' or a token ending in '.'.
+	before := uint64(1)<<end - 1
+	st.sentGen += uint32(bits.OnesCount64(space & before & ((term|dot)<<1 | was)))
+	if end > 0 {
+		st.term = (term|dot)>>(end-1)&1 != 0
+	}
+	// Output: the held space, the held word's unreleased bytes, p[:end]
+	// less a trailing space, which is held. It is written with 8-byte
+	// moves where it can: at most 8 bytes of the held word (the rest was
+	// released early) and a whole 8-byte delta, and cut to length after.
+	hs := h
+	if word {
+		hs = min(st.relN, h)
+	}
+	held := end > 0 && space>>(end-1)&1 != 0
+	bl := end
+	if held {
+		bl--
+	}
+	hl := h - hs
+	emit := hl+bl > 0
+	so := 0 // the held space goes out
+	if st.space && (emit || held) {
+		so = 1
+	}
+	total := so + hl + bl
+	k := len(dst)
+	if cap(dst)-k < 1+hl+8 {
+		dst = slices.Grow(dst, 1+hl+8)
+	}
+	out := dst[k : k+1+hl+8]
+	var pw uint64 // p, read before out is written
+	if n == 8 {
+		pw = binary.LittleEndian.Uint64(p)
+	}
+	out[0] = ' ' // overwritten when so == 0
+	if hl <= 8 && hs+8 <= cap(st.hold) {
+		binary.LittleEndian.PutUint64(out[so:], binary.LittleEndian.Uint64(st.hold[hs:hs+8]))
+	} else {
+		copy(out[so:], st.hold[hs:h])
+	}
+	if n == 8 {
+		binary.LittleEndian.PutUint64(out[so+hl:], pw)
+	} else {
+		copy(out[so+hl:], p[:bl])
+	}
+	dst = dst[:k+total]
+	if total > 0 {
+		st.last = dst[k+total-1]
+	}
+	if so != 0 || non&(uint64(1)<<bl-1) != 0 {
+		st.brWord = false
+	}
+	st.space = held || st.space && !emit
+	st.roll = 0
+	if word {
+		st.hk, st.hold, st.relN = hNone, st.hold[:0], 0
+	}
+	if tok {
+		st.hk = hToken
+		if n == 8 && cap(st.hold) >= 8 {
+			st.hold = st.hold[:8]
+			binary.LittleEndian.PutUint64(st.hold, pw>>(8*end))
+			st.hold = st.hold[:n-end]
+		} else {
+			st.hold = append(st.hold[:0], p[end:]...)
+		}
+		st.long, st.ctx, st.relN = false, st.ctx[:0], 0
+		st.word = dot>>end == 0
+		return dst, n
+	}
+	return dst, end
 }

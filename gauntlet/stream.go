@@ -333,12 +333,21 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 	if st.closed {
 		return dst
 	}
-	start := len(dst)
+	start, i := len(dst), 0
 	if st.ncarry > 0 {
 		dst = append(dst, st.carry[:st.ncarry]...)
 		st.ncarry = 0
+	} else if len(delta) > 0 && st.qh == len(st.q) && st.prose() {
+		if len(delta) <= 8 {
+			dst, i = st.fastWords8(dst, delta)
+		} else {
+			dst, i = st.fastWords(dst, delta)
+		}
+		if i == len(delta) {
+			return dst // ASCII only: no incomplete sequence
+		}
 	}
-	for i := 0; i < len(delta); {
+	for i < len(delta) {
 		if st.qh < len(st.q) {
 			dst = st.drain(dst)
 		}
