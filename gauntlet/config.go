@@ -90,6 +90,8 @@ func (c Config) Validate() error {
 type Spec struct {
 	ids            []idPattern
 	pre            []*prefixNFA // the ids' prefix automata; nil when one cannot be built
+	dfa            *tokenDFA    // pre as one DFA over a token's first max_marker_len/4 bytes; nil when too large
+	dfas           []*prefixDFA // else pre as DFAs, one per pattern; nil when one is too large
 	minIDLen       int          // shortest possible match of any id pattern
 	maxLen         int
 	catalogMinLen  int
@@ -131,8 +133,26 @@ func Compile(cfg Config) (*Spec, error) {
 		s.minIDLen = min(s.minIDLen, ip.min)
 	}
 	s.minIDLen = max(s.minIDLen, 1)
+	var ds []*prefixDFA
+	for _, a := range s.pre {
+		d, ok := newPrefixDFA(a, s.earlyLim())
+		if !ok {
+			ds = nil
+			break
+		}
+		ds = append(ds, d)
+	}
+	if len(ds) > 0 {
+		var ok bool
+		if s.dfa, ok = newTokenDFA(ds); !ok {
+			s.dfas = ds
+		}
+	}
 	return s, nil
 }
+
+// earlyLim is how many bytes of a held token Flush may release early.
+func (s *Spec) earlyLim() int { return s.maxLen - s.maxLen*3/4 }
 
 // Scrub removes every id-shaped token from text, by the stream's token rules.
 // The proxy hands it to the gate (gate.Config.Scrub) so no id-shaped token

@@ -252,7 +252,7 @@ loop:
 	if tail && i < len(p) { // hold the trailing token, as step would
 		st.hk = hToken
 		st.hold = append(st.hold[:0], p[i:]...)
-		st.long, st.ctx, st.roll, st.relN = false, st.ctx[:0], 0, 0
+		st.long, st.ctx, st.roll, st.relN, st.aPos = false, st.ctx[:0], 0, 0, 0
 		st.word = word
 		return dst, len(p)
 	}
@@ -465,7 +465,7 @@ func (st *Stream) step(dst []byte, c byte) []byte {
 	if class[c] == cTok {
 		st.hk = hToken
 		st.hold = append(st.hold[:0], c)
-		st.long, st.ctx, st.word, st.relN = false, st.ctx[:0], false, 0
+		st.long, st.ctx, st.word, st.relN, st.aPos = false, st.ctx[:0], false, 0, 0
 		return dst
 	}
 	st.term = class[c] == cTerm
@@ -749,7 +749,7 @@ loop:
 	if tok {
 		st.hk = hToken
 		st.hold = append(st.hold[:0], p[end:]...)
-		st.long, st.ctx, st.relN = false, st.ctx[:0], 0
+		st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
 		st.word = !hasDot(p[end:])
 		return dst, n
 	}
@@ -904,7 +904,7 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 		} else {
 			st.hold = append(st.hold[:0], p[end:]...)
 		}
-		st.long, st.ctx, st.relN = false, st.ctx[:0], 0
+		st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
 		st.word = dot>>end == 0
 		return dst, n
 	}

@@ -180,3 +180,69 @@ func TestFlushCustomPatterns(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixDFA: the DFAs Flush reads a held token with give what the
+// prefix automata's scan gives, for every prefix of random tokens up to the
+// early-release limit, with the default and with other pattern shapes.
+func TestPrefixDFA(t *testing.T) {
+	c := DefaultConfig()
+	c.IDPatterns = append(c.IDPatterns, `\bref_[0-9]+`, `(?:x|\by)z+`, `^ab`, `[0-9]+$`, `(?i)k\d{3}`, `a.c`, `\B-1[a-f]?\b`, `(?:@|#)(?:doc)?:\d`, `q[0-9a-z]*r`)
+	s, err := Compile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.pre == nil {
+		t.Fatal("no prefix automata")
+	}
+	// The product of so many patterns is too large: Flush scans with the
+	// automata. Fewer patterns have one.
+	if s.dfa != nil || len(s.dfas) != len(s.pre) {
+		t.Errorf("%d patterns: product DFA %v, %d DFAs", len(s.pre), s.dfa != nil, len(s.dfas))
+	}
+	c.IDPatterns = append(c.IDPatterns[:3], `\bref_[0-9]+`)
+	small, err := Compile(c)
+	if err != nil || small.dfa == nil {
+		t.Fatalf("no product DFA for %q (%v)", c.IDPatterns, err)
+	}
+	var ds []*prefixDFA
+	for _, a := range s.pre {
+		d, ok := newPrefixDFA(a, s.earlyLim())
+		if !ok {
+			t.Fatalf("no DFA for %v", a)
+		}
+		ds = append(ds, d)
+	}
+	pieces := []string{"0", "1", "9", "a", "b", "e", "f", "A", "F", "g", "x", "z", "_", "-", ".", ":", "/", "#", "@", "q", "r",
+		"doc", "DOC", "chunk", "tenant", "kb", "mem", "12345678", "abcd", "0123456789abcdef", "-1234", "n", "no", "te",
+		"ref_", "y", "zz", "K", "k", "c", "-1", "@", "#doc:", "deadbeef", "the", "water"}
+	r := rand.New(rand.NewPCG(5, 8))
+	lim := s.earlyLim()
+	for range 20000 {
+		var tok []byte
+		for k := 1 + r.IntN(6); k > 0; k-- {
+			tok = append(tok, pieces[r.IntN(len(pieces))]...)
+		}
+		tok = tok[:min(len(tok), lim)]
+		for i, a := range s.pre {
+			d, st := ds[i], 0
+			for n := 1; n <= len(tok); n++ {
+				st = int(d.next[st*d.nc+int(d.class[tok[n-1]])])
+				got := n - int(d.age[st])
+				if want := a.earliest(tok[:n], 0); got != want {
+					t.Fatalf("pattern %q, token %q: DFA earliest %d, scan %d", s.ids[i].re, tok[:n], got, want)
+				}
+			}
+		}
+		st, d := uint16(0), small.dfa
+		for n := 1; n <= len(tok); n++ {
+			st = d.next[int(st)+int(d.class[tok[n-1]])]
+			want := n
+			for _, a := range small.pre {
+				want = min(want, a.earliest(tok[:n], 0))
+			}
+			if got := n - int(d.age[st>>d.shift]); got != want {
+				t.Fatalf("token %q: product DFA earliest %d, scans %d", tok[:n], got, want)
+			}
+		}
+	}
+}

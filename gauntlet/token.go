@@ -218,15 +218,51 @@ func (st *Stream) early(dst []byte) []byte {
 		return dst
 	}
 	t := st.hold
-	lim := min(len(t), st.spec.maxLen-st.spec.maxLen*3/4)
+	lim := min(len(t), st.spec.earlyLim())
 	if st.relN >= lim {
 		return dst
 	}
 	k := lim
-	for _, a := range st.spec.pre {
-		k = min(k, a.earliest(t[:k], st.relN))
+	if d := st.spec.dfa; d != nil {
+		// The DFA goes on from where the last Flush of this token left it.
+		s := st.aSt
+		if st.aPos == 0 {
+			s = 0
+		}
+		for _, c := range t[st.aPos:lim] {
+			s = d.next[int(s)+int(d.class[c])]
+		}
+		st.aSt, st.aPos = s, lim
+		if age := int(d.age[s>>d.shift]); age > 0 {
+			k = lim - age
+		}
 		if k <= st.relN {
 			return dst
+		}
+	} else if ds := st.spec.dfas; ds != nil {
+		if st.aPos == 0 {
+			clear(st.aSts)
+		}
+		for i, d := range ds {
+			s := int(st.aSts[i])
+			for _, c := range t[st.aPos:lim] {
+				s = int(d.next[s*d.nc+int(d.class[c])])
+			}
+			st.aSts[i] = uint16(s)
+			if age := int(d.age[s]); age > 0 {
+				k = min(k, lim-age)
+			}
+		}
+		st.aPos = lim
+		if k <= st.relN {
+			return dst
+		}
+	} else {
+		for _, a := range st.spec.pre {
+			k = min(k, a.earliest(t[:k], st.relN))
+			if k <= st.relN {
+				return dst
+			}
 		}
 	}
 	if st.opt.Catalog != nil {
