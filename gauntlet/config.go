@@ -93,6 +93,7 @@ type Spec struct {
 	dfa            *tokenDFA    // pre as one DFA over a token's first max_marker_len/4 bytes; nil when too large
 	dfas           []*prefixDFA // else pre as DFAs, one per pattern; nil when one is too large
 	minIDLen       int          // shortest possible match of any id pattern
+	elim           int          // earlyLim
 	maxLen         int
 	catalogMinLen  int
 	catalogNumbers bool
@@ -107,6 +108,7 @@ func Compile(cfg Config) (*Spec, error) {
 	}
 	s := &Spec{
 		maxLen:         cfg.MaxMarkerLen,
+		elim:           cfg.MaxMarkerLen - cfg.MaxMarkerLen*3/4,
 		catalogMinLen:  cfg.CatalogMinLen,
 		catalogNumbers: cfg.CatalogNumbers,
 		card:           "[" + cfg.CardPrefix,
@@ -152,7 +154,7 @@ func Compile(cfg Config) (*Spec, error) {
 }
 
 // earlyLim is how many bytes of a held token Flush may release early.
-func (s *Spec) earlyLim() int { return s.maxLen - s.maxLen*3/4 }
+func (s *Spec) earlyLim() int { return s.elim }
 
 // Scrub removes every id-shaped token from text, by the stream's token rules.
 // The proxy hands it to the gate (gate.Config.Scrub) so no id-shaped token

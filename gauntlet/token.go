@@ -271,7 +271,12 @@ func (st *Stream) early(dst []byte) []byte {
 	if k <= st.relN {
 		return dst
 	}
-	dst = st.rel(dst, t[st.relN:k])
+	if st.pending() {
+		dst = st.rel(dst, t[st.relN:k])
+	} else { // rel without a held space, opener or glue: token bytes keep brWord
+		dst = append(dst, t[st.relN:k]...)
+		st.last = t[k-1]
+	}
 	st.relN = k
 	return dst
 }
