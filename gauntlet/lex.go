@@ -765,6 +765,9 @@ func hasDot(b []byte) bool {
 	return false
 }
 
+// lanes is the mask of the first k byte lanes of a word (k <= 8).
+func lanes(k int) uint64 { return 1<<(8*k) - 1 }
+
 // fwFlag has one bit per fastKind, for fastWords8: bit k-1 for kind k,
 // 1<<5 for any other byte.
 var fwFlag [256]uint8
@@ -784,7 +787,8 @@ func init() {
 // byte kinds into one word and works on bit masks of them (bit i for
 // p[i]). It stops where fastWords would.
 func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
-	const lo, gather = 0x0101010101010101, 0x0102040810204080
+	// Masks have bit 8*i set for p[i] (one bit per byte lane).
+	const lo = 0x0101010101010101
 	n := len(p)
 	var x uint64
 	if n == 8 {
@@ -796,26 +800,26 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 		}
 	}
 	// m: the bytes before the first rare one, the part looked at here.
-	m := bits.TrailingZeros64((x>>5&lo)*gather>>56 | 1<<n)
+	m := min(bits.TrailingZeros64(x&(lo<<5))>>3, n)
 	if m == 0 {
 		return dst, 0
 	}
-	in := uint64(1)<<m - 1
-	letter := (x & lo) * gather >> 56 & in
-	dot := (x >> 1 & lo) * gather >> 56 & in
-	space := (x >> 2 & lo) * gather >> 56 & in
-	term := (x >> 4 & lo) * gather >> 56 & in
-	if dot&(letter>>1) != 0 {
+	in := lanes(m)
+	letter := x & lo & in
+	dot := x >> 1 & lo & in
+	space := x >> 2 & lo & in
+	term := x >> 4 & lo & in
+	if dot&(letter>>8) != 0 {
 		return dst, 0 // a letter after a dot: a token with a non-letter core
 	}
-	non := in &^ (letter | dot) // spaces and punctuation
+	non := lo & in &^ (letter | dot) // spaces and punctuation
 	// more: p[m] is a rare token byte, the token before it goes on.
 	more := m < n && tokTab[p[m]] != 0
 	h, maxLen := len(st.hold), st.spec.maxLen
 	word := st.hk == hToken
 	was := uint64(0) // bit 0: term is set before p[0]
 	if word {        // a word of letters held from the previous delta
-		e := bits.TrailingZeros64(non | 1<<m)
+		e := min(bits.TrailingZeros64(non)>>3, m)
 		if e == m && more || h+e > maxLen {
 			return dst, 0 // a longer token or one holding a non-letter: the general loop takes it
 		}
@@ -828,20 +832,16 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 		was = 1
 	}
 	end, tok := m, false // p[:end] is consumed; tok: p[end:] is a trailing token
-	if (letter|dot)>>(m-1)&1 != 0 && (m == n || more) {
-		end, tok = 0, m == n
-		if non != 0 {
-			end = 64 - bits.LeadingZeros64(non)
-		}
+	if (letter|dot)>>(8*(m-1))&1 != 0 && (m == n || more) {
+		end, tok = (64-bits.LeadingZeros64(non)+7)>>3, m == n
 		if !tok && end == 0 && !word {
 			return dst, 0
 		}
 	}
 	// A space ends a sentence after '!', '?' or a token ending in '.'.
-	before := uint64(1)<<end - 1
-	st.sentGen += uint32(bits.OnesCount64(space & before & ((term|dot)<<1 | was)))
+	st.sentGen += uint32(bits.OnesCount64(space & lanes(end) & ((term|dot)<<8 | was)))
 	if end > 0 {
-		st.term = (term|dot)>>(end-1)&1 != 0
+		st.term = (term|dot)>>(8*(end-1))&1 != 0
 	}
 	// Output: the held space, the held word's unreleased bytes, p[:end]
 	// less a trailing space, which is held. It is written with 8-byte
@@ -851,7 +851,7 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 	if word {
 		hs = min(st.relN, h)
 	}
-	held := end > 0 && space>>(end-1)&1 != 0
+	held := end > 0 && space>>(8*(end-1))&1 != 0
 	bl := end
 	if held {
 		bl--
@@ -887,7 +887,7 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 	if total > 0 {
 		st.last = dst[k+total-1]
 	}
-	if so != 0 || non&(uint64(1)<<bl-1) != 0 {
+	if so != 0 || non&lanes(bl) != 0 {
 		st.brWord = false
 	}
 	st.space = held || st.space && !emit
@@ -905,7 +905,7 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 			st.hold = append(st.hold[:0], p[end:]...)
 		}
 		st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
-		st.word = dot>>end == 0
+		st.word = dot>>(8*end) == 0
 		return dst, n
 	}
 	return dst, end

@@ -352,13 +352,19 @@ func (st *Stream) catalogEarliest(t []byte, k int) int {
 		return len(b) == 0 || st.opt.CatalogPrefix(unsafe.String(&b[0], len(b)))
 	}
 	if st.relN == 0 {
+		if related(t) {
+			return 0
+		}
 		u := 0
 		for u < len(t) && t[u] == '_' {
 			u++
 		}
-		if related(t) || u > 0 && related(t[u:]) {
+		if u > 0 && related(t[u:]) {
 			return 0
 		}
+	}
+	if st.word {
+		return k // letters only: no segment
 	}
 	for i := max(st.relN-1, 0); i+1 < k; i++ {
 		if (t[i] == '/' || t[i] == '#' || t[i] == ':') && related(t[i+1:]) {
