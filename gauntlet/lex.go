@@ -618,9 +618,22 @@ func (st *Stream) prose() bool {
 	case hNone:
 		return true
 	case hToken:
-		return !st.long && (st.word || !hasNonLetter(st.hold))
+		return !st.long && (st.word || lettersDots(st.hold))
 	}
 	return false
+}
+
+// lettersDots reports whether b is ASCII letters followed by dots (either
+// may be none): a token whose core is a word.
+func lettersDots(b []byte) bool {
+	i := 0
+	for i < len(b) && fastKind[b[i]] == fLetter {
+		i++
+	}
+	for i < len(b) && b[i] == '.' {
+		i++
+	}
+	return i == len(b)
 }
 
 // fastWords processes plain prose at the start of p, given st.prose():
@@ -636,7 +649,8 @@ func (st *Stream) fastWords(dst, p []byte) ([]byte, int) {
 	n, maxLen := len(p), st.spec.maxLen
 	term, gen := st.term, st.sentGen
 	i, h, word := 0, len(st.hold), false // word: a held word ends in p
-	if st.hk == hToken {                 // a word of letters held from the previous delta
+	if st.hk == hToken {                 // a word of letters (and dots) held from the previous delta
+		hd := h > 0 && st.hold[h-1] == '.'
 		j := 0
 		for j < n && fastKind[p[j]] == fLetter {
 			j++
@@ -645,15 +659,15 @@ func (st *Stream) fastWords(dst, p []byte) ([]byte, int) {
 		for e < n && p[e] == '.' {
 			e++
 		}
-		if h+e > maxLen || e < n && (tokTab[p[e]] != 0 || fastKind[p[e]] == 0) {
+		if h+e > maxLen || e < n && (tokTab[p[e]] != 0 || fastKind[p[e]] == 0) || hd && j > 0 {
 			return dst, 0 // a longer token, one holding a non-letter, or a rare byte next
 		}
 		if e == n { // the word goes on in the next delta
 			st.hold = append(st.hold, p...)
-			st.word = j == n
+			st.word = j == n && !hd
 			return dst, n
 		}
-		term, i, word = e > j, e, true // endToken releases it whole
+		term, i, word = e > j || hd, e, true // endToken releases it whole
 	}
 	floor := i
 	termPos := -1 // term was set just before this index
@@ -790,13 +804,15 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 	// Masks have bit 8*i set for p[i] (one bit per byte lane).
 	const lo = 0x0101010101010101
 	n := len(p)
-	var x uint64
+	var x, pw uint64 // the byte kinds; p, read before dst is written
 	if n == 8 {
 		x = uint64(fwFlag[p[0]]) | uint64(fwFlag[p[1]])<<8 | uint64(fwFlag[p[2]])<<16 | uint64(fwFlag[p[3]])<<24 |
 			uint64(fwFlag[p[4]])<<32 | uint64(fwFlag[p[5]])<<40 | uint64(fwFlag[p[6]])<<48 | uint64(fwFlag[p[7]])<<56
+		pw = binary.LittleEndian.Uint64(p)
 	} else {
-		for i, c := range p {
+		for i, c := range p[:min(n, 8)] {
 			x |= uint64(fwFlag[c]) << (8 * i)
+			pw |= uint64(c) << (8 * i)
 		}
 	}
 	// m: the bytes before the first rare one, the part looked at here.
@@ -818,15 +834,19 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 	h, maxLen := len(st.hold), st.spec.maxLen
 	word := st.hk == hToken
 	was := uint64(0) // bit 0: term is set before p[0]
-	if word {        // a word of letters held from the previous delta
+	if word {        // a word of letters (and dots) held from the previous delta
+		hd := h > 0 && st.hold[h-1] == '.'
 		e := min(bits.TrailingZeros64(non)>>3, m)
-		if e == m && more || h+e > maxLen {
+		if e == m && more || h+e > maxLen || hd && letter&1 != 0 {
 			return dst, 0 // a longer token or one holding a non-letter: the general loop takes it
 		}
 		if e == n { // it goes on in the next delta
 			st.hold = append(st.hold, p...)
-			st.word = dot == 0
+			st.word = dot == 0 && !hd
 			return dst, n
+		}
+		if hd {
+			was = 1 // the held token ends in '.' if p[0] ends it
 		}
 	} else if st.term {
 		was = 1
@@ -868,21 +888,13 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 		dst = slices.Grow(dst, 1+hl+8)
 	}
 	out := dst[k : k+1+hl+8]
-	var pw uint64 // p, read before out is written
-	if n == 8 {
-		pw = binary.LittleEndian.Uint64(p)
-	}
 	out[0] = ' ' // overwritten when so == 0
 	if hl <= 8 && hs+8 <= cap(st.hold) {
 		binary.LittleEndian.PutUint64(out[so:], binary.LittleEndian.Uint64(st.hold[hs:hs+8]))
 	} else {
 		copy(out[so:], st.hold[hs:h])
 	}
-	if n == 8 {
-		binary.LittleEndian.PutUint64(out[so+hl:], pw)
-	} else {
-		copy(out[so+hl:], p[:bl])
-	}
+	binary.LittleEndian.PutUint64(out[so+hl:], pw)
 	dst = dst[:k+total]
 	if total > 0 {
 		st.last = dst[k+total-1]
@@ -897,7 +909,7 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 	}
 	if tok {
 		st.hk = hToken
-		if n == 8 && cap(st.hold) >= 8 {
+		if cap(st.hold) >= 8 {
 			st.hold = st.hold[:8]
 			binary.LittleEndian.PutUint64(st.hold, pw>>(8*end))
 			st.hold = st.hold[:n-end]
