@@ -271,12 +271,16 @@ func (st *Stream) early(dst []byte) []byte {
 	if k <= st.relN {
 		return dst
 	}
-	if st.pending() {
-		dst = st.rel(dst, t[st.relN:k])
-	} else { // rel without a held space, opener or glue: token bytes keep brWord
+	switch {
+	case !st.pending(): // rel without a held space, opener or glue: token bytes keep brWord
 		dst = append(dst, t[st.relN:k]...)
-		st.last = t[k-1]
+	case st.space && !st.spaceDel && st.open == 0 && !st.glue: // rel after a plain held space
+		dst = append(append(dst, ' '), t[st.relN:k]...)
+		st.space, st.brWord = false, false
+	default:
+		dst = st.rel(dst, t[st.relN:k])
 	}
+	st.last = t[k-1]
 	st.relN = k
 	return dst
 }
