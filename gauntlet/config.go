@@ -125,6 +125,9 @@ func Compile(cfg Config) (*Spec, error) {
 			min: max(minLen(re), 1),
 		}
 		alphabet(re, &ip.alpha)
+		if a, ok := newPrefixNFA(re); ok && exactNFA(re) {
+			ip.exact = a
+		}
 		ip.req, ip.hasReq = required(re)
 		s.ids = append(s.ids, ip)
 		if a, ok := newPrefixNFA(re); ok && s.pre != nil {
@@ -205,7 +208,16 @@ func (s *Spec) idStart(token []byte) (int, bool) {
 	k, ok, any := len(token), false, false
 	for i := range s.ids {
 		p := &s.ids[i]
-		if !p.mayMatch(token) || !p.re.Match(token) {
+		if !p.mayMatch(token) {
+			continue
+		}
+		if a := p.exact; a != nil { // the automaton decides matches: no regexp
+			if q, found := a.firstMatch(token, k); found {
+				k, ok, any = q, true, true
+			}
+			continue
+		}
+		if !p.re.Match(token) {
 			continue
 		}
 		any = true
@@ -236,6 +248,7 @@ type idPattern struct {
 	at0    *regexp.Regexp // re anchored at the start
 	atQ    *regexp.Regexp // re anchored after one byte of context
 	min    int
+	exact  *prefixNFA // the pattern's automaton when it decides matches exactly (exactNFA)
 	alpha  [256]bool
 	req    [256]bool
 	hasReq bool

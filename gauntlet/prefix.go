@@ -496,3 +496,56 @@ func u16key(s []uint16) []byte {
 	}
 	return b
 }
+
+// exactNFA reports whether re's prefixNFA decides its matches inside a
+// token exactly: re has no empty-width assertion but a \b that starts it
+// (which the automaton checks). A token holds ASCII bytes only, where the
+// automaton's byte classes and re's rune classes agree.
+func exactNFA(re *syntax.Regexp) bool {
+	re = re.Simplify()
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op == syntax.OpConcat && len(re.Sub) > 1 && re.Sub[0].Op == syntax.OpWordBoundary {
+		for _, sub := range re.Sub[1:] {
+			if hasAssertion(sub) {
+				return false
+			}
+		}
+		return true
+	}
+	return !hasAssertion(re)
+}
+
+func hasAssertion(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, sub := range re.Sub {
+		if hasAssertion(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstMatch returns where the leftmost match in t starting before lim
+// starts, for an automaton that decides matches exactly (exactNFA); t
+// starts the text.
+func (a *prefixNFA) firstMatch(t []byte, lim int) (int, bool) {
+	for q := range t[:lim] {
+		if !a.start[t[q]] || a.leadB && !boundaryAt(t, q) {
+			continue
+		}
+		d := a.cls[t[q]] & a.first
+		for j := q + 1; d != 0 && d&a.last == 0 && j < len(t); j++ {
+			d = a.step(d) & a.cls[t[j]]
+		}
+		if d&a.last != 0 {
+			return q, true
+		}
+	}
+	return 0, false
+}

@@ -85,6 +85,52 @@ func TestIDStart(t *testing.T) {
 	}
 }
 
+// TestIDStartExact: patterns whose automaton decides matches (no assertion
+// but a leading \b) are matched without regexp; the leftmost id shape still
+// equals regexp's, for random tokens and patterns of several shapes.
+func TestIDStartExact(t *testing.T) {
+	c := DefaultConfig()
+	c.IDPatterns = append(c.IDPatterns, `\bref_[0-9]+`, `(?:x|\by)z+`, `(?i)k\d{3}`, `a.c`, `\B-1[a-f]?\b`, `(?:@|#)(?:doc)?:\d`, `(ab|cd)+e?`)
+	s, err := Compile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := ""
+	for i := range s.ids {
+		if s.ids[i].exact != nil {
+			exact += "1"
+		} else {
+			exact += "0"
+		}
+	}
+	if exact != "1101011011" {
+		t.Errorf("exact patterns %s, want 1101011011", exact)
+	}
+	pieces := []string{"0", "1", "9", "a", "b", "c", "d", "e", "f", "A", "F", "g", "x", "y", "z", "_", "-", ".", ":", "/", "#", "@",
+		"doc", "DOC", "chunk", "tenant", "kb", "mem", "12345678", "abcd", "0123456789abcdef", "-1234", "ref_", "K", "k", "-1", "#doc:",
+		"123e4567-e89b-12d3-a456-426614174000", "doc_1a", "note_", "src_x"}
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 20000 {
+		var tok []byte
+		for k := 1 + r.IntN(8); k > 0; k-- {
+			tok = append(tok, pieces[r.IntN(len(pieces))]...)
+		}
+		want := -1
+		for i := range s.ids {
+			if loc := s.ids[i].re.FindIndex(tok); loc != nil && (want < 0 || loc[0] < want) {
+				want = loc[0]
+			}
+		}
+		k, ok := s.idStart(tok)
+		if !ok {
+			k = -1
+		}
+		if k != want {
+			t.Fatalf("idStart(%q) = %d, want %d", tok, k, want)
+		}
+	}
+}
+
 // TestFlush: Flush releases a token that ends a delta up to where an id
 // could still start in it; what could still become an id waits. Without
 // CatalogPrefix (but with a catalog) every token waits. Write alone holds
