@@ -90,7 +90,10 @@ func (c Config) Validate() error {
 type Spec struct {
 	ids            []idPattern
 	pre            []*prefixNFA // the ids' prefix automata; nil when one cannot be built
+	dfa            *tokenDFA    // pre as one DFA over a token's first max_marker_len/4 bytes; nil when too large
+	dfas           []*prefixDFA // else pre as DFAs, one per pattern; nil when one is too large
 	minIDLen       int          // shortest possible match of any id pattern
+	elim           int          // earlyLim
 	maxLen         int
 	catalogMinLen  int
 	catalogNumbers bool
@@ -105,6 +108,7 @@ func Compile(cfg Config) (*Spec, error) {
 	}
 	s := &Spec{
 		maxLen:         cfg.MaxMarkerLen,
+		elim:           cfg.MaxMarkerLen - cfg.MaxMarkerLen*3/4,
 		catalogMinLen:  cfg.CatalogMinLen,
 		catalogNumbers: cfg.CatalogNumbers,
 		card:           "[" + cfg.CardPrefix,
@@ -121,6 +125,9 @@ func Compile(cfg Config) (*Spec, error) {
 			min: max(minLen(re), 1),
 		}
 		alphabet(re, &ip.alpha)
+		if a, ok := newPrefixNFA(re); ok && exactNFA(re) {
+			ip.exact = a
+		}
 		ip.req, ip.hasReq = required(re)
 		s.ids = append(s.ids, ip)
 		if a, ok := newPrefixNFA(re); ok && s.pre != nil {
@@ -131,8 +138,26 @@ func Compile(cfg Config) (*Spec, error) {
 		s.minIDLen = min(s.minIDLen, ip.min)
 	}
 	s.minIDLen = max(s.minIDLen, 1)
+	var ds []*prefixDFA
+	for _, a := range s.pre {
+		d, ok := newPrefixDFA(a, s.earlyLim())
+		if !ok {
+			ds = nil
+			break
+		}
+		ds = append(ds, d)
+	}
+	if len(ds) > 0 {
+		var ok bool
+		if s.dfa, ok = newTokenDFA(ds); !ok {
+			s.dfas = ds
+		}
+	}
 	return s, nil
 }
+
+// earlyLim is how many bytes of a held token Flush may release early.
+func (s *Spec) earlyLim() int { return s.elim }
 
 // Scrub removes every id-shaped token from text, by the stream's token rules.
 // The proxy hands it to the gate (gate.Config.Scrub) so no id-shaped token
@@ -183,7 +208,16 @@ func (s *Spec) idStart(token []byte) (int, bool) {
 	k, ok, any := len(token), false, false
 	for i := range s.ids {
 		p := &s.ids[i]
-		if !p.mayMatch(token) || !p.re.Match(token) {
+		if !p.mayMatch(token) {
+			continue
+		}
+		if a := p.exact; a != nil { // the automaton decides matches: no regexp
+			if q, found := a.firstMatch(token, k); found {
+				k, ok, any = q, true, true
+			}
+			continue
+		}
+		if !p.re.Match(token) {
 			continue
 		}
 		any = true
@@ -214,6 +248,7 @@ type idPattern struct {
 	at0    *regexp.Regexp // re anchored at the start
 	atQ    *regexp.Regexp // re anchored after one byte of context
 	min    int
+	exact  *prefixNFA // the pattern's automaton when it decides matches exactly (exactNFA)
 	alpha  [256]bool
 	req    [256]bool
 	hasReq bool

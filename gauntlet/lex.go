@@ -1,5 +1,11 @@
 package gauntlet
 
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+)
+
 // Character classes of the text lexer.
 const (
 	cPlain   = iota // released at once
@@ -246,7 +252,7 @@ loop:
 	if tail && i < len(p) { // hold the trailing token, as step would
 		st.hk = hToken
 		st.hold = append(st.hold[:0], p[i:]...)
-		st.long, st.ctx, st.roll, st.relN = false, st.ctx[:0], 0, 0
+		st.long, st.ctx, st.roll, st.relN, st.aPos = false, st.ctx[:0], 0, 0, 0
 		st.word = word
 		return dst, len(p)
 	}
@@ -459,7 +465,7 @@ func (st *Stream) step(dst []byte, c byte) []byte {
 	if class[c] == cTok {
 		st.hk = hToken
 		st.hold = append(st.hold[:0], c)
-		st.long, st.ctx, st.word, st.relN = false, st.ctx[:0], false, 0
+		st.long, st.ctx, st.word, st.relN, st.aPos = false, st.ctx[:0], false, 0, 0
 		return dst
 	}
 	st.term = class[c] == cTerm
@@ -565,4 +571,354 @@ func (st *Stream) stepFence(dst []byte, c byte) []byte {
 		}
 	}
 	return dst
+}
+
+// Byte kinds of the prose fast path (fastWords); 0 is any other byte.
+const (
+	fLetter = 1 + iota // ASCII letter
+	fDot               // '.'
+	fSpace             // ' '
+	fPunct             // printable ASCII that step releases at once ('(' excepted)
+	fTerm              // '!' '?'
+)
+
+var fastKind [256]uint8
+
+// quietW marks the bytes fastWords passes over without a look: letters,
+// spaces and fPunct.
+var quietW [256]bool
+
+func init() {
+	for c := 0x20; c < 0x7f; c++ {
+		switch {
+		case tokTab[c] == 1:
+			fastKind[c] = fLetter
+		case c == '.':
+			fastKind[c] = fDot
+		case c == ' ':
+			fastKind[c] = fSpace
+		case class[c] == cTerm:
+			fastKind[c] = fTerm
+		case class[c] == cPlain && c != '(':
+			fastKind[c] = fPunct
+		}
+		k := fastKind[c]
+		quietW[c] = k == fLetter || k == fSpace || k == fPunct
+	}
+}
+
+// prose reports whether the stream is in the state fastWords handles: text
+// mode, nothing held but a space and a word of letters, no drop pending, not
+// at a line start.
+func (st *Stream) prose() bool {
+	if st.mode != mText || st.btRun != 0 || st.tilde != 0 || st.col >= 0 || st.glue || st.open != 0 || st.spaceDel {
+		return false
+	}
+	switch st.hk {
+	case hNone:
+		return true
+	case hToken:
+		return !st.long && (st.word || lettersDots(st.hold))
+	}
+	return false
+}
+
+// lettersDots reports whether b is ASCII letters followed by dots (either
+// may be none): a token whose core is a word.
+func lettersDots(b []byte) bool {
+	i := 0
+	for i < len(b) && fastKind[b[i]] == fLetter {
+		i++
+	}
+	for i < len(b) && b[i] == '.' {
+		i++
+	}
+	return i == len(b)
+}
+
+// fastWords processes plain prose at the start of p, given st.prose():
+// words of ASCII letters (with trailing dots), spaces and punctuation that
+// step releases at once. Such text is never dropped: the output is the
+// input, less one trailing space or a trailing word, which are held. It
+// stops before anything else (a digit, a token byte inside a word, a
+// marker, a newline, non-ASCII text, a trailing word longer than the
+// hold-back) and returns how many bytes it consumed, leaving the state
+// exactly as step would leave it there; the general loop goes on from that
+// byte.
+func (st *Stream) fastWords(dst, p []byte) ([]byte, int) {
+	n, maxLen := len(p), st.spec.maxLen
+	term, gen := st.term, st.sentGen
+	i, h, word := 0, len(st.hold), false // word: a held word ends in p
+	if st.hk == hToken {                 // a word of letters (and dots) held from the previous delta
+		hd := h > 0 && st.hold[h-1] == '.'
+		j := 0
+		for j < n && fastKind[p[j]] == fLetter {
+			j++
+		}
+		e := j
+		for e < n && p[e] == '.' {
+			e++
+		}
+		if h+e > maxLen || e < n && (tokTab[p[e]] != 0 || fastKind[p[e]] == 0) || hd && j > 0 {
+			return dst, 0 // a longer token, one holding a non-letter, or a rare byte next
+		}
+		if e == n { // the word goes on in the next delta
+			st.hold = append(st.hold, p...)
+			st.word = j == n && !hd
+			return dst, n
+		}
+		term, i, word = e > j || hd, e, true // endToken releases it whole
+	}
+	floor := i
+	termPos := -1 // term was set just before this index
+	if term {
+		termPos = i
+	}
+	end, tok := n, false      // p[:end] is consumed; tok: p[end:] is a trailing token
+	back := func(i int) int { // the start of the word ending before p[i]
+		for i > floor && fastKind[p[i-1]] == fLetter {
+			i--
+		}
+		return i
+	}
+loop:
+	for i < n {
+		c := p[i]
+		if quietW[c] {
+			if i == termPos && c == ' ' {
+				gen++
+			}
+			for i++; i < n && quietW[p[i]]; i++ {
+			}
+			continue
+		}
+		switch fastKind[c] {
+		case fDot:
+			e := i + 1
+			for e < n && p[e] == '.' {
+				e++
+			}
+			if e == n {
+				i = n // a trailing token, below
+				break loop
+			}
+			if tokTab[p[e]] != 0 { // a token holding a non-letter: fastText checks it
+				end = back(i)
+				break loop
+			}
+			termPos, i = e, e
+		case fTerm:
+			termPos, i = i+1, i+1
+		default:
+			end = i
+			if tokTab[c] != 0 {
+				end = back(i)
+			}
+			break loop
+		}
+	}
+	if i == n && n > floor && tokTab[p[n-1]] != 0 { // a trailing token: held, as fastText holds it
+		s := n
+		for s > floor && p[s-1] == '.' {
+			s--
+		}
+		s = back(s)
+		end, tok = s, n-s <= maxLen
+	}
+	term = termPos == end
+	if end == 0 && !word && !tok {
+		return dst, 0
+	}
+	// Output: the held space, the held word's unreleased bytes, p[:end]
+	// less a trailing space, which is held.
+	body, hold := p[:end], st.hold[min(st.relN, h):]
+	if !word {
+		hold = nil
+	}
+	held := end > 0 && p[end-1] == ' '
+	if held {
+		body = body[:end-1]
+	}
+	if len(hold)+len(body) > 0 {
+		if st.space {
+			dst = append(dst, ' ')
+			st.brWord = false
+		}
+		dst = append(dst, hold...)
+		dst = append(dst, body...)
+		st.last = dst[len(dst)-1]
+		if st.brWord {
+			st.brWord = bracketWord(true, body)
+		}
+		st.space = false
+	} else if held && st.space {
+		dst = append(dst, ' ')
+		st.last, st.brWord = ' ', false
+	}
+	st.space = st.space || held
+	st.term, st.sentGen, st.roll = term, gen, 0
+	if word {
+		st.hk, st.hold, st.relN = hNone, st.hold[:0], 0
+	}
+	if tok {
+		st.hk = hToken
+		st.hold = append(st.hold[:0], p[end:]...)
+		st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
+		st.word = !hasDot(p[end:])
+		return dst, n
+	}
+	return dst, end
+}
+
+func hasDot(b []byte) bool {
+	for _, c := range b {
+		if c == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// lanes is the mask of the first k byte lanes of a word (k <= 8).
+func lanes(k int) uint64 { return 1<<(8*k) - 1 }
+
+// fwFlag has one bit per fastKind, for fastWords8: bit k-1 for kind k,
+// 1<<5 for any other byte.
+var fwFlag [256]uint8
+
+func init() {
+	for c := range 256 {
+		if k := fastKind[c]; k != 0 {
+			fwFlag[c] = 1 << (k - 1)
+		} else {
+			fwFlag[c] = 1 << 5
+		}
+	}
+}
+
+// fastWords8 is fastWords for a delta of at most 8 bytes, the common
+// streamed delta, without a data-dependent branch per byte: it reads the
+// byte kinds into one word and works on bit masks of them (bit i for
+// p[i]). It stops where fastWords would.
+func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
+	// Masks have bit 8*i set for p[i] (one bit per byte lane).
+	const lo = 0x0101010101010101
+	n := len(p)
+	var x, pw uint64 // the byte kinds; p, read before dst is written
+	if n == 8 {
+		x = uint64(fwFlag[p[0]]) | uint64(fwFlag[p[1]])<<8 | uint64(fwFlag[p[2]])<<16 | uint64(fwFlag[p[3]])<<24 |
+			uint64(fwFlag[p[4]])<<32 | uint64(fwFlag[p[5]])<<40 | uint64(fwFlag[p[6]])<<48 | uint64(fwFlag[p[7]])<<56
+		pw = binary.LittleEndian.Uint64(p)
+	} else {
+		for i, c := range p[:min(n, 8)] {
+			x |= uint64(fwFlag[c]) << (8 * i)
+			pw |= uint64(c) << (8 * i)
+		}
+	}
+	// m: the bytes before the first rare one, the part looked at here.
+	m := min(bits.TrailingZeros64(x&(lo<<5))>>3, n)
+	if m == 0 {
+		return dst, 0
+	}
+	in := lanes(m)
+	letter := x & lo & in
+	dot := x >> 1 & lo & in
+	space := x >> 2 & lo & in
+	term := x >> 4 & lo & in
+	if dot&(letter>>8) != 0 {
+		return dst, 0 // a letter after a dot: a token with a non-letter core
+	}
+	non := lo & in &^ (letter | dot) // spaces and punctuation
+	// more: p[m] is a rare token byte, the token before it goes on.
+	more := m < n && tokTab[p[m]] != 0
+	h, maxLen := len(st.hold), st.spec.maxLen
+	word := st.hk == hToken
+	was := uint64(0) // bit 0: term is set before p[0]
+	if word {        // a word of letters (and dots) held from the previous delta
+		hd := h > 0 && st.hold[h-1] == '.'
+		e := min(bits.TrailingZeros64(non)>>3, m)
+		if e == m && more || h+e > maxLen || hd && letter&1 != 0 {
+			return dst, 0 // a longer token or one holding a non-letter: the general loop takes it
+		}
+		if e == n { // it goes on in the next delta
+			st.hold = append(st.hold, p...)
+			st.word = dot == 0 && !hd
+			return dst, n
+		}
+		if hd {
+			was = 1 // the held token ends in '.' if p[0] ends it
+		}
+	} else if st.term {
+		was = 1
+	}
+	end, tok := m, false // p[:end] is consumed; tok: p[end:] is a trailing token
+	if (letter|dot)>>(8*(m-1))&1 != 0 && (m == n || more) {
+		end, tok = (64-bits.LeadingZeros64(non)+7)>>3, m == n
+		if !tok && end == 0 && !word {
+			return dst, 0
+		}
+	}
+	// A space ends a sentence after '!', '?' or a token ending in '.'.
+	st.sentGen += uint32(bits.OnesCount64(space & lanes(end) & ((term|dot)<<8 | was)))
+	if end > 0 {
+		st.term = (term|dot)>>(8*(end-1))&1 != 0
+	}
+	// Output: the held space, the held word's unreleased bytes, p[:end]
+	// less a trailing space, which is held. It is written with 8-byte
+	// moves where it can: at most 8 bytes of the held word (the rest was
+	// released early) and a whole 8-byte delta, and cut to length after.
+	hs := h
+	if word {
+		hs = min(st.relN, h)
+	}
+	held := end > 0 && space>>(8*(end-1))&1 != 0
+	bl := end
+	if held {
+		bl--
+	}
+	hl := h - hs
+	emit := hl+bl > 0
+	so := 0 // the held space goes out
+	if st.space && (emit || held) {
+		so = 1
+	}
+	total := so + hl + bl
+	k := len(dst)
+	if cap(dst)-k < 1+hl+8 {
+		dst = slices.Grow(dst, 1+hl+8)
+	}
+	out := dst[k : k+1+hl+8]
+	out[0] = ' ' // overwritten when so == 0
+	if hl <= 8 && hs+8 <= cap(st.hold) {
+		binary.LittleEndian.PutUint64(out[so:], binary.LittleEndian.Uint64(st.hold[hs:hs+8]))
+	} else {
+		copy(out[so:], st.hold[hs:h])
+	}
+	binary.LittleEndian.PutUint64(out[so+hl:], pw)
+	dst = dst[:k+total]
+	if total > 0 {
+		st.last = dst[k+total-1]
+	}
+	if so != 0 || non&lanes(bl) != 0 {
+		st.brWord = false
+	}
+	st.space = held || st.space && !emit
+	st.roll = 0
+	if word {
+		st.hk, st.hold, st.relN = hNone, st.hold[:0], 0
+	}
+	if tok {
+		st.hk = hToken
+		if cap(st.hold) >= 8 {
+			st.hold = st.hold[:8]
+			binary.LittleEndian.PutUint64(st.hold, pw>>(8*end))
+			st.hold = st.hold[:n-end]
+		} else {
+			st.hold = append(st.hold[:0], p[end:]...)
+		}
+		st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
+		st.word = dot>>(8*end) == 0
+		return dst, n
+	}
+	return dst, end
 }

@@ -268,3 +268,284 @@ func (a *prefixNFA) viable(t []byte, q int) bool {
 	}
 	return d != 0
 }
+
+// prefixDFA answers earliest(t, 0) for the first lim bytes of a held token
+// read from its start, one table step per byte, so that a Flush after each
+// delta only reads the token's new bytes. A state is what earliest would
+// find about the bytes read so far: the match starts still possible (each
+// with the automaton's positions after it; of two with the same positions
+// only the earlier counts) up to the first one whose match is complete, and
+// whether the last byte read was a word byte. age[s] is how many bytes back
+// the earliest of them starts (0: none), so earliest is the bytes read less
+// age.
+type prefixDFA struct {
+	class [256]uint8 // byte -> class; 0 for a byte no token holds
+	nc    int        // classes
+	next  []uint16   // state*nc + class -> state; state 0 is the start
+	age   []uint8
+}
+
+// maxDFAStates bounds a prefixDFA; a pattern that needs more keeps the
+// prefixNFA scan.
+const maxDFAStates = 4096
+
+type dfaCand struct {
+	age  int
+	set  uint64 // positions after the bytes read; 0 once the match is complete
+	done bool
+}
+
+type dfaState struct {
+	start, word bool // nothing read yet; the last byte read is a word byte
+	cands       []dfaCand
+}
+
+func (s *dfaState) key() string {
+	b := make([]byte, 0, 2+len(s.cands)*10)
+	b = append(b, boolByte(s.start), boolByte(s.word))
+	for _, c := range s.cands {
+		b = append(b, byte(c.age), boolByte(c.done))
+		for i := range 8 {
+			b = append(b, byte(c.set>>(8*i)))
+		}
+	}
+	return string(b)
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// newPrefixDFA builds the DFA of a for tokens of up to lim bytes, or
+// reports false when it would need more than maxDFAStates states.
+func newPrefixDFA(a *prefixNFA, lim int) (*prefixDFA, bool) {
+	d := &prefixDFA{}
+	// Token bytes fall into classes by the positions they match and
+	// whether they are word bytes.
+	reps := []byte{0} // a representative byte per class
+	seen := map[[2]uint64]uint8{}
+	for c := range 256 {
+		if class[c] != cTok {
+			continue
+		}
+		sig := [2]uint64{a.cls[c], uint64(boolByte(isWordByte(byte(c))))}
+		k, ok := seen[sig]
+		if !ok {
+			k = uint8(len(reps))
+			seen[sig] = k
+			reps = append(reps, byte(c))
+		}
+		d.class[c] = k
+	}
+	d.nc = len(reps)
+	states := []dfaState{{start: true}}
+	depth := []int{0}
+	index := map[string]int{states[0].key(): 0}
+	for i := 0; i < len(states); i++ {
+		row := make([]uint16, d.nc)
+		if depth[i] < lim {
+			for k := 1; k < d.nc; k++ {
+				ns := a.dfaStep(states[i], reps[k])
+				key := ns.key()
+				j, ok := index[key]
+				if !ok {
+					if len(states) == maxDFAStates {
+						return nil, false
+					}
+					j = len(states)
+					index[key] = j
+					states = append(states, ns)
+					depth = append(depth, depth[i]+1)
+				}
+				row[k] = uint16(j)
+			}
+		}
+		d.next = append(d.next, row...)
+		age := 0
+		if len(states[i].cands) > 0 {
+			age = states[i].cands[0].age
+		}
+		d.age = append(d.age, uint8(age))
+	}
+	return d, true
+}
+
+// dfaStep is the state after reading byte c in state s.
+func (a *prefixNFA) dfaStep(s dfaState, c byte) dfaState {
+	w := isWordByte(c)
+	ns := dfaState{word: w}
+	done := false
+	for _, cd := range s.cands {
+		if cd.done {
+			ns.cands = append(ns.cands, dfaCand{age: cd.age + 1, done: true})
+			done = true
+			break
+		}
+		set := a.step(cd.set) & a.cls[c]
+		if set == 0 {
+			continue
+		}
+		if set&a.last != 0 {
+			ns.cands = append(ns.cands, dfaCand{age: cd.age + 1, done: true})
+			done = true
+			break
+		}
+		ns.cands = append(ns.cands, dfaCand{age: cd.age + 1, set: set})
+	}
+	if !done && a.start[c] && (!a.leadB || s.start && w || !s.start && s.word != w) {
+		set := a.cls[c] & a.first
+		if set&a.last != 0 {
+			ns.cands = append(ns.cands, dfaCand{age: 1, done: true})
+		} else {
+			ns.cands = append(ns.cands, dfaCand{age: 1, set: set})
+		}
+	}
+	// Of two starts with the same positions only the earlier counts.
+	out := ns.cands[:0]
+	for i, cd := range ns.cands {
+		dup := false
+		for _, o := range ns.cands[:i] {
+			if !cd.done && !o.done && o.set == cd.set {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, cd)
+		}
+	}
+	ns.cands = out
+	return ns
+}
+
+// tokenDFA is the product of the patterns' prefixDFAs: one table step per
+// byte of a held token for all patterns at once. Its states are stored
+// premultiplied (state<<shift) in next.
+type tokenDFA struct {
+	class [256]uint8 // byte -> class; 0 for a byte no token holds
+	shift uint
+	next  []uint16 // state<<shift + class -> next state<<shift
+	age   []uint8  // by state: bytes back to the earliest place an id could start (0: none)
+}
+
+// newTokenDFA builds the product of ds, or reports false when its table
+// would not fit 16-bit entries.
+func newTokenDFA(ds []*prefixDFA) (*tokenDFA, bool) {
+	d := &tokenDFA{}
+	reps := []byte{0}
+	seen := map[string]uint8{}
+	for c := range 256 {
+		if class[c] != cTok {
+			continue
+		}
+		sig := make([]byte, len(ds))
+		for i, x := range ds {
+			sig[i] = x.class[c]
+		}
+		k, ok := seen[string(sig)]
+		if !ok {
+			k = uint8(len(reps))
+			seen[string(sig)] = k
+			reps = append(reps, byte(c))
+		}
+		d.class[c] = k
+	}
+	for 1<<d.shift < len(reps) {
+		d.shift++
+	}
+	stride := 1 << d.shift
+	start := make([]uint16, len(ds))
+	states := [][]uint16{start}
+	index := map[string]int{string(u16key(start)): 0}
+	for i := 0; i < len(states); i++ {
+		row := make([]uint16, stride)
+		for k := 1; k < len(reps); k++ {
+			ns := make([]uint16, len(ds))
+			for j, x := range ds {
+				ns[j] = x.next[int(states[i][j])*x.nc+int(x.class[reps[k]])]
+			}
+			key := string(u16key(ns))
+			n, ok := index[key]
+			if !ok {
+				n = len(states)
+				if (n+1)<<d.shift > 1<<16 {
+					return nil, false
+				}
+				index[key] = n
+				states = append(states, ns)
+			}
+			row[k] = uint16(n << d.shift)
+		}
+		d.next = append(d.next, row...)
+		age := 0
+		for j, x := range ds {
+			age = max(age, int(x.age[states[i][j]]))
+		}
+		d.age = append(d.age, uint8(age))
+	}
+	return d, true
+}
+
+func u16key(s []uint16) []byte {
+	b := make([]byte, 0, 2*len(s))
+	for _, v := range s {
+		b = append(b, byte(v), byte(v>>8))
+	}
+	return b
+}
+
+// exactNFA reports whether re's prefixNFA decides its matches inside a
+// token exactly: re has no empty-width assertion but a \b that starts it
+// (which the automaton checks). A token holds ASCII bytes only, where the
+// automaton's byte classes and re's rune classes agree.
+func exactNFA(re *syntax.Regexp) bool {
+	re = re.Simplify()
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op == syntax.OpConcat && len(re.Sub) > 1 && re.Sub[0].Op == syntax.OpWordBoundary {
+		for _, sub := range re.Sub[1:] {
+			if hasAssertion(sub) {
+				return false
+			}
+		}
+		return true
+	}
+	return !hasAssertion(re)
+}
+
+func hasAssertion(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, sub := range re.Sub {
+		if hasAssertion(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstMatch returns where the leftmost match in t starting before lim
+// starts, for an automaton that decides matches exactly (exactNFA); t
+// starts the text.
+func (a *prefixNFA) firstMatch(t []byte, lim int) (int, bool) {
+	for q := range t[:lim] {
+		if !a.start[t[q]] || a.leadB && !boundaryAt(t, q) {
+			continue
+		}
+		d := a.cls[t[q]] & a.first
+		for j := q + 1; d != 0 && d&a.last == 0 && j < len(t); j++ {
+			d = a.step(d) & a.cls[t[j]]
+		}
+		if d&a.last != 0 {
+			return q, true
+		}
+	}
+	return 0, false
+}

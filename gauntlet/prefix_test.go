@@ -85,6 +85,52 @@ func TestIDStart(t *testing.T) {
 	}
 }
 
+// TestIDStartExact: patterns whose automaton decides matches (no assertion
+// but a leading \b) are matched without regexp; the leftmost id shape still
+// equals regexp's, for random tokens and patterns of several shapes.
+func TestIDStartExact(t *testing.T) {
+	c := DefaultConfig()
+	c.IDPatterns = append(c.IDPatterns, `\bref_[0-9]+`, `(?:x|\by)z+`, `(?i)k\d{3}`, `a.c`, `\B-1[a-f]?\b`, `(?:@|#)(?:doc)?:\d`, `(ab|cd)+e?`)
+	s, err := Compile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := ""
+	for i := range s.ids {
+		if s.ids[i].exact != nil {
+			exact += "1"
+		} else {
+			exact += "0"
+		}
+	}
+	if exact != "1101011011" {
+		t.Errorf("exact patterns %s, want 1101011011", exact)
+	}
+	pieces := []string{"0", "1", "9", "a", "b", "c", "d", "e", "f", "A", "F", "g", "x", "y", "z", "_", "-", ".", ":", "/", "#", "@",
+		"doc", "DOC", "chunk", "tenant", "kb", "mem", "12345678", "abcd", "0123456789abcdef", "-1234", "ref_", "K", "k", "-1", "#doc:",
+		"123e4567-e89b-12d3-a456-426614174000", "doc_1a", "note_", "src_x"}
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 20000 {
+		var tok []byte
+		for k := 1 + r.IntN(8); k > 0; k-- {
+			tok = append(tok, pieces[r.IntN(len(pieces))]...)
+		}
+		want := -1
+		for i := range s.ids {
+			if loc := s.ids[i].re.FindIndex(tok); loc != nil && (want < 0 || loc[0] < want) {
+				want = loc[0]
+			}
+		}
+		k, ok := s.idStart(tok)
+		if !ok {
+			k = -1
+		}
+		if k != want {
+			t.Fatalf("idStart(%q) = %d, want %d", tok, k, want)
+		}
+	}
+}
+
 // TestFlush: Flush releases a token that ends a delta up to where an id
 // could still start in it; what could still become an id waits. Without
 // CatalogPrefix (but with a catalog) every token waits. Write alone holds
@@ -177,6 +223,72 @@ func TestFlushCustomPatterns(t *testing.T) {
 		}
 		if a := st.Audit(string(got)); !a.OK() {
 			t.Fatalf("input %q output %q: audit %+v", in, got, a)
+		}
+	}
+}
+
+// TestPrefixDFA: the DFAs Flush reads a held token with give what the
+// prefix automata's scan gives, for every prefix of random tokens up to the
+// early-release limit, with the default and with other pattern shapes.
+func TestPrefixDFA(t *testing.T) {
+	c := DefaultConfig()
+	c.IDPatterns = append(c.IDPatterns, `\bref_[0-9]+`, `(?:x|\by)z+`, `^ab`, `[0-9]+$`, `(?i)k\d{3}`, `a.c`, `\B-1[a-f]?\b`, `(?:@|#)(?:doc)?:\d`, `q[0-9a-z]*r`)
+	s, err := Compile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.pre == nil {
+		t.Fatal("no prefix automata")
+	}
+	// The product of so many patterns is too large: Flush scans with the
+	// automata. Fewer patterns have one.
+	if s.dfa != nil || len(s.dfas) != len(s.pre) {
+		t.Errorf("%d patterns: product DFA %v, %d DFAs", len(s.pre), s.dfa != nil, len(s.dfas))
+	}
+	c.IDPatterns = append(c.IDPatterns[:3], `\bref_[0-9]+`)
+	small, err := Compile(c)
+	if err != nil || small.dfa == nil {
+		t.Fatalf("no product DFA for %q (%v)", c.IDPatterns, err)
+	}
+	var ds []*prefixDFA
+	for _, a := range s.pre {
+		d, ok := newPrefixDFA(a, s.earlyLim())
+		if !ok {
+			t.Fatalf("no DFA for %v", a)
+		}
+		ds = append(ds, d)
+	}
+	pieces := []string{"0", "1", "9", "a", "b", "e", "f", "A", "F", "g", "x", "z", "_", "-", ".", ":", "/", "#", "@", "q", "r",
+		"doc", "DOC", "chunk", "tenant", "kb", "mem", "12345678", "abcd", "0123456789abcdef", "-1234", "n", "no", "te",
+		"ref_", "y", "zz", "K", "k", "c", "-1", "@", "#doc:", "deadbeef", "the", "water"}
+	r := rand.New(rand.NewPCG(5, 8))
+	lim := s.earlyLim()
+	for range 20000 {
+		var tok []byte
+		for k := 1 + r.IntN(6); k > 0; k-- {
+			tok = append(tok, pieces[r.IntN(len(pieces))]...)
+		}
+		tok = tok[:min(len(tok), lim)]
+		for i, a := range s.pre {
+			d, st := ds[i], 0
+			for n := 1; n <= len(tok); n++ {
+				st = int(d.next[st*d.nc+int(d.class[tok[n-1]])])
+				got := n - int(d.age[st])
+				if want := a.earliest(tok[:n], 0); got != want {
+					t.Fatalf("pattern %q, token %q: DFA earliest %d, scan %d", s.ids[i].re, tok[:n], got, want)
+				}
+			}
+		}
+		st, d := uint16(0), small.dfa
+		for n := 1; n <= len(tok); n++ {
+			st = d.next[int(st)+int(d.class[tok[n-1]])]
+			want := n
+			for _, a := range small.pre {
+				want = min(want, a.earliest(tok[:n], 0))
+			}
+			if got := n - int(d.age[st>>d.shift]); got != want {
+				t.Fatalf("token %q: product DFA earliest %d, scans %d", tok[:n], got, want)
+			}
 		}
 	}
 }

@@ -145,11 +145,14 @@ type Stream struct {
 	open     byte   // a '(' or '[' held back (after the held space, if any)
 	openDel  bool   // a drop happened after the held opener
 
-	long bool   // the held token is the tail of a longer, partly released one
-	relN int    // bytes of the held token released early (Flush)
-	word bool   // the held token is known to be letters only
-	ctx  []byte // its last released bytes (3/4 max_marker_len)
-	win  []byte // scratch: ctx + the bytes about to be released
+	long bool     // the held token is the tail of a longer, partly released one
+	relN int      // bytes of the held token released early (Flush)
+	word bool     // the held token is known to be letters only
+	ctx  []byte   // its last released bytes (3/4 max_marker_len)
+	win  []byte   // scratch: ctx + the bytes about to be released
+	aSt  uint16   // the state of Spec.dfa after the held token's first aPos bytes
+	aSts []uint16 // or those of Spec.dfas
+	aPos int      // 0: not read yet
 
 	q, q2 []byte // re-feed queue (bytes to process before the next input byte)
 	qh    int
@@ -177,6 +180,7 @@ func (s *Spec) New(o Options) *Stream {
 		ctx:  make([]byte, 0, s.maxLen),
 		win:  make([]byte, 0, 2*s.maxLen+8),
 		q2:   make([]byte, 0, 2*s.maxLen+16),
+		aSts: make([]uint16, len(s.dfas)),
 	}
 	st.Reset(o)
 	return st
@@ -272,7 +276,7 @@ func (st *Stream) Reset(o Options) {
 	st.space, st.spaceDel, st.last, st.glue, st.brWord = false, false, 0, false, false
 	st.open, st.openDel = 0, false
 	st.q, st.q2, st.qh = st.q[:0], st.q2[:0], 0
-	st.long, st.ctx, st.word, st.relN = false, st.ctx[:0], false, 0
+	st.long, st.ctx, st.word, st.relN, st.aPos = false, st.ctx[:0], false, 0, 0
 	st.ncarry = 0
 	st.counts = [7]int{}
 	st.kept = 0
@@ -333,12 +337,21 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 	if st.closed {
 		return dst
 	}
-	start := len(dst)
+	start, i := len(dst), 0
 	if st.ncarry > 0 {
 		dst = append(dst, st.carry[:st.ncarry]...)
 		st.ncarry = 0
+	} else if len(delta) > 0 && st.qh == len(st.q) && st.prose() {
+		if len(delta) <= 8 {
+			dst, i = st.fastWords8(dst, delta)
+		} else {
+			dst, i = st.fastWords(dst, delta)
+		}
+		if i == len(delta) {
+			return dst // ASCII only: no incomplete sequence
+		}
 	}
-	for i := 0; i < len(delta); {
+	for i < len(delta) {
 		if st.qh < len(st.q) {
 			dst = st.drain(dst)
 		}

@@ -218,15 +218,51 @@ func (st *Stream) early(dst []byte) []byte {
 		return dst
 	}
 	t := st.hold
-	lim := min(len(t), st.spec.maxLen-st.spec.maxLen*3/4)
+	lim := min(len(t), st.spec.earlyLim())
 	if st.relN >= lim {
 		return dst
 	}
 	k := lim
-	for _, a := range st.spec.pre {
-		k = min(k, a.earliest(t[:k], st.relN))
+	if d := st.spec.dfa; d != nil {
+		// The DFA goes on from where the last Flush of this token left it.
+		s := st.aSt
+		if st.aPos == 0 {
+			s = 0
+		}
+		for _, c := range t[st.aPos:lim] {
+			s = d.next[int(s)+int(d.class[c])]
+		}
+		st.aSt, st.aPos = s, lim
+		if age := int(d.age[s>>d.shift]); age > 0 {
+			k = lim - age
+		}
 		if k <= st.relN {
 			return dst
+		}
+	} else if ds := st.spec.dfas; ds != nil {
+		if st.aPos == 0 {
+			clear(st.aSts)
+		}
+		for i, d := range ds {
+			s := int(st.aSts[i])
+			for _, c := range t[st.aPos:lim] {
+				s = int(d.next[s*d.nc+int(d.class[c])])
+			}
+			st.aSts[i] = uint16(s)
+			if age := int(d.age[s]); age > 0 {
+				k = min(k, lim-age)
+			}
+		}
+		st.aPos = lim
+		if k <= st.relN {
+			return dst
+		}
+	} else {
+		for _, a := range st.spec.pre {
+			k = min(k, a.earliest(t[:k], st.relN))
+			if k <= st.relN {
+				return dst
+			}
 		}
 	}
 	if st.opt.Catalog != nil {
@@ -235,7 +271,16 @@ func (st *Stream) early(dst []byte) []byte {
 	if k <= st.relN {
 		return dst
 	}
-	dst = st.rel(dst, t[st.relN:k])
+	switch {
+	case !st.pending(): // rel without a held space, opener or glue: token bytes keep brWord
+		dst = append(dst, t[st.relN:k]...)
+	case st.space && !st.spaceDel && st.open == 0 && !st.glue: // rel after a plain held space
+		dst = append(append(dst, ' '), t[st.relN:k]...)
+		st.space, st.brWord = false, false
+	default:
+		dst = st.rel(dst, t[st.relN:k])
+	}
+	st.last = t[k-1]
 	st.relN = k
 	return dst
 }
@@ -311,13 +356,19 @@ func (st *Stream) catalogEarliest(t []byte, k int) int {
 		return len(b) == 0 || st.opt.CatalogPrefix(unsafe.String(&b[0], len(b)))
 	}
 	if st.relN == 0 {
+		if related(t) {
+			return 0
+		}
 		u := 0
 		for u < len(t) && t[u] == '_' {
 			u++
 		}
-		if related(t) || u > 0 && related(t[u:]) {
+		if u > 0 && related(t[u:]) {
 			return 0
 		}
+	}
+	if st.word {
+		return k // letters only: no segment
 	}
 	for i := max(st.relN-1, 0); i+1 < k; i++ {
 		if (t[i] == '/' || t[i] == '#' || t[i] == ':') && related(t[i+1:]) {
