@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/answer-guard/guard/index/internal/disk"
+	"github.com/coder/hnsw"
 	"go.uber.org/zap"
 )
 
@@ -17,8 +19,10 @@ import (
 // Untouched partitions are copied; in a touched partition a document whose
 // id already exists is replaced (its old chunks become tombstones), new
 // chunks are embedded with the partition's frozen local model (and the
-// remote embedder when configured), added to the copied HNSW graph and
-// Bleve index; address table and catalog are rewritten. A serving process
+// remote embedder when configured), added to the copied HNSW graph (where
+// tombstones stay nodes until they pass graphTombstones and the graph is
+// rebuilt, see extendGraph) and Bleve index; address table and catalog
+// are rewritten. A serving process
 // picks the result up with Load and retrieve.Engine.Swap.
 //
 // HaluGate (cfg.HaluGate, WithVerifier) checks only what changed: new or
@@ -237,7 +241,7 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 			bySlotDoc[c.DocID] = append(bySlotDoc[c.DocID], i)
 		}
 	}
-	delta := &graphDelta{base: dir, bleve: filepath.Join(dir, disk.BleveDir)}
+	delta := &graphDelta{base: dir, bleve: filepath.Join(dir, disk.BleveDir), first: len(pd.chunks)}
 	var newChunks []Chunk
 	var newDeleted []bool
 	for _, d := range docs {
@@ -294,4 +298,100 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 		err = g.finish(dir, keep)
 	}
 	return info, err
+}
+
+// graphTombstones is how many tombstoned nodes, as a share of the live
+// chunks, the graph of a partition may hold before Add rebuilds it.
+const graphTombstones = 0.2
+
+// extendGraph reads the base partition's graph from path (its slots are
+// those below first) and adds the slots of added to it.
+//
+// Slots tombstoned by this or an earlier add stay in the graph as nodes.
+// coder/hnsw's Graph.Delete (v0.6.1) unlinks a node only from its own
+// neighbour lists, so the one-way links other nodes keep to it dangle;
+// a later Add or Delete in the same process walks into the removed node
+// (or, after Export and Import, a nil one) and panics (coder/hnsw issue
+// #13), and a Delete can empty an upper layer, which the search then
+// reads as an empty graph. A tombstone node still routes searches;
+// Partition.Dense drops deleted slots from what the graph returns and
+// asks the graph for more candidates in proportion to its tombstones.
+//
+// extendGraph returns a nil graph and the reason when the graph must be
+// built from scratch instead: the base partition has no usable graph,
+// the graph breaks an invariant coder/hnsw's Add relies on (a graph that
+// an add wrote before this change may hold dangling links), or its
+// tombstones would exceed graphTombstones of live. The error is ctx's.
+func extendGraph(ctx context.Context, cfg Config, path string, pd *partData, first int, added []int, live int) (*hnsw.Graph[uint32], string, error) {
+	_, dims := pd.primary()
+	layers, err := disk.ReadGraph(path, dims, len(pd.chunks))
+	if err != nil {
+		return nil, err.Error(), nil
+	}
+	if why := checkGraph(layers, pd.deleted, first); why != "" {
+		return nil, why, nil
+	}
+	if tomb := layers[0].Size + len(added) - live; float64(tomb) > graphTombstones*float64(live) {
+		return nil, fmt.Sprintf("%d tombstoned nodes for %d live chunks", tomb, live), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err.Error(), nil
+	}
+	g := newGraph(cfg)
+	err = g.Import(bufio.NewReader(f))
+	f.Close()
+	if err != nil {
+		return nil, fmt.Sprintf("import graph: %v", err), nil
+	}
+	vecs, _ := pd.primary()
+	for j, i := range added {
+		if j%1024 == 0 && ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		g.Add(hnsw.MakeNode(uint32(i), vecs[i*dims:(i+1)*dims]))
+	}
+	return g, "", nil
+}
+
+// checkGraph says what is wrong with a base graph that Add would extend,
+// or "" when nothing is: every layer has a node, every neighbour is a
+// node of its layer, every node of an upper layer is one of the layer
+// below, every live slot below first is a node and no node is first or
+// beyond.
+func checkGraph(layers []disk.GraphLayer, deleted []bool, first int) string {
+	if len(layers) == 0 {
+		return "graph has no layers"
+	}
+	in := make([][]bool, len(layers))
+	for li, l := range layers {
+		if l.Size == 0 {
+			return fmt.Sprintf("graph layer %d is empty", li)
+		}
+		in[li] = make([]bool, len(deleted))
+		for _, k := range l.Nodes {
+			if int(k) >= first {
+				return fmt.Sprintf("graph node %d is a new slot", k)
+			}
+			in[li][k] = true
+		}
+	}
+	for li := range layers {
+		for _, k := range layers[li].Nodes {
+			if li > 0 && !in[li-1][k] {
+				return fmt.Sprintf("graph node %d is in layer %d, not in layer %d", k, li, li-1)
+			}
+			for _, nb := range layers[li].Neighbors(k) {
+				if !in[li][nb] {
+					return fmt.Sprintf("graph node %d links to %d, not a node of layer %d", k, nb, li)
+				}
+			}
+		}
+	}
+	for i := 0; i < first; i++ {
+		if !deleted[i] && !in[0][i] {
+			return fmt.Sprintf("live slot %d is not in the graph", i)
+		}
+	}
+	return ""
 }

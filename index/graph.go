@@ -27,6 +27,9 @@ func loadFlatGraph(path string, dims, slots, ef int) (*flatGraph, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i := range layers {
+		layers[i].Nodes = nil // search does not need them
+	}
 	return &flatGraph{layers: layers, n: slots, ef: ef}, nil
 }
 

@@ -49,6 +49,7 @@ type Partition struct {
 	remoteDims  int
 	remoteCalib Calibration
 	graph       *flatGraph
+	live        int // slots not deleted
 	lex         bleve.Index
 	address     slotIndex
 	aliases     map[string]string
@@ -230,6 +231,7 @@ func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 		if p.deleted[i] {
 			continue
 		}
+		p.live++
 		p.byID.add(c.ID, int32(i))
 		if c.DocID != c.ID {
 			p.byID.add(c.DocID, int32(i))
@@ -359,15 +361,23 @@ func (p *Partition) Calibrate(raw float64, primary bool) float64 {
 
 // Dense returns up to k live chunks nearest to q in the primary space,
 // scored by exact raw cosine, best first. With a graph it over-fetches
-// overfetch*k graph candidates before the exact re-score; small partitions
-// are scanned exactly. A q of the wrong dimension is an error, never a panic.
+// overfetch*k graph candidates (more in proportion to the graph's
+// tombstoned nodes, which it drops) before the exact re-score; small
+// partitions are scanned exactly. A q of the wrong dimension is an error,
+// never a panic.
 func (p *Partition) Dense(q []float32, k, overfetch int) ([]Hit, error) {
 	if len(q) != p.PrimaryDims() {
 		return nil, fmt.Errorf("query dims %d != index dims %d", len(q), p.PrimaryDims())
 	}
 	var hits []Hit
 	if p.graph != nil {
-		found := p.graph.search(q, max(k*overfetch, k), func(key uint32) []float32 { return p.vec(int(key)) })
+		n := max(k*overfetch, k)
+		if nodes := p.graph.layers[0].Size; nodes > p.live && p.live > 0 {
+			// Slots tombstoned by Add stay graph nodes (see extendGraph)
+			// and take places among the candidates: ask for more.
+			n += (n*(nodes-p.live) + p.live - 1) / p.live
+		}
+		found := p.graph.search(q, n, func(key uint32) []float32 { return p.vec(int(key)) })
 		hits = make([]Hit, 0, len(found))
 		for _, f := range found {
 			i := int(f.key)

@@ -467,12 +467,13 @@ func newGraph(cfg Config) *hnsw.Graph[uint32] {
 	return g
 }
 
-// graphDelta, when non-nil, extends an existing graph (Add) instead of
-// building a new one.
+// graphDelta, when non-nil, extends an existing graph and Bleve index
+// (Add) instead of building new ones.
 type graphDelta struct {
 	base    string // directory holding the old partition
-	added   []int
-	removed []int
+	first   int    // slots of the old partition
+	added   []int  // new live slots
+	removed []int  // slots tombstoned by this add (kept in the graph, see extendGraph)
 	bleve   string // already-copied bleve dir to update
 }
 
@@ -519,25 +520,20 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 	// Dense graph over the primary vectors (small partitions are scanned exactly).
 	vecs, dims := pd.primary()
 	if live >= cfg.HNSW.ExactBelow && live > 0 {
-		g := newGraph(cfg)
+		var g *hnsw.Graph[uint32]
 		if delta != nil {
-			if f, err := os.Open(filepath.Join(delta.base, disk.GraphFile)); err == nil {
-				err = g.Import(bufio.NewReader(f))
-				f.Close()
-				if err != nil {
-					return info, fmt.Errorf("import graph: %w", err)
-				}
-				for _, i := range delta.removed {
-					g.Delete(uint32(i))
-				}
-				for _, i := range delta.added {
-					g.Add(hnsw.MakeNode(uint32(i), vecs[i*dims:(i+1)*dims]))
-				}
-			} else {
-				delta = &graphDelta{bleve: delta.bleve}
+			var why string
+			var err error
+			g, why, err = extendGraph(ctx, cfg, filepath.Join(delta.base, disk.GraphFile), pd, delta.first, delta.added, live)
+			if err != nil {
+				return info, err
+			}
+			if g == nil {
+				log.Info("graph rebuilt", zap.String("tenant", pd.tenant), zap.String("kb", pd.kb), zap.String("why", why))
 			}
 		}
-		if g.Len() == 0 {
+		if g == nil {
+			g = newGraph(cfg)
 			for i := range pd.chunks {
 				if i%1024 == 0 && ctx.Err() != nil {
 					return info, ctx.Err()
@@ -563,6 +559,10 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 			return info, fmt.Errorf("export graph: %w", err)
 		}
 		info.Graph = true
+	} else if err := os.Remove(filepath.Join(dir, disk.GraphFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		// Add copied the base partition: its graph would go stale here
+		// and be extended by a later add.
+		return info, fmt.Errorf("remove stale graph: %w", err)
 	}
 	// Lexical index.
 	if err := writeBleve(filepath.Join(dir, disk.BleveDir), pd, delta); err != nil {

@@ -15,8 +15,9 @@ type GraphLayer struct {
 	Offsets map[uint32][2]uint32 // key -> [start, end) into Adj (upper layers)
 	Base    [][2]uint32          // key -> [start, end) into Adj (layer 0, slot-indexed)
 	Adj     []uint32
-	Entry   uint32 // the layer's first node
-	Size    int    // nodes in the layer
+	Entry   uint32   // the layer's first node
+	Size    int      // nodes in the layer
+	Nodes   []uint32 // the layer's node keys in file order (Size of them)
 }
 
 // Neighbors returns the neighbours of key k in the layer.
@@ -131,7 +132,9 @@ func ReadGraph(path string, dims, slots int) ([]GraphLayer, error) {
 			}
 			if j == 0 {
 				l.Entry = key
+				l.Nodes = make([]uint32, 0, nNodes)
 			}
+			l.Nodes = append(l.Nodes, key)
 		}
 	}
 	if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
