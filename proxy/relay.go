@@ -215,13 +215,13 @@ func (r *relay) run(ctx context.Context, w *bufio.Writer, first sseEvent) {
 		}
 		r.emitString("[DONE]")
 	}
+	r.flush()
 	if r.up != nil {
 		// The upstream answer is over: its connection goes back to the
-		// pool before the client reads [DONE], so the client's next
-		// request finds it (TestStreamConnectionReused).
+		// pool now, while the client reads [DONE] (reading the body's end
+		// may wait a moment, which must not delay [DONE]).
 		r.up.Close()
 	}
-	r.flush()
 	if !r.finished {
 		// The answer never finished (client gone, upstream failed): join
 		// the sentence checks the turn started before the request ends.

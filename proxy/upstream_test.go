@@ -55,9 +55,9 @@ func countedMock(t *testing.T, mutate func(*testCfg)) (*testServer, *countingLis
 }
 
 // Streams read to their end give their upstream connection back: ten
-// streamed answers one after the other use one upstream connection (the
-// relay stops at [DONE] and the upstream client reads the body's end
-// before it pools the connection).
+// streamed answers one after the other use at most two upstream
+// connections (the relay stops at [DONE] and the upstream client reads the
+// body's end before it pools the connection).
 func TestStreamConnectionReused(t *testing.T) {
 	ts, ln := countedMock(t, nil)
 	for i := range 10 {
@@ -76,8 +76,12 @@ func TestStreamConnectionReused(t *testing.T) {
 		}
 		st.Close()
 	}
-	if n := ln.n.Load(); n != 1 {
-		t.Errorf("10 streams in a row opened %d upstream connections, want 1", n)
+	// The relay pools the connection right after it flushed [DONE], so a
+	// client quick enough to send its next request before that finds the
+	// pool empty and the proxy dials a second connection; a third is never
+	// needed for requests one after the other. Without reuse: 10.
+	if n := ln.n.Load(); n > 2 {
+		t.Errorf("10 streams in a row opened %d upstream connections, want at most 2", n)
 	}
 }
 
