@@ -136,15 +136,8 @@ func TestRelayCoalesces(t *testing.T) {
 	reads := []string{ev("a") + ev("b") + ev("c"), ev("d"), ev("e") + finish}
 	up := &stepReader{reads: reads}
 	var sink countWriter
-	w := bufio.NewWriter(&sink)
 	src := newSSEReader(up, 1<<20)
 	defer src.release()
-	cfg := DefaultConfig()
-	cfg.Server.DisconnectProbe = time.Hour
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	s := &Server{m: newMetrics(), log: nopLogger()}
-	r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: passTurn{}, log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src, nil)
 	up.before = func(i int) {
 		// Before read i, everything of reads[:i] must have been written.
 		want := int64(strings.Count(strings.Join(reads[:i], ""), "data: "))
@@ -155,12 +148,7 @@ func TestRelayCoalesces(t *testing.T) {
 			t.Errorf("before read %d: %d events written, want %d", i, sink.events, want)
 		}
 	}
-	first, ok, err := src.next(nil)
-	if !ok || err != nil {
-		t.Fatal(ok, err)
-	}
-	r.run(ctx, w, first)
-	r.free()
+	relayPass(t, context.Background(), src, &sink)
 	if sink.events != 7 || sink.writes != 3 {
 		t.Errorf("%d events in %d writes, want 7 in 3 (one per upstream read)", sink.events, sink.writes)
 	}
@@ -308,23 +296,13 @@ func TestRelayCoalescesChunkedUpstream(t *testing.T) {
 	}
 	src := newSSEReader(resp, 1<<20)
 	defer func() { resp.Close(); src.release() }()
-	cfg := DefaultConfig()
-	cfg.Server.DisconnectProbe = time.Hour
-	s := &Server{m: newMetrics(), log: nopLogger()}
-	r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: passTurn{}, log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src, nil)
-	w := bufio.NewWriter(writerFunc(func(p []byte) (int, error) {
+	relayPass(t, ctx, src, writerFunc(func(p []byte) (int, error) {
 		n, err := sink.Write(p)
 		if sink.events == 3 {
 			close(wrote3)
 		}
 		return n, err
 	}))
-	first, ok, err := src.next(nil)
-	if !ok || err != nil {
-		t.Fatal(ok, err)
-	}
-	r.run(ctx, w, first)
-	r.free()
 	if sink.events != 6 || sink.writes != 2 {
 		t.Errorf("%d events in %d writes, want 6 in 2 (a, b, c together; then d, the finish and [DONE])", sink.events, sink.writes)
 	}
@@ -333,3 +311,21 @@ func TestRelayCoalescesChunkedUpstream(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// relayPass relays src to w as a pass-through stream (no disconnect probe:
+// w is not a connection) until the stream ends.
+func relayPass(t *testing.T, ctx context.Context, src *sseReader, w io.Writer) {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Server.DisconnectProbe = time.Hour
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s := &Server{m: newMetrics(), log: nopLogger()}
+	r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: passTurn{}, log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src, nil)
+	first, ok, err := src.next(nil)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	r.run(ctx, bufio.NewWriter(w), first)
+	r.free()
+}
