@@ -1,0 +1,61 @@
+package proxy
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// An https upstream (as the real ones are): the stream is read through the
+// TLS connection fasthttp wraps around the tracked one, and cancelling the
+// request's context ends a read that is waiting on it.
+func TestStreamOverTLS(t *testing.T) {
+	release := make(chan struct{})
+	up := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range 3 {
+			fmt.Fprintf(w, "data: {\"n\":%d}\n\n", i)
+			w.(http.Flusher).Flush()
+		}
+		select { // then stall until the test ends
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer up.Close()
+	defer close(release)
+	fast := newFastClient(4, 1<<20, time.Second, time.Second, nil)
+	fast.TLSConfig = &tls.Config{RootCAs: up.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
+	u := newUpstream(up.URL+"/v1", "", fast)
+	defer u.close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	resp, err := u.postStream(ctx, "/chat/completions", []byte(`{}`), time.Now().Add(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := newSSEReader(resp, 1<<20)
+	defer func() { resp.Close(); src.release() }()
+	for i := range 3 {
+		ev, ok, err := src.next(nil)
+		if !ok || err != nil || string(ev.Data) != fmt.Sprintf(`{"n":%d}`, i) {
+			t.Fatalf("event %d: %q %v %v", i, ev.Data, ok, err)
+		}
+	}
+	stopped := errors.New("test stops the stream")
+	cancelled := make(chan struct{})
+	go func() { cancel(stopped); close(cancelled) }()
+	_, ok, err := src.next(nil) // waits on the stalled upstream until the cancel closes the connection
+	<-cancelled
+	if ok || err == nil {
+		t.Fatalf("read after cancel: ok=%v err=%v, want an error", ok, err)
+	}
+	if context.Cause(ctx) != stopped {
+		t.Fatalf("cause %v", context.Cause(ctx))
+	}
+}
