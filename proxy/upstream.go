@@ -56,7 +56,7 @@ type upstream struct {
 // read answer is never retried.
 func newFastClient(maxConns, maxBody int, idle, wait time.Duration, dial fasthttp.DialFunc) *fasthttp.Client {
 	if dial == nil {
-		dial = (&fasthttp.TCPDialer{Concurrency: 0}).Dial
+		dial = upstreamDialer.Dial
 	}
 	c := &fasthttp.Client{
 		Name:                          "answer-guard",
@@ -79,6 +79,11 @@ func newFastClient(maxConns, maxBody int, idle, wait time.Duration, dial fasthtt
 	}
 	return c
 }
+
+// upstreamDialer dials every server's upstream connections: a TCPDialer
+// starts a DNS-cache cleaner that lives as long as the process, so one is
+// shared rather than one per Server (tests and bench start many).
+var upstreamDialer = &fasthttp.TCPDialer{Concurrency: 0}
 
 // connFailedBeforeAnswer reports errors that mean the request never got a
 // response byte: the upstream had closed the (reused) connection, so the
