@@ -79,14 +79,22 @@ type RemoteConfig struct {
 
 // HNSWConfig configures coder/hnsw.
 type HNSWConfig struct {
-	M        int     `yaml:"m"`
-	Ml       float64 `yaml:"ml"`
-	EfSearch int     `yaml:"ef_search"`
+	M  int     `yaml:"m"`
+	Ml float64 `yaml:"ml"`
+	// EfSearch is coder/hnsw's search breadth while it inserts nodes at
+	// build time. Queries do not read it: the beam of our graph search is
+	// max(64, k x overfetch), 240 at the retrieve defaults.
+	EfSearch int `yaml:"ef_search"`
 	// ExactBelow: partitions with fewer live chunks are scanned exactly
-	// (SIMD dot products) instead of through the graph. The graph (built by
-	// coder/hnsw, searched by our beam search) still loses recall: SciFact
-	// dense nDCG@10 0.34 through it vs 0.41 exact (coder/hnsw's own search:
-	// 0.13), so it is used only where a scan would be too slow.
+	// (SIMD dot products, bounded top-k) instead of through the graph. The
+	// graph (built by coder/hnsw, searched by our beam search) loses most
+	// of the recall: SciFact dense nDCG@10 0.34 through it vs 0.41 exact;
+	// on KJV (31,102 verses) recall@10 against the exact scan is 0.17 at
+	// the retrieve defaults and 0.21 with a 512 beam, because coder/hnsw's
+	// insertion search stops early and its eviction drops back-links, so
+	// the graph itself is poor. The exact scan of KJV takes p50 1.4 ms,
+	// p99 2.2 ms (100k chunks: p50 6.1 ms), so the graph is used only
+	// above 50,000 live chunks (docs/bench.md, 2026-11-24).
 	ExactBelow int `yaml:"exact_below"`
 }
 
@@ -109,7 +117,7 @@ func DefaultConfig() Config {
 			Calibration: [][2]float64{{0, 0}, {1, 1}},
 		},
 		CacheMB:  64,
-		HNSW:     HNSWConfig{M: 16, Ml: 0.25, EfSearch: 64, ExactBelow: 20000},
+		HNSW:     HNSWConfig{M: 16, Ml: 0.25, EfSearch: 64, ExactBelow: 50000},
 		HaluGate: defaultHaluGate(),
 	}
 }

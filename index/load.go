@@ -386,12 +386,7 @@ func (p *Partition) Dense(q []float32, k, overfetch int) ([]Hit, error) {
 			}
 		}
 	} else {
-		hits = make([]Hit, 0, len(p.chunks))
-		for i := range p.chunks {
-			if !p.deleted[i] {
-				hits = append(hits, Hit{i, p.Cosine(q, i)})
-			}
-		}
+		hits = p.scanTopK(q, k)
 	}
 	slices.SortFunc(hits, func(a, b Hit) int {
 		if a.Score != b.Score {
@@ -439,4 +434,58 @@ func (p *Partition) Address(s string) []int {
 		}
 	}
 	return out
+}
+
+// worse orders hits as Dense returns them reversed: a is worse than b
+// when it scores lower, or equal with a higher slot.
+func worse(a, b Hit) bool {
+	return a.Score < b.Score || a.Score == b.Score && a.Index > b.Index
+}
+
+// scanTopK is the exact scan: the k best live chunks for q, unordered,
+// kept in a bounded heap (worst at the root) instead of scoring into a
+// slice of every chunk and sorting it, which took most of a KJV-sized
+// scan's time.
+func (p *Partition) scanTopK(q []float32, k int) []Hit {
+	h := make([]Hit, 0, min(k, p.live))
+	if k <= 0 {
+		return h
+	}
+	for i := range p.chunks {
+		if p.deleted[i] {
+			continue
+		}
+		c := Hit{i, p.Cosine(q, i)}
+		if len(h) < k {
+			h = append(h, c)
+			for j := len(h) - 1; j > 0; { // sift up
+				parent := (j - 1) / 2
+				if !worse(h[j], h[parent]) {
+					break
+				}
+				h[j], h[parent] = h[parent], h[j]
+				j = parent
+			}
+			continue
+		}
+		if !worse(h[0], c) {
+			continue
+		}
+		h[0] = c
+		for j := 0; ; { // sift down
+			l, m := 2*j+1, j
+			if l < len(h) && worse(h[l], h[m]) {
+				m = l
+			}
+			if r := l + 1; r < len(h) && worse(h[r], h[m]) {
+				m = r
+			}
+			if m == j {
+				break
+			}
+			h[j], h[m] = h[m], h[j]
+			j = m
+		}
+	}
+	return h
 }
