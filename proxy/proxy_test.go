@@ -6,11 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -449,16 +451,29 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
-	// Oversized headers and a wrong method.
-	req, _ := http.NewRequest("POST", ts.base+"/chat/completions", strings.NewReader(`{}`))
-	req.Header.Set("X-Big", strings.Repeat("h", 40<<10))
-	if resp, err := http.DefaultClient.Do(req); err != nil {
-		t.Errorf("oversized headers: %v, want a 431 response", err)
-	} else {
+	// Oversized headers and a wrong method. The server answers 431 and
+	// closes the connection with the rest of the headers unread, so the
+	// kernel resets it; about 1 run in 100 the reset reaches the client
+	// while it is still writing, before it read the 431 (a transport race
+	// on the client side, also on the build before the fasthttp upstream
+	// change). A reset is tried again, at most 5 times; any other answer
+	// than 431 fails at once.
+	for attempt := 1; ; attempt++ {
+		req, _ := http.NewRequest("POST", ts.base+"/chat/completions", strings.NewReader(`{}`))
+		req.Header.Set("X-Big", strings.Repeat("h", 40<<10))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			if attempt < 5 && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)) {
+				continue
+			}
+			t.Errorf("oversized headers: %v, want a 431 response", err)
+			break
+		}
 		if resp.StatusCode != 431 {
 			t.Errorf("oversized headers: got %d, want 431", resp.StatusCode)
 		}
 		resp.Body.Close()
+		break
 	}
 	resp, err := http.Get(ts.base + "/chat/completions")
 	if err != nil {
