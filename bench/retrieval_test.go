@@ -3,21 +3,15 @@ package bench
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/answer-guard/guard/internal/evaldata"
 )
 
 func retrievalDataRoot(tb testing.TB) string {
 	tb.Helper()
-	d := os.Getenv("GUARD_DATA")
-	if d == "" {
-		d = filepath.Join("..", "..", "shared", "data")
-	}
-	if _, err := os.Stat(filepath.Join(d, "scifact", "beir", "corpus.jsonl")); err != nil {
-		tb.Skipf("scifact data absent at %s (set GUARD_DATA): %v", d, err)
-	}
-	return d
+	evaldata.Require(tb, "scifact data", "scifact", "beir", "corpus.jsonl")
+	return evaldata.Root()
 }
 
 func TestNDCGAndRecall(t *testing.T) {

@@ -3,24 +3,17 @@ package bench
 import (
 	"context"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/answer-guard/guard/internal/evaldata"
 
 	"github.com/answer-guard/guard/judge"
 )
 
 func dataDir(tb testing.TB) string {
 	tb.Helper()
-	d := os.Getenv("GUARD_DATA")
-	if d == "" {
-		d = filepath.Join("..", "..", "shared", "data")
-	}
-	if _, err := os.Stat(d); err != nil {
-		tb.Skipf("evaluation data absent at %s (set GUARD_DATA): %v", d, err)
-	}
-	return d
+	return evaldata.Require(tb, "evaluation data")
 }
 
 // TestVerifyQuality scores the local verifier on SciFact, WiCE and

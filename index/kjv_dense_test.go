@@ -4,28 +4,21 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/answer-guard/guard/internal/evaldata"
+
 	"go.uber.org/zap"
 )
 
-// kjvDocsPath locates ../shared/data/kjv/kjv.jsonl (or $GUARD_DATA/kjv),
+// kjvDocsPath is ../shared/data/kjv/kjv.jsonl (or under $GUARD_DATA),
 // skipping when absent.
 func kjvDocsPath(tb testing.TB) string {
 	tb.Helper()
-	root := os.Getenv("GUARD_DATA")
-	if root == "" {
-		root = filepath.Join("..", "..", "shared", "data")
-	}
-	p := filepath.Join(root, "kjv", "kjv.jsonl")
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("KJV data absent at %s (set GUARD_DATA): %v", p, err)
-	}
-	return p
+	return evaldata.Require(tb, "KJV data", "kjv", "kjv.jsonl")
 }
 
 // BenchmarkKJVDense measures the dense lane on KJV (31,102 verses; built

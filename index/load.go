@@ -1,6 +1,7 @@
 package index
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -12,9 +13,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/answer-guard/guard/index/internal/disk"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/viterin/vek/vek32"
+
+	"github.com/answer-guard/guard/index/internal/disk"
 )
 
 // Snapshot is a loaded, read-only index snapshot. It is immutable after
@@ -436,18 +438,29 @@ func (p *Partition) Address(s string) []int {
 	return out
 }
 
-// worse orders hits as Dense returns them reversed: a is worse than b
-// when it scores lower, or equal with a higher slot.
+// worse: a scores lower than b, or equal with a higher slot (Dense's
+// order reversed).
 func worse(a, b Hit) bool {
 	return a.Score < b.Score || a.Score == b.Score && a.Index > b.Index
 }
 
+// worstFirst is a heap of hits with the worst at the root, for the exact
+// scan's bounded top k. Only heap.Init and heap.Fix are used, which box
+// nothing.
+type worstFirst []Hit
+
+func (h worstFirst) Len() int           { return len(h) }
+func (h worstFirst) Less(i, j int) bool { return worse(h[i], h[j]) }
+func (h worstFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *worstFirst) Push(x any)        { *h = append(*h, x.(Hit)) }
+func (h *worstFirst) Pop() any          { o := *h; x := o[len(o)-1]; *h = o[:len(o)-1]; return x }
+
 // scanTopK is the exact scan: the k best live chunks for q, unordered,
-// kept in a bounded heap (worst at the root) instead of scoring into a
-// slice of every chunk and sorting it, which took most of a KJV-sized
-// scan's time.
+// kept in a bounded heap (container/heap, as the graph search) instead of
+// scoring into a slice of every chunk and sorting it, which took most of
+// a KJV-sized scan's time.
 func (p *Partition) scanTopK(q []float32, k int) []Hit {
-	h := make([]Hit, 0, min(k, p.live))
+	h := make(worstFirst, 0, min(k, p.live))
 	if k <= 0 {
 		return h
 	}
@@ -456,35 +469,14 @@ func (p *Partition) scanTopK(q []float32, k int) []Hit {
 			continue
 		}
 		c := Hit{i, p.Cosine(q, i)}
-		if len(h) < k {
-			h = append(h, c)
-			for j := len(h) - 1; j > 0; { // sift up
-				parent := (j - 1) / 2
-				if !worse(h[j], h[parent]) {
-					break
-				}
-				h[j], h[parent] = h[parent], h[j]
-				j = parent
+		switch {
+		case len(h) < k:
+			if h = append(h, c); len(h) == k {
+				heap.Init(&h)
 			}
-			continue
-		}
-		if !worse(h[0], c) {
-			continue
-		}
-		h[0] = c
-		for j := 0; ; { // sift down
-			l, m := 2*j+1, j
-			if l < len(h) && worse(h[l], h[m]) {
-				m = l
-			}
-			if r := l + 1; r < len(h) && worse(h[r], h[m]) {
-				m = r
-			}
-			if m == j {
-				break
-			}
-			h[j], h[m] = h[m], h[j]
-			j = m
+		case worse(h[0], c):
+			h[0] = c
+			heap.Fix(&h, 0)
 		}
 	}
 	return h

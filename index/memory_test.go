@@ -2,14 +2,14 @@ package index
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"testing"
 
-	"github.com/answer-guard/guard/index/internal/disk"
 	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/index/internal/disk"
 )
 
 // BenchmarkMemoryBreakdown100k loads a 100,000-chunk snapshot (KJV verses
@@ -17,15 +17,7 @@ import (
 // one at a time, with a GC before each reading. Run with -benchtime 1x; it
 // needs ../shared/data (or GUARD_DATA).
 func BenchmarkMemoryBreakdown100k(b *testing.B) {
-	root := os.Getenv("GUARD_DATA")
-	if root == "" {
-		root = filepath.Join("..", "..", "shared", "data")
-	}
-	path := filepath.Join(root, "kjv", "kjv.jsonl")
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("KJV data absent at %s (set GUARD_DATA): %v", path, err)
-	}
-	docs, _, err := ReadDocs([]string{path}, true)
+	docs, _, err := ReadDocs([]string{kjvDocsPath(b)}, true)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -71,11 +71,11 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	var stop func(error)
 	if req.stream {
 		base, cancel := context.WithCancelCause(context.Background())
-		ctx, cancelTimeout := context.WithTimeoutCause(base, rt.cfg.Upstream.RequestTimeout, errRequestTimeout)
-		upctx, stop = ctx, func(err error) { cancel(err); cancelTimeout() }
+		c, cancelTimeout := context.WithTimeoutCause(base, rt.cfg.Upstream.RequestTimeout, errRequestTimeout)
+		upctx, stop = c, func(err error) { cancel(err); cancelTimeout() }
 	} else {
-		ctx, cancel := context.WithTimeoutCause(context.Background(), rt.cfg.Upstream.RequestTimeout, errRequestTimeout)
-		upctx, stop = ctx, func(error) { cancel() }
+		c, cancel := context.WithTimeoutCause(context.Background(), rt.cfg.Upstream.RequestTimeout, errRequestTimeout)
+		upctx, stop = c, func(error) { cancel() }
 	}
 
 	turn, err := rt.pipe.Begin(upctx, TurnRequest{Tenant: tenant, KB: kb, Model: req.model, Stream: req.stream, Query: req.query, Actions: req.actions})

@@ -261,13 +261,20 @@ func (s *upStream) Close() error {
 	if reusable && !s.eof {
 		s.drain()
 	}
-	if !reusable || !s.eof {
-		s.resp.SetConnectionClose()
-	}
-	s.resp.CloseBodyStream() //nolint:errcheck // closing only releases
-	fasthttp.ReleaseResponse(s.resp)
-	fasthttp.ReleaseRequest(s.req)
+	releaseStream(s.req, s.resp, reusable && s.eof)
 	return nil
+}
+
+// releaseStream gives a streamed request and its response back to
+// fasthttp's pools; the connection goes back to the client's pool only
+// when pool is true, else it is closed.
+func releaseStream(req *fasthttp.Request, resp *fasthttp.Response, pool bool) {
+	if !pool {
+		resp.SetConnectionClose()
+	}
+	resp.CloseBodyStream() //nolint:errcheck // closing only releases
+	fasthttp.ReleaseResponse(resp)
+	fasthttp.ReleaseRequest(req)
 }
 
 // setBeforeRead makes f run right before the stream reads from the
@@ -304,10 +311,7 @@ func (u *upstream) postStream(ctx context.Context, path string, body []byte, fir
 	req.SetBodyRaw(body)
 	resp.StreamBody = true
 	fail := func(err error) (*upStream, error) {
-		resp.SetConnectionClose()
-		resp.CloseBodyStream() //nolint:errcheck // closing only releases
-		fasthttp.ReleaseResponse(resp)
-		fasthttp.ReleaseRequest(req)
+		releaseStream(req, resp, false)
 		return nil, err
 	}
 	if err := u.do(req, resp, deadline, timeout); err != nil {

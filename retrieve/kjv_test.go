@@ -14,23 +14,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/answer-guard/guard/internal/evaldata"
+
+	"go.uber.org/zap"
+
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/internal/leaktest"
-	"go.uber.org/zap"
 )
 
-// kjvPath locates ../shared/data/kjv (or $GUARD_DATA/kjv).
+// kjvPath is ../shared/data/kjv/kjv.jsonl (or under $GUARD_DATA),
+// skipping when absent.
 func kjvPath(tb testing.TB) string {
 	tb.Helper()
-	root := os.Getenv("GUARD_DATA")
-	if root == "" {
-		root = filepath.Join("..", "..", "shared", "data")
-	}
-	p := filepath.Join(root, "kjv", "kjv.jsonl")
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("KJV data absent at %s (set GUARD_DATA): %v", p, err)
-	}
-	return p
+	return evaldata.Require(tb, "KJV data", "kjv", "kjv.jsonl")
 }
 
 var (
