@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -63,7 +62,6 @@ func relayTurn(t testing.TB, upstream []byte, includeUsage bool, turn Turn) stri
 	src := newSSEReader(bytes.NewReader(upstream), 4096)
 	defer src.release()
 	var out bytes.Buffer
-	w := bufio.NewWriter(&out)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	s := &Server{m: newMetrics(), log: nopLogger()}
@@ -74,7 +72,7 @@ func relayTurn(t testing.TB, upstream []byte, includeUsage bool, turn Turn) stri
 	if err != nil || !ok {
 		return ""
 	}
-	r.run(ctx, w, first)
+	r.run(ctx, &out, first)
 	return out.String()
 }
 

@@ -207,20 +207,17 @@ func (s *Server) direct(ctx *fasthttp.RequestCtx, upctx context.Context, x *exch
 	}
 	events = append(events, "[DONE]")
 	setSSEHeaders(ctx)
-	s.streams.Add(1)
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		defer s.streams.Done()
-		for i, e := range events {
-			if writeEvent(w, e) != nil {
-				l.failure = errClientGone
-				break
-			}
-			if i == 1 {
-				l.ttft = time.Since(l.start)
-			}
-		}
-		s.summarize(l)
-	})
+	// The whole answer is known: it goes out as one body, with the header,
+	// in one write.
+	var body []byte
+	for _, e := range events {
+		body = append(body, "data: "...)
+		body = append(body, e...)
+		body = append(body, "\n\n"...)
+	}
+	ctx.SetBody(body)
+	l.ttft = time.Since(l.start)
+	s.summarize(l)
 }
 
 func jsonString(s string) string {
@@ -234,17 +231,9 @@ func setSSEHeaders(ctx *fasthttp.RequestCtx) {
 	ctx.Response.Header.Set("X-Accel-Buffering", "no")
 }
 
-// writeEvent writes one SSE data event and flushes it at once.
-func writeEvent(w *bufio.Writer, data string) error {
-	w.WriteString("data: ")
-	w.WriteString(data)
-	w.WriteString("\n\n")
-	return w.Flush()
-}
-
 // streamChat opens the upstream stream and, once its first event arrived
 // (so that a refusal or a timeout can still get a real status), hands the
-// rest to the relay in the body stream writer.
+// rest to the relay, which fasthttp reads as the response body.
 func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte) {
 	rt, l, stop := x.rt, x.log, x.stop
 	t0 := time.Now()
@@ -285,16 +274,33 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	}
 	setSSEHeaders(ctx)
 	r := newRelay(x, src, ctx.Conn())
-	r.up = resp
+	r.up, r.ctx, r.first, r.release = resp, upctx, first, release
 	s.streams.Add(1)
+	if cw, ok := ctx.Conn().(*clientConn); ok {
+		// The relay writes the chunks itself (relay.Read): the header goes
+		// out before the first Read, held back to leave with the first
+		// chunk.
+		r.cw, r.chunked = cw, true
+		cw.holdNext(1)
+		ctx.Response.ImmediateHeaderFlush = true
+		ctx.Response.SetBodyStream(r, -1)
+		return
+	}
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		defer s.streams.Done()
-		// The upstream stream is closed before its context ends: a context
-		// that ends first closes the connection (upstream.postStream),
-		// which a finished stream would have given back to the pool.
-		defer stop(nil)
-		defer release()
-		r.run(upctx, w, first)
-		r.free()
+		// A connection the server did not accept itself (ServeConn).
+		r.ran = true
+		r.run(upctx, flushWriter{w}, first)
+		r.Close()
 	})
+}
+
+// flushWriter flushes after every write.
+type flushWriter struct{ w *bufio.Writer }
+
+func (f flushWriter) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err == nil {
+		err = f.w.Flush()
+	}
+	return n, err
 }

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -35,11 +34,20 @@ type relay struct {
 	conn net.Conn  // the client connection, only peeked at by the probe
 	pass bool      // the pass-through turn: content is relayed as it is
 
+	// As the body of a served stream (Read, Close): the relay writes its
+	// chunks to cw, the client connection, itself.
+	cw      *clientConn
+	ctx     context.Context
+	first   sseEvent
+	release func() // closes the upstream answer and frees src
+	ran     bool   // Read or Close started the stream's end
+
 	// ps holds the mutex that guards w, lastWrite and wErr (the probe
 	// writes too). It is per stream, never pooled: a probe tick that fires
 	// after the stream ended locks it while r may already serve another.
 	ps        *probeState
-	w         *bufio.Writer
+	w         io.Writer
+	chunked   bool // w is the connection: each write is one HTTP chunk
 	lastWrite time.Time
 	wErr      error
 
@@ -48,7 +56,7 @@ type relay struct {
 	flushFn  func()      // r.flush as a value, made once
 	probeFn  func()      // r.probeTick as a value, made once
 	gone     bool        // a flush failed (relay goroutine only)
-	out      []byte      // events not yet written
+	out      []byte      // chunkRoom bytes, then the events not yet written
 	buf      []byte      // the turn's output for one delta
 	edit     []byte      // a rewritten event
 	text     []byte      // an unescaped content delta
@@ -63,6 +71,10 @@ type relay struct {
 	hasUsage   bool
 }
 
+// chunkRoom is the room kept at the start of relay.out for an HTTP chunk's
+// size line, so that a chunk goes out in one write without a copy.
+const chunkRoom = 10
+
 var relayPool sync.Pool
 
 func newRelay(x *exchange, src *sseReader, conn net.Conn) *relay {
@@ -74,6 +86,9 @@ func newRelay(x *exchange, src *sseReader, conn net.Conn) *relay {
 	_, pass := x.turn.(passTurn)
 	r.ps = &probeState{}
 	r.exchange, r.src, r.conn, r.pass = x, src, conn, pass
+	if len(r.out) < chunkRoom {
+		r.out = make([]byte, chunkRoom, 4<<10)
+	}
 	return r
 }
 
@@ -83,7 +98,7 @@ func (r *relay) free() {
 	if cap(r.out) > keep || cap(r.buf) > keep || cap(r.edit) > keep || cap(r.text) > keep || r.compact.Cap() > keep {
 		return
 	}
-	*r = relay{flushFn: r.flushFn, out: r.out[:0], buf: r.buf[:0], edit: r.edit[:0], text: r.text[:0],
+	*r = relay{flushFn: r.flushFn, out: r.out[:chunkRoom], buf: r.buf[:0], edit: r.edit[:0], text: r.text[:0],
 		compact: r.compact, usage: r.usage[:0]}
 	r.compact.Reset()
 	relayPool.Put(r)
@@ -102,26 +117,61 @@ func (r *relay) emitString(data string) {
 	r.out = append(r.out, "\n\n"...)
 }
 
-// flush writes and flushes the queued events in one go. On failure the
-// client is gone and the upstream request is cancelled.
+// flush writes the queued events in one write. On failure the client is
+// gone and the upstream request is cancelled.
 func (r *relay) flush() {
-	if len(r.out) == 0 || r.gone {
-		r.out = r.out[:0]
+	if len(r.out) == chunkRoom || r.gone {
+		r.out = r.out[:chunkRoom]
+		if r.cw != nil && !r.gone {
+			// Nothing queued, but the client may still be owed the held
+			// response header: send it before the relay waits.
+			r.ps.mu.Lock()
+			if r.wErr == nil {
+				r.writeDone(r.cw.release())
+			}
+			r.ps.mu.Unlock()
+		}
 		return
 	}
 	r.ps.mu.Lock()
 	if r.wErr == nil {
-		r.w.Write(r.out)
-		if err := r.w.Flush(); err != nil {
-			r.wErr = err
-			r.stop(errClientGone)
-		} else {
-			r.lastWrite = time.Now()
-		}
+		_, err := r.w.Write(r.frame())
+		r.writeDone(err)
 	}
 	r.gone = r.wErr != nil
 	r.ps.mu.Unlock()
-	r.out = r.out[:0]
+	r.out = r.out[:chunkRoom]
+}
+
+// writeDone records the outcome of a write to the client (under ps.mu).
+func (r *relay) writeDone(err error) {
+	if err != nil {
+		r.wErr = err
+		r.stop(errClientGone)
+		return
+	}
+	r.lastWrite = time.Now()
+}
+
+// frame returns the queued events as one write: as they are, or as one
+// HTTP chunk when w is the connection (the size line goes in the room
+// kept before them).
+func (r *relay) frame() []byte {
+	if !r.chunked {
+		return r.out[chunkRoom:]
+	}
+	n := len(r.out) - chunkRoom
+	r.out = append(r.out, "\r\n"...)
+	i := chunkRoom - 2
+	r.out[i], r.out[i+1] = '\r', '\n'
+	for {
+		i--
+		r.out[i] = hexDigits[n&0xF]
+		if n >>= 4; n == 0 {
+			break
+		}
+	}
+	return r.out[i:]
 }
 
 // probeTick runs every server.disconnect_probe while the stream lasts (a
@@ -145,12 +195,12 @@ func (r *relay) probeTick(p *probeState, every time.Duration) {
 		r.stop(errClientGone)
 	}
 	if r.wErr == nil && time.Since(r.lastWrite) >= every {
-		r.w.WriteString(": keep-alive\n\n")
-		if err := r.w.Flush(); err != nil {
-			r.wErr = err
-			r.stop(errClientGone)
+		keep := ": keep-alive\n\n"
+		if r.chunked {
+			keep = "e\r\n" + keep + "\r\n"
 		}
-		r.lastWrite = time.Now()
+		_, err := io.WriteString(r.w, keep)
+		r.writeDone(err)
 	}
 	if r.wErr == nil {
 		p.t.Reset(every)
@@ -163,7 +213,7 @@ type probeState struct {
 	ended bool // the run is over (guarded by mu)
 }
 
-func (r *relay) run(ctx context.Context, w *bufio.Writer, first sseEvent) {
+func (r *relay) run(ctx context.Context, w io.Writer, first sseEvent) {
 	r.w, r.lastWrite = w, time.Now()
 	every := r.rt.cfg.Server.DisconnectProbe
 	p := r.ps
@@ -215,11 +265,28 @@ func (r *relay) run(ctx context.Context, w *bufio.Writer, first sseEvent) {
 		}
 		r.emitString("[DONE]")
 	}
-	r.flush()
+	if r.cw != nil && r.chunked && !r.gone {
+		// The last chunk waits for the end of the body that fasthttp
+		// writes once Read returns (clientConn): "0\r\n" is held too, the
+		// trailer's "\r\n" sends all three in one write.
+		r.ps.mu.Lock()
+		if r.wErr == nil {
+			if len(r.out) > chunkRoom {
+				r.cw.holdWrite(r.frame(), 1)
+			} else {
+				r.cw.holdNext(1)
+			}
+		}
+		r.ps.mu.Unlock()
+		r.out = r.out[:chunkRoom]
+	} else {
+		r.flush()
+	}
 	if r.up != nil {
 		// The upstream answer is over: its connection goes back to the
-		// pool now, while the client reads [DONE] (reading the body's end
-		// may wait a moment, which must not delay [DONE]).
+		// pool now. Reading the body's end rarely waits (the terminator
+		// came with [DONE]); when it would, src's hook (r.flush) sends
+		// what the client is owed first, so [DONE] is never delayed.
 		r.up.Close()
 	}
 	if !r.finished {
@@ -228,6 +295,44 @@ func (r *relay) run(ctx context.Context, w *bufio.Writer, first sseEvent) {
 		r.turn.Abandon()
 	}
 	r.summarizeOnce()
+}
+
+// Read runs the whole stream on its first call: fasthttp reads the body
+// of a streamed answer (Response.SetBodyStream) on the serving goroutine
+// once the handler returned, and the relay writes its chunks to the client
+// connection itself, so no goroutine and no pipe sit between the upstream
+// and the client. p is not used; the end of the stream is io.EOF, after
+// which fasthttp writes the end of the chunked body.
+func (r *relay) Read([]byte) (int, error) {
+	if !r.ran {
+		r.ran = true
+		r.run(r.ctx, r.cw, r.first)
+	}
+	return 0, io.EOF
+}
+
+// Close ends the served stream once fasthttp is done with the body (also
+// when it never read it: the client went away before the header was
+// written) and gives the relay back to the pool.
+func (r *relay) Close() error {
+	if !r.ran {
+		r.ran = true
+		r.ps.mu.Lock()
+		r.wErr = errClientGone
+		r.ps.mu.Unlock()
+		r.stop(errClientGone)
+		r.turn.Abandon()
+		r.summarizeOnce()
+	}
+	s, stop := r.s, r.stop
+	// The upstream stream is closed before its context ends: a context
+	// that ends first closes the connection (upstream.postStream), which a
+	// finished stream would have given back to the pool.
+	r.release()
+	stop(nil)
+	r.free()
+	s.streams.Done()
+	return nil
 }
 
 // summarizeOnce closes the request log and hands it to the server, once.

@@ -91,7 +91,7 @@ func TestRelayAllocs(t *testing.T) {
 			r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: tc.turn(), log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src, nil)
 			defer r.free()
 			var sink countWriter
-			r.w = bufio.NewWriter(&sink)
+			r.w = &sink
 			step := func() {
 				ev, ok, err := src.next(r.flushFn)
 				if err != nil || !ok || !r.event(ctx, ev) {
@@ -326,6 +326,6 @@ func relayPass(t *testing.T, ctx context.Context, src *sseReader, w io.Writer) {
 	if !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	r.run(ctx, bufio.NewWriter(w), first)
+	r.run(ctx, w, first)
 	r.free()
 }

@@ -237,7 +237,7 @@ func (s *Server) Config() Config { return s.rt.Load().cfg }
 func (s *Server) Serve(ln net.Listener) error {
 	a := ln.Addr().String()
 	s.bound.Store(&a)
-	return s.srv.Serve(ln)
+	return s.srv.Serve(clientListener{ln})
 }
 
 // Shutdown stops accepting, waits for in-flight streams up to ctx, then

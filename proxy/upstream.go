@@ -256,11 +256,13 @@ func (s *upStream) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.conn.beforeRead = nil
 	reusable := s.unwatch() // false: the watch fired and closed the connection
 	if reusable && !s.eof {
+		// The reader's hook (sseReader's blockNotifier) still runs before
+		// a read that would wait: the relay sends what it holds first.
 		s.drain()
 	}
+	s.conn.beforeRead = nil
 	releaseStream(s.req, s.resp, reusable && s.eof)
 	return nil
 }

@@ -1,0 +1,123 @@
+package proxy
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"syscall"
+)
+
+// clientListener hands the server its connections as clientConns.
+type clientListener struct{ net.Listener }
+
+func (l clientListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &clientConn{Conn: c}, nil
+}
+
+// clientConn is a client connection that can hold writes back and send
+// them with a later one, so that pieces fasthttp flushes on their own go
+// out in one write.
+//
+// A stream's relay writes its chunks to the connection itself (relay.Read
+// runs the whole stream inside fasthttp's body read, while fasthttp is not
+// writing). Two of fasthttp's own flushes would each cost a write syscall
+// with a few bytes: the response header before the first chunk, and the
+// end of the body ("0\r\n", then "\r\n" after the trailer) after the last.
+// The relay holds the first (absorb = 1 before the header is flushed; its
+// first chunk takes the header along) and the last (its last chunk is held
+// with absorb = 1 for fasthttp's "0\r\n"; the "\r\n" that follows sends
+// all). Holding only ever delays bytes until the next write or Close,
+// never reorders them.
+type clientConn struct {
+	net.Conn
+	mu     sync.Mutex
+	absorb int     // writes still to hold back
+	held   *[]byte // held bytes, nil when none (from heldPool)
+}
+
+var heldPool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+func (c *clientConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.absorb > 0 {
+		c.absorb--
+		c.hold(p)
+		return len(p), nil
+	}
+	if c.held == nil {
+		return c.Conn.Write(p)
+	}
+	c.hold(p)
+	if err := c.releaseLocked(); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// holdNext makes the next n writes wait for the one after them.
+func (c *clientConn) holdNext(n int) {
+	c.mu.Lock()
+	c.absorb = n
+	c.mu.Unlock()
+}
+
+// holdWrite holds p (written later with what follows) and the next n
+// writes after it.
+func (c *clientConn) holdWrite(p []byte, n int) {
+	c.mu.Lock()
+	c.hold(p)
+	c.absorb = n
+	c.mu.Unlock()
+}
+
+// release writes what is held now.
+func (c *clientConn) release() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.releaseLocked()
+}
+
+func (c *clientConn) hold(p []byte) {
+	if c.held == nil {
+		c.held = heldPool.Get().(*[]byte)
+	}
+	*c.held = append(*c.held, p...)
+}
+
+func (c *clientConn) releaseLocked() error {
+	if c.held == nil {
+		return nil
+	}
+	_, err := c.Conn.Write(*c.held)
+	if cap(*c.held) <= 64<<10 { // don't pool what one huge burst grew
+		*c.held = (*c.held)[:0]
+		heldPool.Put(c.held)
+	}
+	c.held = nil
+	return err
+}
+
+// Close sends what is held, then closes.
+func (c *clientConn) Close() error {
+	c.mu.Lock()
+	c.absorb = 0
+	c.releaseLocked() //nolint:errcheck // closing anyway
+	c.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// SyscallConn gives peerClosed the socket underneath.
+func (c *clientConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errNoSyscallConn
+	}
+	return sc.SyscallConn()
+}
+
+var errNoSyscallConn = errors.New("connection has no socket")

@@ -1,0 +1,168 @@
+package proxy_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/answer-guard/guard/proxy"
+)
+
+// writeCountingListener counts the writes made to the connections it
+// accepted (each one a write syscall on the socket underneath) and tells
+// when a response body's end went out.
+type writeCountingListener struct {
+	net.Listener
+	mu     sync.Mutex
+	writes []string
+	ended  chan struct{}
+}
+
+func (l *writeCountingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &writeCountingConn{Conn: c, l: l}, nil
+}
+
+type writeCountingConn struct {
+	net.Conn
+	l *writeCountingListener
+}
+
+func (c *writeCountingConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.l.mu.Lock()
+	c.l.writes = append(c.l.writes, string(p))
+	all := strings.Join(c.l.writes, "")
+	c.l.mu.Unlock()
+	if strings.HasSuffix(all, "\n\r\n0\r\n\r\n") {
+		c.l.ended <- struct{}{}
+	}
+	return n, err
+}
+
+// scriptedUpstream answers one streamed chat completion with the given
+// parts, each one TCP write of raw chunked body bytes; before part i > 0
+// it waits for next (so a test can see what reached the client first).
+func scriptedUpstream(t *testing.T, parts []string, next <-chan struct{}) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+			return
+		}
+		for i, p := range parts {
+			if i == 0 {
+				p = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" + p
+			} else {
+				<-next
+			}
+			if _, err := c.Write([]byte(p)); err != nil {
+				return
+			}
+		}
+		var b [1]byte
+		c.Read(b[:]) // until the proxy closes or pools the connection
+	}()
+	return "http://" + ln.Addr().String() + "/v1"
+}
+
+func sseChunk(c string, finish bool) string {
+	fr := "null"
+	if finish {
+		fr = `"stop"`
+	}
+	ev := fmt.Sprintf("data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q},\"finish_reason\":%s}]}\n\n", c, fr)
+	return fmt.Sprintf("%x\r\n%s\r\n", len(ev), ev)
+}
+
+var doneChunk = fmt.Sprintf("%x\r\n%s\r\n", len("data: [DONE]\n\n"), "data: [DONE]\n\n")
+
+// TestStreamWrites: the relay writes a streamed answer to the client with
+// one write per upstream burst. The response header leaves with the first
+// chunk, and the last chunk with the end of the body; nothing is held back
+// while the relay waits on the upstream: the client reads "b" before the
+// upstream sends "c", and [DONE] before the upstream ends its body.
+func TestStreamWrites(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		parts  []string
+		after  string // the content after which the upstream sends its second part ("" = at [DONE])
+		want   string
+		writes int
+	}{
+		{"one burst", []string{sseChunk("a", false) + sseChunk("b", false) + sseChunk("", true) + doneChunk + "0\r\n\r\n"}, "", "ab", 1},
+		{"two bursts", []string{sseChunk("a", false) + sseChunk("b", false), sseChunk("c", false) + sseChunk("", true) + doneChunk + "0\r\n\r\n"}, "b", "abc", 2},
+		{"body end late", []string{sseChunk("a", false) + sseChunk("b", false) + sseChunk("", true) + doneChunk, "0\r\n\r\n"}, "", "ab", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			next := make(chan struct{}, 1)
+			cfg := testConfig()
+			cfg.Pipeline.Enabled = false
+			cfg.Upstream.BaseURL = scriptedUpstream(t, tc.parts, next)
+			srv, err := proxy.New(cfg.Config, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln := &writeCountingListener{Listener: raw, ended: make(chan struct{}, 1)}
+			go srv.Serve(ln)
+			t.Cleanup(func() { shutdown(t, srv) })
+			ts := &testServer{srv: srv, base: "http://" + raw.Addr().String() + "/v1"}
+
+			st := ts.completions().NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+				Model:    "m",
+				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
+			})
+			var text strings.Builder
+			for st.Next() {
+				if ch := st.Current(); len(ch.Choices) > 0 {
+					text.WriteString(ch.Choices[0].Delta.Content)
+					if tc.after != "" && ch.Choices[0].Delta.Content == tc.after {
+						next <- struct{}{}
+					}
+				}
+			}
+			if err := st.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if len(tc.parts) > 1 && tc.after == "" {
+				next <- struct{}{} // [DONE] is here: the upstream may end its body
+			}
+			if text.String() != tc.want {
+				t.Errorf("text %q, want %q", text.String(), tc.want)
+			}
+			<-ln.ended
+			st.Close()
+			ln.mu.Lock()
+			defer ln.mu.Unlock()
+			if len(ln.writes) != tc.writes {
+				t.Errorf("%d writes to the client, want %d: %q", len(ln.writes), tc.writes, ln.writes)
+			}
+			if !strings.HasPrefix(ln.writes[0], "HTTP/1.1 200 OK\r\n") {
+				t.Errorf("first write does not start with the header: %q", ln.writes[0])
+			}
+		})
+	}
+}
