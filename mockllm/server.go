@@ -1,10 +1,11 @@
 package mockllm
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -176,12 +177,9 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	conn := ctx.Conn()
 	ctx.SetContentType("text/event-stream")
 	ctx.Response.Header.Set("Cache-Control", "no-cache")
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		s.stream(w, conn, a, id, model, created, includeUsage)
-	})
+	ctx.Response.SetBodyStream(&eventBody{s: s, conn: ctx.Conn(), id: id, steps: s.steps(a, id, model, created, includeUsage)}, -1)
 }
 
 func usageJSON(a answer) string {
@@ -204,23 +202,26 @@ func (s *Server) whole(ctx *fasthttp.RequestCtx, a answer, id, model string, cre
 		id, created, model, content, usageJSON(a), id)
 }
 
-func (s *Server) stream(w *bufio.Writer, conn net.Conn, a answer, id, model string, created int64, includeUsage bool) {
+// step is one piece of a simulated stream: wait, then send data as one
+// event, or (cut) drop the connection.
+type step struct {
+	wait time.Duration
+	data string
+	cut  bool
+}
+
+// steps lays out the events of one streamed answer, with its pacing and
+// its faults.
+func (s *Server) steps(a answer, id, model string, created int64, includeUsage bool) []step {
 	head := fmt.Sprintf(`{"id":%q,"object":"chat.completion.chunk","created":%d,"model":%q,"system_fingerprint":"mock-fp"`, id, created, model)
-	send := func(data string) bool {
-		if _, err := w.WriteString("data: " + data + "\n\n"); err != nil {
-			return false
-		}
-		return w.Flush() == nil
-	}
-	gone := func() {
-		s.log.update(id, func(r *Record) { r.Closed = true })
-		select {
-		case s.closed <- id:
-		default:
-		}
+	var out []step
+	var wait time.Duration
+	send := func(data string) {
+		out = append(out, step{wait: wait, data: data})
+		wait = 0
 	}
 	if a.slowFirst {
-		time.Sleep(s.cfg.SlowFirstDelay)
+		wait = s.cfg.SlowFirstDelay
 	}
 	choice := func(delta string, finish string) string {
 		fr := "null"
@@ -230,69 +231,99 @@ func (s *Server) stream(w *bufio.Writer, conn net.Conn, a answer, id, model stri
 		return fmt.Sprintf(`%s,"choices":[{"index":0,"delta":%s,"logprobs":null,"finish_reason":%s}]}`, head, delta, fr)
 	}
 	if a.toolName != "" {
-		events := []string{
-			choice(fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_mock_1","type":"function","function":{"name":%q,"arguments":""}}]}`, a.toolName), ""),
-		}
+		send(choice(fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_mock_1","type":"function","function":{"name":%q,"arguments":""}}]}`, a.toolName), ""))
 		half := len(a.toolArgs) / 2
 		for _, part := range []string{a.toolArgs[:half], a.toolArgs[half:]} {
-			events = append(events, choice(fmt.Sprintf(`{"tool_calls":[{"index":0,"function":{"arguments":%s}}]}`, strconv.Quote(part)), ""))
+			send(choice(fmt.Sprintf(`{"tool_calls":[{"index":0,"function":{"arguments":%s}}]}`, strconv.Quote(part)), ""))
 		}
-		events = append(events, choice(`{}`, "tool_calls"))
-		for _, e := range events {
-			if !send(e) {
-				gone()
-				return
-			}
-		}
+		send(choice(`{}`, "tool_calls"))
 		if includeUsage {
 			send(fmt.Sprintf(`%s,"choices":[],"usage":%s}`, head, usageJSON(a)))
 		}
 		send("[DONE]")
-		return
+		return out
 	}
-	if !send(fmt.Sprintf(`%s,"x_mock_trace":%q,"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`, head, id)) {
-		gone()
-		return
-	}
-	// faultsAt sends the answer-level faults drawn at piece i (build draws
-	// them among the pieces the stream reaches).
-	faultsAt := func(i int) bool {
-		if i == a.badAt && !send(`{"id":`+strconv.Quote(id)+`,"choices":[{"index":0,"delta":{"content":"oops`) {
-			return false
-		}
-		return i != a.hugeAt || send(choice(`{"content":`+strconv.Quote(strings.Repeat("x", s.cfg.HugeEventBytes))+`}`, ""))
-	}
+	send(fmt.Sprintf(`%s,"x_mock_trace":%q,"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`, head, id))
 	for i, p := range a.pieces {
 		if i == a.cutAt {
-			conn.Close() // simulated crash: the stream ends without its terminator
-			return
+			// simulated crash: the stream ends without its terminator
+			out = append(out, step{wait: wait, cut: true})
+			return out
 		}
 		if i == a.stallAt {
-			time.Sleep(s.cfg.StallDelay)
+			wait += s.cfg.StallDelay
 		}
-		if !faultsAt(i) {
-			gone()
-			return
+		// the answer-level faults drawn at piece i (build draws them
+		// among the pieces the stream reaches)
+		if i == a.badAt {
+			send(`{"id":` + strconv.Quote(id) + `,"choices":[{"index":0,"delta":{"content":"oops`)
+		}
+		if i == a.hugeAt {
+			send(choice(`{"content":`+strconv.Quote(strings.Repeat("x", s.cfg.HugeEventBytes))+`}`, ""))
 		}
 		c, _ := json.Marshal(p)
-		if !send(choice(`{"content":`+string(c)+`}`, "")) {
-			gone()
-			return
-		}
-		if s.cfg.Pace > 0 {
-			time.Sleep(s.cfg.Pace)
-		}
+		send(choice(`{"content":`+string(c)+`}`, ""))
+		wait = s.cfg.Pace
 	}
-	if !send(choice(`{}`, "stop")) {
-		gone()
-		return
-	}
+	send(choice(`{}`, "stop"))
 	if includeUsage {
 		send(fmt.Sprintf(`%s,"choices":[],"usage":%s}`, head, usageJSON(a)))
 	}
-	if !send("[DONE]") {
-		gone()
+	send("[DONE]")
+	return out
+}
+
+// eventBody is a streamed answer as fasthttp reads it (SetBodyStream): one
+// event per Read, which fasthttp sends as one chunk and flushes, as a model
+// server sends each token. It runs on the serving goroutine: no pipe and no
+// second goroutine per stream.
+type eventBody struct {
+	s     *Server
+	conn  net.Conn
+	id    string
+	steps []step
+	buf   []byte // the current event
+	rest  []byte // the part of buf a short Read left
+	ended bool   // every step was sent or the connection was cut
+}
+
+func (b *eventBody) Read(p []byte) (int, error) {
+	if len(b.rest) == 0 {
+		if len(b.steps) == 0 {
+			b.ended = true
+			return 0, io.EOF
+		}
+		st := b.steps[0]
+		b.steps = b.steps[1:]
+		if st.wait > 0 {
+			time.Sleep(st.wait)
+		}
+		if st.cut {
+			b.ended = true
+			b.conn.Close()
+			return 0, errCut
+		}
+		b.buf = append(append(append(b.buf[:0], "data: "...), st.data...), "\n\n"...)
+		b.rest = b.buf
 	}
+	n := copy(p, b.rest)
+	b.rest = b.rest[n:]
+	return n, nil
+}
+
+var errCut = errors.New("simulated crash: connection cut mid-stream")
+
+// Close is called once fasthttp is done with the body: before its end, the
+// client went away.
+func (b *eventBody) Close() error {
+	if !b.ended {
+		b.s.log.update(b.id, func(r *Record) { r.Closed = true })
+		select {
+		case b.s.closed <- b.id:
+		default:
+		}
+	}
+	return nil
 }
 
 // quiet drops fasthttp's per-connection error lines (a client going away
