@@ -273,10 +273,12 @@ func (s *Server) steps(a answer, id, model string, created int64, includeUsage b
 	return out
 }
 
-// eventBody is a streamed answer as fasthttp reads it (SetBodyStream): one
-// event per Read, which fasthttp sends as one chunk and flushes, as a model
-// server sends each token. It runs on the serving goroutine: no pipe and no
-// second goroutine per stream.
+// eventBody is a streamed answer as fasthttp reads it (SetBodyStream); it
+// runs on the serving goroutine, with no pipe and no second goroutine per
+// stream. fasthttp sends what one Read returns as one chunk and flushes it:
+// a Read returns one event after its wait (pacing, a stall), and with it
+// the events that follow without a wait, as many as fit, as a model server
+// that is not paced sends whatever it has ready.
 type eventBody struct {
 	s     *Server
 	conn  net.Conn
@@ -288,12 +290,13 @@ type eventBody struct {
 }
 
 func (b *eventBody) Read(p []byte) (int, error) {
-	if len(b.rest) == 0 {
-		if len(b.steps) == 0 {
-			b.ended = true
-			return 0, io.EOF
-		}
+	n := copy(p, b.rest)
+	b.rest = b.rest[n:]
+	for len(b.rest) == 0 && len(b.steps) > 0 {
 		st := b.steps[0]
+		if n > 0 && (st.wait > 0 || st.cut) {
+			break // send what is ready before waiting
+		}
 		b.steps = b.steps[1:]
 		if st.wait > 0 {
 			time.Sleep(st.wait)
@@ -304,10 +307,14 @@ func (b *eventBody) Read(p []byte) (int, error) {
 			return 0, errCut
 		}
 		b.buf = append(append(append(b.buf[:0], "data: "...), st.data...), "\n\n"...)
-		b.rest = b.buf
+		m := copy(p[n:], b.buf)
+		n += m
+		b.rest = b.buf[m:]
 	}
-	n := copy(p, b.rest)
-	b.rest = b.rest[n:]
+	if n == 0 && len(b.steps) == 0 {
+		b.ended = true
+		return 0, io.EOF
+	}
 	return n, nil
 }
 
