@@ -150,9 +150,11 @@ type Stream struct {
 	word bool     // the held token is known to be letters only
 	ctx  []byte   // its last released bytes (3/4 max_marker_len)
 	win  []byte   // scratch: ctx + the bytes about to be released
-	aSt  uint16   // the state of Spec.dfa after the held token's first aPos bytes
-	aSts []uint16 // or those of Spec.dfas
+	aSts []uint16 // the states of Spec.dfas after the held token's first aPos bytes
 	aPos int      // 0: not read yet
+	// noEarly: Flush releases nothing early (no prefix automata, or a
+	// catalog without CatalogPrefix).
+	noEarly bool
 
 	q, q2 []byte // re-feed queue (bytes to process before the next input byte)
 	qh    int
@@ -210,6 +212,7 @@ func (s *Spec) Put(st *Stream) {
 // from a sync.Pool).
 func (st *Stream) Reset(o Options) {
 	st.opt = o
+	st.noEarly = st.spec.pre == nil || o.Catalog != nil && o.CatalogPrefix == nil
 	st.srcs = st.srcs[:0]
 	st.cites = st.cites[:0]
 	maxN := 0
@@ -425,7 +428,7 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 // can start a hex id), "doc" not at all. The output as a whole does not
 // depend on when, or whether, Flush is called.
 func (st *Stream) Flush(dst []byte) []byte {
-	if st.closed || st.ncarry > 0 || st.hk != hToken || st.mode != mText || st.qh < len(st.q) {
+	if st.hk != hToken { // small enough to inline: most calls hold nothing
 		return dst
 	}
 	return st.early(dst)

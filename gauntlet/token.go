@@ -1,6 +1,7 @@
 package gauntlet
 
 import (
+	"encoding/binary"
 	"unsafe"
 )
 
@@ -214,75 +215,63 @@ func (st *Stream) endToken(dst []byte) []byte {
 // token that outgrows the hold-back has all of them in the part longToken
 // releases first.
 func (st *Stream) early(dst []byte) []byte {
-	if st.spec.pre == nil || st.long || st.opt.Catalog != nil && st.opt.CatalogPrefix == nil {
-		return dst
-	}
-	t := st.hold
-	lim := min(len(t), st.spec.earlyLim())
-	if st.relN >= lim {
+	t, rn := st.hold, st.relN
+	lim := min(len(t), st.spec.elim)
+	if rn >= lim || st.noEarly || st.long || st.ncarry > 0 || st.mode != mText || st.qh < len(st.q) || st.closed {
 		return dst
 	}
 	k := lim
-	if d := st.spec.dfa; d != nil {
-		// The DFA goes on from where the last Flush of this token left it.
-		s := st.aSt
-		if st.aPos == 0 {
-			s = 0
-		}
-		for _, c := range t[st.aPos:lim] {
-			s = d.next[int(s)+int(d.class[c])]
-		}
-		st.aSt, st.aPos = s, lim
-		if age := int(d.age[s>>d.shift]); age > 0 {
-			k = lim - age
-		}
-		if k <= st.relN {
-			return dst
-		}
-	} else if ds := st.spec.dfas; ds != nil {
-		if st.aPos == 0 {
-			clear(st.aSts)
-		}
+	if ds := st.spec.dfas; ds != nil {
+		// The DFAs go on from where the last Flush of this token left them.
+		from, sts := st.aPos, st.aSts[:len(ds)]
 		for i, d := range ds {
-			s := int(st.aSts[i])
-			for _, c := range t[st.aPos:lim] {
-				s = int(d.next[s*d.nc+int(d.class[c])])
+			s := sts[i]
+			if from == 0 {
+				s = 0
 			}
-			st.aSts[i] = uint16(s)
-			if age := int(d.age[s]); age > 0 {
+			s = d.run(s, t[from:lim])
+			sts[i] = s
+			if age := d.ageOf(s); age > 0 {
 				k = min(k, lim-age)
 			}
 		}
 		st.aPos = lim
-		if k <= st.relN {
-			return dst
-		}
 	} else {
-		for _, a := range st.spec.pre {
-			k = min(k, a.earliest(t[:k], st.relN))
-			if k <= st.relN {
+		for _, a := range st.spec.pre { // each pattern sees the whole token, as the DFAs do
+			if k = min(k, a.earliest(t[:lim], rn)); k <= rn {
 				return dst
 			}
 		}
 	}
-	if st.opt.Catalog != nil {
+	if k > rn && st.opt.Catalog != nil {
 		k = st.catalogEarliest(t, k)
 	}
-	if k <= st.relN {
+	if k <= rn {
 		return dst
 	}
 	switch {
 	case !st.pending(): // rel without a held space, opener or glue: token bytes keep brWord
-		dst = append(dst, t[st.relN:k]...)
+		dst = appendShort(dst, t, rn, k)
 	case st.space && !st.spaceDel && st.open == 0 && !st.glue: // rel after a plain held space
-		dst = append(append(dst, ' '), t[st.relN:k]...)
+		dst = appendShort(append(dst, ' '), t, rn, k)
 		st.space, st.brWord = false, false
 	default:
-		dst = st.rel(dst, t[st.relN:k])
+		dst = st.rel(dst, t[rn:k])
 	}
 	st.last = t[k-1]
 	st.relN = k
 	return dst
+}
+
+// appendShort appends t[i:j] to dst, with one 8-byte move when it is that
+// short and both have room for the move.
+func appendShort(dst, t []byte, i, j int) []byte {
+	n := len(dst)
+	if j-i > 8 || i+8 > cap(t) || cap(dst)-n < 8 {
+		return append(dst, t[i:j]...)
+	}
+	binary.LittleEndian.PutUint64(dst[n:n+8], binary.LittleEndian.Uint64(t[i:i+8]))
+	return dst[:n+j-i]
 }
 
 // longToken handles a token that outgrew the hold-back: if the held window
