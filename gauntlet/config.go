@@ -90,7 +90,7 @@ func (c Config) Validate() error {
 type Spec struct {
 	ids            []idPattern
 	pre            []*prefixNFA // the ids' prefix automata; nil when one cannot be built
-	dfas           []*tokenDFA  // pre as one DFA over a token's first max_marker_len/4 bytes, or one per pattern when that is too large; nil when one is too large
+	dfas           []tokenDFA   // pre as one DFA over a token's first max_marker_len/4 bytes, or one per pattern when that is too large; nil when one is too large
 	minIDLen       int          // shortest possible match of any id pattern
 	elim           int          // earlyLim
 	maxLen         int
@@ -143,11 +143,11 @@ func Compile(cfg Config) (*Spec, error) {
 			s.dfas = nil
 			break
 		}
-		s.dfas = append(s.dfas, d)
+		s.dfas = append(s.dfas, *d)
 	}
 	if len(s.dfas) > 1 {
 		if d, ok := newProductDFA(s.dfas); ok {
-			s.dfas = []*tokenDFA{d}
+			s.dfas = []tokenDFA{*d}
 		}
 	}
 	return s, nil

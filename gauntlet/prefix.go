@@ -288,6 +288,9 @@ type tokenDFA struct {
 	shift uint       // 1<<shift >= classes
 	next  []uint16   // state<<shift + class -> next state<<shift; state 0 is the start
 	age   []uint8    // by state
+	// pair[class<<shift + class]: the state after two bytes read from the
+	// start, one lookup where the first two steps would be two in a row.
+	pair []uint16
 }
 
 // maxDFAStates bounds a pattern's DFA; a pattern that needs more keeps the
@@ -299,6 +302,9 @@ func (d *tokenDFA) step(s uint16, c byte) uint16 { return d.next[int(s)+int(d.cl
 
 // run returns the state after reading b in state s.
 func (d *tokenDFA) run(s uint16, b []byte) uint16 {
+	if s == 0 && len(b) >= 2 {
+		s, b = d.pair[int(d.class[b[0]])<<d.shift+int(d.class[b[1]])], b[2:]
+	}
 	next := d.next
 	for _, c := range b {
 		s = next[int(s)+int(d.class[c])]
@@ -356,6 +362,20 @@ func (b *dfaBuilder) state(key string, max int) (n int, isNew, ok bool) {
 	b.index[key] = b.n
 	b.n++
 	return b.n - 1, true, true
+}
+
+// done fills in the pair table and returns the DFA.
+func (b *dfaBuilder) done() *tokenDFA {
+	d := b.d
+	stride := 1 << d.shift
+	d.pair = make([]uint16, stride*stride)
+	for k := range stride {
+		s := d.next[k]
+		for j := range stride {
+			d.pair[k*stride+j] = d.next[int(s)+j]
+		}
+	}
+	return d
 }
 
 // row appends a state's row (by class, state numbers) and its age.
@@ -432,7 +452,7 @@ func newPrefixDFA(a *prefixNFA, lim int) (*tokenDFA, bool) {
 		}
 		b.row(next, age)
 	}
-	return b.d, true
+	return b.done(), true
 }
 
 // dfaStep is the state after reading byte c in state s.
@@ -486,11 +506,11 @@ func (a *prefixNFA) dfaStep(s dfaState, c byte) dfaState {
 // newProductDFA builds the product of ds, one table step per byte for all
 // their patterns at once, or reports false when its table would not fit
 // 16-bit entries.
-func newProductDFA(ds []*tokenDFA) (*tokenDFA, bool) {
+func newProductDFA(ds []tokenDFA) (*tokenDFA, bool) {
 	b := newDFABuilder(func(c byte) string {
 		sig := make([]byte, len(ds))
-		for i, x := range ds {
-			sig[i] = x.class[c]
+		for i := range ds {
+			sig[i] = ds[i].class[c]
 		}
 		return string(sig)
 	})
@@ -500,8 +520,8 @@ func newProductDFA(ds []*tokenDFA) (*tokenDFA, bool) {
 	for i := 0; i < len(states); i++ {
 		for k := 1; k < len(b.reps); k++ {
 			ns := make([]uint16, len(ds))
-			for j, x := range ds {
-				ns[j] = x.step(states[i][j], b.reps[k])
+			for j := range ds {
+				ns[j] = ds[j].step(states[i][j], b.reps[k])
 			}
 			n, isNew, ok := b.state(string(u16key(ns)), 1<<16)
 			if !ok {
@@ -513,12 +533,12 @@ func newProductDFA(ds []*tokenDFA) (*tokenDFA, bool) {
 			next[k] = n
 		}
 		age := 0
-		for j, x := range ds {
-			age = max(age, x.ageOf(states[i][j]))
+		for j := range ds {
+			age = max(age, ds[j].ageOf(states[i][j]))
 		}
 		b.row(next, age)
 	}
-	return b.d, true
+	return b.done(), true
 }
 
 func u16key(s []uint16) []byte {

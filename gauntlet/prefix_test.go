@@ -279,7 +279,7 @@ func TestPrefixDFA(t *testing.T) {
 				}
 			}
 		}
-		st, d := uint16(0), small.dfas[0]
+		st, d := uint16(0), &small.dfas[0]
 		for n := 1; n <= len(tok); n++ {
 			st = d.step(st, tok[n-1])
 			want := n
@@ -297,8 +297,8 @@ func TestPrefixDFA(t *testing.T) {
 // what it returns when Flush finds where an id could start with the prefix
 // automata's scan instead of the DFA tables (one product table, or one per
 // pattern), for answers cut at random sizes with a Flush after some or all
-// deltas; and the whole output equals that of the same deltas written
-// without any Flush.
+// deltas; a second Flush releases nothing; and the whole output equals that
+// of the same deltas written without any Flush.
 func TestFlushTablesMatchScan(t *testing.T) {
 	many := DefaultConfig()
 	many.IDPatterns = append(many.IDPatterns, `\bref_[0-9]+`, `(?:x|\by)z+`, `^ab`, `[0-9]+$`, `(?i)k\d{3}`, `a.c`, `\B-1[a-f]?\b`, `(?:@|#)(?:doc)?:\d`, `q[0-9a-z]*r`)
@@ -340,6 +340,14 @@ func TestFlushTablesMatchScan(t *testing.T) {
 				if every || r.IntN(2) == 0 {
 					g, ref = a.Flush(g), b.Flush(ref)
 					calls[len(calls)-1] += "|"
+					// A second Flush finds nothing more, even when it reads
+					// the token again instead of seeing it unchanged.
+					for _, x := range []*Stream{a, b} {
+						x.fLen = -1
+						if again := x.Flush(nil); len(again) != 0 {
+							t.Fatalf("deltas %q: a second Flush released %q", calls, again)
+						}
+					}
 				}
 				if string(g) != string(ref) {
 					t.Fatalf("%d patterns, deltas %q: the last gives %q, scan %q", len(c.IDPatterns), calls, g, ref)

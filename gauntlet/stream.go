@@ -145,13 +145,15 @@ type Stream struct {
 	open     byte   // a '(' or '[' held back (after the held space, if any)
 	openDel  bool   // a drop happened after the held opener
 
-	long bool     // the held token is the tail of a longer, partly released one
-	relN int      // bytes of the held token released early (Flush)
-	word bool     // the held token is known to be letters only
-	ctx  []byte   // its last released bytes (3/4 max_marker_len)
-	win  []byte   // scratch: ctx + the bytes about to be released
-	aSts []uint16 // the states of Spec.dfas after the held token's first aPos bytes
-	aPos int      // 0: not read yet
+	long bool       // the held token is the tail of a longer, partly released one
+	relN int        // bytes of the held token released early (Flush)
+	word bool       // the held token is known to be letters only
+	ctx  []byte     // its last released bytes (3/4 max_marker_len)
+	win  []byte     // scratch: ctx + the bytes about to be released
+	dfas []tokenDFA // spec.dfas (one load less per Flush)
+	aSts []uint16   // their states after the held token's first aPos bytes
+	aPos int        // 0: not read yet by Flush
+	fLen int        // len(hold) at the last Flush that read it (aPos > 0)
 	// noEarly: Flush releases nothing early (no prefix automata, or a
 	// catalog without CatalogPrefix).
 	noEarly bool
@@ -182,6 +184,7 @@ func (s *Spec) New(o Options) *Stream {
 		ctx:  make([]byte, 0, s.maxLen),
 		win:  make([]byte, 0, 2*s.maxLen+8),
 		q2:   make([]byte, 0, 2*s.maxLen+16),
+		dfas: s.dfas,
 		aSts: make([]uint16, len(s.dfas)),
 	}
 	st.Reset(o)

@@ -220,12 +220,17 @@ func (st *Stream) early(dst []byte) []byte {
 	if rn >= lim || st.noEarly || st.long || st.ncarry > 0 || st.mode != mText || st.qh < len(st.q) || st.closed {
 		return dst
 	}
+	from := st.aPos
+	if from != 0 && len(t) == st.fLen {
+		return dst // nothing new since the last Flush, which released what it could
+	}
+	st.aPos, st.fLen = lim, len(t)
 	k := lim
-	if ds := st.spec.dfas; ds != nil {
+	if ds := st.dfas; ds != nil {
 		// The DFAs go on from where the last Flush of this token left them.
-		from, sts := st.aPos, st.aSts[:len(ds)]
-		for i, d := range ds {
-			s := sts[i]
+		sts := st.aSts[:len(ds)]
+		for i := range ds {
+			d, s := &ds[i], sts[i]
 			if from == 0 {
 				s = 0
 			}
@@ -235,7 +240,6 @@ func (st *Stream) early(dst []byte) []byte {
 				k = min(k, lim-age)
 			}
 		}
-		st.aPos = lim
 	} else {
 		for _, a := range st.spec.pre { // each pattern sees the whole token, as the DFAs do
 			if k = min(k, a.earliest(t[:lim], rn)); k <= rn {
