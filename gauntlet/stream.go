@@ -44,7 +44,9 @@ type Options struct {
 	// may be left out). With it, a token held at the end of a delta is
 	// released at once up to where an id could still start in it; without
 	// it, when Catalog is set, a held token waits for its end. It must not
-	// retain its argument.
+	// retain its argument. A stream remembers the one- and two-byte s it
+	// reported false for until Reset, and does not ask again for an s that
+	// starts with one (no id can be related to it).
 	CatalogPrefix func(s string) bool
 	Cards         map[string]bool // addresses in this turn's source map (card markers)
 	Actions       map[string]bool // actions that fired this turn (action markers)
@@ -154,6 +156,9 @@ type Stream struct {
 	aSts []uint16   // their states after the held token's first aPos bytes
 	aPos int        // 0: not read yet by Flush
 	fLen int        // len(hold) at the last Flush that read it (aPos > 0)
+	// catNo has a bit for each one-byte (bit b) and two-byte (bit
+	// 128+b0<<7+b1) token start CatalogPrefix related to no id (related).
+	catNo [(128 + 128*128) / 64]uint64
 	// noEarly: Flush releases nothing early (no prefix automata, or a
 	// catalog without CatalogPrefix).
 	noEarly bool
@@ -216,6 +221,7 @@ func (s *Spec) Put(st *Stream) {
 func (st *Stream) Reset(o Options) {
 	st.opt = o
 	st.noEarly = st.spec.pre == nil || o.Catalog != nil && o.CatalogPrefix == nil
+	st.catNo = [len(st.catNo)]uint64{}
 	st.srcs = st.srcs[:0]
 	st.cites = st.cites[:0]
 	maxN := 0

@@ -247,7 +247,9 @@ func (st *Stream) early(dst []byte) []byte {
 			}
 		}
 	}
-	if k > rn && st.opt.Catalog != nil {
+	// A word's start is the only place a catalog id can start in it: most
+	// often one CatalogPrefix related to no id already.
+	if k > rn && st.opt.Catalog != nil && !(rn == 0 && st.word && st.unrelated(t)) {
 		k = st.catalogEarliest(t, k)
 	}
 	if k <= rn {
@@ -345,18 +347,15 @@ func (st *Stream) ctxLeakAt(b []byte) (int, bool) {
 // after its leading '_') and each segment's start after a '/', '#' or ':',
 // when CatalogPrefix relates the rest of t to an id.
 func (st *Stream) catalogEarliest(t []byte, k int) int {
-	related := func(b []byte) bool {
-		return len(b) == 0 || st.opt.CatalogPrefix(unsafe.String(&b[0], len(b)))
-	}
 	if st.relN == 0 {
-		if related(t) {
+		if st.related(t) {
 			return 0
 		}
 		u := 0
 		for u < len(t) && t[u] == '_' {
 			u++
 		}
-		if u > 0 && related(t[u:]) {
+		if u > 0 && st.related(t[u:]) {
 			return 0
 		}
 	}
@@ -364,9 +363,49 @@ func (st *Stream) catalogEarliest(t []byte, k int) int {
 		return k // letters only: no segment
 	}
 	for i := max(st.relN-1, 0); i+1 < k; i++ {
-		if (t[i] == '/' || t[i] == '#' || t[i] == ':') && related(t[i+1:]) {
+		if (t[i] == '/' || t[i] == '#' || t[i] == ':') && st.related(t[i+1:]) {
 			return i + 1
 		}
 	}
 	return k
+}
+
+// related reports whether Options.CatalogPrefix relates b (token bytes,
+// ASCII) to an id. A one- or two-byte b it relates to none is remembered
+// for the rest of the response: no id is related to a b that starts with
+// it either (such an id would start with it), so CatalogPrefix is not asked
+// again for one.
+func (st *Stream) related(b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	if st.unrelated(b) {
+		return false
+	}
+	if st.opt.CatalogPrefix(unsafe.String(&b[0], len(b))) {
+		return true
+	}
+	if len(b) <= 2 {
+		n := catBit(b)
+		st.catNo[n>>6] |= 1 << (n & 63)
+	}
+	return false
+}
+
+// unrelated reports whether b (not empty) starts with a one- or two-byte
+// token start CatalogPrefix related to no id.
+func (st *Stream) unrelated(b []byte) bool {
+	n := uint(b[0] & 0x7f)
+	if len(b) >= 2 && st.catNo[2+n<<1+uint(b[1]>>6&1)]>>(b[1]&63)&1 != 0 {
+		return true
+	}
+	return st.catNo[n>>6]>>(n&63)&1 != 0
+}
+
+// catBit is the bit of catNo for b of one or two ASCII bytes.
+func catBit(b []byte) int {
+	if len(b) == 1 {
+		return int(b[0] & 0x7f)
+	}
+	return 128 + int(b[0]&0x7f)<<7 + int(b[1]&0x7f)
 }
