@@ -90,8 +90,7 @@ func (c Config) Validate() error {
 type Spec struct {
 	ids            []idPattern
 	pre            []*prefixNFA // the ids' prefix automata; nil when one cannot be built
-	dfa            *tokenDFA    // pre as one DFA over a token's first max_marker_len/4 bytes; nil when too large
-	dfas           []*prefixDFA // else pre as DFAs, one per pattern; nil when one is too large
+	dfas           []tokenDFA   // pre as one DFA over a token's first max_marker_len/4 bytes, or one per pattern when that is too large; nil when one is too large
 	minIDLen       int          // shortest possible match of any id pattern
 	elim           int          // earlyLim
 	maxLen         int
@@ -138,19 +137,17 @@ func Compile(cfg Config) (*Spec, error) {
 		s.minIDLen = min(s.minIDLen, ip.min)
 	}
 	s.minIDLen = max(s.minIDLen, 1)
-	var ds []*prefixDFA
 	for _, a := range s.pre {
 		d, ok := newPrefixDFA(a, s.earlyLim())
 		if !ok {
-			ds = nil
+			s.dfas = nil
 			break
 		}
-		ds = append(ds, d)
+		s.dfas = append(s.dfas, *d)
 	}
-	if len(ds) > 0 {
-		var ok bool
-		if s.dfa, ok = newTokenDFA(ds); !ok {
-			s.dfas = ds
+	if len(s.dfas) > 1 {
+		if d, ok := newProductDFA(s.dfas); ok {
+			s.dfas = []tokenDFA{*d}
 		}
 	}
 	return s, nil

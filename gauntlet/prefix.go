@@ -269,25 +269,124 @@ func (a *prefixNFA) viable(t []byte, q int) bool {
 	return d != 0
 }
 
-// prefixDFA answers earliest(t, 0) for the first lim bytes of a held token
+// tokenDFA answers earliest(t, 0) for the first lim bytes of a held token
 // read from its start, one table step per byte, so that a Flush after each
-// delta only reads the token's new bytes. A state is what earliest would
-// find about the bytes read so far: the match starts still possible (each
-// with the automaton's positions after it; of two with the same positions
-// only the earlier counts) up to the first one whose match is complete, and
-// whether the last byte read was a word byte. age[s] is how many bytes back
-// the earliest of them starts (0: none), so earliest is the bytes read less
-// age.
-type prefixDFA struct {
+// delta only reads the token's new bytes. newPrefixDFA builds one for a
+// pattern, newProductDFA one for several patterns at once; both have this
+// encoding, so Flush reads either with the same loop.
+//
+// A state of a pattern's DFA is what earliest would find about the bytes
+// read so far: the match starts still possible (each with the automaton's
+// positions after it; of two with the same positions only the earlier
+// counts) up to the first one whose match is complete, and whether the last
+// byte read was a word byte. A state of the product is a tuple of those.
+// age[s] is how many bytes back the earliest start is (0: none), so
+// earliest is the bytes read less age. States are stored premultiplied
+// (state<<shift), which bounds a table to 1<<16 entries.
+type tokenDFA struct {
 	class [256]uint8 // byte -> class; 0 for a byte no token holds
-	nc    int        // classes
-	next  []uint16   // state*nc + class -> state; state 0 is the start
-	age   []uint8
+	shift uint       // 1<<shift >= classes
+	next  []uint16   // state<<shift + class -> next state<<shift; state 0 is the start
+	age   []uint8    // by state
+	// pair[class<<shift + class]: the state after two bytes read from the
+	// start, one lookup where the first two steps would be two in a row.
+	pair []uint16
 }
 
-// maxDFAStates bounds a prefixDFA; a pattern that needs more keeps the
+// maxDFAStates bounds a pattern's DFA; a pattern that needs more keeps the
 // prefixNFA scan.
 const maxDFAStates = 4096
+
+// step returns the state after reading c in state s (both premultiplied).
+func (d *tokenDFA) step(s uint16, c byte) uint16 { return d.next[int(s)+int(d.class[c])] }
+
+// run returns the state after reading b in state s.
+func (d *tokenDFA) run(s uint16, b []byte) uint16 {
+	if s == 0 && len(b) >= 2 {
+		s, b = d.pair[int(d.class[b[0]])<<d.shift+int(d.class[b[1]])], b[2:]
+	}
+	next := d.next
+	for _, c := range b {
+		s = next[int(s)+int(d.class[c])]
+	}
+	return s
+}
+
+// ageOf returns how many bytes back from the last byte read in state s an
+// id could start (0: nowhere).
+func (d *tokenDFA) ageOf(s uint16) int { return int(d.age[s>>d.shift]) }
+
+// dfaBuilder numbers the states of a tokenDFA by key as they are found and
+// lays out their rows.
+type dfaBuilder struct {
+	d     *tokenDFA
+	reps  []byte // a representative byte per class
+	index map[string]int
+	n     int // states found
+}
+
+// newDFABuilder sets the table's classes by sig (token bytes with equal
+// signatures share a class) and returns a builder for its states.
+func newDFABuilder(sig func(c byte) string) *dfaBuilder {
+	b := &dfaBuilder{d: &tokenDFA{}, reps: []byte{0}, index: map[string]int{}}
+	seen := map[string]uint8{}
+	for c := range 256 {
+		if class[c] != cTok {
+			continue
+		}
+		key := sig(byte(c))
+		k, ok := seen[key]
+		if !ok {
+			k = uint8(len(b.reps))
+			seen[key] = k
+			b.reps = append(b.reps, byte(c))
+		}
+		b.d.class[c] = k
+	}
+	for 1<<b.d.shift < len(b.reps) {
+		b.d.shift++
+	}
+	return b
+}
+
+// state returns the number of the state with key, and whether it is new;
+// it reports false when the table would outgrow max states or 16-bit
+// premultiplied entries.
+func (b *dfaBuilder) state(key string, max int) (n int, isNew, ok bool) {
+	if n, found := b.index[key]; found {
+		return n, false, true
+	}
+	if b.n == max || (b.n+1)<<b.d.shift > 1<<16 {
+		return 0, false, false
+	}
+	b.index[key] = b.n
+	b.n++
+	return b.n - 1, true, true
+}
+
+// done fills in the pair table and returns the DFA.
+func (b *dfaBuilder) done() *tokenDFA {
+	d := b.d
+	stride := 1 << d.shift
+	d.pair = make([]uint16, stride*stride)
+	for k := range stride {
+		s := d.next[k]
+		for j := range stride {
+			d.pair[k*stride+j] = d.next[int(s)+j]
+		}
+	}
+	return d
+}
+
+// row appends a state's row (by class, state numbers) and its age.
+func (b *dfaBuilder) row(next []int, age int) {
+	row := make([]uint16, 1<<b.d.shift)
+	for k, n := range next {
+		row[k] = uint16(n << b.d.shift)
+	}
+	b.d.next = append(b.d.next, row...)
+	b.d.age = append(b.d.age, uint8(age))
+}
 
 type dfaCand struct {
 	age  int
@@ -321,56 +420,39 @@ func boolByte(v bool) byte {
 
 // newPrefixDFA builds the DFA of a for tokens of up to lim bytes, or
 // reports false when it would need more than maxDFAStates states.
-func newPrefixDFA(a *prefixNFA, lim int) (*prefixDFA, bool) {
-	d := &prefixDFA{}
+func newPrefixDFA(a *prefixNFA, lim int) (*tokenDFA, bool) {
 	// Token bytes fall into classes by the positions they match and
 	// whether they are word bytes.
-	reps := []byte{0} // a representative byte per class
-	seen := map[[2]uint64]uint8{}
-	for c := range 256 {
-		if class[c] != cTok {
-			continue
-		}
-		sig := [2]uint64{a.cls[c], uint64(boolByte(isWordByte(byte(c))))}
-		k, ok := seen[sig]
-		if !ok {
-			k = uint8(len(reps))
-			seen[sig] = k
-			reps = append(reps, byte(c))
-		}
-		d.class[c] = k
-	}
-	d.nc = len(reps)
+	b := newDFABuilder(func(c byte) string {
+		return string(u64key(a.cls[c], uint64(boolByte(isWordByte(c)))))
+	})
 	states := []dfaState{{start: true}}
 	depth := []int{0}
-	index := map[string]int{states[0].key(): 0}
+	b.state(states[0].key(), maxDFAStates)
+	next := make([]int, len(b.reps))
 	for i := 0; i < len(states); i++ {
-		row := make([]uint16, d.nc)
+		clear(next)
 		if depth[i] < lim {
-			for k := 1; k < d.nc; k++ {
-				ns := a.dfaStep(states[i], reps[k])
-				key := ns.key()
-				j, ok := index[key]
+			for k := 1; k < len(b.reps); k++ {
+				ns := a.dfaStep(states[i], b.reps[k])
+				j, isNew, ok := b.state(ns.key(), maxDFAStates)
 				if !ok {
-					if len(states) == maxDFAStates {
-						return nil, false
-					}
-					j = len(states)
-					index[key] = j
+					return nil, false
+				}
+				if isNew {
 					states = append(states, ns)
 					depth = append(depth, depth[i]+1)
 				}
-				row[k] = uint16(j)
+				next[k] = j
 			}
 		}
-		d.next = append(d.next, row...)
 		age := 0
 		if len(states[i].cands) > 0 {
 			age = states[i].cands[0].age
 		}
-		d.age = append(d.age, uint8(age))
+		b.row(next, age)
 	}
-	return d, true
+	return b.done(), true
 }
 
 // dfaStep is the state after reading byte c in state s.
@@ -421,78 +503,58 @@ func (a *prefixNFA) dfaStep(s dfaState, c byte) dfaState {
 	return ns
 }
 
-// tokenDFA is the product of the patterns' prefixDFAs: one table step per
-// byte of a held token for all patterns at once. Its states are stored
-// premultiplied (state<<shift) in next.
-type tokenDFA struct {
-	class [256]uint8 // byte -> class; 0 for a byte no token holds
-	shift uint
-	next  []uint16 // state<<shift + class -> next state<<shift
-	age   []uint8  // by state: bytes back to the earliest place an id could start (0: none)
-}
-
-// newTokenDFA builds the product of ds, or reports false when its table
-// would not fit 16-bit entries.
-func newTokenDFA(ds []*prefixDFA) (*tokenDFA, bool) {
-	d := &tokenDFA{}
-	reps := []byte{0}
-	seen := map[string]uint8{}
-	for c := range 256 {
-		if class[c] != cTok {
-			continue
-		}
+// newProductDFA builds the product of ds, one table step per byte for all
+// their patterns at once, or reports false when its table would not fit
+// 16-bit entries.
+func newProductDFA(ds []tokenDFA) (*tokenDFA, bool) {
+	b := newDFABuilder(func(c byte) string {
 		sig := make([]byte, len(ds))
-		for i, x := range ds {
-			sig[i] = x.class[c]
+		for i := range ds {
+			sig[i] = ds[i].class[c]
 		}
-		k, ok := seen[string(sig)]
-		if !ok {
-			k = uint8(len(reps))
-			seen[string(sig)] = k
-			reps = append(reps, byte(c))
-		}
-		d.class[c] = k
-	}
-	for 1<<d.shift < len(reps) {
-		d.shift++
-	}
-	stride := 1 << d.shift
-	start := make([]uint16, len(ds))
-	states := [][]uint16{start}
-	index := map[string]int{string(u16key(start)): 0}
+		return string(sig)
+	})
+	states := [][]uint16{make([]uint16, len(ds))} // each DFA's premultiplied state
+	b.state(string(u16key(states[0])), 1<<16)
+	next := make([]int, len(b.reps))
 	for i := 0; i < len(states); i++ {
-		row := make([]uint16, stride)
-		for k := 1; k < len(reps); k++ {
+		for k := 1; k < len(b.reps); k++ {
 			ns := make([]uint16, len(ds))
-			for j, x := range ds {
-				ns[j] = x.next[int(states[i][j])*x.nc+int(x.class[reps[k]])]
+			for j := range ds {
+				ns[j] = ds[j].step(states[i][j], b.reps[k])
 			}
-			key := string(u16key(ns))
-			n, ok := index[key]
+			n, isNew, ok := b.state(string(u16key(ns)), 1<<16)
 			if !ok {
-				n = len(states)
-				if (n+1)<<d.shift > 1<<16 {
-					return nil, false
-				}
-				index[key] = n
+				return nil, false
+			}
+			if isNew {
 				states = append(states, ns)
 			}
-			row[k] = uint16(n << d.shift)
+			next[k] = n
 		}
-		d.next = append(d.next, row...)
 		age := 0
-		for j, x := range ds {
-			age = max(age, int(x.age[states[i][j]]))
+		for j := range ds {
+			age = max(age, ds[j].ageOf(states[i][j]))
 		}
-		d.age = append(d.age, uint8(age))
+		b.row(next, age)
 	}
-	return d, true
+	return b.done(), true
 }
 
 func u16key(s []uint16) []byte {
 	b := make([]byte, 0, 2*len(s))
 	for _, v := range s {
 		b = append(b, byte(v), byte(v>>8))
+	}
+	return b
+}
+
+func u64key(vs ...uint64) []byte {
+	b := make([]byte, 0, 8*len(vs))
+	for _, v := range vs {
+		for i := range 8 {
+			b = append(b, byte(v>>(8*i)))
+		}
 	}
 	return b
 }

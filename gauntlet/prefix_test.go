@@ -242,15 +242,15 @@ func TestPrefixDFA(t *testing.T) {
 	}
 	// The product of so many patterns is too large: Flush scans with the
 	// automata. Fewer patterns have one.
-	if s.dfa != nil || len(s.dfas) != len(s.pre) {
-		t.Errorf("%d patterns: product DFA %v, %d DFAs", len(s.pre), s.dfa != nil, len(s.dfas))
+	if len(s.dfas) != len(s.pre) {
+		t.Errorf("%d patterns: %d DFAs, want one per pattern", len(s.pre), len(s.dfas))
 	}
 	c.IDPatterns = append(c.IDPatterns[:3], `\bref_[0-9]+`)
 	small, err := Compile(c)
-	if err != nil || small.dfa == nil {
+	if err != nil || len(small.dfas) != 1 {
 		t.Fatalf("no product DFA for %q (%v)", c.IDPatterns, err)
 	}
-	var ds []*prefixDFA
+	var ds []*tokenDFA
 	for _, a := range s.pre {
 		d, ok := newPrefixDFA(a, s.earlyLim())
 		if !ok {
@@ -270,24 +270,97 @@ func TestPrefixDFA(t *testing.T) {
 		}
 		tok = tok[:min(len(tok), lim)]
 		for i, a := range s.pre {
-			d, st := ds[i], 0
+			d, st := ds[i], uint16(0)
 			for n := 1; n <= len(tok); n++ {
-				st = int(d.next[st*d.nc+int(d.class[tok[n-1]])])
-				got := n - int(d.age[st])
+				st = d.step(st, tok[n-1])
+				got := n - d.ageOf(st)
 				if want := a.earliest(tok[:n], 0); got != want {
 					t.Fatalf("pattern %q, token %q: DFA earliest %d, scan %d", s.ids[i].re, tok[:n], got, want)
 				}
 			}
 		}
-		st, d := uint16(0), small.dfa
+		st, d := uint16(0), &small.dfas[0]
 		for n := 1; n <= len(tok); n++ {
-			st = d.next[int(st)+int(d.class[tok[n-1]])]
+			st = d.step(st, tok[n-1])
 			want := n
 			for _, a := range small.pre {
 				want = min(want, a.earliest(tok[:n], 0))
 			}
-			if got := n - int(d.age[st>>d.shift]); got != want {
+			if got := n - d.ageOf(st); got != want {
 				t.Fatalf("token %q: product DFA earliest %d, scans %d", tok[:n], got, want)
+			}
+		}
+	}
+}
+
+// TestFlushTablesMatchScan: every Write and every Flush returns exactly
+// what it returns when Flush finds where an id could start with the prefix
+// automata's scan instead of the DFA tables (one product table, or one per
+// pattern) and asks CatalogPrefix every time instead of remembering the
+// short token starts it related to no id, for answers cut at random sizes with a Flush after some or all
+// deltas; a second Flush releases nothing; and the whole output equals that
+// of the same deltas written without any Flush.
+func TestFlushTablesMatchScan(t *testing.T) {
+	many := DefaultConfig()
+	many.IDPatterns = append(many.IDPatterns, `\bref_[0-9]+`, `(?:x|\by)z+`, `^ab`, `[0-9]+$`, `(?i)k\d{3}`, `a.c`, `\B-1[a-f]?\b`, `(?:@|#)(?:doc)?:\d`, `q[0-9a-z]*r`)
+	for _, c := range []Config{DefaultConfig(), many} {
+		s, err := Compile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scan, err := Compile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.dfas == nil || scan.pre == nil {
+			t.Fatalf("%d patterns: no DFA tables or no prefix automata", len(c.IDPatterns))
+		}
+		scan.dfas = nil // Flush scans with the prefix automata
+		pieces := []string{"the ", "water ", "In", " ", ". ", "doc", "_1a2b", "abc-", "REAL", "ID42", "x/", "Ko", "de", "0123456789", "abcdef0",
+			"deadbeef", "-1234", "ref_", "12", "zz", "k", "K", "a", "c", "q", "r", "@", "#doc:", "_", "-", ".", "/", "[^1]", "`x`", "\n", "Évian "}
+		text := answerText(1 << 14)
+		r := rand.New(rand.NewPCG(11, uint64(len(c.IDPatterns))))
+		n := 5000
+		if testing.Short() {
+			n = 500
+		}
+		for it := range n {
+			in := randomInput(r, it%3 == 2, text, 400, pieces, 30)
+			o := testOptions()
+			if it%2 == 1 {
+				o = fuzzOptions(false)
+			}
+			every := it%4 == 0
+			a, b, w := s.New(o), scan.New(o), s.New(o)
+			var got, plain []byte
+			var calls []string // the deltas so far, "|" after each flushed one
+			for i := 0; i < len(in); {
+				k := min(1+r.IntN(12), len(in)-i)
+				g, ref := a.Write(nil, in[i:i+k]), b.Write(nil, in[i:i+k])
+				calls = append(calls, string(in[i:i+k]))
+				if every || r.IntN(2) == 0 {
+					b.catNo = [len(b.catNo)]uint64{} // the scan asks CatalogPrefix every time
+					g, ref = a.Flush(g), b.Flush(ref)
+					calls[len(calls)-1] += "|"
+					// A second Flush finds nothing more, even when it reads
+					// the token again instead of seeing it unchanged.
+					for _, x := range []*Stream{a, b} {
+						x.fLen = -1
+						if again := x.Flush(nil); len(again) != 0 {
+							t.Fatalf("deltas %q: a second Flush released %q", calls, again)
+						}
+					}
+				}
+				if string(g) != string(ref) {
+					t.Fatalf("%d patterns, deltas %q: the last gives %q, scan %q", len(c.IDPatterns), calls, g, ref)
+				}
+				got = append(got, g...)
+				plain = w.Write(plain, in[i:i+k])
+				i += k
+			}
+			got, plain = a.Close(got), w.Close(plain)
+			if string(got) != string(plain) {
+				t.Fatalf("%d patterns, input %q: with Flush %q, without %q", len(c.IDPatterns), in, got, plain)
 			}
 		}
 	}

@@ -31,6 +31,20 @@ func (st *Stream) writeSteps(dst, delta []byte) []byte {
 	return st.cutCarry(dst, start)
 }
 
+// randomInput returns a window of up to window bytes of text when fromText,
+// else up to most+1 random pieces.
+func randomInput(r *rand.Rand, fromText bool, text []byte, window int, pieces []string, most int) []byte {
+	var in []byte
+	if fromText {
+		a := r.IntN(len(text) - window)
+		return append(in, text[a:a+r.IntN(window)]...)
+	}
+	for k := r.IntN(most); k >= 0; k-- {
+		in = append(in, pieces[r.IntN(len(pieces))]...)
+	}
+	return in
+}
+
 // TestFastPathsMatchSteps: for seeded random answers cut at random sizes,
 // every Write returns exactly what byte-by-byte stepping returns for the
 // same delta (not only the same whole output), with the same drops, counts
@@ -48,15 +62,7 @@ func TestFastPathsMatchSteps(t *testing.T) {
 		n = 2000
 	}
 	for it := range n {
-		var in []byte
-		if it%4 == 3 {
-			a := r.IntN(len(text) - 600)
-			in = append(in, text[a:a+r.IntN(600)]...)
-		} else {
-			for k := r.IntN(60); k >= 0; k-- {
-				in = append(in, pieces[r.IntN(len(pieces))]...)
-			}
-		}
+		in := randomInput(r, it%4 == 3, text, 600, pieces, 60)
 		o, ref := fuzzOptions(r.IntN(4) == 0), fuzzOptions(false)
 		ref.Bailout = o.Bailout
 		var got, want []string

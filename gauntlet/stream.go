@@ -44,7 +44,9 @@ type Options struct {
 	// may be left out). With it, a token held at the end of a delta is
 	// released at once up to where an id could still start in it; without
 	// it, when Catalog is set, a held token waits for its end. It must not
-	// retain its argument.
+	// retain its argument. A stream remembers the one- and two-byte s it
+	// reported false for until Reset, and does not ask again for an s that
+	// starts with one (no id can be related to it).
 	CatalogPrefix func(s string) bool
 	Cards         map[string]bool // addresses in this turn's source map (card markers)
 	Actions       map[string]bool // actions that fired this turn (action markers)
@@ -145,14 +147,21 @@ type Stream struct {
 	open     byte   // a '(' or '[' held back (after the held space, if any)
 	openDel  bool   // a drop happened after the held opener
 
-	long bool     // the held token is the tail of a longer, partly released one
-	relN int      // bytes of the held token released early (Flush)
-	word bool     // the held token is known to be letters only
-	ctx  []byte   // its last released bytes (3/4 max_marker_len)
-	win  []byte   // scratch: ctx + the bytes about to be released
-	aSt  uint16   // the state of Spec.dfa after the held token's first aPos bytes
-	aSts []uint16 // or those of Spec.dfas
-	aPos int      // 0: not read yet
+	long bool       // the held token is the tail of a longer, partly released one
+	relN int        // bytes of the held token released early (Flush)
+	word bool       // the held token is known to be letters only
+	ctx  []byte     // its last released bytes (3/4 max_marker_len)
+	win  []byte     // scratch: ctx + the bytes about to be released
+	dfas []tokenDFA // spec.dfas (one load less per Flush)
+	aSts []uint16   // their states after the held token's first aPos bytes
+	aPos int        // 0: not read yet by Flush
+	fLen int        // len(hold) at the last Flush that read it (aPos > 0)
+	// catNo has a bit for each one-byte (bit b) and two-byte (bit
+	// 128+b0<<7+b1) token start CatalogPrefix related to no id (related).
+	catNo [(128 + 128*128) / 64]uint64
+	// noEarly: Flush releases nothing early (no prefix automata, or a
+	// catalog without CatalogPrefix).
+	noEarly bool
 
 	q, q2 []byte // re-feed queue (bytes to process before the next input byte)
 	qh    int
@@ -180,6 +189,7 @@ func (s *Spec) New(o Options) *Stream {
 		ctx:  make([]byte, 0, s.maxLen),
 		win:  make([]byte, 0, 2*s.maxLen+8),
 		q2:   make([]byte, 0, 2*s.maxLen+16),
+		dfas: s.dfas,
 		aSts: make([]uint16, len(s.dfas)),
 	}
 	st.Reset(o)
@@ -210,6 +220,8 @@ func (s *Spec) Put(st *Stream) {
 // from a sync.Pool).
 func (st *Stream) Reset(o Options) {
 	st.opt = o
+	st.noEarly = st.spec.pre == nil || o.Catalog != nil && o.CatalogPrefix == nil
+	st.catNo = [len(st.catNo)]uint64{}
 	st.srcs = st.srcs[:0]
 	st.cites = st.cites[:0]
 	maxN := 0
@@ -425,7 +437,7 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 // can start a hex id), "doc" not at all. The output as a whole does not
 // depend on when, or whether, Flush is called.
 func (st *Stream) Flush(dst []byte) []byte {
-	if st.closed || st.ncarry > 0 || st.hk != hToken || st.mode != mText || st.qh < len(st.q) {
+	if st.hk != hToken { // small enough to inline: most calls hold nothing
 		return dst
 	}
 	return st.early(dst)

@@ -1,6 +1,7 @@
 package gauntlet
 
 import (
+	"encoding/binary"
 	"unsafe"
 )
 
@@ -214,75 +215,69 @@ func (st *Stream) endToken(dst []byte) []byte {
 // token that outgrows the hold-back has all of them in the part longToken
 // releases first.
 func (st *Stream) early(dst []byte) []byte {
-	if st.spec.pre == nil || st.long || st.opt.Catalog != nil && st.opt.CatalogPrefix == nil {
+	t, rn := st.hold, st.relN
+	lim := min(len(t), st.spec.elim)
+	if rn >= lim || st.noEarly || st.long || st.ncarry > 0 || st.mode != mText || st.qh < len(st.q) || st.closed {
 		return dst
 	}
-	t := st.hold
-	lim := min(len(t), st.spec.earlyLim())
-	if st.relN >= lim {
-		return dst
+	from := st.aPos
+	if from != 0 && len(t) == st.fLen {
+		return dst // nothing new since the last Flush, which released what it could
 	}
+	st.aPos, st.fLen = lim, len(t)
 	k := lim
-	if d := st.spec.dfa; d != nil {
-		// The DFA goes on from where the last Flush of this token left it.
-		s := st.aSt
-		if st.aPos == 0 {
-			s = 0
-		}
-		for _, c := range t[st.aPos:lim] {
-			s = d.next[int(s)+int(d.class[c])]
-		}
-		st.aSt, st.aPos = s, lim
-		if age := int(d.age[s>>d.shift]); age > 0 {
-			k = lim - age
-		}
-		if k <= st.relN {
-			return dst
-		}
-	} else if ds := st.spec.dfas; ds != nil {
-		if st.aPos == 0 {
-			clear(st.aSts)
-		}
-		for i, d := range ds {
-			s := int(st.aSts[i])
-			for _, c := range t[st.aPos:lim] {
-				s = int(d.next[s*d.nc+int(d.class[c])])
+	if ds := st.dfas; ds != nil {
+		// The DFAs go on from where the last Flush of this token left them.
+		sts := st.aSts[:len(ds)]
+		for i := range ds {
+			d, s := &ds[i], sts[i]
+			if from == 0 {
+				s = 0
 			}
-			st.aSts[i] = uint16(s)
-			if age := int(d.age[s]); age > 0 {
+			s = d.run(s, t[from:lim])
+			sts[i] = s
+			if age := d.ageOf(s); age > 0 {
 				k = min(k, lim-age)
 			}
 		}
-		st.aPos = lim
-		if k <= st.relN {
-			return dst
-		}
 	} else {
-		for _, a := range st.spec.pre {
-			k = min(k, a.earliest(t[:k], st.relN))
-			if k <= st.relN {
+		for _, a := range st.spec.pre { // each pattern sees the whole token, as the DFAs do
+			if k = min(k, a.earliest(t[:lim], rn)); k <= rn {
 				return dst
 			}
 		}
 	}
-	if st.opt.Catalog != nil {
+	// A word's start is the only place a catalog id can start in it: most
+	// often one CatalogPrefix related to no id already.
+	if k > rn && st.opt.Catalog != nil && !(rn == 0 && st.word && st.unrelated(t)) {
 		k = st.catalogEarliest(t, k)
 	}
-	if k <= st.relN {
+	if k <= rn {
 		return dst
 	}
 	switch {
 	case !st.pending(): // rel without a held space, opener or glue: token bytes keep brWord
-		dst = append(dst, t[st.relN:k]...)
+		dst = appendShort(dst, t, rn, k)
 	case st.space && !st.spaceDel && st.open == 0 && !st.glue: // rel after a plain held space
-		dst = append(append(dst, ' '), t[st.relN:k]...)
+		dst = appendShort(append(dst, ' '), t, rn, k)
 		st.space, st.brWord = false, false
 	default:
-		dst = st.rel(dst, t[st.relN:k])
+		dst = st.rel(dst, t[rn:k])
 	}
 	st.last = t[k-1]
 	st.relN = k
 	return dst
+}
+
+// appendShort appends t[i:j] to dst, with one 8-byte move when it is that
+// short and both have room for the move.
+func appendShort(dst, t []byte, i, j int) []byte {
+	n := len(dst)
+	if j-i > 8 || i+8 > cap(t) || cap(dst)-n < 8 {
+		return append(dst, t[i:j]...)
+	}
+	binary.LittleEndian.PutUint64(dst[n:n+8], binary.LittleEndian.Uint64(t[i:i+8]))
+	return dst[:n+j-i]
 }
 
 // longToken handles a token that outgrew the hold-back: if the held window
@@ -352,18 +347,15 @@ func (st *Stream) ctxLeakAt(b []byte) (int, bool) {
 // after its leading '_') and each segment's start after a '/', '#' or ':',
 // when CatalogPrefix relates the rest of t to an id.
 func (st *Stream) catalogEarliest(t []byte, k int) int {
-	related := func(b []byte) bool {
-		return len(b) == 0 || st.opt.CatalogPrefix(unsafe.String(&b[0], len(b)))
-	}
 	if st.relN == 0 {
-		if related(t) {
+		if st.related(t) {
 			return 0
 		}
 		u := 0
 		for u < len(t) && t[u] == '_' {
 			u++
 		}
-		if u > 0 && related(t[u:]) {
+		if u > 0 && st.related(t[u:]) {
 			return 0
 		}
 	}
@@ -371,9 +363,49 @@ func (st *Stream) catalogEarliest(t []byte, k int) int {
 		return k // letters only: no segment
 	}
 	for i := max(st.relN-1, 0); i+1 < k; i++ {
-		if (t[i] == '/' || t[i] == '#' || t[i] == ':') && related(t[i+1:]) {
+		if (t[i] == '/' || t[i] == '#' || t[i] == ':') && st.related(t[i+1:]) {
 			return i + 1
 		}
 	}
 	return k
+}
+
+// related reports whether Options.CatalogPrefix relates b (token bytes,
+// ASCII) to an id. A one- or two-byte b it relates to none is remembered
+// for the rest of the response: no id is related to a b that starts with
+// it either (such an id would start with it), so CatalogPrefix is not asked
+// again for one.
+func (st *Stream) related(b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	if st.unrelated(b) {
+		return false
+	}
+	if st.opt.CatalogPrefix(unsafe.String(&b[0], len(b))) {
+		return true
+	}
+	if len(b) <= 2 {
+		n := catBit(b)
+		st.catNo[n>>6] |= 1 << (n & 63)
+	}
+	return false
+}
+
+// unrelated reports whether b (not empty) starts with a one- or two-byte
+// token start CatalogPrefix related to no id.
+func (st *Stream) unrelated(b []byte) bool {
+	n := uint(b[0] & 0x7f)
+	if len(b) >= 2 && st.catNo[2+n<<1+uint(b[1]>>6&1)]>>(b[1]&63)&1 != 0 {
+		return true
+	}
+	return st.catNo[n>>6]>>(n&63)&1 != 0
+}
+
+// catBit is the bit of catNo for b of one or two ASCII bytes.
+func catBit(b []byte) int {
+	if len(b) == 1 {
+		return int(b[0] & 0x7f)
+	}
+	return 128 + int(b[0]&0x7f)<<7 + int(b[1]&0x7f)
 }
