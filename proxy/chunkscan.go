@@ -94,6 +94,16 @@ var strStop = func() (t [256]bool) {
 // opening quote) and returns the index after the closing quote.
 func scanString(s string, i int) (int, bool) {
 	for {
+		// Eight plain bytes at a time: no quote, no backslash, no control
+		// character (a byte < 0x20) in the word.
+		for i+8 <= len(s) {
+			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if (hasLess(w, 0x20)|hasZero(w^(lsb*'"'))|hasZero(w^(lsb*'\\'))) != 0 {
+				break
+			}
+			i += 8
+		}
 		for i < len(s) && !strStop[s[i]] {
 			i++
 		}
@@ -124,6 +134,18 @@ func scanString(s string, i int) (int, bool) {
 		}
 	}
 }
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// hasZero is non-zero when a byte of w is 0; hasLess when a byte of w is
+// below n (n <= 128). Bit tricks from "Bit Twiddling Hacks" (Sean Eron
+// Anderson, public domain).
+func hasZero(w uint64) uint64 { return (w - lsb) &^ w & msb }
+
+func hasLess(w, n uint64) uint64 { return (w - lsb*n) &^ w & msb }
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 

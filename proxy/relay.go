@@ -230,13 +230,18 @@ func (r *relay) run(ctx context.Context, w io.Writer, first sseEvent) {
 	}()
 
 	stop := r.stop // the callback must not read r: it may fire after r is pooled
-	idle := time.AfterFunc(r.rt.cfg.Upstream.IdleTimeout, func() { stop(errIdleTimeout) })
+	idleFor := r.rt.cfg.Upstream.IdleTimeout
+	idle := time.AfterFunc(idleFor, func() { stop(errIdleTimeout) })
 	defer idle.Stop()
+	// Right before the relay waits on the upstream: write what is queued,
+	// then time the wait (events already received are not a pause).
+	wait := func() {
+		r.flush()
+		idle.Reset(idleFor)
+	}
 	ok := r.event(ctx, first)
 	for ok && !r.done && !r.gone {
-		// next flushes the queued events before it waits on the upstream.
-		ev, more, err := r.src.next(r.flushFn)
-		idle.Reset(r.rt.cfg.Upstream.IdleTimeout)
+		ev, more, err := r.src.next(wait)
 		if err != nil {
 			r.failMidStream(ctx, cause(ctx, err))
 			break
