@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -275,32 +274,12 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	setSSEHeaders(ctx)
 	r := newRelay(x, src, ctx.Conn())
 	r.up, r.ctx, r.first, r.release = resp, upctx, first, release
+	// The relay writes the chunks itself (relay.Read) to the connection,
+	// which Serve accepted as a clientConn: the header goes out before the
+	// first Read, held back to leave with the first chunk.
+	r.cw, r.chunked = ctx.Conn().(*clientConn)
 	s.streams.Add(1)
-	if cw, ok := ctx.Conn().(*clientConn); ok {
-		// The relay writes the chunks itself (relay.Read): the header goes
-		// out before the first Read, held back to leave with the first
-		// chunk.
-		r.cw, r.chunked = cw, true
-		cw.holdNext(1)
-		ctx.Response.ImmediateHeaderFlush = true
-		ctx.Response.SetBodyStream(r, -1)
-		return
-	}
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		// A connection the server did not accept itself (ServeConn).
-		r.ran = true
-		r.run(upctx, flushWriter{w}, first)
-		r.Close()
-	})
-}
-
-// flushWriter flushes after every write.
-type flushWriter struct{ w *bufio.Writer }
-
-func (f flushWriter) Write(p []byte) (int, error) {
-	n, err := f.w.Write(p)
-	if err == nil {
-		err = f.w.Flush()
-	}
-	return n, err
+	r.cw.holdNext(1)
+	ctx.Response.ImmediateHeaderFlush = true
+	ctx.Response.SetBodyStream(r, -1)
 }
