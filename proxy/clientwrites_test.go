@@ -2,15 +2,12 @@ package proxy_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/openai/openai-go/v3"
 
 	"github.com/answer-guard/guard/proxy"
 )
@@ -131,30 +128,21 @@ func TestStreamWrites(t *testing.T) {
 			t.Cleanup(func() { shutdown(t, srv) })
 			ts := &testServer{srv: srv, base: "http://" + raw.Addr().String() + "/v1"}
 
-			st := ts.completions().NewStreaming(context.Background(), openai.ChatCompletionNewParams{
-				Model:    "m",
-				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
-			})
-			var text strings.Builder
-			for st.Next() {
-				if ch := st.Current(); len(ch.Choices) > 0 {
-					text.WriteString(ch.Choices[0].Delta.Content)
-					if tc.after != "" && ch.Choices[0].Delta.Content == tc.after {
-						next <- struct{}{}
-					}
+			text, err := streamText(ts, "m", "hi", func(delta string) {
+				if tc.after != "" && delta == tc.after {
+					next <- struct{}{}
 				}
-			}
-			if err := st.Err(); err != nil {
+			})
+			if err != nil {
 				t.Fatal(err)
 			}
 			if len(tc.parts) > 1 && tc.after == "" {
 				next <- struct{}{} // [DONE] is here: the upstream may end its body
 			}
-			if text.String() != tc.want {
-				t.Errorf("text %q, want %q", text.String(), tc.want)
+			if text != tc.want {
+				t.Errorf("text %q, want %q", text, tc.want)
 			}
 			<-ln.ended
-			st.Close()
 			ln.mu.Lock()
 			defer ln.mu.Unlock()
 			if len(ln.writes) != tc.writes {

@@ -53,8 +53,9 @@ type relay struct {
 
 	probe    *time.Timer // the disconnect probe (probeTick)
 	ended    bool        // run is over: the probe must not write (guarded by mu)
-	flushFn  func()      // r.flush as a value, made once
-	probeFn  func()      // r.probeTick as a value, made once
+	waitFn   func()      // r.wait as a value, made once
+	idle     *time.Timer // upstream.idle_timeout, re-armed by wait (nil outside run)
+	idleFor  time.Duration
 	gone     bool        // a flush failed (relay goroutine only)
 	out      []byte      // chunkRoom bytes, then the events not yet written
 	buf      []byte      // the turn's output for one delta
@@ -81,7 +82,7 @@ func newRelay(x *exchange, src *sseReader, conn net.Conn) *relay {
 	r, _ := relayPool.Get().(*relay)
 	if r == nil {
 		r = &relay{}
-		r.flushFn = r.flush
+		r.waitFn = r.wait
 	}
 	_, pass := x.turn.(passTurn)
 	r.ps = &probeState{}
@@ -98,7 +99,7 @@ func (r *relay) free() {
 	if cap(r.out) > keep || cap(r.buf) > keep || cap(r.edit) > keep || cap(r.text) > keep || r.compact.Cap() > keep {
 		return
 	}
-	*r = relay{flushFn: r.flushFn, out: r.out[:chunkRoom], buf: r.buf[:0], edit: r.edit[:0], text: r.text[:0],
+	*r = relay{waitFn: r.waitFn, out: r.out[:chunkRoom], buf: r.buf[:0], edit: r.edit[:0], text: r.text[:0],
 		compact: r.compact, usage: r.usage[:0]}
 	r.compact.Reset()
 	relayPool.Put(r)
@@ -141,6 +142,15 @@ func (r *relay) flush() {
 	r.gone = r.wErr != nil
 	r.ps.mu.Unlock()
 	r.out = r.out[:chunkRoom]
+}
+
+// wait runs right before the relay waits on the upstream: it writes what
+// is queued, then times the wait (events already received are no pause).
+func (r *relay) wait() {
+	r.flush()
+	if r.idle != nil {
+		r.idle.Reset(r.idleFor)
+	}
 }
 
 // writeDone records the outcome of a write to the client (under ps.mu).
@@ -230,18 +240,12 @@ func (r *relay) run(ctx context.Context, w io.Writer, first sseEvent) {
 	}()
 
 	stop := r.stop // the callback must not read r: it may fire after r is pooled
-	idleFor := r.rt.cfg.Upstream.IdleTimeout
-	idle := time.AfterFunc(idleFor, func() { stop(errIdleTimeout) })
-	defer idle.Stop()
-	// Right before the relay waits on the upstream: write what is queued,
-	// then time the wait (events already received are not a pause).
-	wait := func() {
-		r.flush()
-		idle.Reset(idleFor)
-	}
+	r.idleFor = r.rt.cfg.Upstream.IdleTimeout
+	r.idle = time.AfterFunc(r.idleFor, func() { stop(errIdleTimeout) })
+	defer func() { r.idle.Stop(); r.idle = nil }()
 	ok := r.event(ctx, first)
 	for ok && !r.done && !r.gone {
-		ev, more, err := r.src.next(wait)
+		ev, more, err := r.src.next(r.waitFn)
 		if err != nil {
 			r.failMidStream(ctx, cause(ctx, err))
 			break
@@ -290,7 +294,7 @@ func (r *relay) run(ctx context.Context, w io.Writer, first sseEvent) {
 	if r.up != nil {
 		// The upstream answer is over: its connection goes back to the
 		// pool now. Reading the body's end rarely waits (the terminator
-		// came with [DONE]); when it would, src's hook (r.flush) sends
+		// came with [DONE]); when it would, src's hook (r.wait) sends
 		// what the client is owed first, so [DONE] is never delayed.
 		r.up.Close()
 	}

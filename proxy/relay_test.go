@@ -93,7 +93,7 @@ func TestRelayAllocs(t *testing.T) {
 			var sink countWriter
 			r.w = &sink
 			step := func() {
-				ev, ok, err := src.next(r.flushFn)
+				ev, ok, err := src.next(r.waitFn)
 				if err != nil || !ok || !r.event(ctx, ev) {
 					t.Fatalf("relay stopped: %v %v", ok, err)
 				}

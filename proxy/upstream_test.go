@@ -54,6 +54,27 @@ func countedMock(t *testing.T, mutate func(*testCfg)) (*testServer, *countingLis
 	return ts, ln
 }
 
+// streamText streams one answer to prompt through the openai-go client and
+// returns its text; each content delta also goes to each (when not nil) as
+// it arrives.
+func streamText(ts *testServer, model, prompt string, each func(string)) (string, error) {
+	st := ts.completions().NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+		Model:    model,
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(prompt)},
+	})
+	defer st.Close()
+	var text strings.Builder
+	for st.Next() {
+		if ch := st.Current(); len(ch.Choices) > 0 {
+			text.WriteString(ch.Choices[0].Delta.Content)
+			if each != nil {
+				each(ch.Choices[0].Delta.Content)
+			}
+		}
+	}
+	return text.String(), st.Err()
+}
+
 // Streams read to their end give their upstream connection back: ten
 // streamed answers one after the other use at most two upstream
 // connections (the relay stops at [DONE] and the upstream client reads the
@@ -61,20 +82,10 @@ func countedMock(t *testing.T, mutate func(*testCfg)) (*testServer, *countingLis
 func TestStreamConnectionReused(t *testing.T) {
 	ts, ln := countedMock(t, nil)
 	for i := range 10 {
-		st := ts.completions().NewStreaming(context.Background(), openai.ChatCompletionNewParams{
-			Model:    "mock-1",
-			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the return window?")},
-		})
-		var text strings.Builder
-		for st.Next() {
-			if ch := st.Current(); len(ch.Choices) > 0 {
-				text.WriteString(ch.Choices[0].Delta.Content)
-			}
+		text, err := streamText(ts, "mock-1", "What is the return window?", nil)
+		if err != nil || text == "" {
+			t.Fatalf("stream %d: %v, %d bytes", i, err, len(text))
 		}
-		if err := st.Err(); err != nil || text.Len() == 0 {
-			t.Fatalf("stream %d: %v, %d bytes", i, err, text.Len())
-		}
-		st.Close()
 	}
 	// The relay pools the connection right after it flushed [DONE], so a
 	// client quick enough to send its next request before that finds the
