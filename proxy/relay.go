@@ -56,11 +56,11 @@ type relay struct {
 	waitFn   func()      // r.wait as a value, made once
 	idle     *time.Timer // upstream.idle_timeout, re-armed by wait (nil outside run)
 	idleFor  time.Duration
-	gone     bool        // a flush failed (relay goroutine only)
-	out      []byte      // chunkRoom bytes, then the events not yet written
-	buf      []byte      // the turn's output for one delta
-	edit     []byte      // a rewritten event
-	text     []byte      // an unescaped content delta
+	gone     bool   // a flush failed (relay goroutine only)
+	out      []byte // chunkRoom bytes, then the events not yet written
+	buf      []byte // the turn's output for one delta
+	edit     []byte // a rewritten event
+	text     []byte // an unescaped content delta
 	compact  bytes.Buffer
 	head     string // id/object/created/model of the upstream chunks, for chunks we add
 	finished bool
