@@ -1,5 +1,7 @@
 package proxy
 
+import "unsafe"
+
 // chunkView is what the relay reads of one chunk: the raw JSON values
 // (substrings of the chunk, "" when absent) at the top level, in the first
 // choice and in its delta. Nothing is unescaped (gjson would, and allocate,
@@ -311,4 +313,90 @@ func skipWS(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// chunkMemo scans a stream's events, most of which are content deltas that
+// differ from the one before only in their content string (same id,
+// model, index and finish_reason around it). When an event has the bytes
+// of the last scanned event before and after its content value, only the
+// new content string is validated and the view is the old one, moved by
+// the content's change in length; any other event is scanned whole.
+// Swapping one JSON string for another keeps the value valid and every
+// other field where it was (FuzzChunkMemo checks the memo against
+// scanChunk).
+type chunkMemo struct {
+	prev       []byte // the last event scanned whole that had a content string
+	cOff, cEnd int    // that content value's bounds in prev
+	spans      [8]span
+	hasChoice  bool
+	ok         bool // prev is usable
+}
+
+// span is a field's bounds in prev; a < 0 when absent.
+type span struct{ a, b int }
+
+func (m *chunkMemo) scan(data string) (chunkView, bool) {
+	if m.ok {
+		tail := len(m.prev) - m.cEnd
+		if n := len(data) - tail; n > m.cOff && data[m.cOff] == '"' &&
+			data[:m.cOff] == string(m.prev[:m.cOff]) && data[n:] == string(m.prev[m.cEnd:]) {
+			if end, ok := scanString(data, m.cOff+1); ok && end == n {
+				return m.view(data, n-m.cEnd), true
+			}
+		}
+	}
+	v, ok := scanChunk(data)
+	m.remember(data, v, ok)
+	return v, ok
+}
+
+// fields lists v's fields in the order of chunkMemo.spans.
+func (v *chunkView) fields() [8]*string {
+	return [8]*string{&v.id, &v.created, &v.model, &v.err, &v.choices, &v.usage, &v.content, &v.finish}
+}
+
+func (m *chunkMemo) remember(data string, v chunkView, ok bool) {
+	m.ok = false
+	if !ok || len(v.content) < 2 || v.content[0] != '"' || len(data) > 64<<10 {
+		return
+	}
+	base := uintptr(unsafe.Pointer(unsafe.StringData(data)))
+	at := func(f string) span {
+		if f == "" {
+			return span{-1, -1}
+		}
+		a := int(uintptr(unsafe.Pointer(unsafe.StringData(f))) - base)
+		return span{a, a + len(f)}
+	}
+	c := at(v.content)
+	for i, f := range v.fields() {
+		s := at(*f)
+		// A field is before the content, after it, or holds it (choices);
+		// any other layout is not one the memo can move.
+		if s.a >= 0 && !(s.b <= c.a || s.a >= c.b || s.a <= c.a && s.b >= c.b) {
+			return
+		}
+		m.spans[i] = s
+	}
+	m.prev = append(m.prev[:0], data...)
+	m.cOff, m.cEnd, m.hasChoice, m.ok = c.a, c.b, v.hasChoice, true
+}
+
+// view is the remembered view over data, whose content value ends shift
+// bytes later than prev's.
+func (m *chunkMemo) view(data string, shift int) chunkView {
+	v := chunkView{hasChoice: m.hasChoice}
+	for i, f := range v.fields() {
+		s := m.spans[i]
+		switch {
+		case s.a < 0:
+		case s.b <= m.cOff:
+			*f = data[s.a:s.b]
+		case s.a >= m.cEnd:
+			*f = data[s.a+shift : s.b+shift]
+		default: // holds the content
+			*f = data[s.a : s.b+shift]
+		}
+	}
+	return v
 }

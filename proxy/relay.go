@@ -62,6 +62,7 @@ type relay struct {
 	edit     []byte // a rewritten event
 	text     []byte // an unescaped content delta
 	compact  bytes.Buffer
+	memo     chunkMemo
 	head     string // id/object/created/model of the upstream chunks, for chunks we add
 	finished bool
 	done     bool
@@ -100,7 +101,7 @@ func (r *relay) free() {
 		return
 	}
 	*r = relay{waitFn: r.waitFn, out: r.out[:chunkRoom], buf: r.buf[:0], edit: r.edit[:0], text: r.text[:0],
-		compact: r.compact, usage: r.usage[:0]}
+		compact: r.compact, usage: r.usage[:0], memo: chunkMemo{prev: r.memo.prev[:0]}}
 	r.compact.Reset()
 	relayPool.Put(r)
 }
@@ -383,7 +384,7 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 		r.done = true
 		return true
 	}
-	f, valid := scanChunk(b2s(data))
+	f, valid := r.memo.scan(b2s(data))
 	if !valid {
 		r.failMidStream(ctx, errors.New("upstream sent an event that is not JSON"))
 		return false

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -241,6 +242,19 @@ func BenchmarkScanChunk(b *testing.B) {
 			}
 		}
 	})
+	b.Run("memo", func(b *testing.B) {
+		// Deltas that differ only in their content, as a stream's do.
+		evs := []string{ev, strings.Replace(allocEvent, "%s", `"from delivery. "`, 1)}
+		var m chunkMemo
+		b.SetBytes(int64(len(ev)))
+		i := 0
+		for b.Loop() {
+			if _, ok := m.scan(evs[i&1]); !ok {
+				b.Fatal("invalid")
+			}
+			i++
+		}
+	})
 	b.Run("gjson.Valid", func(b *testing.B) {
 		b.SetBytes(int64(len(ev)))
 		for b.Loop() {
@@ -328,4 +342,47 @@ func relayPass(t *testing.T, ctx context.Context, src *sseReader, w io.Writer) {
 	}
 	r.run(ctx, w, first)
 	r.free()
+}
+
+// FuzzChunkMemo: scanning events one after the other through a chunkMemo
+// gives what scanChunk gives for each (validity and every field, each a
+// slice of the event itself), whether the memo takes the shortcut or not.
+func FuzzChunkMemo(f *testing.F) {
+	ev := func(c string) string {
+		return `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":` + c + `},"finish_reason":null}]}`
+	}
+	f.Add(ev(`"a"`), ev(`"bc\"d"`), ev(`"\u00e9"`))
+	f.Add(ev(`""`), ev(`"x"`), `{"id":"chatcmpl-1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)
+	f.Add(ev(`"a"`), ev(`"a" , "content":"b"`), ev(`"c`))
+	f.Add(`{"choices":[{"delta":{"content":"a"}}],"choices":[]}`, `{"choices":[{"delta":{"content":"zz"}}],"choices":[]}`, ev(`1`))
+	f.Add(ev(`"a"`), ev(`"a\"`), ev(`"\x01"`))
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		var m chunkMemo
+		for _, data := range []string{a, b, c, b, a} {
+			got, gok := m.scan(data)
+			want, wok := scanChunk(data)
+			if gok != wok {
+				t.Fatalf("memo valid=%v, scanChunk valid=%v for %q", gok, wok, data)
+			}
+			if !gok {
+				continue
+			}
+			gf, wf := got.fields(), want.fields()
+			for i := range gf {
+				if *gf[i] != *wf[i] {
+					t.Fatalf("field %d: memo %q, scanChunk %q in %q", i, *gf[i], *wf[i], data)
+				}
+				if *gf[i] != "" {
+					// The relay finds content by its address in the event.
+					off := uintptr(unsafe.Pointer(unsafe.StringData(*gf[i]))) - uintptr(unsafe.Pointer(unsafe.StringData(data)))
+					if off > uintptr(len(data)-len(*gf[i])) {
+						t.Fatalf("field %d %q is not a slice of %q", i, *gf[i], data)
+					}
+				}
+			}
+			if got.hasChoice != want.hasChoice {
+				t.Fatalf("hasChoice: memo %v, scanChunk %v in %q", got.hasChoice, want.hasChoice, data)
+			}
+		}
+	})
 }
