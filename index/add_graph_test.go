@@ -11,9 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/answer-guard/guard/index/internal/disk"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/answer-guard/guard/index/internal/disk"
 )
 
 // randomText is 12 words drawn from a 400-word vocabulary. Not topics
@@ -139,18 +140,42 @@ func TestAddReplacesInGraph(t *testing.T) {
 
 // loadGraphPartition loads the default partition of the snapshot at dir,
 // which must have a graph; the caller closes s.
-func loadGraphPartition(t *testing.T, dir string) (*Snapshot, *Partition) {
-	t.Helper()
+func loadGraphPartition(tb testing.TB, dir string) (*Snapshot, *Partition) {
+	tb.Helper()
 	s, err := Load(dir)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	p := s.Partition(DefaultTenant, DefaultKB)
 	if p == nil || p.graph == nil {
 		s.Close()
-		t.Fatalf("%s: no graph in the default partition", dir)
+		tb.Fatalf("%s: no graph in the default partition", dir)
 	}
 	return s, p
+}
+
+// buildRandomBase builds n random documents d0..d<n-1> with
+// hnsw.exact_below set to exactBelow into dir/base, for adds to start from.
+func buildRandomBase(tb testing.TB, rng *rand.Rand, n, exactBelow int) (cfg Config, dir, base string) {
+	tb.Helper()
+	cfg = DefaultConfig()
+	cfg.HNSW.ExactBelow = exactBelow
+	dir = tb.TempDir()
+	base = filepath.Join(dir, "base")
+	if _, err := BuildDocs(context.Background(), cfg, randomDocs(rng, "d", n), nil, base, zap.NewNop()); err != nil {
+		tb.Fatal(err)
+	}
+	return cfg, dir, base
+}
+
+// buildGraphPartition builds docs with cfg into dir and loads the default
+// partition, which must have a graph.
+func buildGraphPartition(tb testing.TB, cfg Config, docs []Doc, dir string) (*Snapshot, *Partition) {
+	tb.Helper()
+	if _, err := BuildDocs(context.Background(), cfg, docs, nil, dir, zap.NewNop()); err != nil {
+		tb.Fatal(err)
+	}
+	return loadGraphPartition(tb, dir)
 }
 
 func checkReplaced(t *testing.T, dir string, batch []Doc, gone map[int]string, live map[string]string) {
@@ -203,14 +228,7 @@ func checkReplaced(t *testing.T, dir string, batch []Doc, gone map[int]string, l
 func TestAddCrossesExactBelow(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(5, 5))
-	cfg := DefaultConfig()
-	cfg.HNSW.ExactBelow = 50
-	dir := t.TempDir()
-	docs := randomDocs(rng, "d", 40)
-	base := filepath.Join(dir, "base")
-	if _, err := BuildDocs(ctx, cfg, docs, nil, base, zap.NewNop()); err != nil {
-		t.Fatal(err)
-	}
+	cfg, dir, base := buildRandomBase(t, rng, 40, 50)
 	batch := []Doc{{ID: "d3", Text: "replaced " + randomText(rng)}}
 	for i := range 20 {
 		batch = append(batch, Doc{ID: fmt.Sprint("n", i), Text: fmt.Sprintf("marker%dq %s", i, randomText(rng))})
@@ -247,13 +265,7 @@ func TestAddCrossesExactBelow(t *testing.T) {
 func BenchmarkAddReplace(b *testing.B) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 7))
-	cfg := DefaultConfig()
-	cfg.HNSW.ExactBelow = 100
-	dir := b.TempDir()
-	base := filepath.Join(dir, "base")
-	if _, err := BuildDocs(ctx, cfg, randomDocs(rng, "d", 3000), nil, base, zap.NewNop()); err != nil {
-		b.Fatal(err)
-	}
+	cfg, dir, base := buildRandomBase(b, rng, 3000, 100)
 	batch := randomDocs(rng, "n", 10)
 	for range 10 {
 		batch = append(batch, Doc{ID: fmt.Sprint("d", rng.IntN(3000)), Text: randomText(rng)})

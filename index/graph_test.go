@@ -1,13 +1,10 @@
 package index
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
-
-	"go.uber.org/zap"
 )
 
 // TestGraphRecall builds a partition above exact_below and checks that the
@@ -34,19 +31,8 @@ func TestGraphRecall(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.HNSW.ExactBelow = 100
-	out := filepath.Join(t.TempDir(), "s")
-	if _, err := BuildDocs(context.Background(), cfg, docs, nil, out, zap.NewNop()); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, p := buildGraphPartition(t, cfg, docs, filepath.Join(t.TempDir(), "s"))
 	defer s.Close()
-	p := s.Partition(DefaultTenant, DefaultKB)
-	if p.graph == nil {
-		t.Fatal("graph not built")
-	}
 	var found, total int
 	for i := 0; i < 50; i++ {
 		q := p.Local().EmbedText(docs[rng.IntN(len(docs))].Text)

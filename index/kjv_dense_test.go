@@ -14,13 +14,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// kjvDocsPath is ../shared/data/kjv/kjv.jsonl (or under $GUARD_DATA),
-// skipping when absent.
-func kjvDocsPath(tb testing.TB) string {
-	tb.Helper()
-	return evaldata.Require(tb, "KJV data", "kjv", "kjv.jsonl")
-}
-
 // BenchmarkKJVDense measures the dense lane on KJV (31,102 verses; built
 // with exact_below 20,000, the default before 2026-11-24, so the graph
 // is built): recall@10 of
@@ -32,28 +25,14 @@ func kjvDocsPath(tb testing.TB) string {
 // defaults otherwise (one build, ~10 s). Report metrics: recall@10, self@10,
 // p50-ms, p99-ms.
 func BenchmarkKJVDense(b *testing.B) {
-	docs, bad, err := ReadDocs([]string{kjvDocsPath(b)}, true)
+	docs, bad, err := ReadDocs([]string{evaldata.KJV(b)}, true)
 	if err != nil || len(bad) > 0 {
 		b.Fatal(err, bad)
 	}
 	cfg := DefaultConfig()
 	cfg.HNSW.ExactBelow = 20000
-	dir := b.TempDir()
-	if _, err := BuildDocs(context.Background(), cfg, docs, nil, dir, zap.NewNop()); err != nil {
-		b.Fatal(err)
-	}
-	s, err := Load(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, p := buildGraphPartition(b, cfg, docs, b.TempDir())
 	defer s.Close()
-	var p *Partition
-	for _, pp := range s.parts {
-		p = pp
-	}
-	if p == nil || p.graph == nil {
-		b.Fatalf("KJV partition has no graph (exact_below %d)", cfg.HNSW.ExactBelow)
-	}
 	graph := p.graph
 	defer func() { p.graph = graph }()
 

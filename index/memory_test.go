@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/answer-guard/guard/index/internal/disk"
+	"github.com/answer-guard/guard/internal/evaldata"
 )
 
 // BenchmarkMemoryBreakdown100k loads a 100,000-chunk snapshot (KJV verses
@@ -17,7 +18,7 @@ import (
 // one at a time, with a GC before each reading. Run with -benchtime 1x; it
 // needs ../shared/data (or GUARD_DATA).
 func BenchmarkMemoryBreakdown100k(b *testing.B) {
-	docs, _, err := ReadDocs([]string{kjvDocsPath(b)}, true)
+	docs, _, err := ReadDocs([]string{evaldata.KJV(b)}, true)
 	if err != nil {
 		b.Fatal(err)
 	}

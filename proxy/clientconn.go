@@ -27,15 +27,15 @@ func (l clientListener) Accept() (net.Conn, error) {
 // writing). Two of fasthttp's own flushes would each cost a write syscall
 // with a few bytes: the response header before the first chunk, and the
 // end of the body ("0\r\n", then "\r\n" after the trailer) after the last.
-// The relay holds the first (absorb = 1 before the header is flushed; its
-// first chunk takes the header along) and the last (its last chunk is held
-// with absorb = 1 for fasthttp's "0\r\n"; the "\r\n" that follows sends
-// all). Holding only ever delays bytes until the next write or Close,
-// never reorders them.
+// The relay holds the first (holdNext before the header is flushed; its
+// first chunk takes the header along) and the last (holdWrite of its last
+// chunk, which holds fasthttp's "0\r\n" too; the "\r\n" that follows
+// sends all). Holding only ever delays bytes until the next write or
+// Close, never reorders them.
 type clientConn struct {
 	net.Conn
 	mu     sync.Mutex
-	absorb int     // writes still to hold back
+	absorb bool    // hold the next write back
 	held   *[]byte // held bytes, nil when none (from heldPool)
 }
 
@@ -44,8 +44,8 @@ var heldPool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &
 func (c *clientConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.absorb > 0 {
-		c.absorb--
+	if c.absorb {
+		c.absorb = false
 		c.hold(p)
 		return len(p), nil
 	}
@@ -59,19 +59,18 @@ func (c *clientConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// holdNext makes the next n writes wait for the one after them.
-func (c *clientConn) holdNext(n int) {
+// holdNext makes the next write wait for the one after it.
+func (c *clientConn) holdNext() {
 	c.mu.Lock()
-	c.absorb = n
+	c.absorb = true
 	c.mu.Unlock()
 }
 
-// holdWrite holds p (written later with what follows) and the next n
-// writes after it.
-func (c *clientConn) holdWrite(p []byte, n int) {
+// holdWrite holds p and the next write, both written with the one after.
+func (c *clientConn) holdWrite(p []byte) {
 	c.mu.Lock()
 	c.hold(p)
-	c.absorb = n
+	c.absorb = true
 	c.mu.Unlock()
 }
 
@@ -105,7 +104,7 @@ func (c *clientConn) releaseLocked() error {
 // Close sends what is held, then closes.
 func (c *clientConn) Close() error {
 	c.mu.Lock()
-	c.absorb = 0
+	c.absorb = false
 	c.releaseLocked() //nolint:errcheck // closing anyway
 	c.mu.Unlock()
 	return c.Conn.Close()

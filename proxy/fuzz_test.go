@@ -66,7 +66,7 @@ func relayTurn(t testing.TB, upstream []byte, includeUsage bool, turn Turn) stri
 	defer cancel(nil)
 	s := &Server{m: newMetrics(), log: nopLogger()}
 	r := newRelay(&exchange{s: s, rt: rt, req: &chatRequest{stream: true, includeUsage: includeUsage}, turn: turn,
-		log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src, nil)
+		log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src)
 	defer r.free()
 	first, ok, err := src.next(nil)
 	if err != nil || !ok {

@@ -272,14 +272,15 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 		return
 	}
 	setSSEHeaders(ctx)
-	r := newRelay(x, src, ctx.Conn())
+	r := newRelay(x, src)
 	r.up, r.ctx, r.first, r.release = resp, upctx, first, release
 	// The relay writes the chunks itself (relay.Read) to the connection,
 	// which Serve accepted as a clientConn: the header goes out before the
 	// first Read, held back to leave with the first chunk.
-	r.cw, r.chunked = ctx.Conn().(*clientConn)
+	r.cw = ctx.Conn().(*clientConn)
 	s.streams.Add(1)
-	r.cw.holdNext(1)
+	r.cw.holdNext()
+	r.owed = true
 	ctx.Response.ImmediateHeaderFlush = true
 	ctx.Response.SetBodyStream(r, -1)
 }

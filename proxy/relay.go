@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"sync"
 	"time"
@@ -31,12 +30,13 @@ type relay struct {
 	*exchange
 	src  *sseReader
 	up   io.Closer // the upstream answer src reads, closed once it is over (nil in tests)
-	conn net.Conn  // the client connection, only peeked at by the probe
 	pass bool      // the pass-through turn: content is relayed as it is
 
 	// As the body of a served stream (Read, Close): the relay writes its
-	// chunks to cw, the client connection, itself.
+	// chunks to cw, the client connection, itself (nil in tests, which
+	// relay to a plain writer: no chunk framing, no probe peeking).
 	cw      *clientConn
+	owed    bool // cw holds bytes the relay must send before it waits
 	ctx     context.Context
 	first   sseEvent
 	release func() // closes the upstream answer and frees src
@@ -47,7 +47,6 @@ type relay struct {
 	// after the stream ended locks it while r may already serve another.
 	ps        *probeState
 	w         io.Writer
-	chunked   bool // w is the connection: each write is one HTTP chunk
 	lastWrite time.Time
 	wErr      error
 
@@ -79,7 +78,7 @@ const chunkRoom = 10
 
 var relayPool sync.Pool
 
-func newRelay(x *exchange, src *sseReader, conn net.Conn) *relay {
+func newRelay(x *exchange, src *sseReader) *relay {
 	r, _ := relayPool.Get().(*relay)
 	if r == nil {
 		r = &relay{}
@@ -87,7 +86,7 @@ func newRelay(x *exchange, src *sseReader, conn net.Conn) *relay {
 	}
 	_, pass := x.turn.(passTurn)
 	r.ps = &probeState{}
-	r.exchange, r.src, r.conn, r.pass = x, src, conn, pass
+	r.exchange, r.src, r.pass = x, src, pass
 	if len(r.out) < chunkRoom {
 		r.out = make([]byte, chunkRoom, 4<<10)
 	}
@@ -124,9 +123,11 @@ func (r *relay) emitString(data string) {
 func (r *relay) flush() {
 	if len(r.out) == chunkRoom || r.gone {
 		r.out = r.out[:chunkRoom]
-		if r.cw != nil && !r.gone {
-			// Nothing queued, but the client may still be owed the held
-			// response header: send it before the relay waits.
+		if r.owed && !r.gone {
+			// Nothing queued, but cw holds what the client is owed (the
+			// response header, or the last chunk): send it before the
+			// relay waits.
+			r.owed = false
 			r.ps.mu.Lock()
 			if r.wErr == nil {
 				r.writeDone(r.cw.release())
@@ -143,6 +144,7 @@ func (r *relay) flush() {
 	r.gone = r.wErr != nil
 	r.ps.mu.Unlock()
 	r.out = r.out[:chunkRoom]
+	r.owed = false // the write took what cw held along
 }
 
 // wait runs right before the relay waits on the upstream: it writes what
@@ -165,10 +167,10 @@ func (r *relay) writeDone(err error) {
 }
 
 // frame returns the queued events as one write: as they are, or as one
-// HTTP chunk when w is the connection (the size line goes in the room
-// kept before them).
+// HTTP chunk when the relay writes to the connection (the size line goes
+// in the room kept before them).
 func (r *relay) frame() []byte {
-	if !r.chunked {
+	if r.cw == nil {
 		return r.out[chunkRoom:]
 	}
 	n := len(r.out) - chunkRoom
@@ -201,13 +203,13 @@ func (r *relay) probeTick(p *probeState, every time.Duration) {
 	if p.ended {
 		return
 	}
-	if r.wErr == nil && r.conn != nil && peerClosed(r.conn) {
+	if r.wErr == nil && r.cw != nil && peerClosed(r.cw) {
 		r.wErr = errClientGone
 		r.stop(errClientGone)
 	}
 	if r.wErr == nil && time.Since(r.lastWrite) >= every {
 		keep := ": keep-alive\n\n"
-		if r.chunked {
+		if r.cw != nil {
 			keep = "e\r\n" + keep + "\r\n"
 		}
 		_, err := io.WriteString(r.w, keep)
@@ -275,16 +277,17 @@ func (r *relay) run(ctx context.Context, w io.Writer, first sseEvent) {
 		}
 		r.emitString("[DONE]")
 	}
-	if r.cw != nil && r.chunked && !r.gone {
+	if r.cw != nil && !r.gone {
 		// The last chunk waits for the end of the body that fasthttp
 		// writes once Read returns (clientConn): "0\r\n" is held too, the
 		// trailer's "\r\n" sends all three in one write.
 		r.ps.mu.Lock()
 		if r.wErr == nil {
 			if len(r.out) > chunkRoom {
-				r.cw.holdWrite(r.frame(), 1)
+				r.cw.holdWrite(r.frame())
+				r.owed = true
 			} else {
-				r.cw.holdNext(1)
+				r.cw.holdNext()
 			}
 		}
 		r.ps.mu.Unlock()

@@ -89,7 +89,7 @@ func TestRelayAllocs(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
 			s := &Server{m: newMetrics(), log: nopLogger()}
-			r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: tc.turn(), log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src, nil)
+			r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: tc.turn(), log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src)
 			defer r.free()
 			var sink countWriter
 			r.w = &sink
@@ -304,12 +304,8 @@ func TestRelayCoalescesChunkedUpstream(t *testing.T) {
 	defer up.close()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	resp, err := up.postStream(ctx, "/chat/completions", []byte(`{}`), time.Now().Add(5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := newSSEReader(resp, 1<<20)
-	defer func() { resp.Close(); src.release() }()
+	src, done := openTestStream(t, ctx, up)
+	defer done()
 	relayPass(t, ctx, src, writerFunc(func(p []byte) (int, error) {
 		n, err := sink.Write(p)
 		if sink.events == 3 {
@@ -335,7 +331,7 @@ func relayPass(t *testing.T, ctx context.Context, src *sseReader, w io.Writer) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	s := &Server{m: newMetrics(), log: nopLogger()}
-	r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: passTurn{}, log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src, nil)
+	r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: passTurn{}, log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src)
 	first, ok, err := src.next(nil)
 	if !ok || err != nil {
 		t.Fatal(ok, err)

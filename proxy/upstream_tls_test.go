@@ -35,12 +35,8 @@ func TestStreamOverTLS(t *testing.T) {
 	defer u.close()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	resp, err := u.postStream(ctx, "/chat/completions", []byte(`{}`), time.Now().Add(5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := newSSEReader(resp, 1<<20)
-	defer func() { resp.Close(); src.release() }()
+	src, done := openTestStream(t, ctx, u)
+	defer done()
 	for i := range 3 {
 		ev, ok, err := src.next(nil)
 		if !ok || err != nil || string(ev.Data) != fmt.Sprintf(`{"n":%d}`, i) {
@@ -58,4 +54,16 @@ func TestStreamOverTLS(t *testing.T) {
 	if context.Cause(ctx) != stopped {
 		t.Fatalf("cause %v", context.Cause(ctx))
 	}
+}
+
+// openTestStream posts a streamed request to u and returns its event
+// reader; done closes the answer and frees the reader.
+func openTestStream(t *testing.T, ctx context.Context, u *upstream) (src *sseReader, done func()) {
+	t.Helper()
+	resp, err := u.postStream(ctx, "/chat/completions", []byte(`{}`), time.Now().Add(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = newSSEReader(resp, 1<<20)
+	return src, func() { resp.Close(); src.release() }
 }

@@ -22,13 +22,6 @@ import (
 	"github.com/answer-guard/guard/internal/leaktest"
 )
 
-// kjvPath is ../shared/data/kjv/kjv.jsonl (or under $GUARD_DATA),
-// skipping when absent.
-func kjvPath(tb testing.TB) string {
-	tb.Helper()
-	return evaldata.Require(tb, "KJV data", "kjv", "kjv.jsonl")
-}
-
 var (
 	fixtureMu   sync.Mutex
 	fixtureDirs = map[string]string{}
@@ -54,7 +47,7 @@ func (r runRemovingFixtures) Run() int {
 }
 
 func kjvDocs(tb testing.TB, copies int) []index.Doc {
-	docs, bad, err := index.ReadDocs([]string{kjvPath(tb)}, true)
+	docs, bad, err := index.ReadDocs([]string{evaldata.KJV(tb)}, true)
 	if err != nil || len(bad) > 0 {
 		tb.Fatal(err, bad)
 	}
@@ -76,7 +69,7 @@ func kjvDocs(tb testing.TB, copies int) []index.Doc {
 // to n chunks when n > 0) and returns its dir.
 func fixture(tb testing.TB, copies, n int) string {
 	tb.Helper()
-	kjvPath(tb)
+	evaldata.KJV(tb)
 	fixtureMu.Lock()
 	defer fixtureMu.Unlock()
 	key := fmt.Sprint(copies, "x", n)

@@ -28,3 +28,10 @@ func Require(tb testing.TB, what string, rel ...string) string {
 	}
 	return p
 }
+
+// KJV returns the KJV verses file (kjv/kjv.jsonl), skipping tb when it is
+// absent.
+func KJV(tb testing.TB) string {
+	tb.Helper()
+	return Require(tb, "KJV data", "kjv", "kjv.jsonl")
+}
