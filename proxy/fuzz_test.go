@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 )
 
 // FuzzParseChatRequest: any body is either accepted with a model and at
@@ -16,6 +18,9 @@ func FuzzParseChatRequest(f *testing.F) {
 	for _, s := range []string{
 		`{"model":"m","messages":[{"role":"user","content":"hi"}]}`,
 		`{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":[{"type":"text","text":"a"}]}]}`,
+		`{"model":"m","stream":true,"stream_options":null,"messages":[{"role":"user","content":"a"}]}`,
+		`{"model":"m","stream":true,"stream_options":{"include_usage":false},"messages":[{"role":"user","content":"a"}]} `,
+		`{"model":"m","stream":true,"messages":[{"role":"user","content":"a"}]}` + "\n",
 		`{"model":1}`, `[]`, `{"model":"m","messages":[{"role":"user","content":5}]}`, "\xff", `{"a":[[[[[[]]]]]]}`,
 		`{"model":"mock-1","messages":[{"role":"user","content":"x"}],"model":"gpt-x"}`,
 		`{"model":"m","messages":[{"role":"user","content":"x"}],"Messages":[]}`,
@@ -43,6 +48,20 @@ func FuzzParseChatRequest(f *testing.F) {
 		up, err := req.upstreamBody("other", "system text")
 		if err != nil || !json.Valid(up) {
 			t.Fatalf("upstream body invalid: %v %q", err, up)
+		}
+		// Keys the client spelled in another case are the client's (the
+		// guard adds stream_options as it is spelled), but no key the
+		// guard sets may appear twice.
+		seen := map[string]bool{}
+		gjson.ParseBytes(up).ForEach(func(k, _ gjson.Result) bool {
+			if seen[k.Str] && (k.Str == "model" || k.Str == "messages" || k.Str == "stream_options") {
+				t.Fatalf("upstream body repeats key %q: %q", k.Str, up)
+			}
+			seen[k.Str] = true
+			return true
+		})
+		if req.stream && gjson.GetBytes(up, "stream_options.include_usage").Type != gjson.True {
+			t.Fatalf("streamed upstream body without include_usage: %q", up)
 		}
 	})
 }

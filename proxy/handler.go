@@ -68,10 +68,12 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	// nested contexts).
 	var upctx context.Context
 	var stop func(error)
+	var watch *streamWatch
 	if req.stream {
-		base, cancel := context.WithCancelCause(context.Background())
-		c, cancelTimeout := context.WithTimeoutCause(base, rt.cfg.Upstream.RequestTimeout, errRequestTimeout)
-		upctx, stop = c, func(err error) { cancel(err); cancelTimeout() }
+		// One context and one timer for all of a stream's timeouts
+		// (streamWatch).
+		upctx, watch = newStreamWatch(rt.cfg.Upstream)
+		stop = watch.stop
 	} else {
 		c, cancel := context.WithTimeoutCause(context.Background(), rt.cfg.Upstream.RequestTimeout, errRequestTimeout)
 		upctx, stop = c, func(error) { cancel() }
@@ -84,7 +86,7 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	plan := turn.Plan()
-	x := &exchange{s: s, rt: rt, req: req, turn: turn, log: l, stop: stop}
+	x := &exchange{s: s, rt: rt, req: req, turn: turn, log: l, stop: stop, watch: watch}
 	if plan.Decision == gate.Refuse {
 		s.direct(ctx, upctx, x, plan.Answer)
 		return
@@ -118,6 +120,9 @@ type exchange struct {
 	// stop ends the upstream request (cancels its context with the cause);
 	// whoever ends the request calls it.
 	stop func(error)
+	// watch times a stream's upstream (nil for a whole answer, and in
+	// tests that run a relay alone).
+	watch *streamWatch
 }
 
 // wholeChat relays a non-stream completion.
@@ -236,10 +241,9 @@ func setSSEHeaders(ctx *fasthttp.RequestCtx) {
 func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte) {
 	rt, l, stop := x.rt, x.log, x.stop
 	t0 := time.Now()
-	firstByte := time.AfterFunc(rt.cfg.Upstream.FirstByteTimeout, func() { stop(errFirstByteTimeout) })
-	resp, err := rt.up.postStream(upctx, "/chat/completions", upBody, t0.Add(rt.cfg.Upstream.FirstByteTimeout))
+	firstBy := x.watch.firstByte(rt.cfg.Upstream.FirstByteTimeout)
+	resp, err := rt.up.postStream(upctx, "/chat/completions", upBody, firstBy, x.watch.requestDeadline())
 	if err != nil {
-		firstByte.Stop()
 		l.upWait = time.Since(t0)
 		err = cause(upctx, err)
 		stop(err)
@@ -247,7 +251,6 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 		return
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.contentType); mt != "text/event-stream" {
-		firstByte.Stop()
 		resp.Close()
 		l.upWait = time.Since(t0)
 		stop(nil)
@@ -258,7 +261,7 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	src := newSSEReader(resp, rt.cfg.Upstream.MaxEventBytes)
 	release := func() { resp.Close(); src.release() }
 	first, ok, ferr := src.next(nil)
-	firstByte.Stop()
+	x.watch.relaying()
 	l.upWait = time.Since(t0)
 	src.waited = 0
 	if ferr != nil || !ok {

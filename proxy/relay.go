@@ -53,13 +53,11 @@ type relay struct {
 	probe    *time.Timer // the disconnect probe (probeTick)
 	ended    bool        // run is over: the probe must not write (guarded by mu)
 	waitFn   func()      // r.wait as a value, made once
-	idle     *time.Timer // upstream.idle_timeout, re-armed by wait (nil outside run)
-	idleFor  time.Duration
-	gone     bool   // a flush failed (relay goroutine only)
-	out      []byte // chunkRoom bytes, then the events not yet written
-	buf      []byte // the turn's output for one delta
-	edit     []byte // a rewritten event
-	text     []byte // an unescaped content delta
+	gone     bool        // a flush failed (relay goroutine only)
+	out      []byte      // chunkRoom bytes, then the events not yet written
+	buf      []byte      // the turn's output for one delta
+	edit     []byte      // a rewritten event
+	text     []byte      // an unescaped content delta
 	compact  bytes.Buffer
 	memo     chunkMemo
 	head     string // id/object/created/model of the upstream chunks, for chunks we add
@@ -151,8 +149,8 @@ func (r *relay) flush() {
 // is queued, then times the wait (events already received are no pause).
 func (r *relay) wait() {
 	r.flush()
-	if r.idle != nil {
-		r.idle.Reset(r.idleFor)
+	if r.watch != nil {
+		r.watch.waiting()
 	}
 }
 
@@ -242,10 +240,10 @@ func (r *relay) run(ctx context.Context, w io.Writer, first sseEvent) {
 		p.mu.Unlock()
 	}()
 
-	stop := r.stop // the callback must not read r: it may fire after r is pooled
-	r.idleFor = r.rt.cfg.Upstream.IdleTimeout
-	r.idle = time.AfterFunc(r.idleFor, func() { stop(errIdleTimeout) })
-	defer func() { r.idle.Stop(); r.idle = nil }()
+	if r.watch != nil {
+		// idle_timeout times the relay's waits, until the answer is over.
+		defer r.watch.ended()
+	}
 	ok := r.event(ctx, first)
 	for ok && !r.done && !r.gone {
 		ev, more, err := r.src.next(r.waitFn)

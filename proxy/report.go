@@ -100,14 +100,27 @@ func attachReport(b []byte, rep *Report) []byte {
 		b, _ = sjson.SetRawBytes(b, "guard", guard)
 		return b
 	}
-	out := make([]byte, 0, len(b)+len(cites)+len(guard)+24)
+	return appendMembers(b, citationsKey, cites, guardKey, guard)
+}
+
+var citationsKey, guardKey = []byte(`"citations":`), []byte(`,"guard":`)
+
+// appendMembers returns a copy of the JSON object b with the text of parts
+// (one or more "key":value members) added before its closing brace, after
+// a comma unless the object is empty. b must be an object.
+func appendMembers(b []byte, parts ...[]byte) []byte {
+	end := bytes.LastIndexByte(b, '}')
+	n := len(b) + 1
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
 	out = append(out, b[:end]...)
 	if start := bytes.IndexByte(b, '{'); start >= 0 && start < end && len(bytes.TrimSpace(b[start+1:end])) > 0 {
 		out = append(out, ',')
 	}
-	out = append(out, `"citations":`...)
-	out = append(out, cites...)
-	out = append(out, `,"guard":`...)
-	out = append(out, guard...)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
 	return append(out, b[end:]...)
 }

@@ -16,6 +16,7 @@ type chatRequest struct {
 	model        string
 	stream       bool
 	includeUsage bool   // the client asked for usage on streams
+	hasStreamOpt bool   // the body has a stream_options member (even null)
 	query        string // text of the last user message
 	messages     []gjson.Result
 	// actions are the tools that fired this turn: function names of the
@@ -105,7 +106,9 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 		}
 		r.stream = s.Type == gjson.True
 	}
-	if so := root.Get("stream_options"); so.Exists() && so.Type != gjson.Null {
+	so := root.Get("stream_options")
+	r.hasStreamOpt = so.Exists()
+	if so.Exists() && so.Type != gjson.Null {
 		if !so.IsObject() {
 			return nil, badRequest("invalid_type", "stream_options", "stream_options must be an object")
 		}
@@ -227,13 +230,20 @@ func (r *chatRequest) upstreamBody(model, system string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if r.stream {
+	switch {
+	case !r.stream, r.includeUsage:
+	case !r.hasStreamOpt:
+		// The common case: add the member without re-parsing the body.
+		body = appendMembers(body, streamUsage)
+	default:
 		if body, err = sjson.SetBytes(body, "stream_options.include_usage", true); err != nil {
 			return nil, err
 		}
 	}
 	return body, nil
 }
+
+var streamUsage = []byte(`"stream_options":{"include_usage":true}`)
 
 func itoa(i int) string {
 	if i < 10 {

@@ -248,6 +248,50 @@ func TestIdleTimeoutExact(t *testing.T) {
 	})
 }
 
+// A stream whose events keep coming, each within idle_timeout of the one
+// before: the idle timeout never fires (one timer serves every wait, armed
+// again lazily), and request_timeout ends the stream mid-answer exactly
+// when it is due, with an upstream_timeout error event and [DONE].
+func TestStreamTimeoutsWhileEventsFlow(t *testing.T) {
+	startDateUpdater()
+	for _, tc := range []struct {
+		name    string
+		request time.Duration
+	}{{"idle never fires", time.Hour}, {"request_timeout mid-answer", 55 * time.Millisecond}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := startPiped(t, func(c *Config, m *mockllm.Config) {
+					m.Pace = 10 * time.Millisecond
+					c.Upstream.IdleTimeout = 15 * time.Millisecond
+					c.Upstream.FirstByteTimeout = 12 * time.Millisecond
+					c.Upstream.RequestTimeout = tc.request
+					c.Server.DisconnectProbe = time.Hour
+				})
+				start := time.Now()
+				status, got := p.post(t, timeoutBody)
+				d := time.Since(start)
+				events := strings.Split(strings.TrimSpace(got), "\n\n")
+				n := len(events)
+				if status != 200 || n < 2 || events[n-1] != "data: [DONE]" {
+					t.Fatalf("got %d %q, want a stream ending in [DONE]", status, events[max(0, n-3):])
+				}
+				if tc.request == time.Hour {
+					if strings.Contains(got, "upstream_timeout") || n < 8 || d%(10*time.Millisecond) != 0 {
+						t.Errorf("after %s, %d events: want the whole paced answer, no timeout; tail %q", d, n, events[max(0, n-3):])
+					}
+					return
+				}
+				if d != tc.request {
+					t.Errorf("stream ended after %s, want request_timeout, %s", d, tc.request)
+				}
+				if !strings.Contains(events[n-2], "upstream_timeout") || !strings.Contains(events[n-2], "longer than the configured limit") {
+					t.Errorf("last event before [DONE] is %q, want the request_timeout error", events[n-2])
+				}
+			})
+		})
+	}
+}
+
 // In report mode each sentence is verified as soon as it completes: with an
 // LLM judge and an upstream that paces its events 5 ms apart, the first
 // judge call is made while the answer is still streaming, and every claim

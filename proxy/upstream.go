@@ -231,13 +231,17 @@ type upStream struct {
 	conn        *trackedConn
 	unwatch     func() bool // stops the context watch on the connection
 	eof         bool
+	failed      bool // a read failed: the body cannot be read to its end
 	closed      bool
 }
 
 func (s *upStream) Read(p []byte) (int, error) {
 	n, err := s.body.Read(p)
-	if err == io.EOF {
+	switch {
+	case err == io.EOF:
 		s.eof = true
+	case err != nil:
+		s.failed = true
 	}
 	return n, err
 }
@@ -257,7 +261,7 @@ func (s *upStream) Close() error {
 	}
 	s.closed = true
 	reusable := s.unwatch() // false: the watch fired and closed the connection
-	if reusable && !s.eof {
+	if reusable && !s.eof && !s.failed {
 		// The reader's hook (sseReader's blockNotifier) still runs before
 		// a read that would wait: the relay sends what it holds first.
 		s.drain()
@@ -304,10 +308,10 @@ func (s *upStream) drain() {
 // is then read under the context: when ctx ends, a blocked read returns
 // an error and the caller reads the cause from ctx. A non-2xx status
 // becomes an *APIError carrying the upstream's message.
-func (u *upstream) postStream(ctx context.Context, path string, body []byte, firstByte time.Time) (*upStream, error) {
+func (u *upstream) postStream(ctx context.Context, path string, body []byte, firstByte, requestDeadline time.Time) (*upStream, error) {
 	deadline, timeout := firstByte, errFirstByteTimeout
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline, timeout = d, errRequestTimeout
+	if requestDeadline.Before(deadline) {
+		deadline, timeout = requestDeadline, errRequestTimeout
 	}
 	req, resp := u.request(fasthttp.MethodPost, path, "text/event-stream"), fasthttp.AcquireResponse()
 	req.SetBodyRaw(body)
@@ -328,12 +332,8 @@ func (u *upstream) postStream(ctx context.Context, path string, body []byte, fir
 	}
 	conn := tc.c
 	// The header wait had the first-byte deadline; the body is bounded by
-	// the context (request_timeout, and whoever cancels it).
-	if d, ok := ctx.Deadline(); ok {
-		conn.SetReadDeadline(d) //nolint:errcheck // a failed set shows as a read error
-	} else {
-		conn.SetReadDeadline(time.Time{}) //nolint:errcheck
-	}
+	// request_timeout (and the context: whoever cancels it).
+	conn.SetReadDeadline(requestDeadline) //nolint:errcheck // a failed set shows as a read error
 	rd := resp.BodyStream()
 	if rd == nil {
 		rd = bytes.NewReader(resp.Body())
@@ -401,6 +401,14 @@ func upstreamStatusError(status int, body []byte) *APIError {
 func cause(ctx context.Context, err error) error {
 	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
 		return c
+	}
+	if te, ok := errors.AsType[interface {
+		error
+		Timeout() bool
+	}](err); ok && te.Timeout() {
+		// The only read deadline on a stream's body is request_timeout's,
+		// and it may pass before the context's own timer ends it.
+		return errRequestTimeout
 	}
 	if c := context.Cause(ctx); errors.Is(c, errClientGone) {
 		return c

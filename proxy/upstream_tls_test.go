@@ -60,7 +60,7 @@ func TestStreamOverTLS(t *testing.T) {
 // reader; done closes the answer and frees the reader.
 func openTestStream(t *testing.T, ctx context.Context, u *upstream) (src *sseReader, done func()) {
 	t.Helper()
-	resp, err := u.postStream(ctx, "/chat/completions", []byte(`{}`), time.Now().Add(5*time.Second))
+	resp, err := u.postStream(ctx, "/chat/completions", []byte(`{}`), time.Now().Add(5*time.Second), time.Now().Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
