@@ -508,7 +508,8 @@ func chunk(text string, maxRunes int, splits []int, r *rand.Rand) []string {
 // Log keeps the records of the most recent answers.
 type Log struct {
 	mu   sync.Mutex
-	ring []Record       // the last max records; record seq is in slot seq%max
+	ring [][]Record     // the last max records in blocks of logBlock; record seq is in slot seq%max
+	n    int            // records kept
 	max  int            // capacity; ring grows up to it, then wraps
 	seq  int            // records added so far
 	byID map[string]int // completion id -> its seq, for the kept records
@@ -516,19 +517,31 @@ type Log struct {
 
 func newLog(n int) *Log { return &Log{max: n, byID: map[string]int{}} }
 
+// logBlock is the size of the log's blocks: the log grows a block at a
+// time, so a long load run never copies the records it already holds.
+const logBlock = 4096
+
+// at is the record in slot i.
+func (l *Log) at(i int) *Record { return &l.ring[i/logBlock][i%logBlock] }
+
 // add keeps r, dropping the oldest record when the log is full: O(1), so a
 // long load run does not slow the simulated upstream down.
 func (l *Log) add(r Record) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.ring) < l.max {
-		l.ring = append(l.ring, r)
+	if l.n < l.max {
+		if len(l.ring) == 0 || len(l.ring[len(l.ring)-1]) == logBlock {
+			l.ring = append(l.ring, nil)
+		}
+		last := &l.ring[len(l.ring)-1]
+		*last = append(*last, r)
+		l.n++
 	} else {
-		slot := l.seq % l.max
-		if old := l.ring[slot].ID; l.byID[old] == l.seq-l.max {
+		slot := l.at(l.seq % l.max)
+		if old := slot.ID; l.byID[old] == l.seq-l.max {
 			delete(l.byID, old)
 		}
-		l.ring[slot] = r
+		*slot = r
 	}
 	l.byID[r.ID] = l.seq
 	l.seq++
@@ -547,7 +560,7 @@ func (l *Log) update(id string, fn func(*Record)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if i := l.find(id); i >= 0 {
-		fn(&l.ring[i])
+		fn(l.at(i))
 	}
 }
 
@@ -555,10 +568,9 @@ func (l *Log) update(id string, fn func(*Record)) {
 func (l *Log) Records() []Record {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := len(l.ring)
-	out := make([]Record, 0, n)
-	for seq := l.seq - n; seq < l.seq; seq++ {
-		out = append(out, l.ring[seq%l.max])
+	out := make([]Record, 0, l.n)
+	for seq := l.seq - l.n; seq < l.seq; seq++ {
+		out = append(out, *l.at(seq % l.max))
 	}
 	return out
 }
@@ -568,7 +580,7 @@ func (l *Log) Get(id string) (Record, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if i := l.find(id); i >= 0 {
-		return l.ring[i], true
+		return *l.at(i), true
 	}
 	return Record{}, false
 }

@@ -105,6 +105,28 @@ func TestLogRing(t *testing.T) {
 	if r, _ := l.Get("c3"); r.Notes != 9 {
 		t.Errorf("repeated id: got %+v, want the newest", r)
 	}
+
+	// Across blocks: a log larger than one block, filled twice over.
+	big := newLog(logBlock + 3)
+	total := 2*logBlock + 10
+	for i := range total {
+		big.add(Record{ID: fmt.Sprintf("c%d", i), Notes: i})
+	}
+	recs := big.Records()
+	if len(recs) != logBlock+3 || recs[0].Notes != total-logBlock-3 || recs[len(recs)-1].Notes != total-1 {
+		t.Fatalf("big log: %d records from %d to %d, want %d from %d to %d", len(recs), recs[0].Notes, recs[len(recs)-1].Notes, logBlock+3, total-logBlock-3, total-1)
+	}
+	for i, r := range recs {
+		if r.Notes != total-logBlock-3+i {
+			t.Fatalf("big log: record %d is %d, out of order", i, r.Notes)
+		}
+	}
+	if _, ok := big.Get(fmt.Sprintf("c%d", total-logBlock-4)); ok {
+		t.Error("big log: evicted record still found")
+	}
+	if r, ok := big.Get(fmt.Sprintf("c%d", total-5)); !ok || r.Notes != total-5 {
+		t.Errorf("big log: Get = %+v %v", r, ok)
+	}
 }
 
 // Paraphrase mode rewrites each cited sentence, records how, and changes a

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
 )
 
@@ -179,15 +180,29 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 	ctx.SetContentType("text/event-stream")
 	ctx.Response.Header.Set("Cache-Control", "no-cache")
-	ctx.Response.SetBodyStream(&eventBody{s: s, conn: ctx.Conn(), id: id, steps: s.steps(a, id, model, created, includeUsage)}, -1)
+	ctx.Response.SetBodyStream(&eventBody{s: s, conn: ctx.Conn(), id: id, plan: s.steps(a, id, model, created, includeUsage)}, -1)
 }
 
 func usageJSON(a answer) string {
 	out := 0
 	for _, p := range a.pieces {
-		out += len(strings.Fields(p))
+		out += words(p)
 	}
 	return fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, 42, out+1, 43+out)
+}
+
+// words counts what strings.Fields would return for an ASCII-spaced
+// piece, without making the slice.
+func words(s string) int {
+	n, in := 0, false
+	for i := 0; i < len(s); i++ {
+		sp := s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r' || s[i] == '\v' || s[i] == '\f'
+		if !sp && !in {
+			n++
+		}
+		in = !sp
+	}
+	return n
 }
 
 func (s *Server) whole(ctx *fasthttp.RequestCtx, a answer, id, model string, created int64) {
@@ -202,75 +217,147 @@ func (s *Server) whole(ctx *fasthttp.RequestCtx, a answer, id, model string, cre
 		id, created, model, content, usageJSON(a), id)
 }
 
-// step is one piece of a simulated stream: wait, then send data as one
-// event, or (cut) drop the connection.
+// step is one piece of a simulated stream: wait, then send one event (the
+// frame buf[from:to] of the answer's plan), or (cut) drop the connection.
 type step struct {
-	wait time.Duration
-	data string
-	cut  bool
+	wait     time.Duration
+	from, to int
+	cut      bool
+}
+
+// plan lays out the events of one streamed answer as frames in one buffer
+// ("data: ...\n\n" each), with their pacing: no string is built per event.
+type plan struct {
+	buf   []byte
+	steps []step
+	wait  time.Duration // before the next event
+	at    int           // start of the frame being written
+	head  []byte        // the chunk fields every event starts with
+}
+
+func (p *plan) open() {
+	p.at = len(p.buf)
+	p.buf = append(p.buf, "data: "...)
+}
+
+func (p *plan) close() {
+	p.buf = append(p.buf, "\n\n"...)
+	p.steps = append(p.steps, step{wait: p.wait, from: p.at, to: len(p.buf)})
+	p.wait = 0
+}
+
+// choice opens a chunk event up to its first choice's delta, which the
+// caller appends; endChoice closes it with the finish reason ("" = null).
+func (p *plan) choice() {
+	p.open()
+	p.buf = append(p.buf, p.head...)
+	p.buf = append(p.buf, `,"choices":[{"index":0,"delta":`...)
+}
+
+func (p *plan) endChoice(finish string) {
+	p.buf = append(p.buf, `,"logprobs":null,"finish_reason":`...)
+	if finish == "" {
+		p.buf = append(p.buf, "null"...)
+	} else {
+		p.buf = gjson.AppendJSONString(p.buf, finish)
+	}
+	p.buf = append(p.buf, "}]}"...)
+	p.close()
+}
+
+func (p *plan) usage(a answer) {
+	p.open()
+	p.buf = append(p.buf, p.head...)
+	p.buf = append(p.buf, `,"choices":[],"usage":`...)
+	p.buf = append(p.buf, usageJSON(a)...)
+	p.buf = append(p.buf, '}')
+	p.close()
 }
 
 // steps lays out the events of one streamed answer, with its pacing and
 // its faults.
-func (s *Server) steps(a answer, id, model string, created int64, includeUsage bool) []step {
-	head := fmt.Sprintf(`{"id":%q,"object":"chat.completion.chunk","created":%d,"model":%q,"system_fingerprint":"mock-fp"`, id, created, model)
-	var out []step
-	var wait time.Duration
-	send := func(data string) {
-		out = append(out, step{wait: wait, data: data})
-		wait = 0
-	}
+func (s *Server) steps(a answer, id, model string, created int64, includeUsage bool) *plan {
+	p := &plan{buf: make([]byte, 0, 256*(len(a.pieces)+4))}
+	p.head = append(p.head, `{"id":`...)
+	p.head = gjson.AppendJSONString(p.head, id)
+	p.head = append(p.head, `,"object":"chat.completion.chunk","created":`...)
+	p.head = strconv.AppendInt(p.head, created, 10)
+	p.head = append(p.head, `,"model":`...)
+	p.head = gjson.AppendJSONString(p.head, model)
+	p.head = append(p.head, `,"system_fingerprint":"mock-fp"`...)
 	if a.slowFirst {
-		wait = s.cfg.SlowFirstDelay
+		p.wait = s.cfg.SlowFirstDelay
 	}
-	choice := func(delta string, finish string) string {
-		fr := "null"
-		if finish != "" {
-			fr = strconv.Quote(finish)
+	done := func() *plan {
+		if includeUsage {
+			p.usage(a)
 		}
-		return fmt.Sprintf(`%s,"choices":[{"index":0,"delta":%s,"logprobs":null,"finish_reason":%s}]}`, head, delta, fr)
+		p.open()
+		p.buf = append(p.buf, "[DONE]"...)
+		p.close()
+		return p
 	}
 	if a.toolName != "" {
-		send(choice(fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_mock_1","type":"function","function":{"name":%q,"arguments":""}}]}`, a.toolName), ""))
+		p.choice()
+		p.buf = append(p.buf, `{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_mock_1","type":"function","function":{"name":`...)
+		p.buf = gjson.AppendJSONString(p.buf, a.toolName)
+		p.buf = append(p.buf, `,"arguments":""}}]}`...)
+		p.endChoice("")
 		half := len(a.toolArgs) / 2
 		for _, part := range []string{a.toolArgs[:half], a.toolArgs[half:]} {
-			send(choice(fmt.Sprintf(`{"tool_calls":[{"index":0,"function":{"arguments":%s}}]}`, strconv.Quote(part)), ""))
+			p.choice()
+			p.buf = append(p.buf, `{"tool_calls":[{"index":0,"function":{"arguments":`...)
+			p.buf = gjson.AppendJSONString(p.buf, part)
+			p.buf = append(p.buf, `}}]}`...)
+			p.endChoice("")
 		}
-		send(choice(`{}`, "tool_calls"))
-		if includeUsage {
-			send(fmt.Sprintf(`%s,"choices":[],"usage":%s}`, head, usageJSON(a)))
-		}
-		send("[DONE]")
-		return out
+		p.choice()
+		p.buf = append(p.buf, `{}`...)
+		p.endChoice("tool_calls")
+		return done()
 	}
-	send(fmt.Sprintf(`%s,"x_mock_trace":%q,"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`, head, id))
-	for i, p := range a.pieces {
+	p.open()
+	p.buf = append(p.buf, p.head...)
+	p.buf = append(p.buf, `,"x_mock_trace":`...)
+	p.buf = gjson.AppendJSONString(p.buf, id)
+	p.buf = append(p.buf, `,"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`...)
+	p.close()
+	for i, piece := range a.pieces {
 		if i == a.cutAt {
 			// simulated crash: the stream ends without its terminator
-			out = append(out, step{wait: wait, cut: true})
-			return out
+			p.steps = append(p.steps, step{wait: p.wait, cut: true})
+			return p
 		}
 		if i == a.stallAt {
-			wait += s.cfg.StallDelay
+			p.wait += s.cfg.StallDelay
 		}
 		// the answer-level faults drawn at piece i (build draws them
 		// among the pieces the stream reaches)
 		if i == a.badAt {
-			send(`{"id":` + strconv.Quote(id) + `,"choices":[{"index":0,"delta":{"content":"oops`)
+			p.open()
+			p.buf = append(p.buf, `{"id":`...)
+			p.buf = gjson.AppendJSONString(p.buf, id)
+			p.buf = append(p.buf, `,"choices":[{"index":0,"delta":{"content":"oops`...)
+			p.close()
 		}
 		if i == a.hugeAt {
-			send(choice(`{"content":`+strconv.Quote(strings.Repeat("x", s.cfg.HugeEventBytes))+`}`, ""))
+			p.choice()
+			p.buf = append(p.buf, `{"content":`...)
+			p.buf = gjson.AppendJSONString(p.buf, strings.Repeat("x", s.cfg.HugeEventBytes))
+			p.buf = append(p.buf, '}')
+			p.endChoice("")
 		}
-		c, _ := json.Marshal(p)
-		send(choice(`{"content":`+string(c)+`}`, ""))
-		wait = s.cfg.Pace
+		p.choice()
+		p.buf = append(p.buf, `{"content":`...)
+		p.buf = gjson.AppendJSONString(p.buf, piece)
+		p.buf = append(p.buf, '}')
+		p.endChoice("")
+		p.wait = s.cfg.Pace
 	}
-	send(choice(`{}`, "stop"))
-	if includeUsage {
-		send(fmt.Sprintf(`%s,"choices":[],"usage":%s}`, head, usageJSON(a)))
-	}
-	send("[DONE]")
-	return out
+	p.choice()
+	p.buf = append(p.buf, `{}`...)
+	p.endChoice("stop")
+	return done()
 }
 
 // eventBody is a streamed answer as fasthttp reads it (SetBodyStream); it
@@ -283,21 +370,22 @@ type eventBody struct {
 	s     *Server
 	conn  net.Conn
 	id    string
-	steps []step
-	buf   []byte // the current event
-	rest  []byte // the part of buf a short Read left
+	plan  *plan
+	next  int    // the next step
+	rest  []byte // the part of an event a short Read left
 	ended bool   // every step was sent or the connection was cut
 }
 
 func (b *eventBody) Read(p []byte) (int, error) {
 	n := copy(p, b.rest)
 	b.rest = b.rest[n:]
-	for len(b.rest) == 0 && len(b.steps) > 0 {
-		st := b.steps[0]
+	steps := b.plan.steps
+	for len(b.rest) == 0 && b.next < len(steps) {
+		st := steps[b.next]
 		if n > 0 && (st.wait > 0 || st.cut) {
 			break // send what is ready before waiting
 		}
-		b.steps = b.steps[1:]
+		b.next++
 		if st.wait > 0 {
 			time.Sleep(st.wait)
 		}
@@ -306,12 +394,12 @@ func (b *eventBody) Read(p []byte) (int, error) {
 			b.conn.Close()
 			return 0, errCut
 		}
-		b.buf = append(append(append(b.buf[:0], "data: "...), st.data...), "\n\n"...)
-		m := copy(p[n:], b.buf)
+		ev := b.plan.buf[st.from:st.to]
+		m := copy(p[n:], ev)
 		n += m
-		b.rest = b.buf[m:]
+		b.rest = ev[m:]
 	}
-	if n == 0 && len(b.steps) == 0 {
+	if n == 0 && b.next == len(steps) {
 		b.ended = true
 		return 0, io.EOF
 	}
