@@ -195,3 +195,30 @@ func TestReportFiles(t *testing.T) {
 		}
 	}
 }
+
+// readStream classifies a stream with byte tests before any parse: a
+// finish reason is found however the JSON is spaced, not inside a string,
+// and not when it is null.
+func TestReadStream(t *testing.T) {
+	const chunk = `{"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}`
+	ev := func(ds ...string) string {
+		var b strings.Builder
+		for _, d := range ds {
+			b.WriteString("data: " + d + "\n\n")
+		}
+		return b.String()
+	}
+	for _, c := range []struct{ name, in, want string }{
+		{"complete", ev(chunk, `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`, "[DONE]"), ""},
+		{"spaced finish", ev(chunk, `{"choices": [{"index": 0, "delta": {}, "finish_reason" : "length"}]}`, "[DONE]"), ""},
+		{"null finish only", ev(chunk, chunk, "[DONE]"), "stream_unfinished"},
+		{"finish named inside a string", ev(`{"choices":[{"index":0,"delta":{"content":"say \"finish_reason\":\"stop\""},"finish_reason":null}]}`, "[DONE]"), "stream_unfinished"},
+		{"error event", ev(chunk, `{"error":{"message":"m","code":"x"}}`, "[DONE]"), "stream_error_event"},
+		{"no done", ev(chunk), "stream_no_done"},
+	} {
+		ttft, got := readStream(strings.NewReader(c.in), time.Now().Add(-time.Millisecond))
+		if got != c.want || ttft <= 0 {
+			t.Errorf("%s: got %q (ttft %s), want %q and a first token", c.name, got, ttft, c.want)
+		}
+	}
+}
