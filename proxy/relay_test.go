@@ -61,11 +61,6 @@ func TestRelayAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
-	contents := []string{
-		`"The return window is 30 days "`,
-		`"from delivery [^1]. Ask doc_1a2b \"support\"\n"`,
-		`"caf\u00e9 \ud83d\ude00 ok. "`,
-	}
 	for _, tc := range []struct {
 		name  string
 		turn  func() Turn
@@ -77,28 +72,8 @@ func TestRelayAllocs(t *testing.T) {
 		{"guard/burst", func() Turn { return newGauntletTurn(t) }, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var burst []byte
-			for i := 0; i < tc.burst; i++ {
-				burst = append(burst, "data: "...)
-				burst = append(burst, strings.Replace(allocEvent, "%s", contents[i%len(contents)], 1)...)
-				burst = append(burst, "\n\n"...)
-			}
-			src := newSSEReader(&loopReader{burst: burst}, 1<<20)
-			defer src.release()
-			cfg := DefaultConfig()
-			ctx, cancel := context.WithCancelCause(context.Background())
-			defer cancel(nil)
-			s := &Server{m: newMetrics(), log: nopLogger()}
-			r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: tc.turn(), log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src)
-			defer r.free()
-			var sink countWriter
-			r.w = &sink
-			step := func() {
-				ev, ok, err := src.next(r.waitFn)
-				if err != nil || !ok || !r.event(ctx, ev) {
-					t.Fatalf("relay stopped: %v %v", ok, err)
-				}
-			}
+			sink := &countWriter{}
+			step := relayLoop(t, tc.turn(), tc.burst, sink)
 			for range 200 { // grow the buffers
 				step()
 			}
@@ -110,6 +85,60 @@ func TestRelayAllocs(t *testing.T) {
 			}
 			if tc.burst > 1 && sink.writes*int64(tc.burst) > sink.events+int64(tc.burst) {
 				t.Errorf("%d writes for %d events in bursts of %d: not coalesced", sink.writes, sink.events, tc.burst)
+			}
+		})
+	}
+}
+
+// relayLoop starts a relay over an upstream that repeats a burst of
+// events without end, writing to w; step relays one event.
+func relayLoop(tb testing.TB, turn Turn, burst int, w io.Writer) (step func()) {
+	contents := []string{
+		`"The return window is 30 days "`,
+		`"from delivery [^1]. Ask doc_1a2b \"support\"\n"`,
+		`"caf\u00e9 \ud83d\ude00 ok. "`,
+	}
+	var b []byte
+	for i := 0; i < burst; i++ {
+		b = append(b, "data: "...)
+		b = append(b, strings.Replace(allocEvent, "%s", contents[i%len(contents)], 1)...)
+		b = append(b, "\n\n"...)
+	}
+	src := newSSEReader(&loopReader{burst: b}, 1<<20)
+	tb.Cleanup(src.release)
+	cfg := DefaultConfig()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	tb.Cleanup(func() { cancel(nil) })
+	s := &Server{m: newMetrics(), log: nopLogger()}
+	r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: turn, log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src)
+	tb.Cleanup(r.free)
+	r.w = w
+	return func() {
+		ev, ok, err := src.next(r.waitFn)
+		if err != nil || !ok || !r.event(ctx, ev) {
+			tb.Fatalf("relay stopped: %v %v", ok, err)
+		}
+	}
+}
+
+// BenchmarkRelayEvent is the relay's own cost per event (ns/op), upstream
+// read, scan, turn and client write framing included, with the upstream
+// sending streams' worth of events in one read (burst 50) or one per read.
+func BenchmarkRelayEvent(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		turn  func() Turn
+		burst int
+	}{
+		{"passthrough/burst50", func() Turn { return passTurn{} }, 50},
+		{"passthrough/one", func() Turn { return passTurn{} }, 1},
+		{"guard/burst50", func() Turn { return newGauntletTurn(b) }, 50},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			step := relayLoop(b, tc.turn(), tc.burst, io.Discard)
+			b.ReportAllocs()
+			for b.Loop() {
+				step()
 			}
 		})
 	}
