@@ -101,20 +101,71 @@ func (m *LocalModel) norm(ids []uint32) float64 {
 	return math.Sqrt(s)
 }
 
-// QueryTerms is a query prepared for fast exact scoring against chunks.
+// QueryTerms is a query prepared for fast exact scoring against chunks:
+// its known unique terms and bigrams in query order, each with a bit in a
+// 64-bit mask (id mod 64), so that most chunk tokens are passed over with
+// one test and the rest with a short scan.
 type QueryTerms struct {
-	terms   map[uint32]float64 // unit-vector weight of each known query term
-	bigrams map[uint64]float64
-	idfW    map[uint32]float64 // idf of each known unique term (title coverage)
-	idfSum  float64            // idf mass of all unique query terms, known or not
-	nBi     int                // query bigrams, known or not
+	terms   []queryTerm
+	mask    uint64
+	bigrams []queryBigram
+	biMask  uint64
+	index   map[uint32]int // term positions, for long queries only (see find)
+	idfSum  float64        // idf mass of all unique query terms, known or not
+	nBi     int            // query bigrams, known or not
+}
+
+type queryTerm struct {
+	id  uint32
+	w   float64 // unit-vector weight
+	idf float64 // for title coverage
+}
+
+type queryBigram struct {
+	key uint64 // first id << 32 | second id
+	w   float64
+}
+
+// longQuery is the number of terms above which find uses a map.
+const longQuery = 16
+
+// find returns the position of term id in q.terms, or -1.
+func (q *QueryTerms) find(id uint32) int {
+	if q.mask&(1<<(id&63)) == 0 {
+		return -1
+	}
+	if q.index != nil {
+		if k, ok := q.index[id]; ok {
+			return k
+		}
+		return -1
+	}
+	for k := range q.terms {
+		if q.terms[k].id == id {
+			return k
+		}
+	}
+	return -1
+}
+
+// findBigram returns the position of bigram key in q.bigrams, or -1.
+func (q *QueryTerms) findBigram(key uint64) int {
+	if q.biMask&(1<<((key^key>>32)&63)) == 0 {
+		return -1
+	}
+	for k := range q.bigrams {
+		if q.bigrams[k].key == key {
+			return k
+		}
+	}
+	return -1
 }
 
 // PrepareQuery builds the exact local query vector of text in vocabulary ids.
 func (m *LocalModel) PrepareQuery(text string) *QueryTerms {
 	toks := Tokenize(text)
 	sp := m.sparseTokens(toks)
-	q := &QueryTerms{terms: map[uint32]float64{}, bigrams: map[uint64]float64{}, idfW: map[uint32]float64{}}
+	q := &QueryTerms{}
 	seen := map[string]bool{}
 	for _, t := range toks {
 		if seen[t] {
@@ -124,8 +175,14 @@ func (m *LocalModel) PrepareQuery(text string) *QueryTerms {
 		w := m.IDF(t)
 		q.idfSum += w
 		if id, ok := m.termID(t, false); ok {
-			q.terms[id] = sp[t]
-			q.idfW[id] = w
+			q.terms = append(q.terms, queryTerm{id: id, w: sp[t], idf: w})
+			q.mask |= 1 << (id & 63)
+		}
+	}
+	if len(q.terms) > longQuery {
+		q.index = make(map[uint32]int, len(q.terms))
+		for k, t := range q.terms {
+			q.index[t.id] = k
 		}
 	}
 	for i := 1; i < len(toks); i++ {
@@ -133,7 +190,11 @@ func (m *LocalModel) PrepareQuery(text string) *QueryTerms {
 		a, okA := m.termID(toks[i-1], false)
 		b, okB := m.termID(toks[i], false)
 		if okA && okB {
-			q.bigrams[uint64(a)<<32|uint64(b)] = sp[toks[i-1]+" "+toks[i]]
+			key := uint64(a)<<32 | uint64(b)
+			if q.findBigram(key) < 0 {
+				q.bigrams = append(q.bigrams, queryBigram{key: key, w: sp[toks[i-1]+" "+toks[i]]})
+				q.biMask |= 1 << ((key ^ key>>32) & 63)
+			}
 		}
 	}
 	return q
@@ -163,64 +224,62 @@ func (p *Partition) Match(q *QueryTerms, i int) Match {
 	}
 	ids := p.terms.Chunk(i)
 	tl := int(p.terms.TitleLen[i])
-	var tf [32]struct {
-		id uint32
-		n  int
+	// Per query term and bigram: its count in the chunk, and (terms)
+	// whether the title has it. On the stack for all but long queries.
+	var tbuf [2 * longQuery]int32
+	var bbuf [2 * longQuery]int32
+	tn := tbuf[:0]
+	if len(q.terms) <= longQuery {
+		tn = tbuf[:2*len(q.terms)]
+	} else {
+		tn = make([]int32, 2*len(q.terms))
 	}
-	counts := tf[:0]
-	inTitle := map[uint32]bool{}
-	bseen := map[uint64]int{}
+	bn := bbuf[:0]
+	if len(q.bigrams) <= len(bbuf) {
+		bn = bbuf[:len(q.bigrams)]
+	} else {
+		bn = make([]int32, len(q.bigrams))
+	}
 	for j, id := range ids {
-		if _, ok := q.terms[id]; ok {
-			found := false
-			for k := range counts {
-				if counts[k].id == id {
-					counts[k].n++
-					found = true
-					break
-				}
-			}
-			if !found {
-				counts = append(counts, struct {
-					id uint32
-					n  int
-				}{id, 1})
-			}
+		if k := q.find(id); k >= 0 {
+			tn[2*k]++
 			if j < tl {
-				inTitle[id] = true
+				tn[2*k+1] = 1
 			}
 		}
 		if j > 0 && len(q.bigrams) > 0 {
-			b := uint64(ids[j-1])<<32 | uint64(id)
-			if _, ok := q.bigrams[b]; ok {
-				bseen[b]++
+			if k := q.findBigram(uint64(ids[j-1])<<32 | uint64(id)); k >= 0 {
+				bn[k]++
 			}
 		}
 	}
 	m := p.local
-	var dot float64
-	for _, c := range counts {
-		w := q.terms[c.id]
-		dot += w * (1 + math.Log(float64(c.n))) * m.idfID(c.id)
-		mt.Coverage += w * w
+	var dot, title float64
+	for k, t := range q.terms {
+		if n := tn[2*k]; n > 0 {
+			dot += t.w * (1 + math.Log(float64(n))) * m.idfID(t.id)
+			mt.Coverage += t.w * t.w
+		}
+		if tn[2*k+1] > 0 {
+			title += t.idf
+		}
 	}
-	for b, n := range bseen {
-		w := q.bigrams[b]
-		dot += w * m.BigramWeight * (1 + math.Log(float64(n))) * (m.idfID(uint32(b>>32)) + m.idfID(uint32(b))) / 2
-		mt.Coverage += w * w
+	seen := 0
+	for k, b := range q.bigrams {
+		if n := bn[k]; n > 0 {
+			seen++
+			dot += b.w * m.BigramWeight * (1 + math.Log(float64(n))) * (m.idfID(uint32(b.key>>32)) + m.idfID(uint32(b.key))) / 2
+			mt.Coverage += b.w * b.w
+		}
 	}
 	if norm := float64(p.terms.Norm[i]); norm > 0 {
 		mt.Cosine = dot / norm
 	}
 	if q.idfSum > 0 {
-		var s float64
-		for id := range inTitle {
-			s += q.idfW[id]
-		}
-		mt.TitleCov = s / q.idfSum
+		mt.TitleCov = title / q.idfSum
 	}
 	if q.nBi > 0 {
-		mt.Bigrams = float64(len(bseen)) / float64(q.nBi)
+		mt.Bigrams = float64(seen) / float64(q.nBi)
 	}
 	return mt
 }
