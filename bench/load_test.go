@@ -213,6 +213,7 @@ func TestReadStream(t *testing.T) {
 		{"spaced finish", ev(chunk, `{"choices": [{"index": 0, "delta": {}, "finish_reason" : "length"}]}`, "[DONE]"), ""},
 		{"null finish only", ev(chunk, chunk, "[DONE]"), "stream_unfinished"},
 		{"finish named inside a string", ev(`{"choices":[{"index":0,"delta":{"content":"say \"finish_reason\":\"stop\""},"finish_reason":null}]}`, "[DONE]"), "stream_unfinished"},
+		{"a longer key ending in finish_reason", ev(`{"choices":[{"index":0,"delta":{"content":"a"},"x_finish_reason":"stop","finish_reason":null}]}`, "[DONE]"), "stream_unfinished"},
 		{"error event", ev(chunk, `{"error":{"message":"m","code":"x"}}`, "[DONE]"), "stream_error_event"},
 		{"no done", ev(chunk), "stream_no_done"},
 	} {
