@@ -240,3 +240,25 @@ func refDuplicate(b []byte) bool {
 		}
 	}
 }
+
+// A bad message is named in the error's param and message, and the tool
+// calls answered after the last user message are the turn's actions.
+func TestParseChatRequestMessages(t *testing.T) {
+	for _, c := range []struct{ body, param, msg string }{
+		{`{"model":"m","messages":[{"role":"user","content":"a"},5]}`, "messages[1]", "messages[1] must be an object"},
+		{`{"model":"m","messages":[{"role":"user","content":"a"},{"role":"robot"}]}`, "messages[1].role", `messages[1].role "robot" is not one of`},
+		{`{"model":"m","messages":[{"role":1}]}`, "messages[0].role", "messages[0].role must be a string"},
+		{`{"model":"m","messages":[{"role":"user","content":true}]}`, "messages[0].content", "messages[0].content must be a string"},
+	} {
+		_, ae := parseChatRequest([]byte(c.body), 64)
+		if ae == nil || ae.Param != c.param || !strings.Contains(ae.Message, c.msg) {
+			t.Errorf("%s: got %+v, want param %q and message %q", c.body, ae, c.param, c.msg)
+		}
+	}
+	req, ae := parseChatRequest([]byte(`{"model":"m","messages":[{"role":"user","content":"unlock me"},`+
+		`{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"unlock_account","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"never_ran","arguments":"{}"}}]},`+
+		`{"role":"tool","tool_call_id":"c1","content":"done"}]}`), 64)
+	if ae != nil || len(req.actions) != 1 || req.actions[0] != "unlock_account" || req.query != "unlock me" {
+		t.Fatalf("got %+v %v, want the answered tool call as the one action", req, ae)
+	}
+}

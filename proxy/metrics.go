@@ -1,6 +1,9 @@
 package proxy
 
 import (
+	"strconv"
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/valyala/fasthttp"
@@ -26,6 +29,22 @@ type metrics struct {
 	reloads        *prometheus.CounterVec
 	stateDropped   *prometheus.CounterVec
 	handler        fasthttp.RequestHandler
+
+	// Children resolved once: every chat request observes these, and
+	// WithLabelValues hashes its labels on each call.
+	overheadBy, upWaitBy [2]prometheus.Observer // [0] whole, [1] stream
+	chatStatus           sync.Map               // HTTP status -> its guard_requests_total{route="chat"} child
+	decisionBy           sync.Map               // decision -> its guard_decisions_total child
+}
+
+// chatRequests is the chat route's request counter for status.
+func (m *metrics) chatRequests(status int) prometheus.Counter {
+	if c, ok := m.chatStatus.Load(status); ok {
+		return c.(prometheus.Counter)
+	}
+	c := m.requests.WithLabelValues("chat", strconv.Itoa(status))
+	m.chatStatus.Store(status, c)
+	return c
 }
 
 // fine-grained buckets for sub-millisecond overhead up to seconds.
@@ -59,6 +78,10 @@ func newMetrics() *metrics {
 		Help: "Configuration reloads by result: ok, invalid (the file did not decode or validate), refused (it changed a restart-only setting, or switched auth off on a non-loopback listener); a failed reload keeps the running configuration."}, []string{"result"})
 	m.stateDropped = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "guard_state_dropped_total",
 		Help: "Turns and gap observations that could not be copied to the shared state store (state.redis_url) and were dropped, by kind."}, []string{"kind"})
+	for i, st := range []string{"false", "true"} {
+		m.overheadBy[i] = m.overhead.WithLabelValues(st)
+		m.upWaitBy[i] = m.upstreamWait.WithLabelValues(st)
+	}
 	m.reg.MustRegister(m.reloads, m.stateDropped, m.auditFindings, m.requests, m.streamDuration, m.ttft, m.overhead, m.upstreamWait, m.markersDropped,
 		m.verdicts, m.decisions, m.degraded, m.stageLatency,
 		oaiclient.DefaultMetrics, // the remote pieces' calls (embeddings, rerank, rewrite, judge, planner), one set per process
@@ -75,7 +98,12 @@ func (m *metrics) observeReport(r *Report) {
 	if r == nil {
 		return
 	}
-	m.decisions.WithLabelValues(string(r.Decision)).Inc()
+	d, ok := m.decisionBy.Load(r.Decision)
+	if !ok {
+		d = m.decisions.WithLabelValues(string(r.Decision))
+		m.decisionBy.Store(r.Decision, d)
+	}
+	d.(prometheus.Counter).Inc()
 	if mk := r.Markers; mk != nil {
 		for reason, n := range mk.ByReason {
 			m.markersDropped.WithLabelValues(reason).Add(float64(n))

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -74,32 +75,35 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 		return nil, badRequest("invalid_type", "messages", "messages must be an array")
 	}
 	r.messages = msgs.Array()
-	lastUser := -1
+	lastUser, tools := -1, false
 	if len(r.messages) == 0 {
 		return nil, badRequest("invalid_value", "messages", "messages must contain at least one message")
 	}
 	for i, msg := range r.messages {
-		param := "messages[" + itoa(i) + "]"
 		if !msg.IsObject() {
+			param := msgParam(i, "")
 			return nil, badRequest("invalid_type", param, "%s must be an object", param)
 		}
 		role := msg.Get("role")
 		if role.Type != gjson.String {
-			return nil, badRequest("invalid_type", param+".role", "%s.role must be a string", param)
+			return nil, badRequest("invalid_type", msgParam(i, ".role"), "%s.role must be a string", msgParam(i, ""))
 		}
 		if !validRoles[role.Str] {
-			return nil, badRequest("invalid_value", param+".role", "%s.role %q is not one of system, developer, user, assistant, tool", param, role.Str)
+			return nil, badRequest("invalid_value", msgParam(i, ".role"), "%s.role %q is not one of system, developer, user, assistant, tool", msgParam(i, ""), role.Str)
 		}
 		c := msg.Get("content")
 		if c.Exists() && c.Type != gjson.String && c.Type != gjson.Null && !c.IsArray() {
-			return nil, badRequest("invalid_type", param+".content", "%s.content must be a string, an array of parts or null", param)
+			return nil, badRequest("invalid_type", msgParam(i, ".content"), "%s.content must be a string, an array of parts or null", msgParam(i, ""))
 		}
 		if role.Str == "user" {
 			r.query = contentText(c)
 			lastUser = i
 		}
+		tools = tools || role.Str == "tool"
 	}
-	r.actions = firedActions(r.messages[lastUser+1:])
+	if tools {
+		r.actions = firedActions(r.messages[lastUser+1:])
+	}
 	if s := root.Get("stream"); s.Exists() {
 		if s.Type != gjson.True && s.Type != gjson.False && s.Type != gjson.Null {
 			return nil, badRequest("invalid_type", "stream", "stream must be a boolean")
@@ -245,9 +249,8 @@ func (r *chatRequest) upstreamBody(model, system string) ([]byte, error) {
 
 var streamUsage = []byte(`"stream_options":{"include_usage":true}`)
 
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
+// msgParam names message i (and a field of it) in an error, built only
+// when there is one.
+func msgParam(i int, field string) string {
+	return "messages[" + strconv.Itoa(i) + "]" + field
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -391,7 +392,7 @@ func (s *Server) fail(ctx *fasthttp.RequestCtx, route string, ae *APIError) {
 		ctx.Response.Header.Set("Allow", ae.Allow)
 	}
 	ctx.SetBody(ae.body())
-	s.m.requests.WithLabelValues(route, itoa(ae.Status)).Inc()
+	s.m.requests.WithLabelValues(route, strconv.Itoa(ae.Status)).Inc()
 	if ce := s.log.Check(zap.InfoLevel, "request rejected"); ce != nil {
 		fields := []zap.Field{zap.String("route", route), zap.Int("status", ae.Status), zap.String("code", ae.Code)}
 		if ae.Err != nil {
@@ -453,17 +454,17 @@ func (s *Server) summarize(l *reqLog) {
 	}
 	total := l.finished.Sub(l.start)
 	overhead := max(total-l.upWait, 0)
-	st := "false"
+	st := 0
 	if l.stream {
-		st = "true"
+		st = 1
 		s.m.streamDuration.Observe(total.Seconds())
 	}
-	s.m.overhead.WithLabelValues(st).Observe(overhead.Seconds())
-	s.m.upstreamWait.WithLabelValues(st).Observe(l.upWait.Seconds())
+	s.m.overheadBy[st].Observe(overhead.Seconds())
+	s.m.upWaitBy[st].Observe(l.upWait.Seconds())
 	if l.ttft > 0 {
 		s.m.ttft.Observe(l.ttft.Seconds())
 	}
-	s.m.requests.WithLabelValues("chat", itoa(l.status)).Inc()
+	s.m.chatRequests(l.status).Inc()
 	s.m.observeReport(l.report)
 	s.noteGaps(l) // gaps.go
 	s.turns.record(l)
