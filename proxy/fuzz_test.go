@@ -173,7 +173,8 @@ func FuzzRelay(f *testing.F) {
 
 func TestAttachReport(t *testing.T) {
 	rep := &Report{Decision: "ground", URLs: []string{"u1"}}
-	for _, in := range []string{`{"id":"x"}`, ` { } `, `{"id":"x","citations":["old"],"guard":1}`, "{\n\"a\":[1,{\"b\":2}]\n}\n"} {
+	for _, in := range []string{`{"id":"x"}`, ` { } `, `{"id":"x","citations":["old"],"guard":1}`, "{\n\"a\":[1,{\"b\":2}]\n}\n",
+		`{"guard":{"old":true},"id":"x"}`, `{"a":{"citations":1,"guard":2},"id":"x"}`} {
 		out := attachReport([]byte(in), rep)
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(out, &m); err != nil {
@@ -182,7 +183,7 @@ func TestAttachReport(t *testing.T) {
 		if string(m["citations"]) != `["u1"]` || !strings.Contains(string(m["guard"]), `"decision":"ground"`) {
 			t.Errorf("%q -> %s", in, out)
 		}
-		if strings.Contains(string(out), `"old"`) || strings.Count(string(out), `"citations":[`) != 1 {
+		if strings.Contains(string(out), `"old"`) || strings.Count(string(out), `"citations":[`) != 1 || strings.Count(string(out), `"guard":{"decision"`) != 1 {
 			t.Errorf("%q -> duplicate key: %s", in, out)
 		}
 	}

@@ -95,12 +95,23 @@ func attachReport(b []byte, rep *Report) []byte {
 	// without re-parsing the body. If the upstream already sent either
 	// field, replace it instead so no key appears twice.
 	end := bytes.LastIndexByte(b, '}')
-	if end < 0 || gjson.GetBytes(b, "citations").Exists() || gjson.GetBytes(b, "guard").Exists() {
+	if end < 0 || hasReportMember(b) {
 		b, _ = sjson.SetRawBytes(b, "citations", cites)
 		b, _ = sjson.SetRawBytes(b, "guard", guard)
 		return b
 	}
 	return appendMembers(b, citationsKey, cites, guardKey, guard)
+}
+
+// hasReportMember reports whether the object b already has a "citations"
+// or a "guard" member: one walk over its top-level keys.
+func hasReportMember(b []byte) bool {
+	found := false
+	gjson.ParseBytes(b).ForEach(func(k, _ gjson.Result) bool {
+		found = k.Str == "citations" || k.Str == "guard"
+		return !found
+	})
+	return found
 }
 
 var citationsKey, guardKey = []byte(`"citations":`), []byte(`,"guard":`)
