@@ -87,20 +87,26 @@ func refMatch(p *Partition, text string, i int) Match {
 
 func hasKey(m map[uint64]float64, k uint64) bool { _, ok := m[k]; return ok }
 
+// demoPartition builds the embedded demo corpus on disk and returns its
+// default partition, loaded (closed at the end of the test).
+func demoPartition(tb testing.TB) *Partition {
+	out := filepath.Join(tb.TempDir(), "demo")
+	if _, err := BuildDemo(context.Background(), DefaultConfig(), out, zap.NewNop()); err != nil {
+		tb.Fatal(err)
+	}
+	s, err := Load(out)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s.Partition(DefaultTenant, DefaultKB)
+}
+
 // TestMatchAgreesWithReference scores every demo chunk against short,
 // repeated and long queries (the long one past the map threshold) and
 // compares each statistic with the plain map-based reference.
 func TestMatchAgreesWithReference(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "demo")
-	if _, err := BuildDemo(context.Background(), DefaultConfig(), out, zap.NewNop()); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	p := s.Partition(DefaultTenant, DefaultKB)
+	p := demoPartition(t)
 	var long []string
 	for i, c := range p.Chunks() {
 		if i == 6 {
@@ -134,16 +140,7 @@ func TestMatchAgreesWithReference(t *testing.T) {
 // BenchmarkMatch is the exact match of one query against every demo chunk
 // (ns/op per chunk).
 func BenchmarkMatch(b *testing.B) {
-	out := filepath.Join(b.TempDir(), "demo")
-	if _, err := BuildDemo(context.Background(), DefaultConfig(), out, zap.NewNop()); err != nil {
-		b.Fatal(err)
-	}
-	s, err := Load(out)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	p := s.Partition(DefaultTenant, DefaultKB)
+	p := demoPartition(b)
 	q := p.Local().PrepareQuery("How do I restore a workspace backup after the API rate limit error?")
 	n := len(p.terms.TitleLen)
 	i := 0
