@@ -371,10 +371,10 @@ func (st *Stream) catalogEarliest(t []byte, k int) int {
 }
 
 // related reports whether Options.CatalogPrefix relates b (token bytes,
-// ASCII) to an id. A one- or two-byte b it relates to none is remembered
-// for the rest of the response: no id is related to a b that starts with
-// it either (such an id would start with it), so CatalogPrefix is not asked
-// again for one.
+// ASCII) to an id. It asks first about b's one- or two-byte start, once
+// per response: when no id is related to the start, none is related to b
+// either (such an id would start with it, or be a prefix of it), and most
+// tokens start with one that no id does.
 func (st *Stream) related(b []byte) bool {
 	if len(b) == 0 {
 		return true
@@ -382,14 +382,16 @@ func (st *Stream) related(b []byte) bool {
 	if st.unrelated(b) {
 		return false
 	}
-	if st.opt.CatalogPrefix(unsafe.String(&b[0], len(b))) {
-		return true
+	start := b[:min(len(b), 2)]
+	n := catBit(start)
+	if y := catYes + n; st.catNo[y>>6]>>(y&63)&1 == 0 { // not asked yet
+		if !st.opt.CatalogPrefix(unsafe.String(&start[0], len(start))) {
+			st.catNo[n>>6] |= 1 << (n & 63)
+			return false
+		}
+		st.catNo[y>>6] |= 1 << (y & 63)
 	}
-	if len(b) <= 2 {
-		n := catBit(b)
-		st.catNo[n>>6] |= 1 << (n & 63)
-	}
-	return false
+	return len(b) <= 2 || st.opt.CatalogPrefix(unsafe.String(&b[0], len(b)))
 }
 
 // unrelated reports whether b (not empty) starts with a one- or two-byte
@@ -401,6 +403,9 @@ func (st *Stream) unrelated(b []byte) bool {
 	}
 	return st.catNo[n>>6]>>(n&63)&1 != 0
 }
+
+// catYes is where catNo's bits for token starts related to an id begin.
+const catYes = 128 + 128*128
 
 // catBit is the bit of catNo for b of one or two ASCII bytes.
 func catBit(b []byte) int {
