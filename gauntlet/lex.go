@@ -858,8 +858,9 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 			return dst, 0
 		}
 	}
-	// A space ends a sentence after '!', '?' or a token ending in '.'.
-	st.sentGen += uint32(bits.OnesCount64(space & lanes(end) & ((term|dot)<<8 | was)))
+	// A space ends a sentence after '!', '?' or a token ending in '.'. (Each
+	// lane holds 0 or 1, so one multiply sums them into the top lane.)
+	st.sentGen += uint32((space & lanes(end) & ((term|dot)<<8 | was)) * lo >> 56)
 	if end > 0 {
 		st.term = (term|dot)>>(8*(end-1))&1 != 0
 	}
@@ -899,9 +900,8 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 	if total > 0 {
 		st.last = dst[k+total-1]
 	}
-	if so != 0 || non&lanes(bl) != 0 {
-		st.brWord = false
-	}
+	// The held space or a space or punctuation in the body ends a bracketed word.
+	st.brWord = st.brWord && uint64(so)|non&lanes(bl) == 0
 	st.space = held || st.space && !emit
 	st.roll = 0
 	if word {
