@@ -226,19 +226,11 @@ func (st *Stream) early(dst []byte) []byte {
 	}
 	st.aPos, st.fLen = lim, len(t)
 	k := lim
-	if ds := st.dfas; ds != nil {
-		// The DFAs go on from where the last Flush of this token left them.
-		sts := st.aSts[:len(ds)]
+	if ds := st.dfas; len(ds) == 1 { // one table for all patterns, the usual case
+		k = lim - st.readDFA(0, t, from, lim)
+	} else if ds != nil {
 		for i := range ds {
-			d, s := &ds[i], sts[i]
-			if from == 0 {
-				s = 0
-			}
-			s = d.run(s, t[from:lim])
-			sts[i] = s
-			if age := d.ageOf(s); age > 0 {
-				k = min(k, lim-age)
-			}
+			k = min(k, lim-st.readDFA(i, t, from, lim))
 		}
 	} else {
 		for _, a := range st.spec.pre { // each pattern sees the whole token, as the DFAs do
@@ -267,6 +259,19 @@ func (st *Stream) early(dst []byte) []byte {
 	st.last = t[k-1]
 	st.relN = k
 	return dst
+}
+
+// readDFA reads the held token t up to lim with DFA i, going on from where
+// the last Flush of the token left it (from > 0), and returns how many
+// bytes back from lim an id could start (0: nowhere).
+func (st *Stream) readDFA(i int, t []byte, from, lim int) int {
+	d, s := &st.dfas[i], st.aSts[i]
+	if from == 0 {
+		s = 0
+	}
+	s = d.run(s, t[from:lim])
+	st.aSts[i] = s
+	return d.ageOf(s)
 }
 
 // appendShort appends t[i:j] to dst, with one 8-byte move when it is that
