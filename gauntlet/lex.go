@@ -780,7 +780,13 @@ func hasDot(b []byte) bool {
 }
 
 // lanes is the mask of the first k byte lanes of a word (k <= 8).
-func lanes(k int) uint64 { return 1<<(8*k) - 1 }
+func lanes(k int) uint64 { return laneMasks[k&15] }
+
+var laneMasks = [16]uint64{0, 1<<8 - 1, 1<<16 - 1, 1<<24 - 1, 1<<32 - 1, 1<<40 - 1, 1<<48 - 1, 1<<56 - 1, 1<<64 - 1}
+
+// lane reports whether byte lane i (0..7) of mask m is set. (The shifts
+// here are known to be under 64: Go then needs no check for wider ones.)
+func lane(m uint64, i int) bool { return m>>(uint(i)*8&63)&1 != 0 }
 
 // fwFlag has one bit per fastKind, for fastWords8: bit k-1 for kind k,
 // 1<<5 for any other byte.
@@ -852,16 +858,17 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 		was = 1
 	}
 	end, tok := m, false // p[:end] is consumed; tok: p[end:] is a trailing token
-	if (letter|dot)>>(8*(m-1))&1 != 0 && (m == n || more) {
+	if lane(letter|dot, m-1) && (m == n || more) {
 		end, tok = (64-bits.LeadingZeros64(non)+7)>>3, m == n
 		if !tok && end == 0 && !word {
 			return dst, 0
 		}
 	}
-	// A space ends a sentence after '!', '?' or a token ending in '.'.
-	st.sentGen += uint32(bits.OnesCount64(space & lanes(end) & ((term|dot)<<8 | was)))
+	// A space ends a sentence after '!', '?' or a token ending in '.'. (Each
+	// lane holds 0 or 1, so one multiply sums them into the top lane.)
+	st.sentGen += uint32((space & lanes(end) & ((term|dot)<<8 | was)) * lo >> 56)
 	if end > 0 {
-		st.term = (term|dot)>>(8*(end-1))&1 != 0
+		st.term = lane(term|dot, end-1)
 	}
 	// Output: the held space, the held word's unreleased bytes, p[:end]
 	// less a trailing space, which is held. It is written with 8-byte
@@ -871,7 +878,7 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 	if word {
 		hs = min(st.relN, h)
 	}
-	held := end > 0 && space>>(8*(end-1))&1 != 0
+	held := end > 0 && lane(space, end-1)
 	bl := end
 	if held {
 		bl--
@@ -899,9 +906,8 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 	if total > 0 {
 		st.last = dst[k+total-1]
 	}
-	if so != 0 || non&lanes(bl) != 0 {
-		st.brWord = false
-	}
+	// The held space or a space or punctuation in the body ends a bracketed word.
+	st.brWord = st.brWord && uint64(so)|non&lanes(bl) == 0
 	st.space = held || st.space && !emit
 	st.roll = 0
 	if word {
@@ -911,13 +917,13 @@ func (st *Stream) fastWords8(dst, p []byte) ([]byte, int) {
 		st.hk = hToken
 		if cap(st.hold) >= 8 {
 			st.hold = st.hold[:8]
-			binary.LittleEndian.PutUint64(st.hold, pw>>(8*end))
+			binary.LittleEndian.PutUint64(st.hold, pw>>(uint(end)*8&63)) // end < n
 			st.hold = st.hold[:n-end]
 		} else {
 			st.hold = append(st.hold[:0], p[end:]...)
 		}
 		st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
-		st.word = dot>>(8*end) == 0
+		st.word = dot>>(uint(end)*8&63) == 0
 		return dst, n
 	}
 	return dst, end

@@ -285,7 +285,7 @@ func (a *prefixNFA) viable(t []byte, q int) bool {
 // (state<<shift), which bounds a table to 1<<16 entries.
 type tokenDFA struct {
 	class [256]uint8 // byte -> class; 0 for a byte no token holds
-	shift uint       // 1<<shift >= classes
+	shift uint       // 1<<shift >= classes; at most 8 (classes are bytes)
 	next  []uint16   // state<<shift + class -> next state<<shift; state 0 is the start
 	age   []uint8    // by state
 	// pair[class<<shift + class]: the state after two bytes read from the
@@ -303,7 +303,7 @@ func (d *tokenDFA) step(s uint16, c byte) uint16 { return d.next[int(s)+int(d.cl
 // run returns the state after reading b in state s.
 func (d *tokenDFA) run(s uint16, b []byte) uint16 {
 	if s == 0 && len(b) >= 2 {
-		s, b = d.pair[int(d.class[b[0]])<<d.shift+int(d.class[b[1]])], b[2:]
+		s, b = d.pair[int(d.class[b[0]])<<(d.shift&15)+int(d.class[b[1]])], b[2:]
 	}
 	next := d.next
 	for _, c := range b {
@@ -314,7 +314,7 @@ func (d *tokenDFA) run(s uint16, b []byte) uint16 {
 
 // ageOf returns how many bytes back from the last byte read in state s an
 // id could start (0: nowhere).
-func (d *tokenDFA) ageOf(s uint16) int { return int(d.age[s>>d.shift]) }
+func (d *tokenDFA) ageOf(s uint16) int { return int(d.age[s>>(d.shift&15)]) }
 
 // dfaBuilder numbers the states of a tokenDFA by key as they are found and
 // lays out their rows.

@@ -2,6 +2,8 @@ package gauntlet
 
 import (
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -193,6 +195,44 @@ func TestFlush(t *testing.T) {
 	}
 	if got := flush(big, Options{}, "In"); got != "" || big.pre != nil {
 		t.Errorf("unanalysable pattern: %q released early", got)
+	}
+}
+
+// TestCatalogPrefixAsked: Flush asks CatalogPrefix about a token's one- or
+// two-byte start once per response, and never about a token that starts
+// with one it related to no id; Reset forgets the answers, so a stream
+// reused for a response whose catalog has such an id holds the token.
+func TestCatalogPrefixAsked(t *testing.T) {
+	s := testSpec(t)
+	var asked []string
+	options := func(ids ...string) Options {
+		o := testOptions()
+		rel := prefixOf(ids...)
+		o.CatalogPrefix = func(p string) bool {
+			asked = append(asked, strings.Clone(p))
+			return rel(p)
+		}
+		return o
+	}
+	st := s.New(options("REALID42"))
+	var out []byte
+	for _, d := range []string{"The meas", "urements", " measure", "d well", " real", "ly rea", "dy me"} {
+		out = st.Flush(st.Write(out, []byte(d)))
+	}
+	out = st.Close(out)
+	if want := "The measurements measured well really ready me"; string(out) != want {
+		t.Fatalf("output %q, want %q", out, want)
+	}
+	if want := []string{"me", "we", "re", "real", "rea"}; !slices.Equal(asked, want) {
+		t.Errorf("asked %q, want %q", asked, want)
+	}
+	asked = nil
+	st.Reset(options("measure42"))
+	if got := string(st.Flush(st.Write(nil, []byte("The meas")))); got != "The" {
+		t.Errorf("after Reset with an id starting \"meas\": %q released, want \"The\"", got)
+	}
+	if want := []string{"me", "meas"}; !slices.Equal(asked, want) {
+		t.Errorf("after Reset: asked %q, want %q", asked, want)
 	}
 }
 

@@ -44,9 +44,10 @@ type Options struct {
 	// may be left out). With it, a token held at the end of a delta is
 	// released at once up to where an id could still start in it; without
 	// it, when Catalog is set, a held token waits for its end. It must not
-	// retain its argument. A stream remembers the one- and two-byte s it
-	// reported false for until Reset, and does not ask again for an s that
-	// starts with one (no id can be related to it).
+	// retain its argument. A stream asks about a token's one- or two-byte
+	// start before the token itself and remembers the answer until Reset:
+	// it does not ask again for an s that starts with one reported false
+	// (no id can be related to it).
 	CatalogPrefix func(s string) bool
 	Cards         map[string]bool // addresses in this turn's source map (card markers)
 	Actions       map[string]bool // actions that fired this turn (action markers)
@@ -157,8 +158,9 @@ type Stream struct {
 	aPos int        // 0: not read yet by Flush
 	fLen int        // len(hold) at the last Flush that read it (aPos > 0)
 	// catNo has a bit for each one-byte (bit b) and two-byte (bit
-	// 128+b0<<7+b1) token start CatalogPrefix related to no id (related).
-	catNo [(128 + 128*128) / 64]uint64
+	// 128+b0<<7+b1) token start CatalogPrefix related to no id, and from
+	// bit catYes on the same bits for those it related to one (related).
+	catNo [2 * catYes / 64]uint64
 	// noEarly: Flush releases nothing early (no prefix automata, or a
 	// catalog without CatalogPrefix).
 	noEarly bool

@@ -226,19 +226,11 @@ func (st *Stream) early(dst []byte) []byte {
 	}
 	st.aPos, st.fLen = lim, len(t)
 	k := lim
-	if ds := st.dfas; ds != nil {
-		// The DFAs go on from where the last Flush of this token left them.
-		sts := st.aSts[:len(ds)]
+	if ds := st.dfas; len(ds) == 1 { // one table for all patterns, the usual case
+		k = lim - st.readDFA(0, t, from, lim)
+	} else if ds != nil {
 		for i := range ds {
-			d, s := &ds[i], sts[i]
-			if from == 0 {
-				s = 0
-			}
-			s = d.run(s, t[from:lim])
-			sts[i] = s
-			if age := d.ageOf(s); age > 0 {
-				k = min(k, lim-age)
-			}
+			k = min(k, lim-st.readDFA(i, t, from, lim))
 		}
 	} else {
 		for _, a := range st.spec.pre { // each pattern sees the whole token, as the DFAs do
@@ -267,6 +259,19 @@ func (st *Stream) early(dst []byte) []byte {
 	st.last = t[k-1]
 	st.relN = k
 	return dst
+}
+
+// readDFA reads the held token t up to lim with DFA i, going on from where
+// the last Flush of the token left it (from > 0), and returns how many
+// bytes back from lim an id could start (0: nowhere).
+func (st *Stream) readDFA(i int, t []byte, from, lim int) int {
+	d, s := &st.dfas[i], st.aSts[i]
+	if from == 0 {
+		s = 0
+	}
+	s = d.run(s, t[from:lim])
+	st.aSts[i] = s
+	return d.ageOf(s)
 }
 
 // appendShort appends t[i:j] to dst, with one 8-byte move when it is that
@@ -371,10 +376,10 @@ func (st *Stream) catalogEarliest(t []byte, k int) int {
 }
 
 // related reports whether Options.CatalogPrefix relates b (token bytes,
-// ASCII) to an id. A one- or two-byte b it relates to none is remembered
-// for the rest of the response: no id is related to a b that starts with
-// it either (such an id would start with it), so CatalogPrefix is not asked
-// again for one.
+// ASCII) to an id. It asks first about b's one- or two-byte start, once
+// per response: when no id is related to the start, none is related to b
+// either (such an id would start with it, or be a prefix of it), and most
+// tokens start with one that no id does.
 func (st *Stream) related(b []byte) bool {
 	if len(b) == 0 {
 		return true
@@ -382,14 +387,16 @@ func (st *Stream) related(b []byte) bool {
 	if st.unrelated(b) {
 		return false
 	}
-	if st.opt.CatalogPrefix(unsafe.String(&b[0], len(b))) {
-		return true
+	start := b[:min(len(b), 2)]
+	n := catBit(start)
+	if y := catYes + n; st.catNo[y>>6]>>(y&63)&1 == 0 { // not asked yet
+		if !st.opt.CatalogPrefix(unsafe.String(&start[0], len(start))) {
+			st.catNo[n>>6] |= 1 << (n & 63)
+			return false
+		}
+		st.catNo[y>>6] |= 1 << (y & 63)
 	}
-	if len(b) <= 2 {
-		n := catBit(b)
-		st.catNo[n>>6] |= 1 << (n & 63)
-	}
-	return false
+	return len(b) <= 2 || st.opt.CatalogPrefix(unsafe.String(&b[0], len(b)))
 }
 
 // unrelated reports whether b (not empty) starts with a one- or two-byte
@@ -401,6 +408,9 @@ func (st *Stream) unrelated(b []byte) bool {
 	}
 	return st.catNo[n>>6]>>(n&63)&1 != 0
 }
+
+// catYes is where catNo's bits for token starts related to an id begin.
+const catYes = 128 + 128*128
 
 // catBit is the bit of catNo for b of one or two ASCII bytes.
 func catBit(b []byte) int {
