@@ -127,6 +127,9 @@ func boundary(buf []byte, from int) int {
 				j++
 			}
 			if j < len(buf) && buf[j] >= 0x80 { // closing curly quote
+				if !utf8.FullRune(buf[j:]) {
+					return -1 // the rest of the character is still arriving
+				}
 				r, sz := utf8.DecodeRune(buf[j:])
 				if r == '”' || r == '’' || r == '»' {
 					j += sz
@@ -162,6 +165,9 @@ func boundary(buf []byte, from int) int {
 					}
 					return k3
 				}
+			}
+			if !utf8.FullRune(buf[k:]) {
+				return -1 // the next character is still arriving
 			}
 			r, _ := utf8.DecodeRune(buf[k:])
 			if unicode.IsLower(r) && !cited {
