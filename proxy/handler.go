@@ -60,22 +60,30 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 
-	// The upstream context outlives this handler (the stream writer runs
-	// after it returns); whoever ends the request cancels it, a stream
-	// with the cause (client gone, idle timeout...). A non-stream request
-	// only ever ends with its handler, so one context with the deadline
-	// does (a third of the proxy's allocations per request were the two
-	// nested contexts).
+	// The upstream context outlives this handler (the relay runs after it
+	// returns); whoever ends the request cancels it, a stream with the
+	// cause (client gone, idle timeout...). A non-stream request only ever
+	// ends with its handler, so one context with the deadline does, and
+	// none in pass-through.
 	var upctx context.Context
 	var stop func(error)
 	var watch *streamWatch
-	if req.stream {
+	var deadline time.Time // of a whole answer
+	_, pass := rt.pipe.(passthrough)
+	switch {
+	case req.stream:
 		// One context and one timer for all of a stream's timeouts
 		// (streamWatch).
 		upctx, watch = newStreamWatch(rt.cfg.Upstream)
 		stop = watch.stop
-	} else {
-		c, cancel := context.WithTimeoutCause(context.Background(), rt.cfg.Upstream.RequestTimeout, errRequestTimeout)
+	case pass:
+		// Nothing a pass-through whole answer runs reads a context: the
+		// upstream call carries the deadline itself.
+		deadline = time.Now().Add(rt.cfg.Upstream.RequestTimeout)
+		upctx, stop = context.Background(), func(error) {}
+	default:
+		deadline = time.Now().Add(rt.cfg.Upstream.RequestTimeout)
+		c, cancel := context.WithDeadlineCause(context.Background(), deadline, errRequestTimeout)
 		upctx, stop = c, func(error) { cancel() }
 	}
 
@@ -86,7 +94,7 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	plan := turn.Plan()
-	x := &exchange{s: s, rt: rt, req: req, turn: turn, log: l, stop: stop, watch: watch}
+	x := &exchange{s: s, rt: rt, req: req, turn: turn, log: l, stop: stop, watch: watch, deadline: deadline}
 	if plan.Decision == gate.Refuse {
 		s.direct(ctx, upctx, x, plan.Answer)
 		return
@@ -123,6 +131,8 @@ type exchange struct {
 	// watch times a stream's upstream (nil for a whole answer, and in
 	// tests that run a relay alone).
 	watch *streamWatch
+	// deadline is a whole answer's request_timeout.
+	deadline time.Time
 }
 
 // wholeChat relays a non-stream completion.
@@ -130,10 +140,8 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 	rt, turn, l := x.rt, x.turn, x.log
 	t0 := time.Now()
 	// A non-stream answer arrives whole, so only the whole-request limit
-	// applies (first_byte_timeout would cut long answers short); upctx
-	// carries it (request_timeout, set in chat).
-	deadline, _ := upctx.Deadline()
-	b, err := rt.up.postWhole("/chat/completions", upBody, deadline)
+	// applies (first_byte_timeout would cut long answers short).
+	b, err := rt.up.postWhole("/chat/completions", upBody, x.deadline)
 	l.upWait = time.Since(t0)
 	if err != nil {
 		s.failChat(ctx, l, toAPIError(err))
@@ -149,7 +157,7 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 		_, rep := turn.Finish(upctx, nil)
 		l.report, l.status = rep, 200
 		ctx.SetContentType("application/json")
-		ctx.SetBody(attachReport(b, rep))
+		ctx.Response.SetBodyRaw(attachReport(b, rep)) // b is this request's own: no copy
 		s.summarize(l)
 		return
 	}

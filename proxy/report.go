@@ -104,10 +104,11 @@ func attachReport(b []byte, rep *Report) []byte {
 }
 
 // hasReportMember reports whether the object b already has a "citations"
-// or a "guard" member: one walk over its top-level keys.
+// or a "guard" member: one walk over its top-level keys (over a view of b:
+// gjson.ParseBytes would copy the whole answer).
 func hasReportMember(b []byte) bool {
 	found := false
-	gjson.ParseBytes(b).ForEach(func(k, _ gjson.Result) bool {
+	gjson.Parse(b2s(b)).ForEach(func(k, _ gjson.Result) bool {
 		found = k.Str == "citations" || k.Str == "guard"
 		return !found
 	})

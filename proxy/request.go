@@ -29,7 +29,8 @@ type chatRequest struct {
 var validRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true, "function": true}
 
 // parseChatRequest validates a chat completion body. Every error is a 400
-// OpenAI error naming the offending parameter.
+// OpenAI error naming the offending parameter. The request's strings point
+// into body, which must not change while the request is in use.
 func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 	if len(body) == 0 {
 		return nil, badRequest("invalid_json", "", "request body is empty; want a JSON object")
@@ -49,7 +50,9 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 		}
 		return nil, badRequest("invalid_json", "", "%s", msg)
 	}
-	root := gjson.ParseBytes(body)
+	// A view, not a copy: body is the request's own copy and never
+	// changes, so the strings the request keeps may point into it.
+	root := gjson.Parse(b2s(body))
 	if !root.IsObject() {
 		return nil, badRequest("invalid_json", "", "request body must be a JSON object")
 	}
