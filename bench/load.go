@@ -296,9 +296,6 @@ func (l *loader) one(at time.Duration, lag time.Duration, start time.Time) sampl
 	return s
 }
 
-// readStream reads an SSE answer to its end. It returns the time to the
-// first non-empty content delta and the error kind ("" when the stream
-// finished and ended with [DONE]).
 // streamReaders keeps readStream's buffers: a new 16 KiB buffer per
 // stream cost the generator more than the parsing it serves.
 var streamReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
@@ -327,6 +324,9 @@ func finishNamed(data []byte) bool {
 	}
 }
 
+// readStream reads an SSE answer to its end. It returns the time to the
+// first non-empty content delta and the error kind ("" when the stream
+// finished and ended with [DONE]).
 func readStream(r io.Reader, t0 time.Time) (time.Duration, string) {
 	if r == nil {
 		return 0, "stream_empty"

@@ -379,7 +379,7 @@ func TestFlushTablesMatchScan(t *testing.T) {
 				g, ref := a.Write(nil, in[i:i+k]), b.Write(nil, in[i:i+k])
 				calls = append(calls, string(in[i:i+k]))
 				if every || r.IntN(2) == 0 {
-					b.catNo = [len(b.catNo)]uint64{} // the scan asks CatalogPrefix every time
+					b.catAsked = [len(b.catAsked)]uint64{} // the scan asks CatalogPrefix every time
 					g, ref = a.Flush(g), b.Flush(ref)
 					calls[len(calls)-1] += "|"
 					// A second Flush finds nothing more, even when it reads

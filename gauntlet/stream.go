@@ -157,10 +157,11 @@ type Stream struct {
 	aSts []uint16   // their states after the held token's first aPos bytes
 	aPos int        // 0: not read yet by Flush
 	fLen int        // len(hold) at the last Flush that read it (aPos > 0)
-	// catNo has a bit for each one-byte (bit b) and two-byte (bit
-	// 128+b0<<7+b1) token start CatalogPrefix related to no id, and from
-	// bit catYes on the same bits for those it related to one (related).
-	catNo [2 * catYes / 64]uint64
+	// catAsked holds CatalogPrefix's answers about token starts (related):
+	// a bit for each one-byte (bit b) and two-byte (bit 128+b0<<7+b1)
+	// start it related to no id, and from bit catYes on the same bits for
+	// those it related to one.
+	catAsked [2 * catYes / 64]uint64
 	// noEarly: Flush releases nothing early (no prefix automata, or a
 	// catalog without CatalogPrefix).
 	noEarly bool
@@ -223,7 +224,7 @@ func (s *Spec) Put(st *Stream) {
 func (st *Stream) Reset(o Options) {
 	st.opt = o
 	st.noEarly = st.spec.pre == nil || o.Catalog != nil && o.CatalogPrefix == nil
-	st.catNo = [len(st.catNo)]uint64{}
+	st.catAsked = [len(st.catAsked)]uint64{}
 	st.srcs = st.srcs[:0]
 	st.cites = st.cites[:0]
 	maxN := 0

@@ -389,12 +389,12 @@ func (st *Stream) related(b []byte) bool {
 	}
 	start := b[:min(len(b), 2)]
 	n := catBit(start)
-	if y := catYes + n; st.catNo[y>>6]>>(y&63)&1 == 0 { // not asked yet
+	if y := catYes + n; st.catAsked[y>>6]>>(y&63)&1 == 0 { // not asked yet
 		if !st.opt.CatalogPrefix(unsafe.String(&start[0], len(start))) {
-			st.catNo[n>>6] |= 1 << (n & 63)
+			st.catAsked[n>>6] |= 1 << (n & 63)
 			return false
 		}
-		st.catNo[y>>6] |= 1 << (y & 63)
+		st.catAsked[y>>6] |= 1 << (y & 63)
 	}
 	return len(b) <= 2 || st.opt.CatalogPrefix(unsafe.String(&b[0], len(b)))
 }
@@ -403,16 +403,16 @@ func (st *Stream) related(b []byte) bool {
 // token start CatalogPrefix related to no id.
 func (st *Stream) unrelated(b []byte) bool {
 	n := uint(b[0] & 0x7f)
-	if len(b) >= 2 && st.catNo[2+n<<1+uint(b[1]>>6&1)]>>(b[1]&63)&1 != 0 {
+	if len(b) >= 2 && st.catAsked[2+n<<1+uint(b[1]>>6&1)]>>(b[1]&63)&1 != 0 {
 		return true
 	}
-	return st.catNo[n>>6]>>(n&63)&1 != 0
+	return st.catAsked[n>>6]>>(n&63)&1 != 0
 }
 
-// catYes is where catNo's bits for token starts related to an id begin.
+// catYes is where catAsked's bits for token starts related to an id begin.
 const catYes = 128 + 128*128
 
-// catBit is the bit of catNo for b of one or two ASCII bytes.
+// catBit is the bit of catAsked for b of one or two ASCII bytes.
 func catBit(b []byte) int {
 	if len(b) == 1 {
 		return int(b[0] & 0x7f)

@@ -132,8 +132,8 @@ func TestMatchAgreesWithReference(t *testing.T) {
 			}
 		}
 	}
-	if q := p.Local().PrepareQuery(queries[len(queries)-1]); len(q.terms) <= longQuery || len(q.bigrams) <= 2*longQuery {
-		t.Errorf("the long query has %d terms and %d bigrams: it does not reach the long paths", len(q.terms), len(q.bigrams))
+	if q := p.Local().PrepareQuery(queries[len(queries)-1]); len(q.ids) <= longQuery || len(q.biKeys) <= 2*longQuery {
+		t.Errorf("the long query has %d terms and %d bigrams: it does not reach the long paths", len(q.ids), len(q.biKeys))
 	}
 }
 

@@ -106,59 +106,58 @@ func (m *LocalModel) norm(ids []uint32) float64 {
 // 64-bit mask (id mod 64), so that most chunk tokens are passed over with
 // one test and the rest with a short scan.
 type QueryTerms struct {
-	terms   []queryTerm
+	ids     []uint32    // the terms' vocabulary ids
+	terms   []queryTerm // by the same position
 	mask    uint64
-	bigrams []queryBigram
+	biKeys  []uint64  // the bigrams: first id << 32 | second id
+	biW     []float64 // their unit-vector weights, by the same position
 	biMask  uint64
-	index   map[uint32]int // term positions, for long queries only (see find)
+	index   map[uint32]int // term positions, for long queries only (see position)
+	biIndex map[uint64]int // bigram positions, likewise
 	idfSum  float64        // idf mass of all unique query terms, known or not
 	nBi     int            // query bigrams, known or not
 }
 
 type queryTerm struct {
-	id  uint32
 	w   float64 // unit-vector weight
 	idf float64 // for title coverage
 }
 
-type queryBigram struct {
-	key uint64 // first id << 32 | second id
-	w   float64
-}
-
-// longQuery is the number of terms above which find uses a map.
+// longQuery is the number of terms (bigrams) above which position uses a
+// map: past it the mask lets most tokens through.
 const longQuery = 16
 
-// find returns the position of term id in q.terms, or -1.
+// position returns where key is in keys, or -1: through index when the
+// query is long, else by a short scan.
+func position[K uint32 | uint64](keys []K, index map[K]int, key K) int {
+	if index != nil {
+		if k, ok := index[key]; ok {
+			return k
+		}
+		return -1
+	}
+	for k, x := range keys {
+		if x == key {
+			return k
+		}
+	}
+	return -1
+}
+
+// find returns the position of term id in the query, or -1.
 func (q *QueryTerms) find(id uint32) int {
 	if q.mask&(1<<(id&63)) == 0 {
 		return -1
 	}
-	if q.index != nil {
-		if k, ok := q.index[id]; ok {
-			return k
-		}
-		return -1
-	}
-	for k := range q.terms {
-		if q.terms[k].id == id {
-			return k
-		}
-	}
-	return -1
+	return position(q.ids, q.index, id)
 }
 
-// findBigram returns the position of bigram key in q.bigrams, or -1.
+// findBigram returns the position of bigram key in the query, or -1.
 func (q *QueryTerms) findBigram(key uint64) int {
 	if q.biMask&(1<<((key^key>>32)&63)) == 0 {
 		return -1
 	}
-	for k := range q.bigrams {
-		if q.bigrams[k].key == key {
-			return k
-		}
-	}
-	return -1
+	return position(q.biKeys, q.biIndex, key)
 }
 
 // PrepareQuery builds the exact local query vector of text in vocabulary ids.
@@ -175,27 +174,34 @@ func (m *LocalModel) PrepareQuery(text string) *QueryTerms {
 		w := m.IDF(t)
 		q.idfSum += w
 		if id, ok := m.termID(t, false); ok {
-			q.terms = append(q.terms, queryTerm{id: id, w: sp[t], idf: w})
+			q.ids = append(q.ids, id)
+			q.terms = append(q.terms, queryTerm{w: sp[t], idf: w})
 			q.mask |= 1 << (id & 63)
 		}
 	}
-	if len(q.terms) > longQuery {
-		q.index = make(map[uint32]int, len(q.terms))
-		for k, t := range q.terms {
-			q.index[t.id] = k
+	if len(q.ids) > longQuery {
+		q.index = make(map[uint32]int, len(q.ids))
+		for k, id := range q.ids {
+			q.index[id] = k
 		}
 	}
+	biPos := map[uint64]int{}
 	for i := 1; i < len(toks); i++ {
 		q.nBi++
 		a, okA := m.termID(toks[i-1], false)
 		b, okB := m.termID(toks[i], false)
 		if okA && okB {
 			key := uint64(a)<<32 | uint64(b)
-			if q.findBigram(key) < 0 {
-				q.bigrams = append(q.bigrams, queryBigram{key: key, w: sp[toks[i-1]+" "+toks[i]]})
+			if _, dup := biPos[key]; !dup {
+				biPos[key] = len(q.biKeys)
+				q.biKeys = append(q.biKeys, key)
+				q.biW = append(q.biW, sp[toks[i-1]+" "+toks[i]])
 				q.biMask |= 1 << ((key ^ key>>32) & 63)
 			}
 		}
+	}
+	if len(q.biKeys) > longQuery {
+		q.biIndex = biPos
 	}
 	return q
 }
@@ -235,10 +241,10 @@ func (p *Partition) Match(q *QueryTerms, i int) Match {
 		tn = make([]int32, 2*len(q.terms))
 	}
 	bn := bbuf[:0]
-	if len(q.bigrams) <= len(bbuf) {
-		bn = bbuf[:len(q.bigrams)]
+	if len(q.biKeys) <= len(bbuf) {
+		bn = bbuf[:len(q.biKeys)]
 	} else {
-		bn = make([]int32, len(q.bigrams))
+		bn = make([]int32, len(q.biKeys))
 	}
 	for j, id := range ids {
 		if k := q.find(id); k >= 0 {
@@ -247,7 +253,7 @@ func (p *Partition) Match(q *QueryTerms, i int) Match {
 				tn[2*k+1] = 1
 			}
 		}
-		if j > 0 && len(q.bigrams) > 0 {
+		if j > 0 && len(q.biKeys) > 0 {
 			if k := q.findBigram(uint64(ids[j-1])<<32 | uint64(id)); k >= 0 {
 				bn[k]++
 			}
@@ -257,7 +263,7 @@ func (p *Partition) Match(q *QueryTerms, i int) Match {
 	var dot, title float64
 	for k, t := range q.terms {
 		if n := tn[2*k]; n > 0 {
-			dot += t.w * (1 + math.Log(float64(n))) * m.idfID(t.id)
+			dot += t.w * (1 + math.Log(float64(n))) * m.idfID(q.ids[k])
 			mt.Coverage += t.w * t.w
 		}
 		if tn[2*k+1] > 0 {
@@ -265,11 +271,12 @@ func (p *Partition) Match(q *QueryTerms, i int) Match {
 		}
 	}
 	seen := 0
-	for k, b := range q.bigrams {
+	for k, key := range q.biKeys {
 		if n := bn[k]; n > 0 {
+			w := q.biW[k]
 			seen++
-			dot += b.w * m.BigramWeight * (1 + math.Log(float64(n))) * (m.idfID(uint32(b.key>>32)) + m.idfID(uint32(b.key))) / 2
-			mt.Coverage += b.w * b.w
+			dot += w * m.BigramWeight * (1 + math.Log(float64(n))) * (m.idfID(uint32(key>>32)) + m.idfID(uint32(key))) / 2
+			mt.Coverage += w * w
 		}
 	}
 	if norm := float64(p.terms.Norm[i]); norm > 0 {

@@ -509,7 +509,6 @@ func chunk(text string, maxRunes int, splits []int, r *rand.Rand) []string {
 type Log struct {
 	mu   sync.Mutex
 	ring [][]Record     // the last max records in blocks of logBlock; record seq is in slot seq%max
-	n    int            // records kept
 	max  int            // capacity; ring grows up to it, then wraps
 	seq  int            // records added so far
 	byID map[string]int // completion id -> its seq, for the kept records
@@ -529,13 +528,12 @@ func (l *Log) at(i int) *Record { return &l.ring[i/logBlock][i%logBlock] }
 func (l *Log) add(r Record) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.n < l.max {
+	if l.seq < l.max {
 		if len(l.ring) == 0 || len(l.ring[len(l.ring)-1]) == logBlock {
 			l.ring = append(l.ring, nil)
 		}
 		last := &l.ring[len(l.ring)-1]
 		*last = append(*last, r)
-		l.n++
 	} else {
 		slot := l.at(l.seq % l.max)
 		if old := slot.ID; l.byID[old] == l.seq-l.max {
@@ -568,8 +566,9 @@ func (l *Log) update(id string, fn func(*Record)) {
 func (l *Log) Records() []Record {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make([]Record, 0, l.n)
-	for seq := l.seq - l.n; seq < l.seq; seq++ {
+	n := min(l.seq, l.max) // records kept
+	out := make([]Record, 0, n)
+	for seq := l.seq - n; seq < l.seq; seq++ {
 		out = append(out, *l.at(seq % l.max))
 	}
 	return out

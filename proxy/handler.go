@@ -68,21 +68,20 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	var upctx context.Context
 	var stop func(error)
 	var watch *streamWatch
-	var deadline time.Time // of a whole answer
+	now := time.Now()
+	deadline := now.Add(rt.cfg.Upstream.RequestTimeout)
 	_, pass := rt.pipe.(passthrough)
 	switch {
 	case req.stream:
 		// One context and one timer for all of a stream's timeouts
 		// (streamWatch).
-		upctx, watch = newStreamWatch(rt.cfg.Upstream)
+		upctx, watch = newStreamWatch(rt.cfg.Upstream, now)
 		stop = watch.stop
 	case pass:
 		// Nothing a pass-through whole answer runs reads a context: the
 		// upstream call carries the deadline itself.
-		deadline = time.Now().Add(rt.cfg.Upstream.RequestTimeout)
 		upctx, stop = context.Background(), func(error) {}
 	default:
-		deadline = time.Now().Add(rt.cfg.Upstream.RequestTimeout)
 		c, cancel := context.WithDeadlineCause(context.Background(), deadline, errRequestTimeout)
 		upctx, stop = c, func(error) { cancel() }
 	}
@@ -131,7 +130,7 @@ type exchange struct {
 	// watch times a stream's upstream (nil for a whole answer, and in
 	// tests that run a relay alone).
 	watch *streamWatch
-	// deadline is a whole answer's request_timeout.
+	// deadline is when request_timeout ends the request.
 	deadline time.Time
 }
 
@@ -250,7 +249,7 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	rt, l, stop := x.rt, x.log, x.stop
 	t0 := time.Now()
 	firstBy := x.watch.firstByte(rt.cfg.Upstream.FirstByteTimeout)
-	resp, err := rt.up.postStream(upctx, "/chat/completions", upBody, firstBy, x.watch.requestDeadline())
+	resp, err := rt.up.postStream(upctx, "/chat/completions", upBody, firstBy, x.deadline)
 	if err != nil {
 		l.upWait = time.Since(t0)
 		err = cause(upctx, err)

@@ -50,14 +50,12 @@ type relay struct {
 	lastWrite time.Time
 	wErr      error
 
-	probe    *time.Timer // the disconnect probe (probeTick)
-	ended    bool        // run is over: the probe must not write (guarded by mu)
-	waitFn   func()      // r.wait as a value, made once
-	gone     bool        // a flush failed (relay goroutine only)
-	out      []byte      // chunkRoom bytes, then the events not yet written
-	buf      []byte      // the turn's output for one delta
-	edit     []byte      // a rewritten event
-	text     []byte      // an unescaped content delta
+	waitFn   func() // r.wait as a value, made once
+	gone     bool   // a flush failed (relay goroutine only)
+	out      []byte // chunkRoom bytes, then the events not yet written
+	buf      []byte // the turn's output for one delta
+	edit     []byte // a rewritten event
+	text     []byte // an unescaped content delta
 	compact  bytes.Buffer
 	memo     chunkMemo
 	head     string // id/object/created/model of the upstream chunks, for chunks we add

@@ -61,11 +61,7 @@ func TestRelayAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
-	for _, tc := range []struct {
-		name  string
-		turn  func() Turn
-		burst int
-	}{
+	for _, tc := range []relayCase{
 		{"passthrough/one", func() Turn { return passTurn{} }, 1},
 		{"passthrough/burst", func() Turn { return passTurn{} }, 3},
 		{"guard/one", func() Turn { return newGauntletTurn(t) }, 1},
@@ -88,6 +84,13 @@ func TestRelayAllocs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// relayCase is a relay run: its turn and how many events come per read.
+type relayCase struct {
+	name  string
+	turn  func() Turn
+	burst int
 }
 
 // relayLoop starts a relay over an upstream that repeats a burst of
@@ -125,11 +128,7 @@ func relayLoop(tb testing.TB, turn Turn, burst int, w io.Writer) (step func()) {
 // read, scan, turn and client write framing included, with the upstream
 // sending streams' worth of events in one read (burst 50) or one per read.
 func BenchmarkRelayEvent(b *testing.B) {
-	for _, tc := range []struct {
-		name  string
-		turn  func() Turn
-		burst int
-	}{
+	for _, tc := range []relayCase{
 		{"passthrough/burst50", func() Turn { return passTurn{} }, 50},
 		{"passthrough/one", func() Turn { return passTurn{} }, 1},
 		{"guard/burst50", func() Turn { return newGauntletTurn(b) }, 50},

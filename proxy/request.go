@@ -78,7 +78,7 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 		return nil, badRequest("invalid_type", "messages", "messages must be an array")
 	}
 	r.messages = msgs.Array()
-	lastUser, tools := -1, false
+	lastUser := -1
 	if len(r.messages) == 0 {
 		return nil, badRequest("invalid_value", "messages", "messages must contain at least one message")
 	}
@@ -102,11 +102,8 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 			r.query = contentText(c)
 			lastUser = i
 		}
-		tools = tools || role.Str == "tool"
 	}
-	if tools {
-		r.actions = firedActions(r.messages[lastUser+1:])
-	}
+	r.actions = firedActions(r.messages[lastUser+1:])
 	if s := root.Get("stream"); s.Exists() {
 		if s.Type != gjson.True && s.Type != gjson.False && s.Type != gjson.Null {
 			return nil, badRequest("invalid_type", "stream", "stream must be a boolean")
@@ -139,10 +136,13 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 // firedActions returns the function names of the assistant tool calls in
 // msgs that a later tool message answered (by tool_call_id), in call order.
 func firedActions(msgs []gjson.Result) []string {
-	answered := map[string]bool{}
+	var answered map[string]bool // made at the first tool answer: most turns have none
 	for _, m := range msgs {
 		if m.Get("role").Str == "tool" {
 			if id := m.Get("tool_call_id"); id.Type == gjson.String {
+				if answered == nil {
+					answered = map[string]bool{}
+				}
 				answered[id.Str] = true
 			}
 		}

@@ -410,8 +410,5 @@ func cause(ctx context.Context, err error) error {
 		// and it may pass before the context's own timer ends it.
 		return errRequestTimeout
 	}
-	if c := context.Cause(ctx); errors.Is(c, errClientGone) {
-		return c
-	}
 	return err
 }

@@ -35,11 +35,11 @@ const (
 	watchEnd                // the answer is over
 )
 
-// newStreamWatch returns the context of a stream request and its watch,
-// which cancels it at request_timeout.
-func newStreamWatch(u UpstreamConfig) (context.Context, *streamWatch) {
+// newStreamWatch returns the context of a stream request that started at
+// start and its watch, which cancels it at request_timeout.
+func newStreamWatch(u UpstreamConfig, start time.Time) (context.Context, *streamWatch) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	w := &streamWatch{cancel: cancel, start: time.Now(), deadline: u.RequestTimeout, idleFor: u.IdleTimeout}
+	w := &streamWatch{cancel: cancel, start: start, deadline: u.RequestTimeout, idleFor: u.IdleTimeout}
 	// fire reads w.t: the timer is armed only once it is set.
 	w.t = time.AfterFunc(time.Duration(math.MaxInt64), w.fire)
 	w.t.Reset(u.RequestTimeout)
@@ -77,9 +77,6 @@ func (w *streamWatch) waiting() { w.waitAt.Store(int64(time.Since(w.start))) }
 
 // ended: the upstream answer is over; only request_timeout still applies.
 func (w *streamWatch) ended() { w.phase.Store(watchEnd) }
-
-// requestDeadline is when request_timeout cancels the request.
-func (w *streamWatch) requestDeadline() time.Time { return w.start.Add(w.deadline) }
 
 func (w *streamWatch) fire() {
 	now := time.Since(w.start)
