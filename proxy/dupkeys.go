@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"sync"
 	"unicode"
@@ -21,11 +22,20 @@ import (
 // folding. Cost: one pass over the bytes, no allocation for objects of up
 // to 16 plain keys (BenchmarkDuplicateKeyScan).
 func duplicateKey(b []byte) (string, bool) {
+	key, dup, _ := scanKeys(b, math.MaxInt)
+	return key, dup
+}
+
+// scanKeys is duplicateKey over b, not yet known to be valid JSON, in the
+// same pass as its nesting depth: deep reports that b nests deeper than
+// maxDepth, and the scan stops there, so a hostile body costs no memory.
+// A duplicate found before that is reported with it (deep comes first).
+func scanKeys(b []byte, maxDepth int) (key string, dup, deep bool) {
 	st := dupScanners.Get().(*dupScanner)
-	key, dup := st.scan(b)
+	key, dup, deep = st.scan(b, maxDepth)
 	clear(st.stack[:cap(st.stack)]) // drop references into b
 	dupScanners.Put(st)
-	return key, dup
+	return key, dup, deep
 }
 
 var dupScanners = sync.Pool{New: func() any { return &dupScanner{stack: make([]dupFrame, 0, 8)} }}
@@ -42,14 +52,15 @@ type dupScanner struct {
 	stack []dupFrame
 }
 
-func (s *dupScanner) scan(b []byte) (string, bool) {
+func (s *dupScanner) scan(b []byte, maxDepth int) (key string, dup, deep bool) {
 	s.stack = s.stack[:0]
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
-		case '{':
-			s.push(true)
-		case '[':
-			s.push(false)
+		case '{', '[':
+			if len(s.stack) == maxDepth {
+				return key, dup, true
+			}
+			s.push(b[i] == '{')
 		case '}', ']':
 			if len(s.stack) > 0 {
 				s.stack = s.stack[:len(s.stack)-1]
@@ -60,16 +71,14 @@ func (s *dupScanner) scan(b []byte) (string, bool) {
 			}
 		case '"':
 			j, escaped := stringEnd(b, i+1)
-			if top := s.top(); top != nil && top.object && top.expectKey {
+			if top := s.top(); !dup && top != nil && top.object && top.expectKey {
 				top.expectKey = false
-				if key, dup := top.add(b[i+1:j], escaped); dup {
-					return key, true
-				}
+				key, dup = top.add(b[i+1:j], escaped)
 			}
 			i = j
 		}
 	}
-	return "", false
+	return key, dup, false
 }
 
 func (s *dupScanner) push(object bool) {
@@ -90,17 +99,28 @@ func (s *dupScanner) top() *dupFrame {
 }
 
 // stringEnd returns the index of the quote closing the string whose
-// content starts at i, and whether the string has an escape.
+// content starts at i, and whether the string has an escape. Strings are
+// most of a chat body: the quote is found with bytes.IndexByte, and the
+// byte loop runs only over a stretch with a backslash.
 func stringEnd(b []byte, i int) (int, bool) {
 	escaped := false
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			escaped = true
-			i++
-		case '"':
-			return i, escaped
+	q := -1 // the first quote at or after i, once looked for
+	for i < len(b) {
+		if q < i {
+			j := bytes.IndexByte(b[i:], '"')
+			if j < 0 {
+				return len(b), escaped || bytes.IndexByte(b[i:], '\\') >= 0
+			}
+			q = i + j
 		}
+		bs := bytes.IndexByte(b[i:q], '\\')
+		if bs < 0 {
+			return q, escaped
+		}
+		// An escape before the quote: step over the escaped byte (which
+		// may be that quote) and go on.
+		escaped = true
+		i += bs + 2
 	}
 	return len(b), escaped
 }

@@ -1,6 +1,10 @@
 package proxy
 
-import "testing"
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
 
 func TestDuplicateKey(t *testing.T) {
 	for _, tc := range []struct {
@@ -41,6 +45,52 @@ func BenchmarkDuplicateKeyScan(b *testing.B) {
 	for b.Loop() {
 		if _, dup := duplicateKey(body); dup {
 			b.Fatal("dup")
+		}
+	}
+}
+
+// TestScanKeysDepth: the scan counts nesting as the depth limit reads it,
+// reports a duplicate with the depth, and stops at the limit (a megabyte
+// of brackets keeps no more than the limit's frames).
+func TestScanKeysDepth(t *testing.T) {
+	nest := func(n int) []byte {
+		return []byte(`{"a":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}`)
+	}
+	if _, _, deep := scanKeys(nest(64), 64); deep {
+		t.Error("64 levels reported deeper than 64")
+	}
+	if _, _, deep := scanKeys(nest(65), 64); !deep {
+		t.Error("65 levels not reported deeper than 64")
+	}
+	if key, dup, deep := scanKeys([]byte(`{"a":1,"A":[[[]]]}`), 3); key != "A" || !dup || !deep {
+		t.Errorf("duplicate before the limit: got %q %v %v", key, dup, deep)
+	}
+	st := &dupScanner{}
+	if _, _, deep := st.scan(bytes.Repeat([]byte("["), 1<<20), 64); !deep || cap(st.stack) > 128 {
+		t.Errorf("1 MiB of brackets: deep %v, %d frames kept", deep, cap(st.stack))
+	}
+}
+
+// TestStringEnd: the closing quote past escapes, an escaped quote, a
+// backslash at the end, and no quote at all.
+func TestStringEnd(t *testing.T) {
+	for _, tc := range []struct {
+		s       string
+		end     int
+		escaped bool
+	}{
+		{`abc"x`, 3, false},
+		{`a\"b"x`, 4, true},
+		{`a\\"x`, 3, true},
+		{`\\\\\\"`, 6, true},
+		{`abc`, 3, false},
+		{`ab\`, 3, true},
+		{`ab\"`, 4, true},
+		{`"`, 0, false},
+	} {
+		end, esc := stringEnd([]byte(tc.s), 0)
+		if end != tc.end || esc != tc.escaped {
+			t.Errorf("stringEnd(%q) = %d %v, want %d %v", tc.s, end, esc, tc.end, tc.escaped)
 		}
 	}
 }

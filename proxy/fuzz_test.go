@@ -25,6 +25,10 @@ func FuzzParseChatRequest(f *testing.F) {
 		`{"model":"mock-1","messages":[{"role":"user","content":"x"}],"model":"gpt-x"}`,
 		`{"model":"m","messages":[{"role":"user","content":"x"}],"Messages":[]}`,
 		`{"model":"m","messages":[{"role":"user","content":"x","ro\u006ce":"system"}]}`,
+		`{"model":"m","n":2,"stream":"yes","messages":[{"role":"tool","content":{}}]}`,
+		`{"model":"m","messages":[{"role":"user","content":"a \\\" b \\\\","x":[[[]]]}],"stream_options":{"include_usage":1}}`,
+		`{"model":"m","messages":[{"role":"assistant","tool_calls":[{"id":"c1","function":{"name":"f"}}]},{"role":"tool","tool_call_id":"c1","content":"r"}]}`,
+		`{"model":"m","messages":[{"role":"user","content":"\u0022"}],"a":{"b":1,"B":2}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -36,6 +40,19 @@ func FuzzParseChatRequest(f *testing.F) {
 			}
 		}
 		req, ae := parseChatRequest(body, 64)
+		// The one-walk parser decides as the reference (one Get per
+		// member, a separate depth pass) does, error for error.
+		ref, refAE := refParseChatRequest(body, 64)
+		switch {
+		case (ae == nil) != (refAE == nil):
+			t.Fatalf("parseChatRequest(%q) error %v, reference %v", body, ae, refAE)
+		case ae != nil && (ae.Code != refAE.Code || ae.Param != refAE.Param || ae.Message != refAE.Message):
+			t.Fatalf("parseChatRequest(%q) = %s %s %q, reference %s %s %q", body, ae.Code, ae.Param, ae.Message, refAE.Code, refAE.Param, refAE.Message)
+		case ae == nil && (req.model != ref.model || req.stream != ref.stream || req.includeUsage != ref.includeUsage ||
+			req.hasStreamOpt != ref.hasStreamOpt || req.query != ref.query || len(req.messages) != len(ref.messages) ||
+			strings.Join(req.actions, ",") != strings.Join(ref.actions, ",")):
+			t.Fatalf("parseChatRequest(%q) = %+v, reference %+v", body, req, ref)
+		}
 		if ae != nil {
 			if ae.Status != 400 || !json.Valid(ae.body()) {
 				t.Fatalf("got %d %s", ae.Status, ae.body())

@@ -146,7 +146,12 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 		s.failChat(ctx, l, toAPIError(err))
 		return
 	}
-	if !gjson.ValidBytes(b) || !gjson.GetBytes(b, "choices").IsArray() {
+	valid := gjson.ValidBytes(b)
+	var choices, hasReport bool
+	if valid {
+		choices, hasReport = answerMembers(b)
+	}
+	if !valid || !choices {
 		s.failChat(ctx, l, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response", Message: "the upstream answered with something that is not a chat completion"})
 		return
 	}
@@ -156,7 +161,7 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 		_, rep := turn.Finish(upctx, nil)
 		l.report, l.status = rep, 200
 		ctx.SetContentType("application/json")
-		ctx.Response.SetBodyRaw(attachReport(b, rep)) // b is this request's own: no copy
+		ctx.Response.SetBodyRaw(attachReportTo(b, rep, hasReport)) // b is this request's own: no copy
 		s.summarize(l)
 		return
 	}
@@ -172,7 +177,7 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 			return
 		}
 	}
-	b = attachReport(b, rep)
+	b = attachReportTo(b, rep, hasReport) // the rewrite set no report member
 	l.report = rep
 	l.status = 200
 	ctx.SetContentType("application/json")

@@ -86,6 +86,16 @@ func attachReport(b []byte, rep *Report) []byte {
 	if rep == nil {
 		return b
 	}
+	_, has := answerMembers(b)
+	return attachReportTo(b, rep, has)
+}
+
+// attachReportTo is attachReport when the caller already knows whether b
+// has a "citations" or "guard" member (answerMembers).
+func attachReportTo(b []byte, rep *Report, has bool) []byte {
+	if rep == nil {
+		return b
+	}
 	cites := []byte("[]")
 	if len(rep.URLs) > 0 {
 		cites, _ = json.Marshal(rep.URLs)
@@ -94,8 +104,7 @@ func attachReport(b []byte, rep *Report) []byte {
 	// Common case: append both fields before the object's closing brace,
 	// without re-parsing the body. If the upstream already sent either
 	// field, replace it instead so no key appears twice.
-	end := bytes.LastIndexByte(b, '}')
-	if end < 0 || hasReportMember(b) {
+	if has || bytes.LastIndexByte(b, '}') < 0 {
 		b, _ = sjson.SetRawBytes(b, "citations", cites)
 		b, _ = sjson.SetRawBytes(b, "guard", guard)
 		return b
@@ -103,16 +112,24 @@ func attachReport(b []byte, rep *Report) []byte {
 	return appendMembers(b, citationsKey, cites, guardKey, guard)
 }
 
-// hasReportMember reports whether the object b already has a "citations"
-// or a "guard" member: one walk over its top-level keys (over a view of b:
-// gjson.ParseBytes would copy the whole answer).
-func hasReportMember(b []byte) bool {
-	found := false
-	gjson.Parse(b2s(b)).ForEach(func(k, _ gjson.Result) bool {
-		found = k.Str == "citations" || k.Str == "guard"
-		return !found
+// answerMembers walks the top-level members of the object b once (over a
+// view: gjson.ParseBytes would copy the whole answer): whether it has a
+// "choices" array, and whether it has a "citations" or "guard" member
+// (what attachReport sets).
+func answerMembers(b []byte) (choices, report bool) {
+	seen := false
+	gjson.Parse(b2s(b)).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "choices":
+			if !seen { // the first one, as gjson.Get reads
+				seen, choices = true, v.IsArray()
+			}
+		case "citations", "guard":
+			report = true
+		}
+		return true
 	})
-	return found
+	return choices, report
 }
 
 var citationsKey, guardKey = []byte(`"citations":`), []byte(`,"guard":`)

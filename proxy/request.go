@@ -31,6 +31,10 @@ var validRoles = map[string]bool{"system": true, "developer": true, "user": true
 // parseChatRequest validates a chat completion body. Every error is a 400
 // OpenAI error naming the offending parameter. The request's strings point
 // into body, which must not change while the request is in use.
+//
+// Cost: three passes over the bytes (UTF-8, one scan for nesting depth and
+// duplicate keys, gjson's validation) and one walk over the members; a
+// member the body lacks costs nothing (BenchmarkRequestWork).
 func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 	if len(body) == 0 {
 		return nil, badRequest("invalid_json", "", "request body is empty; want a JSON object")
@@ -38,7 +42,10 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 	if !utf8.Valid(body) {
 		return nil, badRequest("invalid_encoding", "", "request body is not valid UTF-8")
 	}
-	if d := jsonDepth(body); d > maxDepth {
+	// Depth first: gjson's validation recurses, and the scan stops at the
+	// limit, so a hostile body costs neither stack nor memory.
+	dupKey, dup, deep := scanKeys(body, maxDepth)
+	if deep {
 		return nil, badRequest("invalid_json", "", "request JSON nests deeper than %d levels", maxDepth)
 	}
 	if !gjson.ValidBytes(body) {
@@ -56,11 +63,28 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 	if !root.IsObject() {
 		return nil, badRequest("invalid_json", "", "request body must be a JSON object")
 	}
-	if key, dup := duplicateKey(body); dup {
-		return nil, badRequest("duplicate_key", key, "duplicate key %q in the request JSON: send each key once (keys are compared case-insensitively, as many upstreams read them)", key)
+	if dup {
+		return nil, badRequest("duplicate_key", dupKey, "duplicate key %q in the request JSON: send each key once (keys are compared case-insensitively, as many upstreams read them)", dupKey)
 	}
+	// One walk over the members (a Get per member would walk the whole
+	// body again for each one it lacks). Keys are unique: checked above.
+	var m, msgs, stream, so, n gjson.Result
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "model":
+			m = v
+		case "messages":
+			msgs = v
+		case "stream":
+			stream = v
+		case "stream_options":
+			so = v
+		case "n":
+			n = v
+		}
+		return true
+	})
 	r := &chatRequest{raw: body}
-	m := root.Get("model")
 	switch {
 	case !m.Exists():
 		return nil, badRequest("missing_required_parameter", "model", "you must provide a model parameter")
@@ -70,7 +94,6 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 		return nil, badRequest("invalid_value", "model", "model must not be empty")
 	}
 	r.model = m.Str
-	msgs := root.Get("messages")
 	switch {
 	case !msgs.Exists():
 		return nil, badRequest("missing_required_parameter", "messages", "you must provide a messages parameter")
@@ -87,14 +110,22 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 			param := msgParam(i, "")
 			return nil, badRequest("invalid_type", param, "%s must be an object", param)
 		}
-		role := msg.Get("role")
+		var role, c gjson.Result
+		msg.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "role":
+				role = v
+			case "content":
+				c = v
+			}
+			return true
+		})
 		if role.Type != gjson.String {
 			return nil, badRequest("invalid_type", msgParam(i, ".role"), "%s.role must be a string", msgParam(i, ""))
 		}
 		if !validRoles[role.Str] {
 			return nil, badRequest("invalid_value", msgParam(i, ".role"), "%s.role %q is not one of system, developer, user, assistant, tool", msgParam(i, ""), role.Str)
 		}
-		c := msg.Get("content")
 		if c.Exists() && c.Type != gjson.String && c.Type != gjson.Null && !c.IsArray() {
 			return nil, badRequest("invalid_type", msgParam(i, ".content"), "%s.content must be a string, an array of parts or null", msgParam(i, ""))
 		}
@@ -104,13 +135,12 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 		}
 	}
 	r.actions = firedActions(r.messages[lastUser+1:])
-	if s := root.Get("stream"); s.Exists() {
-		if s.Type != gjson.True && s.Type != gjson.False && s.Type != gjson.Null {
+	if stream.Exists() {
+		if stream.Type != gjson.True && stream.Type != gjson.False && stream.Type != gjson.Null {
 			return nil, badRequest("invalid_type", "stream", "stream must be a boolean")
 		}
-		r.stream = s.Type == gjson.True
+		r.stream = stream.Type == gjson.True
 	}
-	so := root.Get("stream_options")
 	r.hasStreamOpt = so.Exists()
 	if so.Exists() && so.Type != gjson.Null {
 		if !so.IsObject() {
@@ -122,7 +152,7 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 		}
 		r.includeUsage = iu.Type == gjson.True
 	}
-	if n := root.Get("n"); n.Exists() && n.Type != gjson.Null {
+	if n.Exists() && n.Type != gjson.Null {
 		if n.Type != gjson.Number {
 			return nil, badRequest("invalid_type", "n", "n must be an integer")
 		}
@@ -182,35 +212,6 @@ func contentText(c gjson.Result) string {
 		}
 	}
 	return b.String()
-}
-
-// jsonDepth returns the deepest nesting of objects and arrays, scanning
-// bytes without decoding (so a hostile body cannot exhaust the decoder).
-func jsonDepth(b []byte) int {
-	depth, maxd, inStr, esc := 0, 0, false, false
-	for _, c := range b {
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inStr = true
-		case '{', '[':
-			depth++
-			maxd = max(maxd, depth)
-		case '}', ']':
-			depth--
-		}
-	}
-	return maxd
 }
 
 // upstreamBody builds the body sent upstream: the client's body with the
