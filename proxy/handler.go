@@ -68,7 +68,7 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	var upctx context.Context
 	var stop func(error)
 	var watch *streamWatch
-	now := time.Now()
+	now := l.start
 	deadline := now.Add(rt.cfg.Upstream.RequestTimeout)
 	_, pass := rt.pipe.(passthrough)
 	switch {
@@ -140,12 +140,16 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 	t0 := time.Now()
 	// A non-stream answer arrives whole, so only the whole-request limit
 	// applies (first_byte_timeout would cut long answers short).
-	b, err := rt.up.postWhole("/chat/completions", upBody, x.deadline)
+	resp, err := rt.up.postWhole("/chat/completions", upBody, x.deadline)
 	l.upWait = time.Since(t0)
 	if err != nil {
 		s.failChat(ctx, l, toAPIError(err))
 		return
 	}
+	defer fasthttp.ReleaseResponse(resp)
+	// Read in place: whatever goes out to the client is a new buffer
+	// (attachReportTo, sjson) or a copy (SetBody).
+	b := resp.Body()
 	valid := gjson.ValidBytes(b)
 	var choices, hasReport bool
 	if valid {
@@ -161,7 +165,7 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 		_, rep := turn.Finish(upctx, nil)
 		l.report, l.status = rep, 200
 		ctx.SetContentType("application/json")
-		ctx.Response.SetBodyRaw(attachReportTo(b, rep, hasReport)) // b is this request's own: no copy
+		ctx.Response.SetBodyRaw(attachReportTo(b, rep, hasReport)) // a new buffer: no copy
 		s.summarize(l)
 		return
 	}

@@ -82,6 +82,8 @@ func (r *Report) json() []byte {
 	return b
 }
 
+// attachReport returns the JSON object b with the report set as its
+// "citations" and "guard" members (b itself when rep is nil).
 func attachReport(b []byte, rep *Report) []byte {
 	if rep == nil {
 		return b
@@ -91,10 +93,11 @@ func attachReport(b []byte, rep *Report) []byte {
 }
 
 // attachReportTo is attachReport when the caller already knows whether b
-// has a "citations" or "guard" member (answerMembers).
+// has a "citations" or "guard" member (answerMembers). It returns a new
+// buffer and keeps nothing of b, which may be a pooled response's body.
 func attachReportTo(b []byte, rep *Report, has bool) []byte {
 	if rep == nil {
-		return b
+		return bytes.Clone(b)
 	}
 	cites := []byte("[]")
 	if len(rep.URLs) > 0 {

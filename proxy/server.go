@@ -277,20 +277,19 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			Message: "a header field name is followed by whitespace before its colon"})
 		return
 	}
-	if raw := bytes.ToLower(ctx.Request.Header.RawHeaders()); bytes.Contains(raw, []byte("transfer-encoding:")) {
+	if raw := ctx.Request.Header.RawHeaders(); containsFold(raw, "transfer-encoding:") {
 		// A chunked body. With a Content-Length as well it is a smuggling
 		// attempt (RFC 9112 6.1): refuse it. Either way, serve nothing else
 		// on this connection, so bytes after the body cannot become a
 		// request of their own.
 		ctx.SetConnectionClose()
-		if bytes.Contains(raw, []byte("content-length:")) {
+		if containsFold(raw, "content-length:") {
 			s.fail(ctx, "other", &APIError{Status: 400, Type: "invalid_request_error", Code: "bad_request",
 				Message: "a request may not carry both Transfer-Encoding and Content-Length"})
 			return
 		}
 	}
-	path := string(ctx.Path())
-	switch path {
+	switch string(ctx.Path()) { // no copy: only compared
 	case "/v1/chat/completions", "/chat/completions":
 		if !ctx.IsPost() {
 			s.fail(ctx, "chat", methodNotAllowed("POST"))
@@ -338,11 +337,23 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	case "/v1/guard/whatif":
 		s.guardWhatIf(ctx)
 	default:
+		path := string(ctx.Path())
 		if strings.HasPrefix(path, "/console") && s.console(ctx, path) {
 			return
 		}
 		s.fail(ctx, "other", &APIError{Status: 404, Type: "invalid_request_error", Code: "not_found", Message: "unknown path " + quote(path)})
 	}
+}
+
+// containsFold reports whether s contains lower (lower-case ASCII) in any
+// case, without lowering a copy of s.
+func containsFold(s []byte, lower string) bool {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		if s[i]|0x20 == lower[0] && bytes.EqualFold(s[i:i+len(lower)], []byte(lower)) {
+			return true
+		}
+	}
+	return false
 }
 
 // spaceBeforeColon reports a header line whose field name ends in

@@ -201,21 +201,23 @@ func (u *upstream) do(req *fasthttp.Request, resp *fasthttp.Response, deadline t
 	return err
 }
 
-// postWhole sends a non-stream request and returns the whole body, reading
-// it under deadline. The body is copied out of fasthttp's pooled response.
-func (u *upstream) postWhole(path string, body []byte, deadline time.Time) ([]byte, error) {
+// postWhole sends a non-stream request and returns the pooled response,
+// its whole body read under deadline: the caller reads resp.Body() in
+// place and releases resp (fasthttp.ReleaseResponse) when done with it.
+func (u *upstream) postWhole(path string, body []byte, deadline time.Time) (*fasthttp.Response, error) {
 	req, resp := u.request(fasthttp.MethodPost, path, "application/json"), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
-	defer fasthttp.ReleaseResponse(resp)
 	req.SetBodyRaw(body)
 	if err := u.do(req, resp, deadline, errRequestTimeout); err != nil {
+		fasthttp.ReleaseResponse(resp)
 		return nil, err
 	}
-	b := append([]byte(nil), resp.Body()...)
 	if sc := resp.StatusCode(); sc/100 != 2 {
-		return nil, upstreamStatusError(sc, b)
+		err := upstreamStatusError(sc, resp.Body()) // copies what it keeps
+		fasthttp.ReleaseResponse(resp)
+		return nil, err
 	}
-	return b, nil
+	return resp, nil
 }
 
 func (u *upstream) close() { u.fast.CloseIdleConnections() }
