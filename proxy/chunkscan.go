@@ -11,6 +11,9 @@ type chunkView struct {
 	id, created, model, err, choices, usage string
 	hasChoice                               bool
 	content, finish                         string
+	// report: the chunk has a top-level "citations" or "guard" member
+	// (what attachReport sets).
+	report bool
 }
 
 // scanChunk checks that data is one JSON value (what gjson.Valid accepts:
@@ -261,6 +264,8 @@ func (sc *chunkScanner) keep(r role, key, val string) {
 			v.choices = val
 		case "usage":
 			v.usage = val
+		case "citations", "guard":
+			v.report = true
 		}
 	case roleChoice:
 		if key == "finish_reason" {
@@ -329,6 +334,7 @@ type chunkMemo struct {
 	cOff, cEnd int    // that content value's bounds in prev
 	spans      [8]span
 	hasChoice  bool
+	report     bool
 	ok         bool // prev is usable
 }
 
@@ -379,13 +385,13 @@ func (m *chunkMemo) remember(data string, v chunkView, ok bool) {
 		m.spans[i] = s
 	}
 	m.prev = append(m.prev[:0], data...)
-	m.cOff, m.cEnd, m.hasChoice, m.ok = c.a, c.b, v.hasChoice, true
+	m.cOff, m.cEnd, m.hasChoice, m.report, m.ok = c.a, c.b, v.hasChoice, v.report, true
 }
 
 // view is the remembered view over data, whose content value ends shift
 // bytes later than prev's.
 func (m *chunkMemo) view(data string, shift int) chunkView {
-	v := chunkView{hasChoice: m.hasChoice}
+	v := chunkView{hasChoice: m.hasChoice, report: m.report}
 	for i, f := range v.fields() {
 		s := m.spans[i]
 		switch {

@@ -247,9 +247,12 @@ func jsonString(s string) string {
 
 func setSSEHeaders(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("text/event-stream")
-	ctx.Response.Header.Set("Cache-Control", "no-cache")
-	ctx.Response.Header.Set("X-Accel-Buffering", "no")
+	// Canonical already: fasthttp need not normalize the names each time.
+	ctx.Response.Header.SetCanonical(hCacheControl, hNoCache)
+	ctx.Response.Header.SetCanonical(hAccelBuffering, hNo)
 }
+
+var hCacheControl, hNoCache, hAccelBuffering, hNo = []byte("Cache-Control"), []byte("no-cache"), []byte("X-Accel-Buffering"), []byte("no")
 
 // streamChat opens the upstream stream and, once its first event arrived
 // (so that a refusal or a timeout can still get a real status), hands the

@@ -388,7 +388,7 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 		r.failMidStream(ctx, errors.New("upstream sent an event that is not JSON"))
 		return false
 	}
-	if bytes.IndexByte(data, '\n') >= 0 || bytes.IndexByte(data, '\r') >= 0 {
+	if !ev.oneLine && (bytes.IndexByte(data, '\n') >= 0 || bytes.IndexByte(data, '\r') >= 0) {
 		// A multi-line data field: re-emit it on one line so each event
 		// stays one "data:" line for the client.
 		r.compact.Reset()
@@ -454,7 +454,7 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 			prev := gjson.GetBytes(data, "choices.0.delta.content").Str
 			data, _ = sjson.SetBytes(data, "choices.0.delta.content", prev+string(tail))
 		}
-		data = attachReport(data, rep)
+		data = attachReportTo(data, rep, f.report) // the tail set no report member
 		r.log.report = rep
 		r.finished = true
 	}

@@ -380,6 +380,8 @@ func FuzzChunkMemo(f *testing.F) {
 	f.Add(ev(`"a"`), ev(`"a" , "content":"b"`), ev(`"c`))
 	f.Add(`{"choices":[{"delta":{"content":"a"}}],"choices":[]}`, `{"choices":[{"delta":{"content":"zz"}}],"choices":[]}`, ev(`1`))
 	f.Add(ev(`"a"`), ev(`"a\"`), ev(`"\x01"`))
+	f.Add(ev(`"a"`)[:len(ev(`"a"`))-1]+`,"guard":{}}`, ev(`"b"`)[:len(ev(`"b"`))-1]+`,"guard":{}}`, `{"citations":[],"choices":[]}`)
+	f.Add(`{"gu\u0061rd":1}`, `{"x":{"guard":1}}`, `{"choices":[{"delta":{"content":"a"},"guard":1}]}`)
 	f.Fuzz(func(t *testing.T, a, b, c string) {
 		var m chunkMemo
 		for _, data := range []string{a, b, c, b, a} {
@@ -406,6 +408,10 @@ func FuzzChunkMemo(f *testing.F) {
 			}
 			if got.hasChoice != want.hasChoice {
 				t.Fatalf("hasChoice: memo %v, scanChunk %v in %q", got.hasChoice, want.hasChoice, data)
+			}
+			// report is what attachReport's own walk (answerMembers) says.
+			if _, ref := answerMembers([]byte(data)); got.report != want.report || want.report != ref {
+				t.Fatalf("report: memo %v, scanChunk %v, answerMembers %v in %q", got.report, want.report, ref, data)
 			}
 		}
 	})

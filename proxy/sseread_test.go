@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -42,6 +43,9 @@ func readAll(in []byte, cuts []byte, max int) (out []refEvent, err error) {
 		ev, ok, e := r.next(nil)
 		if e != nil || !ok {
 			return out, e
+		}
+		if ev.oneLine && bytes.ContainsAny(ev.Data, "\r\n") {
+			return out, fmt.Errorf("event %q marked one line has a line end", ev.Data)
 		}
 		typ := ev.Type
 		out = append(out, refEvent{typ, string(ev.Data)})
