@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -245,6 +245,15 @@ func jsonString(s string) string {
 	return string(b)
 }
 
+// isEventStream reports whether the content type ct is text/event-stream
+// (any case, any parameters), without mime.ParseMediaType's map.
+func isEventStream(ct string) bool {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return strings.EqualFold(strings.TrimSpace(ct), "text/event-stream")
+}
+
 func setSSEHeaders(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("text/event-stream")
 	// Canonical already: fasthttp need not normalize the names each time.
@@ -269,7 +278,7 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 		s.failChat(ctx, l, toAPIError(err))
 		return
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.contentType); mt != "text/event-stream" {
+	if !isEventStream(resp.contentType) {
 		resp.Close()
 		l.upWait = time.Since(t0)
 		stop(nil)

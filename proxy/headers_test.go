@@ -21,3 +21,19 @@ func TestContainsFold(t *testing.T) {
 		}
 	}
 }
+
+func TestIsEventStream(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"text/event-stream":                 true,
+		"Text/Event-Stream; charset=utf-8":  true,
+		" text/event-stream ;charset=utf-8": true,
+		"application/json":                  false,
+		"text/event-streams":                false,
+		"":                                  false,
+		"text/plain; x=text/event-stream":   false,
+	} {
+		if got := isEventStream(ct); got != want {
+			t.Errorf("isEventStream(%q) = %v, want %v", ct, got, want)
+		}
+	}
+}

@@ -409,7 +409,7 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 		r.done, r.sentDone = true, true
 		return false
 	}
-	if r.head == "" {
+	if r.head == "" && !r.pass { // only a held tail needs it: pass-through holds none
 		r.head = fmt.Sprintf(`{"id":%s,"object":"chat.completion.chunk","created":%s,"model":%s`,
 			orNull(f.id), orNull(f.created), orNull(f.model))
 	}

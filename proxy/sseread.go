@@ -30,7 +30,7 @@ type sseReader struct {
 	data    []byte // scratch for multi-line data
 	started bool   // past the BOM check
 	err     error  // sticky read error (io.EOF at the end)
-	pooled  bool
+	pooled  *[]byte // buf's pool entry, put back by release
 	// waited is the time spent in reads from src (waiting on the
 	// upstream); reads counts the reads that returned bytes.
 	waited time.Duration
@@ -65,17 +65,17 @@ var sseBufPool = sync.Pool{New: func() any { b := make([]byte, sseBufSize); retu
 func newSSEReader(src io.Reader, max int) *sseReader {
 	bp := sseBufPool.Get().(*[]byte)
 	bn, _ := src.(blockNotifier)
-	return &sseReader{src: src, max: max, buf: *bp, pooled: true, notifier: bn}
+	return &sseReader{src: src, max: max, buf: *bp, pooled: bp, notifier: bn}
 }
 
 // release gives the buffer back; the reader and any event it returned must
 // not be used after.
 func (s *sseReader) release() {
-	if s.pooled && cap(s.buf) == sseBufSize {
-		b := s.buf[:sseBufSize]
-		sseBufPool.Put(&b)
+	if s.pooled != nil && cap(s.buf) == sseBufSize {
+		*s.pooled = s.buf[:sseBufSize]
+		sseBufPool.Put(s.pooled)
 	}
-	s.buf, s.pooled = nil, false
+	s.buf, s.pooled = nil, nil
 }
 
 // next returns the next event. When no complete event is buffered it calls

@@ -235,6 +235,7 @@ type upStream struct {
 	eof         bool
 	failed      bool // a read failed: the body cannot be read to its end
 	closed      bool
+	drainBuf    [512]byte // drain's: a local array would escape to the heap
 }
 
 func (s *upStream) Read(p []byte) (int, error) {
@@ -295,9 +296,8 @@ func (s *upStream) setBeforeRead(f func()) { s.conn.beforeRead = f }
 // drainWait; s.eof tells whether its end came.
 func (s *upStream) drain() {
 	s.conn.SetReadDeadline(time.Now().Add(drainWait)) //nolint:errcheck // a failed set shows as a read error
-	var buf [512]byte
 	for left := 64 << 10; left > 0 && !s.eof; {
-		n, err := s.Read(buf[:])
+		n, err := s.Read(s.drainBuf[:])
 		left -= n
 		if err != nil {
 			return
