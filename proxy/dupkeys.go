@@ -33,7 +33,7 @@ func duplicateKey(b []byte) (string, bool) {
 func scanKeys(b []byte, maxDepth int) (key string, dup, deep bool) {
 	st := dupScanners.Get().(*dupScanner)
 	key, dup, deep = st.scan(b, maxDepth)
-	clear(st.stack[:cap(st.stack)]) // drop references into b
+	clear(st.stack[:st.high]) // drop references into b
 	dupScanners.Put(st)
 	return key, dup, deep
 }
@@ -50,10 +50,11 @@ type dupFrame struct {
 
 type dupScanner struct {
 	stack []dupFrame
+	high  int // the most frames in use during the scan: what to clear
 }
 
 func (s *dupScanner) scan(b []byte, maxDepth int) (key string, dup, deep bool) {
-	s.stack = s.stack[:0]
+	s.stack, s.high = s.stack[:0], 0
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
 		case '{', '[':
@@ -86,9 +87,10 @@ func (s *dupScanner) push(object bool) {
 		s.stack = s.stack[:len(s.stack)+1]
 		f := &s.stack[len(s.stack)-1]
 		f.object, f.expectKey, f.n, f.fold = object, object, 0, nil
-		return
+	} else {
+		s.stack = append(s.stack, dupFrame{object: object, expectKey: object})
 	}
-	s.stack = append(s.stack, dupFrame{object: object, expectKey: object})
+	s.high = max(s.high, len(s.stack))
 }
 
 func (s *dupScanner) top() *dupFrame {

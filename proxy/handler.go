@@ -150,12 +150,11 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 	// Read in place: whatever goes out to the client is a new buffer
 	// (attachReportTo, sjson) or a copy (SetBody).
 	b := resp.Body()
-	valid := gjson.ValidBytes(b)
-	var choices, hasReport bool
-	if valid {
-		choices, hasReport = answerMembers(b)
-	}
-	if !valid || !choices {
+	// One pass validates the answer (as gjson.Valid would) and reads its
+	// top-level members.
+	f, valid := scanChunk(b2s(b))
+	hasReport := f.report
+	if !valid || !strings.HasPrefix(f.choices, "[") {
 		s.failChat(ctx, l, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response", Message: "the upstream answered with something that is not a chat completion"})
 		return
 	}
