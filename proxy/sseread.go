@@ -27,9 +27,9 @@ type sseReader struct {
 	max     int
 	buf     []byte // buf[r:w] is read and not yet consumed
 	r, w    int
-	data    []byte // scratch for multi-line data
-	started bool   // past the BOM check
-	err     error  // sticky read error (io.EOF at the end)
+	data    []byte  // scratch for multi-line data
+	started bool    // past the BOM check
+	err     error   // sticky read error (io.EOF at the end)
 	pooled  *[]byte // buf's pool entry, put back by release
 	// waited is the time spent in reads from src (waiting on the
 	// upstream); reads counts the reads that returned bytes.
