@@ -403,6 +403,54 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 	}
 }
 
+// A client that leaves while a pass-through stream's upstream stalls: the
+// disconnect probe (armed at the relay's first wait) finds it gone and the
+// proxy closes the upstream connection, though the upstream sent nothing
+// more (it would stall for an hour).
+func TestProbeCancelsStalledUpstream(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	upClosed := make(chan struct{})
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err != nil {
+			return
+		}
+		ev := `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"mock-1","choices":[{"index":0,"delta":{"content":"The return window"},"finish_reason":null}]}` + "\n\n"
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n", len(ev), ev)
+		io.Copy(io.Discard, br) // the stall: returns when the proxy closes the connection
+		close(upClosed)
+	}()
+	ts := startServer(t, func(c *testCfg) {
+		c.Upstream.BaseURL = "http://" + ln.Addr().String() + "/v1"
+		c.Upstream.IdleTimeout = time.Hour
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.base+"/chat/completions", strings.NewReader(streamBody))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil || !strings.Contains(line, "The return window") {
+		t.Fatalf("first event: %q %v", line, err)
+	}
+	cancel() // the client goes away during the stall
+	resp.Body.Close()
+	select {
+	case <-upClosed:
+	case <-time.After(30 * time.Second): // a bound on a hang, not a timing assertion
+		t.Fatal("the stalled upstream connection was not closed after the client left")
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	ts := startServer(t, func(c *testCfg) {
 		c.Server.MaxBodyBytes = 4096

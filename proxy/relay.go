@@ -147,6 +147,9 @@ func (r *relay) flush() {
 // is queued, then times the wait (events already received are no pause).
 func (r *relay) wait() {
 	r.flush()
+	if r.pass {
+		r.armProbe()
+	}
 	if r.watch != nil {
 		r.watch.waiting()
 	}
@@ -183,7 +186,8 @@ func (r *relay) frame() []byte {
 	return r.out[i:]
 }
 
-// probeTick runs every server.disconnect_probe while the stream lasts (a
+// probeTick runs every server.disconnect_probe while the stream lasts, in
+// pass-through from the relay's first wait on the upstream (armProbe; a
 // self-rearming timer, so a short stream costs no goroutine): it peeks at
 // the client socket and, when nothing was written for a whole interval,
 // writes an SSE comment, so that a client who went away is noticed (a
@@ -216,6 +220,17 @@ func (r *relay) probeTick(p *probeState, every time.Duration) {
 	}
 }
 
+// armProbe starts the probe's ticks, once per run.
+func (r *relay) armProbe() {
+	p := r.ps
+	p.mu.Lock() // p.t is set before the first tick reads it
+	if p.t == nil && !p.ended {
+		every := r.rt.cfg.Server.DisconnectProbe
+		p.t = time.AfterFunc(every, func() { r.probeTick(p, every) })
+	}
+	p.mu.Unlock()
+}
+
 type probeState struct {
 	mu    sync.Mutex
 	t     *time.Timer
@@ -224,16 +239,22 @@ type probeState struct {
 
 func (r *relay) run(ctx context.Context, w io.Writer, first sseEvent) {
 	r.w, r.lastWrite = w, time.Now()
-	every := r.rt.cfg.Server.DisconnectProbe
 	p := r.ps
-	p.mu.Lock() // p.t is set before the first tick reads it
-	p.t = time.AfterFunc(every, func() { r.probeTick(p, every) })
-	p.mu.Unlock()
+	if !r.pass {
+		// The guard's own work (strict verification) can keep the relay
+		// from writing without any wait on the upstream: probe from the
+		// start. A pass-through relay only ever stops writing to wait,
+		// so its probe starts at its first wait (wait), and a stream the
+		// upstream sends without a pause never arms one.
+		r.armProbe()
+	}
 	// The probe must be done before fasthttp's final flush of w: once
 	// ended is set under mu, a tick that still runs writes nothing.
 	defer func() {
-		p.t.Stop()
 		p.mu.Lock()
+		if p.t != nil {
+			p.t.Stop()
+		}
 		p.ended = true
 		p.mu.Unlock()
 	}()

@@ -115,6 +115,17 @@ func relayLoop(tb testing.TB, turn Turn, burst int, w io.Writer) (step func()) {
 	s := &Server{m: newMetrics(), log: nopLogger()}
 	r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: turn, log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src)
 	tb.Cleanup(r.free)
+	// No run: end the probe a wait armed (armProbe) as run would, before
+	// free resets the relay.
+	p := r.ps
+	tb.Cleanup(func() {
+		p.mu.Lock()
+		if p.t != nil {
+			p.t.Stop()
+		}
+		p.ended = true
+		p.mu.Unlock()
+	})
 	r.w = w
 	return func() {
 		ev, ok, err := src.next(r.waitFn)

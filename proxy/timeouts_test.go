@@ -398,3 +398,42 @@ func TestReportModeVerifiesWhileStreaming(t *testing.T) {
 		}
 	})
 }
+
+// A pass-through stream whose upstream stalls: the disconnect probe, armed
+// at the relay's first wait, writes a keep-alive comment exactly one probe
+// interval after the last event. (That a client gone during the stall
+// cancels the upstream is TestProbeCancelsStalledUpstream, on loopback:
+// a write to a closed pipe here does not fail.)
+func TestProbeInStall(t *testing.T) {
+	startDateUpdater()
+	synctest.Test(t, func(t *testing.T) {
+		const probe = 100 * time.Millisecond
+		p := startPiped(t, func(c *Config, m *mockllm.Config) {
+			m.Faults.Stall = 1
+			m.StallDelay = time.Second
+			c.Upstream.IdleTimeout = 5 * time.Second
+			c.Server.DisconnectProbe = probe
+		})
+		resp, err := p.client.Post("http://guard.pipe/v1/chat/completions", "application/json", strings.NewReader(timeoutBody))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		start := time.Now()
+		// The events before the stall arrive at once; then nothing moves
+		// the clock but the probe.
+		buf := make([]byte, 64<<10)
+		n, err := resp.Body.Read(buf)
+		if err != nil || !strings.Contains(string(buf[:n]), "data: {") || time.Since(start) != 0 {
+			t.Fatalf("first read: %q %v after %s", buf[:n], err, time.Since(start))
+		}
+		n, err = resp.Body.Read(buf)
+		if err != nil || !strings.Contains(string(buf[:n]), ": keep-alive") {
+			t.Fatalf("second read: %q %v, want the keep-alive comment", buf[:n], err)
+		}
+		if d := time.Since(start); d != probe {
+			t.Errorf("keep-alive after %s of silence, want %s", d, probe)
+		}
+		io.Copy(io.Discard, resp.Body) // the rest of the answer, after the stall
+	})
+}
