@@ -338,8 +338,11 @@ type chunkMemo struct {
 	ok         bool // prev is usable
 }
 
-// span is a field's bounds in prev; a < 0 when absent.
-type span struct{ a, b int }
+// span is a field's bounds in prev (0, 0 when absent), and for each bound
+// whether it moves with the content's change in length (1) or stays (0):
+// a field before the content stays, one after it moves, and one that
+// holds it (choices) keeps its start and moves its end.
+type span struct{ a, b, ma, mb int }
 
 func (m *chunkMemo) scan(data string) (chunkView, bool) {
 	if m.ok {
@@ -367,42 +370,40 @@ func (m *chunkMemo) remember(data string, v chunkView, ok bool) {
 		return
 	}
 	base := uintptr(unsafe.Pointer(unsafe.StringData(data)))
-	at := func(f string) span {
-		if f == "" {
-			return span{-1, -1}
-		}
+	at := func(f string) (int, int) {
 		a := int(uintptr(unsafe.Pointer(unsafe.StringData(f))) - base)
-		return span{a, a + len(f)}
+		return a, a + len(f)
 	}
-	c := at(v.content)
+	ca, cb := at(v.content)
 	for i, f := range v.fields() {
-		s := at(*f)
+		if *f == "" {
+			m.spans[i] = span{}
+			continue
+		}
+		a, b := at(*f)
 		// A field is before the content, after it, or holds it (choices);
 		// any other layout is not one the memo can move.
-		if s.a >= 0 && !(s.b <= c.a || s.a >= c.b || s.a <= c.a && s.b >= c.b) {
+		switch {
+		case b <= ca:
+			m.spans[i] = span{a, b, 0, 0}
+		case a >= cb:
+			m.spans[i] = span{a, b, 1, 1}
+		case a <= ca && b >= cb:
+			m.spans[i] = span{a, b, 0, 1}
+		default:
 			return
 		}
-		m.spans[i] = s
 	}
 	m.prev = append(m.prev[:0], data...)
-	m.cOff, m.cEnd, m.hasChoice, m.report, m.ok = c.a, c.b, v.hasChoice, v.report, true
+	m.cOff, m.cEnd, m.hasChoice, m.report, m.ok = ca, cb, v.hasChoice, v.report, true
 }
 
 // view is the remembered view over data, whose content value ends shift
 // bytes later than prev's.
 func (m *chunkMemo) view(data string, shift int) chunkView {
-	v := chunkView{hasChoice: m.hasChoice, report: m.report}
-	for i, f := range v.fields() {
-		s := m.spans[i]
-		switch {
-		case s.a < 0:
-		case s.b <= m.cOff:
-			*f = data[s.a:s.b]
-		case s.a >= m.cEnd:
-			*f = data[s.a+shift : s.b+shift]
-		default: // holds the content
-			*f = data[s.a : s.b+shift]
-		}
-	}
-	return v
+	at := func(s span) string { return data[s.a+s.ma*shift : s.b+s.mb*shift] }
+	sp := &m.spans
+	return chunkView{hasChoice: m.hasChoice, report: m.report,
+		id: at(sp[0]), created: at(sp[1]), model: at(sp[2]), err: at(sp[3]),
+		choices: at(sp[4]), usage: at(sp[5]), content: at(sp[6]), finish: at(sp[7])}
 }
