@@ -192,7 +192,11 @@ func TestAttachReport(t *testing.T) {
 	rep := &Report{Decision: "ground", URLs: []string{"u1"}}
 	for _, in := range []string{`{"id":"x"}`, ` { } `, `{"id":"x","citations":["old"],"guard":1}`, "{\n\"a\":[1,{\"b\":2}]\n}\n",
 		`{"guard":{"old":true},"id":"x"}`, `{"a":{"citations":1,"guard":2},"id":"x"}`} {
-		out := attachReport([]byte(in), rep)
+		f, ok := scanChunk(in)
+		if !ok {
+			t.Fatalf("%q: not JSON", in)
+		}
+		out := attachReportTo([]byte(in), rep, f.report)
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(out, &m); err != nil {
 			t.Fatalf("%q -> invalid %q: %v", in, out, err)

@@ -211,7 +211,7 @@ func (s *Server) direct(ctx *fasthttp.RequestCtx, upctx context.Context, x *exch
 		b := fmt.Appendf(nil, `{"id":%q,"object":"chat.completion","created":%d,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`,
 			id, created, req.model, jsonString(text))
 		ctx.SetContentType("application/json")
-		ctx.SetBody(attachReport(b, rep))
+		ctx.SetBody(attachReportTo(b, rep, false)) // the guard's own JSON: no report members
 		s.summarize(l)
 		return
 	}
@@ -219,7 +219,7 @@ func (s *Server) direct(ctx *fasthttp.RequestCtx, upctx context.Context, x *exch
 	events := []string{
 		head + `,"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`,
 		head + `,"choices":[{"index":0,"delta":{"content":` + jsonString(text) + `},"logprobs":null,"finish_reason":null}]}`,
-		string(attachReport([]byte(head+`,"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}`), rep)),
+		string(attachReportTo([]byte(head+`,"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}`), rep, false)),
 	}
 	if req.includeUsage {
 		events = append(events, head+`,"choices":[],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
 	"github.com/answer-guard/guard/gate"
@@ -82,18 +81,9 @@ func (r *Report) json() []byte {
 	return b
 }
 
-// attachReport returns the JSON object b with the report set as its
-// "citations" and "guard" members (b itself when rep is nil).
-func attachReport(b []byte, rep *Report) []byte {
-	if rep == nil {
-		return b
-	}
-	_, has := answerMembers(b)
-	return attachReportTo(b, rep, has)
-}
-
-// attachReportTo is attachReport when the caller already knows whether b
-// has a "citations" or "guard" member (answerMembers). It returns a new
+// attachReportTo returns the JSON object b with the report set as its
+// "citations" and "guard" members; has says whether b already has either
+// (the chunk scan's report flag), which is then replaced. It returns a new
 // buffer and keeps nothing of b, which may be a pooled response's body.
 func attachReportTo(b []byte, rep *Report, has bool) []byte {
 	if rep == nil {
@@ -113,26 +103,6 @@ func attachReportTo(b []byte, rep *Report, has bool) []byte {
 		return b
 	}
 	return appendMembers(b, citationsKey, cites, guardKey, guard)
-}
-
-// answerMembers walks the top-level members of the object b once (over a
-// view: gjson.ParseBytes would copy the whole answer): whether it has a
-// "choices" array, and whether it has a "citations" or "guard" member
-// (what attachReport sets).
-func answerMembers(b []byte) (choices, report bool) {
-	seen := false
-	gjson.Parse(b2s(b)).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "choices":
-			if !seen { // the first one, as gjson.Get reads
-				seen, choices = true, v.IsArray()
-			}
-		case "citations", "guard":
-			report = true
-		}
-		return true
-	})
-	return choices, report
 }
 
 var citationsKey, guardKey = []byte(`"citations":`), []byte(`,"guard":`)
