@@ -1,0 +1,205 @@
+package gauntlet
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+)
+
+// WriteFlush is st.Flush(st.Write(dst, delta)) in one call, the way a relay
+// calls the stream when each delta goes to the client as it arrives: it
+// appends to dst the output releasable after delta, then the part of a
+// token held at its end that no continuation can make part of a leaked id.
+// Its output, and the stream's state after it, are exactly those of
+// st.Flush(st.Write(dst, delta)), for every delta and every state; only the
+// cost differs: a delta of up to 8 bytes of plain prose, the usual
+// streamed delta, is lexed and released in one pass. WriteFlush after
+// Close is a no-op.
+func (st *Stream) WriteFlush(dst, delta []byte) []byte {
+	if n := len(delta); n > 0 && n <= 8 && st.ncarry == 0 && st.qh == len(st.q) && !st.closed {
+		if out, ok := st.prose8(dst, delta); ok {
+			return out
+		}
+	}
+	return st.Flush(st.Write(dst, delta))
+}
+
+// prose8 is Write and Flush of a delta p of 1 to 8 bytes, with no carried
+// UTF-8 bytes and no queued ones, in the cases where Write would consume all
+// of p in fastWords8: st.prose() holds and p is words of ASCII letters
+// (with trailing dots), spaces and punctuation that step releases at once.
+// It reports false, having changed nothing, in every other case.
+//
+// It is fastWords8 for a p without a rare byte followed by early for the
+// token it leaves held, with what prose() and fastWords8 establish (text
+// mode, no opener, glue or pending drop, the carry and the queue empty)
+// taken as known.
+func (st *Stream) prose8(dst, p []byte) ([]byte, bool) {
+	if st.mode != mText || st.btRun != 0 || st.tilde != 0 || st.col >= 0 || st.glue || st.open != 0 || st.spaceDel {
+		return dst, false
+	}
+	word := false // a word of letters (and dots) is held from the previous delta
+	switch st.hk {
+	case hNone:
+	case hToken:
+		if st.long || !st.word && !lettersDots(st.hold) {
+			return dst, false
+		}
+		word = true
+	default:
+		return dst, false
+	}
+	if !st.noEarly && len(st.dfas) != 1 {
+		return dst, false // early reads several tables or the automata: Flush does it
+	}
+	// Masks have bit 8*i set for p[i] (one bit per byte lane); lanes past
+	// len(p) are 0 in x.
+	const lo = 0x0101010101010101
+	n := len(p)
+	var x, pw uint64 // the byte kinds (fwFlag); p
+	if n == 8 {
+		pw = binary.LittleEndian.Uint64(p)
+		x = uint64(fwFlag[uint8(pw)]) | uint64(fwFlag[uint8(pw>>8)])<<8 | uint64(fwFlag[uint8(pw>>16)])<<16 |
+			uint64(fwFlag[uint8(pw>>24)])<<24 | uint64(fwFlag[uint8(pw>>32)])<<32 | uint64(fwFlag[uint8(pw>>40)])<<40 |
+			uint64(fwFlag[uint8(pw>>48)])<<48 | uint64(fwFlag[uint8(pw>>56)])<<56
+	} else {
+		for i, c := range p {
+			x |= uint64(fwFlag[c]) << (uint(i) * 8 & 63)
+			pw |= uint64(c) << (uint(i) * 8 & 63)
+		}
+	}
+	if x&(lo<<5) != 0 {
+		return dst, false // a rare byte: fastWords8 stops before it, the general loop goes on
+	}
+	letter := x & lo
+	dot := x >> 1 & lo
+	if dot&(letter>>8) != 0 {
+		return dst, false // a letter after a dot: a token with a non-letter core
+	}
+	space := x >> 2 & lo
+	term := x >> 4 & lo
+	non := lo & lanes(n) &^ (letter | dot) // spaces and punctuation
+	h := len(st.hold)
+	was := uint64(0) // bit 0: term is set before p[0]
+	if word {
+		hd := h > 0 && st.hold[h-1] == '.'
+		e := bits.TrailingZeros64(non) >> 3
+		if e > n {
+			e = n
+		}
+		if h+e > st.spec.maxLen || hd && letter&1 != 0 {
+			return dst, false // a longer token or one holding a non-letter
+		}
+		if e == n { // the word goes on in the next delta
+			st.hold = append(st.hold, p...)
+			st.word = dot == 0 && !hd
+			return st.early8(dst), true
+		}
+		if hd {
+			was = 1 // the held token ends in '.' if p[0] ends it
+		}
+	} else if st.term {
+		was = 1
+	}
+	end, tok := n, false // p[:end] is consumed; tok: p[end:] is a trailing token
+	if lane(letter|dot, n-1) {
+		end, tok = (64-bits.LeadingZeros64(non)+7)>>3, true
+	}
+	// A space ends a sentence after '!', '?' or a token ending in '.'.
+	st.sentGen += uint32((space & lanes(end) & ((term|dot)<<8 | was)) * lo >> 56)
+	if end > 0 {
+		st.term = lane(term|dot, end-1)
+	}
+	// Output: the held space, the held word's unreleased bytes, p[:end]
+	// less a trailing space, which is held (as fastWords8 writes them).
+	hs := h
+	if word {
+		hs = min(st.relN, h)
+	}
+	held := end > 0 && lane(space, end-1)
+	bl := end
+	if held {
+		bl--
+	}
+	hl := h - hs
+	emit := hl+bl > 0
+	so := 0 // the held space goes out
+	if st.space && (emit || held) {
+		so = 1
+	}
+	total := so + hl + bl
+	k := len(dst)
+	if cap(dst)-k < 1+hl+8 {
+		dst = slices.Grow(dst, 1+hl+8)
+	}
+	out := dst[k : k+1+hl+8]
+	out[0] = ' ' // overwritten when so == 0
+	if hl <= 8 && hs+8 <= cap(st.hold) {
+		binary.LittleEndian.PutUint64(out[so:], binary.LittleEndian.Uint64(st.hold[hs:hs+8]))
+	} else {
+		copy(out[so:], st.hold[hs:h])
+	}
+	binary.LittleEndian.PutUint64(out[so+hl:], pw)
+	dst = dst[:k+total]
+	if total > 0 {
+		st.last = dst[k+total-1]
+	}
+	st.brWord = st.brWord && uint64(so)|non&lanes(bl) == 0
+	st.space = held || st.space && !emit
+	st.roll = 0
+	if !tok {
+		if word {
+			st.hk, st.hold, st.relN = hNone, st.hold[:0], 0
+		}
+		return dst, true
+	}
+	st.hk = hToken
+	if cap(st.hold) >= 8 {
+		st.hold = st.hold[:8]
+		binary.LittleEndian.PutUint64(st.hold, pw>>(uint(end)*8&63)) // end < n
+		st.hold = st.hold[:n-end]
+	} else {
+		st.hold = append(st.hold[:0], p[end:]...)
+	}
+	st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
+	st.word = dot>>(uint(end)*8&63) == 0
+	return st.early8(dst), true
+}
+
+// early8 is early for prose8: the held token is a word (letters and dots),
+// not long; nothing is pending but a plain held space; the carry and the
+// queue are empty; st.dfas is one table unless noEarly.
+func (st *Stream) early8(dst []byte) []byte {
+	t, rn := st.hold, st.relN
+	lim := min(len(t), st.spec.elim)
+	if rn >= lim || st.noEarly {
+		return dst
+	}
+	from := st.aPos
+	if from != 0 && len(t) == st.fLen {
+		return dst
+	}
+	st.aPos, st.fLen = lim, len(t)
+	d := &st.dfas[0]
+	s := uint16(0)
+	if from != 0 {
+		s = st.aSts[0]
+	}
+	s = d.run(s, t[from:lim])
+	st.aSts[0] = s
+	k := lim - d.ageOf(s)
+	if k > rn && st.opt.Catalog != nil && !(rn == 0 && st.word && st.unrelated(t)) {
+		k = st.catalogEarliest(t, k)
+	}
+	if k <= rn {
+		return dst
+	}
+	if st.space {
+		dst = append(dst, ' ')
+		st.space, st.brWord = false, false
+	}
+	dst = appendShort(dst, t, rn, k)
+	st.last = t[k-1]
+	st.relN = k
+	return dst
+}
