@@ -52,32 +52,40 @@ func (st *Stream) prose8(dst, p []byte) ([]byte, bool) {
 	if !st.noEarly && len(st.dfas) != 1 {
 		return dst, false // early reads several tables or the automata: Flush does it
 	}
-	// Masks have bit 8*i set for p[i] (one bit per byte lane); lanes past
-	// len(p) are 0 in x.
-	const lo = 0x0101010101010101
+	// Masks have bit 8*i set for p[i] (one bit per byte lane).
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	n := len(p)
-	var x, pw uint64 // the byte kinds (fwFlag); p
+	var pw, letter, dot, space, term uint64
 	if n == 8 {
 		pw = binary.LittleEndian.Uint64(p)
-		x = uint64(fwFlag[uint8(pw)]) | uint64(fwFlag[uint8(pw>>8)])<<8 | uint64(fwFlag[uint8(pw>>16)])<<16 |
-			uint64(fwFlag[uint8(pw>>24)])<<24 | uint64(fwFlag[uint8(pw>>32)])<<32 | uint64(fwFlag[uint8(pw>>40)])<<40 |
-			uint64(fwFlag[uint8(pw>>48)])<<48 | uint64(fwFlag[uint8(pw>>56)])<<56
+		// Most deltas are ASCII letters and spaces only: a few word
+		// operations tell, without a table lookup per byte.
+		lt, sp := lettersSpaces(pw)
+		if lt|sp == hi {
+			letter, space = lt>>7, sp>>7
+		} else {
+			x := uint64(fwFlag[uint8(pw)]) | uint64(fwFlag[uint8(pw>>8)])<<8 | uint64(fwFlag[uint8(pw>>16)])<<16 |
+				uint64(fwFlag[uint8(pw>>24)])<<24 | uint64(fwFlag[uint8(pw>>32)])<<32 | uint64(fwFlag[uint8(pw>>40)])<<40 |
+				uint64(fwFlag[uint8(pw>>48)])<<48 | uint64(fwFlag[uint8(pw>>56)])<<56
+			if x&(lo<<5) != 0 {
+				return dst, false // a rare byte: fastWords8 stops before it, the general loop goes on
+			}
+			letter, dot, space, term = x&lo, x>>1&lo, x>>2&lo, x>>4&lo
+		}
 	} else {
+		var x uint64 // the byte kinds (fwFlag); lanes past len(p) are 0
 		for i, c := range p {
 			x |= uint64(fwFlag[c]) << (uint(i) * 8 & 63)
 			pw |= uint64(c) << (uint(i) * 8 & 63)
 		}
+		if x&(lo<<5) != 0 {
+			return dst, false
+		}
+		letter, dot, space, term = x&lo, x>>1&lo, x>>2&lo, x>>4&lo
 	}
-	if x&(lo<<5) != 0 {
-		return dst, false // a rare byte: fastWords8 stops before it, the general loop goes on
-	}
-	letter := x & lo
-	dot := x >> 1 & lo
 	if dot&(letter>>8) != 0 {
 		return dst, false // a letter after a dot: a token with a non-letter core
 	}
-	space := x >> 2 & lo
-	term := x >> 4 & lo
 	non := lo & lanes(n) &^ (letter | dot) // spaces and punctuation
 	h := len(st.hold)
 	was := uint64(0) // bit 0: term is set before p[0]
@@ -110,29 +118,32 @@ func (st *Stream) prose8(dst, p []byte) ([]byte, bool) {
 	if end > 0 {
 		st.term = lane(term|dot, end-1)
 	}
-	// Output: the held space, the held word's unreleased bytes, p[:end]
-	// less a trailing space, which is held (as fastWords8 writes them).
 	hs := h
 	if word {
 		hs = min(st.relN, h)
 	}
-	held := end > 0 && lane(space, end-1)
+	held := end > 0 && lane(space, end-1) // p[end-1] is a space, which Write holds
 	bl := end
 	if held {
 		bl--
 	}
 	hl := h - hs
 	emit := hl+bl > 0
-	so := 0 // the held space goes out
-	if st.space && (emit || held) {
+	// Output: the held space, the held word's unreleased bytes, p[:end]
+	// less a trailing space, which is held (Write); then, when Flush
+	// releases k bytes of the trailing token t = p[end:], the held space
+	// and t[:k], which follow in p. It is written with 8-byte moves where
+	// it can (at most 8 bytes of the held word, the rest of which was
+	// released early, and p), and cut to length once k is known.
+	so := 0 // the held space goes out (before the body or t[:k])
+	if st.space {
 		so = 1
 	}
-	total := so + hl + bl
-	k := len(dst)
-	if cap(dst)-k < 1+hl+8 {
+	at := len(dst)
+	if cap(dst)-at < 1+hl+8 {
 		dst = slices.Grow(dst, 1+hl+8)
 	}
-	out := dst[k : k+1+hl+8]
+	out := dst[at : at+1+hl+8]
 	out[0] = ' ' // overwritten when so == 0
 	if hl <= 8 && hs+8 <= cap(st.hold) {
 		binary.LittleEndian.PutUint64(out[so:], binary.LittleEndian.Uint64(st.hold[hs:hs+8]))
@@ -140,30 +151,63 @@ func (st *Stream) prose8(dst, p []byte) ([]byte, bool) {
 		copy(out[so:], st.hold[hs:h])
 	}
 	binary.LittleEndian.PutUint64(out[so+hl:], pw)
-	dst = dst[:k+total]
-	if total > 0 {
-		st.last = dst[k+total-1]
-	}
-	st.brWord = st.brWord && uint64(so)|non&lanes(bl) == 0
-	st.space = held || st.space && !emit
+	spaceW := held || st.space && !emit // the space Write leaves held
+	st.brWord = st.brWord && (so == 0 || !emit && !held) && non&lanes(bl) == 0
 	st.roll = 0
-	if !tok {
-		if word {
-			st.hk, st.hold, st.relN = hNone, st.hold[:0], 0
+	k := 0
+	if tok {
+		// Flush: early on t read from its start.
+		t := pw >> (uint(end) * 8 & 63)
+		tn := n - end
+		st.hk = hToken
+		st.word = dot>>(uint(end)*8&63) == 0
+		st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
+		if cap(st.hold) >= 8 {
+			st.hold = st.hold[:8]
+			binary.LittleEndian.PutUint64(st.hold, t)
+			st.hold = st.hold[:tn]
+		} else {
+			st.hold = append(st.hold[:0], p[end:]...)
 		}
-		return dst, true
+		if !st.noEarly {
+			lim := min(tn, st.spec.elim)
+			d := &st.dfas[0]
+			var s uint16
+			if lim >= 2 {
+				s = d.pair[int(d.class[uint8(t)])<<(d.shift&15)+int(d.class[uint8(t>>8)])]
+				for i := 2; i < lim; i++ {
+					s = d.next[int(s)+int(d.class[uint8(t>>(uint(i)*8&63))])]
+				}
+			} else {
+				s = d.next[d.class[uint8(t)]]
+			}
+			st.aSts[0] = s
+			st.aPos, st.fLen = lim, tn
+			k = lim - d.ageOf(s)
+			if k > 0 && st.opt.Catalog != nil && !(st.word && st.unrelated(st.hold)) {
+				k = st.catalogEarliest(st.hold, k)
+			}
+			st.relN = k
+		}
+	} else if word {
+		st.hk, st.hold, st.relN = hNone, st.hold[:0], 0
 	}
-	st.hk = hToken
-	if cap(st.hold) >= 8 {
-		st.hold = st.hold[:8]
-		binary.LittleEndian.PutUint64(st.hold, pw>>(uint(end)*8&63)) // end < n
-		st.hold = st.hold[:n-end]
-	} else {
-		st.hold = append(st.hold[:0], p[end:]...)
+	total := hl + bl
+	if k > 0 {
+		total = hl + end + k // the space held at p[end-1], if any, goes out with t[:k]
+		if spaceW {          // rel after a held space
+			st.brWord, spaceW = false, false
+		}
+	} else if !emit && !held {
+		so = 0
 	}
-	st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
-	st.word = dot>>(uint(end)*8&63) == 0
-	return st.early8(dst), true
+	total += so
+	dst = dst[:at+total]
+	if total > 0 {
+		st.last = dst[at+total-1]
+	}
+	st.space = spaceW
+	return dst, true
 }
 
 // early8 is early for prose8: the held token is a word (letters and dots),
@@ -202,4 +246,18 @@ func (st *Stream) early8(dst []byte) []byte {
 	st.last = t[k-1]
 	st.relN = k
 	return dst
+}
+
+// lettersSpaces returns the lanes of w (8 bytes) that hold an ASCII letter
+// and those that hold a space, each as bit 7 of its lane. l is w with its
+// letters in lower case, in 7 bits (other bytes move too, none into
+// 'a'..'z'); a lane of l holds a letter when l+0x1f reaches 0x80 ('a') and
+// l+0x05 does not ('{'), no sum carrying into the next lane.
+func lettersSpaces(w uint64) (letters, spaces uint64) {
+	const hi, low7 = 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	l := (w | 0x2020202020202020) & low7
+	letters = (l + 0x1f1f1f1f1f1f1f1f) &^ (l + 0x0505050505050505) &^ w & hi
+	z := w ^ 0x2020202020202020 // 0 in a space's lane
+	spaces = ^((z&low7 + low7) | z) & hi
+	return letters, spaces
 }

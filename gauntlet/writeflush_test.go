@@ -186,6 +186,29 @@ func TestWriteFlushAllocs(t *testing.T) {
 // A relay passes each delta through WriteFlush as it arrives: a word that
 // ends a delta goes out up to where an id could start in it ("boi"), a
 // number waits for its end ("100"), an invented citation is dropped.
+// TestLettersSpaces checks the word-wide letter and space test against
+// the byte tables for every byte in every lane, next to every byte.
+func TestLettersSpaces(t *testing.T) {
+	for a := range 256 {
+		for b := range 256 {
+			for i := range 7 {
+				w := uint64(0x4141414141414141) // 'A' in the other lanes
+				w = w&^(0xffff<<(8*i)) | uint64(a)<<(8*i) | uint64(b)<<(8*i+8)
+				lt, sp := lettersSpaces(w)
+				for j, c := range [2]int{a, b} {
+					k := uint(8*(i+j) + 7)
+					if got, want := lt>>k&1 == 1, fastKind[c] == fLetter; got != want {
+						t.Fatalf("byte %#x in lane %d after %#x: letter %v, want %v", c, i+j, a, got, want)
+					}
+					if got, want := sp>>k&1 == 1, c == ' '; got != want {
+						t.Fatalf("byte %#x in lane %d: space %v, want %v", c, i+j, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 func ExampleStream_WriteFlush() {
 	s, _ := Compile(DefaultConfig())
 	st := s.New(Options{})
