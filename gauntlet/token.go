@@ -215,6 +215,7 @@ func (st *Stream) endToken(dst []byte) []byte {
 // token that outgrows the hold-back has all of them in the part longToken
 // releases first.
 func (st *Stream) early(dst []byte) []byte {
+	st.p8 = false
 	t, rn := st.hold, st.relN
 	lim := min(len(t), st.spec.elim)
 	if rn >= lim || st.noEarly || st.long || st.ncarry > 0 || st.mode != mText || st.qh < len(st.q) || st.closed {

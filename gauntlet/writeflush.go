@@ -16,7 +16,7 @@ import (
 // streamed delta, is lexed and released in one pass. WriteFlush after
 // Close is a no-op.
 func (st *Stream) WriteFlush(dst, delta []byte) []byte {
-	if n := len(delta); n > 0 && n <= 8 && st.ncarry == 0 && st.qh == len(st.q) && !st.closed {
+	if n := len(delta); n > 0 && n <= 8 && (st.p8 || st.prose8ok()) {
 		if out, ok := st.prose8(dst, delta); ok {
 			return out
 		}
@@ -24,34 +24,26 @@ func (st *Stream) WriteFlush(dst, delta []byte) []byte {
 	return st.Flush(st.Write(dst, delta))
 }
 
-// prose8 is Write and Flush of a delta p of 1 to 8 bytes, with no carried
-// UTF-8 bytes and no queued ones, in the cases where Write would consume all
-// of p in fastWords8: st.prose() holds and p is words of ASCII letters
-// (with trailing dots), spaces and punctuation that step releases at once.
-// It reports false, having changed nothing, in every other case.
+// prose8ok reports whether the stream is in the state prose8 handles: what
+// Write checks before fastWords8 (no carried UTF-8 bytes, nothing queued,
+// not closed, st.prose()), and one prefix table for early, unless early
+// releases nothing.
+func (st *Stream) prose8ok() bool {
+	return st.ncarry == 0 && st.qh == len(st.q) && !st.closed && st.prose() && (st.noEarly || len(st.dfas) == 1)
+}
+
+// prose8 is Write and Flush of a delta p of 1 to 8 bytes, given
+// prose8ok(), in the cases where Write would consume all of p in
+// fastWords8: p is words of ASCII letters (with trailing dots), spaces and
+// punctuation that step releases at once. It reports false, having changed
+// nothing, in every other case. It leaves prose8ok() true and st.p8 set.
 //
 // It is fastWords8 for a p without a rare byte followed by early for the
 // token it leaves held, with what prose() and fastWords8 establish (text
 // mode, no opener, glue or pending drop, the carry and the queue empty)
 // taken as known.
 func (st *Stream) prose8(dst, p []byte) ([]byte, bool) {
-	if st.mode != mText || st.btRun != 0 || st.tilde != 0 || st.col >= 0 || st.glue || st.open != 0 || st.spaceDel {
-		return dst, false
-	}
-	word := false // a word of letters (and dots) is held from the previous delta
-	switch st.hk {
-	case hNone:
-	case hToken:
-		if st.long || !st.word && !lettersDots(st.hold) {
-			return dst, false
-		}
-		word = true
-	default:
-		return dst, false
-	}
-	if !st.noEarly && len(st.dfas) != 1 {
-		return dst, false // early reads several tables or the automata: Flush does it
-	}
+	word := st.hk == hToken // a word of letters (and dots) is held from the previous delta
 	// Masks have bit 8*i set for p[i] (one bit per byte lane).
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	n := len(p)
@@ -101,6 +93,7 @@ func (st *Stream) prose8(dst, p []byte) ([]byte, bool) {
 		if e == n { // the word goes on in the next delta
 			st.hold = append(st.hold, p...)
 			st.word = dot == 0 && !hd
+			st.p8 = true
 			return st.early8(dst), true
 		}
 		if hd {
@@ -207,6 +200,7 @@ func (st *Stream) prose8(dst, p []byte) ([]byte, bool) {
 		st.last = dst[at+total-1]
 	}
 	st.space = spaceW
+	st.p8 = true
 	return dst, true
 }
 

@@ -9,10 +9,10 @@ import (
 )
 
 // lexState is st without its options (which hold funcs, never equal under
-// reflect.DeepEqual): everything a later call reads.
+// reflect.DeepEqual) and p8: everything a later call reads.
 func lexState(st *Stream) Stream {
 	c := *st
-	c.opt = Options{}
+	c.opt, c.p8 = Options{}, false // p8 caches a fact about the rest, checked apart
 	return c
 }
 
@@ -54,6 +54,9 @@ func twinChunked(t testing.TB, s *Spec, o Options, in, cuts []byte) []byte {
 		}
 		if sa, sb := lexState(ref), lexState(wf); !reflect.DeepEqual(sa, sb) {
 			t.Fatalf("piece %d %q of %q (cuts %v): states differ after the same output %q:\nFlush(Write) %+v\nWriteFlush   %+v", k, piece, in, cuts, a, sa, sb)
+		}
+		if wf.p8 && !wf.prose8ok() {
+			t.Fatalf("piece %d %q of %q (cuts %v): p8 set in a state prose8 does not handle", k, piece, in, cuts)
 		}
 		if k%3 != 0 {
 			b = b[2:]
