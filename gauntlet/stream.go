@@ -371,6 +371,12 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 			return dst // ASCII only: no incomplete sequence
 		}
 	}
+	return st.write(dst, delta, start, i)
+}
+
+// write is Write's general loop from delta[i] on, with dst[start:] the
+// output of this Write so far.
+func (st *Stream) write(dst, delta []byte, start, i int) []byte {
 	for i < len(delta) {
 		if st.qh < len(st.q) {
 			dst = st.drain(dst)

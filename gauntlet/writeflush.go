@@ -16,23 +16,32 @@ import (
 // streamed delta, is lexed and released in one pass. WriteFlush after
 // Close is a no-op.
 func (st *Stream) WriteFlush(dst, delta []byte) []byte {
-	if n := len(delta); n > 0 && n <= 8 && (st.p8 || st.prose8ok()) {
-		if n == 8 {
-			// Most deltas are ASCII letters and spaces only: a few word
-			// operations tell, without a table lookup per byte.
-			pw := binary.LittleEndian.Uint64(delta)
-			if lt, sp := lettersSpaces(pw); lt|sp == 0x8080808080808080 {
-				if out, ok := st.words8(dst, pw, sp); ok {
-					return out
-				}
-				return st.Flush(st.Write(dst, delta))
-			}
-		}
-		if out, ok := st.prose8(dst, delta); ok {
-			return out
+	n := len(delta)
+	if n == 0 || n > 8 || !st.p8 && !st.prose8ok() {
+		return st.Flush(st.Write(dst, delta))
+	}
+	if n == 8 {
+		// Most deltas are ASCII letters and spaces only: a few word
+		// operations tell, without a table lookup per byte.
+		pw := binary.LittleEndian.Uint64(delta)
+		if lt, sp := lettersSpaces(pw); lt|sp == 0x8080808080808080 {
+			return st.words8(dst, delta, pw, sp)
 		}
 	}
-	return st.Flush(st.Write(dst, delta))
+	return st.prose8(dst, delta)
+}
+
+// writeProse is Write of a delta of 1 to 8 bytes given prose8ok(), for
+// prose8 and words8 when they do not handle it: fastWords8, then the
+// general loop from where it stopped.
+func (st *Stream) writeProse(dst, delta []byte) []byte {
+	st.p8 = false
+	start := len(dst)
+	dst, i := st.fastWords8(dst, delta)
+	if i == len(delta) {
+		return dst
+	}
+	return st.write(dst, delta, start, i)
 }
 
 // prose8ok reports whether the stream is in the state prose8 handles: what
@@ -43,17 +52,18 @@ func (st *Stream) prose8ok() bool {
 	return st.ncarry == 0 && st.qh == len(st.q) && !st.closed && st.prose() && (st.noEarly || len(st.dfas) == 1)
 }
 
-// prose8 is Write and Flush of a delta p of 1 to 8 bytes, given
-// prose8ok(), in the cases where Write would consume all of p in
+// prose8 is WriteFlush of a delta p of 1 to 8 bytes, given prose8ok(). It
+// does the work in one pass where Write would consume all of p in
 // fastWords8: p is words of ASCII letters (with trailing dots), spaces and
-// punctuation that step releases at once. It reports false, having changed
-// nothing, in every other case. It leaves prose8ok() true and st.p8 set.
+// punctuation that step releases at once; it then leaves prose8ok() true
+// and st.p8 set. Any other p goes to Flush(writeProse) before anything is
+// changed.
 //
 // It is fastWords8 for a p without a rare byte followed by early for the
 // token it leaves held, with what prose() and fastWords8 establish (text
 // mode, no opener, glue or pending drop, the carry and the queue empty)
 // taken as known.
-func (st *Stream) prose8(dst, p []byte) ([]byte, bool) {
+func (st *Stream) prose8(dst, p []byte) []byte {
 	word := st.hk == hToken // a word of letters (and dots) is held from the previous delta
 	// Masks have bit 8*i set for p[i] (one bit per byte lane).
 	const lo = 0x0101010101010101
@@ -65,7 +75,7 @@ func (st *Stream) prose8(dst, p []byte) ([]byte, bool) {
 			uint64(fwFlag[uint8(pw>>24)])<<24 | uint64(fwFlag[uint8(pw>>32)])<<32 | uint64(fwFlag[uint8(pw>>40)])<<40 |
 			uint64(fwFlag[uint8(pw>>48)])<<48 | uint64(fwFlag[uint8(pw>>56)])<<56
 		if x&(lo<<5) != 0 {
-			return dst, false // a rare byte: fastWords8 stops before it, the general loop goes on
+			return st.Flush(st.writeProse(dst, p)) // a rare byte: fastWords8 stops before it, the general loop goes on
 		}
 		letter, dot, space, term = x&lo, x>>1&lo, x>>2&lo, x>>4&lo
 	} else {
@@ -75,12 +85,12 @@ func (st *Stream) prose8(dst, p []byte) ([]byte, bool) {
 			pw |= uint64(c) << (uint(i) * 8 & 63)
 		}
 		if x&(lo<<5) != 0 {
-			return dst, false
+			return st.Flush(st.writeProse(dst, p))
 		}
 		letter, dot, space, term = x&lo, x>>1&lo, x>>2&lo, x>>4&lo
 	}
 	if dot&(letter>>8) != 0 {
-		return dst, false // a letter after a dot: a token with a non-letter core
+		return st.Flush(st.writeProse(dst, p)) // a letter after a dot: a token with a non-letter core
 	}
 	non := lo & lanes(n) &^ (letter | dot) // spaces and punctuation
 	h := len(st.hold)
@@ -92,13 +102,13 @@ func (st *Stream) prose8(dst, p []byte) ([]byte, bool) {
 			e = n
 		}
 		if h+e > st.spec.maxLen || hd && letter&1 != 0 {
-			return dst, false // a longer token or one holding a non-letter
+			return st.Flush(st.writeProse(dst, p)) // a longer token or one holding a non-letter
 		}
 		if e == n { // the word goes on in the next delta
 			st.hold = append(st.hold, p...)
 			st.word = dot == 0 && !hd
 			st.p8 = true
-			return st.early8(dst), true
+			return st.early8(dst)
 		}
 		if hd {
 			was = 1 // the held token ends in '.' if p[0] ends it
@@ -205,14 +215,14 @@ func (st *Stream) prose8(dst, p []byte) ([]byte, bool) {
 	}
 	st.space = spaceW
 	st.p8 = true
-	return dst, true
+	return dst
 }
 
-// words8 is prose8 for an 8-byte delta pw of ASCII letters and spaces
-// only (sp: bit 7 of each space's lane), the most common delta: prose8 with
-// no dot, '!' or '?' in it, where a Write that consumes anything ends on
-// a space it holds.
-func (st *Stream) words8(dst []byte, pw, sp uint64) ([]byte, bool) {
+// words8 is WriteFlush of an 8-byte delta p of ASCII letters and spaces
+// only (pw: p as a word; sp: bit 7 of each space's lane), given
+// prose8ok(), the most common delta: prose8 with no dot, '!' or '?' in it,
+// where a Write that consumes anything ends on a space it holds.
+func (st *Stream) words8(dst, p []byte, pw, sp uint64) []byte {
 	h := len(st.hold)
 	word := st.hk == hToken // a word of letters (and dots) is held from the previous delta
 	was := st.term          // term is set before pw[0]
@@ -221,14 +231,14 @@ func (st *Stream) words8(dst []byte, pw, sp uint64) ([]byte, bool) {
 		hd := h > 0 && st.hold[h-1] == '.'
 		e := bits.TrailingZeros64(sp) >> 3 // 8 when there is no space
 		if h+e > st.spec.maxLen || hd && sp&0x80 == 0 {
-			return dst, false // a longer token or one holding a non-letter
+			return st.Flush(st.writeProse(dst, p)) // a longer token or one holding a non-letter
 		}
 		if e == 8 { // the word goes on in the next delta
 			st.hold = append(st.hold, uint8(pw), uint8(pw>>8), uint8(pw>>16), uint8(pw>>24),
 				uint8(pw>>32), uint8(pw>>40), uint8(pw>>48), uint8(pw>>56))
 			st.word = !hd
 			st.p8 = true
-			return st.early8(dst), true
+			return st.early8(dst)
 		}
 		was = hd // the held token ends in '.' if pw[0] ends it
 		hs = min(st.relN, h)
@@ -324,7 +334,7 @@ func (st *Stream) words8(dst []byte, pw, sp uint64) ([]byte, bool) {
 	}
 	st.space = spaceW
 	st.p8 = true
-	return dst, true
+	return dst
 }
 
 // early8 is early for prose8: the held token is a word (letters and dots),
