@@ -20,15 +20,131 @@ func (st *Stream) WriteFlush(dst, delta []byte) []byte {
 	if n == 0 || n > 8 || !st.p8 && !st.prose8ok() {
 		return st.Flush(st.Write(dst, delta))
 	}
-	if n == 8 {
-		// Most deltas are ASCII letters and spaces only: a few word
-		// operations tell, without a table lookup per byte.
-		pw := binary.LittleEndian.Uint64(delta)
-		if lt, sp := lettersSpaces(pw); lt|sp == 0x8080808080808080 {
-			return st.words8(dst, delta, pw, sp)
-		}
+	if n != 8 {
+		return st.prose8(dst, delta)
 	}
-	return st.prose8(dst, delta)
+	// Most deltas are ASCII letters and spaces only: a few word operations
+	// tell, without a table lookup per byte. Such a delta is prose8's
+	// with no dot, '!' or '?' in it, where a Write that consumes anything
+	// ends on a space it holds (pw: the delta as a word; sp: bit 7 of each
+	// space's lane).
+	pw := binary.LittleEndian.Uint64(delta)
+	lt, sp := lettersSpaces(pw)
+	if lt|sp != 0x8080808080808080 {
+		return st.prose8(dst, delta)
+	}
+	h := len(st.hold)
+	word := st.hk == hToken // a word of letters (and dots) is held from the previous delta
+	was := st.term          // term is set before pw[0]
+	hs := h                 // the held word's unreleased bytes start at hold[hs]
+	if word {
+		hd := !st.word && h > 0 && st.hold[h-1] == '.' // st.word: letters only
+		e := bits.TrailingZeros64(sp) >> 3             // 8 when there is no space
+		if h+e > st.spec.maxLen || hd && sp&0x80 == 0 {
+			return st.Flush(st.writeProse(dst, delta)) // a longer token or one holding a non-letter
+		}
+		if e == 8 { // the word goes on in the next delta
+			st.hold = append(st.hold, uint8(pw), uint8(pw>>8), uint8(pw>>16), uint8(pw>>24),
+				uint8(pw>>32), uint8(pw>>40), uint8(pw>>48), uint8(pw>>56))
+			st.word = !hd
+			st.p8 = true
+			return st.early8(dst)
+		}
+		was = hd // the held token ends in '.' if pw[0] ends it
+		hs = min(st.relN, h)
+	}
+	// end: pw[:end] is consumed by Write, up to the last space; tok: the
+	// letters after it are a trailing token. Else all of it, ending in a
+	// space. Either way pw[end-1] is a space (end > 0), which Write holds.
+	end, tok := 8, sp>>63 == 0
+	if tok {
+		end = (64 - bits.LeadingZeros64(sp) + 7) >> 3
+	}
+	if end > 0 {
+		if was && sp&0x80 != 0 {
+			st.sentGen++ // a space after a token ending in '.' or after '!' or '?'
+		}
+		st.term = false
+	}
+	bl := max(end-1, 0) // the body: pw[:end] less its trailing space
+	hl := h - hs
+	emit := hl+bl > 0
+	so := 0 // the held space goes out (before the body or t[:k])
+	if st.space {
+		so = 1
+	}
+	at := len(dst)
+	if cap(dst)-at < 1+hl+8 {
+		dst = slices.Grow(dst, 1+hl+8)
+	}
+	out := dst[at : at+1+hl+8]
+	out[0] = ' ' // overwritten when so == 0
+	if hl <= 8 && hs+8 <= cap(st.hold) {
+		binary.LittleEndian.PutUint64(out[so:], binary.LittleEndian.Uint64(st.hold[hs:hs+8]))
+	} else {
+		copy(out[so:], st.hold[hs:h])
+	}
+	binary.LittleEndian.PutUint64(out[so+hl:], pw)
+	// What Write leaves: a held space, brWord (a space in the body ends a
+	// bracketed word).
+	spaceW := end > 0 || st.space && !emit
+	st.brWord = st.brWord && (so == 0 || !emit && end == 0) && sp&lanes(bl) == 0
+	st.roll = 0
+	k := 0
+	if tok {
+		// Flush: early on t = pw[end:] read from its start.
+		t := pw >> (uint(end) * 8 & 63)
+		tn := 8 - end
+		st.hk = hToken
+		st.word = true
+		st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
+		if cap(st.hold) >= 8 {
+			st.hold = st.hold[:8]
+			binary.LittleEndian.PutUint64(st.hold, t)
+			st.hold = st.hold[:tn]
+		} else {
+			st.hold = append(st.hold[:0], out[so+hl+end:so+hl+8]...)
+		}
+		if !st.noEarly {
+			lim := min(tn, st.spec.elim)
+			d := &st.dfas[0]
+			var s uint16
+			if lim >= 2 {
+				s = d.pair[int(d.class[uint8(t)])<<(d.shift&15)+int(d.class[uint8(t>>8)])]
+				for i, u := 2, t>>16; i < lim; i, u = i+1, u>>8 {
+					s = d.next[int(s)+int(d.class[uint8(u)])]
+				}
+			} else {
+				s = d.next[d.class[uint8(t)]]
+			}
+			st.aSts[0] = s
+			st.aPos, st.fLen = lim, tn
+			k = lim - d.ageOf(s)
+			if k > 0 && st.opt.Catalog != nil && !st.unrelated(st.hold) {
+				k = st.catalogEarliest(st.hold, k)
+			}
+			st.relN = k
+		}
+	} else if word {
+		st.hk, st.hold, st.relN = hNone, st.hold[:0], 0
+	}
+	total := hl + bl
+	if k > 0 {
+		total = hl + end + k // the space held at pw[end-1], if any, goes out with t[:k]
+		if spaceW {          // rel after a held space
+			st.brWord, spaceW = false, false
+		}
+	} else if !emit && end == 0 {
+		so = 0
+	}
+	total += so
+	dst = dst[:at+total]
+	if total > 0 {
+		st.last = dst[at+total-1]
+	}
+	st.space = spaceW
+	st.p8 = true
+	return dst
 }
 
 // writeProse is Write of a delta of 1 to 8 bytes given prose8ok(), for
@@ -182,8 +298,8 @@ func (st *Stream) prose8(dst, p []byte) []byte {
 			var s uint16
 			if lim >= 2 {
 				s = d.pair[int(d.class[uint8(t)])<<(d.shift&15)+int(d.class[uint8(t>>8)])]
-				for i := 2; i < lim; i++ {
-					s = d.next[int(s)+int(d.class[uint8(t>>(uint(i)*8&63))])]
+				for i, u := 2, t>>16; i < lim; i, u = i+1, u>>8 {
+					s = d.next[int(s)+int(d.class[uint8(u)])]
 				}
 			} else {
 				s = d.next[d.class[uint8(t)]]
@@ -206,125 +322,6 @@ func (st *Stream) prose8(dst, p []byte) []byte {
 			st.brWord, spaceW = false, false
 		}
 	} else if !emit && !held {
-		so = 0
-	}
-	total += so
-	dst = dst[:at+total]
-	if total > 0 {
-		st.last = dst[at+total-1]
-	}
-	st.space = spaceW
-	st.p8 = true
-	return dst
-}
-
-// words8 is WriteFlush of an 8-byte delta p of ASCII letters and spaces
-// only (pw: p as a word; sp: bit 7 of each space's lane), given
-// prose8ok(), the most common delta: prose8 with no dot, '!' or '?' in it,
-// where a Write that consumes anything ends on a space it holds.
-func (st *Stream) words8(dst, p []byte, pw, sp uint64) []byte {
-	h := len(st.hold)
-	word := st.hk == hToken // a word of letters (and dots) is held from the previous delta
-	was := st.term          // term is set before pw[0]
-	hs := h                 // the held word's unreleased bytes start at hold[hs]
-	if word {
-		hd := h > 0 && st.hold[h-1] == '.'
-		e := bits.TrailingZeros64(sp) >> 3 // 8 when there is no space
-		if h+e > st.spec.maxLen || hd && sp&0x80 == 0 {
-			return st.Flush(st.writeProse(dst, p)) // a longer token or one holding a non-letter
-		}
-		if e == 8 { // the word goes on in the next delta
-			st.hold = append(st.hold, uint8(pw), uint8(pw>>8), uint8(pw>>16), uint8(pw>>24),
-				uint8(pw>>32), uint8(pw>>40), uint8(pw>>48), uint8(pw>>56))
-			st.word = !hd
-			st.p8 = true
-			return st.early8(dst)
-		}
-		was = hd // the held token ends in '.' if pw[0] ends it
-		hs = min(st.relN, h)
-	}
-	// end: pw[:end] is consumed by Write, up to the last space; tok: the
-	// letters after it are a trailing token. Else all of it, ending in a
-	// space. Either way pw[end-1] is a space (end > 0), which Write holds.
-	end, tok := 8, sp>>63 == 0
-	if tok {
-		end = (64 - bits.LeadingZeros64(sp) + 7) >> 3
-	}
-	if end > 0 {
-		if was && sp&0x80 != 0 {
-			st.sentGen++ // a space after a token ending in '.' or after '!' or '?'
-		}
-		st.term = false
-	}
-	bl := max(end-1, 0) // the body: pw[:end] less its trailing space
-	hl := h - hs
-	emit := hl+bl > 0
-	so := 0 // the held space goes out (before the body or t[:k])
-	if st.space {
-		so = 1
-	}
-	at := len(dst)
-	if cap(dst)-at < 1+hl+8 {
-		dst = slices.Grow(dst, 1+hl+8)
-	}
-	out := dst[at : at+1+hl+8]
-	out[0] = ' ' // overwritten when so == 0
-	if hl <= 8 && hs+8 <= cap(st.hold) {
-		binary.LittleEndian.PutUint64(out[so:], binary.LittleEndian.Uint64(st.hold[hs:hs+8]))
-	} else {
-		copy(out[so:], st.hold[hs:h])
-	}
-	binary.LittleEndian.PutUint64(out[so+hl:], pw)
-	// What Write leaves: a held space, brWord (a space in the body ends a
-	// bracketed word).
-	spaceW := end > 0 || st.space && !emit
-	st.brWord = st.brWord && (so == 0 || !emit && end == 0) && sp&lanes(bl) == 0
-	st.roll = 0
-	k := 0
-	if tok {
-		// Flush: early on t = pw[end:] read from its start.
-		t := pw >> (uint(end) * 8 & 63)
-		tn := 8 - end
-		st.hk = hToken
-		st.word = true
-		st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
-		if cap(st.hold) >= 8 {
-			st.hold = st.hold[:8]
-			binary.LittleEndian.PutUint64(st.hold, t)
-			st.hold = st.hold[:tn]
-		} else {
-			st.hold = append(st.hold[:0], out[so+hl+end:so+hl+8]...)
-		}
-		if !st.noEarly {
-			lim := min(tn, st.spec.elim)
-			d := &st.dfas[0]
-			var s uint16
-			if lim >= 2 {
-				s = d.pair[int(d.class[uint8(t)])<<(d.shift&15)+int(d.class[uint8(t>>8)])]
-				for i := 2; i < lim; i++ {
-					s = d.next[int(s)+int(d.class[uint8(t>>(uint(i)*8&63))])]
-				}
-			} else {
-				s = d.next[d.class[uint8(t)]]
-			}
-			st.aSts[0] = s
-			st.aPos, st.fLen = lim, tn
-			k = lim - d.ageOf(s)
-			if k > 0 && st.opt.Catalog != nil && !st.unrelated(st.hold) {
-				k = st.catalogEarliest(st.hold, k)
-			}
-			st.relN = k
-		}
-	} else if word {
-		st.hk, st.hold, st.relN = hNone, st.hold[:0], 0
-	}
-	total := hl + bl
-	if k > 0 {
-		total = hl + end + k // the space held at pw[end-1], if any, goes out with t[:k]
-		if spaceW {          // rel after a held space
-			st.brWord, spaceW = false, false
-		}
-	} else if !emit && end == 0 {
 		so = 0
 	}
 	total += so
