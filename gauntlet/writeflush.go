@@ -16,12 +16,8 @@ import (
 // streamed delta, is lexed and released in one pass. WriteFlush after
 // Close is a no-op.
 func (st *Stream) WriteFlush(dst, delta []byte) []byte {
-	n := len(delta)
-	if n == 0 || n > 8 || !st.p8 && !st.prose8ok() {
-		return st.Flush(st.Write(dst, delta))
-	}
-	if n != 8 {
-		return st.prose8(dst, delta)
+	if len(delta) != 8 || !st.p8 { // every call here is in tail position: nothing kept across it
+		return st.writeFlush(dst, delta)
 	}
 	// Most deltas are ASCII letters and spaces only: a few word operations
 	// tell, without a table lookup per byte. Such a delta is prose8's
@@ -145,6 +141,19 @@ func (st *Stream) WriteFlush(dst, delta []byte) []byte {
 	st.space = spaceW
 	st.p8 = true
 	return dst
+}
+
+// writeFlush is WriteFlush past its first test.
+func (st *Stream) writeFlush(dst, delta []byte) []byte {
+	n := len(delta)
+	if n == 0 || n > 8 || !st.prose8ok() {
+		return st.Flush(st.Write(dst, delta))
+	}
+	if n == 8 {
+		st.p8 = true
+		return st.WriteFlush(dst, delta)
+	}
+	return st.prose8(dst, delta)
 }
 
 // writeProse is Write of a delta of 1 to 8 bytes given prose8ok(), for
