@@ -75,7 +75,9 @@ func (st *Stream) WriteFlush(dst, delta []byte) []byte {
 	}
 	out := dst[at : at+1+hl+8]
 	out[0] = ' ' // overwritten when so == 0
-	if hl <= 8 && hs+8 <= cap(st.hold) {
+	if hl == 0 {
+		// most often: no word was held, or all of it went out early
+	} else if hl <= 8 && hs+8 <= cap(st.hold) {
 		binary.LittleEndian.PutUint64(out[so:], binary.LittleEndian.Uint64(st.hold[hs:hs+8]))
 	} else {
 		copy(out[so:], st.hold[hs:h])
