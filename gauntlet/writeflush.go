@@ -176,7 +176,13 @@ func (st *Stream) writeProse(dst, delta []byte) []byte {
 // not closed, st.prose()), and one prefix table for early, unless early
 // releases nothing.
 func (st *Stream) prose8ok() bool {
-	return st.ncarry == 0 && st.qh == len(st.q) && !st.closed && st.prose() && (st.noEarly || len(st.dfas) == 1)
+	// st.prose() spelled out, the likelier failures first, to save a call.
+	if st.hk != hNone && (st.hk != hToken || st.long) || st.mode != mText || st.col >= 0 ||
+		st.btRun != 0 || st.tilde != 0 || st.glue || st.open != 0 || st.spaceDel ||
+		st.ncarry != 0 || st.qh != len(st.q) || st.closed || !st.noEarly && len(st.dfas) != 1 {
+		return false
+	}
+	return st.hk == hNone || st.word || lettersDots(st.hold)
 }
 
 // prose8 is WriteFlush of a delta p of 1 to 8 bytes, given prose8ok(). It

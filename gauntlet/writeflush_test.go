@@ -55,6 +55,9 @@ func twinChunked(t testing.TB, s *Spec, o Options, in, cuts []byte) []byte {
 		if sa, sb := lexState(ref), lexState(wf); !reflect.DeepEqual(sa, sb) {
 			t.Fatalf("piece %d %q of %q (cuts %v): states differ after the same output %q:\nFlush(Write) %+v\nWriteFlush   %+v", k, piece, in, cuts, a, sa, sb)
 		}
+		if ok, want := wf.prose8ok(), wf.ncarry == 0 && wf.qh == len(wf.q) && !wf.closed && wf.prose() && (wf.noEarly || len(wf.dfas) == 1); ok != want {
+			t.Fatalf("piece %d %q of %q (cuts %v): prose8ok %v, want %v", k, piece, in, cuts, ok, want)
+		}
 		if wf.p8 && !wf.prose8ok() {
 			t.Fatalf("piece %d %q of %q (cuts %v): p8 set in a state prose8 does not handle", k, piece, in, cuts)
 		}
