@@ -13,8 +13,9 @@ import (
 // Its output, and the stream's state after it, are exactly those of
 // st.Flush(st.Write(dst, delta)), for every delta and every state; only the
 // cost differs: a delta of up to 8 bytes of plain prose, the usual
-// streamed delta, is lexed and released in one pass. WriteFlush after
-// Close is a no-op.
+// streamed delta, is lexed and released in one pass (while the stream is
+// in plain prose: not in code, no marker or drop pending). WriteFlush
+// after Close is a no-op.
 func (st *Stream) WriteFlush(dst, delta []byte) []byte {
 	if len(delta) != 8 || !st.p8 { // every call here is in tail position: nothing kept across it
 		return st.writeFlush(dst, delta)
@@ -158,9 +159,9 @@ func (st *Stream) writeFlush(dst, delta []byte) []byte {
 	return st.prose8(dst, delta)
 }
 
-// writeProse is Write of a delta of 1 to 8 bytes given prose8ok(), for
-// prose8 and words8 when they do not handle it: fastWords8, then the
-// general loop from where it stopped.
+// writeProse is Write of a delta of 1 to 8 bytes given prose8ok(), for the
+// deltas WriteFlush's one-pass paths hand on: fastWords8, then the general
+// loop from where it stopped.
 func (st *Stream) writeProse(dst, delta []byte) []byte {
 	st.p8 = false
 	start := len(dst)
