@@ -18,6 +18,9 @@ import (
 // after Close is a no-op.
 func (st *Stream) WriteFlush(dst, delta []byte) []byte {
 	if len(delta) != 8 || !st.p8 { // every call here is in tail position: nothing kept across it
+		if len(delta) > 8 {
+			return st.Flush(st.Write(dst, delta))
+		}
 		return st.writeFlush(dst, delta)
 	}
 	// Most deltas are ASCII letters and spaces only: a few word operations
