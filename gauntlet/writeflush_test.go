@@ -20,11 +20,12 @@ func lexState(st *Stream) Stream {
 // cuts byte a size 1..16, cycling; none: bytewise): one called as
 // Flush(Write(dst, piece)), the other as WriteFlush(dst, piece), except
 // where chunked skips the Flush (the next delta is at hand), where both call
-// Write alone. After every piece it checks that both appended the same
-// bytes to dst and that their states are equal (past the 256th piece, for
-// every 16th and the last); dst is nil, or holds a prefix with no room or
-// some room left, in turn. It checks that Close, Counts, Citations and
-// Audit agree, and returns WriteFlush's whole output.
+// Write alone; now and then both get one more Flush. After every piece it
+// checks that both appended the same bytes to dst and that their states are
+// equal (past the 256th piece, for every 16th and the last); dst is nil, or
+// holds a prefix with no room or some room left, in turn. It checks that
+// Close, Counts, Citations and Audit agree, and returns WriteFlush's whole
+// output.
 func twinChunked(t testing.TB, s *Spec, o Options, in, cuts []byte) []byte {
 	t.Helper()
 	ref, wf := s.New(o), s.New(o)
@@ -49,6 +50,9 @@ func twinChunked(t testing.TB, s *Spec, o Options, in, cuts []byte) []byte {
 		} else {
 			a = ref.Write(d1, piece)
 			b = wf.Write(d2, piece)
+		}
+		if k%7 == 6 { // a caller's own Flush in between
+			a, b = ref.Flush(a), wf.Flush(b)
 		}
 		if !bytes.Equal(a, b) {
 			t.Fatalf("piece %d %q of %q (cuts %v): Flush(Write) %q, WriteFlush %q", k, piece, in, cuts, a, b)
