@@ -96,7 +96,7 @@ func BenchmarkStream(b *testing.B) {
 func BenchmarkStreamFlush(b *testing.B) {
 	s := testSpec(b)
 	text := answerText(64 << 10)
-	for _, size := range []int{8, 32, 256} {
+	for _, size := range []int{4, 8, 32, 256} {
 		b.Run(fmt.Sprintf("delta=%d", size), func(b *testing.B) {
 			cs := chunks(text, size)
 			o := testOptions()
