@@ -118,6 +118,13 @@ func FuzzStream(f *testing.F) {
 		if !bytes.Equal(bytewise, ref) {
 			t.Fatalf("byte-wise differs from one write:\ninput %q\none  %q\nbyte %q", in, ref, bytewise)
 		}
+		// WriteFlush, piece by piece and in its state, is Flush(Write).
+		if wf := twinChunked(t, s, o, in, cuts); !bytes.Equal(wf, ref) {
+			t.Fatalf("WriteFlush in chunking %v differs from one write:\ninput %q\none %q\nwf  %q", cuts, in, ref, wf)
+		}
+		if wf := twinChunked(t, s, o, in, []byte{7}); !bytes.Equal(wf, ref) {
+			t.Fatalf("WriteFlush in 8-byte chunks differs from one write:\ninput %q\none %q\nwf  %q", in, ref, wf)
+		}
 		checkOutput(t, s, o, in, ref, one)
 	})
 }

@@ -165,6 +165,10 @@ type Stream struct {
 	// noEarly: Flush releases nothing early (no prefix automata, or a
 	// catalog without CatalogPrefix).
 	noEarly bool
+	// p8: the state WriteFlush's one-pass path needs holds (prose8ok).
+	// prose8 sets it; Write, early, Close and Reset, which can change
+	// that state, clear it.
+	p8 bool
 
 	q, q2 []byte // re-feed queue (bytes to process before the next input byte)
 	qh    int
@@ -222,7 +226,7 @@ func (s *Spec) Put(st *Stream) {
 // Reset readies st for a new response with o, keeping its buffers (for use
 // from a sync.Pool).
 func (st *Stream) Reset(o Options) {
-	st.opt = o
+	st.opt, st.p8 = o, false
 	st.noEarly = st.spec.pre == nil || o.Catalog != nil && o.CatalogPrefix == nil
 	st.catAsked = [len(st.catAsked)]uint64{}
 	st.srcs = st.srcs[:0]
@@ -349,6 +353,7 @@ func (st *Stream) Counts() Counts {
 // sequence is held for the next call), so every returned piece is valid
 // UTF-8 whenever the input as a whole is. Write after Close is a no-op.
 func (st *Stream) Write(dst, delta []byte) []byte {
+	st.p8 = false
 	if st.closed {
 		return dst
 	}
@@ -366,6 +371,12 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 			return dst // ASCII only: no incomplete sequence
 		}
 	}
+	return st.write(dst, delta, start, i)
+}
+
+// write is Write's general loop from delta[i] on, with dst[start:] the
+// output of this Write so far.
+func (st *Stream) write(dst, delta []byte, start, i int) []byte {
 	for i < len(delta) {
 		if st.qh < len(st.q) {
 			dst = st.drain(dst)
@@ -449,6 +460,7 @@ func (st *Stream) Flush(dst []byte) []byte {
 // Close ends the stream: it resolves or drops whatever is held back and
 // appends the rest of the output to dst.
 func (st *Stream) Close(dst []byte) []byte {
+	st.p8 = false
 	if st.closed {
 		return dst
 	}

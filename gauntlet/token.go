@@ -215,6 +215,7 @@ func (st *Stream) endToken(dst []byte) []byte {
 // token that outgrows the hold-back has all of them in the part longToken
 // releases first.
 func (st *Stream) early(dst []byte) []byte {
+	st.p8 = false
 	t, rn := st.hold, st.relN
 	lim := min(len(t), st.spec.elim)
 	if rn >= lim || st.noEarly || st.long || st.ncarry > 0 || st.mode != mText || st.qh < len(st.q) || st.closed {
@@ -226,8 +227,14 @@ func (st *Stream) early(dst []byte) []byte {
 	}
 	st.aPos, st.fLen = lim, len(t)
 	k := lim
-	if ds := st.dfas; len(ds) == 1 { // one table for all patterns, the usual case
-		k = lim - st.readDFA(0, t, from, lim)
+	if ds := st.dfas; len(ds) == 1 { // one table for all patterns, the usual case: readDFA(0, ...) inline
+		d, s := &ds[0], uint16(0)
+		if from != 0 {
+			s = st.aSts[0]
+		}
+		s = d.run(s, t[from:lim])
+		st.aSts[0] = s
+		k = lim - d.ageOf(s)
 	} else if ds != nil {
 		for i := range ds {
 			k = min(k, lim-st.readDFA(i, t, from, lim))

@@ -1,0 +1,408 @@
+package gauntlet
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+)
+
+// WriteFlush is st.Flush(st.Write(dst, delta)) in one call, the way a relay
+// calls the stream when each delta goes to the client as it arrives: it
+// appends to dst the output releasable after delta, then the part of a
+// token held at its end that no continuation can make part of a leaked id.
+// Its output, and the stream's state after it, are exactly those of
+// st.Flush(st.Write(dst, delta)), for every delta and every state; only the
+// cost differs: a delta of up to 8 bytes of plain prose, the usual
+// streamed delta, is lexed and released in one pass (while the stream is
+// in plain prose: not in code, no marker or drop pending). WriteFlush
+// after Close is a no-op.
+func (st *Stream) WriteFlush(dst, delta []byte) []byte {
+	if len(delta) != 8 || !st.p8 { // every call here is in tail position: nothing kept across it
+		if len(delta) > 8 {
+			return st.Flush(st.Write(dst, delta))
+		}
+		return st.writeFlush(dst, delta)
+	}
+	// Most deltas are ASCII letters and spaces only: a few word operations
+	// tell, without a table lookup per byte. Such a delta is prose8's
+	// with no dot, '!' or '?' in it, where a Write that consumes anything
+	// ends on a space it holds (pw: the delta as a word; sp: bit 7 of each
+	// space's lane).
+	pw := binary.LittleEndian.Uint64(delta)
+	lt, sp := lettersSpaces(pw)
+	if lt|sp != 0x8080808080808080 {
+		return st.prose8(dst, delta)
+	}
+	h := len(st.hold)
+	word := st.hk == hToken // a word of letters (and dots) is held from the previous delta
+	was := st.term          // term is set before pw[0]
+	hs := h                 // the held word's unreleased bytes start at hold[hs]
+	if word {
+		hd := !st.word && h > 0 && st.hold[h-1] == '.' // st.word: letters only
+		e := bits.TrailingZeros64(sp) >> 3             // 8 when there is no space
+		if h+e > st.spec.maxLen || hd && sp&0x80 == 0 {
+			return st.Flush(st.writeProse(dst, delta)) // a longer token or one holding a non-letter
+		}
+		if e == 8 { // the word goes on in the next delta
+			st.hold = append(st.hold, uint8(pw), uint8(pw>>8), uint8(pw>>16), uint8(pw>>24),
+				uint8(pw>>32), uint8(pw>>40), uint8(pw>>48), uint8(pw>>56))
+			st.word = !hd
+			st.p8 = true
+			return st.early8(dst)
+		}
+		was = hd // the held token ends in '.' if pw[0] ends it
+		hs = min(st.relN, h)
+	}
+	// end: pw[:end] is consumed by Write, up to the last space; tok: the
+	// letters after it are a trailing token. Else all of it, ending in a
+	// space. Either way pw[end-1] is a space (end > 0), which Write holds.
+	end, tok := 8, sp>>63 == 0
+	if tok {
+		end = (64 - bits.LeadingZeros64(sp) + 7) >> 3
+	}
+	if end > 0 {
+		if was && sp&0x80 != 0 {
+			st.sentGen++ // a space after a token ending in '.' or after '!' or '?'
+		}
+		st.term = false
+	}
+	bl := max(end-1, 0) // the body: pw[:end] less its trailing space
+	hl := h - hs
+	emit := hl+bl > 0
+	so := 0 // the held space goes out (before the body or t[:k])
+	if st.space {
+		so = 1
+	}
+	at := len(dst)
+	if cap(dst)-at < 1+hl+8 {
+		dst = slices.Grow(dst, 1+hl+8)
+	}
+	out := dst[at : at+1+hl+8]
+	out[0] = ' ' // overwritten when so == 0
+	if hl == 0 {
+		// most often: no word was held, or all of it went out early
+	} else if hl <= 8 && hs+8 <= cap(st.hold) {
+		binary.LittleEndian.PutUint64(out[so:], binary.LittleEndian.Uint64(st.hold[hs:hs+8]))
+	} else {
+		copy(out[so:], st.hold[hs:h])
+	}
+	binary.LittleEndian.PutUint64(out[so+hl:], pw)
+	// What Write leaves: a held space, brWord (a space in the body ends a
+	// bracketed word).
+	spaceW := end > 0 || st.space && !emit
+	st.brWord = st.brWord && (so == 0 || !emit && end == 0) && sp&lanes(bl) == 0
+	st.roll = 0
+	k := 0
+	if tok {
+		// Flush: early on t = pw[end:] read from its start.
+		t := pw >> (uint(end) * 8 & 63)
+		tn := 8 - end
+		st.hk = hToken
+		st.word = true
+		st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
+		if cap(st.hold) >= 8 {
+			st.hold = st.hold[:8]
+			binary.LittleEndian.PutUint64(st.hold, t)
+			st.hold = st.hold[:tn]
+		} else {
+			st.hold = append(st.hold[:0], out[so+hl+end:so+hl+8]...)
+		}
+		if !st.noEarly {
+			lim := min(tn, st.spec.elim)
+			d := &st.dfas[0]
+			var s uint16
+			if lim >= 2 {
+				s = d.pair[int(d.class[uint8(t)])<<(d.shift&15)+int(d.class[uint8(t>>8)])]
+				for i, u := 2, t>>16; i < lim; i, u = i+1, u>>8 {
+					s = d.next[int(s)+int(d.class[uint8(u)])]
+				}
+			} else {
+				s = d.next[d.class[uint8(t)]]
+			}
+			st.aSts[0] = s
+			st.aPos, st.fLen = lim, tn
+			k = lim - d.ageOf(s)
+			if k > 0 && st.opt.Catalog != nil && !st.unrelated(st.hold) {
+				k = st.catalogEarliest(st.hold, k)
+			}
+			st.relN = k
+		}
+	} else if word {
+		st.hk, st.hold, st.relN = hNone, st.hold[:0], 0
+	}
+	total := hl + bl
+	if k > 0 {
+		total = hl + end + k // the space held at pw[end-1], if any, goes out with t[:k]
+		if spaceW {          // rel after a held space
+			st.brWord, spaceW = false, false
+		}
+	} else if !emit && end == 0 {
+		so = 0
+	}
+	total += so
+	dst = dst[:at+total]
+	if total > 0 {
+		st.last = dst[at+total-1]
+	}
+	st.space = spaceW
+	st.p8 = true
+	return dst
+}
+
+// writeFlush is WriteFlush past its first test.
+func (st *Stream) writeFlush(dst, delta []byte) []byte {
+	n := len(delta)
+	if n == 0 || n > 8 || !st.prose8ok() {
+		return st.Flush(st.Write(dst, delta))
+	}
+	if n == 8 {
+		st.p8 = true
+		return st.WriteFlush(dst, delta)
+	}
+	return st.prose8(dst, delta)
+}
+
+// writeProse is Write of a delta of 1 to 8 bytes given prose8ok(), for the
+// deltas WriteFlush's one-pass paths hand on: fastWords8, then the general
+// loop from where it stopped.
+func (st *Stream) writeProse(dst, delta []byte) []byte {
+	st.p8 = false
+	start := len(dst)
+	dst, i := st.fastWords8(dst, delta)
+	if i == len(delta) {
+		return dst
+	}
+	return st.write(dst, delta, start, i)
+}
+
+// prose8ok reports whether the stream is in the state prose8 handles: what
+// Write checks before fastWords8 (no carried UTF-8 bytes, nothing queued,
+// not closed, st.prose()), and one prefix table for early, unless early
+// releases nothing.
+func (st *Stream) prose8ok() bool {
+	// st.prose() spelled out, the likelier failures first, to save a call.
+	if st.hk != hNone && (st.hk != hToken || st.long) || st.mode != mText || st.col >= 0 ||
+		st.btRun != 0 || st.tilde != 0 || st.glue || st.open != 0 || st.spaceDel ||
+		st.ncarry != 0 || st.qh != len(st.q) || st.closed || !st.noEarly && len(st.dfas) != 1 {
+		return false
+	}
+	return st.hk == hNone || st.word || lettersDots(st.hold)
+}
+
+// prose8 is WriteFlush of a delta p of 1 to 8 bytes, given prose8ok(). It
+// does the work in one pass where Write would consume all of p in
+// fastWords8: p is words of ASCII letters (with trailing dots), spaces and
+// punctuation that step releases at once; it then leaves prose8ok() true
+// and st.p8 set. Any other p goes to Flush(writeProse) before anything is
+// changed.
+//
+// It is fastWords8 for a p without a rare byte followed by early for the
+// token it leaves held, with what prose() and fastWords8 establish (text
+// mode, no opener, glue or pending drop, the carry and the queue empty)
+// taken as known.
+func (st *Stream) prose8(dst, p []byte) []byte {
+	word := st.hk == hToken // a word of letters (and dots) is held from the previous delta
+	// Masks have bit 8*i set for p[i] (one bit per byte lane).
+	const lo = 0x0101010101010101
+	n := len(p)
+	var pw, letter, dot, space, term uint64
+	if n == 8 {
+		pw = binary.LittleEndian.Uint64(p)
+		x := uint64(fwFlag[uint8(pw)]) | uint64(fwFlag[uint8(pw>>8)])<<8 | uint64(fwFlag[uint8(pw>>16)])<<16 |
+			uint64(fwFlag[uint8(pw>>24)])<<24 | uint64(fwFlag[uint8(pw>>32)])<<32 | uint64(fwFlag[uint8(pw>>40)])<<40 |
+			uint64(fwFlag[uint8(pw>>48)])<<48 | uint64(fwFlag[uint8(pw>>56)])<<56
+		if x&(lo<<5) != 0 {
+			return st.Flush(st.writeProse(dst, p)) // a rare byte: fastWords8 stops before it, the general loop goes on
+		}
+		letter, dot, space, term = x&lo, x>>1&lo, x>>2&lo, x>>4&lo
+	} else {
+		var x uint64 // the byte kinds (fwFlag); lanes past len(p) are 0
+		for i, c := range p {
+			x |= uint64(fwFlag[c]) << (uint(i) * 8 & 63)
+			pw |= uint64(c) << (uint(i) * 8 & 63)
+		}
+		if x&(lo<<5) != 0 {
+			return st.Flush(st.writeProse(dst, p))
+		}
+		letter, dot, space, term = x&lo, x>>1&lo, x>>2&lo, x>>4&lo
+	}
+	if dot&(letter>>8) != 0 {
+		return st.Flush(st.writeProse(dst, p)) // a letter after a dot: a token with a non-letter core
+	}
+	non := lo & lanes(n) &^ (letter | dot) // spaces and punctuation
+	h := len(st.hold)
+	was := uint64(0) // bit 0: term is set before p[0]
+	if word {
+		hd := h > 0 && st.hold[h-1] == '.'
+		e := bits.TrailingZeros64(non) >> 3
+		if e > n {
+			e = n
+		}
+		if h+e > st.spec.maxLen || hd && letter&1 != 0 {
+			return st.Flush(st.writeProse(dst, p)) // a longer token or one holding a non-letter
+		}
+		if e == n { // the word goes on in the next delta
+			st.hold = append(st.hold, p...)
+			st.word = dot == 0 && !hd
+			st.p8 = true
+			return st.early8(dst)
+		}
+		if hd {
+			was = 1 // the held token ends in '.' if p[0] ends it
+		}
+	} else if st.term {
+		was = 1
+	}
+	end, tok := n, false // p[:end] is consumed; tok: p[end:] is a trailing token
+	if lane(letter|dot, n-1) {
+		end, tok = (64-bits.LeadingZeros64(non)+7)>>3, true
+	}
+	// A space ends a sentence after '!', '?' or a token ending in '.'.
+	st.sentGen += uint32((space & lanes(end) & ((term|dot)<<8 | was)) * lo >> 56)
+	if end > 0 {
+		st.term = lane(term|dot, end-1)
+	}
+	hs := h
+	if word {
+		hs = min(st.relN, h)
+	}
+	held := end > 0 && lane(space, end-1) // p[end-1] is a space, which Write holds
+	bl := end
+	if held {
+		bl--
+	}
+	hl := h - hs
+	emit := hl+bl > 0
+	// Output: the held space, the held word's unreleased bytes, p[:end]
+	// less a trailing space, which is held (Write); then, when Flush
+	// releases k bytes of the trailing token t = p[end:], the held space
+	// and t[:k], which follow in p. It is written with 8-byte moves where
+	// it can (at most 8 bytes of the held word, the rest of which was
+	// released early, and p), and cut to length once k is known.
+	so := 0 // the held space goes out (before the body or t[:k])
+	if st.space {
+		so = 1
+	}
+	at := len(dst)
+	if cap(dst)-at < 1+hl+8 {
+		dst = slices.Grow(dst, 1+hl+8)
+	}
+	out := dst[at : at+1+hl+8]
+	out[0] = ' ' // overwritten when so == 0
+	if hl <= 8 && hs+8 <= cap(st.hold) {
+		binary.LittleEndian.PutUint64(out[so:], binary.LittleEndian.Uint64(st.hold[hs:hs+8]))
+	} else {
+		copy(out[so:], st.hold[hs:h])
+	}
+	binary.LittleEndian.PutUint64(out[so+hl:], pw)
+	spaceW := held || st.space && !emit // the space Write leaves held
+	st.brWord = st.brWord && (so == 0 || !emit && !held) && non&lanes(bl) == 0
+	st.roll = 0
+	k := 0
+	if tok {
+		// Flush: early on t read from its start.
+		t := pw >> (uint(end) * 8 & 63)
+		tn := n - end
+		st.hk = hToken
+		st.word = dot>>(uint(end)*8&63) == 0
+		st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
+		if cap(st.hold) >= 8 {
+			st.hold = st.hold[:8]
+			binary.LittleEndian.PutUint64(st.hold, t)
+			st.hold = st.hold[:tn]
+		} else {
+			st.hold = append(st.hold[:0], p[end:]...)
+		}
+		if !st.noEarly {
+			lim := min(tn, st.spec.elim)
+			d := &st.dfas[0]
+			var s uint16
+			if lim >= 2 {
+				s = d.pair[int(d.class[uint8(t)])<<(d.shift&15)+int(d.class[uint8(t>>8)])]
+				for i, u := 2, t>>16; i < lim; i, u = i+1, u>>8 {
+					s = d.next[int(s)+int(d.class[uint8(u)])]
+				}
+			} else {
+				s = d.next[d.class[uint8(t)]]
+			}
+			st.aSts[0] = s
+			st.aPos, st.fLen = lim, tn
+			k = lim - d.ageOf(s)
+			if k > 0 && st.opt.Catalog != nil && !(st.word && st.unrelated(st.hold)) {
+				k = st.catalogEarliest(st.hold, k)
+			}
+			st.relN = k
+		}
+	} else if word {
+		st.hk, st.hold, st.relN = hNone, st.hold[:0], 0
+	}
+	total := hl + bl
+	if k > 0 {
+		total = hl + end + k // the space held at p[end-1], if any, goes out with t[:k]
+		if spaceW {          // rel after a held space
+			st.brWord, spaceW = false, false
+		}
+	} else if !emit && !held {
+		so = 0
+	}
+	total += so
+	dst = dst[:at+total]
+	if total > 0 {
+		st.last = dst[at+total-1]
+	}
+	st.space = spaceW
+	st.p8 = true
+	return dst
+}
+
+// early8 is early for prose8: the held token is a word (letters and dots),
+// not long; nothing is pending but a plain held space; the carry and the
+// queue are empty; st.dfas is one table unless noEarly.
+func (st *Stream) early8(dst []byte) []byte {
+	t, rn := st.hold, st.relN
+	lim := min(len(t), st.spec.elim)
+	if rn >= lim || st.noEarly {
+		return dst
+	}
+	from := st.aPos
+	if from != 0 && len(t) == st.fLen {
+		return dst
+	}
+	st.aPos, st.fLen = lim, len(t)
+	d := &st.dfas[0]
+	s := uint16(0)
+	if from != 0 {
+		s = st.aSts[0]
+	}
+	s = d.run(s, t[from:lim])
+	st.aSts[0] = s
+	k := lim - d.ageOf(s)
+	if k > rn && st.opt.Catalog != nil && !(rn == 0 && st.word && st.unrelated(t)) {
+		k = st.catalogEarliest(t, k)
+	}
+	if k <= rn {
+		return dst
+	}
+	if st.space {
+		dst = append(dst, ' ')
+		st.space, st.brWord = false, false
+	}
+	dst = appendShort(dst, t, rn, k)
+	st.last = t[k-1]
+	st.relN = k
+	return dst
+}
+
+// lettersSpaces returns the lanes of w (8 bytes) that hold an ASCII letter
+// and those that hold a space, each as bit 7 of its lane. l is w with its
+// letters in lower case, in 7 bits (other bytes move too, none into
+// 'a'..'z'); a lane of l holds a letter when l+0x1f reaches 0x80 ('a') and
+// l+0x05 does not ('{'), no sum carrying into the next lane.
+func lettersSpaces(w uint64) (letters, spaces uint64) {
+	const hi, low7 = 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	l := (w | 0x2020202020202020) & low7
+	letters = (l + 0x1f1f1f1f1f1f1f1f) &^ (l + 0x0505050505050505) &^ w & hi
+	z := w ^ 0x2020202020202020 // 0 in a space's lane
+	spaces = ^((z&low7 + low7) | z) & hi
+	return letters, spaces
+}
