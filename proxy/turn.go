@@ -227,7 +227,7 @@ func (t *guardTurn) Content(ctx context.Context, dst, delta []byte) []byte {
 	start := len(dst)
 	switch {
 	case t.split == nil:
-		dst = t.st.Flush(t.st.Write(dst, delta))
+		dst = t.st.WriteFlush(dst, delta)
 	case t.strictMode:
 		t.scratch = t.st.Write(t.scratch[:0], delta)
 		for _, s := range t.split.Feed(string(t.scratch)) {
@@ -237,7 +237,7 @@ func (t *guardTurn) Content(ctx context.Context, dst, delta []byte) []byte {
 		// Every event is flushed to the client: the held token goes out up
 		// to where an id could still start (a relay that coalesces events
 		// flushes only the last one it has read).
-		dst = t.st.Flush(t.st.Write(dst, delta))
+		dst = t.st.WriteFlush(dst, delta)
 		if t.answer.Len() < maxJudgedAnswer {
 			for _, s := range t.split.Feed(string(dst[start:])) {
 				t.dispatch(ctx, s)
