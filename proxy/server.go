@@ -42,6 +42,11 @@ type Server struct {
 	shared  *sharedState           // the Redis copy of turns and gaps (state.go); nil without state.redis_url
 	turns   *turnLog               // recent turns (turnlog.go); nil when turnlog.size is 0
 	turnW   *turnWriter            // the turn log's JSONL copy; nil without turnlog.persist.dir
+	// lns are the listeners Serve was given, closed by Shutdown; shut
+	// makes a Serve that comes after Shutdown return at once.
+	lnMu sync.Mutex
+	lns  []net.Listener
+	shut bool
 }
 
 // runtime is everything a request reads from the configuration, swapped as
@@ -234,8 +239,16 @@ func (s *Server) listenAddr() string {
 // Config returns the configuration in force.
 func (s *Server) Config() Config { return s.rt.Load().cfg }
 
-// Serve serves on ln until Shutdown.
+// Serve serves on ln until Shutdown (at once returns nil, closing ln, if
+// Shutdown came first).
 func (s *Server) Serve(ln net.Listener) error {
+	s.lnMu.Lock()
+	if s.shut {
+		s.lnMu.Unlock()
+		return ln.Close()
+	}
+	s.lns = append(s.lns, ln)
+	s.lnMu.Unlock()
 	a := ln.Addr().String()
 	s.bound.Store(&a)
 	return s.srv.Serve(clientListener{ln})
@@ -245,7 +258,16 @@ func (s *Server) Serve(ln net.Listener) error {
 // releases the pipeline and the operator state.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.ready.Store(false)
+	s.lnMu.Lock()
+	s.shut = true
+	lns := s.lns
+	s.lnMu.Unlock()
 	err := s.srv.ShutdownWithContext(ctx)
+	// fasthttp closes the listeners whose Serve loop had started; one
+	// given to Serve just before would otherwise accept forever.
+	for _, ln := range lns {
+		ln.Close() //nolint:errcheck // most are closed already
+	}
 	done := make(chan struct{})
 	go func() { s.streams.Wait(); close(done) }()
 	select {
