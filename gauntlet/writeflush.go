@@ -99,6 +99,10 @@ func (st *Stream) WriteFlush(dst, delta []byte) []byte {
 		tn := 8 - end
 		st.hk = hToken
 		st.word = true
+		// Hold the tail and walk it (the same block as in prose8, which
+		// differs only in where the tail's bytes are): written out twice
+		// on purpose, a shared method costs a call per delta, -4.5% at
+		// 8-byte deltas (BenchmarkStreamWriteFlush, 200 -> 191 MB/s).
 		st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
 		if cap(st.hold) >= 8 {
 			st.hold = st.hold[:8]
