@@ -3,15 +3,17 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 )
 
-// duplicateKey returns the first object key in the valid JSON b that
-// repeats a key of the same object, and true; "", false when there is none.
+// scanKeys returns the first object key in b that repeats a key of the
+// same object, and dup true; and deep true when b nests deeper than
+// maxDepth. b need not be valid JSON yet: the scan stops at the depth
+// limit, so a hostile body costs no memory, and a duplicate found before
+// that is reported with it (the caller checks deep first).
 //
 // The proxy reads the first occurrence of a key (gjson); typical upstreams
 // read the last (Go's encoding/json, Python's json), and Go's encoding/json
@@ -21,15 +23,6 @@ import (
 // is refused. Keys are compared after unescaping, under Unicode case
 // folding. Cost: one pass over the bytes, no allocation for objects of up
 // to 16 plain keys (BenchmarkDuplicateKeyScan).
-func duplicateKey(b []byte) (string, bool) {
-	key, dup, _ := scanKeys(b, math.MaxInt)
-	return key, dup
-}
-
-// scanKeys is duplicateKey over b, not yet known to be valid JSON, in the
-// same pass as its nesting depth: deep reports that b nests deeper than
-// maxDepth, and the scan stops there, so a hostile body costs no memory.
-// A duplicate found before that is reported with it (deep comes first).
 func scanKeys(b []byte, maxDepth int) (key string, dup, deep bool) {
 	st := dupScanners.Get().(*dupScanner)
 	key, dup, deep = st.scan(b, maxDepth)

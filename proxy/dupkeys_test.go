@@ -2,9 +2,17 @@ package proxy
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 )
+
+// duplicateKey is scanKeys with no depth limit, for valid JSON: the
+// duplicate-key tests and FuzzParseChatRequest's reference check use it.
+func duplicateKey(b []byte) (string, bool) {
+	key, dup, _ := scanKeys(b, math.MaxInt)
+	return key, dup
+}
 
 func TestDuplicateKey(t *testing.T) {
 	for _, tc := range []struct {

@@ -153,7 +153,6 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 	// One pass validates the answer (as gjson.Valid would) and reads its
 	// top-level members.
 	f, valid := scanChunk(b2s(b))
-	hasReport := f.report
 	if !valid || !strings.HasPrefix(f.choices, "[") {
 		s.failChat(ctx, l, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response", Message: "the upstream answered with something that is not a chat completion"})
 		return
@@ -164,7 +163,7 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 		_, rep := turn.Finish(upctx, nil)
 		l.report, l.status = rep, 200
 		ctx.SetContentType("application/json")
-		ctx.Response.SetBodyRaw(attachReportTo(b, rep, hasReport)) // a new buffer: no copy
+		ctx.Response.SetBodyRaw(attachReportTo(b, rep, f.report)) // a new buffer: no copy
 		s.summarize(l)
 		return
 	}
@@ -180,7 +179,7 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 			return
 		}
 	}
-	b = attachReportTo(b, rep, hasReport) // the rewrite set no report member
+	b = attachReportTo(b, rep, f.report) // the rewrite set no report member
 	l.report = rep
 	l.status = 200
 	ctx.SetContentType("application/json")

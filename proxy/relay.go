@@ -223,6 +223,11 @@ func (r *relay) probeTick(p *probeState, every time.Duration) {
 // armProbe starts the probe's ticks, once per run.
 func (r *relay) armProbe() {
 	p := r.ps
+	if p.t != nil {
+		// Armed already: every wait of a paced stream gets here. Only
+		// this goroutine sets p.t, so it reads it without the lock.
+		return
+	}
 	p.mu.Lock() // p.t is set before the first tick reads it
 	if p.t == nil && !p.ended {
 		every := r.rt.cfg.Server.DisconnectProbe
