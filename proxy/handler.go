@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,16 +16,23 @@ import (
 	"github.com/answer-guard/guard/gate"
 )
 
+// mediaType is the media type of the Content-Type value ct: what comes
+// before any parameters, trimmed.
+func mediaType(ct string) string {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return strings.TrimSpace(ct)
+}
+
 // jsonContentType accepts application/json and application/*+json, with
 // any parameters (charset).
 func jsonContentType(ct []byte) bool {
-	mt := ct
-	if i := bytes.IndexByte(mt, ';'); i >= 0 {
-		mt = mt[:i]
-	}
-	mt = bytes.TrimSpace(mt)
-	return bytes.EqualFold(mt, []byte("application/json")) ||
-		(len(mt) > len("application/") && bytes.EqualFold(mt[:len("application/")], []byte("application/")) && bytes.HasSuffix(bytes.ToLower(mt), []byte("+json")))
+	mt := mediaType(b2s(ct))
+	const app, suffix = "application/", "+json"
+	return strings.EqualFold(mt, "application/json") ||
+		(len(mt) > len(app) && strings.EqualFold(mt[:len(app)], app) &&
+			len(mt) >= len(suffix) && strings.EqualFold(mt[len(mt)-len(suffix):], suffix))
 }
 
 // chat handles POST /v1/chat/completions.
@@ -245,12 +251,7 @@ func jsonString(s string) string {
 
 // isEventStream reports whether the content type ct is text/event-stream
 // (any case, any parameters), without mime.ParseMediaType's map.
-func isEventStream(ct string) bool {
-	if i := strings.IndexByte(ct, ';'); i >= 0 {
-		ct = ct[:i]
-	}
-	return strings.EqualFold(strings.TrimSpace(ct), "text/event-stream")
-}
+func isEventStream(ct string) bool { return strings.EqualFold(mediaType(ct), "text/event-stream") }
 
 func setSSEHeaders(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("text/event-stream")

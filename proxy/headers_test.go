@@ -37,3 +37,23 @@ func TestIsEventStream(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONContentType(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"application/json":                  true,
+		"Application/JSON; charset=utf-8":   true,
+		" application/vnd.api+json ; x=y":   true,
+		"application/VND.API+JSON":          true,
+		"application/+json":                 true,
+		"application/jsonx":                 false,
+		"text/json":                         false,
+		"application/x-www-form-urlencoded": false,
+		"text/plain; x=application/json":    false,
+		"applicatio":                        false,
+		"":                                  false,
+	} {
+		if got := jsonContentType([]byte(ct)); got != want {
+			t.Errorf("jsonContentType(%q) = %v, want %v", ct, got, want)
+		}
+	}
+}
