@@ -110,6 +110,7 @@ type Config struct {
 	StallDelay     time.Duration `yaml:"stall_delay"`      // delay used by the stall fault
 	HugeEventBytes int           `yaml:"huge_event_bytes"` // size of the huge_event fault's event
 	IdleTimeout    time.Duration `yaml:"idle_timeout"`     // keep-alive connections idle this long are closed (> 0)
+	LogSize        int           `yaml:"log_size"`         // records of the latest answers kept for look-up by id (0 = none)
 	Faults         Faults        `yaml:"faults"`
 }
 
@@ -117,7 +118,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{Seed: 1, Pace: 15 * time.Millisecond, ChunkRunes: 6, MaxSentences: 3,
 		SlowFirstDelay: 2 * time.Second, StallDelay: 2 * time.Second, HugeEventBytes: 2 << 20,
-		IdleTimeout: time.Minute}
+		IdleTimeout: time.Minute, LogSize: 100_000}
 }
 
 // Validate reports every problem at once.
@@ -134,6 +135,9 @@ func (c Config) Validate() error {
 	}
 	if c.IdleTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("idle_timeout: must be > 0, got %s", c.IdleTimeout))
+	}
+	if c.LogSize < 0 || c.LogSize > 10_000_000 {
+		errs = append(errs, fmt.Errorf("log_size: must be in [0,10000000], got %d", c.LogSize))
 	}
 	if c.HugeEventBytes < 0 {
 		errs = append(errs, fmt.Errorf("huge_event_bytes: must be >= 0, got %d", c.HugeEventBytes))
@@ -524,8 +528,12 @@ const logBlock = 4096
 func (l *Log) at(i int) *Record { return &l.ring[i/logBlock][i%logBlock] }
 
 // add keeps r, dropping the oldest record when the log is full: O(1), so a
-// long load run does not slow the simulated upstream down.
+// long load run does not slow the simulated upstream down. A log of size 0
+// keeps nothing.
 func (l *Log) add(r Record) {
+	if l.max == 0 {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.seq < l.max {

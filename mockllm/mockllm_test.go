@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseFaults(t *testing.T) {
@@ -126,6 +127,18 @@ func TestLogRing(t *testing.T) {
 	}
 	if r, ok := big.Get(fmt.Sprintf("c%d", total-5)); !ok || r.Notes != total-5 {
 		t.Errorf("big log: Get = %+v %v", r, ok)
+	}
+
+	// Size 0 (a load run's upstream) keeps nothing and finds nothing.
+	none := newLog(0)
+	none.add(Record{ID: "c0"})
+	none.update("c0", func(r *Record) { r.Closed = true })
+	if _, ok := none.Get("c0"); ok || len(none.Records()) != 0 {
+		t.Errorf("log of size 0 kept a record: %v", none.Records())
+	}
+	if err := (Config{ChunkRunes: 1, MaxSentences: 1, IdleTimeout: time.Second, LogSize: -1}).Validate(); err == nil ||
+		!strings.Contains(err.Error(), "log_size") {
+		t.Errorf("Validate with log_size -1: %v, want a log_size error", err)
 	}
 }
 

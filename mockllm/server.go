@@ -35,7 +35,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("mockllm config: %w", err)
 	}
-	s := &Server{cfg: cfg, gen: generator{cfg: cfg}, log: newLog(100_000), closed: make(chan string, 1024)}
+	s := &Server{cfg: cfg, gen: generator{cfg: cfg}, log: newLog(cfg.LogSize), closed: make(chan string, 1024)}
 	s.srv = &fasthttp.Server{
 		Handler:               s.handle,
 		Name:                  "mockllm",
