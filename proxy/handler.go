@@ -153,8 +153,8 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 		return
 	}
 	defer fasthttp.ReleaseResponse(resp)
-	// Read in place: whatever goes out to the client is a new buffer
-	// (attachReportTo, sjson) or a copy (SetBody).
+	// Read in place: whatever goes out to the client is a copy (the
+	// response's own body buffer, attachReportTo, sjson, SetBody).
 	b := resp.Body()
 	// One pass validates the answer (as gjson.Valid would) and reads its
 	// top-level members.
@@ -169,7 +169,9 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 		_, rep := turn.Finish(upctx, nil)
 		l.report, l.status = rep, 200
 		ctx.SetContentType("application/json")
-		ctx.Response.SetBodyRaw(attachReportTo(b, rep, f.report)) // a new buffer: no copy
+		// Written straight into the response's pooled body buffer (taken
+		// out with SwapBody and put back): no allocation, no second copy.
+		ctx.Response.SwapBody(appendReport(ctx.Response.SwapBody(nil)[:0], b, rep, f.report))
 		s.summarize(l)
 		return
 	}

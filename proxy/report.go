@@ -86,8 +86,14 @@ func (r *Report) json() []byte {
 // (the chunk scan's report flag), which is then replaced. It returns a new
 // buffer and keeps nothing of b, which may be a pooled response's body.
 func attachReportTo(b []byte, rep *Report, has bool) []byte {
+	return appendReport(nil, b, rep, has)
+}
+
+// appendReport is attachReportTo appending to dst, which must not overlap
+// b: a whole answer is written straight into the response's pooled body.
+func appendReport(dst, b []byte, rep *Report, has bool) []byte {
 	if rep == nil {
-		return bytes.Clone(b)
+		return append(dst, b...)
 	}
 	cites := []byte("[]")
 	if len(rep.URLs) > 0 {
@@ -100,9 +106,9 @@ func attachReportTo(b []byte, rep *Report, has bool) []byte {
 	if has || bytes.LastIndexByte(b, '}') < 0 {
 		b, _ = sjson.SetRawBytes(b, "citations", cites)
 		b, _ = sjson.SetRawBytes(b, "guard", guard)
-		return b
+		return append(dst, b...)
 	}
-	return appendMembers(b, citationsKey, cites, guardKey, guard)
+	return appendMembersTo(dst, b, citationsKey, cites, guardKey, guard)
 }
 
 var citationsKey, guardKey = []byte(`"citations":`), []byte(`,"guard":`)
@@ -111,18 +117,23 @@ var citationsKey, guardKey = []byte(`"citations":`), []byte(`,"guard":`)
 // (one or more "key":value members) added before its closing brace, after
 // a comma unless the object is empty. b must be an object.
 func appendMembers(b []byte, parts ...[]byte) []byte {
-	end := bytes.LastIndexByte(b, '}')
 	n := len(b) + 1
 	for _, p := range parts {
 		n += len(p)
 	}
-	out := make([]byte, 0, n)
-	out = append(out, b[:end]...)
+	return appendMembersTo(make([]byte, 0, n), b, parts...)
+}
+
+// appendMembersTo is appendMembers appending to dst, which must not
+// overlap b.
+func appendMembersTo(dst, b []byte, parts ...[]byte) []byte {
+	end := bytes.LastIndexByte(b, '}')
+	dst = append(dst, b[:end]...)
 	if start := bytes.IndexByte(b, '{'); start >= 0 && start < end && len(bytes.TrimSpace(b[start+1:end])) > 0 {
-		out = append(out, ',')
+		dst = append(dst, ',')
 	}
 	for _, p := range parts {
-		out = append(out, p...)
+		dst = append(dst, p...)
 	}
-	return append(out, b[end:]...)
+	return append(dst, b[end:]...)
 }
