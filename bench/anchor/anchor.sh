@@ -5,10 +5,12 @@
 # The guard as a relay, next to the relays people know: one fixed-answer
 # fasthttp upstream (bench/anchor/upstream), and in front of it nginx
 # (proxy_buffering off), Caddy 2 (reverse_proxy, flush_interval -1) and the
-# guard in pass-through (pipeline.enabled: false, log.level: warn). The same
-# wrk run (THREADS threads, CONNS connections, DURATION) goes to each of
-# direct / nginx / Caddy / guard, once with a non-stream chat completion and
-# once with a 50-event SSE stream, and one table is printed (also written to
+# guard in pass-through (pipeline.enabled: false, log.level: warn), and
+# fastproxy (bench/anchor/fastproxy): the guard's HTTP layer, fasthttp server
+# and client, with nothing else, the floor the guard's own work sits on. The
+# same wrk run (THREADS threads, CONNS connections, DURATION) goes to each of
+# direct / nginx / Caddy / fastproxy / guard, once with a non-stream chat
+# completion and once with a 50-event SSE stream, and one table is printed (also written to
 # OUT/anchor.md). Then, unless GUARD_LOAD=0, guard mode:
 # `guard bench load --self --stream --pipeline --concurrency 32` (demo
 # corpus, pace 0) for guarded turns/s.
@@ -29,6 +31,7 @@ UP_PORT=$((PORT_BASE + 1))
 NGINX_PORT=$((PORT_BASE + 2))
 CADDY_PORT=$((PORT_BASE + 3))
 GUARD_PORT=$((PORT_BASE + 4))
+FAST_PORT=$((PORT_BASE + 5))
 
 missing=()
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
@@ -54,6 +57,7 @@ trap cleanup EXIT
 echo "== build" >&2
 if [ -n "${GUARD_BIN:-}" ]; then cp "$GUARD_BIN" "$OUT/guard"; else go build -o "$OUT/guard" ./cmd/guard; fi
 go build -o "$OUT/upstream" ./bench/anchor/upstream
+go build -o "$OUT/fastproxy" ./bench/anchor/fastproxy
 
 wait_ready() { # url
   for _ in $(seq 1 150); do
@@ -64,8 +68,10 @@ wait_ready() { # url
   return 1
 }
 
-echo "== start: upstream :$UP_PORT, nginx :$NGINX_PORT, caddy :$CADDY_PORT, guard :$GUARD_PORT" >&2
+echo "== start: upstream :$UP_PORT, nginx :$NGINX_PORT, caddy :$CADDY_PORT, guard :$GUARD_PORT, fastproxy :$FAST_PORT" >&2
 "$OUT/upstream" -addr "127.0.0.1:$UP_PORT" >"$OUT/upstream.log" 2>&1 &
+pids+=($!)
+"$OUT/fastproxy" -addr "127.0.0.1:$FAST_PORT" -upstream "127.0.0.1:$UP_PORT" >"$OUT/fastproxy.log" 2>&1 &
 pids+=($!)
 sed -e "s|@OUT@|$OUT|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@UP_PORT@|$UP_PORT|g" bench/anchor/nginx.conf.in >"$OUT/nginx/nginx.conf"
 "$NGINX" -p "$OUT/nginx" -c "$OUT/nginx/nginx.conf"
@@ -80,14 +86,14 @@ log: {level: warn}
 YAML
 "$OUT/guard" serve --config "$OUT/guard.yaml" >"$OUT/guard.log" 2>&1 &
 pids+=($!)
-for p in $UP_PORT $NGINX_PORT $CADDY_PORT; do wait_ready "http://127.0.0.1:$p/v1/models"; done
+for p in $UP_PORT $NGINX_PORT $CADDY_PORT $FAST_PORT; do wait_ready "http://127.0.0.1:$p/v1/models"; done
 wait_ready "http://127.0.0.1:$GUARD_PORT/readyz"
 
 NONSTREAM='{"model":"mock-1","messages":[{"role":"user","content":"What is the return window?"}]}'
 STREAM='{"model":"mock-1","stream":true,"messages":[{"role":"user","content":"What is the return window?"}]}'
 
 # Check each target answers both kinds before measuring.
-for p in $UP_PORT $NGINX_PORT $CADDY_PORT $GUARD_PORT; do
+for p in $UP_PORT $NGINX_PORT $CADDY_PORT $FAST_PORT $GUARD_PORT; do
   curl -sf -H 'Content-Type: application/json' -d "$NONSTREAM" "http://127.0.0.1:$p/v1/chat/completions" | grep -q '"choices"' ||
     { echo "port $p: bad non-stream answer" >&2; exit 1; }
   n=$(curl -sfN -H 'Content-Type: application/json' -d "$STREAM" "http://127.0.0.1:$p/v1/chat/completions" | grep -c '^data: ')
@@ -105,7 +111,7 @@ declare -A res
 for kind in nonstream stream; do
   body=$NONSTREAM
   [ $kind = stream ] && body=$STREAM
-  for t in direct:$UP_PORT nginx:$NGINX_PORT caddy:$CADDY_PORT guard:$GUARD_PORT; do
+  for t in direct:$UP_PORT nginx:$NGINX_PORT caddy:$CADDY_PORT fastproxy:$FAST_PORT guard:$GUARD_PORT; do
     name=${t%%:*} port=${t##*:}
     echo "== wrk $kind $name" >&2
     res[$kind.$name]=$(run_wrk "$port" "$body" "$kind")
@@ -116,10 +122,13 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a ~ /^[0-9]+$/) printf "
 {
   echo "wrk -t$THREADS -c$CONNS -d$DURATION, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
   echo
-  echo "| | direct | nginx | Caddy | guard | guard / nginx |"
-  echo "|---|---|---|---|---|---|"
-  echo "| non-stream req/s | ${res[nonstream.direct]} | ${res[nonstream.nginx]} | ${res[nonstream.caddy]} | ${res[nonstream.guard]} | $(ratio "${res[nonstream.guard]}" "${res[nonstream.nginx]}") |"
-  echo "| 50-event SSE streams/s | ${res[stream.direct]} | ${res[stream.nginx]} | ${res[stream.caddy]} | ${res[stream.guard]} | $(ratio "${res[stream.guard]}" "${res[stream.nginx]}") |"
+  echo "| | direct | nginx | Caddy | fastproxy (floor) | guard | guard / nginx | fastproxy / nginx |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for kind in nonstream stream; do
+    label="non-stream req/s"
+    [ $kind = stream ] && label="50-event SSE streams/s"
+    echo "| $label | ${res[$kind.direct]} | ${res[$kind.nginx]} | ${res[$kind.caddy]} | ${res[$kind.fastproxy]} | ${res[$kind.guard]} | $(ratio "${res[$kind.guard]}" "${res[$kind.nginx]}") | $(ratio "${res[$kind.fastproxy]}" "${res[$kind.nginx]}") |"
+  done
 } | tee "$OUT/anchor.md"
 
 if [ "$GUARD_LOAD" != 0 ]; then
