@@ -271,7 +271,7 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	rt, l, stop := x.rt, x.log, x.stop
 	t0 := time.Now()
 	firstBy := x.watch.firstByte(rt.cfg.Upstream.FirstByteTimeout)
-	resp, err := rt.up.postStream(upctx, "/chat/completions", upBody, firstBy, x.deadline)
+	resp, err := rt.up.postStream(upctx, x.watch, "/chat/completions", upBody, firstBy, x.deadline)
 	if err != nil {
 		l.upWait = time.Since(t0)
 		err = cause(upctx, err)

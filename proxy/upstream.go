@@ -231,7 +231,7 @@ type upStream struct {
 	body        io.Reader
 	contentType string
 	conn        *trackedConn
-	unwatch     func() bool // stops the context watch on the connection
+	watch       connWatcher // closes conn when the request ends
 	eof         bool
 	failed      bool // a read failed: the body cannot be read to its end
 	closed      bool
@@ -263,7 +263,7 @@ func (s *upStream) Close() error {
 		return nil
 	}
 	s.closed = true
-	reusable := s.unwatch() // false: the watch fired and closed the connection
+	reusable := s.watch.unwatch(s.conn) // false: the request ended and the watch closed the connection
 	if reusable && !s.eof && !s.failed {
 		// The reader's hook (sseReader's blockNotifier) still runs before
 		// a read that would wait: the relay sends what it holds first.
@@ -307,10 +307,11 @@ func (s *upStream) drain() {
 
 // postStream sends a streamed request and returns once the response
 // headers arrived, within firstByte (and the context's deadline). Its body
-// is then read under the context: when ctx ends, a blocked read returns
-// an error and the caller reads the cause from ctx. A non-2xx status
-// becomes an *APIError carrying the upstream's message.
-func (u *upstream) postStream(ctx context.Context, path string, body []byte, firstByte, requestDeadline time.Time) (*upStream, error) {
+// is then read under the context: when the request ends (w closes the
+// connection as ctx ends), a blocked read returns an error and the caller
+// reads the cause from ctx. A non-2xx status becomes an *APIError carrying
+// the upstream's message.
+func (u *upstream) postStream(ctx context.Context, w connWatcher, path string, body []byte, firstByte, requestDeadline time.Time) (*upStream, error) {
 	deadline, timeout := firstByte, errFirstByteTimeout
 	if requestDeadline.Before(deadline) {
 		deadline, timeout = requestDeadline, errRequestTimeout
@@ -340,11 +341,11 @@ func (u *upstream) postStream(ctx context.Context, path string, body []byte, fir
 	if rd == nil {
 		rd = bytes.NewReader(resp.Body())
 	}
-	st := &upStream{req: req, resp: resp, body: rd, conn: conn, contentType: string(resp.Header.ContentType())}
+	st := &upStream{req: req, resp: resp, body: rd, conn: conn, contentType: string(resp.Header.ContentType()), watch: w}
 	// Closing the connection ends a blocked read on any net.Conn (a read
 	// deadline set in the past does too on TCP, but not on every in-memory
 	// conn); Close then keeps it out of the pool.
-	st.unwatch = context.AfterFunc(ctx, func() { conn.Close() }) //nolint:errcheck
+	w.closeOnEnd(conn)
 	if sc := resp.StatusCode(); sc/100 != 2 {
 		b, _ := io.ReadAll(io.LimitReader(st, 64<<10))
 		st.Close()

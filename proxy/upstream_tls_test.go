@@ -60,10 +60,24 @@ func TestStreamOverTLS(t *testing.T) {
 // reader; done closes the answer and frees the reader.
 func openTestStream(t *testing.T, ctx context.Context, u *upstream) (src *sseReader, done func()) {
 	t.Helper()
-	resp, err := u.postStream(ctx, "/chat/completions", []byte(`{}`), time.Now().Add(5*time.Second), time.Now().Add(time.Minute))
+	resp, err := u.postStream(ctx, &ctxWatch{ctx: ctx}, "/chat/completions", []byte(`{}`), time.Now().Add(5*time.Second), time.Now().Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
 	src = newSSEReader(resp, 1<<20)
 	return src, func() { resp.Close(); src.release() }
 }
+
+// ctxWatch is a connWatcher over a plain context, for tests that open an
+// upstream stream without a streamWatch: the connection closes when ctx
+// ends (context.AfterFunc).
+type ctxWatch struct {
+	ctx  context.Context
+	stop func() bool
+}
+
+func (w *ctxWatch) closeOnEnd(c *trackedConn) {
+	w.stop = context.AfterFunc(w.ctx, func() { c.Close() }) //nolint:errcheck
+}
+
+func (w *ctxWatch) unwatch(*trackedConn) bool { return w.stop() }

@@ -25,7 +25,33 @@ type streamWatch struct {
 	deadline, first, idleFor time.Duration
 	phase                    atomic.Int32
 	waitAt                   atomic.Int64 // offset at which the relay's current wait began
+	// The upstream connection stop closes (closeOnEnd), and whether stop
+	// ran: what context.AfterFunc on the request's context did, without
+	// its five allocations per stream.
+	conn    atomic.Pointer[trackedConn]
+	stopped atomic.Bool
 }
+
+// connWatcher closes a stream's upstream connection when its request
+// ends, so that a read blocked on it returns. *streamWatch is the one the
+// proxy uses.
+type connWatcher interface {
+	// closeOnEnd closes c once the request ends (at once if it has).
+	closeOnEnd(c *trackedConn)
+	// unwatch undoes closeOnEnd; false: the request ended and c was (or
+	// is being) closed.
+	unwatch(c *trackedConn) bool
+}
+
+func (w *streamWatch) closeOnEnd(c *trackedConn) {
+	w.conn.Store(c)
+	// stop may have run before the Store: then one of the two takes c.
+	if w.stopped.Load() && w.conn.CompareAndSwap(c, nil) {
+		c.Close() //nolint:errcheck // closing only ends reads
+	}
+}
+
+func (w *streamWatch) unwatch(c *trackedConn) bool { return w.conn.CompareAndSwap(c, nil) }
 
 // The timeouts a watch enforces beside request_timeout.
 const (
@@ -51,6 +77,10 @@ func newStreamWatch(u UpstreamConfig, start time.Time) (context.Context, *stream
 func (w *streamWatch) stop(err error) {
 	w.cancel(err)
 	w.t.Stop()
+	w.stopped.Store(true)
+	if c := w.conn.Swap(nil); c != nil {
+		c.Close() //nolint:errcheck // closing only ends reads
+	}
 }
 
 // firstByte starts the first-byte wait: the first event is due within d.
