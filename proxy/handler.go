@@ -38,7 +38,14 @@ func jsonContentType(ct []byte) bool {
 // chat handles POST /v1/chat/completions.
 func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	rt := s.rt.Load()
-	l := &reqLog{id: s.reqSeq.Add(1), start: time.Now()}
+	// The request's log, its parsed body and its exchange in one
+	// allocation.
+	st := &struct {
+		log reqLog
+		req chatRequest
+		x   exchange
+	}{log: reqLog{id: s.reqSeq.Add(1), start: time.Now()}}
+	l := &st.log
 	tenant, kb, ae := rt.authorize(ctx)
 	if ae != nil {
 		s.fail(ctx, "chat", ae)
@@ -53,8 +60,8 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	// Copy the body: fasthttp reuses it after the handler returns, and the
 	// stream writer runs after that.
 	body := append([]byte(nil), ctx.PostBody()...)
-	req, ae := parseChatRequest(body, rt.cfg.Server.MaxJSONDepth)
-	if ae != nil {
+	req := &st.req
+	if ae := req.parse(body, rt.cfg.Server.MaxJSONDepth); ae != nil {
 		s.fail(ctx, "chat", ae)
 		return
 	}
@@ -99,7 +106,8 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	plan := turn.Plan()
-	x := &exchange{s: s, rt: rt, req: req, turn: turn, log: l, stop: stop, watch: watch, deadline: deadline}
+	x := &st.x
+	*x = exchange{s: s, rt: rt, req: req, turn: turn, log: l, stop: stop, watch: watch, deadline: deadline}
 	if plan.Decision == gate.Refuse {
 		s.direct(ctx, upctx, x, plan.Answer)
 		return
@@ -279,16 +287,16 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 		s.failChat(ctx, l, toAPIError(err))
 		return
 	}
-	if !isEventStream(resp.contentType) {
+	if !resp.eventStream {
+		ct := resp.contentType()
 		resp.Close()
 		l.upWait = time.Since(t0)
 		stop(nil)
 		s.failChat(ctx, l, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response",
-			Message: "the upstream did not answer with an event stream", Err: fmt.Errorf("content type %q", resp.contentType)})
+			Message: "the upstream did not answer with an event stream", Err: fmt.Errorf("content type %q", ct)})
 		return
 	}
 	src := newSSEReader(resp, rt.cfg.Upstream.MaxEventBytes)
-	release := func() { resp.Close(); src.release() }
 	first, ok, ferr := src.next(nil)
 	x.watch.relaying()
 	l.upWait = time.Since(t0)
@@ -298,14 +306,15 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 		if err == nil {
 			err = errors.New("upstream closed the stream before any event")
 		}
-		release()
+		resp.Close()
+		src.release()
 		stop(err)
 		s.failChat(ctx, l, toAPIError(err))
 		return
 	}
 	setSSEHeaders(ctx)
 	r := newRelay(x, src)
-	r.up, r.ctx, r.first, r.release = resp, upctx, first, release
+	r.up, r.ctx, r.first = resp, upctx, first
 	// The relay writes the chunks itself (relay.Read) to the connection,
 	// which Serve accepted as a clientConn: the header goes out before the
 	// first Read, held back to leave with the first chunk.

@@ -35,12 +35,11 @@ type relay struct {
 	// As the body of a served stream (Read, Close): the relay writes its
 	// chunks to cw, the client connection, itself (nil in tests, which
 	// relay to a plain writer: no chunk framing, no probe peeking).
-	cw      *clientConn
-	owed    bool // cw holds bytes the relay must send before it waits
-	ctx     context.Context
-	first   sseEvent
-	release func() // closes the upstream answer and frees src
-	ran     bool   // Read or Close started the stream's end
+	cw    *clientConn
+	owed  bool // cw holds bytes the relay must send before it waits
+	ctx   context.Context
+	first sseEvent
+	ran   bool // Read or Close started the stream's end
 
 	// ps holds the mutex that guards w, lastWrite and wErr (the probe
 	// writes too). It is per stream, never pooled: a probe tick that fires
@@ -363,7 +362,8 @@ func (r *relay) Close() error {
 	// The upstream stream is closed before its context ends: a context
 	// that ends first closes the connection (upstream.postStream), which a
 	// finished stream would have given back to the pool.
-	r.release()
+	r.up.Close() // a served relay always has its upstream answer
+	r.src.release()
 	stop(nil)
 	r.free()
 	s.streams.Done()

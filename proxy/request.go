@@ -20,6 +20,7 @@ type chatRequest struct {
 	hasStreamOpt bool   // the body has a stream_options member (even null)
 	query        string // text of the last user message
 	messages     []gjson.Result
+	msgBuf       [4]gjson.Result // messages' backing array for short conversations
 	// actions are the tools that fired this turn: function names of the
 	// assistant's tool calls after the last user message whose result came
 	// back in a tool message (what [action:NAME] markers may name).
@@ -36,17 +37,27 @@ var validRoles = map[string]bool{"system": true, "developer": true, "user": true
 // duplicate keys, gjson's validation) and one walk over the members; a
 // member the body lacks costs nothing (BenchmarkRequestWork).
 func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
+	r := &chatRequest{}
+	if ae := r.parse(body, maxDepth); ae != nil {
+		return nil, ae
+	}
+	return r, nil
+}
+
+// parse is parseChatRequest into r (which it overwrites): the proxy keeps
+// the request in the one allocation of its per-request state.
+func (r *chatRequest) parse(body []byte, maxDepth int) *APIError {
 	if len(body) == 0 {
-		return nil, badRequest("invalid_json", "", "request body is empty; want a JSON object")
+		return badRequest("invalid_json", "", "request body is empty; want a JSON object")
 	}
 	if !utf8.Valid(body) {
-		return nil, badRequest("invalid_encoding", "", "request body is not valid UTF-8")
+		return badRequest("invalid_encoding", "", "request body is not valid UTF-8")
 	}
 	// Depth first: gjson's validation recurses, and the scan stops at the
 	// limit, so a hostile body costs neither stack nor memory.
 	dupKey, dup, deep := scanKeys(body, maxDepth)
 	if deep {
-		return nil, badRequest("invalid_json", "", "request JSON nests deeper than %d levels", maxDepth)
+		return badRequest("invalid_json", "", "request JSON nests deeper than %d levels", maxDepth)
 	}
 	if !gjson.ValidBytes(body) {
 		var v any
@@ -55,16 +66,16 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 		if err != nil {
 			msg += ": " + err.Error()
 		}
-		return nil, badRequest("invalid_json", "", "%s", msg)
+		return badRequest("invalid_json", "", "%s", msg)
 	}
 	// A view, not a copy: body is the request's own copy and never
 	// changes, so the strings the request keeps may point into it.
 	root := gjson.Parse(b2s(body))
 	if !root.IsObject() {
-		return nil, badRequest("invalid_json", "", "request body must be a JSON object")
+		return badRequest("invalid_json", "", "request body must be a JSON object")
 	}
 	if dup {
-		return nil, badRequest("duplicate_key", dupKey, "duplicate key %q in the request JSON: send each key once (keys are compared case-insensitively, as many upstreams read them)", dupKey)
+		return badRequest("duplicate_key", dupKey, "duplicate key %q in the request JSON: send each key once (keys are compared case-insensitively, as many upstreams read them)", dupKey)
 	}
 	// One walk over the members (a Get per member would walk the whole
 	// body again for each one it lacks). Keys are unique: checked above.
@@ -84,31 +95,37 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 		}
 		return true
 	})
-	r := &chatRequest{raw: body}
+	*r = chatRequest{raw: body}
 	switch {
 	case !m.Exists():
-		return nil, badRequest("missing_required_parameter", "model", "you must provide a model parameter")
+		return badRequest("missing_required_parameter", "model", "you must provide a model parameter")
 	case m.Type != gjson.String:
-		return nil, badRequest("invalid_type", "model", "model must be a string")
+		return badRequest("invalid_type", "model", "model must be a string")
 	case strings.TrimSpace(m.Str) == "":
-		return nil, badRequest("invalid_value", "model", "model must not be empty")
+		return badRequest("invalid_value", "model", "model must not be empty")
 	}
 	r.model = m.Str
 	switch {
 	case !msgs.Exists():
-		return nil, badRequest("missing_required_parameter", "messages", "you must provide a messages parameter")
+		return badRequest("missing_required_parameter", "messages", "you must provide a messages parameter")
 	case !msgs.IsArray():
-		return nil, badRequest("invalid_type", "messages", "messages must be an array")
+		return badRequest("invalid_type", "messages", "messages must be an array")
 	}
-	r.messages = msgs.Array()
+	// Into the request's own array: no allocation up to len(msgBuf)
+	// messages (Array would allocate).
+	r.messages = r.msgBuf[:0]
+	msgs.ForEach(func(_, v gjson.Result) bool {
+		r.messages = append(r.messages, v)
+		return true
+	})
 	lastUser := -1
 	if len(r.messages) == 0 {
-		return nil, badRequest("invalid_value", "messages", "messages must contain at least one message")
+		return badRequest("invalid_value", "messages", "messages must contain at least one message")
 	}
 	for i, msg := range r.messages {
 		if !msg.IsObject() {
 			param := msgParam(i, "")
-			return nil, badRequest("invalid_type", param, "%s must be an object", param)
+			return badRequest("invalid_type", param, "%s must be an object", param)
 		}
 		var role, c gjson.Result
 		msg.ForEach(func(k, v gjson.Result) bool {
@@ -121,13 +138,13 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 			return true
 		})
 		if role.Type != gjson.String {
-			return nil, badRequest("invalid_type", msgParam(i, ".role"), "%s.role must be a string", msgParam(i, ""))
+			return badRequest("invalid_type", msgParam(i, ".role"), "%s.role must be a string", msgParam(i, ""))
 		}
 		if !validRoles[role.Str] {
-			return nil, badRequest("invalid_value", msgParam(i, ".role"), "%s.role %q is not one of system, developer, user, assistant, tool", msgParam(i, ""), role.Str)
+			return badRequest("invalid_value", msgParam(i, ".role"), "%s.role %q is not one of system, developer, user, assistant, tool", msgParam(i, ""), role.Str)
 		}
 		if c.Exists() && c.Type != gjson.String && c.Type != gjson.Null && !c.IsArray() {
-			return nil, badRequest("invalid_type", msgParam(i, ".content"), "%s.content must be a string, an array of parts or null", msgParam(i, ""))
+			return badRequest("invalid_type", msgParam(i, ".content"), "%s.content must be a string, an array of parts or null", msgParam(i, ""))
 		}
 		if role.Str == "user" {
 			r.query = contentText(c)
@@ -137,30 +154,30 @@ func parseChatRequest(body []byte, maxDepth int) (*chatRequest, *APIError) {
 	r.actions = firedActions(r.messages[lastUser+1:])
 	if stream.Exists() {
 		if stream.Type != gjson.True && stream.Type != gjson.False && stream.Type != gjson.Null {
-			return nil, badRequest("invalid_type", "stream", "stream must be a boolean")
+			return badRequest("invalid_type", "stream", "stream must be a boolean")
 		}
 		r.stream = stream.Type == gjson.True
 	}
 	r.hasStreamOpt = so.Exists()
 	if so.Exists() && so.Type != gjson.Null {
 		if !so.IsObject() {
-			return nil, badRequest("invalid_type", "stream_options", "stream_options must be an object")
+			return badRequest("invalid_type", "stream_options", "stream_options must be an object")
 		}
 		iu := so.Get("include_usage")
 		if iu.Exists() && iu.Type != gjson.True && iu.Type != gjson.False {
-			return nil, badRequest("invalid_type", "stream_options.include_usage", "stream_options.include_usage must be a boolean")
+			return badRequest("invalid_type", "stream_options.include_usage", "stream_options.include_usage must be a boolean")
 		}
 		r.includeUsage = iu.Type == gjson.True
 	}
 	if n.Exists() && n.Type != gjson.Null {
 		if n.Type != gjson.Number {
-			return nil, badRequest("invalid_type", "n", "n must be an integer")
+			return badRequest("invalid_type", "n", "n must be an integer")
 		}
 		if n.Num != 1 {
-			return nil, badRequest("unsupported_value", "n", "n must be 1: the guard verifies one answer per request")
+			return badRequest("unsupported_value", "n", "n must be 1: the guard verifies one answer per request")
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // firedActions returns the function names of the assistant tool calls in

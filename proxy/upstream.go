@@ -229,7 +229,7 @@ type upStream struct {
 	req         *fasthttp.Request
 	resp        *fasthttp.Response
 	body        io.Reader
-	contentType string
+	eventStream bool // the answer's Content-Type is text/event-stream
 	conn        *trackedConn
 	watch       connWatcher // closes conn when the request ends
 	eof         bool
@@ -237,6 +237,9 @@ type upStream struct {
 	closed      bool
 	drainBuf    [512]byte // drain's: a local array would escape to the heap
 }
+
+// contentType is the answer's Content-Type (until Close).
+func (s *upStream) contentType() string { return string(s.resp.Header.ContentType()) }
 
 func (s *upStream) Read(p []byte) (int, error) {
 	n, err := s.body.Read(p)
@@ -341,7 +344,7 @@ func (u *upstream) postStream(ctx context.Context, w connWatcher, path string, b
 	if rd == nil {
 		rd = bytes.NewReader(resp.Body())
 	}
-	st := &upStream{req: req, resp: resp, body: rd, conn: conn, contentType: string(resp.Header.ContentType()), watch: w}
+	st := &upStream{req: req, resp: resp, body: rd, conn: conn, eventStream: isEventStream(b2s(resp.Header.ContentType())), watch: w}
 	// Closing the connection ends a blocked read on any net.Conn (a read
 	// deadline set in the past does too on TCP, but not on every in-memory
 	// conn); Close then keeps it out of the pool.
