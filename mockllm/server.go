@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +22,7 @@ type Server struct {
 	cfg    Config
 	gen    generator
 	log    *Log
+	memo   memo
 	srv    *fasthttp.Server
 	ln     net.Listener
 	seq    atomic.Uint64
@@ -145,25 +147,34 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	s.reqs.Add(1)
 	body := append([]byte(nil), ctx.PostBody()...)
 	s.lastBody.Store(&body)
-	var req chatRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		errorBody(ctx, 400, "invalid JSON: "+err.Error(), "invalid_request_error")
-		return
+	id := "chatcmpl-mock-" + strconv.FormatUint(s.seq.Add(1), 10)
+	e := s.memo.get(body)
+	if e == nil {
+		var req chatRequest
+		if err := json.Unmarshal(body, &req); err != nil {
+			errorBody(ctx, 400, "invalid JSON: "+err.Error(), "invalid_request_error")
+			return
+		}
+		if len(req.Messages) == 0 {
+			errorBody(ctx, 400, "messages: must be a non-empty array", "invalid_request_error")
+			return
+		}
+		e = &memoEntry{req: req, a: s.gen.build(&req, body, id)}
+		e.refused = s.gen.seedFor(append(body, 'r')).Float64() < s.cfg.Faults.Refuse
+		e.a.rec.Refused = e.refused
+		if !req.Stream && e.a.toolName == "" {
+			e.content, _ = json.Marshal(strings.Join(e.a.pieces, ""))
+			e.usage = usageJSON(e.a)
+		}
+		s.memo.put(body, e)
 	}
-	if len(req.Messages) == 0 {
-		errorBody(ctx, 400, "messages: must be a non-empty array", "invalid_request_error")
-		return
-	}
-	id := fmt.Sprintf("chatcmpl-mock-%d", s.seq.Add(1))
-	a := s.gen.build(&req, body, id)
-	rng := s.gen.seedFor(append(body, 'r'))
-	if rng.Float64() < s.cfg.Faults.Refuse {
-		a.rec.Refused = true
-		s.log.add(a.rec)
+	req, a := &e.req, e.a
+	a.rec.ID = id
+	s.log.add(a.rec)
+	if e.refused {
 		errorBody(ctx, 503, "simulated upstream overload", "server_error")
 		return
 	}
-	s.log.add(a.rec)
 	ctx.Response.Header.Set("X-Mock-Id", id)
 	model := req.Model
 	if model == "" {
@@ -174,7 +185,7 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		if a.slowFirst {
 			time.Sleep(s.cfg.SlowFirstDelay)
 		}
-		s.whole(ctx, a, id, model, created)
+		s.whole(ctx, e, a, id, model, created)
 		return
 	}
 	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
@@ -193,16 +204,61 @@ func usageJSON(a answer) string {
 	return fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, 42, out+1, 43+out)
 }
 
-func (s *Server) whole(ctx *fasthttp.RequestCtx, a answer, id, model string, created int64) {
+func (s *Server) whole(ctx *fasthttp.RequestCtx, e *memoEntry, a answer, id, model string, created int64) {
 	ctx.SetContentType("application/json")
 	if a.toolName != "" {
 		fmt.Fprintf(ctx, `{"id":%q,"object":"chat.completion","created":%d,"model":%q,"system_fingerprint":"mock-fp","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_mock_1","type":"function","function":{"name":%q,"arguments":%s}}]},"finish_reason":"tool_calls"}],"usage":%s,"x_mock_trace":%q}`,
 			id, created, model, a.toolName, strconv.Quote(a.toolArgs), usageJSON(a), id)
 		return
 	}
-	content, _ := json.Marshal(strings.Join(a.pieces, ""))
 	fmt.Fprintf(ctx, `{"id":%q,"object":"chat.completion","created":%d,"model":%q,"system_fingerprint":"mock-fp","choices":[{"index":0,"message":{"role":"assistant","content":%s},"logprobs":null,"finish_reason":"stop"}],"usage":%s,"x_mock_trace":%q}`,
-		id, created, model, content, usageJSON(a), id)
+		id, created, model, e.content, e.usage, id)
+}
+
+// memo keeps the simulated answers of recent request bodies. An answer is
+// a function of the seed and the body alone (its id aside), and a load run
+// repeats a handful of prompts: a repeated body is neither parsed nor
+// generated again, so the simulated upstream costs its neighbours on a
+// shared machine (the proxy and the load generator of 'guard bench load
+// --self') what a real upstream would, next to nothing.
+type memo struct {
+	mu sync.Mutex
+	m  map[string]*memoEntry
+}
+
+// memoEntry is one body's answer; shared by every request with that body,
+// so nothing changes it after put (the handler copies a and sets its id).
+type memoEntry struct {
+	req     chatRequest
+	a       answer
+	refused bool
+	content []byte // a whole answer's content as a JSON string
+	usage   string // a whole answer's usage object
+}
+
+// The memo keeps at most memoEntries bodies of at most memoBodyMax bytes:
+// when full it starts over.
+const (
+	memoEntries = 256
+	memoBodyMax = 16 << 10
+)
+
+func (m *memo) get(body []byte) *memoEntry {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.m[string(body)]
+}
+
+func (m *memo) put(body []byte, e *memoEntry) {
+	if len(body) > memoBodyMax {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil || len(m.m) >= memoEntries {
+		m.m = make(map[string]*memoEntry, memoEntries)
+	}
+	m.m[string(body)] = e
 }
 
 // step is one piece of a simulated stream: wait, then send one event (the
