@@ -38,6 +38,9 @@ func (st *Stream) WriteFlush(dst, delta []byte) []byte {
 	was := st.term          // term is set before pw[0]
 	hs := h                 // the held word's unreleased bytes start at hold[hs]
 	if word {
+		if !st.word && !lettersDots(st.hold) {
+			return st.prose8(dst, delta) // a held token with a digit or other token punctuation
+		}
 		hd := !st.word && h > 0 && st.hold[h-1] == '.' // st.word: letters only
 		e := bits.TrailingZeros64(sp) >> 3             // 8 when there is no space
 		if h+e > st.spec.maxLen || hd && sp&0x80 == 0 {
@@ -167,87 +170,79 @@ func (st *Stream) writeFlush(dst, delta []byte) []byte {
 }
 
 // writeProse is Write of a delta of 1 to 8 bytes given prose8ok(), for the
-// deltas WriteFlush's one-pass paths hand on: fastWords8, then the general
-// loop from where it stopped.
+// deltas WriteFlush's one-pass paths hand on: fastWords8 (when st.prose():
+// no token but a word is held), then the general loop from where it
+// stopped.
 func (st *Stream) writeProse(dst, delta []byte) []byte {
 	st.p8 = false
-	start := len(dst)
-	dst, i := st.fastWords8(dst, delta)
-	if i == len(delta) {
-		return dst
+	start, i := len(dst), 0
+	if st.hk == hNone || st.word || lettersDots(st.hold) { // st.prose(): fastWords8 takes a held word only
+		if dst, i = st.fastWords8(dst, delta); i == len(delta) {
+			return dst
+		}
 	}
 	return st.write(dst, delta, start, i)
 }
 
-// prose8ok reports whether the stream is in the state prose8 handles: what
-// Write checks before fastWords8 (no carried UTF-8 bytes, nothing queued,
-// not closed, st.prose()), and one prefix table for early, unless early
-// releases nothing.
+// prose8ok reports whether the stream is in the state prose8 handles: no
+// carried UTF-8 bytes, nothing queued, not closed, st.prose() but for the
+// held token, which may be any token that is not long, and one prefix
+// table for early, unless early releases nothing.
 func (st *Stream) prose8ok() bool {
-	// st.prose() spelled out, the likelier failures first, to save a call.
-	if st.hk != hNone && (st.hk != hToken || st.long) || st.mode != mText || st.col >= 0 ||
-		st.btRun != 0 || st.tilde != 0 || st.glue || st.open != 0 || st.spaceDel ||
-		st.ncarry != 0 || st.qh != len(st.q) || st.closed || !st.noEarly && len(st.dfas) != 1 {
-		return false
-	}
-	return st.hk == hNone || st.word || lettersDots(st.hold)
+	// The likelier failures first.
+	return (st.hk == hNone || st.hk == hToken && !st.long) && st.mode == mText && st.col < 0 &&
+		st.btRun == 0 && st.tilde == 0 && !st.glue && st.open == 0 && !st.spaceDel &&
+		st.ncarry == 0 && st.qh == len(st.q) && !st.closed && (st.noEarly || len(st.dfas) == 1)
 }
 
 // prose8 is WriteFlush of a delta p of 1 to 8 bytes, given prose8ok(). It
-// does the work in one pass where Write would consume all of p in
-// fastWords8: p is words of ASCII letters (with trailing dots), spaces and
-// punctuation that step releases at once; it then leaves prose8ok() true
-// and st.p8 set. Any other p goes to Flush(writeProse) before anything is
-// changed.
+// does the work in one pass where p is tokens (of ASCII letters, digits
+// and _ - . : / # @), spaces and punctuation that step releases at once,
+// and no token that ends in p holds a leaked id: such text is released as
+// it comes, less a trailing space or token, which are held. It then leaves
+// prose8ok() true and st.p8 set. Any other p goes to Flush(writeProse)
+// before anything is changed.
 //
-// It is fastWords8 for a p without a rare byte followed by early for the
-// token it leaves held, with what prose() and fastWords8 establish (text
-// mode, no opener, glue or pending drop, the carry and the queue empty)
-// taken as known.
+// For words of letters (with trailing dots) it is fastWords8 followed by
+// early for the token it leaves held; a token that holds a non-letter and
+// ends in p is checked as endToken and fastText check it. What prose8ok
+// establishes (text mode, no opener, glue or pending drop, the carry and
+// the queue empty) is taken as known.
 func (st *Stream) prose8(dst, p []byte) []byte {
-	word := st.hk == hToken // a word of letters (and dots) is held from the previous delta
+	word := st.hk == hToken // a token is held from the previous delta
 	// Masks have bit 8*i set for p[i] (one bit per byte lane).
 	const lo = 0x0101010101010101
 	n := len(p)
-	var pw, letter, dot, space, term uint64
+	var pw, x uint64 // p; the byte kinds (fwFlag), lanes past len(p) 0
 	if n == 8 {
 		pw = binary.LittleEndian.Uint64(p)
-		x := uint64(fwFlag[uint8(pw)]) | uint64(fwFlag[uint8(pw>>8)])<<8 | uint64(fwFlag[uint8(pw>>16)])<<16 |
+		x = uint64(fwFlag[uint8(pw)]) | uint64(fwFlag[uint8(pw>>8)])<<8 | uint64(fwFlag[uint8(pw>>16)])<<16 |
 			uint64(fwFlag[uint8(pw>>24)])<<24 | uint64(fwFlag[uint8(pw>>32)])<<32 | uint64(fwFlag[uint8(pw>>40)])<<40 |
 			uint64(fwFlag[uint8(pw>>48)])<<48 | uint64(fwFlag[uint8(pw>>56)])<<56
-		if x&(lo<<5) != 0 {
-			return st.Flush(st.writeProse(dst, p)) // a rare byte: fastWords8 stops before it, the general loop goes on
-		}
-		letter, dot, space, term = x&lo, x>>1&lo, x>>2&lo, x>>4&lo
 	} else {
-		var x uint64 // the byte kinds (fwFlag); lanes past len(p) are 0
 		for i, c := range p {
 			x |= uint64(fwFlag[c]) << (uint(i) * 8 & 63)
 			pw |= uint64(c) << (uint(i) * 8 & 63)
 		}
-		if x&(lo<<5) != 0 {
-			return st.Flush(st.writeProse(dst, p))
-		}
-		letter, dot, space, term = x&lo, x>>1&lo, x>>2&lo, x>>4&lo
 	}
-	if dot&(letter>>8) != 0 {
-		return st.Flush(st.writeProse(dst, p)) // a letter after a dot: a token with a non-letter core
+	if x&^(x>>1)&(lo<<5) != 0 { // bit 5 without bit 6: a byte that is no token byte, space or plain punctuation
+		return st.Flush(st.writeProse(dst, p)) // fastWords8 stops before it, the general loop goes on
 	}
-	non := lo & lanes(n) &^ (letter | dot) // spaces and punctuation
+	letter, dot, space, term, other := x&lo, x>>1&lo, x>>2&lo, x>>4&lo, x>>6&lo
+	tb := letter | dot | other // token bytes
+	non := lo & lanes(n) &^ tb // spaces and punctuation
 	h := len(st.hold)
 	was := uint64(0) // bit 0: term is set before p[0]
+	e := 0           // the held token goes on in p[:e]
 	if word {
 		hd := h > 0 && st.hold[h-1] == '.'
-		e := bits.TrailingZeros64(non) >> 3
-		if e > n {
-			e = n
+		e = min(bits.TrailingZeros64(non)>>3, n)
+		if h+e > st.spec.maxLen {
+			return st.Flush(st.writeProse(dst, p)) // a longer token
 		}
-		if h+e > st.spec.maxLen || hd && letter&1 != 0 {
-			return st.Flush(st.writeProse(dst, p)) // a longer token or one holding a non-letter
-		}
-		if e == n { // the word goes on in the next delta
+		if e == n { // the token goes on in the next delta
+			st.word = dot|other == 0 && (st.word || !hasNonLetter(st.hold))
 			st.hold = append(st.hold, p...)
-			st.word = dot == 0 && !hd
 			st.p8 = true
 			return st.early8(dst)
 		}
@@ -258,8 +253,24 @@ func (st *Stream) prose8(dst, p []byte) []byte {
 		was = 1
 	}
 	end, tok := n, false // p[:end] is consumed; tok: p[end:] is a trailing token
-	if lane(letter|dot, n-1) {
+	if lane(tb, n-1) {
 		end, tok = (64-bits.LeadingZeros64(non)+7)>>3, true
+	}
+	// A token that ends in p[:end] may hold a non-letter in its core (a
+	// digit or _, or . : / # @ - before a token byte; or the held token
+	// is no word): such tokens are checked for a leaked id.
+	if word && !st.word || (other|dot&(tb>>8))&lanes(end) != 0 {
+		if !st.cleanTokens(p, e, end, word) {
+			return st.Flush(st.writeProse(dst, p)) // a drop: the general loop makes it
+		}
+		// st.word, which nothing reads once the word ends, as Write
+		// leaves it: false when its general loop extends the held word
+		// (fastWords8 stops before p[:e]'s digit or the first letter
+		// after a dot before p's first digit).
+		if word && st.word && (dot|other)&lanes(e) != 0 &&
+			(other&lanes(e) != 0 || dot&(letter>>8)&lanes(bits.TrailingZeros64(other)>>3) != 0) {
+			st.word = false
+		}
 	}
 	// A space ends a sentence after '!', '?' or a token ending in '.'.
 	st.sentGen += uint32((space & lanes(end) & ((term|dot)<<8 | was)) * lo >> 56)
@@ -308,7 +319,7 @@ func (st *Stream) prose8(dst, p []byte) []byte {
 		t := pw >> (uint(end) * 8 & 63)
 		tn := n - end
 		st.hk = hToken
-		st.word = dot>>(uint(end)*8&63) == 0
+		st.word = (dot|other)>>(uint(end)*8&63) == 0
 		st.long, st.ctx, st.relN, st.aPos = false, st.ctx[:0], 0, 0
 		if cap(st.hold) >= 8 {
 			st.hold = st.hold[:8]
@@ -359,8 +370,47 @@ func (st *Stream) prose8(dst, p []byte) []byte {
 	return dst
 }
 
-// early8 is early for prose8: the held token is a word (letters and dots),
-// not long; nothing is pending but a plain held space; the carry and the
+// cleanTokens reports whether no token that ends in p[:end] holds a
+// leaked id: the held token, when held, which goes on in p[:e], and those
+// after it. Each token whose core holds a non-letter is checked as
+// endToken and fastText check it (dropStart); nothing a later call reads
+// is changed (the held token is put together past the end of st.hold).
+func (st *Stream) cleanTokens(p []byte, e, end int, held bool) bool {
+	i := 0
+	if held {
+		h := len(st.hold)
+		if cap(st.hold) < h+e {
+			return false
+		}
+		t := st.hold[:h+e]
+		copy(t[h:], p[:e])
+		if !st.cleanToken(t) {
+			return false
+		}
+		i = e
+	}
+	for i < end {
+		for i < end && tokTab[p[i]] == 0 {
+			i++
+		}
+		s := i
+		for i < end && tokTab[p[i]] != 0 {
+			i++
+		}
+		if i > s && !st.cleanToken(p[s:i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// cleanToken reports whether the ended token t holds no leaked id.
+func (st *Stream) cleanToken(t []byte) bool {
+	core := t[:len(t)-trailing(t)]
+	return !hasNonLetter(core) || st.dropStart(core, false) == len(core)
+}
+
+// early8 is early for prose8: the held token is not long; nothing is pending but a plain held space; the carry and the
 // queue are empty; st.dfas is one table unless noEarly.
 func (st *Stream) early8(dst []byte) []byte {
 	t, rn := st.hold, st.relN
