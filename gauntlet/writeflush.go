@@ -159,7 +159,13 @@ func (st *Stream) WriteFlush(dst, delta []byte) []byte {
 // writeFlush is WriteFlush past its first test.
 func (st *Stream) writeFlush(dst, delta []byte) []byte {
 	n := len(delta)
-	if n == 0 || n > 8 || !st.prose8ok() {
+	if n == 0 || n > 8 {
+		return st.Flush(st.Write(dst, delta))
+	}
+	if !st.prose8ok() {
+		if st.hk == hMarker && (st.mk == mkNum || st.mk == mkOpen) {
+			return st.heldFootnote(dst, delta)
+		}
 		return st.Flush(st.Write(dst, delta))
 	}
 	if n == 8 {
@@ -167,6 +173,92 @@ func (st *Stream) writeFlush(dst, delta []byte) []byte {
 		return st.WriteFlush(dst, delta)
 	}
 	return st.prose8(dst, delta)
+}
+
+// footnote8 is prose8 of a delta p whose first byte that prose8 does not
+// take is a '[' at p[b]. When a whole footnote "[^n]" / "[n]" starts
+// there, it does what Write does: fastWords8 up to p[b], the footnote as
+// fastText resolves it, and then the rest of p as a delta of its own
+// (writeFlush), which Write would go on to with no state carried across
+// but what the stream holds. Else p goes to Flush(writeProse).
+func (st *Stream) footnote8(dst, p []byte, b int) []byte {
+	n := len(p)
+	j := b + 1
+	if j < n && p[j] == '^' {
+		j++
+	}
+	d := j
+	for j < n && isDigit(p[j]) {
+		j++
+	}
+	if j == d || j == n || p[j] != ']' { // (at most 6 digits in 8 bytes)
+		return st.Flush(st.writeProse(dst, p))
+	}
+	j++
+	st.p8 = false
+	start, i := len(dst), 0
+	if st.hk == hNone || st.word || lettersDots(st.hold) { // st.prose()
+		dst, i = st.fastWords8(dst, p)
+	}
+	if i != b || st.hk != hNone { // fastWords8 stopped short of the '[': the general loop goes on
+		return st.Flush(st.write(dst, p, start, i))
+	}
+	// fastText from p[b] on (term, col and sentGen are as it finds them).
+	st.roll = 0
+	dst = st.footnotes(dst, p[b:j])
+	if j == n {
+		return dst // Flush: nothing is held
+	}
+	return st.writeFlush(dst, p[j:])
+}
+
+// heldFootnote is WriteFlush of a delta p of 1 to 8 bytes while "[" or a
+// footnote's start ("[^", "[^1", "[2, ") is held. When p's first bytes end
+// the footnote (digits, then ']') it is resolved as stepMarker resolves
+// it, and the rest of p goes on as a delta of its own (writeFlush), as
+// Write's loop goes on with it; else p goes to Flush(Write).
+func (st *Stream) heldFootnote(dst, p []byte) []byte {
+	if st.ncarry != 0 || st.qh != len(st.q) || st.closed {
+		return st.Flush(st.Write(dst, p))
+	}
+	o := 0 // p[0] opens the footnote after a held "[" (stepMarker's mkOpen)
+	if st.mk == mkOpen {
+		if c := p[0]; c != '^' && !isDigit(c) {
+			return st.Flush(st.Write(dst, p))
+		}
+		o = 1
+	}
+	k := o
+	for k < len(p) && isDigit(p[k]) {
+		k++
+	}
+	digits := st.digits + k - o
+	if o == 1 {
+		digits = k - 1
+		if p[0] != '^' {
+			digits++
+		}
+	}
+	if k == len(p) || p[k] != ']' || digits == 0 || digits > 6 || len(st.hold)+k >= st.spec.maxLen {
+		return st.Flush(st.Write(dst, p))
+	}
+	// stepMarker for p[:k+1]
+	st.p8 = false
+	if o == 1 {
+		c := p[0]
+		st.mk = mkNum
+		st.caret, st.needNum = c == '^', c == '^'
+	}
+	if k > o || p[0] != '^' && o == 1 {
+		st.needNum = false
+	}
+	st.digits = digits
+	st.hold = append(st.hold, p[:k+1]...)
+	dst = st.resolveNums(dst)
+	if k+1 == len(p) {
+		return dst // Flush: nothing is held
+	}
+	return st.writeFlush(dst, p[k+1:])
 }
 
 // writeProse is Write of a delta of 1 to 8 bytes given prose8ok(), for the
@@ -225,7 +317,10 @@ func (st *Stream) prose8(dst, p []byte) []byte {
 			pw |= uint64(c) << (uint(i) * 8 & 63)
 		}
 	}
-	if x&^(x>>1)&(lo<<5) != 0 { // bit 5 without bit 6: a byte that is no token byte, space or plain punctuation
+	if r := x &^ (x >> 1) & (lo << 5); r != 0 { // bit 5 without bit 6: a byte that is no token byte, space or plain punctuation
+		if b := bits.TrailingZeros64(r) >> 3; p[b] == '[' {
+			return st.footnote8(dst, p, b)
+		}
 		return st.Flush(st.writeProse(dst, p)) // fastWords8 stops before it, the general loop goes on
 	}
 	letter, dot, space, term, other := x&lo, x>>1&lo, x>>2&lo, x>>4&lo, x>>6&lo

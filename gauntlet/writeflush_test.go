@@ -137,7 +137,9 @@ func TestWriteFlushIdentity(t *testing.T) {
 	pieces := []string{"[", "]", "^", "`", " ", "\n", ".", "..", ",", ":", "_", "-", "!", "?", ";", "1", "9",
 		"a", "b", "e", "x", "the", "water ", "boils", "Doc", "doc_", "É", "0123abcd", "deadbeef", "REALID42", "Real",
 		"John", "library-7", "lib", "[^1]", "[^9]", "```", "~~~", "  ", "。", "(", ")", "etc.", "e.g.", "U.S.", "ok. ",
-		"Is it? Yes! ", "abcdefghijklmnopqrstuvwxyz", "feedfacecafebeefdeadbeef", "(doc_1a2b)", "\xe3\x80", "\x82"}
+		"Is it? Yes! ", "abcdefghijklmnopqrstuvwxyz", "feedfacecafebeefdeadbeef", "(doc_1a2b)", "\xe3\x80", "\x82",
+		// numbers, ids and footnotes that fit in one short delta
+		"3.14", "2024-01-15", "1,000", "kb_9", " kb_9 ", "x.y", "a/b", "4983", "[2]", "[^12]", "[1, 2]", "[^3]. "}
 	bench := answerText(8 << 10)
 	r := rand.New(rand.NewPCG(12, 8))
 	for sn, s := range specs {
@@ -183,6 +185,8 @@ func TestWriteFlushAllocs(t *testing.T) {
 	dst := make([]byte, 0, 1<<16)
 	deltas := [][]byte{
 		[]byte("Plain wo"), []byte("rds of a"), []byte("n answer"), []byte(", with n"), []byte("umbers 3"),
+		[]byte(".14 and "), []byte("1974 e.g"), []byte(". a kb_9"), []byte(" cited ["), []byte("^1]. As "), []byte("[2] and "),
+		[]byte("in [^3]."), []byte(" [^1][^2"), []byte("]. Then "),
 		[]byte("Plain words of an answer, with numbers 3.14 and 2020 "),
 		[]byte("cited [^1] and [^2][^2] then [^99] and [^x1] and [^ 3]. "),
 		[]byte("split [^"), []byte("1"), []byte("]. Next [car"), []byte("d:Lecture 1] ok. "),
