@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+	"unicode/utf8"
 )
 
 // WriteFlush is st.Flush(st.Write(dst, delta)) in one call, the way a relay
@@ -163,8 +164,11 @@ func (st *Stream) writeFlush(dst, delta []byte) []byte {
 		return st.Flush(st.Write(dst, delta))
 	}
 	if !st.prose8ok() {
-		if st.hk == hMarker && (st.mk == mkNum || st.mk == mkOpen) {
+		switch {
+		case st.hk == hMarker && (st.mk == mkNum || st.mk == mkOpen):
 			return st.heldFootnote(dst, delta)
+		case st.mode == mInline:
+			return st.inline8(dst, delta)
 		}
 		return st.Flush(st.Write(dst, delta))
 	}
@@ -195,12 +199,9 @@ func (st *Stream) footnote8(dst, p []byte, b int) []byte {
 		return st.Flush(st.writeProse(dst, p))
 	}
 	j++
-	st.p8 = false
-	start, i := len(dst), 0
-	if st.hk == hNone || st.word || lettersDots(st.hold) { // st.prose()
-		dst, i = st.fastWords8(dst, p)
-	}
-	if i != b || st.hk != hNone { // fastWords8 stopped short of the '[': the general loop goes on
+	start := len(dst)
+	dst, i, ok := st.proseTo(dst, p, b)
+	if !ok { // fastWords8 stopped short of the '[': the general loop goes on
 		return st.Flush(st.write(dst, p, start, i))
 	}
 	// fastText from p[b] on (term, col and sentGen are as it finds them).
@@ -210,6 +211,94 @@ func (st *Stream) footnote8(dst, p []byte, b int) []byte {
 		return dst // Flush: nothing is held
 	}
 	return st.writeFlush(dst, p[j:])
+}
+
+// proseTo is Write's first step on a delta p of 1 to 8 bytes given
+// prose8ok() whose first byte that fastWords8 stops at is p[b]: fastWords8
+// (given st.prose()). It returns how much of p it consumed, and whether
+// that is p[:b] with no token held (a held word that p[b] ends is released
+// by the general loop).
+func (st *Stream) proseTo(dst, p []byte, b int) ([]byte, int, bool) {
+	st.p8 = false
+	i := 0
+	if st.hk == hNone || st.word || lettersDots(st.hold) { // st.prose()
+		dst, i = st.fastWords8(dst, p)
+	}
+	return dst, i, i == b && st.hk == hNone
+}
+
+// span8 is prose8 of a delta p whose first byte that prose8 does not take
+// is a '`' at p[b]: what Write does, fastWords8 up to it, then the inline
+// code span as fastText takes it (fastSpan) and the text after a span it
+// closes as a delta of its own (writeFlush). A run of backticks that ends
+// p, or a span cut by a newline, goes on in the general loop.
+func (st *Stream) span8(dst, p []byte, b int) []byte {
+	start := len(dst)
+	dst, i, ok := st.proseTo(dst, p, b)
+	if !ok {
+		return st.Flush(st.write(dst, p, start, i))
+	}
+	dst, j, ok := st.fastSpan(dst, p[b:], 0, 0, st.term, -1, st.sentGen)
+	switch j += b; {
+	case !ok || j < len(p) && p[j] == '\n':
+		return st.Flush(st.write(dst, p, start, j))
+	case j == len(p): // Flush: nothing is held
+		if n := len(dst); n > start && dst[n-1] >= utf8.RuneSelf {
+			return st.cutCarry(dst, start) // as Write ends
+		}
+		return dst
+	}
+	return st.writeFlush(dst, p[j:]) // text after the span
+}
+
+// inline8 is WriteFlush of a delta p of 1 to 8 bytes inside an inline
+// code span, with no backtick run pending: code passes through as
+// stepInline passes it. When p closes the span (a run of as many
+// backticks as opened it, then a space, '!' or '?'), the rest of p goes on as a delta of its own (writeFlush), as
+// Write's loop goes on with it. A newline, or any other byte after the
+// closing run, sends p to Flush(Write).
+func (st *Stream) inline8(dst, p []byte) []byte {
+	if st.btRun != 0 || st.hk != hNone || st.pending() || st.ncarry != 0 || st.qh != len(st.q) || st.closed {
+		return st.Flush(st.Write(dst, p))
+	}
+	n, i := len(p), 0
+	for {
+		q := i
+		for q < n && p[q] != '`' && p[q] != '\n' {
+			q++
+		}
+		if q == n { // code to the end
+			st.p8 = false
+			st.last = p[n-1]
+			if start := len(dst); p[n-1] >= utf8.RuneSelf {
+				return st.cutCarry(append(dst, p...), start) // as Write ends
+			}
+			return append(dst, p...)
+		}
+		if p[q] == '\n' {
+			return st.Flush(st.Write(dst, p))
+		}
+		e := q
+		for e < n && p[e] == '`' {
+			e++
+		}
+		if e == n { // a run that the next delta may go on
+			st.p8 = false
+			st.btRun, st.last = e-q, '`'
+			return append(dst, p...)
+		}
+		if e-q == st.codeN {
+			if k := fastKind[p[e]]; k != fSpace && k != fTerm { // (step keeps other punctuation in roll)
+				return st.Flush(st.Write(dst, p))
+			}
+			st.p8 = false
+			dst = append(dst, p[:e]...)
+			st.last, st.mode = '`', mText
+			st.term, st.col = false, -1
+			return st.writeFlush(dst, p[e:])
+		}
+		i = e // a shorter or longer run is code
+	}
 }
 
 // heldFootnote is WriteFlush of a delta p of 1 to 8 bytes while "[" or a
@@ -318,8 +407,11 @@ func (st *Stream) prose8(dst, p []byte) []byte {
 		}
 	}
 	if r := x &^ (x >> 1) & (lo << 5); r != 0 { // bit 5 without bit 6: a byte that is no token byte, space or plain punctuation
-		if b := bits.TrailingZeros64(r) >> 3; p[b] == '[' {
+		switch b := bits.TrailingZeros64(r) >> 3; p[b] {
+		case '[':
 			return st.footnote8(dst, p, b)
+		case '`':
+			return st.span8(dst, p, b)
 		}
 		return st.Flush(st.writeProse(dst, p)) // fastWords8 stops before it, the general loop goes on
 	}
