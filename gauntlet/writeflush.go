@@ -169,6 +169,12 @@ func (st *Stream) writeFlush(dst, delta []byte) []byte {
 			return st.heldFootnote(dst, delta)
 		case st.mode == mInline:
 			return st.inline8(dst, delta)
+		case st.btRun > 0 && delta[0] != '`' && st.mode == mText && st.hk == hNone && st.tilde == 0 &&
+			!(st.btLine && st.btRun >= 3) && st.ncarry == 0 && st.qh == len(st.q) && !st.closed:
+			// A backtick run ended the last delta and opens a span
+			// (step: endRun), then inline8 as stepInline.
+			st.mode, st.codeN, st.btRun = mInline, st.btRun, 0
+			return st.inline8(dst, delta)
 		}
 		return st.Flush(st.Write(dst, delta))
 	}
@@ -195,6 +201,9 @@ func (st *Stream) footnote8(dst, p []byte, b int) []byte {
 	for j < n && isDigit(p[j]) {
 		j++
 	}
+	if j == n && j-d <= 6 { // a footnote's start ends p
+		return st.footStart8(dst, p, b, j-d)
+	}
 	if j == d || j == n || p[j] != ']' { // (at most 6 digits in 8 bytes)
 		return st.Flush(st.writeProse(dst, p))
 	}
@@ -211,6 +220,25 @@ func (st *Stream) footnote8(dst, p []byte, b int) []byte {
 		return dst // Flush: nothing is held
 	}
 	return st.writeFlush(dst, p[j:])
+}
+
+// footStart8 is footnote8 for a p that ends in a footnote's start at
+// p[b] ("[", "[^", "[^12", "[3"; digits: its digits): Write holds it, as
+// step and stepMarker hold it, after fastWords8 up to it.
+func (st *Stream) footStart8(dst, p []byte, b, digits int) []byte {
+	start := len(dst)
+	dst, i, ok := st.proseTo(dst, p, b)
+	if !ok {
+		return st.Flush(st.write(dst, p, start, i))
+	}
+	st.roll = 0
+	st.hk, st.mk = hMarker, mkOpen
+	st.hold = append(st.hold[:0], p[b:]...)
+	if b+1 < len(p) {
+		st.mk = mkNum
+		st.caret, st.digits, st.needNum = p[b+1] == '^', digits, digits == 0
+	}
+	return dst // Flush: no token is held
 }
 
 // proseTo is Write's first step on a delta p of 1 to 8 bytes given
@@ -253,15 +281,30 @@ func (st *Stream) span8(dst, p []byte, b int) []byte {
 
 // inline8 is WriteFlush of a delta p of 1 to 8 bytes inside an inline
 // code span, with no backtick run pending: code passes through as
-// stepInline passes it. When p closes the span (a run of as many
+// stepInline passes it (with a run that ended the last delta). When p closes the span (a run of as many
 // backticks as opened it, then a space, '!' or '?'), the rest of p goes on as a delta of its own (writeFlush), as
 // Write's loop goes on with it. A newline, or any other byte after the
 // closing run, sends p to Flush(Write).
 func (st *Stream) inline8(dst, p []byte) []byte {
-	if st.btRun != 0 || st.hk != hNone || st.pending() || st.ncarry != 0 || st.qh != len(st.q) || st.closed {
+	if st.hk != hNone || st.pending() || st.ncarry != 0 || st.qh != len(st.q) || st.closed || p[0] == '`' && st.btRun != 0 {
 		return st.Flush(st.Write(dst, p))
 	}
 	n, i := len(p), 0
+	if st.btRun != 0 { // a run ended the last delta: p[0] ends it (stepInline)
+		if st.btRun == st.codeN {
+			if k := fastKind[p[0]]; k != fSpace && k != fTerm {
+				return st.Flush(st.Write(dst, p))
+			}
+			st.p8 = false
+			st.btRun, st.mode = 0, mText
+			st.term, st.col = false, -1
+			return st.writeFlush(dst, p)
+		}
+		if p[0] == '\n' {
+			return st.Flush(st.Write(dst, p))
+		}
+		st.btRun = 0 // code goes on: Write would take p[0] as code from here
+	}
 	for {
 		q := i
 		for q < n && p[q] != '`' && p[q] != '\n' {
