@@ -634,10 +634,38 @@ func (st *Stream) cleanTokens(p []byte, e, end int, held bool) bool {
 	return true
 }
 
-// cleanToken reports whether the ended token t holds no leaked id.
+// cleanToken reports whether the ended token t holds no leaked id. A
+// word is never checked; nor is a number (digits and dots) shorter than
+// any id shape of digits and dots that the catalog would not be asked
+// about (leakAt would find nothing in it).
 func (st *Stream) cleanToken(t []byte) bool {
 	core := t[:len(t)-trailing(t)]
-	return !hasNonLetter(core) || st.dropStart(core, false) == len(core)
+	var letter, digit, dot, other bool
+	for _, c := range core {
+		switch {
+		case isLetter(c):
+			letter = true
+		case isDigit(c):
+			digit = true
+		case c == '.':
+			dot = true
+		default:
+			other = true
+		}
+	}
+	switch s := st.spec; {
+	case !digit && !dot && !other:
+		return true
+	case !letter && !other:
+		lim := s.numMin
+		if st.opt.Catalog != nil && (dot || s.catalogNumbers) {
+			lim = min(lim, s.catalogMinLen)
+		}
+		if len(core) < lim {
+			return true
+		}
+	}
+	return st.dropStart(core, false) == len(core)
 }
 
 // early8 is early for prose8: the held token is not long; nothing is pending but a plain held space; the carry and the

@@ -112,8 +112,9 @@ func twinChunked(t testing.TB, s *Spec, o Options, in, cuts []byte) []byte {
 
 // TestWriteFlushIdentity: over the benchmark's answer and seeded random
 // answers of marker- and id-shaped pieces, cut every way up to 9 bytes and
-// at random, with and without a catalog, in bail-out mode and with a
-// hold-back so short that Flush reads only a token's first bytes,
+// at random, with and without a catalog, in bail-out mode, with a
+// hold-back so short that Flush reads only a token's first bytes and with
+// numbers that are ids,
 // WriteFlush appends what Flush(Write) does piece by piece, leaves the same
 // state, and the whole output is the one-write scan's.
 func TestWriteFlushIdentity(t *testing.T) {
@@ -124,6 +125,18 @@ func TestWriteFlushIdentity(t *testing.T) {
 		t.Fatal(err)
 	} else {
 		specs["max_marker_len=16"] = s
+	}
+	// Numbers that are ids: an id shape of 5 digits and dots, and all-digit
+	// catalog ids of 4 bytes ("4983" in the bench options' catalog).
+	num := DefaultConfig()
+	num.IDPatterns = append(num.IDPatterns, `[0-9]{3}\.[0-9]`)
+	num.CatalogNumbers, num.CatalogMinLen = true, 4
+	if s, err := Compile(num); err != nil {
+		t.Fatal(err)
+	} else if s.numMin != 5 || specs["default"].numMin != 16 {
+		t.Fatalf("numMin %d with a 5-byte id shape of digits and dots, %d by default; want 5, 16", s.numMin, specs["default"].numMin)
+	} else {
+		specs["numeric ids"] = s
 	}
 	noPrefix := fuzzOptions(false)
 	noPrefix.CatalogPrefix = nil // Flush releases nothing early
