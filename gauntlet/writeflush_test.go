@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/answer-guard/guard/gate"
 )
 
 // lexState is st without its options (which hold funcs, never equal under
@@ -271,4 +274,27 @@ func ExampleStream_WriteFlush() {
 	// " C. Bas"
 	// "ed on"
 	// "Water boils at 100 C. Based on"
+}
+
+// TestTwoDigitCitations: with more than nine sources cited, the tenth and
+// later are numbered [10], [11], ..., in one write and through WriteFlush.
+func TestTwoDigitCitations(t *testing.T) {
+	s := testSpec(t)
+	var o Options
+	var in, want strings.Builder
+	for n := 1; n <= 12; n++ {
+		o.Notes = append(o.Notes, gate.Note{N: 13 - n, ID: fmt.Sprintf("src%d", n)})
+		fmt.Fprintf(&in, "Fact %d [^%d]. ", n, 13-n)
+		fmt.Fprintf(&want, "Fact %d [%d]. ", n, n)
+	}
+	st := s.New(o)
+	if got := string(st.Close(st.Write(nil, []byte(in.String())))); got != want.String() {
+		t.Fatalf("got %q, want %q", got, want.String())
+	}
+	if c := st.Citations(); len(c) != 12 || c[9].N != 10 || c[9].ID != "src10" {
+		t.Fatalf("citations %+v, want 12 with [10] = src10", c)
+	}
+	if got := twinChunked(t, s, o, []byte(in.String()), []byte{7}); string(got) != want.String() {
+		t.Fatalf("WriteFlush in 8-byte deltas: got %q, want %q", got, want.String())
+	}
 }
