@@ -13,10 +13,13 @@ import (
 // token held at its end that no continuation can make part of a leaked id.
 // Its output, and the stream's state after it, are exactly those of
 // st.Flush(st.Write(dst, delta)), for every delta and every state; only the
-// cost differs: a delta of up to 8 bytes of plain prose, the usual
-// streamed delta, is lexed and released in one pass (while the stream is
-// in plain prose: not in code, no marker or drop pending). WriteFlush
-// after Close is a no-op.
+// cost differs: a delta of up to 8 bytes of prose, the usual streamed
+// delta, is lexed and released in one pass (while the stream is in plain
+// prose: not in code, no marker or drop pending), numbers and other
+// tokens that hold no id included; a whole footnote in such a delta, a
+// footnote's start that ends it or whose end begins it, and an inline
+// code span in it or around it are taken without Write's general loop.
+// WriteFlush after Close is a no-op.
 func (st *Stream) WriteFlush(dst, delta []byte) []byte {
 	if len(delta) != 8 || !st.p8 { // every call here is in tail position: nothing kept across it
 		if len(delta) > 8 {
