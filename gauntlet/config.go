@@ -92,6 +92,7 @@ type Spec struct {
 	pre            []*prefixNFA // the ids' prefix automata; nil when one cannot be built
 	dfas           []tokenDFA   // pre as one DFA over a token's first max_marker_len/4 bytes, or one per pattern when that is too large; nil when one is too large
 	minIDLen       int          // shortest possible match of any id pattern
+	numMin         int          // shortest token of digits and dots that an id pattern may match (mayMatch)
 	elim           int          // earlyLim
 	maxLen         int
 	catalogMinLen  int
@@ -137,6 +138,12 @@ func Compile(cfg Config) (*Spec, error) {
 		s.minIDLen = min(s.minIDLen, ip.min)
 	}
 	s.minIDLen = max(s.minIDLen, 1)
+	s.numMin = 1 << 30
+	for i := range s.ids {
+		if p := &s.ids[i]; numeric(&p.alpha) && (!p.hasReq || numeric(&p.req)) {
+			s.numMin = min(s.numMin, p.min)
+		}
+	}
 	for _, a := range s.pre {
 		d, ok := newPrefixDFA(a, s.earlyLim())
 		if !ok {
@@ -233,6 +240,16 @@ func (s *Spec) idStart(token []byte) (int, bool) {
 		return 0, true // not found anchored: drop the whole token
 	}
 	return k, ok
+}
+
+// numeric reports whether set holds a digit or '.'.
+func numeric(set *[256]bool) bool {
+	for _, c := range "0123456789." {
+		if set[c] {
+			return true
+		}
+	}
+	return false
 }
 
 // idPattern is a compiled id pattern with an exact prefilter: a match is a

@@ -789,14 +789,18 @@ var laneMasks = [16]uint64{0, 1<<8 - 1, 1<<16 - 1, 1<<24 - 1, 1<<32 - 1, 1<<40 -
 func lane(m uint64, i int) bool { return m>>(uint(i)*8&63)&1 != 0 }
 
 // fwFlag has one bit per fastKind, for fastWords8: bit k-1 for kind k,
-// 1<<5 for any other byte.
+// 1<<5 for any other byte, and with it 1<<6 for a token byte that is not
+// a letter or '.' (a digit or _ - : / # @), which prose8 takes too.
 var fwFlag [256]uint8
 
 func init() {
 	for c := range 256 {
-		if k := fastKind[c]; k != 0 {
+		switch k := fastKind[c]; {
+		case k != 0:
 			fwFlag[c] = 1 << (k - 1)
-		} else {
+		case tokTab[c] != 0:
+			fwFlag[c] = 1<<5 | 1<<6
+		default:
 			fwFlag[c] = 1 << 5
 		}
 	}

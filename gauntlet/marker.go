@@ -217,6 +217,9 @@ func (st *Stream) footnote(dst []byte, n int, m []byte) []byte {
 	st.kept++
 	dst, _ = st.settle(dst, '[')
 	st.last, st.brWord, st.term, st.col = ']', false, false, -1
+	if src.out < 10 { // most answers cite fewer than ten sources
+		return append(dst, '[', byte('0'+src.out), ']')
+	}
 	dst = append(dst, '[')
 	dst = strconv.AppendInt(dst, int64(src.out), 10)
 	return append(dst, ']')

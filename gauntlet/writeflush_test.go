@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/answer-guard/guard/gate"
 )
 
 // lexState is st without its options (which hold funcs, never equal under
@@ -14,6 +17,19 @@ func lexState(st *Stream) Stream {
 	c := *st
 	c.opt, c.p8 = Options{}, false // p8 caches a fact about the rest, checked apart
 	return c
+}
+
+// stateDiff lists the fields in which a (Flush(Write)'s state) and b
+// (WriteFlush's) differ.
+func stateDiff(a, b Stream) string {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	var d string
+	for i := range va.NumField() {
+		if fa, fb := fmt.Sprintf("%+v", va.Field(i)), fmt.Sprintf("%+v", vb.Field(i)); fa != fb {
+			d += fmt.Sprintf("\n%s: Flush(Write) %s, WriteFlush %s", va.Type().Field(i).Name, fa, fb)
+		}
+	}
+	return d
 }
 
 // twinChunked feeds in to two streams for o, cut as chunked cuts it (each
@@ -59,10 +75,13 @@ func twinChunked(t testing.TB, s *Spec, o Options, in, cuts []byte) []byte {
 		}
 		if k < 256 || k%16 == 0 || i+n == len(in) { // (reflect is slow: a long input's later pieces are sampled)
 			if sa, sb := lexState(ref), lexState(wf); !reflect.DeepEqual(sa, sb) {
-				t.Fatalf("piece %d %q of %q (cuts %v): states differ after the same output %q:\nFlush(Write) %+v\nWriteFlush   %+v", k, piece, in, cuts, a, sa, sb)
+				t.Fatalf("piece %d %q of %q (cuts %v): states differ after the same output %q:%s", k, piece, in, cuts, a, stateDiff(sa, sb))
 			}
 		}
-		if ok, want := wf.prose8ok(), wf.ncarry == 0 && wf.qh == len(wf.q) && !wf.closed && wf.prose() && (wf.noEarly || len(wf.dfas) == 1); ok != want {
+		// prose8ok is prose() but for the held token, which may be any token that is not long.
+		prose := wf.mode == mText && wf.btRun == 0 && wf.tilde == 0 && wf.col < 0 && !wf.glue && wf.open == 0 && !wf.spaceDel &&
+			(wf.hk == hNone || wf.hk == hToken && !wf.long)
+		if ok, want := wf.prose8ok(), wf.ncarry == 0 && wf.qh == len(wf.q) && !wf.closed && prose && (wf.noEarly || len(wf.dfas) == 1); ok != want {
 			t.Fatalf("piece %d %q of %q (cuts %v): prose8ok %v, want %v", k, piece, in, cuts, ok, want)
 		}
 		if wf.p8 && !wf.prose8ok() {
@@ -96,8 +115,9 @@ func twinChunked(t testing.TB, s *Spec, o Options, in, cuts []byte) []byte {
 
 // TestWriteFlushIdentity: over the benchmark's answer and seeded random
 // answers of marker- and id-shaped pieces, cut every way up to 9 bytes and
-// at random, with and without a catalog, in bail-out mode and with a
-// hold-back so short that Flush reads only a token's first bytes,
+// at random, with and without a catalog, in bail-out mode, with a
+// hold-back so short that Flush reads only a token's first bytes and with
+// numbers that are ids,
 // WriteFlush appends what Flush(Write) does piece by piece, leaves the same
 // state, and the whole output is the one-write scan's.
 func TestWriteFlushIdentity(t *testing.T) {
@@ -108,6 +128,18 @@ func TestWriteFlushIdentity(t *testing.T) {
 		t.Fatal(err)
 	} else {
 		specs["max_marker_len=16"] = s
+	}
+	// Numbers that are ids: an id shape of 5 digits and dots, and all-digit
+	// catalog ids of 4 bytes ("4983" in the bench options' catalog).
+	num := DefaultConfig()
+	num.IDPatterns = append(num.IDPatterns, `[0-9]{3}\.[0-9]`)
+	num.CatalogNumbers, num.CatalogMinLen = true, 4
+	if s, err := Compile(num); err != nil {
+		t.Fatal(err)
+	} else if s.numMin != 5 || specs["default"].numMin != 16 {
+		t.Fatalf("numMin %d with a 5-byte id shape of digits and dots, %d by default; want 5, 16", s.numMin, specs["default"].numMin)
+	} else {
+		specs["numeric ids"] = s
 	}
 	noPrefix := fuzzOptions(false)
 	noPrefix.CatalogPrefix = nil // Flush releases nothing early
@@ -121,7 +153,9 @@ func TestWriteFlushIdentity(t *testing.T) {
 	pieces := []string{"[", "]", "^", "`", " ", "\n", ".", "..", ",", ":", "_", "-", "!", "?", ";", "1", "9",
 		"a", "b", "e", "x", "the", "water ", "boils", "Doc", "doc_", "É", "0123abcd", "deadbeef", "REALID42", "Real",
 		"John", "library-7", "lib", "[^1]", "[^9]", "```", "~~~", "  ", "。", "(", ")", "etc.", "e.g.", "U.S.", "ok. ",
-		"Is it? Yes! ", "abcdefghijklmnopqrstuvwxyz", "feedfacecafebeefdeadbeef", "(doc_1a2b)", "\xe3\x80", "\x82"}
+		"Is it? Yes! ", "abcdefghijklmnopqrstuvwxyz", "feedfacecafebeefdeadbeef", "(doc_1a2b)", "\xe3\x80", "\x82",
+		// numbers, ids and footnotes that fit in one short delta
+		"3.14", "2024-01-15", "1,000", "kb_9", " kb_9 ", "x.y", "a/b", "4983", "[2]", "[^12]", "[1, 2]", "[^3]. "}
 	bench := answerText(8 << 10)
 	r := rand.New(rand.NewPCG(12, 8))
 	for sn, s := range specs {
@@ -167,6 +201,8 @@ func TestWriteFlushAllocs(t *testing.T) {
 	dst := make([]byte, 0, 1<<16)
 	deltas := [][]byte{
 		[]byte("Plain wo"), []byte("rds of a"), []byte("n answer"), []byte(", with n"), []byte("umbers 3"),
+		[]byte(".14 and "), []byte("1974 e.g"), []byte(". a kb_9"), []byte(" cited ["), []byte("^1]. As "), []byte("[2] and "),
+		[]byte("in [^3]."), []byte(" [^1][^2"), []byte("]. Then "),
 		[]byte("Plain words of an answer, with numbers 3.14 and 2020 "),
 		[]byte("cited [^1] and [^2][^2] then [^99] and [^x1] and [^ 3]. "),
 		[]byte("split [^"), []byte("1"), []byte("]. Next [car"), []byte("d:Lecture 1] ok. "),
@@ -238,4 +274,27 @@ func ExampleStream_WriteFlush() {
 	// " C. Bas"
 	// "ed on"
 	// "Water boils at 100 C. Based on"
+}
+
+// TestTwoDigitCitations: with more than nine sources cited, the tenth and
+// later are numbered [10], [11], ..., in one write and through WriteFlush.
+func TestTwoDigitCitations(t *testing.T) {
+	s := testSpec(t)
+	var o Options
+	var in, want strings.Builder
+	for n := 1; n <= 12; n++ {
+		o.Notes = append(o.Notes, gate.Note{N: 13 - n, ID: fmt.Sprintf("src%d", n)})
+		fmt.Fprintf(&in, "Fact %d [^%d]. ", n, 13-n)
+		fmt.Fprintf(&want, "Fact %d [%d]. ", n, n)
+	}
+	st := s.New(o)
+	if got := string(st.Close(st.Write(nil, []byte(in.String())))); got != want.String() {
+		t.Fatalf("got %q, want %q", got, want.String())
+	}
+	if c := st.Citations(); len(c) != 12 || c[9].N != 10 || c[9].ID != "src10" {
+		t.Fatalf("citations %+v, want 12 with [10] = src10", c)
+	}
+	if got := twinChunked(t, s, o, []byte(in.String()), []byte{7}); string(got) != want.String() {
+		t.Fatalf("WriteFlush in 8-byte deltas: got %q, want %q", got, want.String())
+	}
 }
