@@ -27,7 +27,7 @@ type streamWatch struct {
 	waitAt                   atomic.Int64 // offset at which the relay's current wait began
 	// The upstream connection stop closes (closeOnEnd), and whether stop
 	// ran: what context.AfterFunc on the request's context did, without
-	// its five allocations per stream.
+	// its six allocations per stream.
 	conn    atomic.Pointer[trackedConn]
 	stopped atomic.Bool
 }
