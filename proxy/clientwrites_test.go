@@ -1,10 +1,8 @@
 package proxy_test
 
 import (
-	"bufio"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -47,41 +45,6 @@ func (c *writeCountingConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// scriptedUpstream answers one streamed chat completion with the given
-// parts, each one TCP write of raw chunked body bytes; before part i > 0
-// it waits for next (so a test can see what reached the client first).
-func scriptedUpstream(t *testing.T, parts []string, next <-chan struct{}) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
-			return
-		}
-		for i, p := range parts {
-			if i == 0 {
-				p = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" + p
-			} else {
-				<-next
-			}
-			if _, err := c.Write([]byte(p)); err != nil {
-				return
-			}
-		}
-		var b [1]byte
-		c.Read(b[:]) // until the proxy closes or pools the connection
-	}()
-	return "http://" + ln.Addr().String() + "/v1"
-}
-
 func sseChunk(c string, finish bool) string {
 	fr := "null"
 	if finish {
@@ -114,7 +77,7 @@ func TestStreamWrites(t *testing.T) {
 			next := make(chan struct{}, 1)
 			cfg := testConfig()
 			cfg.Pipeline.Enabled = false
-			cfg.Upstream.BaseURL = scriptedUpstream(t, tc.parts, next)
+			cfg.Upstream.BaseURL = proxy.ScriptedUpstream(t, tc.parts, next, nil)
 			srv, err := proxy.New(cfg.Config, nil, nil)
 			if err != nil {
 				t.Fatal(err)

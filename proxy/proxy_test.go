@@ -408,29 +408,13 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 // proxy closes the upstream connection, though the upstream sent nothing
 // more (it would stall for an hour).
 func TestProbeCancelsStalledUpstream(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	upClosed := make(chan struct{})
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		br := bufio.NewReader(c)
-		if _, err := http.ReadRequest(br); err != nil {
-			return
-		}
-		ev := `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"mock-1","choices":[{"index":0,"delta":{"content":"The return window"},"finish_reason":null}]}` + "\n\n"
-		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n", len(ev), ev)
-		io.Copy(io.Discard, br) // the stall: returns when the proxy closes the connection
-		close(upClosed)
-	}()
+	ev := `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"mock-1","choices":[{"index":0,"delta":{"content":"The return window"},"finish_reason":null}]}` + "\n\n"
+	// One event, then the stall: upClosed closes when the proxy closes
+	// the connection.
+	base := proxy.ScriptedUpstream(t, []string{fmt.Sprintf("%x\r\n%s\r\n", len(ev), ev)}, nil, upClosed)
 	ts := startServer(t, func(c *testCfg) {
-		c.Upstream.BaseURL = "http://" + ln.Addr().String() + "/v1"
+		c.Upstream.BaseURL = base
 		c.Upstream.IdleTimeout = time.Hour
 	})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -318,32 +318,12 @@ func TestRelayCoalescesChunkedUpstream(t *testing.T) {
 	finish := "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
 	var sink countWriter
 	wrote3 := make(chan struct{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		br := bufio.NewReader(c)
-		if _, err := http.ReadRequest(br); err != nil {
-			return
-		}
-		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"+
-			chunk(ev("a"))+chunk(ev("b"))+chunk(ev("c")))
-		<-wrote3
-		io.WriteString(c, chunk(ev("d"))+chunk(finish)+"0\r\n\r\n")
-		io.Copy(io.Discard, c)
-	}()
-	up := newUpstream("http://"+ln.Addr().String()+"/v1", "", newFastClient(4, 1<<20, time.Second, time.Second, nil))
+	base := scriptedUpstream(t, []string{chunk(ev("a")) + chunk(ev("b")) + chunk(ev("c")),
+		chunk(ev("d")) + chunk(finish) + "0\r\n\r\n"}, wrote3, nil)
+	up := newUpstream(base, "", newFastClient(4, 1<<20, time.Second, time.Second, nil))
 	defer up.close()
-	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, cancel, src, done := openTestStream(t, up)
 	defer cancel(nil)
-	src, done := openTestStream(t, ctx, up)
 	defer done()
 	relayPass(t, ctx, src, writerFunc(func(p []byte) (int, error) {
 		n, err := sink.Write(p)
@@ -437,4 +417,44 @@ func refReportMember(data string) bool {
 		return true
 	})
 	return found
+}
+
+// scriptedUpstream answers one streamed chat completion with the given
+// parts, each one TCP write of raw chunked body bytes; before part i > 0
+// it waits for next (so a test can see what reached the client first).
+// Then it waits until the proxy closes or pools the connection, and closes
+// gone (when not nil) once the proxy closed it.
+func scriptedUpstream(t *testing.T, parts []string, next <-chan struct{}, gone chan<- struct{}) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+			return
+		}
+		for i, p := range parts {
+			if i == 0 {
+				p = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" + p
+			} else {
+				<-next
+			}
+			if _, err := c.Write([]byte(p)); err != nil {
+				return
+			}
+		}
+		var b [1]byte
+		c.Read(b[:]) // until the proxy closes or pools the connection
+		if gone != nil {
+			close(gone)
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/v1"
 }

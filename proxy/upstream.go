@@ -231,7 +231,7 @@ type upStream struct {
 	body        io.Reader
 	eventStream bool // the answer's Content-Type is text/event-stream
 	conn        *trackedConn
-	watch       connWatcher // closes conn when the request ends
+	watch       *streamWatch // closes conn when the request ends
 	eof         bool
 	failed      bool // a read failed: the body cannot be read to its end
 	closed      bool
@@ -314,7 +314,7 @@ func (s *upStream) drain() {
 // connection as ctx ends), a blocked read returns an error and the caller
 // reads the cause from ctx. A non-2xx status becomes an *APIError carrying
 // the upstream's message.
-func (u *upstream) postStream(ctx context.Context, w connWatcher, path string, body []byte, firstByte, requestDeadline time.Time) (*upStream, error) {
+func (u *upstream) postStream(ctx context.Context, w *streamWatch, path string, body []byte, firstByte, requestDeadline time.Time) (*upStream, error) {
 	deadline, timeout := firstByte, errFirstByteTimeout
 	if requestDeadline.Before(deadline) {
 		deadline, timeout = requestDeadline, errRequestTimeout

@@ -33,9 +33,8 @@ func TestStreamOverTLS(t *testing.T) {
 	fast.TLSConfig = &tls.Config{RootCAs: up.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
 	u := newUpstream(up.URL+"/v1", "", fast)
 	defer u.close()
-	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, cancel, src, done := openTestStream(t, u)
 	defer cancel(nil)
-	src, done := openTestStream(t, ctx, u)
 	defer done()
 	for i := range 3 {
 		ev, ok, err := src.next(nil)
@@ -56,28 +55,18 @@ func TestStreamOverTLS(t *testing.T) {
 	}
 }
 
-// openTestStream posts a streamed request to u and returns its event
+// openTestStream posts a streamed request to u under a stream watch, as
+// the proxy does, and returns the request's context, what ends it (the
+// watch's stop: it also closes the upstream connection) and the event
 // reader; done closes the answer and frees the reader.
-func openTestStream(t *testing.T, ctx context.Context, u *upstream) (src *sseReader, done func()) {
+func openTestStream(t *testing.T, u *upstream) (ctx context.Context, cancel func(error), src *sseReader, done func()) {
 	t.Helper()
-	resp, err := u.postStream(ctx, &ctxWatch{ctx: ctx}, "/chat/completions", []byte(`{}`), time.Now().Add(5*time.Second), time.Now().Add(time.Minute))
+	ctx, w := newStreamWatch(UpstreamConfig{RequestTimeout: time.Hour, FirstByteTimeout: time.Hour, IdleTimeout: time.Hour}, time.Now())
+	resp, err := u.postStream(ctx, w, "/chat/completions", []byte(`{}`), time.Now().Add(5*time.Second), time.Now().Add(time.Minute))
 	if err != nil {
+		w.stop(err)
 		t.Fatal(err)
 	}
 	src = newSSEReader(resp, 1<<20)
-	return src, func() { resp.Close(); src.release() }
+	return ctx, w.stop, src, func() { resp.Close(); src.release() }
 }
-
-// ctxWatch is a connWatcher over a plain context, for tests that open an
-// upstream stream without a streamWatch: the connection closes when ctx
-// ends (context.AfterFunc).
-type ctxWatch struct {
-	ctx  context.Context
-	stop func() bool
-}
-
-func (w *ctxWatch) closeOnEnd(c *trackedConn) {
-	w.stop = context.AfterFunc(w.ctx, func() { c.Close() }) //nolint:errcheck
-}
-
-func (w *ctxWatch) unwatch(*trackedConn) bool { return w.stop() }

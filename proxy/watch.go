@@ -25,32 +25,25 @@ type streamWatch struct {
 	deadline, first, idleFor time.Duration
 	phase                    atomic.Int32
 	waitAt                   atomic.Int64 // offset at which the relay's current wait began
-	// The upstream connection stop closes (closeOnEnd), and whether stop
-	// ran: what context.AfterFunc on the request's context did, without
-	// its six allocations per stream.
-	conn    atomic.Pointer[trackedConn]
-	stopped atomic.Bool
+	// conn is the upstream connection stop closes (closeOnEnd), or
+	// watchEnded once stop ran: what context.AfterFunc on the request's
+	// context did, without its six allocations per stream.
+	conn atomic.Pointer[trackedConn]
 }
 
-// connWatcher closes a stream's upstream connection when its request
-// ends, so that a read blocked on it returns. *streamWatch is the one the
-// proxy uses.
-type connWatcher interface {
-	// closeOnEnd closes c once the request ends (at once if it has).
-	closeOnEnd(c *trackedConn)
-	// unwatch undoes closeOnEnd; false: the request ended and c was (or
-	// is being) closed.
-	unwatch(c *trackedConn) bool
-}
+// watchEnded marks a watch whose stop ran (streamWatch.conn).
+var watchEnded = new(trackedConn)
 
+// closeOnEnd closes c, the stream's upstream connection, once the request
+// ends (at once if it has), so that a read blocked on it returns.
 func (w *streamWatch) closeOnEnd(c *trackedConn) {
-	w.conn.Store(c)
-	// stop may have run before the Store: then one of the two takes c.
-	if w.stopped.Load() && w.conn.CompareAndSwap(c, nil) {
+	if !w.conn.CompareAndSwap(nil, c) { // stop ran first
 		c.Close() //nolint:errcheck // closing only ends reads
 	}
 }
 
+// unwatch undoes closeOnEnd; false: the request ended and c was (or is
+// being) closed.
 func (w *streamWatch) unwatch(c *trackedConn) bool { return w.conn.CompareAndSwap(c, nil) }
 
 // The timeouts a watch enforces beside request_timeout.
@@ -77,8 +70,7 @@ func newStreamWatch(u UpstreamConfig, start time.Time) (context.Context, *stream
 func (w *streamWatch) stop(err error) {
 	w.cancel(err)
 	w.t.Stop()
-	w.stopped.Store(true)
-	if c := w.conn.Swap(nil); c != nil {
+	if c := w.conn.Swap(watchEnded); c != nil && c != watchEnded {
 		c.Close() //nolint:errcheck // closing only ends reads
 	}
 }

@@ -1,0 +1,4 @@
+package proxy
+
+// ScriptedUpstream is scriptedUpstream for the package's external tests.
+var ScriptedUpstream = scriptedUpstream
