@@ -37,7 +37,7 @@ type Server struct {
 	streams sync.WaitGroup // in-flight stream writers
 	reqSeq  atomic.Uint64
 	bound   atomic.Pointer[string] // the listener's address, set by Serve
-	fast    *fasthttp.Client       // the upstream client (upstream.go), shared across reloads
+	fast    *upstreamClient        // the upstream client (upstream.go), shared across reloads
 	gapQ    *gapQueue              // the gap queue (gaps.go), kept across reloads
 	shared  *sharedState           // the Redis copy of turns and gaps (state.go); nil without state.redis_url
 	turns   *turnLog               // recent turns (turnlog.go); nil when turnlog.size is 0
@@ -69,7 +69,8 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		log = zap.NewNop()
 	}
 	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(),
-		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes, cfg.Upstream.IdleConnTimeout, cfg.Upstream.FirstByteTimeout, nil)}
+		fast: newFastClient(cfg.Upstream, nil)}
+	s.m.registerUpstream(s.fast)
 	rt, err := s.build(cfg)
 	if err == nil {
 		err = s.startGaps(cfg)
@@ -212,6 +213,7 @@ func restartOnly(running, next Config) []string {
 		{"server.read_timeout", r.ReadTimeout != n.ReadTimeout},
 		{"server.idle_timeout", r.IdleTimeout != n.IdleTimeout},
 		{"upstream.max_conns", running.Upstream.MaxConns != next.Upstream.MaxConns},
+		{"upstream.conn_wait_timeout", running.Upstream.ConnWaitTimeout != next.Upstream.ConnWaitTimeout},
 		{"upstream.max_response_bytes", running.Upstream.MaxResponseBytes != next.Upstream.MaxResponseBytes},
 		{"upstream.idle_conn_timeout", running.Upstream.IdleConnTimeout != next.Upstream.IdleConnTimeout},
 		{"state.dir", running.State.Dir != next.State.Dir},
