@@ -196,6 +196,42 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a ~ /^[0-9]+$/) printf "
 ratio2() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a ~ /^[0-9.]+$/) printf "%.2f", a / b; else print "-" }'; }
 : >"$OUT/anchor.md"
 
+# Idle streams first, on processes that served only a few turns.
+if [ "$PACED" != 0 ]; then
+  PACED_BODY='{"model":"mock-1","stream":true,"user":"paced","messages":[{"role":"user","content":"What is the return window?"}]}'
+  IDLE_BODY='{"model":"mock-1","stream":true,"user":"idle","messages":[{"role":"user","content":"What is the return window?"}]}'
+  to_ms() { # a wrk duration (850.00us, 1.17s, 1.02m) -> milliseconds
+    awk -v d="$1" 'BEGIN { v = d + 0; if (d ~ /us$/) v /= 1000; else if (d ~ /ms$/) v = v; else if (d ~ /m$/) v *= 60000; else if (d ~ /s$/) v *= 1000; printf "%.0f", v }'
+  }
+  # held NAME OPEN: OPEN idle streams through NAME; prints bytes per open
+  # stream (resident memory with them open minus before, over OPEN).
+  held() {
+    local name=$1 open=$2 r0 r1 secs=$(( $2 / 250 + 6 ))
+    r0=$(rss_kb "${procs[$name]}")
+    ANCHOR_BODY="$IDLE_BODY" timeout $((secs + 30)) wrk -t"$THREADS" -c"$open" -d"${secs}s" --timeout 60s -s bench/anchor/post.lua \
+      "http://127.0.0.1:${port[$name]}/v1/chat/completions" >"$OUT/idle-$name.txt" 2>&1 &
+    local w=$!
+    sleep $((secs - 2))
+    r1=$(rss_kb "${procs[$name]}")
+    echo "$name open=$(ss -Htn state established "( sport = :${port[$name]} )" | wc -l) rss0=${r0}KiB rss1=${r1}KiB" >>"$OUT/idle.log"
+    wait $w || true
+    awk -v a="$r0" -v b="$r1" -v n="$open" 'BEGIN { printf "%.0f", (b - a) * 1024 / n }'
+  }
+  # A few turns first (lazy set-up, the pipeline's first turns), no more:
+  # a Go heap grown by a load run would hold the idle streams in its slack.
+  for name in nginx caddy fastproxy "${guards[@]}" guarded; do
+    for _ in 1 2 3 4 5; do curl -sfN -H 'Content-Type: application/json' -d "$STREAM" "http://127.0.0.1:${port[$name]}/v1/chat/completions" >/dev/null || true; done
+  done
+  declare -A idle
+  for name in nginx caddy fastproxy "${guards[@]}"; do
+    echo "== idle streams: $IDLE_OPEN through $name" >&2
+    idle[$name]=$(held "$name" "$IDLE_OPEN")
+  done
+  echo "== idle streams: $GUARDED_OPEN through the guarded guard" >&2
+  idle[guarded]=$(held guarded "$GUARDED_OPEN")
+  sleep 2
+fi
+
 if [ "$BURST" != 0 ]; then
   declare -A res cpu
   for kind in nonstream stream; do
@@ -232,37 +268,6 @@ if [ "$BURST" != 0 ]; then
 fi
 
 if [ "$PACED" != 0 ]; then
-  PACED_BODY='{"model":"mock-1","stream":true,"user":"paced","messages":[{"role":"user","content":"What is the return window?"}]}'
-  IDLE_BODY='{"model":"mock-1","stream":true,"user":"idle","messages":[{"role":"user","content":"What is the return window?"}]}'
-  to_ms() { # a wrk duration (850.00us, 1.17s, 1.02m) -> milliseconds
-    awk -v d="$1" 'BEGIN { v = d + 0; if (d ~ /us$/) v /= 1000; else if (d ~ /ms$/) v = v; else if (d ~ /m$/) v *= 60000; else if (d ~ /s$/) v *= 1000; printf "%.0f", v }'
-  }
-  # held NAME OPEN: OPEN idle streams through NAME; prints bytes per open
-  # stream (resident memory with them open minus before, over OPEN).
-  held() {
-    local name=$1 open=$2 r0 r1 secs=$(( $2 / 250 + 6 ))
-    r0=$(rss_kb "${procs[$name]}")
-    ANCHOR_BODY="$IDLE_BODY" timeout $((secs + 30)) wrk -t"$THREADS" -c"$open" -d"${secs}s" --timeout 60s -s bench/anchor/post.lua \
-      "http://127.0.0.1:${port[$name]}/v1/chat/completions" >"$OUT/idle-$name.txt" 2>&1 &
-    local w=$!
-    sleep $((secs - 2))
-    r1=$(rss_kb "${procs[$name]}")
-    echo "$name open=$(ss -Htn state established "( sport = :${port[$name]} )" | wc -l) rss0=${r0}KiB rss1=${r1}KiB" >>"$OUT/idle.log"
-    wait $w || true
-    awk -v a="$r0" -v b="$r1" -v n="$open" 'BEGIN { printf "%.0f", (b - a) * 1024 / n }'
-  }
-  # A few turns first (lazy set-up, the pipeline's first turns), no more:
-  # a Go heap grown by a load run would hold the idle streams in its slack.
-  for name in nginx caddy fastproxy "${guards[@]}" guarded; do
-    for _ in 1 2 3 4 5; do curl -sfN -H 'Content-Type: application/json' -d "$STREAM" "http://127.0.0.1:${port[$name]}/v1/chat/completions" >/dev/null || true; done
-  done
-  declare -A idle
-  for name in nginx caddy fastproxy "${guards[@]}"; do
-    echo "== idle streams: $IDLE_OPEN through $name" >&2
-    idle[$name]=$(held "$name" "$IDLE_OPEN")
-  done
-  echo "== idle streams: $GUARDED_OPEN through the guarded guard" >&2
-  idle[guarded]=$(held guarded "$GUARDED_OPEN")
   sleep 2
   # paced NAME OPEN -> "streams/s p50ms p99ms cpu-us-per-stream rss-MiB-mid-run errors"
   paced() {
