@@ -156,8 +156,8 @@ func (s *Server) build(cfg Config) (*runtime, error) {
 // Reload swaps in a new configuration. In-flight requests finish on the old
 // one. A reload is all or nothing: one that changes a setting the running
 // listener or upstream pool took at start (restartOnly), or that would switch
-// auth off while the listener is not loopback, is refused and the running
-// configuration stays whole. Every outcome is counted in
+// auth off (on any listener: only a restart does that), is refused and the
+// running configuration stays whole. Every outcome is counted in
 // guard_config_reloads_total{result}.
 func (s *Server) Reload(cfg Config) error {
 	if err := cfg.Validate(); err != nil {
@@ -166,6 +166,11 @@ func (s *Server) Reload(cfg Config) error {
 	old := s.rt.Load()
 	if changed := restartOnly(old.cfg, cfg); len(changed) > 0 {
 		return s.refuseReload("refused", fmt.Errorf("%s: changing these needs a restart", strings.Join(changed, ", ")))
+	}
+	if old.cfg.Auth.Enabled && !cfg.Auth.Enabled {
+		// On every listener, loopback included: replicas on loopback
+		// behind a reverse proxy would open every tenant to it.
+		return s.refuseReload("refused", errors.New("auth.enabled: a reload may not switch auth off (an auth section left out does); restart guard serve to run without auth"))
 	}
 	if !cfg.Auth.Enabled {
 		if addr := s.listenAddr(); !isLoopbackAddr(addr) {
