@@ -90,6 +90,11 @@ type KeyConfig struct {
 type PipelineConfig struct {
 	Enabled bool   `yaml:"enabled"` // false = pure pass-through proxy (decision "passthrough"); default true
 	Index   string `yaml:"index"`   // index snapshot dir (guard index build); empty = the embedded demo corpus, indexed at start-up
+	// MaxQueryChars caps the question text handed to retrieval, in bytes
+	// (cut at a UTF-8 boundary); the upstream still gets the whole
+	// conversation. Each cut is counted in guard_query_truncated_total.
+	// Range [64, 1048576], default 4096.
+	MaxQueryChars int `yaml:"max_query_chars"`
 }
 
 // LogConfig configures zap.
@@ -111,7 +116,7 @@ func DefaultConfig() Config {
 		Upstream: UpstreamConfig{APIKeyEnv: "OPENAI_API_KEY", FirstByteTimeout: 30 * time.Second,
 			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
 			MaxResponseBytes: 16 << 20, MaxConns: 512, IdleConnTimeout: 4 * time.Second},
-		Pipeline: PipelineConfig{Enabled: true},
+		Pipeline: PipelineConfig{Enabled: true, MaxQueryChars: 4096},
 		Log:      LogConfig{Level: "info", FlushInterval: time.Second},
 		Gaps:     defaultGaps(),
 		State:    StateConfig{RedisTTL: 168 * time.Hour, RedisFlush: 500 * time.Millisecond},
@@ -253,6 +258,9 @@ func (c Config) Validate() error {
 	add("gaps", c.Gaps.validate())
 	add("state", c.State.validate())
 	add("turnlog", c.TurnLog.validate())
+	if q := c.Pipeline.MaxQueryChars; q < 64 || q > 1<<20 {
+		errs = append(errs, fmt.Errorf("pipeline.max_query_chars: must be in [64,1048576], got %d", q))
+	}
 	if c.Log.Level != "" {
 		switch c.Log.Level {
 		case "debug", "info", "warn", "error":
