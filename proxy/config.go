@@ -47,7 +47,7 @@ type UpstreamConfig struct {
 	BaseURL          string        `yaml:"base_url"`           // e.g. http://127.0.0.1:9090/v1; required by New (guard serve starts its simulated upstream when empty)
 	APIKeyEnv        string        `yaml:"api_key_env"`        // env var holding the upstream API key; default OPENAI_API_KEY
 	FirstByteTimeout time.Duration `yaml:"first_byte_timeout"` // until the first upstream event of a stream; default 30s
-	IdleTimeout      time.Duration `yaml:"idle_timeout"`       // between two upstream events; default 30s
+	IdleTimeout      time.Duration `yaml:"idle_timeout"`       // longest wait for the next complete upstream event block (bytes that do not complete one do not reset it); default 30s
 	RequestTimeout   time.Duration `yaml:"request_timeout"`    // whole request, and the whole body of a non-stream answer; default 5m
 	MaxEventBytes    int           `yaml:"max_event_bytes"`    // largest upstream SSE event accepted; default 1 MiB
 	MaxResponseBytes int           `yaml:"max_response_bytes"` // largest non-stream upstream body; default 16 MiB
