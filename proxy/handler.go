@@ -339,6 +339,18 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	// which Serve accepted as a clientConn: the header goes out before the
 	// first Read, held back to leave with the first chunk.
 	r.cw = ctx.Conn().(*clientConn)
+	if rt.cfg.Auth.Enabled {
+		// A reload that revokes the key ends the stream (revoke.go).
+		if sum, ae := bearerSum(ctx); ae == nil {
+			r.keyed = true
+			s.keyed.add(x.watch, streamKey{sum: sum, tenant: l.tenant, kb: l.kb})
+			if !s.rt.Load().admits(streamKey{sum: sum, tenant: l.tenant, kb: l.kb}) {
+				// A reload between authorize and here: revoke.go missed it.
+				s.keyed.remove(x.watch)
+				x.watch.stop(errKeyRevoked)
+			}
+		}
+	}
 	s.streams.Add(1)
 	r.cw.holdNext()
 	r.owed = true

@@ -389,3 +389,57 @@ func TestReloadAuthOffRefusedOnLoopback(t *testing.T) {
 		t.Errorf("metrics lack the refused reload:\n%s", grepLines(metrics, "guard_config_reloads_total"))
 	}
 }
+
+// A reload that removes a key ends that key's open streams at once, with
+// an invalid_api_key error event and [DONE]; a stream of a key the reload
+// keeps runs to its end.
+func TestRevokedKeyStreamsEndAtReload(t *testing.T) {
+	tc := testConfig()
+	tc.Mock.Pace = 20 * time.Millisecond
+	tc.Mock.ChunkRunes = 1
+	cfg, _ := withMock(t, tc)
+	cfg.Pipeline.Enabled = false
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Server.Addr = ln.Addr().String()
+	cfg.Auth.Enabled = true
+	cfg.Auth.Keys = []proxy.KeyConfig{
+		{Name: "gone", SHA256: sha("sk-gone"), Tenant: "acme", KBs: []string{"docs"}},
+		{Name: "kept", SHA256: sha("sk-kept"), Tenant: "acme", KBs: []string{"docs"}},
+	}
+	srv := serveOn(t, cfg, ln)
+	open := func(key string) (*http.Response, *bufio.Reader) {
+		req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+"/v1/chat/completions", strings.NewReader(streamBody))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(resp.Body)
+		if first, err := br.ReadString('\n'); err != nil || !strings.HasPrefix(first, "data: ") {
+			t.Fatalf("%s: stream did not start: %d %q %v", key, resp.StatusCode, first, err)
+		}
+		return resp, br
+	}
+	goneResp, goneBody := open("sk-gone")
+	defer goneResp.Body.Close()
+	keptResp, keptBody := open("sk-kept")
+	defer keptResp.Body.Close()
+
+	next := cfg
+	next.Auth.Keys = cfg.Auth.Keys[1:]
+	if err := srv.Reload(next); err != nil {
+		t.Fatal(err)
+	}
+	gone := sseEvents(t, goneBody)
+	n := len(gone)
+	if n < 2 || gone[n-1] != "[DONE]" || !strings.Contains(gone[n-2], `"invalid_api_key"`) || strings.Contains(strings.Join(gone, ""), `"finish_reason":"stop"`) {
+		t.Errorf("revoked key's stream: %q, want it cut with an invalid_api_key error event", gone[max(0, n-3):])
+	}
+	kept := sseEvents(t, keptBody)
+	if joined := strings.Join(kept, ""); !strings.Contains(joined, `"finish_reason":"stop"`) || strings.Contains(joined, "invalid_api_key") {
+		t.Errorf("kept key's stream did not finish whole: %q", kept[max(0, len(kept)-3):])
+	}
+}

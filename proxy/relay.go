@@ -53,6 +53,7 @@ type relay struct {
 	// seenBlocks is src.blocks at the wait that last started the idle
 	// clock.
 	seenBlocks uint64
+	keyed      bool   // registered with the server's keyed streams (revoke.go)
 	gone       bool   // a flush failed (relay goroutine only)
 	out        []byte // chunkRoom bytes, then the events not yet written
 	buf        []byte // the turn's output for one delta
@@ -372,6 +373,9 @@ func (r *relay) Close() error {
 	r.up.Close() // a served relay always has its upstream answer
 	r.src.release()
 	stop(nil)
+	if r.keyed {
+		s.keyed.remove(r.watch)
+	}
 	r.free()
 	s.streams.Done()
 	return nil

@@ -42,6 +42,7 @@ type Server struct {
 	shared  *sharedState           // the Redis copy of turns and gaps (state.go); nil without state.redis_url
 	turns   *turnLog               // recent turns (turnlog.go); nil when turnlog.size is 0
 	turnW   *turnWriter            // the turn log's JSONL copy; nil without turnlog.persist.dir
+	keyed   keyedStreams           // open streams begun with an API key (revoke.go)
 	// lns are the listeners Serve was given, closed by Shutdown; shut
 	// makes a Serve that comes after Shutdown return at once.
 	lnMu sync.Mutex
@@ -182,6 +183,7 @@ func (s *Server) Reload(cfg Config) error {
 		return s.refuseReload("invalid", err)
 	}
 	s.rt.Store(rt)
+	s.revokeStreams(rt)
 	s.applyGC(cfg.Server.GC)
 	if old.pipe != rt.pipe {
 		old.pipe.Retire()
