@@ -31,6 +31,10 @@ type Doc struct {
 	// summary page): the ids, in the same partition, it was written from.
 	// HaluGate checks its claims against them at index time.
 	Sources []string `json:"sources,omitempty"`
+	// Deleted marks a deletion line ({"id":..,"deleted":true}): guard index
+	// add removes the document; its other fields (text included) are not
+	// needed. A build reports such a line as bad.
+	Deleted bool `json:"deleted,omitempty"`
 	// Origin is the input file and line ("file:line"), for reports.
 	Origin string `json:"-"`
 }
@@ -75,7 +79,7 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // directory name in the snapshot).
 func validName(s string) bool { return nameRE.MatchString(s) }
 
-var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true, "sources": true}
+var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true, "sources": true, "deleted": true}
 
 // parseDocLine decodes one corpus JSONL line and applies the defaults.
 func parseDocLine(line []byte) (Doc, error) {
@@ -125,6 +129,11 @@ func parseDocLine(line []byte) (Doc, error) {
 			errs = append(errs, fmt.Errorf("field \"sources\": must be an array of ids"))
 		}
 	}
+	if v, ok := raw["deleted"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &d.Deleted); err != nil {
+			errs = append(errs, errors.New("field \"deleted\": must be true or false"))
+		}
+	}
 	for k, v := range raw {
 		if knownDocFields[k] {
 			continue
@@ -148,7 +157,7 @@ func normalizeDoc(d Doc) (Doc, error) {
 	if d.ID == "" {
 		return Doc{}, errors.New("missing id")
 	}
-	if strings.TrimSpace(d.Text) == "" {
+	if strings.TrimSpace(d.Text) == "" && !d.Deleted {
 		return Doc{}, fmt.Errorf("doc %q: missing text", d.ID)
 	}
 	if d.Kind == "" {
@@ -326,6 +335,25 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 		}
 	}
 	return docs, bad, nil
+}
+
+// dropDeletions moves the deletion lines of docs to bad: a build starts
+// from nothing, so there is nothing for them to delete.
+func dropDeletions(docs []Doc, bad []*LineError) ([]Doc, []*LineError) {
+	kept := docs[:0]
+	for _, d := range docs {
+		if !d.Deleted {
+			kept = append(kept, d)
+			continue
+		}
+		file, line := d.Origin, 0
+		if i := strings.LastIndexByte(d.Origin, ':'); i >= 0 {
+			file = d.Origin[:i]
+			fmt.Sscan(d.Origin[i+1:], &line)
+		}
+		bad = append(bad, &LineError{File: file, Line: line, Err: fmt.Errorf("doc %q: \"deleted\": true in a build (only guard index add removes documents)", d.ID)})
+	}
+	return kept, bad
 }
 
 // textDoc turns a Markdown or text file into a Doc; a Markdown file's first

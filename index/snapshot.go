@@ -152,6 +152,10 @@ func Build(ctx context.Context, cfg Config, sources []string, memory []string, o
 	if err != nil {
 		return Manifest{}, err
 	}
+	docs, bad = dropDeletions(docs, bad)
+	if cfg.Strict && len(bad) > 0 {
+		return Manifest{}, bad[0]
+	}
 	mem, badMem, err := readMemory(memory, cfg.Strict)
 	if err != nil {
 		return Manifest{}, err
