@@ -177,7 +177,12 @@ func (s *Server) Reload(cfg Config) error {
 		old.pipe.Retire()
 	}
 	s.m.reloads.WithLabelValues("ok").Inc()
-	s.log.Info("configuration reloaded")
+	fields := []zap.Field{zap.Bool("pipeline", cfg.Pipeline.Enabled)}
+	if sv, ok := rt.pipe.(interface{ Serving() (string, int) }); ok {
+		dir, docs := sv.Serving()
+		fields = append(fields, zap.String("snapshot", dir), zap.Int("docs", docs))
+	}
+	s.log.Info("configuration reloaded", fields...)
 	return nil
 }
 

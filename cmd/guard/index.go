@@ -50,7 +50,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const indexUsage = `usage:
   guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--strict] --out DIR
-  guard index add   [--config F] --index DIR --corpus PATH [--corpus PATH]... [--memory F.jsonl...] [--strict] --out NEWDIR
+  guard index add   [--config F] --index DIR [--corpus PATH]... [--memory F.jsonl...] [--delete ID... [--tenant T --kb K]] [--strict] [-v] --out NEWDIR
   guard index query [--config F] [--index DIR] [--tenant T --kb K] [--k N] [--json] "question"
   guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]
   guard index calibrate [--config F] --index DIR [--questions N] [--write] [--json]
@@ -104,7 +104,14 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	base := fs.String("index", "", "base snapshot dir (add)")
 	strict := fs.Bool("strict", false, "fail on the first bad corpus or memory line")
 	demo := fs.Bool("demo", false, "build the embedded demo corpus (build)")
-	verbose := fs.Bool("v", false, "log progress")
+	var deletes multiFlag
+	var tenant, kb string
+	if add {
+		fs.Var(&deletes, "delete", "remove the document with this id (repeatable; in --tenant/--kb)")
+		fs.StringVar(&tenant, "tenant", index.DefaultTenant, "partition tenant of --delete")
+		fs.StringVar(&kb, "kb", index.DefaultKB, "partition KB of --delete")
+	}
+	verbose := fs.Bool("v", false, "log progress (add: and list the ids added, replaced, unchanged, removed)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -129,12 +136,18 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		return err
 	}
 	var man index.Manifest
+	var changes index.Changes
 	switch {
 	case add:
-		if *base == "" || len(corpus)+len(memory) == 0 {
-			return errors.New("add needs --index and at least one --corpus or --memory")
+		if *base == "" || len(corpus)+len(memory)+len(deletes) == 0 {
+			return usageErrorf(fs, "add needs --index and at least one --corpus, --memory or --delete")
 		}
-		man, err = index.Add(ctx, ic, *base, corpus, memory, *out, log, index.WithVerifier(hv))
+		refs := make([]index.DocRef, len(deletes))
+		for i, id := range deletes {
+			refs[i] = index.DocRef{Tenant: tenant, KB: kb, ID: id}
+		}
+		man, err = index.Add(ctx, ic, *base, corpus, memory, *out, log, index.WithVerifier(hv),
+			index.WithDelete(refs...), index.WithChanges(&changes))
 	case *demo:
 		man, err = index.BuildDemo(ctx, ic, *out, log)
 	default:
@@ -152,6 +165,9 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	fmt.Fprintf(cliOut, "snapshot %s: %d docs, %d chunks, %d partitions, %d memory entries, %d bad lines, %.1fs (%.0f chunks/s), embedder %s (%s, %d dims)\n",
 		*out, man.Docs, man.Chunks, len(man.Partitions), man.Memory, len(man.BadLines), man.BuildSeconds, man.ChunksPerSecond,
 		man.Embedder, man.Model, man.Dims)
+	if add {
+		printChanges(cliOut, changes, *verbose)
+	}
 	if h := man.HaluGate; h != nil && h.Derived > 0 {
 		fmt.Fprintf(cliOut, "halugate: %d derived entries (%d checked, %d unchanged), %d claims, %d not supported; risk high %d, medium %d, low %d, unchecked %d; %d kept out of retrieval (guard index audit --index %s)\n",
 			h.Derived, h.Checked, h.Reused, h.Claims, h.Flagged, h.High, h.Medium, h.Low, h.Unchecked, h.Excluded, *out)
@@ -165,6 +181,31 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		fmt.Fprintf(cliOut, "calibration %s/%s: %s\n", c.Tenant, c.KB, calibrationLine(c))
 	}
 	return nil
+}
+
+// printChanges says what guard index add did to its input documents:
+// one line of counts, and with verbose the ids under each heading.
+func printChanges(w io.Writer, c index.Changes, verbose bool) {
+	fmt.Fprintf(w, "documents: %d added, %d replaced, %d unchanged, %d removed", len(c.Added), len(c.Replaced), len(c.Unchanged), len(c.Removed))
+	if len(c.NotFound) > 0 {
+		fmt.Fprintf(w, ", %d to delete not found", len(c.NotFound))
+	}
+	fmt.Fprintln(w)
+	for _, g := range []struct {
+		name   string
+		refs   []index.DocRef
+		always bool
+	}{{"added", c.Added, false}, {"replaced", c.Replaced, false}, {"unchanged", c.Unchanged, false},
+		{"removed", c.Removed, false}, {"not found (nothing deleted)", c.NotFound, true}} {
+		if len(g.refs) == 0 || !verbose && !g.always {
+			continue
+		}
+		fmt.Fprintf(w, "  %s:", g.name)
+		for _, r := range g.refs {
+			fmt.Fprintf(w, " %s", r)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 const calibrateUsage = `usage: guard index calibrate [--config F] --index DIR [--questions N] [--write] [--json]
