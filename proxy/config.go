@@ -51,6 +51,7 @@ type UpstreamConfig struct {
 	MaxResponseBytes int           `yaml:"max_response_bytes"` // largest non-stream upstream body; default 16 MiB
 	MaxConns         int           `yaml:"max_conns"`          // connections open to the upstream at once; default 512
 	IdleConnTimeout  time.Duration `yaml:"idle_conn_timeout"`  // an idle upstream connection is closed after this; below typical upstream keep-alive (nginx 75s, Node 5s, many LBs 60s); default 4s
+	Probe            ProbeConfig   `yaml:"probe"`              // the readiness probe of the upstream (probe.go)
 }
 
 // ModelsConfig restricts or renames models.
@@ -108,7 +109,7 @@ func DefaultConfig() Config {
 			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second, GC: GCConfig{Percent: 400}},
 		Upstream: UpstreamConfig{APIKeyEnv: "OPENAI_API_KEY", FirstByteTimeout: 30 * time.Second,
 			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
-			MaxResponseBytes: 16 << 20, MaxConns: 512, IdleConnTimeout: 4 * time.Second},
+			MaxResponseBytes: 16 << 20, MaxConns: 512, IdleConnTimeout: 4 * time.Second, Probe: defaultProbe()},
 		Pipeline: PipelineConfig{Enabled: true},
 		Log:      LogConfig{Level: "info", FlushInterval: time.Second},
 		Gaps:     defaultGaps(),
@@ -247,6 +248,7 @@ func (u UpstreamConfig) validate() error {
 	if u.MaxConns <= 0 {
 		errs = append(errs, fmt.Errorf("max_conns: must be > 0, got %d", u.MaxConns))
 	}
+	errs = append(errs, unjoin(u.Probe.validate())...)
 	return errors.Join(errs...)
 }
 

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -36,12 +37,14 @@ type Server struct {
 	ready   atomic.Bool
 	streams sync.WaitGroup // in-flight stream writers
 	reqSeq  atomic.Uint64
-	bound   atomic.Pointer[string] // the listener's address, set by Serve
-	fast    *fasthttp.Client       // the upstream client (upstream.go), shared across reloads
-	gapQ    *gapQueue              // the gap queue (gaps.go), kept across reloads
-	shared  *sharedState           // the Redis copy of turns and gaps (state.go); nil without state.redis_url
-	turns   *turnLog               // recent turns (turnlog.go); nil when turnlog.size is 0
-	turnW   *turnWriter            // the turn log's JSONL copy; nil without turnlog.persist.dir
+	bound   atomic.Pointer[string]      // the listener's address, set by Serve
+	fast    *fasthttp.Client            // the upstream client (upstream.go), shared across reloads
+	gapQ    *gapQueue                   // the gap queue (gaps.go), kept across reloads
+	shared  *sharedState                // the Redis copy of turns and gaps (state.go); nil without state.redis_url
+	turns   *turnLog                    // recent turns (turnlog.go); nil when turnlog.size is 0
+	turnW   *turnWriter                 // the turn log's JSONL copy; nil without turnlog.persist.dir
+	upState atomic.Pointer[probeResult] // the last upstream probe (probe.go); nil before the first
+	probe   *prober                     // the probe loop, started by Serve; under lnMu
 	// lns are the listeners Serve was given, closed by Shutdown; shut
 	// makes a Serve that comes after Shutdown return at once.
 	lnMu sync.Mutex
@@ -256,6 +259,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.lnMu.Unlock()
 	a := ln.Addr().String()
 	s.bound.Store(&a)
+	s.startProbe()
 	return s.srv.Serve(clientListener{ln})
 }
 
@@ -267,6 +271,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.shut = true
 	lns := s.lns
 	s.lnMu.Unlock()
+	s.stopProbe()
 	err := s.srv.ShutdownWithContext(ctx)
 	// fasthttp closes the listeners whose Serve loop had started; one
 	// given to Serve just before would otherwise accept forever.
@@ -338,6 +343,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		if !s.ready.Load() {
 			ctx.SetStatusCode(503)
 			ctx.SetBodyString(`{"status":"not ready"}`)
+			return
+		}
+		if up := s.upState.Load(); up != nil && up.down {
+			// Every chat answer needs the upstream: send chats elsewhere.
+			ctx.SetStatusCode(503)
+			b, _ := json.Marshal(map[string]any{"status": "not ready", "degraded": []string{"upstream"}, "message": up.reason})
+			ctx.SetBody(b)
 			return
 		}
 		if !s.shared.Healthy() {
