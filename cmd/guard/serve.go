@@ -162,7 +162,11 @@ func runServe(args []string) error {
 	if cfg.Upstream.BaseURL == "" {
 		// No upstream configured: serve against the built-in simulated
 		// one (mock section), on a loopback port, for this process's life.
-		if mock, err = mockllm.Start(file.Mock, "127.0.0.1:0"); err != nil {
+		mockAddr := file.Mock.Addr
+		if mockAddr == "" {
+			mockAddr = "127.0.0.1:0"
+		}
+		if mock, err = mockllm.Start(file.Mock, mockAddr); err != nil {
 			return fmt.Errorf("start simulated upstream: %w", err)
 		}
 		defer mock.Close()
