@@ -11,8 +11,9 @@ import (
 	"github.com/answer-guard/guard/internal/confcheck"
 )
 
-// Config is the whole configuration of guard serve: the proxy's own
-// sections plus the sections of the pipeline stages.
+// Config is the data plane's configuration: the proxy's own sections plus
+// the sections of the pipeline stages (the operator plane's sections,
+// state, gaps, turnlog and console, are package operator's).
 type Config struct {
 	Server   ServerConfig   `yaml:"server"`
 	Upstream UpstreamConfig `yaml:"upstream"`
@@ -20,10 +21,6 @@ type Config struct {
 	Auth     AuthConfig     `yaml:"auth"`
 	Pipeline PipelineConfig `yaml:"pipeline"`
 	Log      LogConfig      `yaml:"log"`
-	State    StateConfig    `yaml:"state"` // gaps.go
-	Gaps     GapsConfig     `yaml:"gaps"`  // gaps.go
-	TurnLog  TurnLogConfig  `yaml:"turnlog"`
-	Console  ConsoleConfig  `yaml:"console"`
 	Stages   StageConfigs   `yaml:",inline"`
 }
 
@@ -112,10 +109,6 @@ func DefaultConfig() Config {
 			MaxResponseBytes: 16 << 20, MaxConns: 512, IdleConnTimeout: 4 * time.Second, Probe: defaultProbe()},
 		Pipeline: PipelineConfig{Enabled: true},
 		Log:      LogConfig{Level: "info", FlushInterval: time.Second},
-		Gaps:     defaultGaps(),
-		State:    StateConfig{RedisTTL: 168 * time.Hour, RedisFlush: 500 * time.Millisecond},
-		TurnLog:  defaultTurnLog(),
-		Console:  ConsoleConfig{Enabled: true},
 		Stages:   defaultStages(),
 	}
 }
@@ -163,9 +156,6 @@ func (c Config) Validate() error {
 	add("server", c.Server.validate())
 	add("upstream", c.Upstream.validate())
 	add("auth", c.Auth.validate(c.Server.Addr))
-	add("gaps", c.Gaps.validate())
-	add("state", c.State.validate())
-	add("turnlog", c.TurnLog.validate())
 	if c.Log.Level != "" {
 		switch c.Log.Level {
 		case "debug", "info", "warn", "error":

@@ -48,6 +48,9 @@ func toAPIError(err error) *APIError {
 	if errors.As(err, &ae) {
 		return ae
 	}
+	if ae, ok := fromClientError(err); ok {
+		return ae
+	}
 	switch {
 	case errors.Is(err, errFirstByteTimeout):
 		return &APIError{Status: 504, Type: "upstream_error", Code: "upstream_timeout", Message: "the upstream model did not start answering in time", Err: err}

@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/internal/jsonscan"
 )
 
 // mediaType is the media type of the Content-Type value ct: what comes
@@ -166,8 +167,8 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 	b := resp.Body()
 	// One pass validates the answer (as gjson.Valid would) and reads its
 	// top-level members.
-	f, valid := scanChunk(b2s(b))
-	if !valid || !strings.HasPrefix(f.choices, "[") {
+	f, valid := jsonscan.ScanChunk(b2s(b))
+	if !valid || !strings.HasPrefix(f.Choices, "[") {
 		s.failChat(ctx, l, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response", Message: "the upstream answered with something that is not a chat completion"})
 		return
 	}
@@ -179,7 +180,7 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 		ctx.SetContentType("application/json")
 		// Written straight into the response's pooled body buffer (taken
 		// out with SwapBody and put back): no allocation, no second copy.
-		ctx.Response.SwapBody(appendReport(ctx.Response.SwapBody(nil)[:0], b, rep, f.report))
+		ctx.Response.SwapBody(appendReport(ctx.Response.SwapBody(nil)[:0], b, rep, f.Report))
 		s.summarize(l)
 		return
 	}
@@ -195,7 +196,7 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 			return
 		}
 	}
-	b = attachReportTo(b, rep, f.report) // the rewrite set no report member
+	b = attachReportTo(b, rep, f.Report) // the rewrite set no report member
 	l.report = rep
 	l.status = 200
 	ctx.SetContentType("application/json")

@@ -20,6 +20,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/internal/turnrec"
 )
 
 // PipelineFactory builds the pipeline for a configuration (at start and on
@@ -39,10 +41,7 @@ type Server struct {
 	reqSeq  atomic.Uint64
 	bound   atomic.Pointer[string]      // the listener's address, set by Serve
 	fast    *fasthttp.Client            // the upstream client (upstream.go), shared across reloads
-	gapQ    *gapQueue                   // the gap queue (gaps.go), kept across reloads
-	shared  *sharedState                // the Redis copy of turns and gaps (state.go); nil without state.redis_url
-	turns   *turnLog                    // recent turns (turnlog.go); nil when turnlog.size is 0
-	turnW   *turnWriter                 // the turn log's JSONL copy; nil without turnlog.persist.dir
+	op      OperatorPlane               // the operator plane (attach.go); nil = none
 	upState atomic.Pointer[probeResult] // the last upstream probe (probe.go); nil before the first
 	probe   *prober                     // the probe loop, started by Serve; under lnMu
 	// lns are the listeners Serve was given, closed by Shutdown; shut
@@ -74,28 +73,7 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(),
 		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes, cfg.Upstream.IdleConnTimeout, cfg.Upstream.FirstByteTimeout, nil)}
 	rt, err := s.build(cfg)
-	if err == nil {
-		err = s.startGaps(cfg)
-	}
-	if err == nil {
-		s.turns = newTurnLog(cfg.TurnLog)
-		if s.turns != nil && cfg.TurnLog.Persist.Dir != "" {
-			n, bad := s.turns.restore(cfg.TurnLog.Persist.Dir)
-			s.log.Info("turn log restored", zap.Int("turns", n), zap.Int("unreadable_lines", bad))
-			s.turnW, err = startTurnWriter(s.turns, cfg.TurnLog.Persist, s.log.Named("turnlog"))
-		}
-	}
-	if err == nil && cfg.State.RedisURL != "" {
-		s.shared, err = startSharedState(cfg, s.turns, s.m, s.log.Named("state"))
-		if err == nil && s.gapQ != nil {
-			s.gapQ.share = s.shared.observeGap
-		}
-	}
 	if err != nil {
-		s.stopGaps() //nolint:errcheck // the start error is the one to report
-		if s.turnW != nil {
-			s.turnW.Close()
-		}
 		return nil, err
 	}
 	s.rt.Store(rt)
@@ -186,6 +164,9 @@ func (s *Server) Reload(cfg Config) error {
 		fields = append(fields, zap.String("snapshot", dir), zap.Int("docs", docs))
 	}
 	s.log.Info("configuration reloaded", fields...)
+	if s.op != nil {
+		s.op.Reloaded()
+	}
 	return nil
 }
 
@@ -198,6 +179,10 @@ func (s *Server) applyGC(g GCConfig) {
 // ReloadFailed counts a reload whose file could not be read or decoded
 // (the caller never got a Config to hand to Reload) and returns err.
 func (s *Server) ReloadFailed(err error) error { return s.refuseReload("invalid", err) }
+
+// ReloadRefused counts a reload refused outside the proxy (the operator
+// plane's restart-only settings changed) and returns err.
+func (s *Server) ReloadRefused(err error) error { return s.refuseReload("refused", err) }
 
 func (s *Server) refuseReload(result string, err error) error {
 	s.m.reloads.WithLabelValues(result).Inc()
@@ -222,11 +207,6 @@ func restartOnly(running, next Config) []string {
 		{"upstream.max_conns", running.Upstream.MaxConns != next.Upstream.MaxConns},
 		{"upstream.max_response_bytes", running.Upstream.MaxResponseBytes != next.Upstream.MaxResponseBytes},
 		{"upstream.idle_conn_timeout", running.Upstream.IdleConnTimeout != next.Upstream.IdleConnTimeout},
-		{"state.dir", running.State.Dir != next.State.Dir},
-		{"state.redis_url", running.State.RedisURL != next.State.RedisURL},
-		{"state.redis_flush", running.State.RedisFlush != next.State.RedisFlush},
-		{"state.redis_ttl", running.State.RedisTTL != next.State.RedisTTL},
-		{"turnlog", running.TurnLog != next.TurnLog},
 	} {
 		if f.diff {
 			changed = append(changed, f.name)
@@ -289,13 +269,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	rt.up.close()
 	s.fast.CloseIdleConnections()
 	rt.pipe.Close()
-	if gerr := s.stopGaps(); gerr != nil {
-		err = errors.Join(err, gerr)
+	if s.op != nil {
+		if oerr := s.op.Close(); oerr != nil {
+			err = errors.Join(err, oerr)
+		}
 	}
-	if s.turnW != nil {
-		s.turnW.Close()
-	}
-	s.shared.Close()
 	return err
 }
 
@@ -352,10 +330,17 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			ctx.SetBody(b)
 			return
 		}
-		if !s.shared.Healthy() {
-			// Chat is unaffected; only the fleet-wide operator view is.
-			ctx.SetBodyString(`{"status":"degraded","degraded":["state"],"message":"the shared state store (state.redis_url) is unreachable: turns and gaps are dropped and counted"}`)
-			return
+		if s.op != nil {
+			if piece, msg := s.op.Degraded(); piece != "" {
+				// Chat is unaffected; only the operator plane is.
+				b, _ := json.Marshal(struct {
+					Status   string   `json:"status"`
+					Degraded []string `json:"degraded"`
+					Message  string   `json:"message"`
+				}{"degraded", []string{piece}, msg})
+				ctx.SetBody(b)
+				return
+			}
 		}
 		ctx.SetBodyString(`{"status":"ready"}`)
 	case "/metrics":
@@ -368,17 +353,21 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		// latency, degraded calls); they follow in the same text format.
 		if ctx.Response.StatusCode() == 200 {
 			s.rt.Load().pipe.WriteMetrics(ctx)
+			if s.op != nil {
+				s.op.WriteMetrics(ctx) //nolint:errcheck // the body buffer
+			}
 		}
-	case "/v1/guard/gaps":
-		s.gaps(ctx)
-	case "/v1/guard/turns":
-		s.guardTurns(ctx)
-	case "/v1/guard/whatif":
-		s.guardWhatIf(ctx)
 	default:
 		path := string(ctx.Path())
-		if strings.HasPrefix(path, "/console") && s.console(ctx, path) {
-			return
+		if s.op != nil {
+			if route, ok, err := s.op.ServeOperator(ctx, path); ok {
+				if err != nil {
+					s.fail(ctx, route, toAPIError(err))
+				} else {
+					s.m.requests.WithLabelValues(route, strconv.Itoa(ctx.Response.StatusCode())).Inc()
+				}
+				return
+			}
 		}
 		s.fail(ctx, "other", &APIError{Status: 404, Type: "invalid_request_error", Code: "not_found", Message: "unknown path " + quote(path)})
 	}
@@ -496,6 +485,7 @@ type reqLog struct {
 	report   *Report
 	failure  error
 	finished time.Time
+	rec      turnrec.Turn // the finished-turn record, filled for the operator plane and cleared
 }
 
 func (s *Server) summarize(l *reqLog) {
@@ -516,8 +506,7 @@ func (s *Server) summarize(l *reqLog) {
 	}
 	s.m.chatRequests(l.status).Inc()
 	s.m.observeReport(l.report)
-	s.noteGaps(l) // gaps.go
-	s.turns.record(l)
+	s.record(l) // the operator plane (attach.go)
 	ce := s.log.Check(zap.InfoLevel, "request")
 	if ce == nil {
 		return

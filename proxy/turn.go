@@ -14,6 +14,7 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
+	"github.com/answer-guard/guard/internal/turnrec"
 	"github.com/answer-guard/guard/judge"
 	"github.com/answer-guard/guard/retrieve"
 )
@@ -111,8 +112,8 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	}
 	t.out = gate.Decide(p.gate, cands, res.RerankActive)
 	t.out = gate.ApplyOutline(t.out, p.outline(ctx, req.Query, t.out, t.addDegraded))
-	t.trace = gateTrace{question: req.Query, cands: cands, rerankActive: res.RerankActive, cfg: &p.gate, out: &t.out,
-		remote: p.planner != nil && !slices.Contains(t.degraded, "planner")}
+	t.trace = turnrec.GateTrace{Question: req.Query, Cands: cands, RerankActive: res.RerankActive, Config: &p.gate, Outcome: &t.out,
+		Remote: p.planner != nil && !slices.Contains(t.degraded, "planner")}
 	memory := make([]string, 0, len(res.Memory))
 	for _, m := range res.Memory {
 		memory = append(memory, m.Text)
@@ -200,7 +201,7 @@ type guardTurn struct {
 	answer   strings.Builder
 	degraded []string
 	latency  map[string]float64
-	trace    gateTrace // the gate's inputs, for the turn log
+	trace    turnrec.GateTrace // the gate's inputs, for the operator plane
 
 	// Sentences are cut as they complete and verified at once: in strict
 	// mode before they are released, in report mode concurrently with the
