@@ -24,7 +24,7 @@ import (
 )
 
 func init() {
-	register("index", "build, extend, query and calibrate index snapshots (build|add|query|calibrate)", runIndex)
+	register("index", "build, extend (add, delete), query, calibrate and audit index snapshots (index build|add|query|calibrate|audit)", runIndex)
 }
 
 // indexSections are the config sections the index command reads.
