@@ -62,8 +62,10 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 		return Manifest{}, err
 	}
 	bad = append(bad, badMem...)
+	// Listed in the manifest (BadLines), for the caller to report once;
+	// each at debug level here.
 	for _, le := range bad {
-		log.Warn("skipped bad line", zap.String("at", le.Error()))
+		log.Debug("skipped bad line", zap.String("at", le.Error()))
 		man.BadLines = append(man.BadLines, le.Error())
 	}
 	var remote *RemoteEmbedder

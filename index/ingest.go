@@ -85,7 +85,7 @@ var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "tit
 func parseDocLine(line []byte) (Doc, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(line, &raw); err != nil {
-		return Doc{}, fmt.Errorf("invalid json: %w", err)
+		return Doc{}, plainJSONError(err)
 	}
 	var d Doc
 	str := func(k string, dst *string) error {
@@ -178,12 +178,30 @@ func normalizeDoc(d Doc) (Doc, error) {
 	return d, nil
 }
 
+// plainJSONError says why a line did not decode, in plain words: no Go
+// type names or decoder internals.
+func plainJSONError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected end of JSON input"):
+		return errors.New("not valid JSON (the line ends too early)")
+	case errors.As(err, &syn):
+		return fmt.Errorf("not valid JSON (at character %d)", syn.Offset)
+	case errors.As(err, &typ) && typ.Field == "":
+		return fmt.Errorf("the line must be a JSON object, got %s", typ.Value)
+	case errors.As(err, &typ):
+		return fmt.Errorf("field %q has the wrong kind of value (%s)", typ.Field, typ.Value)
+	}
+	return errors.New("not valid JSON")
+}
+
 // parseMemoryLine decodes one curated-memory JSONL line.
 func parseMemoryLine(line []byte) (MemoryEntry, error) {
 	var m MemoryEntry
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&m); err != nil {
-		return MemoryEntry{}, fmt.Errorf("invalid json: %w", err)
+		return MemoryEntry{}, plainJSONError(err)
 	}
 	if m.Tenant == "" {
 		m.Tenant = DefaultTenant

@@ -167,8 +167,10 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 	o := applyOptions(opts)
 	log = log.Named("index")
 	start := time.Now()
+	// Listed in the manifest (BadLines), for the caller to report once;
+	// each at debug level here.
 	for _, le := range bad {
-		log.Warn("skipped bad line", zap.String("at", le.Error()))
+		log.Debug("skipped bad line", zap.String("at", le.Error()))
 	}
 	var remote *RemoteEmbedder
 	if cfg.Embedder == "remote" {
