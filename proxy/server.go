@@ -39,10 +39,12 @@ type Server struct {
 	ready   atomic.Bool
 	streams sync.WaitGroup // in-flight stream writers
 	reqSeq  atomic.Uint64
-	bound   atomic.Pointer[string] // the listener's address, set by Serve
-	fast    *fasthttp.Client       // the upstream client (upstream.go), shared across reloads
-	op      OperatorPlane          // the operator plane (attach.go); nil = none
-	keyed   keyedStreams           // open streams begun with an API key (revoke.go)
+	bound   atomic.Pointer[string]      // the listener's address, set by Serve
+	fast    *fasthttp.Client            // the upstream client (upstream.go), shared across reloads
+	op      OperatorPlane               // the operator plane (attach.go); nil = none
+	keyed   keyedStreams                // open streams begun with an API key (revoke.go)
+	upState atomic.Pointer[probeResult] // the last upstream probe (probe.go); nil before the first
+	probe   *prober                     // the probe loop, started by Serve; under lnMu
 	// lns are the listeners Serve was given, closed by Shutdown; shut
 	// makes a Serve that comes after Shutdown return at once.
 	lnMu sync.Mutex
@@ -168,7 +170,12 @@ func (s *Server) Reload(cfg Config) error {
 		old.pipe.Retire()
 	}
 	s.m.reloads.WithLabelValues("ok").Inc()
-	s.log.Info("configuration reloaded")
+	fields := []zap.Field{zap.Bool("pipeline", cfg.Pipeline.Enabled)}
+	if sv, ok := rt.pipe.(interface{ Serving() (string, int) }); ok {
+		dir, docs := sv.Serving()
+		fields = append(fields, zap.String("snapshot", dir), zap.Int("docs", docs))
+	}
+	s.log.Info("configuration reloaded", fields...)
 	if s.op != nil {
 		s.op.Reloaded()
 	}
@@ -244,6 +251,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.lnMu.Unlock()
 	a := ln.Addr().String()
 	s.bound.Store(&a)
+	s.startProbe()
 	return s.srv.Serve(clientListener{ln})
 }
 
@@ -255,6 +263,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.shut = true
 	lns := s.lns
 	s.lnMu.Unlock()
+	s.stopProbe()
 	err := s.srv.ShutdownWithContext(ctx)
 	// fasthttp closes the listeners whose Serve loop had started; one
 	// given to Serve just before would otherwise accept forever.
@@ -340,6 +349,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		if !s.ready.Load() {
 			ctx.SetStatusCode(503)
 			ctx.SetBodyString(`{"status":"not ready"}`)
+			return
+		}
+		if up := s.upState.Load(); up != nil && up.down {
+			// Every chat answer needs the upstream: send chats elsewhere.
+			ctx.SetStatusCode(503)
+			b, _ := json.Marshal(map[string]any{"status": "not ready", "degraded": []string{"upstream"}, "message": up.reason})
+			ctx.SetBody(b)
 			return
 		}
 		if s.op != nil {
