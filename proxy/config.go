@@ -46,7 +46,8 @@ type UpstreamConfig struct {
 	RequestTimeout   time.Duration `yaml:"request_timeout"`    // whole request, and the whole body of a non-stream answer; default 5m
 	MaxEventBytes    int           `yaml:"max_event_bytes"`    // largest upstream SSE event accepted; default 1 MiB
 	MaxResponseBytes int           `yaml:"max_response_bytes"` // largest non-stream upstream body; default 16 MiB
-	MaxConns         int           `yaml:"max_conns"`          // connections open to the upstream at once; default 512
+	MaxConns         int           `yaml:"max_conns"`          // connections open to the upstream at once; default 0 = derived from the file descriptor limit (autoMaxConns)
+	ConnWaitTimeout  time.Duration `yaml:"conn_wait_timeout"`  // how long a request waits for a free upstream connection before 503 upstream_busy; default 10s
 	IdleConnTimeout  time.Duration `yaml:"idle_conn_timeout"`  // an idle upstream connection is closed after this; below typical upstream keep-alive (nginx 75s, Node 5s, many LBs 60s); default 4s
 	Probe            ProbeConfig   `yaml:"probe"`              // the readiness probe of the upstream (probe.go)
 }
@@ -111,7 +112,7 @@ func DefaultConfig() Config {
 			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second, GC: GCConfig{Percent: 400}},
 		Upstream: UpstreamConfig{APIKeyEnv: "OPENAI_API_KEY", FirstByteTimeout: 30 * time.Second,
 			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
-			MaxResponseBytes: 16 << 20, MaxConns: 512, IdleConnTimeout: 4 * time.Second, Probe: defaultProbe()},
+			MaxResponseBytes: 16 << 20, ConnWaitTimeout: 10 * time.Second, IdleConnTimeout: 4 * time.Second, Probe: defaultProbe()},
 		Pipeline: PipelineConfig{Enabled: true, MaxQueryChars: 4096},
 		Log:      LogConfig{Level: "info", FlushInterval: time.Second},
 		Stages:   defaultStages(),
@@ -243,8 +244,11 @@ func (u UpstreamConfig) validate() error {
 	if u.IdleConnTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("idle_conn_timeout: must be > 0, got %s", u.IdleConnTimeout))
 	}
-	if u.MaxConns <= 0 {
-		errs = append(errs, fmt.Errorf("max_conns: must be > 0, got %d", u.MaxConns))
+	if u.MaxConns < 0 {
+		errs = append(errs, fmt.Errorf("max_conns: must be >= 0 (0 = from the file descriptor limit), got %d", u.MaxConns))
+	}
+	if u.ConnWaitTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("conn_wait_timeout: must be > 0, got %s", u.ConnWaitTimeout))
 	}
 	errs = append(errs, unjoin(u.Probe.validate())...)
 	return errors.Join(errs...)

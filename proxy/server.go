@@ -40,7 +40,7 @@ type Server struct {
 	streams sync.WaitGroup // in-flight stream writers
 	reqSeq  atomic.Uint64
 	bound   atomic.Pointer[string]      // the listener's address, set by Serve
-	fast    *fasthttp.Client            // the upstream client (upstream.go), shared across reloads
+	fast    *upstreamClient             // the upstream client (upstream.go), shared across reloads
 	op      OperatorPlane               // the operator plane (attach.go); nil = none
 	keyed   keyedStreams                // open streams begun with an API key (revoke.go)
 	upState atomic.Pointer[probeResult] // the last upstream probe (probe.go); nil before the first
@@ -72,7 +72,8 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		log = zap.NewNop()
 	}
 	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(),
-		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes, cfg.Upstream.IdleConnTimeout, cfg.Upstream.FirstByteTimeout, nil)}
+		fast: newFastClient(cfg.Upstream, nil)}
+	s.m.registerUpstream(s.fast)
 	rt, err := s.build(cfg)
 	if err != nil {
 		return nil, err
@@ -217,6 +218,7 @@ func restartOnly(running, next Config) []string {
 		{"server.read_timeout", r.ReadTimeout != n.ReadTimeout},
 		{"server.idle_timeout", r.IdleTimeout != n.IdleTimeout},
 		{"upstream.max_conns", running.Upstream.MaxConns != next.Upstream.MaxConns},
+		{"upstream.conn_wait_timeout", running.Upstream.ConnWaitTimeout != next.Upstream.ConnWaitTimeout},
 		{"upstream.max_response_bytes", running.Upstream.MaxResponseBytes != next.Upstream.MaxResponseBytes},
 		{"upstream.idle_conn_timeout", running.Upstream.IdleConnTimeout != next.Upstream.IdleConnTimeout},
 	} {
