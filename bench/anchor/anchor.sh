@@ -115,7 +115,7 @@ procs[direct]=$!
 pids+=($!)
 procs[fastproxy]=$!
 sed -e "s|@OUT@|$OUT|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@UP_PORT@|$UP_PORT|g" -e "s|@NOFILE@|$NOFILE|g" \
-  -e "s|@WORKER_CONNS@|$((NOFILE / 2))|g" -e "s|@KEEPALIVE@|$KEEPALIVE|g" bench/anchor/nginx.conf.in >"$OUT/nginx/nginx.conf"
+  -e "s|@WORKER_CONNS@|$((NOFILE - 512))|g" -e "s|@KEEPALIVE@|$KEEPALIVE|g" bench/anchor/nginx.conf.in >"$OUT/nginx/nginx.conf"
 "$NGINX" -p "$OUT/nginx" -c "$OUT/nginx/nginx.conf"
 sed -e "s|@PORT@|$CADDY_PORT|g" -e "s|@UP_PORT@|$UP_PORT|g" -e "s|@KEEPALIVE@|$KEEPALIVE|g" bench/anchor/Caddyfile.in >"$OUT/caddy/Caddyfile"
 XDG_DATA_HOME="$OUT/caddy" XDG_CONFIG_HOME="$OUT/caddy" caddy run --adapter caddyfile --config "$OUT/caddy/Caddyfile" >"$OUT/caddy/caddy.log" 2>&1 &
