@@ -110,6 +110,8 @@ type Option func(*options)
 
 type options struct {
 	verifier Verifier
+	deletes  []DocRef  // Add: documents to remove (WithDelete)
+	changes  *Changes  // Add: where to report what changed (WithChanges)
 	progress io.Writer // encoder progress lines (WithProgress)
 }
 
