@@ -118,3 +118,45 @@ qloop:
 	VMOVUPS Y8, (R8)
 	VZEROUPPER
 	RET
+
+// func dot2x2q(x *float32, xstride int, w *int8, wstride int, n int, out *[4]float32)
+// dot2x4q for two rows of x: out[2*t+c], t in 0..1.
+TEXT ·dot2x2q(SB), NOSPLIT, $0-48
+	MOVQ x+0(FP), SI
+	MOVQ xstride+8(FP), BX
+	MOVQ w+16(FP), DI
+	MOVQ wstride+24(FP), DX
+	MOVQ n+32(FP), CX
+	MOVQ out+40(FP), R8
+	SHLQ $2, BX
+	LEAQ (SI)(BX*1), R9
+	LEAQ (DI)(DX*1), R12
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ AX, AX
+
+q2loop:
+	VPMOVSXBD (DI)(AX*1), Y8
+	VCVTDQ2PS Y8, Y8
+	VPMOVSXBD (R12)(AX*1), Y9
+	VCVTDQ2PS Y9, Y9
+	VMOVUPS (SI)(AX*4), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VFMADD231PS Y9, Y10, Y1
+	VMOVUPS (R9)(AX*4), Y11
+	VFMADD231PS Y8, Y11, Y2
+	VFMADD231PS Y9, Y11, Y3
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JLT  q2loop
+
+	VHADDPS Y1, Y0, Y0
+	VHADDPS Y3, Y2, Y2
+	VHADDPS Y2, Y0, Y14
+	VEXTRACTF128 $1, Y14, X9
+	VADDPS X9, X14, X8
+	VMOVUPS X8, (R8)
+	VZEROUPPER
+	RET

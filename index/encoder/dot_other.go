@@ -10,4 +10,8 @@ func dot2x4q(x *float32, xstride int, w *int8, wstride int, n int, out *[8]float
 	panic("dot2x4q: not available")
 }
 
+func dot2x2q(x *float32, xstride int, w *int8, wstride int, n int, out *[4]float32) {
+	panic("dot2x2q: not available")
+}
+
 const haveDot2x4 = false

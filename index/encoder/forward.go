@@ -46,30 +46,39 @@ func newLinear(m *modelfile.Matrix, bias []float32) linear {
 func (l *linear) apply(dst, x []float32, n int, pad *[]float32) {
 	in, out := l.in, l.out
 	if l.wq != nil {
-		// Whole blocks of four rows straight from x, the rest from a
-		// zero-padded copy.
+		// Blocks of four rows, then one of two; a last odd row comes
+		// from a zero-padded copy.
 		full := n &^ 3
+		pair := full + (n-full)&^1
 		var xp []float32
-		if full < n {
-			*pad = grow(*pad, 4*in)
+		if pair < n {
+			*pad = grow(*pad, 2*in)
 			xp = *pad
 			clear(xp)
-			copy(xp, x[full*in:n*in])
+			copy(xp, x[pair*in:n*in])
 		}
 		var acc [8]float32
+		var acc2 [4]float32
 		for c := 0; c+2 <= out; c += 2 {
 			s0, s1 := l.scale[c], l.scale[c+1]
 			b0, b1 := l.bias[c], l.bias[c+1]
 			w := &l.wq[c*in]
-			for t := 0; t < n; t += 4 {
-				src, rows := &x[t*in], 4
-				if t >= full {
-					src, rows = &xp[0], n-t
-				}
-				dot2x4q(src, in, w, in, in, &acc)
-				for k := 0; k < rows; k++ {
+			for t := 0; t < full; t += 4 {
+				dot2x4q(&x[t*in], in, w, in, in, &acc)
+				for k := 0; k < 4; k++ {
 					dst[(t+k)*out+c] = acc[2*k]*s0 + b0
 					dst[(t+k)*out+c+1] = acc[2*k+1]*s1 + b1
+				}
+			}
+			for t := full; t < n; t += 2 {
+				src, rows := &x[t*in], 2
+				if t >= pair {
+					src, rows = &xp[0], 1
+				}
+				dot2x2q(src, in, w, in, in, &acc2)
+				for k := 0; k < rows; k++ {
+					dst[(t+k)*out+c] = acc2[2*k]*s0 + b0
+					dst[(t+k)*out+c+1] = acc2[2*k+1]*s1 + b1
 				}
 			}
 		}
