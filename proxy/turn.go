@@ -36,6 +36,9 @@ type Plan struct {
 	Answer   string // refuse: answer with this text and make no upstream call
 	System   string // system message to prepend ("" = none)
 	Fallback bool   // send the configured fallback model instead of the request's
+	// Coverage is the best calibrated relevance the gate saw (0 on
+	// pass-through), for the operator plane's re-ask.
+	Coverage float64
 }
 
 // Turn is one chat turn's trip through the stages after planning. It is used
@@ -135,6 +138,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	default:
 		t.plan = Plan{Decision: gate.Ground, System: gate.SystemPrompt(pcfg, t.out, memory)}
 	}
+	t.plan.Coverage = t.out.Coverage.Max
 	t.latency["gate"] = ms(time.Since(t1))
 	t.byID = make(map[string]gate.Note, len(t.out.Notes))
 	for _, n := range t.out.Notes {
