@@ -152,6 +152,10 @@ func Build(ctx context.Context, cfg Config, sources []string, memory []string, o
 	if err != nil {
 		return Manifest{}, err
 	}
+	docs, bad = dropDeletions(docs, bad)
+	if cfg.Strict && len(bad) > 0 {
+		return Manifest{}, bad[0]
+	}
 	mem, badMem, err := readMemory(memory, cfg.Strict)
 	if err != nil {
 		return Manifest{}, err
@@ -173,8 +177,10 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 	o := applyOptions(opts)
 	log = log.Named("index")
 	start := time.Now()
+	// Listed in the manifest (BadLines), for the caller to report once;
+	// each at debug level here.
 	for _, le := range bad {
-		log.Warn("skipped bad line", zap.String("at", le.Error()))
+		log.Debug("skipped bad line", zap.String("at", le.Error()))
 	}
 	warnDropped(log, docs)
 	var remote *RemoteEmbedder
