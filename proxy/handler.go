@@ -218,6 +218,14 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 			return
 		}
 	}
+	if sf, ok := turn.(sideFilter); ok && hasSideText(b, gjson.GetBytes(b, "choices").Raw) {
+		// Other choices, reasoning_content, refusal: no id or marker
+		// gets through there either (side.go).
+		if b, err = filterSides(sf, b, "message", true); err != nil {
+			s.failChat(ctx, l, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response", Message: "the upstream completion could not be rewritten", Err: err})
+			return
+		}
+	}
 	b = attachReportTo(b, rep, f.Report) // the rewrite set no report member
 	l.report = rep
 	l.status = 200

@@ -58,6 +58,7 @@ type relay struct {
 	// clock.
 	seenBlocks uint64
 	keyed      bool   // registered with the server's keyed streams (revoke.go)
+	sides      bool   // a side text was filtered (side.go): close the filters at the end
 	gone       bool   // a flush failed (relay goroutine only)
 	out        []byte // chunkRoom bytes, then the events not yet written
 	buf        []byte // the turn's output for one delta
@@ -487,6 +488,19 @@ func (r *relay) event(ctx context.Context, ev sse.Event) bool {
 			if len(r.buf) > 0 && r.log.ttft == 0 {
 				r.log.ttft = time.Since(r.log.start)
 			}
+		}
+	}
+	if sf, ok := r.turn.(sideFilter); ok && !r.pass {
+		if end := strings.HasPrefix(f.Finish, `"`); hasSideText(data, f.Choices) || end && r.sides {
+			// Other choices, reasoning_content, refusal (side.go): the
+			// chunk is rewritten whole, off the fast path.
+			r.sides = true
+			edited, err := filterSides(sf, data, "delta", end)
+			if err != nil {
+				r.failMidStream(ctx, fmt.Errorf("upstream chunk side text could not be rewritten: %w", err))
+				return false
+			}
+			data = edited
 		}
 	}
 	if strings.HasPrefix(f.Finish, `"`) {

@@ -161,7 +161,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 		}
 		actions[a] = true
 	}
-	t.st = p.spec.New(gauntlet.Options{
+	t.stOpts = gauntlet.Options{
 		Notes:   t.out.Notes,
 		Cards:   cards,
 		Actions: actions,
@@ -175,7 +175,8 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 				ce.Write(zap.String("reason", string(r)), zap.String("tenant", tenant), zap.String("kb", kb))
 			}
 		},
-	})
+	}
+	t.st = p.spec.New(t.stOpts)
 	t.strictMode = p.judge.Mode() == "strict"
 	if t.out.Decision != gate.Refuse {
 		t.split = judge.NewSplitter()
@@ -224,6 +225,8 @@ type guardTurn struct {
 	plan     Plan
 	out      gate.Outcome
 	st       *gauntlet.Stream
+	stOpts   gauntlet.Options            // st's options, for the side filters
+	sides    map[string]*gauntlet.Stream // side.go: filters of the text that is not the answer
 	byID     map[string]gate.Note
 	prefix   string // fallback disclaimer, emitted before the model's text
 	answer   strings.Builder
