@@ -42,11 +42,12 @@ type UpstreamConfig struct {
 	BaseURL          string        `yaml:"base_url"`           // e.g. http://127.0.0.1:9090/v1; required by New (guard serve starts its simulated upstream when empty)
 	APIKeyEnv        string        `yaml:"api_key_env"`        // env var holding the upstream API key; default OPENAI_API_KEY
 	FirstByteTimeout time.Duration `yaml:"first_byte_timeout"` // until the first upstream event of a stream; default 30s
-	IdleTimeout      time.Duration `yaml:"idle_timeout"`       // between two upstream events; default 30s
+	IdleTimeout      time.Duration `yaml:"idle_timeout"`       // longest wait for the next complete upstream event block (bytes that do not complete one do not reset it); default 30s
 	RequestTimeout   time.Duration `yaml:"request_timeout"`    // whole request, and the whole body of a non-stream answer; default 5m
 	MaxEventBytes    int           `yaml:"max_event_bytes"`    // largest upstream SSE event accepted; default 1 MiB
 	MaxResponseBytes int           `yaml:"max_response_bytes"` // largest non-stream upstream body; default 16 MiB
-	MaxConns         int           `yaml:"max_conns"`          // connections open to the upstream at once; default 512
+	MaxConns         int           `yaml:"max_conns"`          // connections open to the upstream at once; default 0 = derived from the file descriptor limit (autoMaxConns)
+	ConnWaitTimeout  time.Duration `yaml:"conn_wait_timeout"`  // how long a request waits for a free upstream connection before 503 upstream_busy; default 10s
 	IdleConnTimeout  time.Duration `yaml:"idle_conn_timeout"`  // an idle upstream connection is closed after this; below typical upstream keep-alive (nginx 75s, Node 5s, many LBs 60s); default 4s
 	Probe            ProbeConfig   `yaml:"probe"`              // the readiness probe of the upstream (probe.go)
 }
@@ -86,6 +87,11 @@ type KeyConfig struct {
 type PipelineConfig struct {
 	Enabled bool   `yaml:"enabled"` // false = pure pass-through proxy (decision "passthrough"); default true
 	Index   string `yaml:"index"`   // index snapshot dir (guard index build); empty = the embedded demo corpus, indexed at start-up
+	// MaxQueryChars caps the question text handed to retrieval, in bytes
+	// (cut at a UTF-8 boundary); the upstream still gets the whole
+	// conversation. Each cut is counted in guard_query_truncated_total.
+	// Range [64, 1048576], default 4096.
+	MaxQueryChars int `yaml:"max_query_chars"`
 }
 
 // LogConfig configures zap.
@@ -106,8 +112,8 @@ func DefaultConfig() Config {
 			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second, GC: GCConfig{Percent: 400}},
 		Upstream: UpstreamConfig{APIKeyEnv: "OPENAI_API_KEY", FirstByteTimeout: 30 * time.Second,
 			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
-			MaxResponseBytes: 16 << 20, MaxConns: 512, IdleConnTimeout: 4 * time.Second, Probe: defaultProbe()},
-		Pipeline: PipelineConfig{Enabled: true},
+			MaxResponseBytes: 16 << 20, ConnWaitTimeout: 10 * time.Second, IdleConnTimeout: 4 * time.Second, Probe: defaultProbe()},
+		Pipeline: PipelineConfig{Enabled: true, MaxQueryChars: 4096},
 		Log:      LogConfig{Level: "info", FlushInterval: time.Second},
 		Stages:   defaultStages(),
 	}
@@ -156,6 +162,9 @@ func (c Config) Validate() error {
 	add("server", c.Server.validate())
 	add("upstream", c.Upstream.validate())
 	add("auth", c.Auth.validate(c.Server.Addr))
+	if q := c.Pipeline.MaxQueryChars; q < 64 || q > 1<<20 {
+		errs = append(errs, fmt.Errorf("pipeline.max_query_chars: must be in [64,1048576], got %d", q))
+	}
 	if c.Log.Level != "" {
 		switch c.Log.Level {
 		case "debug", "info", "warn", "error":
@@ -235,8 +244,11 @@ func (u UpstreamConfig) validate() error {
 	if u.IdleConnTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("idle_conn_timeout: must be > 0, got %s", u.IdleConnTimeout))
 	}
-	if u.MaxConns <= 0 {
-		errs = append(errs, fmt.Errorf("max_conns: must be > 0, got %d", u.MaxConns))
+	if u.MaxConns < 0 {
+		errs = append(errs, fmt.Errorf("max_conns: must be >= 0 (0 = from the file descriptor limit), got %d", u.MaxConns))
+	}
+	if u.ConnWaitTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("conn_wait_timeout: must be > 0, got %s", u.ConnWaitTimeout))
 	}
 	errs = append(errs, unjoin(u.Probe.validate())...)
 	return errors.Join(errs...)

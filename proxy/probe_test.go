@@ -54,7 +54,7 @@ func TestReadyzReflectsUpstream(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv.fast.Dial = trackDial(func(addr string) (net.Conn, error) { return n.dial(context.Background(), addr) })
+		srv.fast.Dial = srv.fast.track(func(addr string) (net.Conn, error) { return n.dial(context.Background(), addr) })
 		ln := n.listen("guard.pipe:80")
 		srvDone := make(chan error, 1)
 		go func() { srvDone <- srv.Serve(ln) }()

@@ -51,18 +51,22 @@ type relay struct {
 	lastWrite time.Time
 	wErr      error
 
-	waitFn   func() // r.wait as a value, made once
-	gone     bool   // a flush failed (relay goroutine only)
-	out      []byte // chunkRoom bytes, then the events not yet written
-	buf      []byte // the turn's output for one delta
-	edit     []byte // a rewritten event
-	text     []byte // an unescaped content delta
-	compact  bytes.Buffer
-	memo     jsonscan.ChunkMemo
-	head     string // id/object/created/model of the upstream chunks, for chunks we add
-	finished bool
-	done     bool
-	sentDone bool
+	waitFn func() // r.wait as a value, made once
+	// seenBlocks is src.blocks at the wait that last started the idle
+	// clock.
+	seenBlocks uint64
+	keyed      bool   // registered with the server's keyed streams (revoke.go)
+	gone       bool   // a flush failed (relay goroutine only)
+	out        []byte // chunkRoom bytes, then the events not yet written
+	buf        []byte // the turn's output for one delta
+	edit       []byte // a rewritten event
+	text       []byte // an unescaped content delta
+	compact    bytes.Buffer
+	memo       jsonscan.ChunkMemo
+	head       string // id/object/created/model of the upstream chunks, for chunks we add
+	finished   bool
+	done       bool
+	sentDone   bool
 	// summarized: the request log went to the server (summarizeOnce).
 	summarized bool
 	usage      []byte // the held usage chunk
@@ -152,7 +156,11 @@ func (r *relay) wait() {
 	if r.pass {
 		r.armProbe()
 	}
-	if r.watch != nil {
+	if r.watch != nil && r.src.blocks != r.seenBlocks {
+		// idle_timeout runs from the first wait after a complete event
+		// block: bytes that trickle in without completing one do not
+		// restart it.
+		r.seenBlocks = r.src.blocks
 		r.watch.waiting()
 	}
 }
@@ -368,6 +376,9 @@ func (r *relay) Close() error {
 	r.up.Close() // a served relay always has its upstream answer
 	r.src.release()
 	stop(nil)
+	if r.keyed {
+		s.keyed.remove(r.watch)
+	}
 	r.free()
 	s.streams.Done()
 	return nil

@@ -253,7 +253,7 @@ func TestRelayCoalescesChunkedUpstream(t *testing.T) {
 	wrote3 := make(chan struct{})
 	base := scriptedUpstream(t, []string{chunk(ev("a")) + chunk(ev("b")) + chunk(ev("c")),
 		chunk(ev("d")) + chunk(finish) + "0\r\n\r\n"}, wrote3, nil)
-	up := newUpstream(base, "", newFastClient(4, 1<<20, time.Second, time.Second, nil))
+	up := newUpstream(base, "", newFastClient(UpstreamConfig{MaxConns: 4, MaxResponseBytes: 1 << 20, IdleConnTimeout: time.Second, ConnWaitTimeout: time.Second}, nil))
 	defer up.close()
 	ctx, cancel, src, done := openTestStream(t, up)
 	defer cancel(nil)

@@ -40,8 +40,9 @@ type Server struct {
 	streams sync.WaitGroup // in-flight stream writers
 	reqSeq  atomic.Uint64
 	bound   atomic.Pointer[string]      // the listener's address, set by Serve
-	fast    *fasthttp.Client            // the upstream client (upstream.go), shared across reloads
+	fast    *upstreamClient             // the upstream client (upstream.go), shared across reloads
 	op      OperatorPlane               // the operator plane (attach.go); nil = none
+	keyed   keyedStreams                // open streams begun with an API key (revoke.go)
 	upState atomic.Pointer[probeResult] // the last upstream probe (probe.go); nil before the first
 	probe   *prober                     // the probe loop, started by Serve; under lnMu
 	// lns are the listeners Serve was given, closed by Shutdown; shut
@@ -71,7 +72,8 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		log = zap.NewNop()
 	}
 	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(),
-		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes, cfg.Upstream.IdleConnTimeout, cfg.Upstream.FirstByteTimeout, nil)}
+		fast: newFastClient(cfg.Upstream, nil)}
+	s.m.registerUpstream(s.fast)
 	rt, err := s.build(cfg)
 	if err != nil {
 		return nil, err
@@ -95,7 +97,12 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		IdleTimeout:                   cfg.Server.IdleTimeout,
 		DisableHeaderNamesNormalizing: false,
 		CloseOnShutdown:               true,
-		Logger:                        zap.NewStdLog(s.log.Named("fasthttp")),
+		// fasthttp's parse errors quote the raw request (its headers,
+		// Authorization included, and the start of the body) unless told
+		// not to; its own log lines go through redactLog, which keeps
+		// only the format and the kind of error (logredact.go).
+		SecureErrorLogMessage: true,
+		Logger:                redactLog{s.log.Named("fasthttp")},
 	}
 	s.ready.Store(true)
 	return s, nil
@@ -132,8 +139,8 @@ func (s *Server) build(cfg Config) (*runtime, error) {
 // Reload swaps in a new configuration. In-flight requests finish on the old
 // one. A reload is all or nothing: one that changes a setting the running
 // listener or upstream pool took at start (restartOnly), or that would switch
-// auth off while the listener is not loopback, is refused and the running
-// configuration stays whole. Every outcome is counted in
+// auth off (on any listener: only a restart does that), is refused and the
+// running configuration stays whole. Every outcome is counted in
 // guard_config_reloads_total{result}.
 func (s *Server) Reload(cfg Config) error {
 	if err := cfg.Validate(); err != nil {
@@ -142,6 +149,11 @@ func (s *Server) Reload(cfg Config) error {
 	old := s.rt.Load()
 	if changed := restartOnly(old.cfg, cfg); len(changed) > 0 {
 		return s.refuseReload("refused", fmt.Errorf("%s: changing these needs a restart", strings.Join(changed, ", ")))
+	}
+	if old.cfg.Auth.Enabled && !cfg.Auth.Enabled {
+		// On every listener, loopback included: replicas on loopback
+		// behind a reverse proxy would open every tenant to it.
+		return s.refuseReload("refused", errors.New("auth.enabled: a reload may not switch auth off (an auth section left out does); restart guard serve to run without auth"))
 	}
 	if !cfg.Auth.Enabled {
 		if addr := s.listenAddr(); !isLoopbackAddr(addr) {
@@ -153,6 +165,7 @@ func (s *Server) Reload(cfg Config) error {
 		return s.refuseReload("invalid", err)
 	}
 	s.rt.Store(rt)
+	s.revokeStreams(rt)
 	s.applyGC(cfg.Server.GC)
 	if old.pipe != rt.pipe {
 		old.pipe.Retire()
@@ -205,6 +218,7 @@ func restartOnly(running, next Config) []string {
 		{"server.read_timeout", r.ReadTimeout != n.ReadTimeout},
 		{"server.idle_timeout", r.IdleTimeout != n.IdleTimeout},
 		{"upstream.max_conns", running.Upstream.MaxConns != next.Upstream.MaxConns},
+		{"upstream.conn_wait_timeout", running.Upstream.ConnWaitTimeout != next.Upstream.ConnWaitTimeout},
 		{"upstream.max_response_bytes", running.Upstream.MaxResponseBytes != next.Upstream.MaxResponseBytes},
 		{"upstream.idle_conn_timeout", running.Upstream.IdleConnTimeout != next.Upstream.IdleConnTimeout},
 	} {
@@ -278,6 +292,22 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if p := ctx.Request.Header.Protocol(); string(p) != "HTTP/1.1" && string(p) != "HTTP/1.0" {
+		// fasthttp parses any HTTP/d.d request line as 1.1 would be:
+		// RFC 9110 15.6.6, a version the server does not speak is 505.
+		ctx.SetConnectionClose()
+		s.fail(ctx, "other", &APIError{Status: 505, Type: "invalid_request_error", Code: "http_version_not_supported",
+			Message: "only HTTP/1.0 and HTTP/1.1 are served"})
+		return
+	}
+	if countHeader(ctx.Request.Header.RawHeaders(), "host:") > 1 {
+		// RFC 9112 3.2: a request with more than one Host field is 400
+		// (fasthttp keeps the last, a proxy in front may route on the first).
+		ctx.SetConnectionClose()
+		s.fail(ctx, "other", &APIError{Status: 400, Type: "invalid_request_error", Code: "bad_request",
+			Message: "a request may carry only one Host header"})
+		return
+	}
 	if spaceBeforeColon(ctx.Request.Header.RawHeaders()) {
 		// RFC 9112 5.1: whitespace between a field name and its colon
 		// must be rejected with 400 ("Transfer-Encoding : chunked" is a
@@ -384,6 +414,24 @@ func containsFold(s []byte, lower string) bool {
 	return false
 }
 
+// countHeader counts the header lines of raw whose name is lower (lower-case
+// ASCII, with its colon), in any case.
+func countHeader(raw []byte, lower string) int {
+	n := 0
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) >= len(lower) && bytes.EqualFold(line[:len(lower)], []byte(lower)) {
+			n++
+		}
+	}
+	return n
+}
+
 // spaceBeforeColon reports a header line whose field name ends in
 // whitespace before the colon.
 func spaceBeforeColon(raw []byte) bool {
@@ -402,18 +450,22 @@ func spaceBeforeColon(raw []byte) bool {
 }
 
 // errorHandler answers requests fasthttp could not read (too large, bad
-// headers) with an OpenAI-shaped error.
+// headers) with an OpenAI-shaped error. fasthttp's error text may quote the
+// raw request (a header line, Authorization included, or body bytes): only
+// its kind (readErrorKind) is logged.
 func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
-	ae := &APIError{Status: 400, Type: "invalid_request_error", Code: "bad_request", Message: "the request could not be read", Err: err}
-	var small *fasthttp.ErrSmallBuffer
-	switch {
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+	kind := readErrorKind(err)
+	ae := &APIError{Status: 400, Type: "invalid_request_error", Code: "bad_request", Message: "the request could not be read", Err: kind}
+	switch kind {
+	case errKindBodyTooLarge:
 		ae = &APIError{Status: 413, Type: "invalid_request_error", Code: "request_too_large",
-			Message: fmt.Sprintf("request body exceeds %d bytes", s.rt.Load().cfg.Server.MaxBodyBytes), Err: err}
-	case errors.As(err, &small), strings.Contains(err.Error(), "small read buffer"):
-		ae = &APIError{Status: 431, Type: "invalid_request_error", Code: "headers_too_large", Message: "request headers are too large", Err: err}
-	case strings.Contains(err.Error(), "timeout"):
-		ae = &APIError{Status: 408, Type: "invalid_request_error", Code: "request_timeout", Message: "the request was not received in time", Err: err}
+			Message: fmt.Sprintf("request body exceeds %d bytes", s.rt.Load().cfg.Server.MaxBodyBytes), Err: kind}
+	case errKindHeadersTooLarge:
+		ae = &APIError{Status: 431, Type: "invalid_request_error", Code: "headers_too_large", Message: "request headers are too large", Err: kind}
+	case errKindTimeout:
+		ae = &APIError{Status: 408, Type: "invalid_request_error", Code: "request_timeout", Message: "the request was not received in time", Err: kind}
+	case errKindVersion:
+		ae = &APIError{Status: 505, Type: "invalid_request_error", Code: "http_version_not_supported", Message: "only HTTP/1.0 and HTTP/1.1 are served", Err: kind}
 	}
 	ctx.SetConnectionClose()
 	s.fail(ctx, "error", ae)

@@ -118,14 +118,22 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	for _, m := range res.Memory {
 		memory = append(memory, m.Text)
 	}
+	tenant, kb := req.Tenant, req.KB
+	// The note texts lose id-shaped tokens and every real id of the
+	// partition, not only this turn's: one passage must not put another's
+	// id in front of the model.
+	pcfg := p.gate
+	pcfg.Scrub = func(s string) string {
+		return p.spec.ScrubCatalog(p.spec.Scrub(s), func(id string) bool { return p.eng.Contains(tenant, kb, id) }, noteAddress(t.out.Notes))
+	}
 	switch t.out.Decision {
 	case gate.Refuse:
 		t.plan = Plan{Decision: gate.Refuse, Answer: p.gate.RefusalText}
 	case gate.Fallback:
-		t.plan = Plan{Decision: gate.Fallback, System: gate.SystemPrompt(p.gate, t.out, memory), Fallback: true}
+		t.plan = Plan{Decision: gate.Fallback, System: gate.SystemPrompt(pcfg, t.out, memory), Fallback: true}
 		t.prefix = p.gate.Disclaimer
 	default:
-		t.plan = Plan{Decision: gate.Ground, System: gate.SystemPrompt(p.gate, t.out, memory)}
+		t.plan = Plan{Decision: gate.Ground, System: gate.SystemPrompt(pcfg, t.out, memory)}
 	}
 	t.latency["gate"] = ms(time.Since(t1))
 	t.byID = make(map[string]gate.Note, len(t.out.Notes))
@@ -149,7 +157,6 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 		}
 		actions[a] = true
 	}
-	tenant, kb := req.Tenant, req.KB
 	t.st = p.spec.New(gauntlet.Options{
 		Notes:   t.out.Notes,
 		Cards:   cards,
@@ -179,6 +186,23 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 			zap.Int("floored", t.out.Floored), zap.Int("notes", len(t.out.Notes)))
 	}
 	return t, nil
+}
+
+// noteAddress returns whether a token is the address of one of notes, or
+// a word of one: in corpora whose id is the human address, it is not an id
+// to hide (the gauntlet exempts the same tokens).
+func noteAddress(notes []gate.Note) func(string) bool {
+	return func(tok string) bool {
+		for _, n := range notes {
+			if n.Address == "" {
+				continue
+			}
+			if tok == n.Address || slices.Contains(strings.Fields(n.Address), tok) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 func (t *guardTurn) addDegraded(what string) {
