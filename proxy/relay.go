@@ -92,7 +92,9 @@ func newRelay(x *exchange, src *sse.Reader) *relay {
 	r.ps = &probeState{}
 	r.exchange, r.src, r.pass = x, src, pass
 	if len(r.out) < chunkRoom {
-		r.out = make([]byte, chunkRoom, 4<<10)
+		// A paced stream queues one event (~300 bytes) at a time; a
+		// burst grows out, and a pooled relay keeps what it grew.
+		r.out = make([]byte, chunkRoom, 1<<10)
 	}
 	return r
 }

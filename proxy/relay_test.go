@@ -25,9 +25,16 @@ import (
 // as an upstream that sends bursts would; it never ends.
 type loopReader struct {
 	burst []byte
+	off   int // where the next Read continues in burst
 }
 
-func (l *loopReader) Read(p []byte) (int, error) { return copy(p, l.burst), nil }
+// Read returns the rest of the burst, or as much as p holds: a burst larger
+// than the reader's buffer goes in several reads, as from a socket.
+func (l *loopReader) Read(p []byte) (int, error) {
+	n := copy(p, l.burst[l.off:])
+	l.off = (l.off + n) % len(l.burst)
+	return n, nil
+}
 
 // gauntletTurn is a guard turn that only runs the gauntlet over the content
 // (the content rewrite of the guard path).

@@ -66,7 +66,10 @@ type Event struct {
 
 var ErrEventTooLarge = errors.New("upstream event exceeds upstream.max_event_bytes")
 
-const sseBufSize = 16 << 10
+// sseBufSize is the reader's buffer: an event larger than it grows it (up
+// to upstream.max_event_bytes). It is held for a stream's whole length, and
+// LLM events are a few hundred bytes.
+const sseBufSize = 4 << 10
 
 var sseBufPool = sync.Pool{New: func() any { b := make([]byte, sseBufSize); return &b }}
 
