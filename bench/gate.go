@@ -19,6 +19,7 @@ import (
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/internal/corpuscal"
+	"github.com/answer-guard/guard/internal/gatefeed"
 	"github.com/answer-guard/guard/proxy"
 	"github.com/answer-guard/guard/retrieve"
 )
@@ -167,8 +168,8 @@ func prepareGateSet(ctx context.Context, s GateSet) ([]gateCase, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", s.Name, q.ID, err)
 		}
-		c := gateCase{q: q, pq: gate.PrepareQuestion(q.Question, res.IDF), rerank: res.RerankActive, asked: asked}
-		c.cands = gate.CandidatesFrom(res.Candidates)
+		c := gateCase{q: q, pq: gatefeed.Question(q.Question, res), rerank: res.RerankActive, asked: asked}
+		c.cands = gatefeed.Candidates(res.Candidates)
 		for _, r := range res.Candidates {
 			c.docIDs = append(c.docIDs, r.DocID)
 		}
@@ -217,7 +218,7 @@ func (sys gateSystem) decide(c gateCase, cal *index.AnswerCalibration) gate.Outc
 	cands := slices.Clone(c.cands)
 	if sys.cfg.Relevance == gate.RelevanceAnswerability {
 		sys.model.Assess(c.pq, cands)
-		gate.Recalibrate(cal, cands)
+		gate.Recalibrate(gatefeed.Calibration(cal), cands)
 	}
 	o := gate.Decide(sys.cfg, cands, c.rerank)
 	if sys.cfg.Relevance == gate.RelevanceAnswerability {

@@ -7,8 +7,6 @@ import (
 	"math"
 	"strings"
 	"unicode"
-
-	"github.com/answer-guard/guard/index"
 )
 
 // The local answerability model: an estimate of the probability that a
@@ -76,6 +74,7 @@ func (m AnswerModel) Prob(f Features) float64 {
 // content terms with their IDF weights, adjacent pairs, and the answer type
 // it asks for.
 type Question struct {
+	tok     Tokenizer
 	terms   []string
 	weights []float64
 	total   float64
@@ -84,11 +83,16 @@ type Question struct {
 	want    answerType
 }
 
-// PrepareQuestion tokenizes q (stemmed, stopwords dropped: index.Tokenize)
-// and weighs each distinct term with idf; a nil idf weighs every term 1.
-func PrepareQuestion(q string, idf func(string) float64) Question {
-	toks := index.Tokenize(q)
-	pq := Question{rare: [2]int{-1, -1}, want: askedType(q)}
+// Tokenizer splits a text into the index's stemmed content terms (stopwords
+// dropped). The gate does no text analysis of its own: the caller hands it
+// the index's tokenizer, so the gate's terms are the lexical lane's terms.
+type Tokenizer func(text string) []string
+
+// PrepareQuestion tokenizes q with tok and weighs each distinct term with
+// idf; a nil idf weighs every term 1.
+func PrepareQuestion(tok Tokenizer, q string, idf func(string) float64) Question {
+	toks := tok(q)
+	pq := Question{tok: tok, rare: [2]int{-1, -1}, want: askedType(q)}
 	seen := make(map[string]bool, len(toks))
 	for _, t := range toks {
 		if seen[t] {
@@ -139,11 +143,11 @@ type PassageTerms struct {
 	typed bool
 }
 
-// NewPassageTerms tokenizes title and text (index.Tokenize) and notes which
+// NewPassageTerms tokenizes title and text with tok and notes which
 // answer types the text holds, for reuse across questions (a cache's
 // entry).
-func NewPassageTerms(title, text string) *PassageTerms {
-	pt := newPassageTerms(title, text)
+func NewPassageTerms(tok Tokenizer, title, text string) *PassageTerms {
+	pt := newPassageTerms(tok, title, text)
 	for t := typeNone + 1; t < numTypes; t++ {
 		if hasType(t, text) {
 			pt.types |= 1 << t
@@ -153,8 +157,8 @@ func NewPassageTerms(title, text string) *PassageTerms {
 	return pt
 }
 
-func newPassageTerms(title, text string) *PassageTerms {
-	toks := index.Tokenize(title + " " + text)
+func newPassageTerms(tok Tokenizer, title, text string) *PassageTerms {
+	toks := tok(title + " " + text)
 	pt := &PassageTerms{set: make(map[string]struct{}, len(toks)), pairs: make(map[[2]string]struct{}, len(toks))}
 	for i, t := range toks {
 		pt.set[t] = struct{}{}
@@ -171,7 +175,7 @@ func (pt *PassageTerms) Size() int { return len(pt.set) + len(pt.pairs) }
 func (q *Question) match(title, text string, pt *PassageTerms) passageMatch {
 	var m passageMatch
 	if pt == nil {
-		pt = newPassageTerms(title, text) // used once: answer types are checked below as needed
+		pt = newPassageTerms(q.tok, title, text) // used once: answer types are checked below as needed
 	}
 	set := pt.set
 	if q.total > 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
+	"github.com/answer-guard/guard/internal/gatefeed"
 	"github.com/answer-guard/guard/judge"
 	"github.com/answer-guard/guard/retrieve"
 )
@@ -103,11 +104,11 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t1 := time.Now()
 	t.latency["retrieve"] = ms(t1.Sub(t0))
 	t.degraded = append(t.degraded, res.Degraded...)
-	cands := gate.CandidatesFrom(res.Candidates)
+	cands := gatefeed.Candidates(res.Candidates)
 	p.terms.fill(cands)
-	p.answer.Assess(gate.PrepareQuestion(req.Query, res.IDF), cands)
+	p.answer.Assess(gatefeed.Question(req.Query, res), cands)
 	if p.gate.CorpusCalibration {
-		gate.Recalibrate(res.Calibration, cands)
+		gate.Recalibrate(gatefeed.Calibration(res.Calibration), cands)
 	}
 	t.out = gate.Decide(p.gate, cands, res.RerankActive)
 	t.out = gate.ApplyOutline(t.out, p.outline(ctx, req.Query, t.out, t.addDegraded))
