@@ -83,9 +83,9 @@ func TestAssessAddressHitKeepsRuleScore(t *testing.T) {
 func TestPlannerOutline(t *testing.T) {
 	cfg := DefaultConfig()
 	cands := []Candidate{
-		{ID: "a", Kind: "lecture", Answer: 0.5, Forced: true},
-		{ID: "b", Kind: "lecture", Answer: 0.9, Forced: true},
-		{ID: "c", Kind: "lecture", Answer: 0.2, Forced: true},
+		{ID: "a", Kind: "lecture", Answer: 0.5, Relevance: 0.8, Forced: true},
+		{ID: "b", Kind: "lecture", Answer: 0.9, Relevance: 0.9, Forced: true},
+		{ID: "c", Kind: "lecture", Answer: 0.2, Relevance: 0.7, Forced: true},
 	}
 	o := Decide(cfg, cands, true)
 	if o.Decision != Ground {

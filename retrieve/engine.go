@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/index/encoder"
+	"github.com/answer-guard/guard/index/wordvec"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 )
@@ -29,6 +31,13 @@ type Candidate struct {
 	Lanes []string
 	// Forced hits (lexical, address, memory refs) skip the prefloor.
 	Forced bool
+	// Sim is the sentence encoder's cosine between the question and the
+	// passage, Soft the word vectors' soft coverage of the question's
+	// words (SoftMin the worst-covered word's best cosine); set (and
+	// Semantic true) when retrieve.semantic is on. They are features of
+	// the gate's models; they do not change the order.
+	Sim, Soft, SoftMin float64
+	Semantic           bool
 }
 
 // MemoryNote is curated background: injected, never cited.
@@ -76,6 +85,8 @@ type Engine struct {
 	// ownEmbedder is the embedder New made (nil otherwise); Close releases
 	// its cache, whose goroutines would outlive the engine.
 	ownEmbedder *index.RemoteEmbedder
+	// sem computes the semantic features; nil unless cfg.Semantic.
+	sem *semantic
 }
 
 // state is one published snapshot with a reader count, so that a swapped
@@ -131,8 +142,30 @@ func New(cfg Config, ixCfg index.Config, snap *index.Snapshot, log *zap.Logger) 
 	if cfg.Rewrite.Enabled {
 		e.rewriter = newRewriter(cfg.Rewrite)
 	}
+	if cfg.Semantic {
+		enc, err := encoder.Default()
+		if err != nil {
+			return nil, fmt.Errorf("sentence encoder: %w", err)
+		}
+		wv, err := wordvec.Default()
+		if err != nil {
+			return nil, fmt.Errorf("word vectors: %w", err)
+		}
+		e.sem = newSemantic(enc, wv)
+	}
 	e.Swap(snap)
 	return e, nil
+}
+
+// SetSemantic replaces the encoder and word vectors behind the semantic
+// features (tests hand in fakes; nil enc switches them off). Call it
+// before the engine serves queries.
+func (e *Engine) SetSemantic(enc SentenceEncoder, wv WordVectors) {
+	if enc == nil {
+		e.sem = nil
+		return
+	}
+	e.sem = newSemantic(enc, wv)
 }
 
 // Swap publishes snap atomically. Queries already running finish on the
@@ -142,6 +175,9 @@ func (e *Engine) Swap(snap *index.Snapshot) {
 	next := &state{snap: snap, log: e.log}
 	next.refs.Store(1) // the engine's own reference
 	old := e.cur.Swap(next)
+	if e.sem != nil {
+		e.sem.reset()
+	}
 	if old != nil {
 		old.retired.Store(true)
 		old.release()
@@ -331,7 +367,11 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	cands := e.capPool(pool)
 	res.RerankActive = e.rerank(ctx, p, q.Text, cands, degrade)
 	ordered := e.order(q.Text, p, cands)
-	res.Candidates = e.cut(ordered, p)
+	var slots []int
+	res.Candidates, slots = e.cut(ordered, p)
+	if e.sem != nil {
+		e.sem.fill(p, q.Text, slots, res.Candidates)
+	}
 	return res, nil
 }
 
@@ -570,22 +610,25 @@ func (e *Engine) order(q string, p *index.Partition, cands []*cand) []*cand {
 
 // cut keeps the top k, then adds per-kind reserves from the rest of the
 // ordered pool.
-func (e *Engine) cut(ordered []*cand, p *index.Partition) []Candidate {
+func (e *Engine) cut(ordered []*cand, p *index.Partition) ([]Candidate, []int) {
 	n := min(e.cfg.TopK, len(ordered))
 	out := make([]Candidate, 0, n+4)
+	slots := make([]int, 0, n+4)
 	have := map[string]int{}
 	for _, c := range ordered[:n] {
 		out = append(out, e.candidate(c, p))
+		slots = append(slots, c.slot)
 		have[p.Chunk(c.slot).Kind]++
 	}
 	for _, c := range ordered[n:] {
 		kind := p.Chunk(c.slot).Kind
 		if have[kind] < e.cfg.Reserves[kind] {
 			out = append(out, e.candidate(c, p))
+			slots = append(slots, c.slot)
 			have[kind]++
 		}
 	}
-	return out
+	return out, slots
 }
 
 func (e *Engine) candidate(c *cand, p *index.Partition) Candidate {

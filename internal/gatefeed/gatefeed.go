@@ -19,7 +19,8 @@ func Candidates(rs []retrieve.Candidate) []gate.Candidate {
 	cands := make([]gate.Candidate, len(rs))
 	for i, c := range rs {
 		cands[i] = gate.Candidate{ID: c.ID, Title: c.Title, Kind: c.Kind, Address: c.Address, URL: c.URL,
-			Text: c.Text, Score: c.Score, Rerank: c.Rerank, Forced: c.Forced, Lanes: c.Lanes}
+			Text: c.Text, Score: c.Score, Rerank: c.Rerank, Forced: c.Forced, Lanes: c.Lanes,
+			Sim: c.Sim, Soft: c.Soft, SoftMin: c.SoftMin, Semantic: c.Semantic}
 	}
 	return cands
 }

@@ -1,0 +1,128 @@
+package retrieve
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/index/encoder"
+	"github.com/answer-guard/guard/index/wordvec"
+)
+
+// SentenceEncoder embeds a text as an L2-normalised vector;
+// *encoder.Encoder (the embedded Universal Sentence Encoder lite)
+// implements it.
+type SentenceEncoder interface {
+	Embed(text string) []float32
+}
+
+// WordVectors tells how close two words are in meaning (cosine, 1 for the
+// same word, 0 when either is unknown); *wordvec.Vectors implements it.
+type WordVectors interface {
+	Similarity(a, b string) float64
+}
+
+var (
+	_ SentenceEncoder = (*encoder.Encoder)(nil)
+	_ WordVectors     = (*wordvec.Vectors)(nil)
+)
+
+// semantic computes the gate's semantic features of the final candidates:
+// the encoder's cosine between question and passage, and the word
+// vectors' soft coverage. Passage vectors and words are cached per chunk
+// (bounded), so a warm corpus costs one question embedding per turn.
+type semantic struct {
+	enc SentenceEncoder
+	wv  WordVectors
+	// cache maps passageKey -> *passageSem; n counts its entries.
+	cache sync.Map
+	n     atomic.Int64
+}
+
+// maxSemanticCache bounds the cached passages (about 2.5 KB each).
+const maxSemanticCache = 16384
+
+type passageKey struct {
+	p    *index.Partition
+	slot int
+	id   string
+}
+
+type passageSem struct {
+	vec   []float32
+	words []string
+}
+
+func newSemantic(enc SentenceEncoder, wv WordVectors) *semantic {
+	return &semantic{enc: enc, wv: wv}
+}
+
+// reset drops the cache (a new snapshot was published).
+func (s *semantic) reset() {
+	s.cache.Range(func(k, _ any) bool {
+		s.cache.Delete(k)
+		return true
+	})
+	s.n.Store(0)
+}
+
+func (s *semantic) passage(p *index.Partition, slot int) *passageSem {
+	ch := p.Chunk(slot)
+	key := passageKey{p, slot, ch.ID}
+	if v, ok := s.cache.Load(key); ok {
+		return v.(*passageSem)
+	}
+	text := ch.Text
+	if ch.Title != "" {
+		text = ch.Title + ". " + text
+	}
+	ps := &passageSem{vec: s.enc.Embed(text), words: index.Words(text)}
+	if s.n.Load() < maxSemanticCache {
+		if _, loaded := s.cache.LoadOrStore(key, ps); !loaded {
+			s.n.Add(1)
+		}
+	}
+	return ps
+}
+
+// fill sets Sim, Soft and Semantic on cands (chunks of p) for question q.
+func (s *semantic) fill(p *index.Partition, q string, slots []int, cands []Candidate) {
+	if len(cands) == 0 {
+		return
+	}
+	qv := s.enc.Embed(q)
+	qw := index.Words(q)
+	for i := range cands {
+		ps := s.passage(p, slots[i])
+		cands[i].Sim = encoder.Cosine(qv, ps.vec)
+		if s.wv != nil {
+			cands[i].Soft, cands[i].SoftMin = s.coverage(qw, ps.words)
+		}
+		cands[i].Semantic = true
+	}
+}
+
+// coverage is the word vectors' soft coverage of the question's words by
+// the passage's: for each question word its best cosine to a passage word
+// (1 when the passage has it), averaged (mean) and at its worst (min): a
+// passage on the topic may still lack the one thing asked ("gym" against
+// a spa's pool and sauna).
+func (s *semantic) coverage(q, p []string) (mean, worst float64) {
+	if len(q) == 0 {
+		return 0, 0
+	}
+	worst = 1
+	for _, qw := range q {
+		best := 0.0
+		for _, pw := range p {
+			if qw == pw {
+				best = 1
+				break
+			}
+			best = max(best, s.wv.Similarity(qw, pw))
+		}
+		mean += best
+		worst = min(worst, best)
+	}
+	return mean / float64(len(q)), worst
+}
