@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	"github.com/tmaxmax/go-sse"
 	"github.com/valyala/fasthttp"
 )
 
@@ -296,92 +296,81 @@ func (l *loader) one(at time.Duration, lag time.Duration, start time.Time) sampl
 	return s
 }
 
-// streamReaders keeps readStream's buffers: a new 16 KiB buffer per
-// stream cost the generator more than the parsing it serves.
-var streamReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
+// maxStreamEvent bounds one event of a streamed answer (go-sse's parser
+// grows its buffer up to it, from 4 KiB); the simulated upstream's huge
+// event fault stays far below.
+const maxStreamEvent = 16 << 20
+
+var streamReadConfig = &sse.ReadConfig{MaxEventSize: maxStreamEvent}
 
 // finishNamed reports whether an event has a "finish_reason" key whose
-// value is a string (not null): a test on bytes, before any parse.
-func finishNamed(data []byte) bool {
+// value is a string (not null): a test on the text, before any parse.
+func finishNamed(data string) bool {
 	// Searched from its first letter, not its quote: JSON is full of
-	// quotes, and bytes.Index tries each.
+	// quotes, and strings.Index tries each.
 	const key = `finish_reason"`
 	for {
-		i := bytes.Index(data, []byte(key))
+		i := strings.Index(data, key)
 		if i < 0 {
 			return false
 		}
 		quoted := i > 0 && data[i-1] == '"'
-		data = bytes.TrimLeft(data[i+len(key):], " \t\r\n")
+		data = strings.TrimLeft(data[i+len(key):], " \t\r\n")
 		if !quoted {
 			continue
 		}
 		if len(data) > 0 && data[0] == ':' {
-			if v := bytes.TrimLeft(data[1:], " \t\r\n"); len(v) > 0 && v[0] == '"' {
+			if v := strings.TrimLeft(data[1:], " \t\r\n"); len(v) > 0 && v[0] == '"' {
 				return true
 			}
 		}
 	}
 }
 
-// readStream reads an SSE answer to its end. It returns the time to the
-// first non-empty content delta and the error kind ("" when the stream
-// finished and ended with [DONE]).
+// readStream reads an SSE answer to its end with go-sse's reader. It
+// returns the time to the first non-empty content delta and the error kind
+// ("" when the stream finished and ended with [DONE]).
 func readStream(r io.Reader, t0 time.Time) (time.Duration, string) {
 	if r == nil {
 		return 0, "stream_empty"
 	}
-	br := streamReaders.Get().(*bufio.Reader)
-	br.Reset(r)
-	defer func() {
-		br.Reset(nil)
-		streamReaders.Put(br)
-	}()
 	var ttft time.Duration
 	finished, errEvent := false, false
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			// A long line: keep the head (enough to classify), drop the rest.
-			for err == bufio.ErrBufferFull {
-				_, err = br.ReadSlice('\n')
-			}
-		}
-		if len(line) > 6 && bytes.HasPrefix(line, []byte("data: ")) {
-			data := bytes.TrimSpace(line[6:])
-			if bytes.Equal(data, []byte("[DONE]")) {
-				switch {
-				case errEvent:
-					return ttft, "stream_error_event"
-				case !finished:
-					return ttft, "stream_unfinished"
-				}
-				return ttft, ""
-			}
-			// The generator shares the machine with what it measures, so an
-			// event is walked with gjson only where a cheap byte test says
-			// it may matter: until the first content, and for a finish
-			// reason or an error (a structural key cannot occur inside a
-			// JSON string, whose quotes are escaped).
-			if ttft == 0 {
-				if c := gjson.GetBytes(data, "choices.0.delta.content"); c.Type == gjson.String && c.Str != "" {
-					ttft = time.Since(t0)
-				}
-			}
-			if bytes.Contains(data, []byte(`"error"`)) && gjson.GetBytes(data, "error").Exists() {
-				errEvent = true
-			}
-			if !finished && finishNamed(data) && gjson.GetBytes(data, "choices.0.finish_reason").Type == gjson.String {
-				finished = true
-			}
-		}
+	for ev, err := range sse.Read(r, streamReadConfig) {
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return ttft, "stream_no_done"
+			if errors.Is(err, bufio.ErrTooLong) {
+				return ttft, "stream_event_too_large"
 			}
 			return ttft, errKind(err)
 		}
+		data := strings.TrimSpace(ev.Data)
+		if data == "[DONE]" {
+			switch {
+			case errEvent:
+				return ttft, "stream_error_event"
+			case !finished:
+				return ttft, "stream_unfinished"
+			}
+			return ttft, ""
+		}
+		// The generator shares the machine with what it measures, so an
+		// event is walked with gjson only where a cheap test says it may
+		// matter: until the first content, and for a finish reason or an
+		// error (a structural key cannot occur inside a JSON string, whose
+		// quotes are escaped).
+		if ttft == 0 {
+			if c := gjson.Get(data, "choices.0.delta.content"); c.Type == gjson.String && c.Str != "" {
+				ttft = time.Since(t0)
+			}
+		}
+		if strings.Contains(data, `"error"`) && gjson.Get(data, "error").Exists() {
+			errEvent = true
+		}
+		if !finished && finishNamed(data) && gjson.Get(data, "choices.0.finish_reason").Type == gjson.String {
+			finished = true
+		}
 	}
+	return ttft, "stream_no_done"
 }
 
 func errKind(err error) string {

@@ -94,6 +94,9 @@ func TestCheckStream(t *testing.T) {
 		{"half-written", ev(chunk, "[DONE]"), 1, "", "hi"},
 		{"no done", ev(chunk, final), 1, "", "hi"},
 		{"cut mid-event", ev(chunk) + "data: {\"cho", 2, "", "hi"},
+		{"cut before the blank line", ev(chunk) + "data: [DONE]\n", 2, "", "hi"},
+		{"CRLF line ends", strings.ReplaceAll(ev(chunk, final, "[DONE]"), "\n", "\r\n"), 0, "", "hi"},
+		{"CR line ends", strings.ReplaceAll(ev(chunk, final, "[DONE]"), "\n", "\r"), 0, "", "hi"},
 		{"event after done", ev(chunk, final, "[DONE]", chunk), 1, "", "hi"},
 		{"not json", ev("oops", final, "[DONE]"), 1, "", ""},
 	} {
@@ -220,6 +223,28 @@ func TestReadStream(t *testing.T) {
 		ttft, got := readStream(strings.NewReader(c.in), time.Now().Add(-time.Millisecond))
 		if got != c.want || ttft <= 0 {
 			t.Errorf("%s: got %q (ttft %s), want %q and a first token", c.name, got, ttft, c.want)
+		}
+	}
+}
+
+// BenchmarkReadStream is the load generator's cost to read one streamed
+// answer of 24 events (go-sse's reader and the byte tests).
+func BenchmarkReadStream(b *testing.B) {
+	var sb strings.Builder
+	head := `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"mock-1","choices":[{"index":0,"delta":`
+	sb.WriteString("data: " + head + `{"role":"assistant","content":""},"finish_reason":null}]}` + "\n\n")
+	for range 20 {
+		sb.WriteString("data: " + head + `{"content":"word "},"finish_reason":null}]}` + "\n\n")
+	}
+	sb.WriteString("data: " + head + `{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n")
+	in := sb.String()
+	r := strings.NewReader(in)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		r.Reset(in)
+		if _, kind := readStream(r, time.Now()); kind != "" {
+			b.Fatal(kind)
 		}
 	}
 }

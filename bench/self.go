@@ -106,7 +106,9 @@ func SelfLoad(ctx context.Context, opt SelfOptions, progress io.Writer) (LoadRep
 		if opt.Index != "" {
 			c.Pipeline.Index = opt.Index
 		}
-		c.Upstream.MaxConns = max(c.Upstream.MaxConns, opt.Load.Concurrency+16)
+		if c.Upstream.MaxConns != 0 { // 0: sized from the file descriptor limit
+			c.Upstream.MaxConns = max(c.Upstream.MaxConns, opt.Load.Concurrency+16)
+		}
 	}, nil)
 	if err != nil {
 		return LoadReport{}, err

@@ -109,6 +109,8 @@ type Option func(*options)
 
 type options struct {
 	verifier Verifier
+	deletes  []DocRef // Add: documents to remove (WithDelete)
+	changes  *Changes // Add: where to report what changed (WithChanges)
 }
 
 // WithVerifier hands HaluGate its claim verifier. Without one, derived

@@ -24,7 +24,10 @@ func TestParseDocLine(t *testing.T) {
 		{`{"id":"x","text":"  "}`, Doc{}, "missing text"},
 		{`{"id":"x","text":"t","tenant":"../etc"}`, Doc{}, "invalid tenant"},
 		{`{"id":"x","text":5}`, Doc{}, `field "text"`},
-		{`{"id":"x",`, Doc{}, "invalid json"},
+		{`{"id":"x",`, Doc{}, "not valid JSON (the line ends too early)"},
+		{`["x"]`, Doc{}, "the line must be a JSON object, got array"},
+		{`{"id":"x","deleted":true}`, Doc{ID: "x", Kind: "library", Tenant: "default", KB: "default"}, ""},
+		{`{"id":"x","deleted":"yes"}`, Doc{}, `field "deleted": must be true or false`},
 	}
 	for _, tt := range tests {
 		got, err := parseDocLine([]byte(tt.line))
@@ -59,6 +62,9 @@ func FuzzParseDocLine(f *testing.F) {
 		}
 		if d.ID == "" || strings.TrimSpace(d.Text) == "" || d.Kind == "" || !validName(d.Tenant) || !validName(d.KB) {
 			t.Fatalf("accepted an invalid doc: %+v", d)
+		}
+		if d.URL != "" && !httpURL(d.URL) || strings.ContainsAny(d.Title, "<>") {
+			t.Fatalf("kept a url that is not http(s) or markup in the title: %q %q", d.URL, d.Title)
 		}
 		for _, c := range chunkDoc(d, 200, 50) {
 			if c.DocID != d.ID || c.Kind != d.Kind {

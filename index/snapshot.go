@@ -152,6 +152,10 @@ func Build(ctx context.Context, cfg Config, sources []string, memory []string, o
 	if err != nil {
 		return Manifest{}, err
 	}
+	docs, bad = dropDeletions(docs, bad)
+	if cfg.Strict && len(bad) > 0 {
+		return Manifest{}, bad[0]
+	}
 	mem, badMem, err := readMemory(memory, cfg.Strict)
 	if err != nil {
 		return Manifest{}, err
@@ -159,13 +163,26 @@ func Build(ctx context.Context, cfg Config, sources []string, memory []string, o
 	return buildFrom(ctx, cfg, docs, mem, append(bad, badMem...), out, log, opts...)
 }
 
+// warnDropped logs each document whose url was dropped (not http or
+// https): its id and the scheme, not the url.
+func warnDropped(log *zap.Logger, docs []Doc) {
+	for _, d := range docs {
+		if d.droppedScheme != "" {
+			log.Warn("url dropped: only http and https urls are kept for citations", zap.String("doc", d.ID), zap.String("scheme", d.droppedScheme), zap.String("at", d.Origin))
+		}
+	}
+}
+
 func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, bad []*LineError, out string, log *zap.Logger, opts ...Option) (Manifest, error) {
 	o := applyOptions(opts)
 	log = log.Named("index")
 	start := time.Now()
+	// Listed in the manifest (BadLines), for the caller to report once;
+	// each at debug level here.
 	for _, le := range bad {
-		log.Warn("skipped bad line", zap.String("at", le.Error()))
+		log.Debug("skipped bad line", zap.String("at", le.Error()))
 	}
+	warnDropped(log, docs)
 	var remote *RemoteEmbedder
 	if cfg.Embedder == "remote" {
 		var err error

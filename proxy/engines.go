@@ -32,6 +32,7 @@ type engineHolder struct {
 	eng     *retrieve.Engine
 	dir     string    // snapshot dir in use
 	stamp   time.Time // manifest mtime of that snapshot
+	docs    int       // documents in that snapshot (its manifest)
 	ixCfg   index.Config
 	rCfg    retrieve.Config
 	demoDir string     // temp dir of the embedded demo snapshot, removed on Close
@@ -132,8 +133,8 @@ func (h *engineHolder) swapIn(cfg Config) (*retrieve.Engine, error) {
 		// fails it goes on doing so. Its pipeline closes it on Retire.
 		h.eng = eng
 	}
-	h.dir, h.stamp, h.ixCfg, h.rCfg = dir, st.ModTime(), cfg.Stages.Index, cfg.Stages.Retrieve
-	h.log.Info("serving index", zap.String("dir", dir))
+	h.dir, h.stamp, h.ixCfg, h.rCfg, h.docs = dir, st.ModTime(), cfg.Stages.Index, cfg.Stages.Retrieve, snap.Manifest.Docs
+	h.log.Info("serving index", zap.String("dir", dir), zap.Int("docs", h.docs))
 	return h.eng, nil
 }
 
@@ -178,6 +179,18 @@ type guardPipe struct {
 	// terms is the holder's passage-terms cache, shared across reloads; read
 	// without the holder's lock, which a reload holds while it indexes.
 	terms *termCache
+}
+
+// Serving names the snapshot the pipeline's engine serves ("embedded demo
+// corpus" for the demo) and its document count, for the reload log line.
+func (p *guardPipe) Serving() (snapshot string, docs int) {
+	h := p.holder
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.dir == h.demoDir {
+		return "embedded demo corpus", h.docs
+	}
+	return h.dir, h.docs
 }
 
 // WriteMetrics appends the verifier's series to /metrics.

@@ -29,7 +29,7 @@ func TestStreamOverTLS(t *testing.T) {
 	}))
 	defer up.Close()
 	defer close(release)
-	fast := newFastClient(4, 1<<20, time.Second, time.Second, nil)
+	fast := newFastClient(UpstreamConfig{MaxConns: 4, MaxResponseBytes: 1 << 20, IdleConnTimeout: time.Second, ConnWaitTimeout: time.Second}, nil)
 	fast.TLSConfig = &tls.Config{RootCAs: up.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
 	u := newUpstream(up.URL+"/v1", "", fast)
 	defer u.close()

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register("bench", "load, quality and chaos benches (bench load|quality|chaos)", runBench)
+	register("bench", "load, quality and chaos benches; record answers for the pairwise judge (bench load|quality|chaos|answers)", runBench)
 }
 
 func runBench(args []string) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -15,6 +16,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/answer-guard/guard/mockllm"
+	"github.com/answer-guard/guard/operator"
 	"github.com/answer-guard/guard/proxy"
 )
 
@@ -91,6 +93,11 @@ func newLogger(level string, flush time.Duration) (log *zap.Logger, stop func(),
 	}
 	zc.Level = zap.NewAtomicLevelAt(lvl)
 	zc.Sampling = nil
+	if logSink != nil {
+		enc := zapcore.NewJSONEncoder(zc.EncoderConfig)
+		log = zap.New(zapcore.NewCore(enc, zapcore.AddSync(logSink), zc.Level), zap.AddStacktrace(zapcore.ErrorLevel))
+		return log, func() {}, nil
+	}
 	if flush <= 0 {
 		log, err = zc.Build()
 		if err != nil {
@@ -107,12 +114,33 @@ func newLogger(level string, flush time.Duration) (log *zap.Logger, stop func(),
 	return log, func() { ws.Stop() }, nil //nolint:errcheck // stderr; Stop flushes
 }
 
+// wire builds the proxy and the operator plane beside it: the proxy hands
+// the plane each finished turn and the requests for its routes, and closes
+// it at shutdown.
+func wire(cfg proxy.Config, ocfg operator.Config, log *zap.Logger) (*proxy.Server, *operator.Plane, error) {
+	srv, err := proxy.New(cfg, log, proxy.NewPipeline(log))
+	if err != nil {
+		return nil, nil, err
+	}
+	op, err := operator.New(ocfg, srv, log)
+	if err != nil {
+		srv.Shutdown(context.Background()) //nolint:errcheck // the start error is the one to report
+		return nil, nil, err
+	}
+	srv.Attach(op)
+	return srv, op, nil
+}
+
 // Test hooks, nil in production: onListen is called with the bound
 // address before the server answers; onReload after each SIGHUP with the
 // reload's outcome (nil when the new configuration is running).
 var (
 	onListen func(net.Addr)
 	onReload func(error)
+	// logSink, when set, receives serve's JSON log lines instead of
+	// stderr (unbuffered, with the production logger's stack traces on
+	// errors, so a test sees what an operator would).
+	logSink io.Writer
 )
 
 func runServe(args []string) error {
@@ -152,7 +180,11 @@ func runServe(args []string) error {
 	if cfg.Upstream.BaseURL == "" {
 		// No upstream configured: serve against the built-in simulated
 		// one (mock section), on a loopback port, for this process's life.
-		if mock, err = mockllm.Start(file.Mock, "127.0.0.1:0"); err != nil {
+		mockAddr := file.Mock.Addr
+		if mockAddr == "" {
+			mockAddr = "127.0.0.1:0"
+		}
+		if mock, err = mockllm.Start(file.Mock, mockAddr); err != nil {
 			return fmt.Errorf("start simulated upstream: %w", err)
 		}
 		defer mock.Close()
@@ -161,7 +193,7 @@ func runServe(args []string) error {
 	if cfg, err = upstreamOf(cfg, mock); err != nil {
 		return err
 	}
-	srv, err := proxy.New(cfg, log, proxy.NewPipeline(log))
+	srv, op, err := wire(cfg, file.Operator, log)
 	if err != nil {
 		return err
 	}
@@ -188,13 +220,21 @@ func runServe(args []string) error {
 				if err == nil {
 					next, err = upstreamOf(file.Config, mock)
 				}
-				if err != nil {
+				switch {
+				case err != nil:
 					err = srv.ReloadFailed(err)
-				} else {
-					err = srv.Reload(next)
+				case op.CheckReload(file.Operator) != nil:
+					err = srv.ReloadRefused(op.CheckReload(file.Operator))
+				default:
+					if err = srv.Reload(next); err == nil {
+						op.Reload(file.Operator)
+					}
 				}
 				if err != nil {
-					log.Error("reload rejected; keeping the running configuration", zap.Error(err))
+					// Every problem in one field, one string each; no stack
+					// trace (this is the operator's file, not a bug).
+					log.WithOptions(zap.AddStacktrace(zapcore.FatalLevel)).Error("reload rejected; keeping the running configuration",
+						zap.Strings("problems", problemLines(err)))
 				}
 				if onReload != nil {
 					onReload(err)
