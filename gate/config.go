@@ -120,13 +120,18 @@ type PlannerConfig struct {
 	MaxOutline int `yaml:"max_outline"`
 	// BaseURL, Model, APIKeyEnv and Timeout configure the remote planner
 	// (an OpenAI-compatible /chat/completions endpoint, temperature 0).
-	// BaseURL and Model are required with mode remote; Timeout > 0,
-	// default 2s.
+	// BaseURL and Model are required with mode remote; BaseURL "upstream"
+	// (PlannerUpstream) plans on the answering upstream, with its key
+	// unless APIKeyEnv is set. Timeout > 0, default 2s.
 	BaseURL   string        `yaml:"base_url"`
 	Model     string        `yaml:"model"`
 	APIKeyEnv string        `yaml:"api_key_env"`
 	Timeout   time.Duration `yaml:"timeout"`
 }
+
+// PlannerUpstream as planner.base_url makes the answering upstream the
+// remote planner.
+const PlannerUpstream = "upstream"
 
 // DefaultSystemTemplate is the default system_template.
 const DefaultSystemTemplate = `{{if eq .Decision "ground" -}}

@@ -61,6 +61,10 @@ type Result struct {
 	// Calibration is the queried partition's answerability calibration
 	// (measured at index time), nil when its snapshot has none.
 	Calibration *index.AnswerCalibration
+	// HasKind reports whether the queried partition holds any chunk of a
+	// kind (the gate's primary-kind rule counts every survivor in a
+	// partition without the primary kind); nil when no partition matched.
+	HasKind func(kind string) bool
 }
 
 // QueryEmbedder embeds query texts for one (tenant, kb); cache keys must
@@ -87,6 +91,22 @@ type Engine struct {
 	ownEmbedder *index.RemoteEmbedder
 	// sem computes the semantic features; nil unless cfg.Semantic.
 	sem *semantic
+	// kinds caches each partition's set of kinds (*index.Partition ->
+	// map[string]bool), dropped when a snapshot is published.
+	kinds sync.Map
+}
+
+// kindSet returns the kinds of p's chunks, computed once per snapshot.
+func (e *Engine) kindSet(p *index.Partition) map[string]bool {
+	if v, ok := e.kinds.Load(p); ok {
+		return v.(map[string]bool)
+	}
+	set := map[string]bool{}
+	for _, c := range p.Chunks() {
+		set[c.Kind] = true
+	}
+	e.kinds.Store(p, set)
+	return set
 }
 
 // state is one published snapshot with a reader count, so that a swapped
@@ -178,6 +198,7 @@ func (e *Engine) Swap(snap *index.Snapshot) {
 	if e.sem != nil {
 		e.sem.reset()
 	}
+	e.kinds.Clear()
 	if old != nil {
 		old.retired.Store(true)
 		old.release()
@@ -276,7 +297,8 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	if p == nil || strings.TrimSpace(q.Text) == "" {
 		return Result{}, nil
 	}
-	res := Result{IDF: p.Local().IDF, Calibration: p.AnswerCalibration()}
+	kinds := e.kindSet(p)
+	res := Result{IDF: p.Local().IDF, Calibration: p.AnswerCalibration(), HasKind: func(k string) bool { return kinds[k] }}
 	degrade := func(what string) {
 		if !slices.Contains(res.Degraded, what) {
 			res.Degraded = append(res.Degraded, what)

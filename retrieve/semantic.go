@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -76,7 +77,7 @@ func (s *semantic) passage(p *index.Partition, slot int) *passageSem {
 	if ch.Title != "" {
 		text = ch.Title + ". " + text
 	}
-	ps := &passageSem{vec: s.enc.Embed(text), words: index.Words(text)}
+	ps := &passageSem{vec: s.enc.Embed(lead(text, maxEncodedChars)), words: index.Words(text)}
 	if s.n.Load() < maxSemanticCache {
 		if _, loaded := s.cache.LoadOrStore(key, ps); !loaded {
 			s.n.Add(1)
@@ -90,7 +91,7 @@ func (s *semantic) fill(p *index.Partition, q string, slots []int, cands []Candi
 	if len(cands) == 0 {
 		return
 	}
-	qv := s.enc.Embed(q)
+	qv := s.enc.Embed(lead(q, maxEncodedChars))
 	qw := index.Words(q)
 	for i := range cands {
 		ps := s.passage(p, slots[i])
@@ -125,4 +126,21 @@ func (s *semantic) coverage(q, p []string) (mean, worst float64) {
 		worst = min(worst, best)
 	}
 	return mean / float64(len(q)), worst
+}
+
+// maxEncodedChars bounds the text the encoder reads of a passage or a
+// question: its cost grows with the square of the tokens, and a sentence
+// encoder's vector of a long page is mostly its opening anyway (the word
+// vectors still read the whole passage).
+const maxEncodedChars = 600
+
+// lead is s cut to at most n bytes at a space.
+func lead(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n], ' '); i > n/2 {
+		return s[:i]
+	}
+	return s[:n]
 }
