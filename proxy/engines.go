@@ -134,6 +134,10 @@ func (h *engineHolder) swapIn(cfg Config) (*retrieve.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := snap.CheckEmbedder(cfg.Stages.Index); err != nil {
+		snap.Close()
+		return nil, err
+	}
 	if h.eng != nil && reflect.DeepEqual(h.ixCfg, cfg.Stages.Index) && reflect.DeepEqual(h.rCfg, cfg.Stages.Retrieve) {
 		h.eng.Swap(snap) // in-flight queries finish on the old snapshot
 	} else {

@@ -316,11 +316,12 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 			texts = append(texts, rw...)
 		}
 	}
-	// Query vectors: local always (memory, fallback scoring); remote when
-	// the snapshot's dense lane is remote.
+	// Query vectors: in the partition's local dense space (the embedded
+	// encoder, or the hashed model); remote when the snapshot's dense lane
+	// is remote.
 	localQ := make([][]float32, len(texts))
 	for i, t := range texts {
-		localQ[i] = p.Local().EmbedText(t)
+		localQ[i] = p.EmbedQuery(t)
 	}
 	primaryQ, primaryOK := localQ, true
 	if p.Remote() {

@@ -147,14 +147,14 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 			refs[i] = index.DocRef{Tenant: tenant, KB: kb, ID: id}
 		}
 		man, err = index.Add(ctx, ic, *base, corpus, memory, *out, log, index.WithVerifier(hv),
-			index.WithDelete(refs...), index.WithChanges(&changes))
+			index.WithDelete(refs...), index.WithChanges(&changes), index.WithProgress(os.Stderr))
 	case *demo:
-		man, err = index.BuildDemo(ctx, ic, *out, log)
+		man, err = index.BuildDemo(ctx, ic, *out, log, index.WithProgress(os.Stderr))
 	default:
 		if len(corpus) == 0 {
 			return usageErrorf(fs, "--corpus (or --demo) is required")
 		}
-		man, err = index.Build(ctx, ic, corpus, memory, *out, log, index.WithVerifier(hv))
+		man, err = index.Build(ctx, ic, corpus, memory, *out, log, index.WithVerifier(hv), index.WithProgress(os.Stderr))
 	}
 	if err != nil {
 		return err
@@ -356,6 +356,10 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	}
 	snap, err := index.Load(*dir)
 	if err != nil {
+		return err
+	}
+	if err := snap.CheckEmbedder(cfg.Index); err != nil {
+		snap.Close()
 		return err
 	}
 	eng, err := retrieve.New(cfg.Retrieve, cfg.Index, snap, log)

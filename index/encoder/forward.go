@@ -29,11 +29,31 @@ func newLinear(m *modelfile.Matrix, bias []float32) linear {
 
 // apply writes x·W + b for n rows of x (n x in) into dst (n x out).
 func (l *linear) apply(dst, x []float32, n int) {
-	for c := 0; c < l.out; c++ {
-		w := l.wt[c*l.in : (c+1)*l.in]
+	c, in, out := 0, l.in, l.out
+	if haveDot2x4 && in%8 == 0 && n >= 4 {
+		var acc [8]float32
+		for ; c+2 <= out; c += 2 {
+			b0, b1 := l.bias[c], l.bias[c+1]
+			t := 0
+			for ; t+4 <= n; t += 4 {
+				dot2x4(&x[t*in], in, &l.wt[c*in], in, in, &acc)
+				for k := 0; k < 4; k++ {
+					dst[(t+k)*out+c] = acc[2*k] + b0
+					dst[(t+k)*out+c+1] = acc[2*k+1] + b1
+				}
+			}
+			for ; t < n; t++ {
+				xt := x[t*in : (t+1)*in]
+				dst[t*out+c] = vek32.Dot(xt, l.wt[c*in:(c+1)*in]) + b0
+				dst[t*out+c+1] = vek32.Dot(xt, l.wt[(c+1)*in:(c+2)*in]) + b1
+			}
+		}
+	}
+	for ; c < out; c++ {
+		w := l.wt[c*in : (c+1)*in]
 		b := l.bias[c]
 		for t := 0; t < n; t++ {
-			dst[t*l.out+c] = vek32.Dot(x[t*l.in:(t+1)*l.in], w) + b
+			dst[t*out+c] = vek32.Dot(x[t*in:(t+1)*in], w) + b
 		}
 	}
 }
