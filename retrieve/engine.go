@@ -393,7 +393,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	var slots []int
 	res.Candidates, slots = e.cut(ordered, p)
 	if e.sem != nil {
-		e.sem.fill(p, q.Text, slots, res.Candidates)
+		e.sem.fill(p, q.Text, localQ[0], slots, res.Candidates)
 	}
 	return res, nil
 }

@@ -67,19 +67,24 @@ func (s *semantic) reset() {
 	s.n.Store(0)
 }
 
-func (s *semantic) passage(p *index.Partition, slot int) *passageSem {
+func (s *semantic) passage(p *index.Partition, slot int, embed bool) *passageSem {
 	ch := p.Chunk(slot)
 	key := passageKey{p, slot, ch.ID}
 	if v, ok := s.cache.Load(key); ok {
-		return v.(*passageSem)
+		if ps := v.(*passageSem); ps.vec != nil || !embed {
+			return ps
+		}
 	}
 	text := ch.Text
 	if ch.Title != "" {
 		text = ch.Title + ". " + text
 	}
-	ps := &passageSem{vec: s.enc.Embed(lead(text, maxEncodedChars)), words: index.Words(text)}
+	ps := &passageSem{words: index.Words(text)}
+	if embed {
+		ps.vec = s.enc.Embed(lead(text, maxEncodedChars))
+	}
 	if s.n.Load() < maxSemanticCache {
-		if _, loaded := s.cache.LoadOrStore(key, ps); !loaded {
+		if _, loaded := s.cache.Swap(key, ps); !loaded {
 			s.n.Add(1)
 		}
 	}
@@ -87,15 +92,27 @@ func (s *semantic) passage(p *index.Partition, slot int) *passageSem {
 }
 
 // fill sets Sim, Soft and Semantic on cands (chunks of p) for question q.
-func (s *semantic) fill(p *index.Partition, q string, slots []int, cands []Candidate) {
+// When the partition's dense lane is the embedded encoder, qv is the
+// question's vector the lane already computed and the passages' vectors
+// are the snapshot's: nothing is encoded here. Otherwise (hashed or
+// remote dense lane) the question and the passages are encoded here, the
+// passages once each (cached).
+func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int, cands []Candidate) {
 	if len(cands) == 0 {
 		return
 	}
-	qv := s.enc.Embed(lead(q, maxEncodedChars))
+	own := p.Encoder() != nil && len(qv) == p.PrimaryDims()
+	if !own {
+		qv = s.enc.Embed(lead(q, maxEncodedChars))
+	}
 	qw := index.Words(q)
 	for i := range cands {
-		ps := s.passage(p, slots[i])
-		cands[i].Sim = encoder.Cosine(qv, ps.vec)
+		ps := s.passage(p, slots[i], !own)
+		if own {
+			cands[i].Sim = p.Cosine(qv, slots[i])
+		} else {
+			cands[i].Sim = encoder.Cosine(qv, ps.vec)
+		}
 		if s.wv != nil {
 			cands[i].Soft, cands[i].SoftMin = s.coverage(qw, ps.words)
 		}
