@@ -268,7 +268,7 @@ func (tl *turnLog) push(st *storedTurn) {
 		e.cfg, e.traced, e.rerankActive, e.remote = &cfg, true, st.RerankActive, st.Planner == "remote"
 		for _, c := range st.Cands {
 			e.cands = append(e.cands, candRec{id: c.ID, title: c.Title, kind: c.Kind, address: c.Address,
-				score: c.Score, rerank: c.Rerank, answer: c.Answer, forced: c.Forced, lanes: c.Lanes})
+				score: c.Score, rerank: c.Rerank, answer: c.Answer, relevance: c.Relevance, forced: c.Forced, lanes: c.Lanes})
 		}
 		for _, id := range st.Outline {
 			for j, c := range e.cands {
