@@ -18,6 +18,7 @@ import (
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/internal/corpuscal"
+	"github.com/answer-guard/guard/internal/gatefeed"
 	"github.com/answer-guard/guard/judge"
 	"github.com/answer-guard/guard/retrieve"
 )
@@ -393,8 +394,8 @@ func runIndexQuery(ctx context.Context, args []string) error {
 // answerability is each candidate's calibrated relevance as the gate sees
 // it: the shipped answerability model's probability that it answers q.
 func answerability(q string, res retrieve.Result) []float64 {
-	cands := gate.CandidatesFrom(res.Candidates)
-	gate.DefaultAnswerModel().Assess(gate.PrepareQuestion(q, res.IDF), cands)
+	cands := gatefeed.Candidates(res.Candidates)
+	gate.DefaultAnswerModel().Assess(gatefeed.Question(q, res), cands)
 	out := make([]float64, len(cands))
 	for i, c := range cands {
 		out[i] = c.Answer
