@@ -37,6 +37,9 @@ type Plan struct {
 	Answer   string // refuse: answer with this text and make no upstream call
 	System   string // system message to prepend ("" = none)
 	Fallback bool   // send the configured fallback model instead of the request's
+	// Coverage is the best calibrated relevance the gate saw (0 on
+	// pass-through), for the operator plane's re-ask.
+	Coverage float64
 }
 
 // Turn is one chat turn's trip through the stages after planning. It is used
@@ -145,6 +148,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	default:
 		t.plan = Plan{Decision: gate.Ground, System: gate.SystemPrompt(pcfg, t.out, memory)}
 	}
+	t.plan.Coverage = t.out.Coverage.Max
 	t.latency["gate"] = ms(time.Since(t1))
 	t.byID = make(map[string]gate.Note, len(t.out.Notes))
 	for _, n := range t.out.Notes {
@@ -167,7 +171,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 		}
 		actions[a] = true
 	}
-	t.st = p.spec.New(gauntlet.Options{
+	t.stOpts = gauntlet.Options{
 		Notes:   t.out.Notes,
 		Cards:   cards,
 		Actions: actions,
@@ -181,7 +185,8 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 				ce.Write(zap.String("reason", string(r)), zap.String("tenant", tenant), zap.String("kb", kb))
 			}
 		},
-	})
+	}
+	t.st = p.spec.New(t.stOpts)
 	t.strictMode = p.judge.Mode() == "strict"
 	if t.out.Decision != gate.Refuse {
 		t.split = judge.NewSplitter()
@@ -230,6 +235,8 @@ type guardTurn struct {
 	plan     Plan
 	out      gate.Outcome
 	st       *gauntlet.Stream
+	stOpts   gauntlet.Options            // st's options, for the side filters
+	sides    map[string]*gauntlet.Stream // side.go: filters of the text that is not the answer
 	byID     map[string]gate.Note
 	prefix   string // fallback disclaimer, emitted before the model's text
 	answer   strings.Builder
