@@ -19,11 +19,12 @@ type Config struct {
 	LLM LLMConfig `yaml:"llm"`
 	// ChainPoll configures the re-poll of uncertain LLM verdicts.
 	ChainPoll ChainPollConfig `yaml:"chainpoll"`
-	// MinContextChars: when the combined context of a turn (the text of all
-	// the notes handed to the model) is shorter, detection is skipped for
-	// the turn and its cited claims are marked "not checked" with that
-	// reason (seed 000's rule). A claim is otherwise verified against its
-	// cited passages whatever their own length. Default 500, range >= 0.
+	// MinContextChars: seed 000's rule, applied where the seed applies it:
+	// when the combined context of a turn (the text of all the notes handed
+	// to the model) is shorter, a sentence that cites nothing is not judged
+	// against it (the uncited-claim flagger): it is reported not_checked
+	// with that reason. A cited claim is always verified against its cited
+	// passages, whatever their length. Default 500, range >= 0.
 	MinContextChars int `yaml:"min_context_chars"`
 	// Concurrency bounds concurrent remote judge calls across all requests
 	// (a semaphore). Default 8, range >= 1.
