@@ -113,6 +113,11 @@ type LocalConfig struct {
 	// entailment) or "rule" (coverage >= need with every anchor found, the
 	// verifier before issue 11). Default learned.
 	Model string `yaml:"model" json:"-"`
+	// Scope is "on" (the default; empty means on) or "off": read the
+	// conditions and scope of a claim against its evidence (quantifiers,
+	// bounds, ranges, periods, exceptions; see scope.go). A claim that drops
+	// or widens a condition of its evidence is then not entailed.
+	Scope string `yaml:"scope" json:"-"`
 }
 
 // DefaultConfig returns the defaults of DESIGN.md.
@@ -206,6 +211,9 @@ func (c Config) Validate() error {
 	if c.Local.Model != "learned" && c.Local.Model != "rule" {
 		bad("local.model: must be learned or rule, got %q", c.Local.Model)
 	}
+	if c.Local.Scope != "" && c.Local.Scope != "on" && c.Local.Scope != "off" {
+		bad("local.scope: must be on or off, got %q", c.Local.Scope)
+	}
 	if c.Local.Gather < 0 || c.Local.Gather >= 1 {
 		bad("local.gather: must be in [0,1), got %g", c.Local.Gather)
 	}
@@ -216,5 +224,6 @@ func (c Config) Validate() error {
 func defaultLocal() LocalConfig {
 	c := DefaultLocalModel.Rule
 	c.Model = "learned"
+	c.Scope = "on"
 	return c
 }

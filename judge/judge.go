@@ -558,17 +558,20 @@ func fnv64(s string) uint64 {
 
 // reasonActions say what to do about each machine-readable reason.
 var reasonActions = map[string]string{
-	"covered":            "the cited source states this",
-	"number_mismatch":    "the cited source gives another number or date: correct it from the evidence",
-	"negation":           "the cited source states the negation: correct the claim or drop it",
-	"antonym":            "the cited source says the opposite: correct the claim or drop it",
-	"wrong_subject":      "the cited source says this of something else",
-	"swapped_roles":      "the cited source names the same parties in the opposite roles",
-	"entity_mismatch":    "the cited source names someone or something else",
-	"missing_anchor":     "a name or number of the claim is not in the cited source",
-	"direction_unstated": "the cited source does not state this change (increase or decrease)",
-	"low_overlap":        "the cited source shares little with the claim: cite the source it came from",
-	"not_covered":        "the cited source does not state all of this: rephrase, or cite a source that does",
+	"covered":              "the cited source states this",
+	"number_mismatch":      "the cited source gives another number or date: correct it from the evidence",
+	"negation":             "the cited source states the negation: correct the claim or drop it",
+	"antonym":              "the cited source says the opposite: correct the claim or drop it",
+	"wrong_subject":        "the cited source says this of something else",
+	"swapped_roles":        "the cited source names the same parties in the opposite roles",
+	"entity_mismatch":      "the cited source names someone or something else",
+	"missing_anchor":       "a name or number of the claim is not in the cited source",
+	"direction_unstated":   "the cited source does not state this change (increase or decrease)",
+	"low_overlap":          "the cited source shares little with the claim: cite the source it came from",
+	"not_covered":          "the cited source does not state all of this: rephrase, or cite a source that does",
+	ReasonScopeWidened:     "the claim widens a limit the cited source sets: restore the limit",
+	ReasonConditionDropped: "the claim leaves out a condition the cited source states: restore it",
+	ReasonRangeMismatch:    "the cited source states another range or bound: correct it from the evidence",
 }
 
 // reasonText is a claim's reason: the verifier's code, then what to do.
@@ -579,7 +582,7 @@ func reasonText(v Verdict) string {
 	what := v.Detail
 	if what == "" {
 		what = reasonActions[v.Reason]
-	} else if a := reasonActions[v.Reason]; a != "" && v.Reason != "wrong_subject" && v.Reason != "missing_anchor" && v.Reason != "entity_mismatch" {
+	} else if a := reasonActions[v.Reason]; a != "" && v.Reason != "wrong_subject" && v.Reason != "missing_anchor" && v.Reason != "entity_mismatch" && v.Reason != ReasonScopeWidened && v.Reason != ReasonConditionDropped && v.Reason != ReasonRangeMismatch {
 		what = a + " (" + what + ")"
 	}
 	if what == "" {

@@ -89,7 +89,7 @@ func prepare(title, text string) *prepared {
 		}
 		es := evSent{text: t, stems: map[string]struct{}{}}
 		negs := 0
-		ts := analyse(t)
+		ts := analyse(normPhrases(t))
 		for i, tm := range ts {
 			if !tm.neg {
 				continue
@@ -165,7 +165,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	var cts []claimTerm
 	claimNeg := false
 	var total float64
-	ats := analyse(text)
+	ats := analyse(normPhrases(text))
 	claimDirs := directions(ats)
 	for i, tm := range ats {
 		if tm.neg {
@@ -446,7 +446,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		need = 1 - (1-l.cfg.Entail)*(total-l.cfg.Strict)/total
 	}
 	need -= 1e-9
-	sg := signals{bestE: bestE, need: need, bestDoc: bestDoc, bestAny: bestAny, bestC: bestC,
+	sg := signals{claim: text, bestE: bestE, need: need, bestDoc: bestDoc, bestAny: bestAny, bestC: bestC,
 		bag: weigh(anyCov), cReason: cReason, eSpan: eSpan, cSpan: cSpan, total: total, evChars: evChars}
 	sg.missAnchor = weigh(anchors &^ anchorsFound)
 	sg.missingAnchor = anchors&^anchorsFound != 0
@@ -540,6 +540,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 
 // signals are what the best windows of the evidence say about a claim.
 type signals struct {
+	claim                                     string
 	bestE, need, bestDoc, bestAny, bestC, bag float64
 	missAnchor                                float64
 	total                                     float64
@@ -610,13 +611,26 @@ func (l *Local) decide(s *signals) Verdict {
 		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestAny)), Severity: Major, Evidence: trimSpan(s.anySpan), Method: "local",
 			Reason: "entity_mismatch", Detail: fmt.Sprintf("the cited source names %q where the claim names %q", s.otherEntity, s.missing)}
 	case entail && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
+		if l.cfg.Scope != "off" {
+			if f, ok := checkScope(s.claim, s.eSpan); ok {
+				return scopeVerdict(f, s.bestE)
+			}
+		}
 		return Verdict{Label: Entailment, Confidence: round3(clamp01(conf)), Severity: Info, Evidence: trimSpan(s.eSpan), Method: "local", Reason: "covered"}
+	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE && s.cReason == "number_mismatch" && l.cfg.Scope != "off" && rangeContained(s.claim, s.cSpan):
+		return Verdict{Label: Entailment, Confidence: round3(clamp01(0.5 + 0.4*s.bestC)), Severity: Info, Evidence: trimSpan(s.cSpan), Method: "local", Reason: "covered",
+			Detail: "the claim's range lies within the cited source's"}
 	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE:
 		sev := Major
+		reason, detail := s.cReason, ""
 		if s.cReason == "number_mismatch" {
 			sev = Critical
+			// a bound or range of the claim that the source's does not hold
+			if f, ok := checkScope(s.claim, s.cSpan); ok && f.reason == ReasonRangeMismatch && l.cfg.Scope != "off" {
+				reason, detail = f.reason, scopeDetail(f)
+			}
 		}
-		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestC)), Severity: sev, Evidence: trimSpan(s.cSpan), Method: "local", Reason: s.cReason}
+		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestC)), Severity: sev, Evidence: trimSpan(s.cSpan), Method: "local", Reason: reason, Detail: detail}
 	default:
 		span := s.eSpan
 		if span == "" {
