@@ -1,0 +1,243 @@
+package encoder
+
+import (
+	"math"
+
+	"github.com/answer-guard/guard/index/encoder/modelfile"
+	"github.com/viterin/vek/vek32"
+)
+
+// linear is a dense layer y = x·W + b with W kept transposed (one
+// contiguous row per output), so each output is one SIMD dot product and
+// the weights stream through the cache once per call however many tokens
+// are in the batch.
+type linear struct {
+	in, out int
+	wt      []float32 // out x in
+	bias    []float32
+}
+
+func newLinear(m *modelfile.Matrix, bias []float32) linear {
+	l := linear{in: m.Rows, out: m.Cols, wt: make([]float32, m.Rows*m.Cols), bias: bias}
+	for r := 0; r < m.Rows; r++ {
+		for c := 0; c < m.Cols; c++ {
+			l.wt[c*m.Rows+r] = m.Data[r*m.Cols+c]
+		}
+	}
+	return l
+}
+
+// apply writes x·W + b for n rows of x (n x in) into dst (n x out).
+func (l *linear) apply(dst, x []float32, n int) {
+	for c := 0; c < l.out; c++ {
+		w := l.wt[c*l.in : (c+1)*l.in]
+		b := l.bias[c]
+		for t := 0; t < n; t++ {
+			dst[t*l.out+c] = vek32.Dot(x[t*l.in:(t+1)*l.in], w) + b
+		}
+	}
+}
+
+type layer struct {
+	in, out, heads int
+	scale          float32
+	ln1s, ln1b     []float32
+	qkv, o         linear
+	res            *linear
+	ln2s, ln2b     []float32
+	ffn1, ffn2     linear
+}
+
+type model struct {
+	tok     *tokenizer
+	emb     modelfile.Matrix
+	inv     []float32
+	eps     float32
+	maxLen  int
+	layers  [2]layer
+	hidden  linear
+	dims    int
+	embDims int
+}
+
+func newModel(w *modelfile.Weights) *model {
+	m := &model{
+		tok:     newTokenizer(w.Pieces, w.Scores),
+		emb:     w.Embedding,
+		inv:     w.InvTimescales,
+		eps:     w.Epsilon,
+		maxLen:  w.MaxLen,
+		hidden:  newLinear(&w.Hidden, w.HiddenBias),
+		dims:    w.Hidden.Cols,
+		embDims: w.Embedding.Cols,
+	}
+	for i := range w.Layers {
+		L := &w.Layers[i]
+		l := layer{
+			in: L.QKV.Rows, out: L.Out.Cols, heads: L.Heads, scale: L.AttnScale,
+			ln1s: L.LN1Scale, ln1b: L.LN1Bias, ln2s: L.LN2Scale, ln2b: L.LN2Bias,
+			qkv: newLinear(&L.QKV, L.QKVBias), o: newLinear(&L.Out, L.OutBias),
+			ffn1: newLinear(&L.FFN1, L.FFN1Bias), ffn2: newLinear(&L.FFN2, L.FFN2Bias),
+		}
+		if L.Residual.Cols > 0 {
+			r := newLinear(&L.Residual, L.ResidualBias)
+			l.res = &r
+		}
+		m.layers[i] = l
+	}
+	return m
+}
+
+// scratch holds one forward pass's buffers; grown on demand and reused.
+type scratch struct {
+	x, a, qkv, ctx, att, h, f []float32
+	scores                    []float32
+}
+
+func grow(b []float32, n int) []float32 {
+	if cap(b) < n {
+		return make([]float32, n)
+	}
+	return b[:n]
+}
+
+// layerNorm normalises each of n rows of x (width d) into dst.
+func layerNorm(dst, x []float32, n, d int, scale, bias []float32, eps float32) {
+	for t := 0; t < n; t++ {
+		row := x[t*d : (t+1)*d]
+		out := dst[t*d : (t+1)*d]
+		var mean float32
+		for _, v := range row {
+			mean += v
+		}
+		mean /= float32(d)
+		var vr float32
+		for _, v := range row {
+			dv := v - mean
+			vr += dv * dv
+		}
+		vr /= float32(d)
+		r := float32(1 / math.Sqrt(float64(vr+eps)))
+		for i, v := range row {
+			out[i] = scale[i]*r*(v-mean) + bias[i]
+		}
+	}
+}
+
+// forward embeds one token sequence into dst (len dims), L2-normalised.
+func (m *model) forward(ids []int32, s *scratch, dst []float32) {
+	n := len(ids)
+	if n > m.maxLen {
+		n = m.maxLen
+		ids = ids[:n]
+	}
+	pooled := make([]float32, m.dims)
+	if n > 0 {
+		m.encode(ids, s)
+		x := s.x
+		d := m.layers[len(m.layers)-1].out
+		for t := 0; t < n; t++ {
+			vek32.Add_Inplace(pooled, x[t*d:(t+1)*d])
+		}
+		vek32.MulNumber_Inplace(pooled, 1/float32(n))
+	}
+	m.hidden.apply(dst, pooled, 1)
+	var ss float64
+	for i, v := range dst {
+		t := float32(math.Tanh(float64(v)))
+		dst[i] = t
+		ss += float64(t) * float64(t)
+	}
+	r := float32(1 / math.Sqrt(math.Max(ss, 1e-12)))
+	vek32.MulNumber_Inplace(dst, r)
+}
+
+// encode runs the embedding and both transformer layers; the result is in
+// s.x (n x out).
+func (m *model) encode(ids []int32, s *scratch) {
+	n := len(ids)
+	e := m.embDims
+	half := e / 2
+	s.x = grow(s.x, n*e)
+	row := make([]float32, e)
+	for t, id := range ids {
+		m.emb.Row(int(id), row)
+		x := s.x[t*e : (t+1)*e]
+		// The graph adds the token embedding twice: once as the
+		// scattered lookup and once inside the timing-signal sum.
+		for k := 0; k < half; k++ {
+			ang := float64(float32(t) * m.inv[k])
+			x[k] = row[k] + (row[k] + float32(math.Sin(ang)))
+			x[half+k] = row[half+k] + (row[half+k] + float32(math.Cos(ang)))
+		}
+	}
+	for li := range m.layers {
+		l := &m.layers[li]
+		in, out := l.in, l.out
+		s.a = grow(s.a, n*in)
+		layerNorm(s.a, s.x, n, in, l.ln1s, l.ln1b, m.eps)
+		s.qkv = grow(s.qkv, n*3*in)
+		l.qkv.apply(s.qkv, s.a, n)
+		s.ctx = grow(s.ctx, n*in)
+		m.attention(l, s, n)
+		s.att = grow(s.att, n*out)
+		l.o.apply(s.att, s.ctx, n)
+		if l.res != nil {
+			s.h = grow(s.h, n*out)
+			l.res.apply(s.h, s.x, n)
+			vek32.Add_Inplace(s.att, s.h)
+		} else {
+			vek32.Add_Inplace(s.att, s.x[:n*out])
+		}
+		// s.att is now the layer's residual stream.
+		s.a = grow(s.a, n*out)
+		layerNorm(s.a, s.att, n, out, l.ln2s, l.ln2b, m.eps)
+		hid := l.ffn1.out
+		s.f = grow(s.f, n*hid)
+		l.ffn1.apply(s.f, s.a, n)
+		for i, v := range s.f {
+			if v < 0 {
+				s.f[i] = 0
+			}
+		}
+		s.x = grow(s.x, n*out)
+		l.ffn2.apply(s.x, s.f, n)
+		vek32.Add_Inplace(s.x, s.att)
+	}
+}
+
+// attention computes multi-head scaled dot-product attention from s.qkv
+// (n x 3*in: q, k, v) into s.ctx (n x in).
+func (m *model) attention(l *layer, s *scratch, n int) {
+	in := l.in
+	depth := in / l.heads
+	s.scores = grow(s.scores, n)
+	w := 3 * in
+	for h := 0; h < l.heads; h++ {
+		qo, ko, vo := h*depth, in+h*depth, 2*in+h*depth
+		for i := 0; i < n; i++ {
+			q := s.qkv[i*w+qo : i*w+qo+depth]
+			mx := float32(math.Inf(-1))
+			for j := 0; j < n; j++ {
+				sc := vek32.Dot(q, s.qkv[j*w+ko:j*w+ko+depth]) * l.scale
+				s.scores[j] = sc
+				mx = max(mx, sc)
+			}
+			var sum float32
+			for j := 0; j < n; j++ {
+				e := float32(math.Exp(float64(s.scores[j] - mx)))
+				s.scores[j] = e
+				sum += e
+			}
+			c := s.ctx[i*in+qo : i*in+qo+depth]
+			clear(c)
+			for j := 0; j < n; j++ {
+				p := s.scores[j] / sum
+				v := s.qkv[j*w+vo : j*w+vo+depth]
+				for k := range c {
+					c[k] += p * v[k]
+				}
+			}
+		}
+	}
+}

