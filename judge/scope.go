@@ -50,6 +50,7 @@ type scopeCond struct {
 	lo, hi float64
 	mask   uint16
 	univ   bool // stated as all / every (all year, every day, around the clock)
+	single bool // one day or month named alone: a date in the evidence, a condition in a claim
 	text   string
 }
 
@@ -125,7 +126,7 @@ func scopeTokens(text string) []stok {
 			i = j
 		case isLetterByte(c):
 			j := i
-			for j < len(text) && (isLetterByte(text[j]) || text[j] == '\'' || text[j] == '-' && j+1 < len(text) && isLetterByte(text[j+1])) {
+			for j < len(text) && (isLetterByte(text[j]) || text[j] >= '0' && text[j] <= '9' || text[j] == '\'' || text[j] == '-' && j+1 < len(text) && isLetterByte(text[j+1])) {
 				j++
 			}
 			w := strings.ToLower(text[i:j])
@@ -182,8 +183,11 @@ var (
 		{"whole"}, {"entire"}, {"daily"}, {"without"}}
 	exclCues = [][]string{{"only"}, {"except"}, {"excluding"}, {"apart", "from"}, {"other", "than"}, {"but", "not"},
 		{"outside"}, {"exclusively"}, {"solely"}, {"restricted", "to"}, {"reserved", "for"}, {"not", "on"}}
-	condCues = [][]string{{"if"}, {"unless"}, {"provided"}, {"as", "long", "as"}, {"when"}, {"with"}, {"by", "appointment"},
-		{"on", "request"}, {"subject", "to"}, {"after", "their"}, {"after", "the"}, {"after", "a"}, {"once"}, {"who"}, {"whose"}, {"per"}}
+	// conditions: only the cues that make a statement conditional in a
+	// policy ("with", "when", "who" mostly describe, in encyclopedic text)
+	condCues = [][]string{{"if"}, {"unless"}, {"provided"}, {"as", "long", "as"}, {"by", "appointment"},
+		{"on", "request"}, {"subject", "to"}, {"after", "their"}, {"with", "their"}, {"with", "the", "approval"}, {"with", "approval"},
+		{"with", "a", "prescription"}, {"when", "accompanied"}, {"accompanied", "by"}}
 	afterCues = [][]string{{"after", "that"}, {"thereafter"}, {"afterwards"}, {"otherwise"}, {"beyond", "that"}}
 )
 
@@ -264,9 +268,14 @@ func analyseScope(text string) scopeInfo {
 				j += 2
 			}
 			c.text = span(i, j)
+			// one day named once ("on Wednesday", a team called Wednesday)
+			// is a date, not a period; "Tuesdays", lists and ranges are
+			if j == i+1 && !strings.HasSuffix(w, "s") {
+				c.single = true
+			}
 			// "the first Sunday of every month" is one day a month, not Sundays
 			if i >= 2 && ts[i-1].w == "first" || i >= 1 && (ts[i-1].w == "first" || ts[i-1].w == "last") {
-				c.dim = "nth-day"
+				c.dim, c.single = "nth-day", false
 			}
 			si.conds = append(si.conds, c)
 			for k := i; k < j; k++ {
@@ -299,6 +308,7 @@ func analyseScope(text string) scopeInfo {
 				continue
 			}
 			c.text = span(i, j)
+			c.single = j == i+1 // "born 2 June 1975", "in July 2017": a date
 			si.conds = append(si.conds, c)
 			for k := i; k < j; k++ {
 				used[k] = true
@@ -377,6 +387,13 @@ func analyseScope(text string) scopeInfo {
 				start = i - 1
 			}
 			lo, hi := t.num, ts[i+2].num
+			if dim == "n" && (isYear(lo) && isYear(hi) || end < len(ts) && (ts[end].w == "bc" || ts[end].w == "ad" || ts[end].w == "bce" || ts[end].w == "ce")) {
+				for k := start; k < end; k++ {
+					used[k] = true
+				}
+				i = end - 1
+				continue // "from 2011 to 2017", "from 305 to 30 BC": dates
+			}
 			if hi < lo && dim == "time" {
 				hi += 24
 			}
@@ -422,7 +439,7 @@ func analyseScope(text string) scopeInfo {
 		}
 		// a year ("since 1989", "before 1900") dates a fact; it bounds no
 		// quantity the claim could widen
-		if !found || dim == "n" && !t.clock && t.num >= 1000 && t.num <= 2100 && t.num == math.Trunc(t.num) {
+		if !found || dim == "n" && !t.clock && isYear(t.num) {
 			continue
 		}
 		// an upper cue means up to and including N for durations and
@@ -496,6 +513,10 @@ func contains(es []scopeCond, c scopeCond) bool {
 	return false
 }
 
+// scopeRestate is the share of the carrying clause's content stems (beyond
+// its conditions) a claim must name for its conditions to be compared.
+const scopeRestate = 0.6
+
 // scopeClauses cuts a window into clauses: sentences and their
 // semicolon-separated parts.
 func scopeClauses(window string) []string {
@@ -525,12 +546,19 @@ func scopeClauses(window string) []string {
 // checkScope compares the conditions of claim with those of the clause of
 // window that carries it. ok is false when the claim keeps every condition.
 func checkScope(claim, window string) (scopeFinding, bool) {
+	f, bad, _ := readScope(claim, window)
+	return f, bad
+}
+
+// readScope is checkScope; restated reports whether the claim restates
+// the clause that carries it (only then are conditions compared).
+func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
 	clauses := scopeClauses(window)
 	if len(clauses) == 0 {
-		return scopeFinding{}, false
+		return scopeFinding{}, false, false
 	}
 	cs := map[string]bool{}
-	for _, t := range analyse(claim) {
+	for _, t := range analyse(normPhrases(claim)) {
 		if !t.neg && !t.isNum {
 			cs[t.stem] = true
 		}
@@ -549,18 +577,52 @@ func checkScope(claim, window string) (scopeFinding, bool) {
 			best, bestN = i, n
 		}
 	}
-	ev := analyseScope(clauses[best])
+	ev := analyseScope(unbracket(clauses[best]))
 	after := false
 	for _, c := range clauses {
 		after = after || analyseScope(c).after
 	}
 	cl := analyseScope(claim)
-	f := scopeFinding{span: clauses[best]}
+	f = scopeFinding{span: clauses[best]}
 	widen := cl.univ != ""
 	// numeric and period dimensions
+	// the claim must restate the clause: most of the clause's content stems
+	// beyond its conditions (an answer naming one entity of a long
+	// sentence drops nothing the sentence conditions)
+	condStems := map[string]bool{}
+	for _, c := range ev.conds {
+		for _, t := range analyse(c.text) {
+			condStems[t.stem] = true
+		}
+	}
+	for _, w := range ev.words {
+		for _, t := range analyse(w.cue) {
+			condStems[t.stem] = true
+		}
+		for _, st := range w.stems {
+			condStems[st] = true
+		}
+	}
+	have, need := 0, 0
+	seen := map[string]bool{}
+	for _, t := range analyse(normPhrases(clauses[best])) {
+		if t.isNum || t.neg || condStems[t.stem] || seen[t.stem] {
+			continue
+		}
+		seen[t.stem] = true
+		need++
+		if cs[t.stem] {
+			have++
+		}
+	}
+	if need == 0 || float64(have) < scopeRestate*float64(need) {
+		return scopeFinding{}, false, false
+	}
 	dims := map[string][]scopeCond{}
 	for _, c := range ev.conds {
-		if !c.univ { // "daily", "every month" in the evidence restrict nothing
+		// "daily", "every month" in the evidence restrict nothing; a day or
+		// month named alone there is a date
+		if !c.univ && !c.single {
 			dims[c.dim] = append(dims[c.dim], c)
 		}
 	}
@@ -594,7 +656,7 @@ func checkScope(claim, window string) (scopeFinding, bool) {
 			}
 			for _, c := range rel {
 				if c.univ {
-					return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: f.span, what: es[0].text}, true
+					return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: f.span, what: es[0].text}, true, true
 				}
 			}
 			if d == "nth-day" {
@@ -624,11 +686,11 @@ func checkScope(claim, window string) (scopeFinding, bool) {
 			} else {
 				f.reason = ReasonRangeMismatch
 			}
-			return f, true
+			return f, true, true
 		}
 	}
 	if f.reason != "" {
-		return f, true
+		return f, true, true
 	}
 	// exclusive words and conditions
 	for _, w := range ev.words {
@@ -665,11 +727,11 @@ func checkScope(claim, window string) (scopeFinding, bool) {
 		}
 		f.excluded = w.excl || after
 		if w.excl {
-			return f, true
+			return f, true, true
 		}
 	}
 	if f.reason != "" {
-		return f, true
+		return f, true, true
 	}
 	// a widening claim against a window whose other clause says the
 	// opposite of part of the claim's subject: "free at any cash machine"
@@ -692,11 +754,11 @@ func checkScope(claim, window string) (scopeFinding, bool) {
 				}
 			}
 			if shared && contrast {
-				return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: window, what: c}, true
+				return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: window, what: c}, true, true
 			}
 		}
 	}
-	return f, false
+	return f, false, true
 }
 
 // contrastStems are the words of a clause that set its case against
@@ -719,7 +781,7 @@ func rangeContained(claim, window string) bool {
 	if len(cl.conds) == 0 {
 		return false
 	}
-	if _, bad := checkScope(claim, window); bad {
+	if _, bad, restated := readScope(claim, window); bad || !restated {
 		return false
 	}
 	var ev []scopeCond
@@ -809,4 +871,27 @@ func normCue(text string) bool {
 		}
 	}
 	return false
+}
+
+func isYear(v float64) bool { return v >= 1000 && v <= 2100 && v == math.Trunc(v) }
+
+// unbracket drops bracketed asides ("(risk ratio 0.27 (0.11 to 0.67))",
+// "(within 4 d)"): statistics and glosses, not conditions.
+func unbracket(s string) string {
+	if !strings.ContainsAny(s, "([") {
+		return s
+	}
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '(' || r == '[':
+			depth++
+		case (r == ')' || r == ']') && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

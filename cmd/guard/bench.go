@@ -169,7 +169,8 @@ func benchQuality(ctx context.Context, args []string) error {
 	fs.BoolVar(&claims, "claims", false, "run the end-to-end claims suite (changed numbers and uncited sentences from mockllm, report and strict mode)")
 	fs.BoolVar(&gauntlet, "gauntlet", false, "run the marker gauntlet suite (mockllm faults as ground truth)")
 	fs.BoolVar(&gateSuite, "gate", false, "run the answerability suite (HaluEval halves + dev corpora in bench/testdata/gate: grounded vs declined, in-sample and out-of-sample)")
-	var fit bool
+	var fit, dev bool
+	fs.BoolVar(&dev, "dev", false, "with --verify: a development run, the frozen test splits are not scored (tune nothing on them, not even by looking)")
 	fs.BoolVar(&fit, "fit", false, "with --gate: refit the shipped answerability model on the training sets and write gate/answermodel.json; with --verify: refit the local verifier's model on its training splits and write judge/localmodel.json")
 	fs.StringVar(&data, "data", defaultDataDir(), "evaluation data folder (env GUARD_DATA, default ../shared/data)")
 	fs.StringVar(&out, "out", "bench-out", "report folder (quality.md; with --gate also gate-coverage.png and .svg)")
@@ -188,6 +189,7 @@ func benchQuality(ctx context.Context, args []string) error {
 		return dumpVerify(ctx, data, dump, out)
 	}
 	bench.GateFit, bench.VerifyFit = fit && gateSuite, fit && verify
+	bench.VerifyFrozen = !dev
 	var want []string
 	for name, on := range map[string]bool{"retrieval": retrieval, "verify": verify, "claims": claims, "gauntlet": gauntlet, "gate": gateSuite} {
 		if on {
