@@ -10,8 +10,10 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/answer-guard/guard/index/encoder"
 	"github.com/answer-guard/guard/judge"
 )
 
@@ -171,7 +173,7 @@ func (d *verifyData) trainFeatures(c judge.LocalConfig) []judge.Features {
 	if d.trainF == nil {
 		d.trainF = map[string][]judge.Features{}
 	}
-	v := judge.NewLocalModel(c, nil)
+	v := judge.NewLocalModel(c, nil).WithEncoder(suiteEncoder())
 	fs := make([]judge.Features, len(d.train))
 	d.trainSupport = make([]bool, len(d.train))
 	for i, it := range d.train {
@@ -194,6 +196,22 @@ const FitLambda = 1.0
 // the best mean training balanced accuracy. Each set weighs the same in the
 // loss, and within a set each class weighs the same.
 func fitLocalModel(sets []*verifyData) (judge.LocalModel, float64, error) {
+	m, score, err := fitLocalModelWith(sets, true)
+	if err != nil {
+		return m, score, err
+	}
+	plain, _, err := fitLocalModelWith(sets, false)
+	if err != nil {
+		return m, score, err
+	}
+	plain.Fit = "the same fit without the encoder similarity"
+	m.NoEncoder = &plain
+	return m, score, nil
+}
+
+// fitLocalModelWith fits the layer with or without the encoder similarity
+// (without: its column is zero, so its weight is too).
+func fitLocalModelWith(sets []*verifyData, withEnc bool) (judge.LocalModel, float64, error) {
 	var best judge.LocalModel
 	bestScore := -1.0
 	for _, c := range ruleGrid() {
@@ -213,6 +231,9 @@ func fitLocalModel(sets []*verifyData) (judge.LocalModel, float64, error) {
 			neg := len(fs) - pos
 			from := len(xs)
 			for i, f := range fs {
+				if !withEnc {
+					f[judge.FSim] = 0
+				}
 				xs = append(xs, f)
 				w := 0.0
 				if d.trainSupport[i] {
@@ -297,6 +318,7 @@ type VerifySummary struct {
 	HasAcross            bool    `json:"-"`
 	DevScopeOff          float64 `json:"-"`
 	InScopeOff           float64 `json:"-"`
+	DevNoEnc, TestNoEnc  float64 `json:"-"`
 }
 
 // VerifyFitReport is the outcome of the verify suite.
@@ -349,6 +371,9 @@ func VerifyQualityFit(ctx context.Context, dataDir string, fit bool, modelPath s
 	}
 	rep.Model = model
 	score := func(name string, m *judge.LocalModel, rule judge.LocalConfig, items []VerifyItem) (VerifySet, error) {
+		return ScoreVerifier(ctx, name, judge.NewLocalModel(rule, m).WithEncoder(suiteEncoder()), items)
+	}
+	scorePlain := func(name string, m *judge.LocalModel, rule judge.LocalConfig, items []VerifyItem) (VerifySet, error) {
 		return ScoreVerifier(ctx, name, judge.NewLocalModel(rule, m), items)
 	}
 	var fitNames []string
@@ -385,6 +410,14 @@ func VerifyQualityFit(ctx context.Context, dataDir string, fit bool, modelPath s
 			rep.Rows = append(rep.Rows, VerifyRow{Set: d.name, Model: "learned + scope rules", FittedOn: all, Evaluated: d.devName, Sample: "dev", Score: dv},
 				VerifyRow{Set: d.name, Model: "learned, scope rules off", FittedOn: all, Evaluated: d.devName, Sample: "dev", Score: dvOff})
 		}
+		if len(d.dev) > 0 {
+			dv, err := scorePlain(d.name, &model, model.Rule, d.dev)
+			if err != nil {
+				return rep, err
+			}
+			sum.DevNoEnc = dv.BalancedAccuracy
+			rep.Rows = append(rep.Rows, VerifyRow{Set: d.name, Model: "learned + scope rules, no encoder", FittedOn: all, Evaluated: d.devName, Sample: "dev", Score: dv})
+		}
 		if VerifyFrozen && len(d.test) > 0 {
 			te, err := score(d.name, &model, model.Rule, d.test)
 			if err != nil {
@@ -392,6 +425,12 @@ func VerifyQualityFit(ctx context.Context, dataDir string, fit bool, modelPath s
 			}
 			sum.Test, sum.HasTest = te.BalancedAccuracy, true
 			rep.Rows = append(rep.Rows, VerifyRow{Set: d.name, Model: "learned + scope rules", FittedOn: all, Evaluated: d.testName, Sample: "frozen test", Score: te})
+			tp, err := scorePlain(d.name, &model, model.Rule, d.test)
+			if err != nil {
+				return rep, err
+			}
+			sum.TestNoEnc = tp.BalancedAccuracy
+			rep.Rows = append(rep.Rows, VerifyRow{Set: d.name, Model: "learned + scope rules, no encoder", FittedOn: all, Evaluated: d.testName, Sample: "frozen test", Score: tp})
 		}
 		rep.Summary = append(rep.Summary, sum)
 	}
@@ -477,7 +516,7 @@ func writeVerifyFit(w io.Writer, rep VerifyFitReport) {
 	if !rep.Frozen {
 		b.WriteString("**Development run (--dev): frozen test splits not scored.**\n\n")
 	}
-	b.WriteString("| set | in-sample | dev | frozen test | across data sets: dev | across data sets: frozen test | scope rules off: in-sample | scope rules off: dev |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| set | in-sample | dev | frozen test | across data sets: dev | across data sets: frozen test | scope rules off: in-sample | scope rules off: dev | no encoder: dev | no encoder: frozen test |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	f := func(v float64, ok bool) string {
 		if !ok {
 			return "—"
@@ -487,8 +526,8 @@ func writeVerifyFit(w io.Writer, rep VerifyFitReport) {
 	var meanT, meanD float64
 	n := 0
 	for _, s := range rep.Summary {
-		fmt.Fprintf(&b, "| %s | %.3f | %s | %s | %s | %s | %.3f | %s |\n", s.Set, s.InSample, f(s.Dev, s.HasDev), f(s.Test, s.HasTest && rep.Frozen),
-			f(s.AcrossDev, s.HasAcross), f(s.AcrossTst, s.HasAcross && rep.Frozen), s.InScopeOff, f(s.DevScopeOff, s.HasDev))
+		fmt.Fprintf(&b, "| %s | %.3f | %s | %s | %s | %s | %.3f | %s | %s | %s |\n", s.Set, s.InSample, f(s.Dev, s.HasDev), f(s.Test, s.HasTest && rep.Frozen),
+			f(s.AcrossDev, s.HasAcross), f(s.AcrossTst, s.HasAcross && rep.Frozen), s.InScopeOff, f(s.DevScopeOff, s.HasDev), f(s.DevNoEnc, s.HasDev), f(s.TestNoEnc, s.HasTest && rep.Frozen))
 		if s.HasAcross {
 			meanT += s.AcrossTst
 			meanD += s.AcrossDev
@@ -535,4 +574,42 @@ func featureRows[F ~[judge.NumFeatures]float64](xs []F) [][]float64 {
 		rows[i] = xs[i][:]
 	}
 	return rows
+}
+
+// cachedEncoder memoises the embedded sentence encoder's vectors: the
+// suite compares the same claims and windows under every rule setting.
+type cachedEncoder struct {
+	enc *encoder.Encoder
+	mu  sync.Mutex
+	m   map[string][]float32
+}
+
+func (c *cachedEncoder) Embed(text string) []float32 {
+	c.mu.Lock()
+	v, ok := c.m[text]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = c.enc.Embed(text)
+	c.mu.Lock()
+	c.m[text] = v
+	c.mu.Unlock()
+	return v
+}
+
+var (
+	suiteEncOnce sync.Once
+	suiteEnc     judge.SentenceEncoder
+)
+
+// suiteEncoder is the verify suite's (cached) embedded sentence encoder;
+// nil when it cannot be loaded.
+func suiteEncoder() judge.SentenceEncoder {
+	suiteEncOnce.Do(func() {
+		if e, err := encoder.Default(); err == nil {
+			suiteEnc = &cachedEncoder{enc: e, m: map[string][]float32{}}
+		}
+	})
+	return suiteEnc
 }

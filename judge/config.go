@@ -118,6 +118,11 @@ type LocalConfig struct {
 	// bounds, ranges, periods, exceptions; see scope.go). A claim that drops
 	// or widens a condition of its evidence is then not entailed.
 	Scope string `yaml:"scope" json:"-"`
+	// Encoder is "embedded" (the sentence encoder of index/encoder gives the
+	// similarity feature of the fitted model) or "off" (the model's
+	// no-encoder variant decides). Default off: see docs/quality.md for
+	// what it adds and what it costs per sentence.
+	Encoder string `yaml:"encoder" json:"-"`
 }
 
 // DefaultConfig returns the defaults of DESIGN.md.
@@ -214,6 +219,9 @@ func (c Config) Validate() error {
 	if c.Local.Scope != "" && c.Local.Scope != "on" && c.Local.Scope != "off" {
 		bad("local.scope: must be on or off, got %q", c.Local.Scope)
 	}
+	if c.Local.Encoder != "" && c.Local.Encoder != "off" && c.Local.Encoder != "embedded" {
+		bad("local.encoder: must be embedded or off, got %q", c.Local.Encoder)
+	}
 	if c.Local.Gather < 0 || c.Local.Gather >= 1 {
 		bad("local.gather: must be in [0,1), got %g", c.Local.Gather)
 	}
@@ -225,5 +233,6 @@ func defaultLocal() LocalConfig {
 	c := DefaultLocalModel.Rule
 	c.Model = "learned"
 	c.Scope = "on"
+	c.Encoder = "off"
 	return c
 }

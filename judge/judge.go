@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/index/encoder"
 )
 
 // Judge verifies the claims of an answer against the passages they cite.
@@ -40,6 +42,13 @@ func New(cfg Config, log *zap.Logger) (*Judge, error) {
 	}
 	log = log.Named("judge")
 	j := &Judge{cfg: cfg, log: log, local: NewLocal(cfg.Local), m: &Metrics{}}
+	if cfg.Local.Encoder == "embedded" {
+		enc, err := encoder.Default()
+		if err != nil {
+			return nil, fmt.Errorf("verify encoder: %w", err)
+		}
+		j.local = j.local.WithEncoder(enc)
+	}
 	if cfg.Verifier != "local" {
 		j.llm = NewLLM(cfg.LLM, cfg.ChainPoll, make(chan struct{}, cfg.Concurrency), log)
 		j.llm.metrics = j.m
