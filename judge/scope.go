@@ -51,6 +51,7 @@ type scopeCond struct {
 	mask   uint16
 	univ   bool // stated as all / every (all year, every day, around the clock)
 	single bool // one day or month named alone: a date in the evidence, a condition in a claim
+	plain  bool // a bare quantity range ("70 to 80 degrees", "for two to three minutes"): a detail more often than a limit
 	text   string
 }
 
@@ -397,7 +398,7 @@ func analyseScope(text string) scopeInfo {
 			if hi < lo && dim == "time" {
 				hi += 24
 			}
-			si.conds = append(si.conds, scopeCond{dim: dim, lo: lo, hi: hi, text: span(start, end)})
+			si.conds = append(si.conds, scopeCond{dim: dim, lo: lo, hi: hi, text: span(start, end), plain: start == i && dim != "time"})
 			for k := start; k < end; k++ {
 				used[k] = true
 			}
@@ -661,6 +662,16 @@ func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
 			}
 			if d == "nth-day" {
 				continue
+			}
+			if !widen {
+				// a bare range the claim leaves out is a detail it skips
+				lim := false
+				for _, e := range es {
+					lim = lim || !e.plain
+				}
+				if !lim {
+					continue
+				}
 			}
 			f.what = es[0].text
 			if widen {
