@@ -844,44 +844,50 @@ const numAlt = `(\d|one\b|two\b|three\b|four\b|five\b|six\b|seven\b|eight\b|nine
 // down, and "Monday to Friday" matches "weekdays". Quoted spans keep the
 // text as written.
 var phraseNorms = []struct {
+	key string // a lowercase literal the rewrite needs: the regexp runs only when the text has it
 	re  *regexp.Regexp
 	out string
 }{
-	{regexp.MustCompile(`(?i)\b(no|not) more than\b`), "at most"},
-	{regexp.MustCompile(`(?i)\b(no|not) (less|fewer) than\b`), "at least"},
-	{regexp.MustCompile(`(?i)\b(less|fewer|younger) than ` + numAlt), "under $2"},
-	{regexp.MustCompile(`(?i)\b(more|older) than ` + numAlt), "over $2"},
-	{regexp.MustCompile(`(?i)\bno later than\b`), "by"},
-	{regexp.MustCompile(`(?i)\b(at no (extra )?(cost|charge)|free of charge|without charge|for free|costs? nothing)\b`), "free"},
-	{regexp.MustCompile(`(?i)\bno admission (charge|fee)\b`), "free admission"},
-	{regexp.MustCompile(`(?i)\bmondays? (to|through|until|-) fridays?\b`), "weekdays"},
-	{regexp.MustCompile(`(?i)\b(every day of the week|seven days a week|7 days a week)\b`), "every day"},
-	{regexp.MustCompile(`(?i)\bat once\b`), "at a time"},
-	{regexp.MustCompile(`(?i)\bone time\b`), "once"},
-	{regexp.MustCompile(`(?i)\b(apart from|other than)\b`), "except"},
-	{regexp.MustCompile(`(?i)\b(or|and) (older|above)\b|\bor over\b`), "and over"},
-	{regexp.MustCompile(`(?i)\b(or|and) (younger|below)\b|\bor under\b`), "and under"},
+	{"than", regexp.MustCompile(`(?i)\b(no|not) more than\b`), "at most"},
+	{"than", regexp.MustCompile(`(?i)\b(no|not) (less|fewer) than\b`), "at least"},
+	{"than", regexp.MustCompile(`(?i)\b(less|fewer|younger) than ` + numAlt), "under $2"},
+	{"than", regexp.MustCompile(`(?i)\b(more|older) than ` + numAlt), "over $2"},
+	{"later than", regexp.MustCompile(`(?i)\bno later than\b`), "by"},
+	{"c", regexp.MustCompile(`(?i)\b(at no (extra )?(cost|charge)|free of charge|without charge|for free|costs? nothing)\b`), "free"},
+	{"admission", regexp.MustCompile(`(?i)\bno admission (charge|fee)\b`), "free admission"},
+	{"friday", regexp.MustCompile(`(?i)\bmondays? (to|through|until|-) fridays?\b`), "weekdays"},
+	{"week", regexp.MustCompile(`(?i)\b(every day of the week|seven days a week|7 days a week)\b`), "every day"},
+	{"at once", regexp.MustCompile(`(?i)\bat once\b`), "at a time"},
+	{"one time", regexp.MustCompile(`(?i)\bone time\b`), "once"},
+	{" than", regexp.MustCompile(`(?i)\bother than\b`), "except"},
+	{"apart from", regexp.MustCompile(`(?i)\bapart from\b`), "except"},
+	{"o", regexp.MustCompile(`(?i)\b(or|and) (older|above)\b|\bor over\b`), "and over"},
+	{"o", regexp.MustCompile(`(?i)\b(or|and) (younger|below)\b|\bor under\b`), "and under"},
 }
 
 // normPhrases applies phraseNorms to text.
 func normPhrases(text string) string {
-	if !normCue(text) {
-		return text
-	}
+	lower := strings.ToLower(text)
 	for _, n := range phraseNorms {
+		switch n.key {
+		case "c":
+			if !strings.Contains(lower, "free") && !strings.Contains(lower, "cost") && !strings.Contains(lower, "charge") {
+				continue
+			}
+		case "o":
+			if !strings.Contains(lower, "older") && !strings.Contains(lower, "above") && !strings.Contains(lower, "younger") &&
+				!strings.Contains(lower, "below") && !strings.Contains(lower, " over") && !strings.Contains(lower, " under") {
+				continue
+			}
+		default:
+			if !strings.Contains(lower, n.key) {
+				continue
+			}
+		}
 		text = n.re.ReplaceAllString(text, n.out)
+		lower = strings.ToLower(text)
 	}
 	return text
-}
-
-// normCue is a cheap test that some rewrite may apply.
-func normCue(text string) bool {
-	for _, w := range []string{"than", "charge", "cost", "free", "day", "once", "time", "from", "older", "above", "younger", "below", "under", "over", "admission"} {
-		if strings.Contains(text, w) {
-			return true
-		}
-	}
-	return false
 }
 
 func isYear(v float64) bool { return v >= 1000 && v <= 2100 && v == math.Trunc(v) }

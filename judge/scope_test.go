@@ -3,6 +3,8 @@ package judge
 import (
 	"context"
 	"testing"
+
+	"github.com/answer-guard/guard/index/encoder"
 )
 
 // Conditions and scope: a claim that widens, drops or shifts a condition
@@ -67,4 +69,46 @@ func FuzzAnalyseScope(f *testing.F) {
 		analyseScope(s)
 		checkScope(s, s+"; "+s)
 	})
+}
+
+// faqNote is a short FAQ note with conditions, and faqClaims sentences
+// about it: widened, dropped, shifted and faithful.
+const faqNote = "Parking is free for the first 3 hours; after that it costs 2 euros an hour. Children under 5 travel free on the shuttle bus, which runs Monday to Thursday from 7:00 to 19:00."
+
+var faqClaims = []string{
+	"The car park is free all day [1].",
+	"Parking is free for the first three hours [1].",
+	"Children under 10 travel free on the shuttle bus [1].",
+	"The shuttle bus runs every weekday [1].",
+}
+
+// Per-sentence cost of the local verifier with the scope rules, without
+// the encoder (the goal is under 1 ms a sentence): analysed note cached,
+// as the judge caches it.
+func BenchmarkLocalVerifyFAQScope(b *testing.B) {
+	v := NewLocal(DefaultConfig().Local)
+	docs := []*prepared{prepare("Parking and shuttle", faqNote)}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		v.verify(faqClaims[i%len(faqClaims)], docs)
+		i++
+	}
+}
+
+// The same with the embedded sentence encoder's similarity (two
+// embeddings a sentence: the claim and its best window).
+func BenchmarkLocalVerifyFAQEncoder(b *testing.B) {
+	enc, err := encoder.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := NewLocal(DefaultConfig().Local).WithEncoder(enc)
+	docs := []*prepared{prepare("Parking and shuttle", faqNote)}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		v.verify(faqClaims[i%len(faqClaims)], docs)
+		i++
+	}
 }
