@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"text/template"
+	"unicode"
+	"unicode/utf8"
 )
 
 // PromptData is what a system_template sees.
@@ -51,7 +53,11 @@ func compiled(src string) (*template.Template, error) {
 // Each note line is exactly "[^n] (kind: K; address: A) text", text with
 // newlines collapsed to spaces. Real IDs and URLs are never rendered: every
 // note's ID (unless it equals a note's address, as in corpora whose id is the
-// human address) and URL is removed from all texts, then cfg.Scrub is applied.
+// human address) and URL is removed from all texts where it stands as a
+// whole token (an ID that is an ordinary word only where it stands as a
+// reference: hideRefs), then cfg.Scrub is applied (the proxy's removes
+// id-shaped tokens and every id of the tenant's catalog). Footnote markers
+// are removed and bare bracketed numbers ("[1]") become "(1)".
 func SystemPrompt(cfg Config, o Outcome, memory []string) string {
 	if o.Decision != Ground && o.Decision != Fallback {
 		return ""
@@ -106,15 +112,16 @@ func SystemPrompt(cfg Config, o Outcome, memory []string) string {
 	return b.String()
 }
 
-// cleaner returns the text cleaner for this turn's notes: collapse
-// whitespace, remove footnote-looking markers, every note ID and URL (except
-// an ID equal to some note's address) and whatever cfg.Scrub removes.
+// cleaner returns the text cleaner for this turn's notes: hide every note ID
+// and URL where it stands as a whole token (hideRefs; an ID equal to some
+// note's address is kept), apply cfg.Scrub, remove footnote-looking markers,
+// neutralise bare bracketed numbers, and collapse whitespace.
 func cleaner(cfg Config, notes []Note) func(string) string {
 	addr := make(map[string]bool, len(notes))
 	for _, n := range notes {
 		addr[n.Address] = true
 	}
-	var pairs []string
+	var refs []string
 	seen := map[string]bool{"": true}
 	for _, n := range notes {
 		for _, s := range []string{n.URL, n.ID} {
@@ -122,23 +129,162 @@ func cleaner(cfg Config, notes []Note) func(string) string {
 				continue
 			}
 			seen[s] = true
-			pairs = append(pairs, s, "")
+			refs = append(refs, s)
 		}
-	}
-	var rep *strings.Replacer
-	if len(pairs) > 0 {
-		rep = strings.NewReplacer(pairs...)
 	}
 	return func(s string) string {
-		if rep != nil {
-			s = rep.Replace(s)
-		}
+		s = hideRefs(s, refs)
 		if cfg.Scrub != nil {
 			s = cfg.Scrub(s)
 		}
 		s = stripMarkers(s)
+		s = neutralizeNumbers(s)
 		return strings.Join(strings.Fields(s), " ")
 	}
+}
+
+// hideRefs removes each of refs (ids and URLs) from s where it stands as a
+// whole token: not glued to a letter, digit, '-', '_' or '.' before it, nor
+// to a letter, digit, '-' or '_' after it (a trailing '.', ':', '/', '@' or
+// '#' that ends the token may follow). A ref made of letters only (a slug
+// such as "lockers") is an ordinary word as well: it is removed only where
+// it stands as a reference (refContext), never from prose.
+func hideRefs(s string, refs []string) string {
+	var cut []bool // the bytes of s to remove, made at the first match
+	for _, ref := range refs {
+		word := isWord(ref)
+		for from := 0; from <= len(s)-len(ref); {
+			i := strings.Index(s[from:], ref)
+			if i < 0 {
+				break
+			}
+			i += from
+			j := i + len(ref)
+			from = i + 1
+			if !tokenStart(s, i) || !tokenEnd(s, j) || word && !refContext(s, i, j) {
+				continue
+			}
+			if cut == nil {
+				cut = make([]bool, len(s))
+			}
+			for k := i; k < j; k++ {
+				cut[k] = true
+			}
+		}
+	}
+	if cut == nil {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for k := 0; k < len(s); k++ {
+		if !cut[k] {
+			b.WriteByte(s[k])
+		}
+	}
+	return b.String()
+}
+
+// isWord reports whether s is made of letters only.
+func isWord(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// tokenStart reports whether a token may start at s[i]: nothing that
+// continues a word or an id (a letter, digit, '-', '_' or '.') before it.
+func tokenStart(s string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.')
+}
+
+// tokenEnd reports whether a token may end at s[j]: no letter, digit, '-'
+// or '_' after it, and a '.', ':', '/', '@' or '#' after it only as
+// trailing punctuation (not followed by a letter or digit).
+func tokenEnd(s string, j int) bool {
+	if j == len(s) {
+		return true
+	}
+	r, n := utf8.DecodeRuneInString(s[j:])
+	switch {
+	case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+		return false
+	case r == '.' || r == ':' || r == '/' || r == '@' || r == '#':
+		if j+n < len(s) {
+			r2, _ := utf8.DecodeRuneInString(s[j+n:])
+			return !(unicode.IsLetter(r2) || unicode.IsDigit(r2))
+		}
+	}
+	return true
+}
+
+// refContext reports whether the word s[i:j] stands as a reference rather
+// than as prose: inside [..], <..>, {..} or `..`, as a URL or path segment
+// ('/' or '#' before it), or after a label "id:", "ref:", "source:" or
+// "doc:". Parentheses and quotes are prose.
+func refContext(s string, i, j int) bool {
+	if i > 0 {
+		switch s[i-1] {
+		case '/', '#':
+			return true
+		case '[', '<', '{', '`':
+			if j < len(s) && strings.IndexByte("]>}`", s[j]) >= 0 {
+				return true
+			}
+		}
+	}
+	before := strings.ToLower(strings.TrimRight(s[:i], " \t"))
+	for _, label := range []string{"id:", "ref:", "source:", "doc:", "id=", "ref="} {
+		if strings.HasSuffix(before, label) && tokenStart(before, len(before)-len(label)) {
+			return true
+		}
+	}
+	return false
+}
+
+// neutralizeNumbers turns a bracketed number or list of numbers in a note
+// ("[1]", "[2, 3]", "[4;5]") into a parenthesised one, so that passage
+// text cannot put a footnote marker of its own in front of the model: the
+// gauntlet would resolve a copied "[1]" to this turn's note 1.
+func neutralizeNumbers(s string) string {
+	if !strings.Contains(s, "[") {
+		return s
+	}
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] != '[' {
+			continue
+		}
+		j, digits := i+1, false
+		for j < len(s) {
+			c := s[j]
+			if c >= '0' && c <= '9' {
+				digits = true
+			} else if c != ',' && c != ';' && c != ' ' && c != '^' {
+				break
+			}
+			j++
+		}
+		if !digits || j >= len(s) || s[j] != ']' {
+			continue
+		}
+		if b == nil {
+			b = []byte(s)
+		}
+		b[i], b[j] = '(', ')'
+		i = j
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
 }
 
 // header makes a kind or address safe for the "(kind: K; address: A)" header:

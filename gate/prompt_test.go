@@ -84,3 +84,50 @@ func TestSystemPromptScrub(t *testing.T) {
 		t.Errorf("scrub not applied:\n%s", got)
 	}
 }
+
+// Ids are hidden by whole-token matches only: a slug id that is also an
+// ordinary word ("lockers", "sauna", "lanes", "parties") stays in prose and
+// goes only where it stands as a reference; an id-shaped id goes wherever
+// it is a whole token, never out of a longer word or id.
+func TestHideRefsWholeTokens(t *testing.T) {
+	refs := []string{"lockers", "sauna", "lanes", "parties", "hb-0402", "https://ex.org/hb-0402"}
+	for _, tc := range []struct{ in, want string }{
+		{"Larger lockers for bags and prams", "Larger lockers for bags and prams"},
+		{"The sauna and steam room are for adults", "The sauna and steam room are for adults"},
+		{"six lanes [2]", "six lanes [2]"},
+		{"Private parties (up to 20) by booking.", "Private parties (up to 20) by booking."},
+		{"Lockers: see [lockers] or `sauna`.", "Lockers: see [] or ``."},
+		{"id: parties, ref:lanes", "id: , ref:"},
+		{"more at https://ex.org/docs/sauna now", "more at https://ex.org/docs/ now"},
+		{"See hb-0402.", "See ."},
+		{"See hb-0402, hb-04021 and xhb-0402 and hb-0402-b", "See , hb-04021 and xhb-0402 and hb-0402-b"},
+		{"at https://ex.org/hb-0402 (hb-0402)", "at  ()"},
+		{"saunas and lockersmith", "saunas and lockersmith"},
+	} {
+		if got := hideRefs(tc.in, refs); got != tc.want {
+			t.Errorf("hideRefs(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// The prompt keeps prose around slug ids (the note text as written), and a
+// bare bracketed number inside a passage reaches the model as "(n)", not as
+// a marker the gauntlet would resolve to another note.
+func TestSystemPromptSlugIDsAndBareNumbers(t *testing.T) {
+	cfg := rerankConfig()
+	o := Decide(cfg, []Candidate{
+		{ID: "lockers", Kind: "library", Rerank: 0.9, Text: "Larger lockers for bags and prams [1]."},
+		{ID: "sauna", Kind: "library", Rerank: 0.8, Text: "The sauna and steam room are for adults [2, 3] (see [sauna])."},
+		{ID: "lanes", Kind: "library", Rerank: 0.7, Text: "There are six lanes [^2] and [12 items]."},
+	}, true)
+	got := SystemPrompt(cfg, o, nil)
+	for _, want := range []string{
+		") Larger lockers for bags and prams (1).",
+		") The sauna and steam room are for adults (2, 3) (see []).",
+		") There are six lanes and [12 items].",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("prompt misses %q:\n%s", want, got)
+		}
+	}
+}

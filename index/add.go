@@ -58,6 +58,7 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 		log.Warn("skipped bad line", zap.String("at", le.Error()))
 		man.BadLines = append(man.BadLines, le.Error())
 	}
+	warnDropped(log, docs)
 	var remote *RemoteEmbedder
 	if cfg.Embedder == "remote" {
 		if remote, err = NewRemoteEmbedder(cfg.Remote, 0); err != nil {

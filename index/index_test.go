@@ -60,6 +60,9 @@ func FuzzParseDocLine(f *testing.F) {
 		if d.ID == "" || strings.TrimSpace(d.Text) == "" || d.Kind == "" || !validName(d.Tenant) || !validName(d.KB) {
 			t.Fatalf("accepted an invalid doc: %+v", d)
 		}
+		if d.URL != "" && !httpURL(d.URL) || strings.ContainsAny(d.Title, "<>") {
+			t.Fatalf("kept a url that is not http(s) or markup in the title: %q %q", d.URL, d.Title)
+		}
 		for _, c := range chunkDoc(d, 200, 50) {
 			if c.DocID != d.ID || c.Kind != d.Kind {
 				t.Fatalf("chunk lost its document fields: %+v", c)

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,6 +29,9 @@ type Doc struct {
 	Tenant  string         `json:"tenant,omitempty"`
 	KB      string         `json:"kb,omitempty"`
 	Meta    map[string]any `json:"meta,omitempty"`
+	// droppedScheme is the scheme of a url that normalizeDoc dropped (not
+	// http or https), for the build's warning.
+	droppedScheme string
 	// Sources marks a derived entry (an FAQ written from the handbook, a
 	// summary page): the ids, in the same partition, it was written from.
 	// HaluGate checks its claims against them at index time.
@@ -160,6 +165,15 @@ func normalizeDoc(d Doc) (Doc, error) {
 	if d.KB == "" {
 		d.KB = DefaultKB
 	}
+	if u := strings.TrimSpace(d.URL); u != "" && !httpURL(u) {
+		// Citations hand the url to chat apps as a link: only http(s).
+		scheme, _, _ := strings.Cut(u, ":")
+		if len(scheme) > 16 || strings.ContainsAny(scheme, "/?# ") {
+			scheme = "(none)"
+		}
+		d.URL, d.droppedScheme = "", strings.ToLower(scheme)
+	}
+	d.Title = plainTitle(d.Title)
 	if !validName(d.Tenant) {
 		return Doc{}, fmt.Errorf("doc %q: invalid tenant %q", d.ID, d.Tenant)
 	}
@@ -167,6 +181,34 @@ func normalizeDoc(d Doc) (Doc, error) {
 		return Doc{}, fmt.Errorf("doc %q: invalid kb %q", d.ID, d.KB)
 	}
 	return d, nil
+}
+
+// httpURL reports whether u is an absolute http or https URL with a host.
+func httpURL(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && (strings.EqualFold(p.Scheme, "http") || strings.EqualFold(p.Scheme, "https")) && p.Host != ""
+}
+
+var (
+	scriptRE = regexp.MustCompile(`(?is)<(script|style)\b[^>]*>.*?</(script|style)\s*>`)
+	tagRE    = regexp.MustCompile(`(?s)<[/!?]?[A-Za-z][^>]*>|<!--.*?-->`)
+)
+
+// plainTitle makes a title plain text: entities decoded, script and style
+// elements removed with their content, other tags removed, and any '<' or
+// '>' left over dropped, so a title rendered as HTML by a chat app cannot
+// carry markup.
+func plainTitle(t string) string {
+	if !strings.ContainsAny(t, "<>&") {
+		return t
+	}
+	for range 2 { // entities may hide tags: "&lt;b&gt;"
+		t = html.UnescapeString(t)
+		t = scriptRE.ReplaceAllString(t, " ")
+		t = tagRE.ReplaceAllString(t, " ")
+	}
+	t = strings.NewReplacer("<", "", ">", "").Replace(t)
+	return strings.Join(strings.Fields(t), " ")
 }
 
 // parseMemoryLine decodes one curated-memory JSONL line.

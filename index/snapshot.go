@@ -159,6 +159,16 @@ func Build(ctx context.Context, cfg Config, sources []string, memory []string, o
 	return buildFrom(ctx, cfg, docs, mem, append(bad, badMem...), out, log, opts...)
 }
 
+// warnDropped logs each document whose url was dropped (not http or
+// https): its id and the scheme, not the url.
+func warnDropped(log *zap.Logger, docs []Doc) {
+	for _, d := range docs {
+		if d.droppedScheme != "" {
+			log.Warn("url dropped: only http and https urls are kept for citations", zap.String("doc", d.ID), zap.String("scheme", d.droppedScheme), zap.String("at", d.Origin))
+		}
+	}
+}
+
 func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, bad []*LineError, out string, log *zap.Logger, opts ...Option) (Manifest, error) {
 	o := applyOptions(opts)
 	log = log.Named("index")
@@ -166,6 +176,7 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 	for _, le := range bad {
 		log.Warn("skipped bad line", zap.String("at", le.Error()))
 	}
+	warnDropped(log, docs)
 	var remote *RemoteEmbedder
 	if cfg.Embedder == "remote" {
 		var err error

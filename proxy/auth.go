@@ -80,6 +80,39 @@ func (rt *runtime) authorizeAdmin(ctx *fasthttp.RequestCtx) *APIError {
 	return &APIError{Status: 401, Type: "authentication_error", Code: "invalid_api_key", Message: "invalid API key"}
 }
 
+// authorizeOperator admits a read of the operator plane (the turn log and
+// the what-if): anyone with auth off (a loopback listener), an admin key
+// across tenants (tenant ""), a tenant key for its own tenant and KBs; no
+// or an unknown key is 401.
+func (rt *runtime) authorizeOperator(ctx *fasthttp.RequestCtx) (tenant string, kbs []string, ae *APIError) {
+	if !rt.cfg.Auth.Enabled {
+		return "", nil, nil
+	}
+	sum, ae := bearerSum(ctx)
+	if ae != nil {
+		return "", nil, ae
+	}
+	admin := false
+	for i := range rt.adminKeys {
+		if subtle.ConstantTimeCompare(sum[:], rt.adminKeys[i][:]) == 1 {
+			admin = true
+		}
+	}
+	var match *keyEntry
+	for i := range rt.keys {
+		if subtle.ConstantTimeCompare(sum[:], rt.keys[i].hash[:]) == 1 {
+			match = &rt.keys[i]
+		}
+	}
+	switch {
+	case admin:
+		return "", nil, nil
+	case match != nil:
+		return match.tenant, match.kbs, nil
+	}
+	return "", nil, &APIError{Status: 401, Type: "authentication_error", Code: "invalid_api_key", Message: "invalid API key"}
+}
+
 // bearerSum is the SHA-256 of the request's bearer key.
 func bearerSum(ctx *fasthttp.RequestCtx) ([sha256.Size]byte, *APIError) {
 	auth := ctx.Request.Header.Peek("Authorization")

@@ -13,8 +13,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Config is the whole configuration of guard serve: the proxy's own
-// sections plus the sections of the pipeline stages.
+// Config is the data plane's configuration: the proxy's own sections plus
+// the sections of the pipeline stages (the operator plane's sections,
+// state, gaps, turnlog and console, are package operator's).
 type Config struct {
 	Server   ServerConfig   `yaml:"server"`
 	Upstream UpstreamConfig `yaml:"upstream"`
@@ -22,10 +23,6 @@ type Config struct {
 	Auth     AuthConfig     `yaml:"auth"`
 	Pipeline PipelineConfig `yaml:"pipeline"`
 	Log      LogConfig      `yaml:"log"`
-	State    StateConfig    `yaml:"state"` // gaps.go
-	Gaps     GapsConfig     `yaml:"gaps"`  // gaps.go
-	TurnLog  TurnLogConfig  `yaml:"turnlog"`
-	Console  ConsoleConfig  `yaml:"console"`
 	Stages   StageConfigs   `yaml:",inline"`
 }
 
@@ -47,7 +44,7 @@ type UpstreamConfig struct {
 	BaseURL          string        `yaml:"base_url"`           // e.g. http://127.0.0.1:9090/v1; required by New (guard serve starts its simulated upstream when empty)
 	APIKeyEnv        string        `yaml:"api_key_env"`        // env var holding the upstream API key; default OPENAI_API_KEY
 	FirstByteTimeout time.Duration `yaml:"first_byte_timeout"` // until the first upstream event of a stream; default 30s
-	IdleTimeout      time.Duration `yaml:"idle_timeout"`       // between two upstream events; default 30s
+	IdleTimeout      time.Duration `yaml:"idle_timeout"`       // longest wait for the next complete upstream event block (bytes that do not complete one do not reset it); default 30s
 	RequestTimeout   time.Duration `yaml:"request_timeout"`    // whole request, and the whole body of a non-stream answer; default 5m
 	MaxEventBytes    int           `yaml:"max_event_bytes"`    // largest upstream SSE event accepted; default 1 MiB
 	MaxResponseBytes int           `yaml:"max_response_bytes"` // largest non-stream upstream body; default 16 MiB
@@ -90,6 +87,11 @@ type KeyConfig struct {
 type PipelineConfig struct {
 	Enabled bool   `yaml:"enabled"` // false = pure pass-through proxy (decision "passthrough"); default true
 	Index   string `yaml:"index"`   // index snapshot dir (guard index build); empty = the embedded demo corpus, indexed at start-up
+	// MaxQueryChars caps the question text handed to retrieval, in bytes
+	// (cut at a UTF-8 boundary); the upstream still gets the whole
+	// conversation. Each cut is counted in guard_query_truncated_total.
+	// Range [64, 1048576], default 4096.
+	MaxQueryChars int `yaml:"max_query_chars"`
 }
 
 // LogConfig configures zap.
@@ -111,12 +113,8 @@ func DefaultConfig() Config {
 		Upstream: UpstreamConfig{APIKeyEnv: "OPENAI_API_KEY", FirstByteTimeout: 30 * time.Second,
 			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
 			MaxResponseBytes: 16 << 20, MaxConns: 512, IdleConnTimeout: 4 * time.Second},
-		Pipeline: PipelineConfig{Enabled: true},
+		Pipeline: PipelineConfig{Enabled: true, MaxQueryChars: 4096},
 		Log:      LogConfig{Level: "info", FlushInterval: time.Second},
-		Gaps:     defaultGaps(),
-		State:    StateConfig{RedisTTL: 168 * time.Hour, RedisFlush: 500 * time.Millisecond},
-		TurnLog:  defaultTurnLog(),
-		Console:  ConsoleConfig{Enabled: true},
 		Stages:   defaultStages(),
 	}
 }
@@ -250,9 +248,9 @@ func (c Config) Validate() error {
 	add("server", c.Server.validate())
 	add("upstream", c.Upstream.validate())
 	add("auth", c.Auth.validate(c.Server.Addr))
-	add("gaps", c.Gaps.validate())
-	add("state", c.State.validate())
-	add("turnlog", c.TurnLog.validate())
+	if q := c.Pipeline.MaxQueryChars; q < 64 || q > 1<<20 {
+		errs = append(errs, fmt.Errorf("pipeline.max_query_chars: must be in [64,1048576], got %d", q))
+	}
 	if c.Log.Level != "" {
 		switch c.Log.Level {
 		case "debug", "info", "warn", "error":

@@ -48,11 +48,16 @@ func toAPIError(err error) *APIError {
 	if errors.As(err, &ae) {
 		return ae
 	}
+	if ae, ok := fromClientError(err); ok {
+		return ae
+	}
 	switch {
 	case errors.Is(err, errFirstByteTimeout):
 		return &APIError{Status: 504, Type: "upstream_error", Code: "upstream_timeout", Message: "the upstream model did not start answering in time", Err: err}
 	case errors.Is(err, errIdleTimeout):
 		return &APIError{Status: 504, Type: "upstream_error", Code: "upstream_timeout", Message: "the upstream model stalled between events", Err: err}
+	case errors.Is(err, errKeyRevoked):
+		return &APIError{Status: 401, Type: "authentication_error", Code: "invalid_api_key", Message: "the API key was revoked", Err: err}
 	case errors.Is(err, errRequestTimeout), errors.Is(err, context.DeadlineExceeded):
 		return &APIError{Status: 504, Type: "upstream_error", Code: "upstream_timeout", Message: "the request took longer than the configured limit", Err: err}
 	}

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/answer-guard/guard/internal/jsonscan"
 )
 
 // FuzzParseChatRequest: any body is either accepted with a model and at
@@ -192,11 +195,11 @@ func TestAttachReport(t *testing.T) {
 	rep := &Report{Decision: "ground", URLs: []string{"u1"}}
 	for _, in := range []string{`{"id":"x"}`, ` { } `, `{"id":"x","citations":["old"],"guard":1}`, "{\n\"a\":[1,{\"b\":2}]\n}\n",
 		`{"guard":{"old":true},"id":"x"}`, `{"a":{"citations":1,"guard":2},"id":"x"}`} {
-		f, ok := scanChunk(in)
+		f, ok := jsonscan.ScanChunk(in)
 		if !ok {
 			t.Fatalf("%q: not JSON", in)
 		}
-		out := attachReportTo([]byte(in), rep, f.report)
+		out := attachReportTo([]byte(in), rep, f.Report)
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(out, &m); err != nil {
 			t.Fatalf("%q -> invalid %q: %v", in, out, err)
@@ -283,4 +286,11 @@ func TestParseChatRequestMessages(t *testing.T) {
 	if ae != nil || len(req.actions) != 1 || req.actions[0] != "unlock_account" || req.query != "unlock me" {
 		t.Fatalf("got %+v %v, want the answered tool call as the one action", req, ae)
 	}
+}
+
+// duplicateKey is jsonscan.DuplicateKey with no depth limit, for valid
+// JSON: FuzzParseChatRequest's reference check and the request tests use it.
+func duplicateKey(b []byte) (string, bool) {
+	key, dup, _ := jsonscan.DuplicateKey(b, math.MaxInt)
+	return key, dup
 }

@@ -8,12 +8,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 	"github.com/valyala/fasthttp"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/internal/jsonscan"
 )
 
 // mediaType is the media type of the Content-Type value ct: what comes
@@ -33,6 +35,18 @@ func jsonContentType(ct []byte) bool {
 	return strings.EqualFold(mt, "application/json") ||
 		(len(mt) > len(app) && strings.EqualFold(mt[:len(app)], app) &&
 			len(mt) >= len(suffix) && strings.EqualFold(mt[len(mt)-len(suffix):], suffix))
+}
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that does not
+// split a UTF-8 sequence.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // chat handles POST /v1/chat/completions.
@@ -99,7 +113,14 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		upctx, stop = c, func(error) { cancel() }
 	}
 
-	turn, err := rt.pipe.Begin(upctx, TurnRequest{Tenant: tenant, KB: kb, Model: req.model, Stream: req.stream, Query: req.query, Actions: req.actions})
+	query := req.query
+	if len(query) > rt.cfg.Pipeline.MaxQueryChars {
+		// Retrieval's cost grows with the question; the upstream still
+		// gets the whole conversation.
+		query = cutUTF8(query, rt.cfg.Pipeline.MaxQueryChars)
+		s.m.queryCut.Inc()
+	}
+	turn, err := rt.pipe.Begin(upctx, TurnRequest{Tenant: tenant, KB: kb, Model: req.model, Stream: req.stream, Query: query, Actions: req.actions})
 	if err != nil {
 		stop(err)
 		s.fail(ctx, "chat", &APIError{Status: 500, Type: "server_error", Code: "pipeline_error", Message: "the guard pipeline failed", Err: err})
@@ -166,8 +187,8 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 	b := resp.Body()
 	// One pass validates the answer (as gjson.Valid would) and reads its
 	// top-level members.
-	f, valid := scanChunk(b2s(b))
-	if !valid || !strings.HasPrefix(f.choices, "[") {
+	f, valid := jsonscan.ScanChunk(b2s(b))
+	if !valid || !strings.HasPrefix(f.Choices, "[") {
 		s.failChat(ctx, l, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response", Message: "the upstream answered with something that is not a chat completion"})
 		return
 	}
@@ -179,7 +200,7 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 		ctx.SetContentType("application/json")
 		// Written straight into the response's pooled body buffer (taken
 		// out with SwapBody and put back): no allocation, no second copy.
-		ctx.Response.SwapBody(appendReport(ctx.Response.SwapBody(nil)[:0], b, rep, f.report))
+		ctx.Response.SwapBody(appendReport(ctx.Response.SwapBody(nil)[:0], b, rep, f.Report))
 		s.summarize(l)
 		return
 	}
@@ -195,7 +216,7 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 			return
 		}
 	}
-	b = attachReportTo(b, rep, f.report) // the rewrite set no report member
+	b = attachReportTo(b, rep, f.Report) // the rewrite set no report member
 	l.report = rep
 	l.status = 200
 	ctx.SetContentType("application/json")
@@ -319,6 +340,18 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	// which Serve accepted as a clientConn: the header goes out before the
 	// first Read, held back to leave with the first chunk.
 	r.cw = ctx.Conn().(*clientConn)
+	if rt.cfg.Auth.Enabled {
+		// A reload that revokes the key ends the stream (revoke.go).
+		if sum, ae := bearerSum(ctx); ae == nil {
+			r.keyed = true
+			s.keyed.add(x.watch, streamKey{sum: sum, tenant: l.tenant, kb: l.kb})
+			if !s.rt.Load().admits(streamKey{sum: sum, tenant: l.tenant, kb: l.kb}) {
+				// A reload between authorize and here: revoke.go missed it.
+				s.keyed.remove(x.watch)
+				x.watch.stop(errKeyRevoked)
+			}
+		}
+	}
 	s.streams.Add(1)
 	r.cw.holdNext()
 	r.owed = true

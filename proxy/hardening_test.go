@@ -114,7 +114,7 @@ func TestReloadNeverWeakensAuth(t *testing.T) {
 	}
 	srv2 := serveOn(t, srv2cfg, ln2)                                                        // ...but the listener is 0.0.0.0
 	get(t, "http://127.0.0.1:"+strconv.Itoa(ln2.Addr().(*net.TCPAddr).Port)+"/healthz", "") // Serve is running
-	if err := srv2.Reload(sneaky); err == nil || !strings.Contains(err.Error(), "loopback") {
+	if err := srv2.Reload(sneaky); err == nil || !strings.Contains(err.Error(), "auth.enabled") {
 		t.Errorf("auth off on a public listener: reload error %v, want refused", err)
 	}
 
@@ -346,5 +346,100 @@ func TestHeaderAndContentTypeStrictness(t *testing.T) {
 		if got := rawRequest(t, ts.base, tc.raw); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%s: %q, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// On a loopback listener too, a reload whose file leaves out the auth
+// section (auth off) is refused: the running keys stay in force, an
+// unauthenticated request still gets 401, the refusal names auth.enabled
+// and says a restart does it. A reload that keeps auth on goes through.
+func TestReloadAuthOffRefusedOnLoopback(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := withMock(t, testConfig())
+	cfg.Pipeline.Enabled = false
+	cfg.Server.Addr = ln.Addr().String()
+	cfg.Auth.Enabled = true
+	cfg.Auth.AdminKeys = []proxy.AdminKeyConfig{{Name: "ops", SHA256: sha("sk-admin")}}
+	cfg.Auth.Keys = []proxy.KeyConfig{{Name: "acme", SHA256: sha("sk-acme"), Tenant: "acme", KBs: []string{"docs"}}}
+	srv := serveOn(t, cfg, ln)
+	base := "http://" + ln.Addr().String()
+
+	off := cfg
+	off.Auth = proxy.AuthConfig{}
+	err = srv.Reload(off)
+	if err == nil || !strings.Contains(err.Error(), "auth.enabled") || !strings.Contains(err.Error(), "restart") {
+		t.Fatalf("auth off by reload on loopback: error %v, want refused naming auth.enabled and restart", err)
+	}
+	if code, body := get(t, base+"/v1/models", ""); code != 401 {
+		t.Fatalf("after the refused reload an unauthenticated request got %d %s, want 401", code, body)
+	}
+	if !srv.Config().Auth.Enabled {
+		t.Error("running configuration lost auth")
+	}
+	same := cfg
+	same.Models.Allow = []string{"m1"}
+	if err := srv.Reload(same); err != nil {
+		t.Errorf("a reload that keeps auth on: %v", err)
+	}
+	_, metrics := get(t, base+"/metrics", "sk-admin")
+	if !strings.Contains(metrics, `guard_config_reloads_total{result="refused"} 1`) {
+		t.Errorf("metrics lack the refused reload:\n%s", grepLines(metrics, "guard_config_reloads_total"))
+	}
+}
+
+// A reload that removes a key ends that key's open streams at once, with
+// an invalid_api_key error event and [DONE]; a stream of a key the reload
+// keeps runs to its end.
+func TestRevokedKeyStreamsEndAtReload(t *testing.T) {
+	tc := testConfig()
+	tc.Mock.Pace = 20 * time.Millisecond
+	tc.Mock.ChunkRunes = 1
+	cfg, _ := withMock(t, tc)
+	cfg.Pipeline.Enabled = false
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Server.Addr = ln.Addr().String()
+	cfg.Auth.Enabled = true
+	cfg.Auth.Keys = []proxy.KeyConfig{
+		{Name: "gone", SHA256: sha("sk-gone"), Tenant: "acme", KBs: []string{"docs"}},
+		{Name: "kept", SHA256: sha("sk-kept"), Tenant: "acme", KBs: []string{"docs"}},
+	}
+	srv := serveOn(t, cfg, ln)
+	open := func(key string) (*http.Response, *bufio.Reader) {
+		req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+"/v1/chat/completions", strings.NewReader(streamBody))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(resp.Body)
+		if first, err := br.ReadString('\n'); err != nil || !strings.HasPrefix(first, "data: ") {
+			t.Fatalf("%s: stream did not start: %d %q %v", key, resp.StatusCode, first, err)
+		}
+		return resp, br
+	}
+	goneResp, goneBody := open("sk-gone")
+	defer goneResp.Body.Close()
+	keptResp, keptBody := open("sk-kept")
+	defer keptResp.Body.Close()
+
+	next := cfg
+	next.Auth.Keys = cfg.Auth.Keys[1:]
+	if err := srv.Reload(next); err != nil {
+		t.Fatal(err)
+	}
+	gone := sseEvents(t, goneBody)
+	n := len(gone)
+	if n < 2 || gone[n-1] != "[DONE]" || !strings.Contains(gone[n-2], `"invalid_api_key"`) || strings.Contains(strings.Join(gone, ""), `"finish_reason":"stop"`) {
+		t.Errorf("revoked key's stream: %q, want it cut with an invalid_api_key error event", gone[max(0, n-3):])
+	}
+	kept := sseEvents(t, keptBody)
+	if joined := strings.Join(kept, ""); !strings.Contains(joined, `"finish_reason":"stop"`) || strings.Contains(joined, "invalid_api_key") {
+		t.Errorf("kept key's stream did not finish whole: %q", kept[max(0, len(kept)-3):])
 	}
 }

@@ -27,7 +27,7 @@ type metrics struct {
 	stageLatency   *prometheus.HistogramVec
 	auditFindings  *prometheus.CounterVec
 	reloads        *prometheus.CounterVec
-	stateDropped   *prometheus.CounterVec
+	queryCut       prometheus.Counter
 	handler        fasthttp.RequestHandler
 
 	// Children resolved once: every chat request observes these, and
@@ -75,14 +75,14 @@ func newMetrics() *metrics {
 	m.auditFindings = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "guard_audit_findings_total",
 		Help: "What the online auditor found in released answers (invented or broken markers, leaked ids, unknown citations); should stay 0."}, []string{"kind"})
 	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "guard_config_reloads_total",
-		Help: "Configuration reloads by result: ok, invalid (the file did not decode or validate), refused (it changed a restart-only setting, or switched auth off on a non-loopback listener); a failed reload keeps the running configuration."}, []string{"result"})
-	m.stateDropped = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "guard_state_dropped_total",
-		Help: "Turns and gap observations that could not be copied to the shared state store (state.redis_url) and were dropped, by kind."}, []string{"kind"})
+		Help: "Configuration reloads by result: ok, invalid (the file did not decode or validate), refused (it changed a restart-only setting, or switched auth off); a failed reload keeps the running configuration."}, []string{"result"})
+	m.queryCut = prometheus.NewCounter(prometheus.CounterOpts{Name: "guard_query_truncated_total",
+		Help: "Questions longer than pipeline.max_query_chars, cut to it before retrieval."})
 	for i, st := range []string{"false", "true"} {
 		m.overheadBy[i] = m.overhead.WithLabelValues(st)
 		m.upWaitBy[i] = m.upstreamWait.WithLabelValues(st)
 	}
-	m.reg.MustRegister(m.reloads, m.stateDropped, m.auditFindings, m.requests, m.streamDuration, m.ttft, m.overhead, m.upstreamWait, m.markersDropped,
+	m.reg.MustRegister(m.reloads, m.queryCut, m.auditFindings, m.requests, m.streamDuration, m.ttft, m.overhead, m.upstreamWait, m.markersDropped,
 		m.verdicts, m.decisions, m.degraded, m.stageLatency,
 		oaiclient.DefaultMetrics, // the remote pieces' calls (embeddings, rerank, rewrite, judge, planner), one set per process
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))

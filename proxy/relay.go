@@ -15,6 +15,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/answer-guard/guard/internal/jsonscan"
 )
 
 // relay moves one upstream stream to the client.
@@ -49,18 +51,22 @@ type relay struct {
 	lastWrite time.Time
 	wErr      error
 
-	waitFn   func() // r.wait as a value, made once
-	gone     bool   // a flush failed (relay goroutine only)
-	out      []byte // chunkRoom bytes, then the events not yet written
-	buf      []byte // the turn's output for one delta
-	edit     []byte // a rewritten event
-	text     []byte // an unescaped content delta
-	compact  bytes.Buffer
-	memo     chunkMemo
-	head     string // id/object/created/model of the upstream chunks, for chunks we add
-	finished bool
-	done     bool
-	sentDone bool
+	waitFn func() // r.wait as a value, made once
+	// seenBlocks is src.blocks at the wait that last started the idle
+	// clock.
+	seenBlocks uint64
+	keyed      bool   // registered with the server's keyed streams (revoke.go)
+	gone       bool   // a flush failed (relay goroutine only)
+	out        []byte // chunkRoom bytes, then the events not yet written
+	buf        []byte // the turn's output for one delta
+	edit       []byte // a rewritten event
+	text       []byte // an unescaped content delta
+	compact    bytes.Buffer
+	memo       jsonscan.ChunkMemo
+	head       string // id/object/created/model of the upstream chunks, for chunks we add
+	finished   bool
+	done       bool
+	sentDone   bool
 	// summarized: the request log went to the server (summarizeOnce).
 	summarized bool
 	usage      []byte // the held usage chunk
@@ -95,7 +101,8 @@ func (r *relay) free() {
 		return
 	}
 	*r = relay{waitFn: r.waitFn, out: r.out[:chunkRoom], buf: r.buf[:0], edit: r.edit[:0], text: r.text[:0],
-		compact: r.compact, usage: r.usage[:0], memo: chunkMemo{prev: r.memo.prev[:0]}}
+		compact: r.compact, usage: r.usage[:0], memo: r.memo}
+	r.memo.Reset()
 	r.compact.Reset()
 	relayPool.Put(r)
 }
@@ -149,7 +156,11 @@ func (r *relay) wait() {
 	if r.pass {
 		r.armProbe()
 	}
-	if r.watch != nil {
+	if r.watch != nil && r.src.blocks != r.seenBlocks {
+		// idle_timeout runs from the first wait after a complete event
+		// block: bytes that trickle in without completing one do not
+		// restart it.
+		r.seenBlocks = r.src.blocks
 		r.watch.waiting()
 	}
 }
@@ -365,6 +376,9 @@ func (r *relay) Close() error {
 	r.up.Close() // a served relay always has its upstream answer
 	r.src.release()
 	stop(nil)
+	if r.keyed {
+		s.keyed.remove(r.watch)
+	}
 	r.free()
 	s.streams.Done()
 	return nil
@@ -409,7 +423,7 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 		r.done = true
 		return true
 	}
-	f, valid := r.memo.scan(b2s(data))
+	f, valid := r.memo.Scan(b2s(data))
 	if !valid {
 		r.failMidStream(ctx, errors.New("upstream sent an event that is not JSON"))
 		return false
@@ -423,12 +437,12 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 			return false
 		}
 		data = r.compact.Bytes()
-		f, _ = scanChunk(b2s(data))
+		f, _ = jsonscan.ScanChunk(b2s(data))
 	}
-	if f.err != "" || ev.Type == "error" {
+	if f.Err != "" || ev.Type == "error" {
 		// An upstream error event: flush what is held, pass the error on.
 		r.flushTail(ctx)
-		r.log.failure = fmt.Errorf("upstream error event: %s", gjson.Get(f.err, "message").Str)
+		r.log.failure = fmt.Errorf("upstream error event: %s", gjson.Get(f.Err, "message").Str)
 		r.log.status = 502
 		r.emit(data)
 		r.emitString("[DONE]")
@@ -437,20 +451,20 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 	}
 	if r.head == "" && !r.pass { // only a held tail needs it: pass-through holds none
 		r.head = fmt.Sprintf(`{"id":%s,"object":"chat.completion.chunk","created":%s,"model":%s`,
-			orNull(f.id), orNull(f.created), orNull(f.model))
+			orNull(f.ID), orNull(f.Created), orNull(f.Model))
 	}
-	if strings.HasPrefix(f.choices, "[") && !f.hasChoice {
+	if strings.HasPrefix(f.Choices, "[") && !f.HasChoice {
 		// The usage chunk: forced upstream, forwarded only if asked for.
-		if r.req.includeUsage && f.usage != "" {
+		if r.req.includeUsage && f.Usage != "" {
 			r.usage, r.hasUsage = append(r.usage[:0], data...), true
 		}
 		return true
 	}
-	if !r.req.includeUsage && f.usage != "" {
+	if !r.req.includeUsage && f.Usage != "" {
 		data, _ = sjson.DeleteBytes(data, "usage")
-		f, _ = scanChunk(b2s(data))
+		f, _ = jsonscan.ScanChunk(b2s(data))
 	}
-	if c := f.content; strings.HasPrefix(c, `"`) {
+	if c := f.Content; strings.HasPrefix(c, `"`) {
 		switch {
 		case r.pass:
 			// Pass-through: the content goes out as the upstream wrote it.
@@ -473,14 +487,14 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 			}
 		}
 	}
-	if strings.HasPrefix(f.finish, `"`) {
+	if strings.HasPrefix(f.Finish, `"`) {
 		tail, rep := r.turn.Finish(ctx, r.buf[:0])
 		r.buf = tail
 		if len(tail) > 0 {
 			prev := gjson.GetBytes(data, "choices.0.delta.content").Str
 			data, _ = sjson.SetBytes(data, "choices.0.delta.content", prev+string(tail))
 		}
-		data = attachReportTo(data, rep, f.report) // the tail set no report member
+		data = attachReportTo(data, rep, f.Report) // the tail set no report member
 		r.log.report = rep
 		r.finished = true
 	}
@@ -493,24 +507,15 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 // r.text.
 func (r *relay) unquote(data []byte, raw string) []byte {
 	inner := raw[1 : len(raw)-1]
-	if !containsByte(inner, '\\') {
+	if strings.IndexByte(inner, '\\') < 0 {
 		if off, ok := offsetIn(data, raw); ok {
 			return data[off+1 : off+len(raw)-1]
 		}
 		r.text = append(r.text[:0], inner...)
 		return r.text
 	}
-	r.text = appendUnescaped(r.text[:0], inner)
+	r.text = jsonscan.AppendUnescaped(r.text[:0], inner)
 	return r.text
-}
-
-func containsByte(s string, c byte) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return true
-		}
-	}
-	return false
 }
 
 // offsetIn returns where raw, a substring of data, starts in data.
@@ -532,73 +537,6 @@ func splice(dst, data []byte, raw string, text []byte) ([]byte, bool) {
 	dst = append(dst, data[:off]...)
 	dst = appendJSONString(dst, text)
 	return append(dst, data[off+len(raw):]...), true
-}
-
-// appendUnescaped appends the JSON string body s (without quotes, valid
-// JSON) unescaped; a lone surrogate becomes U+FFFD as in encoding/json.
-func appendUnescaped(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			dst = append(dst, c)
-			continue
-		}
-		i++
-		switch s[i] {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, n := hex4(s[i+1:])
-			if n == 0 {
-				dst = append(dst, '\\', 'u')
-				continue
-			}
-			i += 4
-			if r >= 0xD800 && r < 0xDC00 && len(s) >= i+7 && s[i+1] == '\\' && s[i+2] == 'u' {
-				if r2, n2 := hex4(s[i+3:]); n2 > 0 && r2 >= 0xDC00 && r2 < 0xE000 {
-					r = (r-0xD800)<<10 + (r2 - 0xDC00) + 0x10000
-					i += 6
-				}
-			}
-			if r >= 0xD800 && r < 0xE000 {
-				r = utf8.RuneError
-			}
-			dst = utf8.AppendRune(dst, r)
-		default: // '"', '\\', '/'
-			dst = append(dst, s[i])
-		}
-	}
-	return dst
-}
-
-func hex4(s string) (rune, int) {
-	if len(s) < 4 {
-		return 0, 0
-	}
-	var r rune
-	for i := 0; i < 4; i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, 0
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, 4
 }
 
 const hexDigits = "0123456789abcdef"

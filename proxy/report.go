@@ -8,6 +8,7 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
+	"github.com/answer-guard/guard/internal/turnrec"
 	"github.com/answer-guard/guard/judge"
 )
 
@@ -42,8 +43,9 @@ type Report struct {
 	// URLs is the top-level "citations" array of the response: each cited
 	// source's URL, or its id when it has none, in output order.
 	URLs []string `json:"-"`
-	// trace is the gate's inputs, for the turn log (nil on pass-through).
-	trace *gateTrace
+	// trace is the gate's inputs, for the operator plane (nil on
+	// pass-through).
+	trace *turnrec.GateTrace
 	// raw is the report's JSON, made once, for a report that never changes
 	// (the pass-through one).
 	raw []byte
@@ -67,11 +69,9 @@ func (r *Report) verdictCounts() map[string]int {
 }
 
 // MarkerReport is guard.markers: the gauntlet's marker counts plus what the
-// online auditor found in the released answer.
-type MarkerReport struct {
-	gauntlet.Counts
-	Audit gauntlet.AuditReport `json:"audit"`
-}
+// online auditor found in the released answer (one definition, shared with
+// the finished-turn record).
+type MarkerReport = turnrec.Markers
 
 func (r *Report) json() []byte {
 	if r.raw != nil {

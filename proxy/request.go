@@ -8,6 +8,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/answer-guard/guard/internal/jsonscan"
 )
 
 // chatRequest is a validated chat completion request. The raw body is kept
@@ -55,7 +57,7 @@ func (r *chatRequest) parse(body []byte, maxDepth int) *APIError {
 	}
 	// Depth first: gjson's validation recurses, and the scan stops at the
 	// limit, so a hostile body costs neither stack nor memory.
-	dupKey, dup, deep := scanKeys(body, maxDepth)
+	dupKey, dup, deep := jsonscan.DuplicateKey(body, maxDepth)
 	if deep {
 		return badRequest("invalid_json", "", "request JSON nests deeper than %d levels", maxDepth)
 	}

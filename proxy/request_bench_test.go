@@ -3,6 +3,8 @@ package proxy
 import (
 	"strings"
 	"testing"
+
+	"github.com/answer-guard/guard/internal/jsonscan"
 )
 
 // requestBodies are the chat bodies BenchmarkRequestWork parses: the
@@ -39,11 +41,11 @@ func BenchmarkRequestWork(b *testing.B) {
 				if _, err := r.upstreamBody(r.model, ""); err != nil {
 					b.Fatal(err)
 				}
-				f, ok := scanChunk(b2s(answer))
-				if !ok || !strings.HasPrefix(f.choices, "[") {
+				f, ok := jsonscan.ScanChunk(b2s(answer))
+				if !ok || !strings.HasPrefix(f.Choices, "[") {
 					b.Fatal("answer")
 				}
-				_ = attachReportTo(answer, passReport, f.report)
+				_ = attachReportTo(answer, passReport, f.Report)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/internal/turnrec"
 )
 
 // PipelineFactory builds the pipeline for a configuration (at start and on
@@ -38,10 +41,8 @@ type Server struct {
 	reqSeq  atomic.Uint64
 	bound   atomic.Pointer[string] // the listener's address, set by Serve
 	fast    *fasthttp.Client       // the upstream client (upstream.go), shared across reloads
-	gapQ    *gapQueue              // the gap queue (gaps.go), kept across reloads
-	shared  *sharedState           // the Redis copy of turns and gaps (state.go); nil without state.redis_url
-	turns   *turnLog               // recent turns (turnlog.go); nil when turnlog.size is 0
-	turnW   *turnWriter            // the turn log's JSONL copy; nil without turnlog.persist.dir
+	op      OperatorPlane          // the operator plane (attach.go); nil = none
+	keyed   keyedStreams           // open streams begun with an API key (revoke.go)
 	// lns are the listeners Serve was given, closed by Shutdown; shut
 	// makes a Serve that comes after Shutdown return at once.
 	lnMu sync.Mutex
@@ -71,28 +72,7 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(),
 		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes, cfg.Upstream.IdleConnTimeout, cfg.Upstream.FirstByteTimeout, nil)}
 	rt, err := s.build(cfg)
-	if err == nil {
-		err = s.startGaps(cfg)
-	}
-	if err == nil {
-		s.turns = newTurnLog(cfg.TurnLog)
-		if s.turns != nil && cfg.TurnLog.Persist.Dir != "" {
-			n, bad := s.turns.restore(cfg.TurnLog.Persist.Dir)
-			s.log.Info("turn log restored", zap.Int("turns", n), zap.Int("unreadable_lines", bad))
-			s.turnW, err = startTurnWriter(s.turns, cfg.TurnLog.Persist, s.log.Named("turnlog"))
-		}
-	}
-	if err == nil && cfg.State.RedisURL != "" {
-		s.shared, err = startSharedState(cfg, s.turns, s.m, s.log.Named("state"))
-		if err == nil && s.gapQ != nil {
-			s.gapQ.share = s.shared.observeGap
-		}
-	}
 	if err != nil {
-		s.stopGaps() //nolint:errcheck // the start error is the one to report
-		if s.turnW != nil {
-			s.turnW.Close()
-		}
 		return nil, err
 	}
 	s.rt.Store(rt)
@@ -114,7 +94,12 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		IdleTimeout:                   cfg.Server.IdleTimeout,
 		DisableHeaderNamesNormalizing: false,
 		CloseOnShutdown:               true,
-		Logger:                        zap.NewStdLog(s.log.Named("fasthttp")),
+		// fasthttp's parse errors quote the raw request (its headers,
+		// Authorization included, and the start of the body) unless told
+		// not to; its own log lines go through redactLog, which keeps
+		// only the format and the kind of error (logredact.go).
+		SecureErrorLogMessage: true,
+		Logger:                redactLog{s.log.Named("fasthttp")},
 	}
 	s.ready.Store(true)
 	return s, nil
@@ -151,8 +136,8 @@ func (s *Server) build(cfg Config) (*runtime, error) {
 // Reload swaps in a new configuration. In-flight requests finish on the old
 // one. A reload is all or nothing: one that changes a setting the running
 // listener or upstream pool took at start (restartOnly), or that would switch
-// auth off while the listener is not loopback, is refused and the running
-// configuration stays whole. Every outcome is counted in
+// auth off (on any listener: only a restart does that), is refused and the
+// running configuration stays whole. Every outcome is counted in
 // guard_config_reloads_total{result}.
 func (s *Server) Reload(cfg Config) error {
 	if err := cfg.Validate(); err != nil {
@@ -161,6 +146,11 @@ func (s *Server) Reload(cfg Config) error {
 	old := s.rt.Load()
 	if changed := restartOnly(old.cfg, cfg); len(changed) > 0 {
 		return s.refuseReload("refused", fmt.Errorf("%s: changing these needs a restart", strings.Join(changed, ", ")))
+	}
+	if old.cfg.Auth.Enabled && !cfg.Auth.Enabled {
+		// On every listener, loopback included: replicas on loopback
+		// behind a reverse proxy would open every tenant to it.
+		return s.refuseReload("refused", errors.New("auth.enabled: a reload may not switch auth off (an auth section left out does); restart guard serve to run without auth"))
 	}
 	if !cfg.Auth.Enabled {
 		if addr := s.listenAddr(); !isLoopbackAddr(addr) {
@@ -172,12 +162,16 @@ func (s *Server) Reload(cfg Config) error {
 		return s.refuseReload("invalid", err)
 	}
 	s.rt.Store(rt)
+	s.revokeStreams(rt)
 	s.applyGC(cfg.Server.GC)
 	if old.pipe != rt.pipe {
 		old.pipe.Retire()
 	}
 	s.m.reloads.WithLabelValues("ok").Inc()
 	s.log.Info("configuration reloaded")
+	if s.op != nil {
+		s.op.Reloaded()
+	}
 	return nil
 }
 
@@ -190,6 +184,10 @@ func (s *Server) applyGC(g GCConfig) {
 // ReloadFailed counts a reload whose file could not be read or decoded
 // (the caller never got a Config to hand to Reload) and returns err.
 func (s *Server) ReloadFailed(err error) error { return s.refuseReload("invalid", err) }
+
+// ReloadRefused counts a reload refused outside the proxy (the operator
+// plane's restart-only settings changed) and returns err.
+func (s *Server) ReloadRefused(err error) error { return s.refuseReload("refused", err) }
 
 func (s *Server) refuseReload(result string, err error) error {
 	s.m.reloads.WithLabelValues(result).Inc()
@@ -214,11 +212,6 @@ func restartOnly(running, next Config) []string {
 		{"upstream.max_conns", running.Upstream.MaxConns != next.Upstream.MaxConns},
 		{"upstream.max_response_bytes", running.Upstream.MaxResponseBytes != next.Upstream.MaxResponseBytes},
 		{"upstream.idle_conn_timeout", running.Upstream.IdleConnTimeout != next.Upstream.IdleConnTimeout},
-		{"state.dir", running.State.Dir != next.State.Dir},
-		{"state.redis_url", running.State.RedisURL != next.State.RedisURL},
-		{"state.redis_flush", running.State.RedisFlush != next.State.RedisFlush},
-		{"state.redis_ttl", running.State.RedisTTL != next.State.RedisTTL},
-		{"turnlog", running.TurnLog != next.TurnLog},
 	} {
 		if f.diff {
 			changed = append(changed, f.name)
@@ -279,17 +272,31 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	rt.up.close()
 	s.fast.CloseIdleConnections()
 	rt.pipe.Close()
-	if gerr := s.stopGaps(); gerr != nil {
-		err = errors.Join(err, gerr)
+	if s.op != nil {
+		if oerr := s.op.Close(); oerr != nil {
+			err = errors.Join(err, oerr)
+		}
 	}
-	if s.turnW != nil {
-		s.turnW.Close()
-	}
-	s.shared.Close()
 	return err
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if p := ctx.Request.Header.Protocol(); string(p) != "HTTP/1.1" && string(p) != "HTTP/1.0" {
+		// fasthttp parses any HTTP/d.d request line as 1.1 would be:
+		// RFC 9110 15.6.6, a version the server does not speak is 505.
+		ctx.SetConnectionClose()
+		s.fail(ctx, "other", &APIError{Status: 505, Type: "invalid_request_error", Code: "http_version_not_supported",
+			Message: "only HTTP/1.0 and HTTP/1.1 are served"})
+		return
+	}
+	if countHeader(ctx.Request.Header.RawHeaders(), "host:") > 1 {
+		// RFC 9112 3.2: a request with more than one Host field is 400
+		// (fasthttp keeps the last, a proxy in front may route on the first).
+		ctx.SetConnectionClose()
+		s.fail(ctx, "other", &APIError{Status: 400, Type: "invalid_request_error", Code: "bad_request",
+			Message: "a request may carry only one Host header"})
+		return
+	}
 	if spaceBeforeColon(ctx.Request.Header.RawHeaders()) {
 		// RFC 9112 5.1: whitespace between a field name and its colon
 		// must be rejected with 400 ("Transfer-Encoding : chunked" is a
@@ -335,10 +342,17 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			ctx.SetBodyString(`{"status":"not ready"}`)
 			return
 		}
-		if !s.shared.Healthy() {
-			// Chat is unaffected; only the fleet-wide operator view is.
-			ctx.SetBodyString(`{"status":"degraded","degraded":["state"],"message":"the shared state store (state.redis_url) is unreachable: turns and gaps are dropped and counted"}`)
-			return
+		if s.op != nil {
+			if piece, msg := s.op.Degraded(); piece != "" {
+				// Chat is unaffected; only the operator plane is.
+				b, _ := json.Marshal(struct {
+					Status   string   `json:"status"`
+					Degraded []string `json:"degraded"`
+					Message  string   `json:"message"`
+				}{"degraded", []string{piece}, msg})
+				ctx.SetBody(b)
+				return
+			}
 		}
 		ctx.SetBodyString(`{"status":"ready"}`)
 	case "/metrics":
@@ -351,17 +365,21 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		// latency, degraded calls); they follow in the same text format.
 		if ctx.Response.StatusCode() == 200 {
 			s.rt.Load().pipe.WriteMetrics(ctx)
+			if s.op != nil {
+				s.op.WriteMetrics(ctx) //nolint:errcheck // the body buffer
+			}
 		}
-	case "/v1/guard/gaps":
-		s.gaps(ctx)
-	case "/v1/guard/turns":
-		s.guardTurns(ctx)
-	case "/v1/guard/whatif":
-		s.guardWhatIf(ctx)
 	default:
 		path := string(ctx.Path())
-		if strings.HasPrefix(path, "/console") && s.console(ctx, path) {
-			return
+		if s.op != nil {
+			if route, ok, err := s.op.ServeOperator(ctx, path); ok {
+				if err != nil {
+					s.fail(ctx, route, toAPIError(err))
+				} else {
+					s.m.requests.WithLabelValues(route, strconv.Itoa(ctx.Response.StatusCode())).Inc()
+				}
+				return
+			}
 		}
 		s.fail(ctx, "other", &APIError{Status: 404, Type: "invalid_request_error", Code: "not_found", Message: "unknown path " + quote(path)})
 	}
@@ -376,6 +394,24 @@ func containsFold(s []byte, lower string) bool {
 		}
 	}
 	return false
+}
+
+// countHeader counts the header lines of raw whose name is lower (lower-case
+// ASCII, with its colon), in any case.
+func countHeader(raw []byte, lower string) int {
+	n := 0
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) >= len(lower) && bytes.EqualFold(line[:len(lower)], []byte(lower)) {
+			n++
+		}
+	}
+	return n
 }
 
 // spaceBeforeColon reports a header line whose field name ends in
@@ -396,18 +432,22 @@ func spaceBeforeColon(raw []byte) bool {
 }
 
 // errorHandler answers requests fasthttp could not read (too large, bad
-// headers) with an OpenAI-shaped error.
+// headers) with an OpenAI-shaped error. fasthttp's error text may quote the
+// raw request (a header line, Authorization included, or body bytes): only
+// its kind (readErrorKind) is logged.
 func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
-	ae := &APIError{Status: 400, Type: "invalid_request_error", Code: "bad_request", Message: "the request could not be read", Err: err}
-	var small *fasthttp.ErrSmallBuffer
-	switch {
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+	kind := readErrorKind(err)
+	ae := &APIError{Status: 400, Type: "invalid_request_error", Code: "bad_request", Message: "the request could not be read", Err: kind}
+	switch kind {
+	case errKindBodyTooLarge:
 		ae = &APIError{Status: 413, Type: "invalid_request_error", Code: "request_too_large",
-			Message: fmt.Sprintf("request body exceeds %d bytes", s.rt.Load().cfg.Server.MaxBodyBytes), Err: err}
-	case errors.As(err, &small), strings.Contains(err.Error(), "small read buffer"):
-		ae = &APIError{Status: 431, Type: "invalid_request_error", Code: "headers_too_large", Message: "request headers are too large", Err: err}
-	case strings.Contains(err.Error(), "timeout"):
-		ae = &APIError{Status: 408, Type: "invalid_request_error", Code: "request_timeout", Message: "the request was not received in time", Err: err}
+			Message: fmt.Sprintf("request body exceeds %d bytes", s.rt.Load().cfg.Server.MaxBodyBytes), Err: kind}
+	case errKindHeadersTooLarge:
+		ae = &APIError{Status: 431, Type: "invalid_request_error", Code: "headers_too_large", Message: "request headers are too large", Err: kind}
+	case errKindTimeout:
+		ae = &APIError{Status: 408, Type: "invalid_request_error", Code: "request_timeout", Message: "the request was not received in time", Err: kind}
+	case errKindVersion:
+		ae = &APIError{Status: 505, Type: "invalid_request_error", Code: "http_version_not_supported", Message: "only HTTP/1.0 and HTTP/1.1 are served", Err: kind}
 	}
 	ctx.SetConnectionClose()
 	s.fail(ctx, "error", ae)
@@ -479,6 +519,7 @@ type reqLog struct {
 	report   *Report
 	failure  error
 	finished time.Time
+	rec      turnrec.Turn // the finished-turn record, filled for the operator plane and cleared
 }
 
 func (s *Server) summarize(l *reqLog) {
@@ -499,8 +540,7 @@ func (s *Server) summarize(l *reqLog) {
 	}
 	s.m.chatRequests(l.status).Inc()
 	s.m.observeReport(l.report)
-	s.noteGaps(l) // gaps.go
-	s.turns.record(l)
+	s.record(l) // the operator plane (attach.go)
 	ce := s.log.Check(zap.InfoLevel, "request")
 	if ce == nil {
 		return

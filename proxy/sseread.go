@@ -35,6 +35,10 @@ type sseReader struct {
 	// upstream); reads counts the reads that returned bytes.
 	waited time.Duration
 	reads  uint64
+	// blocks counts the complete event blocks read (a blank line ended
+	// them), comment-only blocks included: the idle timer restarts on
+	// these, not on any byte.
+	blocks uint64
 	// notifier is src when it can tell when a read would wait (the
 	// upstream stream); nil for any other reader.
 	notifier blockNotifier
@@ -91,6 +95,7 @@ func (s *sseReader) next(idle func()) (ev sseEvent, ok bool, err error) {
 	for {
 		if ev, n, found := s.parse(); found {
 			s.r += n
+			s.blocks++
 			if ev.Data != nil || ev.Type != "" {
 				return ev, true, nil
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
+	"github.com/answer-guard/guard/internal/turnrec"
 	"github.com/answer-guard/guard/judge"
 	"github.com/answer-guard/guard/retrieve"
 )
@@ -111,20 +112,28 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	}
 	t.out = gate.Decide(p.gate, cands, res.RerankActive)
 	t.out = gate.ApplyOutline(t.out, p.outline(ctx, req.Query, t.out, t.addDegraded))
-	t.trace = gateTrace{question: req.Query, cands: cands, rerankActive: res.RerankActive, cfg: &p.gate, out: &t.out,
-		remote: p.planner != nil && !slices.Contains(t.degraded, "planner")}
+	t.trace = turnrec.GateTrace{Question: req.Query, Cands: cands, RerankActive: res.RerankActive, Config: &p.gate, Outcome: &t.out,
+		Remote: p.planner != nil && !slices.Contains(t.degraded, "planner")}
 	memory := make([]string, 0, len(res.Memory))
 	for _, m := range res.Memory {
 		memory = append(memory, m.Text)
+	}
+	tenant, kb := req.Tenant, req.KB
+	// The note texts lose id-shaped tokens and every real id of the
+	// partition, not only this turn's: one passage must not put another's
+	// id in front of the model.
+	pcfg := p.gate
+	pcfg.Scrub = func(s string) string {
+		return p.spec.ScrubCatalog(p.spec.Scrub(s), func(id string) bool { return p.eng.Contains(tenant, kb, id) }, noteAddress(t.out.Notes))
 	}
 	switch t.out.Decision {
 	case gate.Refuse:
 		t.plan = Plan{Decision: gate.Refuse, Answer: p.gate.RefusalText}
 	case gate.Fallback:
-		t.plan = Plan{Decision: gate.Fallback, System: gate.SystemPrompt(p.gate, t.out, memory), Fallback: true}
+		t.plan = Plan{Decision: gate.Fallback, System: gate.SystemPrompt(pcfg, t.out, memory), Fallback: true}
 		t.prefix = p.gate.Disclaimer
 	default:
-		t.plan = Plan{Decision: gate.Ground, System: gate.SystemPrompt(p.gate, t.out, memory)}
+		t.plan = Plan{Decision: gate.Ground, System: gate.SystemPrompt(pcfg, t.out, memory)}
 	}
 	t.latency["gate"] = ms(time.Since(t1))
 	t.byID = make(map[string]gate.Note, len(t.out.Notes))
@@ -148,7 +157,6 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 		}
 		actions[a] = true
 	}
-	tenant, kb := req.Tenant, req.KB
 	t.st = p.spec.New(gauntlet.Options{
 		Notes:   t.out.Notes,
 		Cards:   cards,
@@ -180,6 +188,23 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	return t, nil
 }
 
+// noteAddress returns whether a token is the address of one of notes, or
+// a word of one: in corpora whose id is the human address, it is not an id
+// to hide (the gauntlet exempts the same tokens).
+func noteAddress(notes []gate.Note) func(string) bool {
+	return func(tok string) bool {
+		for _, n := range notes {
+			if n.Address == "" {
+				continue
+			}
+			if tok == n.Address || slices.Contains(strings.Fields(n.Address), tok) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 func (t *guardTurn) addDegraded(what string) {
 	if !slices.Contains(t.degraded, what) {
 		t.degraded = append(t.degraded, what)
@@ -200,7 +225,7 @@ type guardTurn struct {
 	answer   strings.Builder
 	degraded []string
 	latency  map[string]float64
-	trace    gateTrace // the gate's inputs, for the turn log
+	trace    turnrec.GateTrace // the gate's inputs, for the operator plane
 
 	// Sentences are cut as they complete and verified at once: in strict
 	// mode before they are released, in report mode concurrently with the

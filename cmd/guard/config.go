@@ -7,24 +7,26 @@ import (
 
 	"github.com/answer-guard/guard/check"
 	"github.com/answer-guard/guard/mockllm"
+	"github.com/answer-guard/guard/operator"
 	"github.com/answer-guard/guard/proxy"
 )
 
 // guardFile is the configuration file every guard command reads
-// (configs/guard.yaml): the proxy's sections plus two of the command line's
-// own: mock, the simulated upstream that guard serve starts when
+// (configs/guard.yaml): the proxy's sections, the operator plane's (state,
+// gaps, turnlog, console) and two of the command line's own: mock, the simulated upstream that guard serve starts when
 // upstream.base_url is empty and that guard mockllm runs on its own, and
 // check, guard check's audit settings. The proxy never sees either.
 type guardFile struct {
 	proxy.Config `yaml:",inline"`
-	Mock         mockllm.Config `yaml:"mock"`
-	Check        check.Config   `yaml:"check"`
+	Operator     operator.Config `yaml:",inline"`
+	Mock         mockllm.Config  `yaml:"mock"`
+	Check        check.Config    `yaml:"check"`
 }
 
 // loadFile reads path over the defaults, strictly (an unknown key is an
 // error naming its path), and validates every section; "" = the defaults.
 func loadFile(path string) (guardFile, error) {
-	f := guardFile{Config: proxy.DefaultConfig(), Mock: mockllm.DefaultConfig(), Check: check.DefaultConfig()}
+	f := guardFile{Config: proxy.DefaultConfig(), Operator: operator.DefaultConfig(), Mock: mockllm.DefaultConfig(), Check: check.DefaultConfig()}
 	if path != "" {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -38,7 +40,7 @@ func loadFile(path string) (guardFile, error) {
 }
 
 func (f guardFile) validate() error {
-	errs := []error{f.Config.Validate()}
+	errs := []error{f.Config.Validate(), f.Operator.Validate()}
 	for _, sec := range []struct {
 		name string
 		err  error

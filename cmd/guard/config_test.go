@@ -9,6 +9,7 @@ import (
 
 	"github.com/answer-guard/guard/check"
 	"github.com/answer-guard/guard/mockllm"
+	"github.com/answer-guard/guard/operator"
 	"github.com/answer-guard/guard/proxy"
 )
 
@@ -24,7 +25,7 @@ func TestShippedConfigMatchesDefaults(t *testing.T) {
 	if err := proxy.DecodeConfig(b, &got); err != nil {
 		t.Fatalf("decode: %v", err)
 	}
-	want := guardFile{Config: proxy.DefaultConfig(), Mock: mockllm.DefaultConfig(), Check: check.DefaultConfig()}
+	want := guardFile{Config: proxy.DefaultConfig(), Operator: operator.DefaultConfig(), Mock: mockllm.DefaultConfig(), Check: check.DefaultConfig()}
 	// Compared through YAML: an empty list in the file and a nil default
 	// are the same setting.
 	gb, _ := yaml.Marshal(got)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/answer-guard/guard/judge"
 	"github.com/answer-guard/guard/mockllm"
+	"github.com/answer-guard/guard/operator"
 	"github.com/answer-guard/guard/proxy"
 )
 
@@ -32,7 +33,7 @@ func startProxy(t *testing.T, pipeline bool) string {
 	cfg.Upstream.BaseURL = mock.BaseURL()
 	cfg.Log.Level = "error"
 	cfg.Pipeline.Enabled = pipeline
-	srv, err := proxy.New(cfg, nil, proxy.NewPipeline(nil))
+	srv, _, err := wire(cfg, operator.DefaultConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/answer-guard/guard/mockllm"
+	"github.com/answer-guard/guard/operator"
 	"github.com/answer-guard/guard/proxy"
 )
 
@@ -107,6 +108,23 @@ func newLogger(level string, flush time.Duration) (log *zap.Logger, stop func(),
 	return log, func() { ws.Stop() }, nil //nolint:errcheck // stderr; Stop flushes
 }
 
+// wire builds the proxy and the operator plane beside it: the proxy hands
+// the plane each finished turn and the requests for its routes, and closes
+// it at shutdown.
+func wire(cfg proxy.Config, ocfg operator.Config, log *zap.Logger) (*proxy.Server, *operator.Plane, error) {
+	srv, err := proxy.New(cfg, log, proxy.NewPipeline(log))
+	if err != nil {
+		return nil, nil, err
+	}
+	op, err := operator.New(ocfg, srv, log)
+	if err != nil {
+		srv.Shutdown(context.Background()) //nolint:errcheck // the start error is the one to report
+		return nil, nil, err
+	}
+	srv.Attach(op)
+	return srv, op, nil
+}
+
 // Test hooks, nil in production: onListen is called with the bound
 // address before the server answers; onReload after each SIGHUP with the
 // reload's outcome (nil when the new configuration is running).
@@ -161,7 +179,7 @@ func runServe(args []string) error {
 	if cfg, err = upstreamOf(cfg, mock); err != nil {
 		return err
 	}
-	srv, err := proxy.New(cfg, log, proxy.NewPipeline(log))
+	srv, op, err := wire(cfg, file.Operator, log)
 	if err != nil {
 		return err
 	}
@@ -188,10 +206,15 @@ func runServe(args []string) error {
 				if err == nil {
 					next, err = upstreamOf(file.Config, mock)
 				}
-				if err != nil {
+				switch {
+				case err != nil:
 					err = srv.ReloadFailed(err)
-				} else {
-					err = srv.Reload(next)
+				case op.CheckReload(file.Operator) != nil:
+					err = srv.ReloadRefused(op.CheckReload(file.Operator))
+				default:
+					if err = srv.Reload(next); err == nil {
+						op.Reload(file.Operator)
+					}
 				}
 				if err != nil {
 					log.Error("reload rejected; keeping the running configuration", zap.Error(err))

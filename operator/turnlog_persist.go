@@ -1,4 +1,4 @@
-package proxy
+package operator
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/internal/turnrec"
 )
 
 // turnWriter appends logged turns to DIR/turns.jsonl, one JSON object per
@@ -228,7 +229,7 @@ func (tl *turnLog) push(st *storedTurn) {
 	}
 	*e = turnEntry{seq: tl.seq.Add(1), at: at.UnixNano(), tenant: st.Tenant, kb: st.KB, model: st.Model, stream: st.Stream,
 		status: st.Status, decision: st.Decision, cov: st.Coverage, total: dur("total"), ttft: dur("ttft"), wait: dur("upstream_wait"),
-		rep: &Report{Decision: st.Decision, Citations: st.Citations, Markers: st.Markers, Claims: st.Claims,
+		rep: turnrec.Report{Decision: st.Decision, Citations: st.Citations, Markers: st.Markers, Claims: st.Claims,
 			Summary: st.Summary, Degraded: st.Degraded, LatencyMS: stages},
 		cands: e.cands[:0], outline: e.outline[:0]}
 	// The questions setting in force applies to restored turns too.

@@ -1,4 +1,4 @@
-package proxy
+package operator
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/internal/turnrec"
 )
 
 // The turn log keeps, per tenant and knowledge base, a bounded ring of the
@@ -102,20 +103,6 @@ func (c TurnLogConfig) validate() error {
 	return errors.Join(errs...)
 }
 
-// gateTrace is what the guard pipeline hands the turn log about its gate
-// decision (Report.trace): the exact inputs of gate.Decide and of the
-// planner, by reference (nothing is copied on the request path).
-type gateTrace struct {
-	question     string
-	cands        []gate.Candidate // after AnswerModel.Assess, in retrieve's order
-	rerankActive bool
-	cfg          *gate.Config // the gate configuration the turn was decided with
-	// remote: the outline came from the remote planner (it is replayed
-	// as logged); otherwise the local planner made it and is recomputed.
-	remote bool
-	out    *gate.Outcome // after the outline
-}
-
 // maxQuestionBytes bounds the question text kept per turn.
 const maxQuestionBytes = 512
 
@@ -147,7 +134,7 @@ type turnEntry struct {
 	cands             []candRec
 	outline           []int16 // indexes into cands of the outlined notes, in outline order
 	total, ttft, wait time.Duration
-	rep               *Report
+	rep               turnrec.Report
 }
 
 // question returns the kept question text ("" unless questions: keep).
@@ -232,16 +219,17 @@ func (tl *turnLog) ring(tenant, kb string) *turnRing {
 }
 
 // record logs one finished chat turn. It copies the gate inputs into the
-// ring slot (reusing its buffers) and keeps a reference to the report.
-func (tl *turnLog) record(l *reqLog) {
-	if tl == nil || l.report == nil {
+// ring slot (reusing its buffers) and keeps the report's (immutable)
+// contents by reference.
+func (tl *turnLog) record(t *turnrec.Turn) {
+	if tl == nil {
 		return
 	}
-	now := l.finished
+	now := t.Finished
 	if now.IsZero() {
 		now = time.Now()
 	}
-	r := tl.ring(l.tenant, l.kb)
+	r := tl.ring(t.Tenant, t.KB)
 	r.mu.Lock()
 	var e *turnEntry
 	if len(r.entries) < tl.cfg.Size {
@@ -251,7 +239,7 @@ func (tl *turnLog) record(l *reqLog) {
 		e = r.entries[r.next]
 		r.next = (r.next + 1) % len(r.entries)
 	}
-	tl.fill(e, l, now)
+	tl.fill(e, t, now)
 	r.last = e.at
 	r.mu.Unlock()
 	if tl.wake != nil {
@@ -262,26 +250,22 @@ func (tl *turnLog) record(l *reqLog) {
 	}
 }
 
-func (tl *turnLog) fill(e *turnEntry, l *reqLog, now time.Time) {
-	rep := l.report
+func (tl *turnLog) fill(e *turnEntry, t *turnrec.Turn, now time.Time) {
 	e.seq = tl.seq.Add(1)
 	e.at = now.UnixNano()
-	e.tenant, e.kb, e.model, e.stream, e.status = l.tenant, l.kb, l.model, l.stream, l.status
-	e.total, e.ttft, e.wait = now.Sub(l.start), l.ttft, l.upWait
-	e.decision, e.rep = rep.Decision, rep
+	e.tenant, e.kb, e.model, e.stream, e.status = t.Tenant, t.KB, t.Model, t.Stream, t.Status
+	e.total, e.ttft, e.wait = now.Sub(t.Start), t.TTFT, t.UpstreamWait
+	e.decision, e.rep = t.Report.Decision, t.Report
 	e.qlen, e.qcut, e.qhash = 0, false, 0
 	e.cands, e.outline = e.cands[:0], e.outline[:0]
 	e.traced, e.rerankActive, e.remote, e.cfg, e.cov = false, false, false, nil, gate.Coverage{}
-	tr := rep.trace
+	tr := t.Gate
 	if tr == nil {
 		return
 	}
-	// The trace points into the pipeline's turn; drop the reference so the
-	// ring keeps only the report.
-	defer func() { rep.trace = nil }()
 	switch tl.cfg.Questions {
 	case questionsKeep:
-		q := tr.question
+		q := tr.Question
 		if len(q) > maxQuestionBytes {
 			cut := maxQuestionBytes
 			for cut > 0 && !utf8.RuneStart(q[cut]) {
@@ -291,20 +275,20 @@ func (tl *turnLog) fill(e *turnEntry, l *reqLog, now time.Time) {
 		}
 		e.qlen = copy(e.q[:], q)
 	case questionsHash:
-		e.qhash = maphash.String(tl.seed, tr.question)
+		e.qhash = maphash.String(tl.seed, tr.Question)
 	}
-	e.traced, e.rerankActive, e.remote, e.cfg = true, tr.rerankActive, tr.remote, tr.cfg
-	if tr.out != nil {
-		e.cov = tr.out.Coverage
+	e.traced, e.rerankActive, e.remote, e.cfg = true, tr.RerankActive, tr.Remote, tr.Config
+	if tr.Outcome != nil {
+		e.cov = tr.Outcome.Coverage
 	}
-	for _, c := range tr.cands {
+	for _, c := range tr.Cands {
 		e.cands = append(e.cands, candRec{id: c.ID, title: c.Title, kind: c.Kind, address: c.Address,
 			score: c.Score, rerank: c.Rerank, answer: c.Answer, forced: c.Forced, lanes: c.Lanes})
 	}
-	if tr.out != nil {
-		for _, s := range tr.out.Survivors {
-			for j := range tr.cands {
-				if tr.cands[j].ID == s.ID {
+	if tr.Outcome != nil {
+		for _, s := range tr.Outcome.Survivors {
+			for j := range tr.Cands {
+				if tr.Cands[j].ID == s.ID {
 					e.outline = append(e.outline, int16(j))
 					break
 				}

@@ -1,4 +1,4 @@
-package proxy
+package operator
 
 import (
 	"context"
@@ -316,31 +316,31 @@ func (st *sharedState) loadGaps(ctx context.Context, cfg GapsConfig, tenant stri
 // turnSource is the turn log a read should use: the fleet's (from Redis)
 // when shared state is on and reachable, else this replica's own. degraded
 // says a configured Redis could not be read.
-func (s *Server) turnSource(cfg TurnLogConfig, tenant string, kbs []string) (tl *turnLog, degraded bool) {
-	if s.shared == nil || s.turns == nil {
-		return s.turns, false
+func (p *Plane) turnSource(cfg TurnLogConfig, tenant string, kbs []string) (tl *turnLog, degraded bool) {
+	if p.shared == nil || p.turns == nil {
+		return p.turns, false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	tl, err := s.shared.loadTurns(ctx, cfg, tenant, kbs)
+	tl, err := p.shared.loadTurns(ctx, cfg, tenant, kbs)
 	if err != nil {
-		s.log.Warn("shared state: reading turns from redis failed; showing this replica's own", zap.Error(err))
-		return s.turns, true
+		p.log.Warn("shared state: reading turns from redis failed; showing this replica's own", zap.Error(err))
+		return p.turns, true
 	}
 	return tl, false
 }
 
 // gapSource is turnSource for the gap queue.
-func (s *Server) gapSource(cfg GapsConfig, tenant string) (q *gapQueue, degraded bool) {
-	if s.shared == nil {
-		return s.gapQ, false
+func (p *Plane) gapSource(cfg GapsConfig, tenant string) (q *gapQueue, degraded bool) {
+	if p.shared == nil {
+		return p.gapQ, false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	q, err := s.shared.loadGaps(ctx, cfg, tenant)
+	q, err := p.shared.loadGaps(ctx, cfg, tenant)
 	if err != nil {
-		s.log.Warn("shared state: reading gaps from redis failed; showing this replica's own", zap.Error(err))
-		return s.gapQ, true
+		p.log.Warn("shared state: reading gaps from redis failed; showing this replica's own", zap.Error(err))
+		return p.gapQ, true
 	}
 	return q, false
 }

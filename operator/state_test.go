@@ -1,4 +1,4 @@
-package proxy
+package operator
 
 import (
 	"bufio"
@@ -17,6 +17,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/answer-guard/guard/mockllm"
+	"github.com/answer-guard/guard/proxy"
 )
 
 // startRedis runs a real redis-server on a free loopback port (no
@@ -71,7 +72,7 @@ func startRedis(t *testing.T) (string, func()) {
 	return fmt.Sprintf("redis://127.0.0.1:%d/0", port), kill
 }
 
-func startReplica(t *testing.T, cfg Config) (*Server, string) {
+func startReplica(t *testing.T, cfg testCfg) (*server, string) {
 	t.Helper()
 	mcfg := mockllm.DefaultConfig()
 	mcfg.Pace = 0
@@ -81,15 +82,12 @@ func startReplica(t *testing.T, cfg Config) (*Server, string) {
 	}
 	t.Cleanup(func() { mock.Close() })
 	cfg.Upstream.BaseURL = mock.BaseURL()
-	srv, err := New(cfg, nil, NewPipeline(nil))
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	srv := newServer(t, cfg, proxy.NewPipeline(nil))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	go srv.Serve(ln)
+	go srv.px.Serve(ln)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -136,7 +134,7 @@ func getJSON(t *testing.T, url string, v any) int {
 // degraded and the reads fall back to the replica's own turns.
 func TestSharedStateTwoReplicas(t *testing.T) {
 	url, killRedis := startRedis(t)
-	cfg := DefaultConfig()
+	cfg := testConfig()
 	cfg.State.RedisURL = url
 	cfg.State.RedisFlush = time.Hour // flushed by the test, so nothing races it
 	a, baseA := startReplica(t, cfg)
@@ -150,8 +148,8 @@ func TestSharedStateTwoReplicas(t *testing.T) {
 	for _, q := range qsB {
 		chatOnce(t, baseB, q)
 	}
-	a.shared.Flush()
-	b.shared.Flush()
+	a.op.shared.Flush()
+	b.op.shared.Flush()
 
 	type turns struct {
 		Total    int `json:"total"`
@@ -214,7 +212,7 @@ func TestSharedStateTwoReplicas(t *testing.T) {
 			t.Errorf("chat %d without redis: no decision", i)
 		}
 	}
-	a.shared.Flush()
+	a.op.shared.Flush()
 	var ready struct {
 		Status   string   `json:"status"`
 		Degraded []string `json:"degraded"`

@@ -1,4 +1,9 @@
-package proxy
+// Package jsonscan holds the request path's single-pass JSON scanners: the
+// duplicate-key and depth check of a request body (DuplicateKey) and the
+// reader of an upstream chat-completion chunk (ScanChunk, ChunkMemo). They
+// allocate nothing on the common path and read what gjson and
+// encoding/json would, proven by fuzz targets against both.
+package jsonscan
 
 import (
 	"bytes"
@@ -9,7 +14,7 @@ import (
 	"unicode/utf8"
 )
 
-// scanKeys returns the first object key in b that repeats a key of the
+// DuplicateKey returns the first object key in b that repeats a key of the
 // same object, and dup true; and deep true when b nests deeper than
 // maxDepth. b need not be valid JSON yet: the scan stops at the depth
 // limit, so a hostile body costs no memory, and a duplicate found before
@@ -23,7 +28,7 @@ import (
 // is refused. Keys are compared after unescaping, under Unicode case
 // folding. Cost: one pass over the bytes, no allocation for objects of up
 // to 16 plain keys (BenchmarkDuplicateKeyScan).
-func scanKeys(b []byte, maxDepth int) (key string, dup, deep bool) {
+func DuplicateKey(b []byte, maxDepth int) (key string, dup, deep bool) {
 	st := dupScanners.Get().(*dupScanner)
 	key, dup, deep = st.scan(b, maxDepth)
 	clear(st.stack[:st.high]) // drop references into b

@@ -1,4 +1,4 @@
-package proxy_test
+package operator
 
 import (
 	"bytes"
@@ -489,11 +489,11 @@ func TestTurnLogPersistedByServer(t *testing.T) {
 	cfg := testConfig()
 	cfg.Log.Level = "error"
 	cfg.TurnLog.Persist.Dir = dir
-	start := func() (*proxy.Server, *testServer) {
+	start := func() (*server, *testServer) {
 		ts := startProxy(t, cfg, proxy.NewPipeline(nil))
 		return ts.srv, ts
 	}
-	stop := func(srv *proxy.Server) {
+	stop := func(srv *server) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := srv.Shutdown(ctx); err != nil {

@@ -1,9 +1,10 @@
-package proxy
+package operator
 
 import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/internal/turnrec"
 
 	"encoding/json"
 	"errors"
@@ -205,6 +206,9 @@ func (q *gapQueue) run(interval time.Duration) {
 
 // close stops the writer and writes what changed.
 func (q *gapQueue) close() error {
+	if q == nil {
+		return nil
+	}
 	if q.stop != nil {
 		close(q.stop)
 		<-q.done
@@ -355,30 +359,20 @@ func sortGaps(gs []*Gap) {
 	})
 }
 
-// noteGaps files a finished turn in the gap queue (when there is one).
-func (s *Server) noteGaps(l *reqLog) {
-	if s.gapQ == nil {
-		return
-	}
-	if rt := s.rt.Load(); rt != nil {
-		s.gapQ.observe(rt.cfg.Gaps, l)
-	}
-}
-
 // observe files a finished turn's gaps: the question of a refused or
 // fallback turn, and each uncited claim of a grounded answer that the
 // verifier classified gap (once per turn).
-func (q *gapQueue) observe(cfg GapsConfig, l *reqLog) {
-	if q == nil || !cfg.Enabled || l.report == nil || l.query == "" {
+func (q *gapQueue) observe(cfg GapsConfig, t *turnrec.Turn) {
+	if q == nil || !cfg.Enabled || t.Query == "" {
 		return
 	}
-	switch l.report.Decision {
+	switch t.Report.Decision {
 	case gate.Refuse:
-		q.add(cfg, l.tenant, l.kb, GapRefused, l.query, "")
+		q.add(cfg, t.Tenant, t.KB, GapRefused, t.Query, "")
 	case gate.Fallback:
-		q.add(cfg, l.tenant, l.kb, GapFallback, l.query, "")
+		q.add(cfg, t.Tenant, t.KB, GapFallback, t.Query, "")
 	case gate.Ground:
-		claims := l.report.Claims
+		claims := t.Report.Claims
 		var seen map[string]bool // a claim repeated in one answer counts once
 		for _, c := range claims {
 			if c.Uncited != "gap" {
@@ -392,63 +386,53 @@ func (q *gapQueue) observe(cfg GapsConfig, l *reqLog) {
 				seen = map[string]bool{}
 			}
 			seen[k] = true
-			q.add(cfg, l.tenant, l.kb, GapClaim, c.Text, l.query)
+			q.add(cfg, t.Tenant, t.KB, GapClaim, c.Text, t.Query)
 		}
 	}
 }
 
 // startGaps opens the gap queue of cfg.State.Dir and, with a state file,
-// starts its writer; stopGaps (at shutdown) stops it and saves the queue.
-func (s *Server) startGaps(cfg Config) error {
-	q, err := newGapQueue(cfg.State.Dir, s.log.Named("gaps"))
+// starts its writer; gapQueue.close (at shutdown) stops it and saves the
+// queue.
+func (p *Plane) startGaps(cfg Config) error {
+	q, err := newGapQueue(cfg.State.Dir, p.log.Named("gaps"))
 	if err != nil {
 		return err
 	}
 	if q.path != "" {
 		q.run(cfg.Gaps.FlushInterval)
 	}
-	s.gapQ = q
+	p.gapQ = q
 	return nil
 }
 
-func (s *Server) stopGaps() error {
-	if s.gapQ == nil {
-		return nil
-	}
-	return s.gapQ.close()
-}
-
-// gaps serves GET /v1/guard/gaps?tenant=&kb=&kind=&limit= (an admin key
-// when auth is on).
-func (s *Server) gaps(ctx *fasthttp.RequestCtx) {
+// serveGaps serves GET /v1/guard/gaps?tenant=&kb=&kind=&limit= (an admin
+// key when auth is on).
+func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 	if !ctx.IsGet() && !ctx.IsHead() {
-		s.fail(ctx, "gaps", methodNotAllowed("GET, HEAD"))
-		return
+		return methodNotAllowed("GET, HEAD")
 	}
-	if ae := s.rt.Load().authorizeAdmin(ctx); ae != nil {
-		s.fail(ctx, "gaps", ae)
-		return
+	if _, _, err := p.host.OperatorAccess(ctx, true); err != nil {
+		return err
 	}
 	args := ctx.QueryArgs()
 	tenant, kb, kind := string(args.Peek("tenant")), string(args.Peek("kb")), string(args.Peek("kind"))
 	switch kind {
 	case "", GapRefused, GapFallback, GapClaim:
 	default:
-		s.fail(ctx, "gaps", &APIError{Status: 400, Type: "invalid_request_error", Code: "invalid_parameter", Param: "kind",
-			Message: "kind must be refused, fallback or gap"})
-		return
+		return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_parameter", Param: "kind",
+			Message: "kind must be refused, fallback or gap"}
 	}
 	limit := 100
 	if v := args.Peek("limit"); len(v) > 0 {
 		n, err := strconv.Atoi(string(v))
 		if err != nil || n < 1 || n > 100000 {
-			s.fail(ctx, "gaps", &APIError{Status: 400, Type: "invalid_request_error", Code: "invalid_parameter", Param: "limit",
-				Message: "limit must be an integer in [1,100000]"})
-			return
+			return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_parameter", Param: "limit",
+				Message: "limit must be an integer in [1,100000]"}
 		}
 		limit = n
 	}
-	q, _ := s.gapSource(s.rt.Load().cfg.Gaps, tenant)
+	q, _ := p.gapSource(p.cfg.Load().Gaps, tenant)
 	all := q.list(tenant, kb, kind)
 	page := all
 	if len(page) > limit {
@@ -461,7 +445,7 @@ func (s *Server) gaps(ctx *fasthttp.RequestCtx) {
 	}{"list", len(all), append([]*Gap{}, page...)})
 	ctx.SetContentType("application/json")
 	ctx.SetBody(body)
-	s.m.requests.WithLabelValues("gaps", "200").Inc()
+	return nil
 }
 
 var gapStopwords = map[string]bool{}

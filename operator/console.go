@@ -1,13 +1,12 @@
-package proxy
+package operator
 
 import (
 	"bytes"
-	"crypto/subtle"
 	"embed"
 	"encoding/json"
 	"errors"
 	"io"
-	"path"
+	pathpkg "path"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
+	"github.com/answer-guard/guard/internal/turnrec"
 	"github.com/answer-guard/guard/judge"
 )
 
@@ -34,52 +34,20 @@ type operatorScope struct {
 	kbs    []string // nil = every KB
 }
 
-// authorizeOperator admits a request to /v1/guard/turns and whatif: anyone
-// with auth off (a loopback listener), an admin key across tenants, a
-// tenant key for its own tenant and KBs; no or an unknown key is 401.
-func (rt *runtime) authorizeOperator(ctx *fasthttp.RequestCtx) (operatorScope, *APIError) {
-	if !rt.cfg.Auth.Enabled {
-		return operatorScope{}, nil
-	}
-	sum, ae := bearerSum(ctx)
-	if ae != nil {
-		return operatorScope{}, ae
-	}
-	admin := false
-	for i := range rt.adminKeys {
-		if subtle.ConstantTimeCompare(sum[:], rt.adminKeys[i][:]) == 1 {
-			admin = true
-		}
-	}
-	var match *keyEntry
-	for i := range rt.keys {
-		if subtle.ConstantTimeCompare(sum[:], rt.keys[i].hash[:]) == 1 {
-			match = &rt.keys[i]
-		}
-	}
-	switch {
-	case admin:
-		return operatorScope{}, nil
-	case match != nil:
-		return operatorScope{tenant: match.tenant, kbs: match.kbs}, nil
-	}
-	return operatorScope{}, &APIError{Status: 401, Type: "authentication_error", Code: "invalid_api_key", Message: "invalid API key"}
-}
-
 // filter builds the turn filter of a request within the scope: a tenant
 // key naming another tenant or a KB it may not read is 403.
-func (sc operatorScope) filter(tenant, kb, decision, since, until string) (turnFilter, *APIError) {
+func (sc operatorScope) filter(tenant, kb, decision, since, until string) (turnFilter, error) {
 	f := turnFilter{tenant: tenant, kbs: sc.kbs, decision: gate.Decision(decision)}
 	if sc.tenant != "" {
 		if tenant != "" && tenant != sc.tenant {
-			return f, &APIError{Status: 403, Type: "permission_error", Code: "tenant_mismatch",
+			return f, &Error{Status: 403, Type: "permission_error", Code: "tenant_mismatch",
 				Message: "this key may read only its own tenant's turns"}
 		}
 		f.tenant = sc.tenant
 	}
 	if kb != "" {
 		if sc.kbs != nil && !slices.Contains(sc.kbs, kb) {
-			return f, &APIError{Status: 403, Type: "permission_error", Code: "kb_not_allowed",
+			return f, &Error{Status: 403, Type: "permission_error", Code: "kb_not_allowed",
 				Message: "the API key may not read knowledge base " + quote(kb)}
 		}
 		f.kbs = []string{kb}
@@ -89,22 +57,18 @@ func (sc operatorScope) filter(tenant, kb, decision, since, until string) (turnF
 	default:
 		return f, badParam("decision", "decision must be ground, refuse, fallback or passthrough")
 	}
-	var ae *APIError
-	if f.since, ae = parseTimeParam("since", since); ae != nil {
-		return f, ae
+	var err error
+	if f.since, err = parseTimeParam("since", since); err != nil {
+		return f, err
 	}
-	if f.until, ae = parseTimeParam("until", until); ae != nil {
-		return f, ae
+	if f.until, err = parseTimeParam("until", until); err != nil {
+		return f, err
 	}
 	return f, nil
 }
 
-func badParam(param, msg string) *APIError {
-	return &APIError{Status: 400, Type: "invalid_request_error", Code: "invalid_value", Param: param, Message: msg}
-}
-
 // parseTimeParam reads RFC 3339 or Unix milliseconds; "" is no bound.
-func parseTimeParam(name, v string) (int64, *APIError) {
+func parseTimeParam(name, v string) (int64, error) {
 	if v == "" {
 		return 0, nil
 	}
@@ -170,7 +134,7 @@ type turnDetail struct {
 	Cands        []candView          `json:"candidate_list"`
 	Outline      []string            `json:"outline"`
 	Citations    []gauntlet.Citation `json:"citations"`
-	Markers      *MarkerReport       `json:"markers"`
+	Markers      *turnrec.Markers    `json:"markers"`
 	Claims       []judge.Claim       `json:"claims"`
 	Summary      *judge.Summary      `json:"summary"`
 }
@@ -194,14 +158,13 @@ func (tl *turnLog) row(e *turnEntry) turnRow {
 	if e.ttft > 0 {
 		lat["ttft"] = ms(e.ttft)
 	}
-	if rep := e.rep; rep != nil {
-		r.Dropped, r.Verdicts = rep.droppedByReason(), rep.verdictCounts()
-		if rep.Degraded != nil {
-			r.Degraded = rep.Degraded
-		}
-		for k, v := range rep.LatencyMS {
-			lat[k] = v
-		}
+	rep := &e.rep
+	r.Dropped, r.Verdicts = rep.DroppedByReason(), rep.VerdictCounts()
+	if rep.Degraded != nil {
+		r.Degraded = rep.Degraded
+	}
+	for k, v := range rep.LatencyMS {
+		lat[k] = v
 	}
 	if r.Dropped == nil {
 		r.Dropped = map[string]int{}
@@ -215,7 +178,7 @@ func (tl *turnLog) row(e *turnEntry) turnRow {
 
 func (tl *turnLog) detail(e *turnEntry) turnDetail {
 	d := turnDetail{turnRow: tl.row(e), RerankActive: e.rerankActive, Cands: []candView{}, Outline: []string{}}
-	if rep := e.rep; rep != nil {
+	if rep := &e.rep; true {
 		d.Citations, d.Markers, d.Summary = rep.Citations, rep.Markers, rep.Summary
 		d.Claims = rep.Claims
 		if cl := rep.Claims; cl != nil && tl.cfg.Questions != questionsKeep {
@@ -270,46 +233,39 @@ func (tl *turnLog) detail(e *turnEntry) turnDetail {
 // guardTurns serves GET /v1/guard/turns: the turn log, newest first.
 // Query: tenant, kb, decision, since, until (RFC 3339 or Unix ms), limit
 // (default 1000), id (one turn with its detail).
-func (s *Server) guardTurns(ctx *fasthttp.RequestCtx) {
+func (p *Plane) guardTurns(ctx *fasthttp.RequestCtx) error {
 	if !ctx.IsGet() && !ctx.IsHead() {
-		s.fail(ctx, "turns", methodNotAllowed("GET, HEAD"))
-		return
+		return methodNotAllowed("GET, HEAD")
 	}
-	rt := s.rt.Load()
-	sc, ae := rt.authorizeOperator(ctx)
-	if ae != nil {
-		s.fail(ctx, "turns", ae)
-		return
+	sc, err := p.scope(ctx)
+	if err != nil {
+		return err
 	}
+	cfg := p.cfg.Load()
 	a := ctx.QueryArgs()
-	f, ae := sc.filter(string(a.Peek("tenant")), string(a.Peek("kb")), string(a.Peek("decision")), string(a.Peek("since")), string(a.Peek("until")))
-	if ae != nil {
-		s.fail(ctx, "turns", ae)
-		return
+	f, err := sc.filter(string(a.Peek("tenant")), string(a.Peek("kb")), string(a.Peek("decision")), string(a.Peek("since")), string(a.Peek("until")))
+	if err != nil {
+		return err
 	}
-	tl, degraded := s.turnSource(rt.cfg.TurnLog, f.tenant, sc.kbs)
+	tl, degraded := p.turnSource(p.started.TurnLog, f.tenant, sc.kbs)
 	if v := a.Peek("id"); len(v) > 0 {
 		id, err := strconv.ParseUint(string(v), 10, 64)
 		if err != nil || id == 0 {
-			s.fail(ctx, "turns", badParam("id", "id must be a positive integer"))
-			return
+			return badParam("id", "id must be a positive integer")
 		}
 		f.id = id
 		got := tl.snapshot(f)
 		if len(got) == 0 {
-			s.fail(ctx, "turns", &APIError{Status: 404, Type: "invalid_request_error", Code: "turn_not_found",
-				Message: "no logged turn " + strconv.FormatUint(id, 10) + " (it may have left the ring)"})
-			return
+			return &Error{Status: 404, Type: "invalid_request_error", Code: "turn_not_found",
+				Message: "no logged turn " + strconv.FormatUint(id, 10) + " (it may have left the ring)"}
 		}
-		s.writeJSON(ctx, "turns", map[string]any{"turn": tl.detail(&got[0])})
-		return
+		return writeJSON(ctx, map[string]any{"turn": tl.detail(&got[0])})
 	}
 	limit := 1000
 	if v := a.Peek("limit"); len(v) > 0 {
 		n, err := strconv.Atoi(string(v))
 		if err != nil || n < 1 || n > 100000 {
-			s.fail(ctx, "turns", badParam("limit", "limit must be in [1,100000]"))
-			return
+			return badParam("limit", "limit must be in [1,100000]")
 		}
 		limit = n
 	}
@@ -319,20 +275,26 @@ func (s *Server) guardTurns(ctx *fasthttp.RequestCtx) {
 		rows = append(rows, tl.row(&entries[i]))
 	}
 	body := map[string]any{
-		"enabled":    s.turns != nil,
-		"shared":     s.shared != nil && !degraded,
+		"enabled":    p.turns != nil,
+		"shared":     p.shared != nil && !degraded,
 		"degraded":   degradedState(degraded),
 		"turns":      rows,
 		"total":      len(entries),
 		"returned":   len(rows),
 		"partitions": tl.partitions(turnFilter{tenant: f.tenant, kbs: sc.kbs}),
-		"gate":       thresholdsOf(rt.cfg.Stages.Gate),
-		"pipeline":   rt.cfg.Pipeline.Enabled,
-		"questions":  rt.cfg.TurnLog.Questions,
+		"gate":       thresholdsOf(p.host.GateConfig()),
+		"pipeline":   p.host.PipelineEnabled(),
+		"questions":  cfg.TurnLog.Questions,
 		"scope":      map[string]any{"tenant": sc.tenant, "kbs": sc.kbs},
 		"now":        time.Now().UTC().Format(time.RFC3339Nano),
 	}
-	s.writeJSON(ctx, "turns", body)
+	return writeJSON(ctx, body)
+}
+
+// scope asks the host who may read what.
+func (p *Plane) scope(ctx *fasthttp.RequestCtx) (operatorScope, error) {
+	tenant, kbs, err := p.host.OperatorAccess(ctx, false)
+	return operatorScope{tenant: tenant, kbs: kbs}, err
 }
 
 // whatIfRequest is the body of POST /v1/guard/whatif.
@@ -348,88 +310,79 @@ type whatIfRequest struct {
 
 // guardWhatIf serves POST /v1/guard/whatif: the logged turns' decisions
 // recomputed under the thresholds in the body (the others as configured).
-func (s *Server) guardWhatIf(ctx *fasthttp.RequestCtx) {
+func (p *Plane) guardWhatIf(ctx *fasthttp.RequestCtx) error {
 	if !ctx.IsPost() {
-		s.fail(ctx, "whatif", methodNotAllowed("POST"))
-		return
+		return methodNotAllowed("POST")
 	}
-	rt := s.rt.Load()
-	sc, ae := rt.authorizeOperator(ctx)
-	if ae != nil {
-		s.fail(ctx, "whatif", ae)
-		return
+	sc, err := p.scope(ctx)
+	if err != nil {
+		return err
 	}
 	var req whatIfRequest
 	dec := json.NewDecoder(bytes.NewReader(ctx.PostBody()))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil && !errors.Is(err, io.EOF) {
-		s.fail(ctx, "whatif", &APIError{Status: 400, Type: "invalid_request_error", Code: "invalid_json",
-			Message: "the body must be a JSON object {gate:{...}, tenant, kb, decision, since, until, examples}: " + err.Error()})
-		return
+		return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_json",
+			Message: "the body must be a JSON object {gate:{...}, tenant, kb, decision, since, until, examples}: " + err.Error()}
 	}
-	f, ae := sc.filter(req.Tenant, req.KB, req.Decision, req.Since, req.Until)
-	if ae != nil {
-		s.fail(ctx, "whatif", ae)
-		return
+	f, err := sc.filter(req.Tenant, req.KB, req.Decision, req.Since, req.Until)
+	if err != nil {
+		return err
 	}
 	examples := 5
 	if req.Examples != nil {
 		examples = min(max(*req.Examples, 0), 10000)
 	}
-	current := rt.cfg.Stages.Gate
+	current := p.host.GateConfig()
 	cfg := req.Gate.apply(current)
 	if err := cfg.Validate(); err != nil {
-		s.fail(ctx, "whatif", &APIError{Status: 400, Type: "invalid_request_error", Code: "invalid_value", Param: "gate",
-			Message: "the thresholds are not a valid gate configuration: " + strings.ReplaceAll(err.Error(), "\n", "; ")})
-		return
+		return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_value", Param: "gate",
+			Message: "the thresholds are not a valid gate configuration: " + strings.ReplaceAll(err.Error(), "\n", "; ")}
 	}
-	tl, _ := s.turnSource(rt.cfg.TurnLog, f.tenant, f.kbs)
-	s.writeJSON(ctx, "whatif", whatIf(tl.snapshot(f), cfg, &current, examples))
+	tl, _ := p.turnSource(p.started.TurnLog, f.tenant, f.kbs)
+	return writeJSON(ctx, whatIf(tl.snapshot(f), cfg, &current, examples))
 }
 
-func (s *Server) writeJSON(ctx *fasthttp.RequestCtx, route string, v any) {
+func writeJSON(ctx *fasthttp.RequestCtx, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		s.fail(ctx, route, &APIError{Status: 500, Type: "server_error", Code: "internal_error", Message: "the response could not be encoded", Err: err})
-		return
+		return &Error{Status: 500, Type: "server_error", Code: "internal_error", Message: "the response could not be encoded", Err: err}
 	}
 	ctx.SetContentType("application/json")
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 	ctx.SetBody(b)
-	s.m.requests.WithLabelValues(route, "200").Inc()
+	return nil
 }
 
 // consoleOn reports whether /console is served: console.enabled, and auth
 // on or a loopback listener.
-func (s *Server) consoleOn(rt *runtime) bool {
-	return rt.cfg.Console.Enabled && (rt.cfg.Auth.Enabled || isLoopbackAddr(s.listenAddr()))
+func (p *Plane) consoleOn() bool {
+	return p.cfg.Load().Console.Enabled && p.host.Protected()
 }
 
-// console serves the embedded console files; false when p is not one.
-func (s *Server) console(ctx *fasthttp.RequestCtx, p string) bool {
+// console serves the embedded console files; false when path is not one.
+func (p *Plane) console(ctx *fasthttp.RequestCtx, path string) (bool, error) {
 	name := ""
-	switch p {
+	switch path {
 	case "/console", "/console/", "/console/index.html":
 		name = "console/index.html"
 	case "/console/app.js", "/console/app.css":
-		name = "console" + p[len("/console"):]
+		name = "console" + path[len("/console"):]
 	default:
-		return false
+		return false, nil
 	}
-	if !s.consoleOn(s.rt.Load()) {
-		s.fail(ctx, "console", &APIError{Status: 404, Type: "invalid_request_error", Code: "not_found",
-			Message: "the console is off (console.enabled, or a non-loopback listener without auth)"})
-		return true
+	if !p.consoleOn() {
+		return true, &Error{Status: 404, Type: "invalid_request_error", Code: "not_found",
+			Message: "the console is off (console.enabled, or a non-loopback listener without auth)"}
 	}
 	if !ctx.IsGet() && !ctx.IsHead() {
-		s.fail(ctx, "console", methodNotAllowed("GET, HEAD"))
-		return true
+		return true, methodNotAllowed("GET, HEAD")
 	}
 	b, err := consoleFS.ReadFile(name)
 	if err != nil {
-		return false
+		return false, nil
 	}
-	switch path.Ext(name) {
+	switch pathpkg.Ext(name) {
 	case ".html":
 		ctx.SetContentType("text/html; charset=utf-8")
 	case ".js":
@@ -443,6 +396,7 @@ func (s *Server) console(ctx *fasthttp.RequestCtx, p string) bool {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-cache")
 	ctx.SetBody(b)
-	s.m.requests.WithLabelValues("console", "200").Inc()
-	return true
+	return true, nil
 }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

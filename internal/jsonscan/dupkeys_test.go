@@ -1,4 +1,4 @@
-package proxy
+package jsonscan
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// duplicateKey is scanKeys with no depth limit, for valid JSON: the
+// duplicateKey is DuplicateKey with no depth limit, for valid JSON: the
 // duplicate-key tests and FuzzParseChatRequest's reference check use it.
 func duplicateKey(b []byte) (string, bool) {
-	key, dup, _ := scanKeys(b, math.MaxInt)
+	key, dup, _ := DuplicateKey(b, math.MaxInt)
 	return key, dup
 }
 
@@ -64,13 +64,13 @@ func TestScanKeysDepth(t *testing.T) {
 	nest := func(n int) []byte {
 		return []byte(`{"a":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}`)
 	}
-	if _, _, deep := scanKeys(nest(64), 64); deep {
+	if _, _, deep := DuplicateKey(nest(64), 64); deep {
 		t.Error("64 levels reported deeper than 64")
 	}
-	if _, _, deep := scanKeys(nest(65), 64); !deep {
+	if _, _, deep := DuplicateKey(nest(65), 64); !deep {
 		t.Error("65 levels not reported deeper than 64")
 	}
-	if key, dup, deep := scanKeys([]byte(`{"a":1,"A":[[[]]]}`), 3); key != "A" || !dup || !deep {
+	if key, dup, deep := DuplicateKey([]byte(`{"a":1,"A":[[[]]]}`), 3); key != "A" || !dup || !deep {
 		t.Errorf("duplicate before the limit: got %q %v %v", key, dup, deep)
 	}
 	st := &dupScanner{}

@@ -1,41 +1,44 @@
-package proxy
+package jsonscan
 
-import "unsafe"
+import (
+	"unicode/utf8"
+	"unsafe"
+)
 
-// chunkView is what the relay reads of one chunk: the raw JSON values
+// Chunk is what the relay reads of one chunk: the raw JSON values
 // (substrings of the chunk, "" when absent) at the top level, in the first
 // choice and in its delta. Nothing is unescaped (gjson would, and allocate,
 // for every escaped string). A repeated key counts once, the last one, as
 // with encoding/json.
-type chunkView struct {
-	id, created, model, err, choices, usage string
-	hasChoice                               bool
-	content, finish                         string
-	// report: the chunk has a top-level "citations" or "guard" member
-	// (what attachReport sets).
-	report bool
+type Chunk struct {
+	ID, Created, Model, Err, Choices, Usage string
+	HasChoice                               bool
+	Content, Finish                         string
+	// Report: the chunk has a top-level "citations" or "guard" member
+	// (what the proxy's attachReport sets).
+	Report bool
 }
 
-// scanChunk checks that data is one JSON value (what gjson.Valid accepts:
+// ScanChunk checks that data is one JSON value (what gjson.Valid accepts:
 // RFC 8259 grammar, no UTF-8 check) and, when it is an object, reads the
 // chunk's fields, in a single pass over the bytes. Before, the relay ran
 // gjson's validator and then walked the top level, the first choice and
 // the delta again: three to four passes over most of each event
 // (BenchmarkScanChunk).
-func scanChunk(data string) (chunkView, bool) {
+func ScanChunk(data string) (Chunk, bool) {
 	sc := chunkScanner{s: data}
 	i := skipWS(data, 0)
 	end, ok := sc.value(i, roleTop)
 	if !ok {
-		return chunkView{}, false
+		return Chunk{}, false
 	}
 	if skipWS(data, end) != len(data) {
-		return chunkView{}, false
+		return Chunk{}, false
 	}
 	return sc.v, true
 }
 
-// role is where in a chunk a value sits, for the fields scanChunk keeps.
+// role is where in a chunk a value sits, for the fields ScanChunk keeps.
 type role uint8
 
 const (
@@ -48,7 +51,7 @@ const (
 
 type chunkScanner struct {
 	s string
-	v chunkView
+	v Chunk
 }
 
 // value validates the value at s[i] and returns the index after it.
@@ -208,7 +211,7 @@ func (sc *chunkScanner) object(i int, r role) (int, bool) {
 		}
 		key := s[i+1 : ke-1]
 		if r != roleNone && containsByte(key, '\\') {
-			key = string(appendUnescaped(nil, key))
+			key = string(AppendUnescaped(nil, key))
 		}
 		i = skipWS(s, ke)
 		if i >= len(s) || s[i] != ':' {
@@ -220,10 +223,10 @@ func (sc *chunkScanner) object(i int, r role) (int, bool) {
 		case r == roleTop && key == "choices":
 			child = roleChoices
 			// A repeated "choices" replaces what an earlier one set.
-			sc.v.hasChoice, sc.v.content, sc.v.finish = false, "", ""
+			sc.v.HasChoice, sc.v.Content, sc.v.Finish = false, "", ""
 		case r == roleChoice && key == "delta":
 			child = roleDelta
-			sc.v.content = ""
+			sc.v.Content = ""
 		}
 		ve, ok := sc.value(i, child)
 		if !ok {
@@ -253,27 +256,27 @@ func (sc *chunkScanner) keep(r role, key, val string) {
 	case roleTop:
 		switch key {
 		case "id":
-			v.id = val
+			v.ID = val
 		case "created":
-			v.created = val
+			v.Created = val
 		case "model":
-			v.model = val
+			v.Model = val
 		case "error":
-			v.err = val
+			v.Err = val
 		case "choices":
-			v.choices = val
+			v.Choices = val
 		case "usage":
-			v.usage = val
+			v.Usage = val
 		case "citations", "guard":
-			v.report = true
+			v.Report = true
 		}
 	case roleChoice:
 		if key == "finish_reason" {
-			v.finish = val
+			v.Finish = val
 		}
 	case roleDelta:
 		if key == "content" {
-			v.content = val
+			v.Content = val
 		}
 	}
 }
@@ -291,7 +294,7 @@ func (sc *chunkScanner) array(i int, r role) (int, bool) {
 		child := roleNone
 		if first && r == roleChoices {
 			child = roleChoice
-			sc.v.hasChoice = true
+			sc.v.HasChoice = true
 		}
 		first = false
 		e, ok := sc.value(i, child)
@@ -320,7 +323,7 @@ func skipWS(s string, i int) int {
 	return i
 }
 
-// chunkMemo scans a stream's events, most of which are content deltas that
+// ChunkMemo scans a stream's events, most of which are content deltas that
 // differ from the one before only in their content string (same id,
 // model, index and finish_reason around it). When an event has the bytes
 // of the last scanned event before and after its content value, only the
@@ -328,8 +331,8 @@ func skipWS(s string, i int) int {
 // the content's change in length; any other event is scanned whole.
 // Swapping one JSON string for another keeps the value valid and every
 // other field where it was (FuzzChunkMemo checks the memo against
-// scanChunk).
-type chunkMemo struct {
+// ScanChunk).
+type ChunkMemo struct {
 	prev       []byte // the last event scanned whole that had a content string
 	cOff, cEnd int    // that content value's bounds in prev
 	spans      [8]span
@@ -344,7 +347,11 @@ type chunkMemo struct {
 // holds it (choices) keeps its start and moves its end.
 type span struct{ a, b, ma, mb int }
 
-func (m *chunkMemo) scan(data string) (chunkView, bool) {
+// Reset forgets the last event, keeping its buffer for reuse.
+func (m *ChunkMemo) Reset() { *m = ChunkMemo{prev: m.prev[:0]} }
+
+// Scan is ScanChunk through the memo.
+func (m *ChunkMemo) Scan(data string) (Chunk, bool) {
 	if m.ok {
 		tail := len(m.prev) - m.cEnd
 		if n := len(data) - tail; n > m.cOff && data[m.cOff] == '"' &&
@@ -354,19 +361,19 @@ func (m *chunkMemo) scan(data string) (chunkView, bool) {
 			}
 		}
 	}
-	v, ok := scanChunk(data)
+	v, ok := ScanChunk(data)
 	m.remember(data, v, ok)
 	return v, ok
 }
 
-// fields lists v's fields in the order of chunkMemo.spans.
-func (v *chunkView) fields() [8]*string {
-	return [8]*string{&v.id, &v.created, &v.model, &v.err, &v.choices, &v.usage, &v.content, &v.finish}
+// fields lists v's fields in the order of ChunkMemo.spans.
+func (v *Chunk) fields() [8]*string {
+	return [8]*string{&v.ID, &v.Created, &v.Model, &v.Err, &v.Choices, &v.Usage, &v.Content, &v.Finish}
 }
 
-func (m *chunkMemo) remember(data string, v chunkView, ok bool) {
+func (m *ChunkMemo) remember(data string, v Chunk, ok bool) {
 	m.ok = false
-	if !ok || len(v.content) < 2 || v.content[0] != '"' || len(data) > 64<<10 {
+	if !ok || len(v.Content) < 2 || v.Content[0] != '"' || len(data) > 64<<10 {
 		return
 	}
 	base := uintptr(unsafe.Pointer(unsafe.StringData(data)))
@@ -374,7 +381,7 @@ func (m *chunkMemo) remember(data string, v chunkView, ok bool) {
 		a := int(uintptr(unsafe.Pointer(unsafe.StringData(f))) - base)
 		return a, a + len(f)
 	}
-	ca, cb := at(v.content)
+	ca, cb := at(v.Content)
 	for i, f := range v.fields() {
 		if *f == "" {
 			m.spans[i] = span{}
@@ -395,15 +402,91 @@ func (m *chunkMemo) remember(data string, v chunkView, ok bool) {
 		}
 	}
 	m.prev = append(m.prev[:0], data...)
-	m.cOff, m.cEnd, m.hasChoice, m.report, m.ok = ca, cb, v.hasChoice, v.report, true
+	m.cOff, m.cEnd, m.hasChoice, m.report, m.ok = ca, cb, v.HasChoice, v.Report, true
 }
 
 // view is the remembered view over data, whose content value ends shift
 // bytes later than prev's.
-func (m *chunkMemo) view(data string, shift int) chunkView {
+func (m *ChunkMemo) view(data string, shift int) Chunk {
 	at := func(s span) string { return data[s.a+s.ma*shift : s.b+s.mb*shift] }
 	sp := &m.spans
-	return chunkView{hasChoice: m.hasChoice, report: m.report,
-		id: at(sp[0]), created: at(sp[1]), model: at(sp[2]), err: at(sp[3]),
-		choices: at(sp[4]), usage: at(sp[5]), content: at(sp[6]), finish: at(sp[7])}
+	return Chunk{HasChoice: m.hasChoice, Report: m.report,
+		ID: at(sp[0]), Created: at(sp[1]), Model: at(sp[2]), Err: at(sp[3]),
+		Choices: at(sp[4]), Usage: at(sp[5]), Content: at(sp[6]), Finish: at(sp[7])}
+}
+
+func containsByte(s string, c byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return true
+		}
+	}
+	return false
+}
+
+// AppendUnescaped appends the JSON string body s (without quotes, valid
+// JSON) unescaped; a lone surrogate becomes U+FFFD as in encoding/json.
+func AppendUnescaped(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, n := hex4(s[i+1:])
+			if n == 0 {
+				dst = append(dst, '\\', 'u')
+				continue
+			}
+			i += 4
+			if r >= 0xD800 && r < 0xDC00 && len(s) >= i+7 && s[i+1] == '\\' && s[i+2] == 'u' {
+				if r2, n2 := hex4(s[i+3:]); n2 > 0 && r2 >= 0xDC00 && r2 < 0xE000 {
+					r = (r-0xD800)<<10 + (r2 - 0xDC00) + 0x10000
+					i += 6
+				}
+			}
+			if r >= 0xD800 && r < 0xE000 {
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
+		default: // '"', '\\', '/'
+			dst = append(dst, s[i])
+		}
+	}
+	return dst
+}
+
+func hex4(s string) (rune, int) {
+	if len(s) < 4 {
+		return 0, 0
+	}
+	var r rune
+	for i := 0; i < 4; i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, 0
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, 4
 }

@@ -1,16 +1,19 @@
-package proxy
+package operator
 
 import (
 	"fmt"
 	"testing"
 
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/internal/turnrec"
 	"github.com/answer-guard/guard/judge"
 )
 
 // TestGapQueueBounds: per-KB and total bounds hold, the least frequent
 // entry makes room, and near-duplicates count as one.
 func TestGapQueueBounds(t *testing.T) {
-	q, err := newGapQueue("", nopLogger())
+	q, err := newGapQueue("", zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,10 +45,10 @@ func TestGapQueueBounds(t *testing.T) {
 // TestGapObserveAllocs: a grounded turn without gap claims costs the
 // queue no allocation.
 func TestGapObserveAllocs(t *testing.T) {
-	q, _ := newGapQueue("", nopLogger())
+	q, _ := newGapQueue("", zap.NewNop())
 	cfg := defaultGaps()
-	l := &reqLog{tenant: "t", kb: "k", query: "What does error LF-4002 mean?",
-		report: &Report{Decision: "ground", Claims: []judge.Claim{{Text: "LF-4002 means the account is locked.", Verdict: "entailment"}}}}
+	l := &turnrec.Turn{Tenant: "t", KB: "k", Query: "What does error LF-4002 mean?",
+		Report: turnrec.Report{Decision: "ground", Claims: []judge.Claim{{Text: "LF-4002 means the account is locked.", Verdict: "entailment"}}}}
 	if n := testing.AllocsPerRun(100, func() { q.observe(cfg, l) }); n != 0 {
 		t.Errorf("observe: %v allocs, want 0", n)
 	}

@@ -1,4 +1,4 @@
-package proxy_test
+package operator
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func getGaps(t *testing.T, base, query, key string) (int, []gapEntry) {
 }
 
 // startOwned starts a guard proxy whose shutdown the test controls.
-func startOwned(t *testing.T, tc testCfg) (*proxy.Server, string) {
+func startOwned(t *testing.T, tc testCfg) (*server, string) {
 	t.Helper()
 	ts := startProxy(t, tc, proxy.NewPipeline(nil))
 	return ts.srv, ts.base

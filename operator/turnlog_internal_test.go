@@ -1,4 +1,4 @@
-package proxy
+package operator
 
 import (
 	"bufio"
@@ -12,14 +12,17 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
+	"github.com/answer-guard/guard/internal/turnrec"
 	"github.com/answer-guard/guard/judge"
 )
 
 // fakeTurn is a finished turn shaped like a real one: 20 candidates with
 // lanes, a grounded outcome with an outline, a report with claims.
-func fakeTurn(tenant string) (*reqLog, gateTrace) {
+func fakeTurn(tenant string) (*turnrec.Turn, turnrec.GateTrace) {
 	cfg := gate.DefaultConfig()
 	cands := make([]gate.Candidate, 20)
 	for i := range cands {
@@ -29,14 +32,13 @@ func fakeTurn(tenant string) (*reqLog, gateTrace) {
 	}
 	o := gate.Decide(cfg, cands, true)
 	o = gate.ApplyOutline(o, gate.LocalOutline(cfg, o))
-	rep := &Report{Decision: o.Decision, Coverage: &o.Coverage, LatencyMS: map[string]float64{"retrieve": 1, "gate": 2, "verify": 0.5},
+	rep := turnrec.Report{Decision: o.Decision, LatencyMS: map[string]float64{"retrieve": 1, "gate": 2, "verify": 0.5},
 		Claims:   []judge.Claim{{Text: "A claim.", Citations: []int{1}, Verdict: "entailment", Evidence: "evidence"}},
-		Markers:  &MarkerReport{Counts: gauntlet.Counts{Dropped: 1, ByReason: map[string]int{"invented": 1}}},
+		Markers:  &turnrec.Markers{Counts: gauntlet.Counts{Dropped: 1, ByReason: map[string]int{"invented": 1}}},
 		Degraded: []string{}}
-	tr := gateTrace{question: "How do I restore a backup from last Tuesday?", cands: cands, rerankActive: true, cfg: &cfg, out: &o}
-	rep.trace = &tr
-	l := &reqLog{tenant: tenant, kb: "default", model: "mock-1", status: 200, start: time.Now().Add(-30 * time.Millisecond),
-		upWait: 20 * time.Millisecond, ttft: 5 * time.Millisecond, report: rep, finished: time.Now()}
+	tr := turnrec.GateTrace{Question: "How do I restore a backup from last Tuesday?", Cands: cands, RerankActive: true, Config: &cfg, Outcome: &o}
+	l := &turnrec.Turn{Tenant: tenant, KB: "default", Model: "mock-1", Status: 200, Start: time.Now().Add(-30 * time.Millisecond),
+		UpstreamWait: 20 * time.Millisecond, TTFT: 5 * time.Millisecond, Report: rep, Gate: &tr, Finished: time.Now()}
 	return l, tr
 }
 
@@ -47,22 +49,24 @@ func TestTurnLogRecordAllocs(t *testing.T) {
 	tl := newTurnLog(cfg)
 	l, tr := fakeTurn("acme")
 	for range cfg.Size { // fill every slot once: these are the ring entries
-		l.report.trace = &tr
+		l.Gate = &tr
 		tl.record(l)
 	}
 	allocs := testing.AllocsPerRun(1000, func() {
-		l.report.trace = &tr
+		l.Gate = &tr
 		tl.record(l)
 	})
 	if allocs != 0 {
 		t.Errorf("record into a full ring: %v allocations, want 0", allocs)
 	}
 	e := tl.snapshot(turnFilter{})[0]
-	if len(e.cands) != 20 || len(e.outline) != tr.out.Coverage.Outline || len(e.outline) == 0 || e.question() != tr.question || e.decision != "ground" {
+	if len(e.cands) != 20 || len(e.outline) != tr.Outcome.Coverage.Outline || len(e.outline) == 0 || e.question() != tr.Question || e.decision != "ground" {
 		t.Errorf("logged %d cands, outline %v, question %q, decision %s", len(e.cands), e.outline, e.question(), e.decision)
 	}
-	if l.report.trace != nil {
-		t.Error("the ring keeps the report's reference to the pipeline's turn")
+	// The ring copies the gate's inputs: the pipeline's turn may be reused.
+	tr.Cands[0].ID = "changed-after-record"
+	if e := tl.snapshot(turnFilter{})[0]; e.cands[0].id == "changed-after-record" {
+		t.Error("the ring keeps a reference to the pipeline's candidates")
 	}
 }
 
@@ -74,12 +78,12 @@ func BenchmarkTurnLogRecord(b *testing.B) {
 		tl := newTurnLog(cfg)
 		l, tr := fakeTurn("acme")
 		for range cfg.Size {
-			l.report.trace = &tr
+			l.Gate = &tr
 			tl.record(l)
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			l.report.trace = &tr
+			l.Gate = &tr
 			tl.record(l)
 		}
 	})
@@ -97,7 +101,7 @@ func BenchmarkTurnLogRecord(b *testing.B) {
 				tl = newTurnLog(cfg)
 				b.StartTimer()
 			}
-			l.report.trace = &tr
+			l.Gate = &tr
 			tl.record(l)
 		}
 	})
@@ -110,8 +114,8 @@ func TestTurnLogPartitionCap(t *testing.T) {
 	tl := newTurnLog(cfg)
 	for i, tenant := range []string{"a", "b", "a", "c"} {
 		l, tr := fakeTurn(tenant)
-		l.finished = time.Unix(int64(1000+i), 0)
-		l.report.trace = &tr
+		l.Finished = time.Unix(int64(1000+i), 0)
+		l.Gate = &tr
 		tl.record(l)
 	}
 	var got []string
@@ -137,7 +141,7 @@ func TestTurnLogPersistRotation(t *testing.T) {
 	const n = 40
 	for i := range n {
 		l, tr := fakeTurn([]string{"acme", "globex"}[i%2])
-		l.report.trace = &tr
+		l.Gate = &tr
 		tl.record(l)
 	}
 	w.Close()
@@ -214,29 +218,35 @@ func TestTurnLogConfigValidate(t *testing.T) {
 	}
 }
 
-// The console is served on a non-loopback listener only with auth on
-// (configuration validation already refuses auth off there; this is the
-// console's own check), and never with console.enabled false.
+// The console is served only where the host says the listener is
+// protected (auth on or loopback: proxy.Server.Protected, tested there),
+// and never with console.enabled false.
 func TestConsoleOnRule(t *testing.T) {
 	for _, tc := range []struct {
-		addr          string
-		auth, enabled bool
-		want          bool
+		protected, enabled bool
+		want               bool
 	}{
-		{"127.0.0.1:8080", false, true, true},
-		{"[::1]:8080", false, true, true},
-		{"0.0.0.0:8080", false, true, false},
-		{"0.0.0.0:8080", true, true, true},
-		{"127.0.0.1:8080", false, false, false},
-		{"0.0.0.0:8080", true, false, false},
+		{true, true, true},
+		{false, true, false},
+		{true, false, false},
+		{false, false, false},
 	} {
-		s := &Server{}
-		addr := tc.addr
-		s.bound.Store(&addr)
 		cfg := DefaultConfig()
-		cfg.Auth.Enabled, cfg.Console.Enabled = tc.auth, tc.enabled
-		if got := s.consoleOn(&runtime{cfg: cfg}); got != tc.want {
-			t.Errorf("%s auth %v enabled %v: console on %v, want %v", tc.addr, tc.auth, tc.enabled, got, tc.want)
+		cfg.Console.Enabled = tc.enabled
+		p := &Plane{host: fakeHost{protected: tc.protected}}
+		p.cfg.Store(&cfg)
+		if got := p.consoleOn(); got != tc.want {
+			t.Errorf("protected %v enabled %v: console on %v, want %v", tc.protected, tc.enabled, got, tc.want)
 		}
 	}
 }
+
+// fakeHost is a Host with fixed answers.
+type fakeHost struct{ protected bool }
+
+func (fakeHost) OperatorAccess(*fasthttp.RequestCtx, bool) (string, []string, error) {
+	return "", nil, nil
+}
+func (fakeHost) GateConfig() gate.Config { return gate.DefaultConfig() }
+func (fakeHost) PipelineEnabled() bool   { return true }
+func (h fakeHost) Protected() bool       { return h.protected }
