@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -573,6 +574,22 @@ func writeVerifyFit(w io.Writer, rep VerifyFitReport) {
 	}
 	for _, r := range rep.Rows {
 		row(r)
+	}
+	// the scope set by kind: which verdict each kind of pair gets
+	for _, r := range rep.Rows {
+		if r.Set != "scope" || r.Model != "learned + scope rules" {
+			continue
+		}
+		fmt.Fprintf(&b, "\nScope set, %s (%s): rows gold kind/label, columns verdict\n\n| gold | entailment | contradiction | neutral |\n|---|---|---|---|\n", r.Evaluated, r.Sample)
+		golds := make([]string, 0, len(r.Score.Confusion))
+		for g := range r.Score.Confusion {
+			golds = append(golds, g)
+		}
+		sort.Strings(golds)
+		for _, g := range golds {
+			c := r.Score.Confusion[g]
+			fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", g, c[judge.Entailment], c[judge.Contradiction], c[judge.Neutral])
+		}
 	}
 	b.WriteString("\nPer-claim minimum context? The learned model on the dev splits, by the length of the claim's cited passages:\n\n")
 	b.WriteString("| set | model | fitted on | evaluated on | sample | n | balanced acc | P supported | R supported | P not | R not | time/claim |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
