@@ -799,6 +799,27 @@ func rangeContained(claim, window string) bool {
 	for _, c := range scopeClauses(window) {
 		ev = append(ev, analyseScope(c).conds...)
 	}
+	// every claim number the window does not state must be an end of one
+	// of the claim's ranges: "83 metres tall ... from 22 nautical miles"
+	// against "38 metres tall ... from 22 nautical miles" changes a fact
+	evNums := map[float64]bool{}
+	for _, t := range scopeTokens(normPhrases(window)) {
+		if t.isNum {
+			evNums[t.num] = true
+		}
+	}
+	for _, t := range scopeTokens(normPhrases(claim)) {
+		if !t.isNum || evNums[t.num] {
+			continue
+		}
+		end := false
+		for _, c := range cl.conds {
+			end = end || c.lo == t.num || c.hi == t.num
+		}
+		if !end {
+			return false
+		}
+	}
 	for _, c := range cl.conds {
 		var same []scopeCond
 		for _, e := range ev {

@@ -112,3 +112,13 @@ func BenchmarkLocalVerifyFAQEncoder(b *testing.B) {
 		i++
 	}
 }
+
+// A range the claim keeps does not excuse a number it changes elsewhere.
+func TestScopeRangeDoesNotExcuseChangedNumber(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	ev := []Passage{{N: 1, Text: "The Skerry lighthouse tower is 38 metres tall and its light can be seen from 22 nautical miles out at sea on a clear night."}}
+	got, _ := v.Verify(context.Background(), "The Skerry lighthouse tower is 83 metres tall and its light can be seen from 22 nautical miles out at sea on a clear night.", ev)
+	if got.Label != Contradiction {
+		t.Errorf("changed height: %s (%s), want contradiction", got.Label, got.Reason)
+	}
+}
