@@ -1,13 +1,11 @@
 package bench
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/tidwall/gjson"
+	"github.com/tmaxmax/go-sse"
 )
 
 // StreamCheck is what a client saw of one SSE answer.
@@ -25,32 +23,27 @@ type StreamCheck struct {
 	Problems []string
 }
 
-// CheckStream reads an SSE body to its end (at most limit bytes) and checks
-// the stream contract.
+// CheckStream reads an SSE body to its end (at most limit bytes) with
+// go-sse's reader and checks the stream contract. As in a browser, an
+// event is only dispatched by its blank line: a stream cut after its last
+// data line has not sent that event.
 func CheckStream(r io.Reader, limit int64) StreamCheck {
 	var c StreamCheck
-	br := bufio.NewReader(io.LimitReader(r, limit))
-	var data []byte
-	dispatch := func() {
-		if data == nil {
-			return
-		}
-		d := bytes.TrimSuffix(data, []byte("\n"))
-		data = nil
+	dispatch := func(d string) {
 		c.Events++
 		if c.Done {
 			c.Problems = append(c.Problems, "event after [DONE]")
 			return
 		}
-		if string(d) == "[DONE]" {
+		if d == "[DONE]" {
 			c.Done = true
 			return
 		}
-		if !gjson.ValidBytes(d) {
+		if !gjson.Valid(d) {
 			c.Problems = append(c.Problems, fmt.Sprintf("event %d is not JSON", c.Events))
 			return
 		}
-		if e := gjson.GetBytes(d, "error"); e.Exists() {
+		if e := gjson.Get(d, "error"); e.Exists() {
 			c.ErrCode = e.Get("code").Str
 			if c.ErrCode == "" {
 				c.ErrCode = e.Get("type").Str
@@ -60,35 +53,27 @@ func CheckStream(r io.Reader, limit int64) StreamCheck {
 			}
 			return
 		}
-		if ct := gjson.GetBytes(d, "choices.0.delta.content"); ct.Type == gjson.String {
+		if ct := gjson.Get(d, "choices.0.delta.content"); ct.Type == gjson.String {
 			c.Content += ct.Str
 		}
-		if gjson.GetBytes(d, "choices.0.finish_reason").Type == gjson.String {
+		if gjson.Get(d, "choices.0.finish_reason").Type == gjson.String {
 			c.Finished = true
-			c.Final = string(d)
+			c.Final = d
 		}
 	}
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			l := bytes.TrimRight(line, "\r\n")
-			switch {
-			case len(l) == 0:
-				dispatch()
-			case l[0] == ':':
-			case bytes.HasPrefix(l, []byte("data:")):
-				v := bytes.TrimPrefix(l[5:], []byte(" "))
-				data = append(data, v...)
-				data = append(data, '\n')
-			}
-		}
+	tail := &tailReader{r: io.LimitReader(r, limit)}
+	for ev, err := range sse.Read(tail, &sse.ReadConfig{MaxEventSize: int(min(limit, 1<<30))}) {
 		if err != nil {
-			dispatch()
-			if !errors.Is(err, io.EOF) {
-				c.Problems = append(c.Problems, "read: "+err.Error())
-			}
+			c.Problems = append(c.Problems, "read: "+err.Error())
 			break
 		}
+		if ev.Data == "" && ev.Type == "" {
+			continue // an id or retry line alone: no data event
+		}
+		dispatch(ev.Data)
+	}
+	if tail.n > 0 && !tail.atBoundary() {
+		c.Problems = append(c.Problems, "stream cut mid-event (its last line or blank line missing)")
 	}
 	if !c.Done {
 		c.Problems = append(c.Problems, "stream did not end with [DONE]")
@@ -97,4 +82,39 @@ func CheckStream(r io.Reader, limit int64) StreamCheck {
 		c.Problems = append(c.Problems, "stream ended without finish_reason and without an error event (half-written)")
 	}
 	return c
+}
+
+// tailReader remembers how the stream ended, so that a stream cut inside
+// an event (which go-sse's reader drops without a word) is reported.
+type tailReader struct {
+	r   io.Reader
+	n   int64
+	run []byte // the trailing line-end bytes, at most 4
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	for _, b := range p[:n] {
+		switch {
+		case b != '\n' && b != '\r':
+			t.run = t.run[:0]
+		case len(t.run) < 4:
+			t.run = append(t.run, b)
+		}
+	}
+	t.n += int64(n)
+	return n, err
+}
+
+// atBoundary: the stream ended with a blank line (two line ends, each
+// "\n", "\r" or "\r\n"), after which nothing is pending.
+func (t *tailReader) atBoundary() bool {
+	ends := 0
+	for i := 0; i < len(t.run); i++ {
+		if t.run[i] == '\r' && i+1 < len(t.run) && t.run[i+1] == '\n' {
+			i++
+		}
+		ends++
+	}
+	return ends >= 2
 }

@@ -42,25 +42,45 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 	if err != nil {
 		return Manifest{}, fmt.Errorf("base snapshot %s: %w", base, err)
 	}
-	if man.Embedder != cfg.Embedder {
-		return Manifest{}, fmt.Errorf("base snapshot %s: embedder %s, config says %s", base, man.Embedder, cfg.Embedder)
+	if canonicalEmbedder(man.Embedder) != canonicalEmbedder(cfg.Embedder) {
+		return Manifest{}, fmt.Errorf("base snapshot %s: built with embedder %q, index.embedder is %q: rebuild the index instead", base, canonicalEmbedder(man.Embedder), canonicalEmbedder(cfg.Embedder))
+	}
+	man.Embedder = canonicalEmbedder(man.Embedder)
+	var enc Encoder
+	if man.Embedder == EmbedderUSE {
+		if enc, err = defaultEncoder(); err != nil {
+			return Manifest{}, err
+		}
+		if enc.Checksum() != man.EncoderChecksum {
+			return Manifest{}, fmt.Errorf("base snapshot %s: built by encoder model %.12s, this binary embeds %.12s: rebuild the index instead", base, man.EncoderChecksum, enc.Checksum())
+		}
 	}
 	docs, bad, err := ReadDocs(sources, cfg.Strict)
 	if err != nil {
 		return Manifest{}, err
 	}
+	for _, r := range o.deletes {
+		docs = append(docs, Doc{ID: r.ID, Tenant: r.Tenant, KB: r.KB, Deleted: true, Origin: "--delete"})
+	}
+	ch := o.changes
+	if ch == nil {
+		ch = &Changes{}
+	}
+	*ch = Changes{}
 	mem, badMem, err := readMemory(memory, cfg.Strict)
 	if err != nil {
 		return Manifest{}, err
 	}
 	bad = append(bad, badMem...)
+	// Listed in the manifest (BadLines), for the caller to report once;
+	// each at debug level here.
 	for _, le := range bad {
-		log.Warn("skipped bad line", zap.String("at", le.Error()))
+		log.Debug("skipped bad line", zap.String("at", le.Error()))
 		man.BadLines = append(man.BadLines, le.Error())
 	}
 	warnDropped(log, docs)
 	var remote *RemoteEmbedder
-	if cfg.Embedder == "remote" {
+	if man.Embedder == EmbedderRemote {
 		if remote, err = NewRemoteEmbedder(cfg.Remote, 0); err != nil {
 			return Manifest{}, err
 		}
@@ -100,6 +120,7 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 	for k := range touched {
 		keys = append(keys, k)
 	}
+	prog := newProgress(o.progress, log, 0) // chunk count unknown until chunked
 	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+"/"+keys[i][1] < keys[j][0]+"/"+keys[j][1] })
 	for _, k := range keys {
 		if err := ctx.Err(); err != nil {
@@ -111,8 +132,19 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 			g = &gate{cfg: cfg.HaluGate, v: o.verifier, sum: hg, log: log}
 		}
 		if _, ok := infos[k]; ok {
-			info, err = extendPartition(ctx, cfg, remote, tmp, k, byPart[k], memByPart[k], g, log)
+			info, err = extendPartition(ctx, cfg, remote, enc, prog, infos[k], tmp, k, byPart[k], memByPart[k], g, ch, log)
 		} else {
+			var dels []Doc
+			byPart[k], dels = splitDeletions(byPart[k])
+			for _, d := range dels {
+				ch.NotFound = append(ch.NotFound, DocRef{d.Tenant, d.KB, d.ID})
+			}
+			for _, d := range byPart[k] {
+				ch.Added = append(ch.Added, DocRef{d.Tenant, d.KB, d.ID})
+			}
+			if len(byPart[k]) == 0 && len(memByPart[k]) == 0 {
+				continue
+			}
 			pd := &partData{tenant: k[0], kb: k[1], aliases: map[string]string{}}
 			if g != nil {
 				g.lookup = docSources(nil, nil, byPart[k])
@@ -120,6 +152,9 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 			err = ingestPartition(ctx, cfg, g, pd, byPart[k], memByPart[k])
 			if err == nil {
 				err = embedPartition(ctx, cfg, remote, pd)
+			}
+			if err == nil {
+				err = encodePartition(ctx, cfg, enc, pd, 0, prog)
 			}
 			if err == nil {
 				info, err = writePartition(ctx, cfg, tmp, pd, nil, log)
@@ -156,11 +191,12 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 		return a.Tenant < b.Tenant || a.Tenant == b.Tenant && a.KB < b.KB
 	})
 	man.Base = base
+	prog.finish()
 	return finishSnapshot(tmp, out, man, start, log)
 }
 
 // extendPartition applies new documents and memory to a copied partition.
-func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, root string, k [2]string, docs []Doc, mem []MemoryEntry, g *gate, log *zap.Logger) (PartitionInfo, error) {
+func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, enc Encoder, prog *progress, base PartitionInfo, root string, k [2]string, docs []Doc, mem []MemoryEntry, g *gate, ch *Changes, log *zap.Logger) (PartitionInfo, error) {
 	dir := filepath.Join(root, disk.PartDir(k[0], k[1]))
 	pd := &partData{tenant: k[0], kb: k[1], model: &LocalModel{}}
 	var cf chunkFile
@@ -186,6 +222,17 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 			pd.remoteDims = len(pd.remote) / len(pd.chunks)
 		}
 	}
+	if enc != nil {
+		if pd.enc, err = disk.ReadF32(filepath.Join(dir, disk.EncoderVectorsFile)); err != nil {
+			return PartitionInfo{}, err
+		}
+		if len(pd.enc) != len(pd.chunks)*enc.Dims() {
+			return PartitionInfo{}, fmt.Errorf("encoder vectors: %d floats for %d chunks", len(pd.enc), len(pd.chunks))
+		}
+		// The dense calibration stays the one measured at build, as the
+		// local model's IDF stays frozen.
+		pd.encCalib, pd.encAnchors = base.DenseCalibration, base.DenseRawAnchors
+	}
 	af, _ := disk.ReadAddress(filepath.Join(dir, disk.AddressFile))
 	pd.aliases = af.Aliases
 	if pd.aliases == nil {
@@ -200,6 +247,47 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 		})
 		mf.Close()
 	}
+	// Deletions first (HaluGate then sees their sources gone), and the
+	// documents that are already there exactly as given are left alone.
+	delta := &graphDelta{base: dir, bleve: filepath.Join(dir, disk.BleveDir), first: len(pd.chunks)}
+	liveSlots := map[string][]int{}
+	for i, c := range pd.chunks {
+		if !pd.deleted[i] {
+			liveSlots[c.DocID] = append(liveSlots[c.DocID], i)
+		}
+	}
+	docs, dels := splitDeletions(docs)
+	for _, d := range dels {
+		ref := DocRef{d.Tenant, d.KB, d.ID}
+		slots, ok := liveSlots[d.ID]
+		if !ok {
+			ch.NotFound = append(ch.NotFound, ref)
+			continue
+		}
+		for _, i := range slots {
+			pd.deleted[i] = true
+			delta.removed = append(delta.removed, i)
+		}
+		delete(liveSlots, d.ID)
+		pd.docs--
+		ch.Removed = append(ch.Removed, ref)
+	}
+	changed := docs[:0]
+	for _, d := range docs {
+		ref := DocRef{d.Tenant, d.KB, d.ID}
+		slots, ok := liveSlots[d.ID]
+		switch {
+		case !ok:
+			ch.Added = append(ch.Added, ref)
+		case len(d.Sources) == 0 && sameChunks(pd.chunks, slots, chunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars)):
+			ch.Unchanged = append(ch.Unchanged, ref)
+			continue
+		default:
+			ch.Replaced = append(ch.Replaced, ref)
+		}
+		changed = append(changed, d)
+	}
+	docs = changed
 	var keep []GateEntry
 	excluded := map[string]bool{} // doc ids HaluGate keeps out of retrieval
 	if g != nil {
@@ -234,25 +322,20 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 	}
 	pd.mem = append(pd.mem, mem...)
 
-	bySlotDoc := map[string][]int{}
-	known := map[string]bool{}
-	for i, c := range pd.chunks {
-		known[c.DocID] = true
-		if !pd.deleted[i] {
-			bySlotDoc[c.DocID] = append(bySlotDoc[c.DocID], i)
-		}
-	}
-	delta := &graphDelta{base: dir, bleve: filepath.Join(dir, disk.BleveDir), first: len(pd.chunks)}
+	// A document counts once however many chunks it has; one whose every
+	// chunk is a tombstone (deleted by an earlier add, or kept out by
+	// HaluGate) is counted again when it comes back.
 	var newChunks []Chunk
 	var newDeleted []bool
 	for _, d := range docs {
-		for _, i := range bySlotDoc[d.ID] {
+		slots, known := liveSlots[d.ID]
+		for _, i := range slots {
 			pd.deleted[i] = true
 			delta.removed = append(delta.removed, i)
 		}
-		if !known[d.ID] {
+		if !known {
 			pd.docs++
-			known[d.ID] = true
+			liveSlots[d.ID] = nil
 		}
 		learnAliases(pd.aliases, d)
 		cs := chunkDoc(d, cfg.ChunkChars, cfg.MinChunkChars)
@@ -289,6 +372,9 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 			pd.remote = append(pd.remote, v...)
 		}
 	}
+	if err := encodePartition(ctx, cfg, enc, pd, first, prog); err != nil {
+		return PartitionInfo{}, err
+	}
 	for j := range newChunks {
 		if !newDeleted[j] {
 			delta.added = append(delta.added, first+j)
@@ -299,6 +385,65 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 		err = g.finish(dir, keep)
 	}
 	return info, err
+}
+
+// DocRef names one document: its partition and id.
+type DocRef struct {
+	Tenant, KB, ID string
+}
+
+func (r DocRef) String() string {
+	if r.Tenant == DefaultTenant && r.KB == DefaultKB {
+		return r.ID
+	}
+	return r.Tenant + "/" + r.KB + ": " + r.ID
+}
+
+// Changes is what an Add did to the documents of its input, in input
+// order per partition (partitions in name order). HaluGate may re-check
+// and re-index derived entries of the base beyond these (its summary
+// counts them).
+type Changes struct {
+	Added     []DocRef // ids the base did not have
+	Replaced  []DocRef // ids the base had, with other content
+	Unchanged []DocRef // ids the base had with exactly this content: left as they were
+	Removed   []DocRef // deletions applied
+	NotFound  []DocRef // deletions of ids the base does not have
+}
+
+// WithDelete removes documents in Add (as a {"id":..,"deleted":true}
+// corpus line does); deleting an id the base lacks is reported in
+// Changes.NotFound, not an error.
+func WithDelete(refs ...DocRef) Option {
+	return func(o *options) { o.deletes = append(o.deletes, refs...) }
+}
+
+// WithChanges has Add fill c with what it did to each input document.
+func WithChanges(c *Changes) Option { return func(o *options) { o.changes = c } }
+
+// splitDeletions separates deletion lines from documents.
+func splitDeletions(docs []Doc) (keep, dels []Doc) {
+	for _, d := range docs {
+		if d.Deleted {
+			dels = append(dels, d)
+		} else {
+			keep = append(keep, d)
+		}
+	}
+	return keep, dels
+}
+
+// sameChunks reports whether the live chunks at slots are exactly next.
+func sameChunks(chunks []Chunk, slots []int, next []Chunk) bool {
+	if len(slots) != len(next) {
+		return false
+	}
+	for j, i := range slots {
+		if chunks[i] != next[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // graphTombstones is how many tombstoned nodes, as a share of the live

@@ -24,7 +24,10 @@ func TestParseDocLine(t *testing.T) {
 		{`{"id":"x","text":"  "}`, Doc{}, "missing text"},
 		{`{"id":"x","text":"t","tenant":"../etc"}`, Doc{}, "invalid tenant"},
 		{`{"id":"x","text":5}`, Doc{}, `field "text"`},
-		{`{"id":"x",`, Doc{}, "invalid json"},
+		{`{"id":"x",`, Doc{}, "not valid JSON (the line ends too early)"},
+		{`["x"]`, Doc{}, "the line must be a JSON object, got array"},
+		{`{"id":"x","deleted":true}`, Doc{ID: "x", Kind: "library", Tenant: "default", KB: "default"}, ""},
+		{`{"id":"x","deleted":"yes"}`, Doc{}, `field "deleted": must be true or false`},
 	}
 	for _, tt := range tests {
 		got, err := parseDocLine([]byte(tt.line))

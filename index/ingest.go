@@ -36,6 +36,10 @@ type Doc struct {
 	// summary page): the ids, in the same partition, it was written from.
 	// HaluGate checks its claims against them at index time.
 	Sources []string `json:"sources,omitempty"`
+	// Deleted marks a deletion line ({"id":..,"deleted":true}): guard index
+	// add removes the document; its other fields (text included) are not
+	// needed. A build reports such a line as bad.
+	Deleted bool `json:"deleted,omitempty"`
 	// Origin is the input file and line ("file:line"), for reports.
 	Origin string `json:"-"`
 }
@@ -80,13 +84,13 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // directory name in the snapshot).
 func validName(s string) bool { return nameRE.MatchString(s) }
 
-var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true, "sources": true}
+var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true, "sources": true, "deleted": true}
 
 // parseDocLine decodes one corpus JSONL line and applies the defaults.
 func parseDocLine(line []byte) (Doc, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(line, &raw); err != nil {
-		return Doc{}, fmt.Errorf("invalid json: %w", err)
+		return Doc{}, plainJSONError(err)
 	}
 	var d Doc
 	str := func(k string, dst *string) error {
@@ -130,6 +134,11 @@ func parseDocLine(line []byte) (Doc, error) {
 			errs = append(errs, fmt.Errorf("field \"sources\": must be an array of ids"))
 		}
 	}
+	if v, ok := raw["deleted"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &d.Deleted); err != nil {
+			errs = append(errs, errors.New("field \"deleted\": must be true or false"))
+		}
+	}
 	for k, v := range raw {
 		if knownDocFields[k] {
 			continue
@@ -153,7 +162,7 @@ func normalizeDoc(d Doc) (Doc, error) {
 	if d.ID == "" {
 		return Doc{}, errors.New("missing id")
 	}
-	if strings.TrimSpace(d.Text) == "" {
+	if strings.TrimSpace(d.Text) == "" && !d.Deleted {
 		return Doc{}, fmt.Errorf("doc %q: missing text", d.ID)
 	}
 	if d.Kind == "" {
@@ -211,12 +220,30 @@ func plainTitle(t string) string {
 	return strings.Join(strings.Fields(t), " ")
 }
 
+// plainJSONError says why a line did not decode, in plain words: no Go
+// type names or decoder internals.
+func plainJSONError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected end of JSON input"):
+		return errors.New("not valid JSON (the line ends too early)")
+	case errors.As(err, &syn):
+		return fmt.Errorf("not valid JSON (at character %d)", syn.Offset)
+	case errors.As(err, &typ) && typ.Field == "":
+		return fmt.Errorf("the line must be a JSON object, got %s", typ.Value)
+	case errors.As(err, &typ):
+		return fmt.Errorf("field %q has the wrong kind of value (%s)", typ.Field, typ.Value)
+	}
+	return errors.New("not valid JSON")
+}
+
 // parseMemoryLine decodes one curated-memory JSONL line.
 func parseMemoryLine(line []byte) (MemoryEntry, error) {
 	var m MemoryEntry
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&m); err != nil {
-		return MemoryEntry{}, fmt.Errorf("invalid json: %w", err)
+		return MemoryEntry{}, plainJSONError(err)
 	}
 	if m.Tenant == "" {
 		m.Tenant = DefaultTenant
@@ -368,6 +395,25 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 		}
 	}
 	return docs, bad, nil
+}
+
+// dropDeletions moves the deletion lines of docs to bad: a build starts
+// from nothing, so there is nothing for them to delete.
+func dropDeletions(docs []Doc, bad []*LineError) ([]Doc, []*LineError) {
+	kept := docs[:0]
+	for _, d := range docs {
+		if !d.Deleted {
+			kept = append(kept, d)
+			continue
+		}
+		file, line := d.Origin, 0
+		if i := strings.LastIndexByte(d.Origin, ':'); i >= 0 {
+			file = d.Origin[:i]
+			fmt.Sscan(d.Origin[i+1:], &line)
+		}
+		bad = append(bad, &LineError{File: file, Line: line, Err: fmt.Errorf("doc %q: \"deleted\": true in a build (only guard index add removes documents)", d.ID)})
+	}
+	return kept, bad
 }
 
 // textDoc turns a Markdown or text file into a Doc; a Markdown file's first

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -102,6 +103,11 @@ func (f Faults) String() string {
 
 // Config configures the simulated upstream.
 type Config struct {
+	// Addr is where the simulated upstream listens (host:port): "" = a
+	// free loopback port for guard serve's built-in one, 127.0.0.1:9090
+	// for guard mockllm (whose --addr overrides it). New and Start do not
+	// read it; their callers do.
+	Addr           string        `yaml:"addr"`
 	Seed           uint64        `yaml:"seed"`             // base seed; each answer is seeded by seed and the request body
 	Pace           time.Duration `yaml:"pace"`             // delay between streamed events (0 = as fast as possible)
 	ChunkRunes     int           `yaml:"chunk_runes"`      // max runes of content per streamed event (>= 1)
@@ -124,6 +130,11 @@ func DefaultConfig() Config {
 // Validate reports every problem at once.
 func (c Config) Validate() error {
 	var errs []error
+	if c.Addr != "" {
+		if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+			errs = append(errs, fmt.Errorf("addr: want host:port (or empty), got %q", c.Addr))
+		}
+	}
 	if c.Pace < 0 {
 		errs = append(errs, fmt.Errorf("pace: must be >= 0, got %s", c.Pace))
 	}

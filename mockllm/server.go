@@ -12,8 +12,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
+	"github.com/tmaxmax/go-sse"
 	"github.com/valyala/fasthttp"
 )
 
@@ -270,24 +272,38 @@ type step struct {
 }
 
 // plan lays out the events of one streamed answer as frames in one buffer
-// ("data: ...\n\n" each), with their pacing: no string is built per event.
+// ("data: ...\n\n" each, framed by go-sse), with their pacing, before the
+// first is sent: a paced stream's events then cost a copy each.
 type plan struct {
 	buf   []byte
 	steps []step
 	wait  time.Duration // before the next event
 	at    int           // start of the frame being written
 	head  []byte        // the chunk fields every event starts with
+	data  []byte        // the event data close frames (scratch)
 }
 
-func (p *plan) open() {
-	p.at = len(p.buf)
-	p.buf = append(p.buf, "data: "...)
-}
+// open starts an event: its data is appended to buf from here.
+func (p *plan) open() { p.at = len(p.buf) }
 
+// close frames the data appended since open as one event (go-sse's
+// Message: a "data:" line per line of it, then the blank line).
 func (p *plan) close() {
-	p.buf = append(p.buf, "\n\n"...)
+	p.data = append(p.data[:0], p.buf[p.at:]...)
+	p.buf = p.buf[:p.at]
+	var m sse.Message
+	m.AppendData(unsafe.String(unsafe.SliceData(p.data), len(p.data)))
+	m.WriteTo((*appender)(&p.buf)) //nolint:errcheck // appending cannot fail
 	p.steps = append(p.steps, step{wait: p.wait, from: p.at, to: len(p.buf)})
 	p.wait = 0
+}
+
+// appender is an io.Writer that appends to the slice.
+type appender []byte
+
+func (a *appender) Write(b []byte) (int, error) {
+	*a = append(*a, b...)
+	return len(b), nil
 }
 
 // choice opens a chunk event up to its first choice's delta, which the

@@ -1,16 +1,14 @@
 package proxy
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
 	"os"
-	"reflect"
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"github.com/answer-guard/guard/internal/confcheck"
 )
 
 // Config is the data plane's configuration: the proxy's own sections plus
@@ -48,8 +46,10 @@ type UpstreamConfig struct {
 	RequestTimeout   time.Duration `yaml:"request_timeout"`    // whole request, and the whole body of a non-stream answer; default 5m
 	MaxEventBytes    int           `yaml:"max_event_bytes"`    // largest upstream SSE event accepted; default 1 MiB
 	MaxResponseBytes int           `yaml:"max_response_bytes"` // largest non-stream upstream body; default 16 MiB
-	MaxConns         int           `yaml:"max_conns"`          // connections open to the upstream at once; default 512
+	MaxConns         int           `yaml:"max_conns"`          // connections open to the upstream at once; default 0 = derived from the file descriptor limit (autoMaxConns)
+	ConnWaitTimeout  time.Duration `yaml:"conn_wait_timeout"`  // how long a request waits for a free upstream connection before 503 upstream_busy; default 10s
 	IdleConnTimeout  time.Duration `yaml:"idle_conn_timeout"`  // an idle upstream connection is closed after this; below typical upstream keep-alive (nginx 75s, Node 5s, many LBs 60s); default 4s
+	Probe            ProbeConfig   `yaml:"probe"`              // the readiness probe of the upstream (probe.go)
 }
 
 // ModelsConfig restricts or renames models.
@@ -112,15 +112,17 @@ func DefaultConfig() Config {
 			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second, GC: GCConfig{Percent: 400}},
 		Upstream: UpstreamConfig{APIKeyEnv: "OPENAI_API_KEY", FirstByteTimeout: 30 * time.Second,
 			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
-			MaxResponseBytes: 16 << 20, MaxConns: 512, IdleConnTimeout: 4 * time.Second},
+			MaxResponseBytes: 16 << 20, ConnWaitTimeout: 10 * time.Second, IdleConnTimeout: 4 * time.Second, Probe: defaultProbe()},
 		Pipeline: PipelineConfig{Enabled: true, MaxQueryChars: 4096},
 		Log:      LogConfig{Level: "info", FlushInterval: time.Second},
 		Stages:   defaultStages(),
 	}
 }
 
-// LoadConfig reads path over the defaults, strictly: an unknown key is an
-// error naming its path. An empty path returns the defaults.
+// LoadConfig reads path over the defaults and reports every problem of
+// the file at once (confcheck): unknown keys, values of the wrong type and
+// what Validate finds, each with its line and key path. An empty path
+// returns the defaults.
 func LoadConfig(path string) (Config, error) {
 	cfg := DefaultConfig()
 	if path == "" {
@@ -130,108 +132,20 @@ func LoadConfig(path string) (Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("read config: %w", err)
 	}
-	if err := DecodeConfig(b, &cfg); err != nil {
-		return cfg, fmt.Errorf("config %s: %w", path, err)
-	}
-	return cfg, cfg.Validate()
+	f, probs := confcheck.Decode(path, b, &cfg)
+	probs = append(probs, f.Attach(cfg.Validate())...)
+	probs.Sort()
+	return cfg, probs.Err()
 }
 
 // DecodeConfig decodes YAML onto cfg strictly: every key of the file must
 // name a field of cfg (a pointer to a struct: Config, or a struct that
 // inlines it beside sections of its own, as guard serve's file does).
+// It reports every unknown key and every value of the wrong type at once
+// (a confcheck.Problems); Validate is the caller's.
 func DecodeConfig(b []byte, cfg any) error {
-	var root yaml.Node
-	if len(bytes.TrimSpace(b)) > 0 {
-		if err := yaml.Unmarshal(b, &root); err != nil {
-			return err
-		}
-	}
-	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode || len(root.Content[0].Content) == 0 {
-		// An empty file (or one of comments only) is a mistake, not a
-		// request for the defaults: on SIGHUP it would silently reset
-		// everything (demo corpus, auth off). No file means defaults.
-		return errors.New("empty: the file sets no keys (run without --config for the built-in defaults)")
-	}
-	var unknown []error
-	checkKeys(root.Content[0], reflect.TypeOf(cfg), "", &unknown)
-	if len(unknown) > 0 {
-		return errors.Join(unknown...)
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	return dec.Decode(cfg)
-}
-
-// checkKeys walks a YAML node against a Go type and reports every key that
-// has no field, with its dotted path.
-func checkKeys(n *yaml.Node, t reflect.Type, path string, errs *[]error) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		if n.Kind != yaml.MappingNode || t == reflect.TypeOf(time.Duration(0)) {
-			return
-		}
-		fields := map[string]reflect.Type{}
-		collectFields(t, fields)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i].Value
-			ft, ok := fields[k]
-			p := joinPath(path, k)
-			if !ok {
-				*errs = append(*errs, fmt.Errorf("unknown key %q (line %d)", p, n.Content[i].Line))
-				continue
-			}
-			checkKeys(n.Content[i+1], ft, p, errs)
-		}
-	case reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			return
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			checkKeys(n.Content[i+1], t.Elem(), joinPath(path, n.Content[i].Value), errs)
-		}
-	case reflect.Slice:
-		if n.Kind != yaml.SequenceNode {
-			return
-		}
-		for i, c := range n.Content {
-			checkKeys(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i), errs)
-		}
-	}
-}
-
-func collectFields(t reflect.Type, out map[string]reflect.Type) {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag := f.Tag.Get("yaml")
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "-" {
-			continue
-		}
-		if strings.Contains(opts, "inline") {
-			collectFields(f.Type, out)
-			continue
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		out[name] = f.Type
-	}
-}
-
-func joinPath(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "." + b
+	_, probs := confcheck.Decode("", b, cfg)
+	return probs.Err()
 }
 
 // Validate reports every problem of the configuration at once.
@@ -330,9 +244,13 @@ func (u UpstreamConfig) validate() error {
 	if u.IdleConnTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("idle_conn_timeout: must be > 0, got %s", u.IdleConnTimeout))
 	}
-	if u.MaxConns <= 0 {
-		errs = append(errs, fmt.Errorf("max_conns: must be > 0, got %d", u.MaxConns))
+	if u.MaxConns < 0 {
+		errs = append(errs, fmt.Errorf("max_conns: must be >= 0 (0 = from the file descriptor limit), got %d", u.MaxConns))
 	}
+	if u.ConnWaitTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("conn_wait_timeout: must be > 0, got %s", u.ConnWaitTimeout))
+	}
+	errs = append(errs, unjoin(u.Probe.validate())...)
 	return errors.Join(errs...)
 }
 

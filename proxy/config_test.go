@@ -12,7 +12,7 @@ func TestStrictDecodeNamesUnknownKeys(t *testing.T) {
 	if err == nil {
 		t.Fatal("unknown keys accepted")
 	}
-	for _, want := range []string{`"server.adr"`, `"gate.prefloorx"`, `"bogus"`} {
+	for _, want := range []string{"line 2: server.adr: unknown key", "line 5: gate.prefloorx: unknown key", "line 6: bogus: unknown key"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %s", err, want)
 		}

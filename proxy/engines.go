@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,6 +33,7 @@ type engineHolder struct {
 	eng     *retrieve.Engine
 	dir     string    // snapshot dir in use
 	stamp   time.Time // manifest mtime of that snapshot
+	docs    int       // documents in that snapshot (its manifest)
 	ixCfg   index.Config
 	rCfg    retrieve.Config
 	demoDir string     // temp dir of the embedded demo snapshot, removed on Close
@@ -63,9 +65,22 @@ func NewPipeline(log *zap.Logger) PipelineFactory {
 		j.UseMetrics(jm)
 		gcfg := cfg.Stages.Gate
 		gcfg.Scrub = spec.Scrub
-		gp := &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, answer: gate.DefaultAnswerModel(), holder: h, terms: terms}
+		gp := &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, answer: gate.DefaultAnswerModel(),
+			relevance: gate.DefaultRelevanceModel(), holder: h, terms: terms}
 		if gcfg.Planner.Mode == "remote" {
-			gp.planner = newRemotePlanner(gcfg.Planner)
+			pc := gcfg.Planner
+			if pc.BaseURL == gate.PlannerUpstream {
+				// The answering upstream plans too (the seed's way), with
+				// the planner's own model name and timeout.
+				if cfg.Upstream.BaseURL == "" {
+					return nil, errors.New("gate.planner.base_url is upstream but upstream.base_url is empty")
+				}
+				pc.BaseURL = cfg.Upstream.BaseURL
+				if pc.APIKeyEnv == "" {
+					pc.APIKeyEnv = cfg.Upstream.APIKeyEnv
+				}
+			}
+			gp.planner = newRemotePlanner(pc)
 		}
 		return gp, nil
 	}
@@ -119,6 +134,10 @@ func (h *engineHolder) swapIn(cfg Config) (*retrieve.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := snap.CheckEmbedder(cfg.Stages.Index); err != nil {
+		snap.Close()
+		return nil, err
+	}
 	if h.eng != nil && reflect.DeepEqual(h.ixCfg, cfg.Stages.Index) && reflect.DeepEqual(h.rCfg, cfg.Stages.Retrieve) {
 		h.eng.Swap(snap) // in-flight queries finish on the old snapshot
 	} else {
@@ -132,8 +151,8 @@ func (h *engineHolder) swapIn(cfg Config) (*retrieve.Engine, error) {
 		// fails it goes on doing so. Its pipeline closes it on Retire.
 		h.eng = eng
 	}
-	h.dir, h.stamp, h.ixCfg, h.rCfg = dir, st.ModTime(), cfg.Stages.Index, cfg.Stages.Retrieve
-	h.log.Info("serving index", zap.String("dir", dir))
+	h.dir, h.stamp, h.ixCfg, h.rCfg, h.docs = dir, st.ModTime(), cfg.Stages.Index, cfg.Stages.Retrieve, snap.Manifest.Docs
+	h.log.Info("serving index", zap.String("dir", dir), zap.Int("docs", h.docs))
 	return h.eng, nil
 }
 
@@ -171,13 +190,28 @@ type guardPipe struct {
 	judge  *judge.Judge
 	gate   gate.Config
 	answer gate.AnswerModel
-	holder *engineHolder
+	// relevance is the relevance model the coverage gate's thresholds
+	// compare (gate.relevance: relevance).
+	relevance gate.AnswerModel
+	holder    *engineHolder
 	// planner is the remote synthesis planner; nil unless
 	// gate.planner.mode is remote.
 	planner *remotePlanner
 	// terms is the holder's passage-terms cache, shared across reloads; read
 	// without the holder's lock, which a reload holds while it indexes.
 	terms *termCache
+}
+
+// Serving names the snapshot the pipeline's engine serves ("embedded demo
+// corpus" for the demo) and its document count, for the reload log line.
+func (p *guardPipe) Serving() (snapshot string, docs int) {
+	h := p.holder
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.dir == h.demoDir {
+		return "embedded demo corpus", h.docs
+	}
+	return h.dir, h.docs
 }
 
 // WriteMetrics appends the verifier's series to /metrics.

@@ -39,10 +39,12 @@ type Server struct {
 	ready   atomic.Bool
 	streams sync.WaitGroup // in-flight stream writers
 	reqSeq  atomic.Uint64
-	bound   atomic.Pointer[string] // the listener's address, set by Serve
-	fast    *fasthttp.Client       // the upstream client (upstream.go), shared across reloads
-	op      OperatorPlane          // the operator plane (attach.go); nil = none
-	keyed   keyedStreams           // open streams begun with an API key (revoke.go)
+	bound   atomic.Pointer[string]      // the listener's address, set by Serve
+	fast    *upstreamClient             // the upstream client (upstream.go), shared across reloads
+	op      OperatorPlane               // the operator plane (attach.go); nil = none
+	keyed   keyedStreams                // open streams begun with an API key (revoke.go)
+	upState atomic.Pointer[probeResult] // the last upstream probe (probe.go); nil before the first
+	probe   *prober                     // the probe loop, started by Serve; under lnMu
 	// lns are the listeners Serve was given, closed by Shutdown; shut
 	// makes a Serve that comes after Shutdown return at once.
 	lnMu sync.Mutex
@@ -70,7 +72,8 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		log = zap.NewNop()
 	}
 	s := &Server{log: log.Named("proxy"), factory: factory, m: newMetrics(),
-		fast: newFastClient(cfg.Upstream.MaxConns, cfg.Upstream.MaxResponseBytes, cfg.Upstream.IdleConnTimeout, cfg.Upstream.FirstByteTimeout, nil)}
+		fast: newFastClient(cfg.Upstream, nil)}
+	s.m.registerUpstream(s.fast)
 	rt, err := s.build(cfg)
 	if err != nil {
 		return nil, err
@@ -84,12 +87,12 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		NoDefaultServerHeader: true,
 		MaxRequestBodySize:    cfg.Server.MaxBodyBytes,
 		ReadBufferSize:        cfg.Server.MaxHeaderBytes,
-		// fasthttp writes a streamed body in chunks of up to 4 KiB and
-		// flushes each one; with its default 4 KiB write buffer a full
-		// chunk plus its framing does not fit, and each costs two write
-		// syscalls instead of one (strace of a 10 KB burst stream: 6
-		// writes to the client before, 5 after).
-		WriteBufferSize:               8 << 10,
+		// A stream's relay writes its chunks to the connection itself
+		// (relay.Read): through this buffer go only the response header
+		// and the end of the body, and it is held for the stream's whole
+		// length, so it stays at 4 KiB (a whole answer above that leaves
+		// in two writes).
+		WriteBufferSize:               4 << 10,
 		ReadTimeout:                   cfg.Server.ReadTimeout,
 		IdleTimeout:                   cfg.Server.IdleTimeout,
 		DisableHeaderNamesNormalizing: false,
@@ -168,7 +171,12 @@ func (s *Server) Reload(cfg Config) error {
 		old.pipe.Retire()
 	}
 	s.m.reloads.WithLabelValues("ok").Inc()
-	s.log.Info("configuration reloaded")
+	fields := []zap.Field{zap.Bool("pipeline", cfg.Pipeline.Enabled)}
+	if sv, ok := rt.pipe.(interface{ Serving() (string, int) }); ok {
+		dir, docs := sv.Serving()
+		fields = append(fields, zap.String("snapshot", dir), zap.Int("docs", docs))
+	}
+	s.log.Info("configuration reloaded", fields...)
 	if s.op != nil {
 		s.op.Reloaded()
 	}
@@ -210,6 +218,7 @@ func restartOnly(running, next Config) []string {
 		{"server.read_timeout", r.ReadTimeout != n.ReadTimeout},
 		{"server.idle_timeout", r.IdleTimeout != n.IdleTimeout},
 		{"upstream.max_conns", running.Upstream.MaxConns != next.Upstream.MaxConns},
+		{"upstream.conn_wait_timeout", running.Upstream.ConnWaitTimeout != next.Upstream.ConnWaitTimeout},
 		{"upstream.max_response_bytes", running.Upstream.MaxResponseBytes != next.Upstream.MaxResponseBytes},
 		{"upstream.idle_conn_timeout", running.Upstream.IdleConnTimeout != next.Upstream.IdleConnTimeout},
 	} {
@@ -244,6 +253,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.lnMu.Unlock()
 	a := ln.Addr().String()
 	s.bound.Store(&a)
+	s.startProbe()
 	return s.srv.Serve(clientListener{ln})
 }
 
@@ -255,6 +265,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.shut = true
 	lns := s.lns
 	s.lnMu.Unlock()
+	s.stopProbe()
 	err := s.srv.ShutdownWithContext(ctx)
 	// fasthttp closes the listeners whose Serve loop had started; one
 	// given to Serve just before would otherwise accept forever.
@@ -340,6 +351,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		if !s.ready.Load() {
 			ctx.SetStatusCode(503)
 			ctx.SetBodyString(`{"status":"not ready"}`)
+			return
+		}
+		if up := s.upState.Load(); up != nil && up.down {
+			// Every chat answer needs the upstream: send chats elsewhere.
+			ctx.SetStatusCode(503)
+			b, _ := json.Marshal(map[string]any{"status": "not ready", "degraded": []string{"upstream"}, "message": up.reason})
+			ctx.SetBody(b)
 			return
 		}
 		if s.op != nil {

@@ -134,7 +134,7 @@ func startPipedOn(t *testing.T, n *pipeNet, factory PipelineFactory, mutate func
 		t.Fatal(err)
 	}
 	// The upstream client dials the pipe network (set before any request).
-	srv.fast.Dial = trackDial(func(addr string) (net.Conn, error) { return n.dial(context.Background(), addr) })
+	srv.fast.Dial = srv.fast.track(func(addr string) (net.Conn, error) { return n.dial(context.Background(), addr) })
 	srvDone := make(chan error, 1)
 	ln := n.listen("guard.pipe:80")
 	go func() { srvDone <- srv.Serve(ln) }()

@@ -9,11 +9,15 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
+
+	"github.com/answer-guard/guard/internal/sse"
 )
 
 // upstream is the client for the OpenAI-compatible model server: one
@@ -33,20 +37,37 @@ import (
 type upstream struct {
 	base string
 	key  string
-	fast *fasthttp.Client
+	fast *upstreamClient
 	// uris holds the parsed URI of each path the proxy calls, copied into
 	// each request instead of parsing base+path again (2% of the guard's
 	// CPU per pass-through request). Read-only after newUpstream.
 	uris map[string]*fasthttp.URI
 }
 
-// newFastClient is the client to upstreams, shared by every configuration
-// the server runs, so a reload never strands connections. An idle
-// connection is closed after idle, which should be below the upstream's
-// own keep-alive limit. At most maxConns connections are open at once
-// (every request in flight holds one, a stream for its whole length); a
-// request that finds none free waits up to wait for one, then fails with
-// 503 upstream_busy. dial opens a connection (nil: TCP).
+// upstreamClient is the client to upstreams, shared by every configuration
+// the server runs, so a reload never strands connections; conns counts its
+// connections for /metrics.
+type upstreamClient struct {
+	*fasthttp.Client
+	conns connStats
+}
+
+// connStats are the upstream connection pool's numbers (guard_upstream_*):
+// open counts dialed connections not yet closed (in use or idle), busy the
+// requests that found max connections in use for conn_wait_timeout.
+type connStats struct {
+	max        int
+	open, busy atomic.Int64
+}
+
+// newFastClient is the client to upstreams. An idle connection is closed
+// after u.IdleConnTimeout, which should be below the upstream's own
+// keep-alive limit. At most u.MaxConns connections are open at once (0:
+// derived from the process's file descriptor limit, autoMaxConns); every
+// request in flight holds one, a stream for its whole length. A request
+// that finds none free waits in fasthttp's queue up to u.ConnWaitTimeout
+// for one, then fails with 503 upstream_busy (guard_upstream_busy_total).
+// dial opens a connection (nil: TCP).
 //
 // A request whose connection fails before any byte of the answer came
 // back (the write failed, or the upstream closed the connection without a
@@ -58,22 +79,33 @@ type upstream struct {
 // close and the retry was itself closing (the upstream_closes_idle chaos
 // scenario failed 1 of 36 once, under a full test run's CPU load). A partly
 // read answer is never retried.
-func newFastClient(maxConns, maxBody int, idle, wait time.Duration, dial fasthttp.DialFunc) *fasthttp.Client {
+func newFastClient(u UpstreamConfig, dial fasthttp.DialFunc) *upstreamClient {
 	if dial == nil {
 		dial = upstreamDialer.Dial
+	}
+	uc := &upstreamClient{}
+	uc.conns.max = u.MaxConns
+	if uc.conns.max == 0 {
+		uc.conns.max = autoMaxConns(openFileLimit())
 	}
 	c := &fasthttp.Client{
 		Name:                          "answer-guard",
 		NoDefaultUserAgentHeader:      true,
-		MaxConnsPerHost:               maxConns,
-		MaxConnWaitTimeout:            wait,
-		MaxIdleConnDuration:           idle,
+		MaxConnsPerHost:               uc.conns.max,
+		MaxConnWaitTimeout:            u.ConnWaitTimeout,
+		MaxIdleConnDuration:           u.IdleConnTimeout,
 		MaxIdemponentCallAttempts:     3,
-		MaxResponseBodySize:           maxBody,
+		MaxResponseBodySize:           u.MaxResponseBytes,
 		DisableHeaderNamesNormalizing: false,
-		ReadBufferSize:                16 << 10,
-		Dial:                          trackDial(dial),
+		// The response header must fit (fasthttp reads it whole into this
+		// buffer); a streamed body passes through it into the SSE reader's
+		// own buffer, so a bigger one only costs memory per open stream.
+		ReadBufferSize: upstreamReadBuffer,
+		// The request (header and body) passes through this buffer; it is
+		// held only while a request is written.
+		WriteBufferSize: 4 << 10,
 	}
+	c.Dial = uc.track(dial)
 	c.RetryIfErr = func(_ *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
 		if attempts > 2 || !connFailedBeforeAnswer(err) {
 			return false, false
@@ -81,7 +113,63 @@ func newFastClient(maxConns, maxBody int, idle, wait time.Duration, dial fasthtt
 		c.CloseIdleConnections()
 		return false, true
 	}
-	return c
+	uc.Client = c
+	return uc
+}
+
+// upstreamReadBuffer is the upstream connection's read buffer: the largest
+// response header accepted (OpenAI's are under 2 KiB, proxies in front of
+// model servers add a few hundred bytes each).
+const upstreamReadBuffer = 8 << 10
+
+// fdReserve is the part of the file descriptor limit autoMaxConns leaves
+// to everything that is not a proxied request: listeners, index and log
+// files, Redis, the remote pieces' clients, idle keep-alive clients.
+const fdReserve = 256
+
+// autoMaxConns sizes upstream.max_conns from the file descriptor limit: a
+// proxied request holds two descriptors (the client's connection and the
+// upstream's), so the upstream pool may use half of what is left after
+// fdReserve; at least 64.
+func autoMaxConns(fdLimit uint64) int {
+	if fdLimit < 2*64+fdReserve {
+		return 64
+	}
+	return int(min((fdLimit-fdReserve)/2, 1<<20))
+}
+
+// openFileLimit raises the soft RLIMIT_NOFILE to the hard limit and
+// returns it. The Go runtime already does so at start on Linux and macOS
+// (os package, Go 1.19 and later); raising it here again keeps the sizing
+// right when something lowered it since. Where the limit cannot be read,
+// it returns 4096.
+func openFileLimit() uint64 {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return 4096
+	}
+	if l.Cur < l.Max {
+		raised := l
+		raised.Cur = l.Max
+		if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised) == nil {
+			l = raised
+		}
+	}
+	return l.Cur
+}
+
+// registerUpstream publishes the pool's numbers on the proxy's registry.
+func (m *metrics) registerUpstream(c *upstreamClient) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "guard_upstream_conns_max",
+			Help: "Most upstream connections open at once (upstream.max_conns, or what it was derived from the file descriptor limit)."},
+			func() float64 { return float64(c.conns.max) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "guard_upstream_conns_open",
+			Help: "Upstream connections open now, in use or idle in the pool; at guard_upstream_conns_max, requests wait (upstream.conn_wait_timeout)."},
+			func() float64 { return float64(c.conns.open.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "guard_upstream_busy_total",
+			Help: "Requests that waited upstream.conn_wait_timeout for an upstream connection in vain and got 503 upstream_busy."},
+			func() float64 { return float64(c.conns.busy.Load()) }))
 }
 
 // upstreamDialer dials every server's upstream connections: a TCPDialer
@@ -106,7 +194,9 @@ func connFailedBeforeAnswer(err error) bool {
 // to it.
 type trackedConn struct {
 	net.Conn
-	addr trackedAddr
+	addr  trackedAddr
+	stats *connStats // counts it open until its first Close (nil: not counted)
+	shut  atomic.Bool
 	// beforeRead, when set, is called right before each read from the
 	// network: the client's buffer is then empty, so the read may wait.
 	// Only the goroutine reading a stream sets and calls it.
@@ -141,19 +231,29 @@ func (a *trackedAddr) String() string {
 
 func (c *trackedConn) LocalAddr() net.Addr { return &c.addr }
 
-func trackDial(dial fasthttp.DialFunc) fasthttp.DialFunc {
+// Close closes the connection; the watch and fasthttp may both close it.
+func (c *trackedConn) Close() error {
+	if c.shut.CompareAndSwap(false, true) && c.stats != nil {
+		c.stats.open.Add(-1)
+	}
+	return c.Conn.Close()
+}
+
+// track makes dial's connections trackedConns, counted in c.conns.
+func (c *upstreamClient) track(dial fasthttp.DialFunc) fasthttp.DialFunc {
 	return func(addr string) (net.Conn, error) {
 		conn, err := dial(addr)
 		if err != nil {
 			return nil, err
 		}
-		tc := &trackedConn{Conn: conn}
+		tc := &trackedConn{Conn: conn, stats: &c.conns}
 		tc.addr = trackedAddr{Addr: conn.LocalAddr(), c: tc}
+		c.conns.open.Add(1)
 		return tc, nil
 	}
 }
 
-func newUpstream(base, key string, fast *fasthttp.Client) *upstream {
+func newUpstream(base, key string, fast *upstreamClient) *upstream {
 	u := &upstream{base: strings.TrimRight(base, "/"), key: key, fast: fast, uris: map[string]*fasthttp.URI{}}
 	for _, path := range []string{"/chat/completions", "/models"} {
 		uri := &fasthttp.URI{}
@@ -192,6 +292,7 @@ func (u *upstream) do(req *fasthttp.Request, resp *fasthttp.Response, deadline t
 	case errors.Is(err, fasthttp.ErrTimeout):
 		return timeout
 	case errors.Is(err, fasthttp.ErrNoFreeConns):
+		u.fast.conns.busy.Add(1)
 		return &APIError{Status: 503, Type: "upstream_error", Code: "upstream_busy",
 			Message: "every upstream connection (upstream.max_conns) is in use; retry later", Err: err}
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
@@ -268,7 +369,7 @@ func (s *upStream) Close() error {
 	s.closed = true
 	reusable := s.watch.unwatch(s.conn) // false: the request ended and the watch closed the connection
 	if reusable && !s.eof && !s.failed {
-		// The reader's hook (sseReader's blockNotifier) still runs before
+		// The reader's hook (sse.Reader's BlockNotifier) still runs before
 		// a read that would wait: the relay sends what it holds first.
 		s.drain()
 	}
@@ -289,11 +390,13 @@ func releaseStream(req *fasthttp.Request, resp *fasthttp.Response, pool bool) {
 	fasthttp.ReleaseRequest(req)
 }
 
-// setBeforeRead makes f run right before the stream reads from the
+// SetBeforeRead makes f run right before the stream reads from the
 // network, i.e. once everything already received has been read: fasthttp's
 // chunked body reader returns one chunk per Read, so only the connection
-// knows when a read would wait (sseReader's blockNotifier).
-func (s *upStream) setBeforeRead(f func()) { s.conn.beforeRead = f }
+// knows when a read would wait (sse.Reader's BlockNotifier).
+func (s *upStream) SetBeforeRead(f func()) { s.conn.beforeRead = f }
+
+var _ sse.BlockNotifier = (*upStream)(nil)
 
 // drain reads what is left of the body, up to 64 KiB and for at most
 // drainWait; s.eof tells whether its end came.

@@ -130,11 +130,12 @@ func TestAbandonedStreamConnectionNotReused(t *testing.T) {
 
 // With every upstream connection taken (upstream.max_conns: 1, held by a
 // slow stream the client keeps reading), another request waits up to
-// first_byte_timeout for one and then gets a clear 503, not a dial error.
+// conn_wait_timeout for one and then gets a clear 503, not a dial error,
+// counted in guard_upstream_busy_total.
 func TestUpstreamBusy(t *testing.T) {
 	ts, _ := countedMock(t, func(c *testCfg) {
 		c.Upstream.MaxConns = 1
-		c.Upstream.FirstByteTimeout = 150 * time.Millisecond
+		c.Upstream.ConnWaitTimeout = 150 * time.Millisecond
 		c.Mock.Pace = 100 * time.Millisecond // the stream holds its connection for seconds
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -154,5 +155,17 @@ func TestUpstreamBusy(t *testing.T) {
 	var apiErr *openai.Error
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 503 || apiErr.Code != "upstream_busy" {
 		t.Fatalf("second request with the only connection taken: %v, want 503 upstream_busy", err)
+	}
+	fams := scrape(t, ts)
+	for name, want := range map[string]float64{"guard_upstream_busy_total": 1, "guard_upstream_conns_max": 1, "guard_upstream_conns_open": 1} {
+		f := fams[name]
+		if f == nil {
+			t.Errorf("/metrics has no %s", name)
+			continue
+		}
+		m := f.GetMetric()[0]
+		if got := m.GetCounter().GetValue() + m.GetGauge().GetValue(); got != want {
+			t.Errorf("%s = %g, want %g", name, got, want)
+		}
 	}
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/answer-guard/guard/check"
+	"github.com/answer-guard/guard/internal/confcheck"
 	"github.com/answer-guard/guard/mockllm"
 	"github.com/answer-guard/guard/operator"
 	"github.com/answer-guard/guard/proxy"
@@ -23,20 +26,23 @@ type guardFile struct {
 	Check        check.Config    `yaml:"check"`
 }
 
-// loadFile reads path over the defaults, strictly (an unknown key is an
-// error naming its path), and validates every section; "" = the defaults.
+// loadFile reads path over the defaults and reports every problem of the
+// file at once, each with its line and key path (confcheck.Problems):
+// unknown keys, values of the wrong type, and what every section's
+// validation finds. "" = the defaults.
 func loadFile(path string) (guardFile, error) {
 	f := guardFile{Config: proxy.DefaultConfig(), Operator: operator.DefaultConfig(), Mock: mockllm.DefaultConfig(), Check: check.DefaultConfig()}
-	if path != "" {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return f, fmt.Errorf("read config: %w", err)
-		}
-		if err := proxy.DecodeConfig(b, &f); err != nil {
-			return f, fmt.Errorf("config %s: %w", path, err)
-		}
+	if path == "" {
+		return f, f.validate()
 	}
-	return f, f.validate()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return f, fmt.Errorf("read config: %w", err)
+	}
+	cf, probs := confcheck.Decode(path, b, &f)
+	probs = append(probs, cf.Attach(f.validate())...)
+	probs.Sort()
+	return f, probs.Err()
 }
 
 func (f guardFile) validate() error {
@@ -57,4 +63,70 @@ func (f guardFile) validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+func init() {
+	register("config", "check a configuration file and list every problem (config check --config F)", runConfig)
+}
+
+const configUsage = `usage: guard config check --config F
+
+Reads F as guard serve would and prints every problem at once, one per line
+as file:line: key.path: what is wrong (unknown keys with a did-you-mean,
+values of the wrong type, values out of range). Exit status 0 when the file
+is good, 1 when it has problems, 2 on a usage error. For CI pipelines.`
+
+func runConfig(args []string) error {
+	if len(args) == 0 || args[0] != "check" {
+		msg := "guard config: want check"
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
+			msg = fmt.Sprintf("guard config: unknown subcommand %q", args[0])
+		}
+		return usageText(args, configUsage, msg)
+	}
+	fs := flag.NewFlagSet("config check", flag.ContinueOnError)
+	path := fs.String("config", "", "config file to check (required)")
+	fs.Usage = func() { fmt.Fprintln(fs.Output(), configUsage); fs.PrintDefaults() }
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
+	}
+	if *path == "" {
+		return usageErrorf(fs, "--config is required")
+	}
+	_, err := loadFile(*path)
+	if err == nil {
+		fmt.Fprintf(cliOut, "%s: ok\n", *path)
+		return nil
+	}
+	lines := problemLines(err)
+	for _, l := range lines {
+		fmt.Fprintln(cliOut, l)
+	}
+	fmt.Fprintf(cliOut, "%s: %d problem(s)\n", *path, len(lines))
+	return exitCode(1)
+}
+
+// problemLines returns err as one line per problem: a config file's
+// problems as confcheck placed them, any other joined error split up.
+func problemLines(err error) []string {
+	var ps confcheck.Problems
+	if errors.As(err, &ps) {
+		return ps.Lines()
+	}
+	var out []string
+	var split func(error)
+	split = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				split(x)
+			}
+			return
+		}
+		out = append(out, e.Error())
+	}
+	split(err)
+	return out
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,12 +18,13 @@ import (
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/internal/corpuscal"
+	"github.com/answer-guard/guard/internal/gatefeed"
 	"github.com/answer-guard/guard/judge"
 	"github.com/answer-guard/guard/retrieve"
 )
 
 func init() {
-	register("index", "build, extend, query and calibrate index snapshots (build|add|query|calibrate)", runIndex)
+	register("index", "build, extend (add, delete), query, calibrate and audit index snapshots (index build|add|query|calibrate|audit)", runIndex)
 }
 
 // indexSections are the config sections the index command reads.
@@ -49,8 +49,8 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const indexUsage = `usage:
-  guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--strict] --out DIR
-  guard index add   [--config F] --index DIR --corpus PATH [--corpus PATH]... [--memory F.jsonl...] [--strict] --out NEWDIR
+  guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--strict|--skip-bad] --out DIR
+  guard index add   [--config F] --index DIR [--corpus PATH]... [--memory F.jsonl...] [--delete ID... [--tenant T --kb K]] [--strict|--skip-bad] [-v] --out NEWDIR
   guard index query [--config F] [--index DIR] [--tenant T --kb K] [--k N] [--json] "question"
   guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]
   guard index calibrate [--config F] --index DIR [--questions N] [--write] [--json]
@@ -102,9 +102,16 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	fs.Var(&memory, "memory", "curated-memory JSONL file (repeatable)")
 	out := fs.String("out", "", "output snapshot dir (must not exist or be empty)")
 	base := fs.String("index", "", "base snapshot dir (add)")
-	strict := fs.Bool("strict", false, "fail on the first bad corpus or memory line")
+	policy := addBadFlags(fs)
 	demo := fs.Bool("demo", false, "build the embedded demo corpus (build)")
-	verbose := fs.Bool("v", false, "log progress")
+	var deletes multiFlag
+	var tenant, kb string
+	if add {
+		fs.Var(&deletes, "delete", "remove the document with this id (repeatable; in --tenant/--kb)")
+		fs.StringVar(&tenant, "tenant", index.DefaultTenant, "partition tenant of --delete")
+		fs.StringVar(&kb, "kb", index.DefaultKB, "partition KB of --delete")
+	}
+	verbose := fs.Bool("v", false, "log progress (add: and list the ids added, replaced, unchanged, removed)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -116,7 +123,7 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		return err
 	}
 	ic := cfg.Index
-	if *strict {
+	if *policy.strict {
 		ic.Strict = true
 	}
 	if *out == "" {
@@ -129,29 +136,40 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		return err
 	}
 	var man index.Manifest
+	var changes index.Changes
 	switch {
 	case add:
-		if *base == "" || len(corpus)+len(memory) == 0 {
-			return errors.New("add needs --index and at least one --corpus or --memory")
+		if *base == "" || len(corpus)+len(memory)+len(deletes) == 0 {
+			return usageErrorf(fs, "add needs --index and at least one --corpus, --memory or --delete")
 		}
-		man, err = index.Add(ctx, ic, *base, corpus, memory, *out, log, index.WithVerifier(hv))
+		refs := make([]index.DocRef, len(deletes))
+		for i, id := range deletes {
+			refs[i] = index.DocRef{Tenant: tenant, KB: kb, ID: id}
+		}
+		man, err = index.Add(ctx, ic, *base, corpus, memory, *out, log, index.WithVerifier(hv),
+			index.WithDelete(refs...), index.WithChanges(&changes), index.WithProgress(os.Stderr))
 	case *demo:
-		man, err = index.BuildDemo(ctx, ic, *out, log)
+		man, err = index.BuildDemo(ctx, ic, *out, log, index.WithProgress(os.Stderr))
 	default:
 		if len(corpus) == 0 {
 			return usageErrorf(fs, "--corpus (or --demo) is required")
 		}
-		man, err = index.Build(ctx, ic, corpus, memory, *out, log, index.WithVerifier(hv))
+		man, err = index.Build(ctx, ic, corpus, memory, *out, log, index.WithVerifier(hv), index.WithProgress(os.Stderr))
 	}
 	if err != nil {
 		return err
 	}
+	bad := &badLines{w: cliErr, policy: policy}
 	for _, l := range man.BadLines {
-		fmt.Fprintln(os.Stderr, "skipped:", l)
+		bad.n++
+		fmt.Fprintln(cliErr, l)
 	}
 	fmt.Fprintf(cliOut, "snapshot %s: %d docs, %d chunks, %d partitions, %d memory entries, %d bad lines, %.1fs (%.0f chunks/s), embedder %s (%s, %d dims)\n",
 		*out, man.Docs, man.Chunks, len(man.Partitions), man.Memory, len(man.BadLines), man.BuildSeconds, man.ChunksPerSecond,
 		man.Embedder, man.Model, man.Dims)
+	if add {
+		printChanges(cliOut, changes, *verbose)
+	}
 	if h := man.HaluGate; h != nil && h.Derived > 0 {
 		fmt.Fprintf(cliOut, "halugate: %d derived entries (%d checked, %d unchanged), %d claims, %d not supported; risk high %d, medium %d, low %d, unchecked %d; %d kept out of retrieval (guard index audit --index %s)\n",
 			h.Derived, h.Checked, h.Reused, h.Claims, h.Flagged, h.High, h.Medium, h.Low, h.Unchecked, h.Excluded, *out)
@@ -164,7 +182,32 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	for _, c := range cals {
 		fmt.Fprintf(cliOut, "calibration %s/%s: %s\n", c.Tenant, c.KB, calibrationLine(c))
 	}
-	return nil
+	return bad.finish("snapshot " + *out + " written without them")
+}
+
+// printChanges says what guard index add did to its input documents:
+// one line of counts, and with verbose the ids under each heading.
+func printChanges(w io.Writer, c index.Changes, verbose bool) {
+	fmt.Fprintf(w, "documents: %d added, %d replaced, %d unchanged, %d removed", len(c.Added), len(c.Replaced), len(c.Unchanged), len(c.Removed))
+	if len(c.NotFound) > 0 {
+		fmt.Fprintf(w, ", %d to delete not found", len(c.NotFound))
+	}
+	fmt.Fprintln(w)
+	for _, g := range []struct {
+		name   string
+		refs   []index.DocRef
+		always bool
+	}{{"added", c.Added, false}, {"replaced", c.Replaced, false}, {"unchanged", c.Unchanged, false},
+		{"removed", c.Removed, false}, {"not found (nothing deleted)", c.NotFound, true}} {
+		if len(g.refs) == 0 || !verbose && !g.always {
+			continue
+		}
+		fmt.Fprintf(w, "  %s:", g.name)
+		for _, r := range g.refs {
+			fmt.Fprintf(w, " %s", r)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 const calibrateUsage = `usage: guard index calibrate [--config F] --index DIR [--questions N] [--write] [--json]
@@ -258,10 +301,11 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	kb := fs.String("kb", index.DefaultKB, "knowledge base")
 	k := fs.Int("k", 0, "keep the top k (default: retrieve.top_k)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	queries := fs.String("queries", "", "BEIR queries JSONL (_id, text): write a TREC run")
+	queries := fs.String("queries", "", `queries JSONL, one {"id","text"} per line ("_id" as in BEIR also accepted): write a TREC run`)
 	run := fs.String("run", "", "TREC run output file (with --queries)")
 	tag := fs.String("tag", "guard", "TREC run tag")
 	verbose := fs.Bool("v", false, "log progress")
+	policy := addBadFlags(fs)
 	// Accept flags after the question too.
 	var pos []string
 	rest := args
@@ -274,6 +318,20 @@ func runIndexQuery(ctx context.Context, args []string) error {
 		}
 		pos = append(pos, fs.Arg(0))
 		rest = fs.Args()[1:]
+	}
+	kSet := false
+	fs.Visit(func(f *flag.Flag) { kSet = kSet || f.Name == "k" })
+	if kSet && *k <= 0 {
+		return usageErrorf(fs, "--k must be > 0, got %d", *k)
+	}
+	q := strings.TrimSpace(strings.Join(pos, " "))
+	switch {
+	case *queries != "" && len(pos) > 0:
+		return usageErrorf(fs, "give either a question or --queries, not both")
+	case *queries != "" && *run == "":
+		return usageErrorf(fs, "--queries needs --run (the TREC run file to write)")
+	case *queries == "" && q == "":
+		return usageErrorf(fs, `a question is required: guard index query [flags] "question"`)
 	}
 	cfg, err := loadIndexSections(*cfgPath)
 	if err != nil {
@@ -300,6 +358,10 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := snap.CheckEmbedder(cfg.Index); err != nil {
+		snap.Close()
+		return err
+	}
 	eng, err := retrieve.New(cfg.Retrieve, cfg.Index, snap, log)
 	if err != nil {
 		snap.Close()
@@ -307,15 +369,12 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	}
 	defer eng.Close()
 	if *queries != "" {
-		if *run == "" {
-			return errors.New("--queries needs --run")
+		bad := &badLines{w: cliErr, policy: policy}
+		if err := writeRun(ctx, eng, *tenant, *kb, *queries, *run, *tag, bad); err != nil {
+			return err
 		}
-		return writeRun(ctx, eng, *tenant, *kb, *queries, *run, *tag)
+		return bad.finish(*queries)
 	}
-	if len(pos) == 0 {
-		return usageErrorf(fs, `a question is required: guard index query [flags] "question"`)
-	}
-	q := strings.Join(pos, " ")
 	start := time.Now()
 	res, err := eng.Retrieve(ctx, retrieve.Query{Tenant: *tenant, KB: *kb, Text: q})
 	if err != nil {
@@ -335,8 +394,8 @@ func runIndexQuery(ctx context.Context, args []string) error {
 // answerability is each candidate's calibrated relevance as the gate sees
 // it: the shipped answerability model's probability that it answers q.
 func answerability(q string, res retrieve.Result) []float64 {
-	cands := gate.CandidatesFrom(res.Candidates)
-	gate.DefaultAnswerModel().Assess(gate.PrepareQuestion(q, res.IDF), cands)
+	cands := gatefeed.Candidates(res.Candidates)
+	gate.DefaultAnswerModel().Assess(gatefeed.Question(q, res), cands)
 	out := make([]float64, len(cands))
 	for i, c := range cands {
 		out[i] = c.Answer
@@ -404,7 +463,7 @@ func clip(s string, n int) string {
 
 // writeRun answers every BEIR query and writes a TREC run file
 // (qid Q0 docid rank score tag), one line per distinct document.
-func writeRun(ctx context.Context, eng *retrieve.Engine, tenant, kb, queries, out, tag string) error {
+func writeRun(ctx context.Context, eng *retrieve.Engine, tenant, kb, queries, out, tag string, bad *badLines) error {
 	f, err := os.Open(queries)
 	if err != nil {
 		return fmt.Errorf("open queries: %w", err)
@@ -423,16 +482,15 @@ func writeRun(ctx context.Context, eng *retrieve.Engine, tenant, kb, queries, ou
 		if strings.TrimSpace(sc.Text()) == "" {
 			continue
 		}
-		var q struct {
-			ID   json.RawMessage `json:"_id"`
-			Text string          `json:"text"`
+		qid, text, why := parseQueryLine(sc.Bytes())
+		if why != "" {
+			if err := bad.bad(queries, line, why); err != nil {
+				o.Close()
+				return err
+			}
+			continue
 		}
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil || len(q.ID) == 0 {
-			o.Close()
-			return fmt.Errorf("%s:%d: bad query line", queries, line)
-		}
-		qid := strings.Trim(string(q.ID), `"`)
-		res, err := eng.Retrieve(ctx, retrieve.Query{Tenant: tenant, KB: kb, Text: q.Text})
+		res, err := eng.Retrieve(ctx, retrieve.Query{Tenant: tenant, KB: kb, Text: text})
 		if err != nil {
 			o.Close()
 			return fmt.Errorf("query %s: %w", qid, err)
@@ -455,7 +513,7 @@ func writeRun(ctx context.Context, eng *retrieve.Engine, tenant, kb, queries, ou
 	}
 	if err := sc.Err(); err != nil {
 		o.Close()
-		return fmt.Errorf("read queries: %w", err)
+		return fmt.Errorf("read queries %s: %w", queries, err)
 	}
 	if err := bw.Flush(); err != nil {
 		o.Close()
@@ -464,6 +522,46 @@ func writeRun(ctx context.Context, eng *retrieve.Engine, tenant, kb, queries, ou
 	if err := o.Close(); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %s: %d queries\n", out, n)
+	fmt.Fprintf(cliOut, "wrote %s: %s\n", out, plural(n, "query"))
 	return nil
+}
+
+// parseQueryLine reads one --queries line: {"id","text"} (or BEIR's
+// "_id"); an id may be a number. why says what is wrong.
+func parseQueryLine(b []byte) (id, text, why string) {
+	var q struct {
+		ID   json.RawMessage `json:"id"`
+		BEIR json.RawMessage `json:"_id"`
+		Text *string         `json:"text"`
+	}
+	if err := json.Unmarshal(b, &q); err != nil {
+		return "", "", jsonReason(err)
+	}
+	raw := q.ID
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = q.BEIR
+	}
+	var s string
+	var num json.Number
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return "", "", `missing "id" (or "_id")`
+	case json.Unmarshal(raw, &s) == nil:
+		id = strings.TrimSpace(s)
+	case json.Unmarshal(raw, &num) == nil:
+		id = num.String()
+	default:
+		return "", "", `field "id" must be text or a number`
+	}
+	switch {
+	case id == "":
+		return "", "", `empty "id"`
+	case strings.ContainsAny(id, " \t"):
+		return "", "", fmt.Sprintf("id %q contains a space (a TREC run cannot hold it)", id)
+	case q.Text == nil:
+		return "", "", `missing "text" (the question)`
+	case strings.TrimSpace(*q.Text) == "":
+		return "", "", `empty "text"`
+	}
+	return id, *q.Text, ""
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -9,7 +10,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,6 +56,7 @@ func runJudge(args []string) error {
 	keyEnv := fs.String("llm-api-key-env", def.LLM.APIKeyEnv, "environment variable holding the judge API key")
 	timeout := fs.Duration("llm-timeout", def.LLM.Timeout, "timeout of one judge call")
 	conc := fs.Int("concurrency", def.Concurrency, "concurrent judge calls (llm)")
+	policy := addBadFlags(fs)
 	pf := addPairwiseFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -63,7 +67,7 @@ func runJudge(args []string) error {
 	if *pf.on {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		return runPairwise(ctx, fs, pf, *config, *asJSON)
+		return runPairwise(ctx, fs, pf, *config, *asJSON, policy)
 	}
 	if *pairs == "" {
 		return usageErrorf(fs, "--pairs is required")
@@ -94,7 +98,9 @@ func runJudge(args []string) error {
 		return err
 	}
 	var in io.Reader = os.Stdin
+	name := "stdin"
 	if *pairs != "-" {
+		name = *pairs
 		f, err := os.Open(*pairs)
 		if err != nil {
 			return fmt.Errorf("open pairs: %w", err)
@@ -114,13 +120,19 @@ func runJudge(args []string) error {
 	if cfg.Verifier != "local" {
 		v = judge.NewLLM(cfg.LLM, cfg.ChainPoll, make(chan struct{}, cfg.Concurrency), log)
 	}
-	return judgePairs(ctx, in, os.Stdout, v, local, cfg.Verifier == "both", *asJSON, cfg.Concurrency)
+	bad := &badLines{w: cliErr, policy: policy}
+	if err := judgePairs(ctx, in, name, cliOut, bad, v, local, cfg.Verifier == "both", *asJSON, cfg.Concurrency); err != nil {
+		return err
+	}
+	return bad.finish(name)
 }
 
 // judgePairs verifies each input line with v (falling back to local on
 // error when fallback is set) and writes one result per line, in input
-// order; at most conc pairs are in flight.
-func judgePairs(ctx context.Context, in io.Reader, out io.Writer, v, local judge.Verifier, fallback, asJSON bool, conc int) error {
+// order; at most conc pairs are in flight. A bad line (not JSON, no claim,
+// no evidence) is reported through bad and skipped (under --strict it
+// ends the run with its error after the lines before it are written).
+func judgePairs(ctx context.Context, in io.Reader, name string, out io.Writer, bad *badLines, v, local judge.Verifier, fallback, asJSON bool, conc int) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	w := bufio.NewWriter(out)
@@ -139,7 +151,11 @@ func judgePairs(ctx context.Context, in io.Reader, out io.Writer, v, local judge
 		for j := range queue {
 			<-j.done
 			n++
-			counts[j.line.Verdict]++
+			label := j.line.Verdict
+			if j.line.Error != "" {
+				label = "error"
+			}
+			counts[label]++
 			if writeErr != nil {
 				continue
 			}
@@ -151,7 +167,7 @@ func judgePairs(ctx context.Context, in io.Reader, out io.Writer, v, local judge
 			}
 		}
 		if !asJSON && writeErr == nil {
-			_, writeErr = fmt.Fprintf(w, "# %d pairs in %s: %v\n", n, time.Since(start).Round(time.Millisecond), counts)
+			_, writeErr = fmt.Fprintf(w, "# %s in %s: %s\n", plural(n, "pair"), time.Since(start).Round(time.Millisecond), countWords(counts))
 		}
 	})
 	sem := make(chan struct{}, conc)
@@ -160,18 +176,15 @@ func judgePairs(ctx context.Context, in io.Reader, out io.Writer, v, local judge
 	for sc.Scan() {
 		lineNo++
 		raw := sc.Bytes()
-		if len(raw) == 0 {
+		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
-		var p judgePair
-		if e := json.Unmarshal(raw, &p); e != nil {
-			err = fmt.Errorf("pairs line %d: %w", lineNo, e)
-			break
-		}
-		ev, e := parseEvidence(p.Evidence)
-		if e != nil {
-			err = fmt.Errorf("pairs line %d: %w", lineNo, e)
-			break
+		p, ev, why := parsePair(raw)
+		if why != "" {
+			if err = bad.bad(name, lineNo, why); err != nil {
+				break
+			}
+			continue
 		}
 		if p.ID == nil {
 			p.ID = json.RawMessage(strconv.Itoa(lineNo))
@@ -198,13 +211,50 @@ func judgePairs(ctx context.Context, in io.Reader, out io.Writer, v, local judge
 	}
 	close(queue)
 	wg.Wait()
-	if err == nil {
-		err = sc.Err()
+	if err == nil && sc.Err() != nil {
+		err = fmt.Errorf("read %s: %w", name, sc.Err())
 	}
 	if err == nil {
 		err = writeErr
 	}
 	return err
+}
+
+// parsePair decodes one --pairs line; why says what is wrong with it.
+// A claim and at least one evidence passage with text are required: a
+// verdict on nothing would be a made-up "neutral".
+func parsePair(raw []byte) (p judgePair, ev []judge.Passage, why string) {
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return p, nil, jsonReason(err)
+	}
+	switch {
+	case strings.TrimSpace(p.Claim) == "":
+		return p, nil, `missing "claim" (the sentence to verify)`
+	case len(p.Evidence) == 0:
+		return p, nil, `missing "evidence" (a list of passages: text, or {"id","title","text"})`
+	}
+	ev, err := parseEvidence(p.Evidence)
+	if err != nil {
+		return p, nil, err.Error()
+	}
+	return p, ev, ""
+}
+
+// countWords prints counts as "2 entailment, 1 neutral", by name.
+func countWords(counts map[string]int) string {
+	if len(counts) == 0 {
+		return "nothing judged"
+	}
+	names := make([]string, 0, len(counts))
+	for k := range counts {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func errSuffix(e string) string {
@@ -220,6 +270,9 @@ func parseEvidence(items []json.RawMessage) ([]judge.Passage, error) {
 		p := judge.Passage{N: i + 1, ID: strconv.Itoa(i + 1)}
 		var s string
 		if err := json.Unmarshal(raw, &s); err == nil {
+			if strings.TrimSpace(s) == "" {
+				return nil, fmt.Errorf("evidence %d: empty text", i+1)
+			}
 			p.Text = s
 			out = append(out, p)
 			continue
@@ -230,7 +283,10 @@ func parseEvidence(items []json.RawMessage) ([]judge.Passage, error) {
 			Text  string `json:"text"`
 		}
 		if err := json.Unmarshal(raw, &o); err != nil {
-			return nil, fmt.Errorf("evidence %d: want a string or {id,title,text}: %w", i, err)
+			return nil, fmt.Errorf("evidence %d: want text or an object {\"id\",\"title\",\"text\"}", i+1)
+		}
+		if strings.TrimSpace(o.Text) == "" {
+			return nil, fmt.Errorf("evidence %d: no \"text\"", i+1)
 		}
 		if o.ID != "" {
 			p.ID = o.ID

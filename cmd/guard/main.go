@@ -36,6 +36,8 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w, "\n  guard --version    version, commit, Go version and embedded model checksums")
+	fmt.Fprintln(w, "  guard <command> --help (or guard index --help, guard bench --help) for each command's flags")
 }
 
 func main() {
@@ -52,6 +54,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help" {
 		usage(stdout)
+		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		if err := printVersion(stdout); err != nil {
+			fmt.Fprintf(stderr, "guard: %v\n", err)
+			return 1
+		}
 		return 0
 	}
 	c, ok := commands[args[0]]

@@ -24,7 +24,11 @@ func runMockLLM(args []string) error {
 	cfg := full.Mock
 	fs := flag.NewFlagSet("mockllm", flag.ContinueOnError)
 	fs.String("config", "", "config file: its mock section is the base the flags override (default: built-in defaults)")
-	addr := fs.String("addr", "127.0.0.1:9090", "listen address")
+	defAddr := cfg.Addr
+	if defAddr == "" {
+		defAddr = "127.0.0.1:9090"
+	}
+	addr := fs.String("addr", defAddr, "listen address (default: mock.addr, else 127.0.0.1:9090)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed; each answer is seeded by it and the request body")
 	fs.DurationVar(&cfg.Pace, "pace", cfg.Pace, "delay between streamed events")
 	fs.IntVar(&cfg.ChunkRunes, "chunk-runes", cfg.ChunkRunes, "max runes of content per event")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -92,6 +93,11 @@ func newLogger(level string, flush time.Duration) (log *zap.Logger, stop func(),
 	}
 	zc.Level = zap.NewAtomicLevelAt(lvl)
 	zc.Sampling = nil
+	if logSink != nil {
+		enc := zapcore.NewJSONEncoder(zc.EncoderConfig)
+		log = zap.New(zapcore.NewCore(enc, zapcore.AddSync(logSink), zc.Level), zap.AddStacktrace(zapcore.ErrorLevel))
+		return log, func() {}, nil
+	}
 	if flush <= 0 {
 		log, err = zc.Build()
 		if err != nil {
@@ -131,6 +137,10 @@ func wire(cfg proxy.Config, ocfg operator.Config, log *zap.Logger) (*proxy.Serve
 var (
 	onListen func(net.Addr)
 	onReload func(error)
+	// logSink, when set, receives serve's JSON log lines instead of
+	// stderr (unbuffered, with the production logger's stack traces on
+	// errors, so a test sees what an operator would).
+	logSink io.Writer
 )
 
 func runServe(args []string) error {
@@ -170,7 +180,11 @@ func runServe(args []string) error {
 	if cfg.Upstream.BaseURL == "" {
 		// No upstream configured: serve against the built-in simulated
 		// one (mock section), on a loopback port, for this process's life.
-		if mock, err = mockllm.Start(file.Mock, "127.0.0.1:0"); err != nil {
+		mockAddr := file.Mock.Addr
+		if mockAddr == "" {
+			mockAddr = "127.0.0.1:0"
+		}
+		if mock, err = mockllm.Start(file.Mock, mockAddr); err != nil {
 			return fmt.Errorf("start simulated upstream: %w", err)
 		}
 		defer mock.Close()
@@ -217,7 +231,10 @@ func runServe(args []string) error {
 					}
 				}
 				if err != nil {
-					log.Error("reload rejected; keeping the running configuration", zap.Error(err))
+					// Every problem in one field, one string each; no stack
+					// trace (this is the operator's file, not a bug).
+					log.WithOptions(zap.AddStacktrace(zapcore.FatalLevel)).Error("reload rejected; keeping the running configuration",
+						zap.Strings("problems", problemLines(err)))
 				}
 				if onReload != nil {
 					onReload(err)

@@ -22,11 +22,12 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:18505", "listen address (loopback)")
 	upstream := flag.String("upstream", "127.0.0.1:18501", "upstream host:port (loopback)")
+	maxConns := flag.Int("max-conns", 16384, "most upstream connections open at once")
 	flag.Parse()
 	if !strings.HasPrefix(*addr, "127.0.0.1:") || !strings.HasPrefix(*upstream, "127.0.0.1:") {
 		log.Fatal("-addr and -upstream: loopback only")
 	}
-	client := &fasthttp.HostClient{Addr: *upstream, MaxConns: 4096, StreamResponseBody: true,
+	client := &fasthttp.HostClient{Addr: *upstream, MaxConns: *maxConns, StreamResponseBody: true,
 		ReadBufferSize: 16 << 10, NoDefaultUserAgentHeader: true}
 	eventStream := []byte("text/event-stream")
 	handler := func(ctx *fasthttp.RequestCtx) {

@@ -1,0 +1,425 @@
+// Package confcheck implements the one-pass reading of guard's YAML
+// configuration: it decodes a file onto a config struct and finds every
+// problem at once (unknown keys with a did-you-mean, values of the wrong
+// type, and, through Attach, what the sections' Validate methods report),
+// each with its file, line and dotted key path, in plain words: no YAML
+// tags or Go type names reach the operator.
+//
+// A key or list item with a problem is left out of the decode, so the rest
+// of the file still decodes and validates and its problems are reported in
+// the same run.
+package confcheck
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Problem is one mistake in a configuration file.
+type Problem struct {
+	File string // "" when the text came from no file
+	Line int    // 0 when the key is not in the file (a default, or a flag)
+	Path string // dotted key path, e.g. gate.prefloor or auth.keys[0].tenant
+	Msg  string // what is wrong, in plain words
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	if p.File != "" {
+		b.WriteString(p.File)
+		if p.Line > 0 {
+			fmt.Fprintf(&b, ":%d", p.Line)
+		}
+		b.WriteString(": ")
+	} else if p.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", p.Line)
+	}
+	if p.Path != "" {
+		b.WriteString(p.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Problems is every problem of one file, in line order; as an error it is
+// one problem per line.
+type Problems []Problem
+
+func (ps Problems) Error() string { return strings.Join(ps.Lines(), "\n") }
+
+// Lines returns each problem as one line of text.
+func (ps Problems) Lines() []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	return out
+}
+
+// Err returns ps as an error, nil when there is no problem.
+func (ps Problems) Err() error {
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps
+}
+
+// Sort orders ps by line (problems with no line last), then path.
+func (ps Problems) Sort() {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		if (a.Line == 0) != (b.Line == 0) {
+			return b.Line == 0
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Path < b.Path
+	})
+}
+
+// File is a decoded configuration file: where each key path stands, for
+// Attach.
+type File struct {
+	name  string
+	lines map[string]int
+}
+
+// Decode decodes the YAML text b onto dst (a pointer to a struct already
+// holding the defaults) and returns every problem it finds in one pass.
+// name is the file's name for the messages. An empty file (or one of
+// comments only) is a problem: on a reload it would silently reset every
+// setting to its default.
+func Decode(name string, b []byte, dst any) (*File, Problems) {
+	f := &File{name: name, lines: map[string]int{}}
+	var root yaml.Node
+	if len(bytes.TrimSpace(b)) > 0 {
+		if err := yaml.Unmarshal(b, &root); err != nil {
+			return f, Problems{syntaxProblem(name, err)}
+		}
+	}
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode || len(root.Content[0].Content) == 0 {
+		if len(root.Content) > 0 && root.Content[0].Kind != yaml.MappingNode && root.Content[0].Tag != "!!null" {
+			return f, Problems{{File: name, Line: root.Content[0].Line, Msg: "the file must be a list of sections (key: value), not a single value or a list"}}
+		}
+		return f, Problems{{File: name, Msg: "empty: the file sets no keys (run without --config for the built-in defaults)"}}
+	}
+	w := walker{file: f}
+	w.walk(root.Content[0], reflect.TypeOf(dst), "")
+	if err := root.Content[0].Decode(dst); err != nil {
+		// The walk removed every value it saw would not decode; whatever
+		// is left is reported without the decoder's vocabulary.
+		w.probs = append(w.probs, decodeProblems(name, err)...)
+	}
+	w.probs.Sort()
+	return f, w.probs
+}
+
+// Attach turns what Validate methods returned (errors.Join of messages
+// that start with a key path, "gate.prefloor: must be in [0,1], got 2")
+// into problems placed at the key's line in the file (or its nearest
+// enclosing key's).
+func (f *File) Attach(err error) Problems {
+	var out Problems
+	for _, e := range unjoin(err) {
+		msg := e.Error()
+		p := Problem{File: f.name, Msg: msg}
+		if path, rest, ok := strings.Cut(msg, ": "); ok && pathRE.MatchString(path) {
+			p.Path, p.Msg = path, rest
+			p.Line = f.line(path)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// line returns the line of path in the file, or of its nearest enclosing
+// key that is there; 0 when none is.
+func (f *File) line(path string) int {
+	for path != "" {
+		if l, ok := f.lines[path]; ok {
+			return l
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
+	return 0
+}
+
+var pathRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\]|\.[A-Za-z0-9_-]+)*$`)
+
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, unjoin(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+type walker struct {
+	file  *File
+	probs Problems
+}
+
+func (w *walker) add(n *yaml.Node, path, format string, args ...any) {
+	w.probs = append(w.probs, Problem{File: w.file.name, Line: n.Line, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+var durationType = reflect.TypeOf(time.Duration(0))
+
+// walk checks n against t, records each key's line, reports what would
+// not decode and removes it from n. It returns false when n itself must
+// be left out by its parent.
+func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return true // null leaves the default
+	}
+	switch {
+	case t.Kind() == reflect.Struct && t != durationType:
+		if n.Kind != yaml.MappingNode {
+			w.add(n, path, "must be a section of keys (key: value), got %s", describe(n))
+			return false
+		}
+		fields := map[string]reflect.Type{}
+		collectFields(t, fields)
+		kept := n.Content[:0]
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := joinPath(path, k.Value)
+			if first, dup := seen[k.Value]; dup {
+				w.add(k, p, "set twice (first at line %d); give each key once", first)
+				continue
+			}
+			seen[k.Value] = k.Line
+			ft, ok := fields[k.Value]
+			if !ok {
+				msg := "unknown key"
+				if s := suggest(k.Value, fields); s != "" {
+					msg += fmt.Sprintf(" (did you mean %s?)", joinPath(path, s))
+				}
+				w.add(k, p, "%s", msg)
+				continue
+			}
+			w.file.lines[p] = k.Line
+			if w.walk(v, ft, p) {
+				kept = append(kept, k, v)
+			}
+		}
+		n.Content = kept
+		return true
+	case t.Kind() == reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			w.add(n, path, "must be a map of name: value, got %s", describe(n))
+			return false
+		}
+		kept := n.Content[:0]
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := joinPath(path, k.Value)
+			w.file.lines[p] = k.Line
+			if w.walk(k, t.Key(), p) && w.walk(v, t.Elem(), p) {
+				kept = append(kept, k, v)
+			}
+		}
+		n.Content = kept
+		return true
+	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+		if n.Kind != yaml.SequenceNode {
+			w.add(n, path, "must be a list, got %s", describe(n))
+			return false
+		}
+		if t.Kind() == reflect.Array && len(n.Content) != t.Len() {
+			w.add(n, path, "must be a list of exactly %d values, got %d", t.Len(), len(n.Content))
+			return false
+		}
+		kept := n.Content[:0]
+		for i, c := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			w.file.lines[p] = c.Line
+			if w.walk(c, t.Elem(), p) {
+				kept = append(kept, c)
+			}
+		}
+		n.Content = kept
+		return true
+	case t.Kind() == reflect.Interface:
+		return true
+	}
+	// A single value.
+	if n.Kind != yaml.ScalarNode {
+		w.add(n, path, "must be a single value, got %s", describe(n))
+		return false
+	}
+	if t == durationType && (n.Tag == "!!int" || n.Tag == "!!float") && n.Value != "0" {
+		// The decoder would read 30 as 30 nanoseconds.
+		w.add(n, path, "%s has no unit (write it like 500ms, 30s, 5m or 2h)", strconv.Quote(n.Value))
+		return false
+	}
+	whole := t.Kind() >= reflect.Int && t.Kind() <= reflect.Uintptr && t != durationType
+	if err := n.Decode(reflect.New(t).Interface()); err != nil || whole && n.Tag == "!!float" {
+		// (The decoder would cut 1.5 to 1 in a whole-number field.)
+		w.add(n, path, "%s", scalarMessage(n.Value, t))
+		return false
+	}
+	return true
+}
+
+// describe names what a node is, for messages.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a section of keys"
+	}
+	return strconv.Quote(n.Value)
+}
+
+// scalarMessage says in plain words why v is not a value of type t.
+func scalarMessage(v string, t reflect.Type) string {
+	q := strconv.Quote(v)
+	switch {
+	case t == durationType:
+		return q + " is not a duration (write it like 500ms, 30s, 5m or 2h)"
+	case t.Kind() == reflect.Bool:
+		return q + " is not true or false"
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		if _, err := strconv.ParseFloat(v, 64); err == nil {
+			return q + " is not a whole number (or is too large)"
+		}
+		return q + " is not a number"
+	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uintptr:
+		return q + " is not a whole number of zero or more"
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		return q + " is not a number"
+	}
+	return q + " is not a valid value here"
+}
+
+var lineRE = regexp.MustCompile(`line (\d+): `)
+
+// syntaxProblem reports a file that is not YAML at all, with its line.
+func syntaxProblem(name string, err error) Problem {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	p := Problem{File: name}
+	if m := lineRE.FindStringSubmatchIndex(msg); m != nil {
+		p.Line, _ = strconv.Atoi(msg[m[2]:m[3]])
+		msg = msg[:m[0]] + msg[m[1]:]
+	}
+	p.Msg = "not valid YAML: " + msg
+	return p
+}
+
+// decodeProblems reports what the decoder still refused after the walk
+// (it should be nothing), with its lines and without its type names.
+func decodeProblems(name string, err error) Problems {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return Problems{{File: name, Msg: "cannot be read: " + err.Error()}}
+	}
+	var out Problems
+	for _, e := range te.Errors {
+		p := Problem{File: name, Msg: "a value of the wrong kind"}
+		if m := lineRE.FindStringSubmatch(e); m != nil {
+			p.Line, _ = strconv.Atoi(m[1])
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func collectFields(t reflect.Type, out map[string]reflect.Type) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "inline") {
+			collectFields(f.Type, out)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		out[name] = f.Type
+	}
+}
+
+func joinPath(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+// suggest returns the field name closest to k, when it is close enough to
+// be a likely typo (edit distance at most 2, or 3 for long names).
+func suggest(k string, fields map[string]reflect.Type) string {
+	best, bestD := "", 1<<30
+	for name := range fields {
+		d := distance(k, name)
+		if d < bestD || d == bestD && name < best {
+			best, bestD = name, d
+		}
+	}
+	limit := 2
+	if len(k) > 10 {
+		limit = 3
+	}
+	if bestD <= limit {
+		return best
+	}
+	return ""
+}
+
+// distance is the Levenshtein distance between a and b (bytes).
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
