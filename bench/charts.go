@@ -119,10 +119,8 @@ func latencyTimePlot(runs []RunResult) (*plot.Plot, error) {
 	if points == 0 {
 		return nil, fmt.Errorf("latency over time: %w", errNoSamples)
 	}
-	// Room above the data for the legend: its six lines take about a
-	// third of the height.
-	decades := max(math.Log10(hi/lo), 1)
-	p.Y.Min, p.Y.Max = lo/1.2, hi*math.Pow(10, decades*0.6)
+	// The legend sits beside the data (drawLegendOutside): no headroom.
+	p.Y.Min, p.Y.Max = lo/1.2, hi*1.2
 	return p, nil
 }
 
@@ -243,14 +241,10 @@ func gateCoveragePlots(rep GateReport, cfg gate.Config) ([]*plot.Plot, error) {
 // corpus under the model fitted without it.
 func gateChartRows(rep GateReport) (in, out []GateRow) {
 	for _, r := range rep.Rows {
-		if !strings.HasPrefix(r.System, "answerability model") && r.System != "shipped model" ||
-			strings.Contains(r.System, "corpus calibration") {
-			continue // the calibrated rows repeat the same questions
-		}
 		switch {
-		case r.Fit == "in-sample":
+		case r.System == sysShipped && r.Fit == "in-sample":
 			in = append(in, r)
-		case r.Fit == "out-of-sample" && r.System != "shipped model":
+		case (r.System == sysLOO || r.System == sysShipped) && r.Fit == "out-of-sample":
 			out = append(out, r)
 		}
 	}
@@ -316,10 +310,9 @@ func coveragePlot(title string, rows []GateRow, cfg gate.Config, maxCount float6
 		p.Add(h)
 		p.Legend.Add(part.name, h)
 	}
-	// The threshold lines stop below the legend, which sits in the room
-	// left above the bars.
+	// The legend sits beside the data (drawLegendOutside).
 	lineTop := maxCount * 1.1
-	p.Y.Max = maxCount * 1.8
+	p.Y.Max = maxCount * 1.15
 	p.Title.Padding = vg.Points(6)
 	for i, th := range []struct {
 		name string
@@ -371,6 +364,30 @@ func wrapList(names []string, width int) string {
 	return "sets: " + b.String()
 }
 
+// drawLegendOutside draws p into c with its legend in a column at the
+// right, beside the data rather than over it, its top level with the top
+// of the data area. It returns the rectangles the plot and the legend
+// were drawn in (the legend's is empty when p has no legend entries).
+func drawLegendOutside(p *plot.Plot, c draw.Canvas) (plotR, legendR vg.Rectangle) {
+	leg := p.Legend
+	leg.Padding = max(leg.Padding, vg.Points(2))
+	w := leg.Rectangle(c).Size().X
+	if w == 0 {
+		p.Draw(c)
+		return c.Rectangle, vg.Rectangle{}
+	}
+	gap := vg.Points(8)
+	pc := draw.Crop(c, 0, -(w + 2*gap), 0, 0)
+	p.Legend = plot.NewLegend()
+	p.Draw(pc)
+	p.Legend = leg
+	top := p.Title.TextStyle.Height(p.Title.Text) + p.Title.Padding + gap
+	lc := draw.Crop(c, c.Size().X-(w+gap), 0, 0, -top)
+	leg.Top, leg.Left = true, true
+	leg.Draw(lc)
+	return pc.Rectangle, leg.Rectangle(lc)
+}
+
 // saveChart draws plots side by side (one row) at w x h and writes
 // dir/base.png and dir/base.svg.
 func saveChart(dir, base string, w, h vg.Length, plots ...*plot.Plot) error {
@@ -392,14 +409,11 @@ func saveChart(dir, base string, w, h vg.Length, plots ...*plot.Plot) error {
 			dc.Fill(dc.Rectangle.Path())
 		}
 		if len(plots) == 1 {
-			plots[0].Draw(dc)
+			drawLegendOutside(plots[0], dc)
 		} else {
 			tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Millimeter * 4}
-			row := make([]*plot.Plot, len(plots))
-			copy(row, plots)
-			canvases := plot.Align([][]*plot.Plot{row}, tiles, dc)
 			for i, p := range plots {
-				p.Draw(canvases[0][i])
+				drawLegendOutside(p, tiles.At(dc, i, 0))
 			}
 		}
 		path := filepath.Join(dir, base+"."+format)

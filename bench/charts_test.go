@@ -12,6 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
 	"github.com/answer-guard/guard/gate"
 )
 
@@ -193,6 +198,34 @@ func TestGateChartFiles(t *testing.T) {
 		"bail_out_below 0.40", "sufficient_max 0.55", "good_enough_max 0.65", "planner.min_support 0.30"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("gate chart lacks %q: %s", want, text)
+		}
+	}
+}
+
+// The legend of every chart sits beside the plot, not over its data: the
+// legend's rectangle starts right of where the plot (axes and data) ends,
+// below the title, and inside the canvas.
+func TestLegendOutsideData(t *testing.T) {
+	tp, err := latencyTimePlot(chartRuns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hp, err := latencyHistPlot(chartRuns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]*plot.Plot{"latency-time": tp, "latency-hist": hp} {
+		c := draw.New(vgimg.New(8*vg.Inch, 4.5*vg.Inch))
+		plotR, legR := drawLegendOutside(p, c)
+		if legR.Size().X <= 0 || legR.Size().Y <= 0 {
+			t.Errorf("%s: no legend drawn", name)
+			continue
+		}
+		if legR.Min.X < plotR.Max.X {
+			t.Errorf("%s: legend starts at x=%v, inside the plot (which ends at x=%v)", name, legR.Min.X, plotR.Max.X)
+		}
+		if legR.Max.X > c.Max.X || legR.Min.Y < c.Min.Y || legR.Max.Y >= c.Max.Y {
+			t.Errorf("%s: legend %v not inside the canvas %v below its top", name, legR, c.Rectangle)
 		}
 	}
 }

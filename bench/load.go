@@ -157,6 +157,10 @@ type sample struct {
 	ttft time.Duration // send to first non-empty content delta (streams)
 	lag  time.Duration // how late the send was against the open-loop schedule
 	kind string        // "" = ok, otherwise the error kind
+	// decision is the guard's decision on the turn (guard.decision: ground,
+	// refuse, fallback, passthrough); "" when the answer carries none (a
+	// direct upstream, or an error).
+	decision string
 }
 
 // recorder collects samples from many goroutines.
@@ -273,12 +277,12 @@ func (l *loader) one(at time.Duration, lag time.Duration, start time.Time) sampl
 	status := resp.StatusCode()
 	if l.cfg.Stream && status == 200 {
 		body := resp.BodyStream()
-		ttft, kind := readStream(body, t0)
+		ttft, kind, decision := readStream(body, t0)
 		if body != nil && kind == "" {
 			// Read the chunked terminator so the connection is reusable.
 			io.Copy(io.Discard, body) //nolint:errcheck // the answer is complete; a failure here only costs the connection
 		}
-		s.ttft, s.kind = ttft, kind
+		s.ttft, s.kind, s.decision = ttft, kind, decision
 		s.lat = time.Since(t0)
 		return s
 	}
@@ -292,7 +296,9 @@ func (l *loader) one(at time.Duration, lag time.Duration, start time.Time) sampl
 	}
 	if !gjson.ValidBytes(resp.Body()) || !gjson.GetBytes(resp.Body(), "choices").IsArray() {
 		s.kind = "bad_body"
+		return s
 	}
+	s.decision = internDecision(gjson.GetBytes(resp.Body(), "guard.decision").Str)
 	return s
 }
 
@@ -327,31 +333,41 @@ func finishNamed(data string) bool {
 	}
 }
 
-// readStream reads an SSE answer to its end with go-sse's reader. It
-// returns the time to the first non-empty content delta and the error kind
-// ("" when the stream finished and ended with [DONE]).
-func readStream(r io.Reader, t0 time.Time) (time.Duration, string) {
-	if r == nil {
-		return 0, "stream_empty"
+// internDecision returns the decision names without a copy per request.
+func internDecision(d string) string {
+	for _, k := range []string{"ground", "refuse", "fallback", "passthrough"} {
+		if d == k {
+			return k
+		}
 	}
-	var ttft time.Duration
+	return d
+}
+
+// readStream reads an SSE answer to its end with go-sse's reader. It
+// returns the time to the first non-empty content delta, the error kind
+// ("" when the stream finished and ended with [DONE]) and the guard's
+// decision from the final chunk ("" when it carries none).
+func readStream(r io.Reader, t0 time.Time) (ttft time.Duration, kind, decision string) {
+	if r == nil {
+		return 0, "stream_empty", ""
+	}
 	finished, errEvent := false, false
 	for ev, err := range sse.Read(r, streamReadConfig) {
 		if err != nil {
 			if errors.Is(err, bufio.ErrTooLong) {
-				return ttft, "stream_event_too_large"
+				return ttft, "stream_event_too_large", decision
 			}
-			return ttft, errKind(err)
+			return ttft, errKind(err), decision
 		}
 		data := strings.TrimSpace(ev.Data)
 		if data == "[DONE]" {
 			switch {
 			case errEvent:
-				return ttft, "stream_error_event"
+				return ttft, "stream_error_event", decision
 			case !finished:
-				return ttft, "stream_unfinished"
+				return ttft, "stream_unfinished", decision
 			}
-			return ttft, ""
+			return ttft, "", decision
 		}
 		// The generator shares the machine with what it measures, so an
 		// event is walked with gjson only where a cheap test says it may
@@ -368,9 +384,10 @@ func readStream(r io.Reader, t0 time.Time) (time.Duration, string) {
 		}
 		if !finished && finishNamed(data) && gjson.Get(data, "choices.0.finish_reason").Type == gjson.String {
 			finished = true
+			decision = internDecision(gjson.Get(data, "guard.decision").Str)
 		}
 	}
-	return ttft, "stream_no_done"
+	return ttft, "stream_no_done", decision
 }
 
 func errKind(err error) string {
@@ -392,17 +409,26 @@ func errKind(err error) string {
 
 // RunResult is the outcome of one load run against one target.
 type RunResult struct {
-	Name       string         `json:"name"`
-	Target     string         `json:"target"`
-	Mode       string         `json:"mode"` // open | closed
-	Elapsed    time.Duration  `json:"elapsed_ns"`
-	Sent       int64          `json:"sent"`
-	OK         int64          `json:"ok"`
-	Errors     map[string]int `json:"errors"`
-	Dropped    int64          `json:"dropped"` // open loop: arrivals with every slot busy (not sent)
-	Throughput float64        `json:"throughput_rps"`
-	Latency    Percentiles    `json:"latency"`
-	TTFT       *Percentiles   `json:"ttft,omitempty"`
+	Name    string         `json:"name"`
+	Target  string         `json:"target"`
+	Mode    string         `json:"mode"` // open | closed
+	Elapsed time.Duration  `json:"elapsed_ns"`
+	Sent    int64          `json:"sent"`
+	OK      int64          `json:"ok"`
+	Errors  map[string]int `json:"errors"`
+	Dropped int64          `json:"dropped"` // open loop: arrivals with every slot busy (not sent); offered = sent + dropped, sent = ok + errors
+	// Decisions counts the successful answers by the guard's decision
+	// (guard.decision); "none" for answers without one (a direct upstream).
+	Decisions map[string]int `json:"decisions,omitempty"`
+	// UpstreamLatency is the latency of the successful answers that
+	// reached the upstream (every decision but refuse, which is answered
+	// without it): the like-with-like set the overhead compares.
+	UpstreamLatency Percentiles  `json:"upstream_latency"`
+	UpstreamTTFT    *Percentiles `json:"upstream_ttft,omitempty"`
+	UpstreamN       int          `json:"upstream_n"`
+	Throughput      float64      `json:"throughput_rps"`
+	Latency         Percentiles  `json:"latency"`
+	TTFT            *Percentiles `json:"ttft,omitempty"`
 	// Lag is how late sends were against the open-loop schedule: a large
 	// value means the generator itself could not keep the rate.
 	Lag     Percentiles `json:"schedule_lag"`
@@ -654,7 +680,7 @@ func startProgress(name string, rec *recorder, start time.Time, w io.Writer, sam
 func summarize(name string, cfg LoadConfig, mode string, rec *recorder, elapsed time.Duration) RunResult {
 	res := RunResult{Name: name, Target: cfg.Target, Mode: mode, Elapsed: elapsed, Sent: rec.sent.Load(),
 		Dropped: rec.dropped.Load(), Errors: map[string]int{}}
-	var lat, ttft, lag []time.Duration
+	var lat, ttft, lag, upLat, upTTFT []time.Duration
 	for _, s := range rec.samples {
 		if s.kind != "" {
 			res.Errors[s.kind]++
@@ -666,6 +692,26 @@ func summarize(name string, cfg LoadConfig, mode string, rec *recorder, elapsed 
 		if s.ttft > 0 {
 			ttft = append(ttft, s.ttft)
 		}
+		d := s.decision
+		if d == "" {
+			d = "none"
+		}
+		if res.Decisions == nil {
+			res.Decisions = map[string]int{}
+		}
+		res.Decisions[d]++
+		if s.decision != "refuse" {
+			upLat = append(upLat, s.lat)
+			if s.ttft > 0 {
+				upTTFT = append(upTTFT, s.ttft)
+			}
+		}
+	}
+	res.UpstreamN = len(upLat)
+	res.UpstreamLatency = percentiles(upLat)
+	if cfg.Stream {
+		p := percentiles(upTTFT)
+		res.UpstreamTTFT = &p
 	}
 	res.Throughput = float64(res.OK) / elapsed.Seconds()
 	res.Latency = percentiles(lat)

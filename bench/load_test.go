@@ -165,12 +165,14 @@ func TestRunRefusesRemoteTarget(t *testing.T) {
 func TestReportFiles(t *testing.T) {
 	dir := t.TempDir()
 	run := RunResult{Name: "proxy", OK: 2, Errors: map[string]int{"http_502": 1},
-		Latency: Percentiles{N: 2, P50: time.Millisecond, P99: 2 * time.Millisecond, Max: 2 * time.Millisecond},
-		Seconds: []Second{{T: 0, N: 2, P50: time.Millisecond, P99: 2 * time.Millisecond}},
-		Hist:    histogram([]time.Duration{time.Millisecond, 2 * time.Millisecond})}
+		Latency:         Percentiles{N: 2, P50: time.Millisecond, P99: 2 * time.Millisecond, Max: 2 * time.Millisecond},
+		UpstreamLatency: Percentiles{N: 2, P50: time.Millisecond, P99: 2 * time.Millisecond, Max: 2 * time.Millisecond},
+		Seconds:         []Second{{T: 0, N: 2, P50: time.Millisecond, P99: 2 * time.Millisecond}},
+		Hist:            histogram([]time.Duration{time.Millisecond, 2 * time.Millisecond})}
 	direct := run
 	direct.Name = "direct"
 	direct.Latency.P50 = time.Millisecond / 2
+	direct.UpstreamLatency.P50 = time.Millisecond / 2
 	rep := LoadReport{Config: LoadConfig{Concurrency: 1, Duration: time.Second}, Runs: []RunResult{run, direct}, Overhead: Compare(run, direct)}
 	if err := WriteReport(dir, rep); err != nil {
 		t.Fatal(err)
@@ -220,10 +222,65 @@ func TestReadStream(t *testing.T) {
 		{"error event", ev(chunk, `{"error":{"message":"m","code":"x"}}`, "[DONE]"), "stream_error_event"},
 		{"no done", ev(chunk), "stream_no_done"},
 	} {
-		ttft, got := readStream(strings.NewReader(c.in), time.Now().Add(-time.Millisecond))
+		ttft, got, _ := readStream(strings.NewReader(c.in), time.Now().Add(-time.Millisecond))
 		if got != c.want || ttft <= 0 {
 			t.Errorf("%s: got %q (ttft %s), want %q and a first token", c.name, got, ttft, c.want)
 		}
+	}
+	// The guard's decision comes from the final chunk.
+	final := `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"guard":{"decision":"refuse","coverage":{}}}`
+	if _, kind, d := readStream(strings.NewReader(ev(chunk, final, "[DONE]")), time.Now()); kind != "" || d != "refuse" {
+		t.Errorf("decision %q (kind %q), want refuse", d, kind)
+	}
+}
+
+// TestOverheadComparesLikeWithLike: a proxied run that mixes 1 ms
+// refusals (answered without the upstream) with grounded answers is
+// compared with the direct run on its grounded answers only, and the
+// report says what it compared; counts agree (offered = sent + dropped,
+// sent = ok + errors).
+func TestOverheadComparesLikeWithLike(t *testing.T) {
+	ms := time.Millisecond
+	proxied := &recorder{}
+	for _, l := range []time.Duration{11 * ms, 12 * ms, 13 * ms} {
+		proxied.samples = append(proxied.samples, sample{lat: l, decision: "ground"})
+	}
+	for range 5 {
+		proxied.samples = append(proxied.samples, sample{lat: ms, decision: "refuse"})
+	}
+	proxied.samples = append(proxied.samples, sample{lat: 30 * ms, kind: "http_502"})
+	proxied.sent.Store(9)
+	proxied.dropped.Store(2)
+	direct := &recorder{}
+	for _, l := range []time.Duration{10 * ms, 10 * ms, 11 * ms} {
+		direct.samples = append(direct.samples, sample{lat: l})
+	}
+	direct.sent.Store(3)
+	cfg := LoadConfig{Concurrency: 1, Duration: time.Second}
+	p := summarize("proxy", cfg, "open", proxied, time.Second)
+	d := summarize("direct", cfg, "open", direct, time.Second)
+	if p.UpstreamN != 3 || p.Decisions["refuse"] != 5 || p.Decisions["ground"] != 3 || d.Decisions["none"] != 3 {
+		t.Fatalf("upstream n %d, decisions %v / %v; want 3 grounded compared, 5 refusals, 3 direct", p.UpstreamN, p.Decisions, d.Decisions)
+	}
+	o := Compare(p, d)
+	if o.P50Diff != 2*ms {
+		t.Errorf("p50 difference %s, want +2ms (12ms grounded vs 10ms direct; all answers would give -9ms)", o.P50Diff)
+	}
+	for _, want := range []string{"3 answers of proxy", "(ground 3)", "3 answers of direct", "5 refusals", "left out"} {
+		if !strings.Contains(o.Compared, want) {
+			t.Errorf("compared %q lacks %q", o.Compared, want)
+		}
+	}
+	var md strings.Builder
+	WriteMarkdown(&md, LoadReport{Config: cfg, Runs: []RunResult{p, d}, Overhead: o})
+	for _, want := range []string{"| proxy | 11 | 9 | 8 | 1 | 2 |", "| direct | 3 | 3 | 3 | 0 | 0 |", "Compared: latency of the 3 answers of proxy",
+		"answers of proxy by guard decision: ground 3, refuse 5"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, md.String())
+		}
+	}
+	if sent, ok, errs := p.Sent, p.OK, len(proxied.samples)-int(p.OK); sent != ok+int64(errs) {
+		t.Errorf("sent %d != ok %d + errors %d", sent, ok, errs)
 	}
 }
 
@@ -243,7 +300,7 @@ func BenchmarkReadStream(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
 		r.Reset(in)
-		if _, kind := readStream(r, time.Now()); kind != "" {
+		if _, kind, _ := readStream(r, time.Now()); kind != "" {
 			b.Fatal(kind)
 		}
 	}

@@ -42,8 +42,12 @@ func ThisMachine() Machine {
 }
 
 // Overhead compares the proxied run with the direct run: difference
-// (proxy - direct) and ratio (proxy / direct) per percentile.
+// (proxy - direct) and ratio (proxy / direct) per percentile, over like
+// work only: the proxied answers that reached the upstream (ground,
+// fallback, passthrough; a refusal is answered without it and left out)
+// against every direct answer. Compared says so in words.
 type Overhead struct {
+	Compared string        `json:"compared"`
 	P50Diff  time.Duration `json:"p50_diff_ns"`
 	P90Diff  time.Duration `json:"p90_diff_ns"`
 	P99Diff  time.Duration `json:"p99_diff_ns"`
@@ -66,18 +70,51 @@ func Compare(proxied, direct RunResult) *Overhead {
 		}
 		return math.Round(float64(a)/float64(b)*1000) / 1000
 	}
+	p, d := proxied.UpstreamLatency, direct.UpstreamLatency
 	o := &Overhead{
-		P50Diff: proxied.Latency.P50 - direct.Latency.P50, P90Diff: proxied.Latency.P90 - direct.Latency.P90,
-		P99Diff:  proxied.Latency.P99 - direct.Latency.P99,
-		P50Ratio: ratio(proxied.Latency.P50, direct.Latency.P50), P90Ratio: ratio(proxied.Latency.P90, direct.Latency.P90),
-		P99Ratio: ratio(proxied.Latency.P99, direct.Latency.P99),
+		P50Diff: p.P50 - d.P50, P90Diff: p.P90 - d.P90, P99Diff: p.P99 - d.P99,
+		P50Ratio: ratio(p.P50, d.P50), P90Ratio: ratio(p.P90, d.P90), P99Ratio: ratio(p.P99, d.P99),
 	}
 	o.CPUDiff = proxied.CPUPerRequest - direct.CPUPerRequest
-	if proxied.TTFT != nil && direct.TTFT != nil {
-		o.TTFTP50Diff = proxied.TTFT.P50 - direct.TTFT.P50
-		o.TTFTP99Diff = proxied.TTFT.P99 - direct.TTFT.P99
+	if proxied.UpstreamTTFT != nil && direct.UpstreamTTFT != nil {
+		o.TTFTP50Diff = proxied.UpstreamTTFT.P50 - direct.UpstreamTTFT.P50
+		o.TTFTP99Diff = proxied.UpstreamTTFT.P99 - direct.UpstreamTTFT.P99
 	}
+	o.Compared = fmt.Sprintf("latency of the %d answers of %s that reached the upstream (%s) against the %d answers of %s",
+		proxied.UpstreamN, proxied.Name, decisionWords(proxied.Decisions), direct.UpstreamN, direct.Name)
+	if n := proxied.Decisions["refuse"]; n > 0 {
+		o.Compared += fmt.Sprintf("; %d refusals, answered without the upstream, are left out", n)
+	}
+	o.Compared += "; CPU per request covers every request of each run"
 	return o
+}
+
+// decisionWords lists decision counts in words: "ground 812, fallback 3".
+func decisionWords(ds map[string]int) string {
+	var parts []string
+	for _, k := range []string{"ground", "fallback", "passthrough", "none"} {
+		if n := ds[k]; n > 0 {
+			name := k
+			if k == "none" {
+				name = "no guard decision"
+			}
+			parts = append(parts, fmt.Sprintf("%s %d", name, n))
+		}
+	}
+	var other []string
+	for k, n := range ds {
+		switch k {
+		case "ground", "fallback", "passthrough", "none", "refuse":
+		default:
+			other = append(other, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	sort.Strings(other)
+	parts = append(parts, other...)
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // WriteReport writes report.md, report.json and the latency charts
@@ -131,11 +168,11 @@ func WriteMarkdown(w io.Writer, rep LoadReport) {
 	}
 	m := rep.Machine
 	fmt.Fprintf(w, "- machine: %d CPUs (GOMAXPROCS %d), %s, %s. %s.\n\n", m.CPUs, m.GOMAXPROCS, m.OS, m.GoVersion, m.Note)
-	fmt.Fprintf(w, "| run | sent | ok | errors | dropped | req/s | p50 | p90 | p99 | p99.9 | max |")
+	fmt.Fprintf(w, "| run | offered | sent | ok | errors | dropped | req/s | p50 | p90 | p99 | p99.9 | max |")
 	if c.Stream {
 		fmt.Fprintf(w, " TTFT p50 | TTFT p99 |")
 	}
-	fmt.Fprintf(w, " sched. lag p99 | CPU/req |\n|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, " sched. lag p99 | CPU/req |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
 	if c.Stream {
 		fmt.Fprintf(w, "---|---|")
 	}
@@ -145,7 +182,7 @@ func WriteMarkdown(w io.Writer, rep LoadReport) {
 		for _, n := range r.Errors {
 			errs += n
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %.0f | %s | %s | %s | %s | %s |", r.Name, r.Sent, r.OK, errs, r.Dropped,
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %.0f | %s | %s | %s | %s | %s |", r.Name, r.Sent+r.Dropped, r.Sent, r.OK, errs, r.Dropped,
 			r.Throughput, fmtDur(r.Latency.P50), fmtDur(r.Latency.P90), fmtDur(r.Latency.P99), fmtDur(r.Latency.P999), fmtDur(r.Latency.Max))
 		if c.Stream {
 			if r.TTFT != nil {
@@ -183,8 +220,18 @@ func WriteMarkdown(w io.Writer, rep LoadReport) {
 		fmt.Fprintf(w, "\nprocess during %s: goroutines %d at 1s, %d at the end (max %d); RSS %d MiB at 1s, %d MiB at the end (max %d MiB)\n",
 			r.Name, first.Goroutines, last.Goroutines, maxG, first.RSSBytes>>20, last.RSSBytes>>20, maxR>>20)
 	}
+	fmt.Fprintf(w, "\noffered = sent + dropped (open loop: an arrival that finds every slot busy is dropped, not sent); sent = ok + errors.\n")
+	for _, r := range rep.Runs {
+		if len(r.Decisions) > 0 && !(len(r.Decisions) == 1 && r.Decisions["none"] > 0) {
+			fmt.Fprintf(w, "\nanswers of %s by guard decision: %s", r.Name, decisionWords(r.Decisions))
+			if n := r.Decisions["refuse"]; n > 0 {
+				fmt.Fprintf(w, ", refuse %d", n)
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	if o := rep.Overhead; o != nil {
-		fmt.Fprintf(w, "\n## Proxy overhead vs direct upstream\n\n| percentile | difference | ratio |\n|---|---|---|\n")
+		fmt.Fprintf(w, "\n## Proxy overhead vs direct upstream\n\nCompared: %s.\n\n| percentile | difference | ratio |\n|---|---|---|\n", o.Compared)
 		fmt.Fprintf(w, "| p50 | %s | %.3f |\n| p90 | %s | %.3f |\n| p99 | %s | %.3f |\n",
 			fmtSigned(o.P50Diff), o.P50Ratio, fmtSigned(o.P90Diff), o.P90Ratio, fmtSigned(o.P99Diff), o.P99Ratio)
 		if c.Stream {

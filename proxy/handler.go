@@ -16,6 +16,8 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/internal/jsonscan"
+
+	"github.com/answer-guard/guard/internal/sse"
 )
 
 // mediaType is the media type of the Content-Type value ct: what comes
@@ -325,18 +327,18 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 			Message: "the upstream did not answer with an event stream", Err: fmt.Errorf("content type %q", ct)})
 		return
 	}
-	src := newSSEReader(resp, rt.cfg.Upstream.MaxEventBytes)
-	first, ok, ferr := src.next(nil)
+	src := sse.NewReader(resp, rt.cfg.Upstream.MaxEventBytes)
+	first, ok, ferr := src.Next(nil)
 	x.watch.relaying()
 	l.upWait = time.Since(t0)
-	src.waited = 0
+	src.ResetWaited()
 	if ferr != nil || !ok {
 		err := cause(upctx, ferr)
 		if err == nil {
 			err = errors.New("upstream closed the stream before any event")
 		}
 		resp.Close()
-		src.release()
+		src.Release()
 		stop(err)
 		s.failChat(ctx, l, toAPIError(err))
 		return

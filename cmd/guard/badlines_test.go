@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/answer-guard/guard/mockllm"
 )
 
 // TestBadLinePolicy: every command that reads JSON lines follows one
@@ -47,6 +49,24 @@ not json
 {"text":"no id"}
 `)
 	run := filepath.Join(dir, "run.txt")
+	answers := write("answers.jsonl", `{"id":"q1","question":"What?","answer":"This."}
+{"question":"no id"}
+{"id":"q1","question":"again"}
+`)
+	answersB := write("answersB.jsonl", `{"id":"q1","question":"What?","answer":"That."}
+`)
+	questions := write("questions.jsonl", `{"id":"q1","question":"How do I restore a backup?"}
+{"id":"q2"}
+{"id":"q3","question":"   "}
+`)
+	mcfg := mockllm.DefaultConfig()
+	mcfg.Pace = 0
+	mock, err := mockllm.Start(mcfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mock.Close()
+	mockURL := mock.BaseURL()
 	n := 0
 	out := func() string { n++; return filepath.Join(dir, "out"+string(rune('a'+n))) }
 
@@ -74,6 +94,16 @@ not json
 		},
 			[]string{queries + `:3: missing "text"`, queries + `:4: id "q 4" contains a space`, queries + `:5: missing "id" (or "_id")`},
 			[]string{"wrote " + run + ": 2 queries"}},
+		{"judge --pairwise --a --b", func(extra ...string) []string {
+			return append([]string{"judge", "--pairwise", "--a", answers, "--b", answersB, "--judge-base-url", mockURL, "--judge-model", "judge-1"}, extra...)
+		},
+			[]string{answers + `:2: missing "id"`, answers + `:3: duplicate id "q1"`},
+			[]string{"1 questions judged (0 judge errors"}},
+		{"bench answers --questions", func(extra ...string) []string {
+			return append([]string{"bench", "answers", "--target", mockURL, "--questions", questions, "--out", filepath.Join(dir, "ans.jsonl")}, extra...)
+		},
+			[]string{questions + `:2: want an "id" and a "question"`, questions + `:3: want an "id" and a "question"`},
+			[]string{": 1 answer (0 failed)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -67,7 +67,7 @@ func runJudge(args []string) error {
 	if *pf.on {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		return runPairwise(ctx, fs, pf, *config, *asJSON)
+		return runPairwise(ctx, fs, pf, *config, *asJSON, policy)
 	}
 	if *pairs == "" {
 		return usageErrorf(fs, "--pairs is required")

@@ -43,7 +43,7 @@ func addPairwiseFlags(fs *flag.FlagSet) pairwiseFlags {
 }
 
 // runPairwise is guard judge --pairwise.
-func runPairwise(ctx context.Context, fs *flag.FlagSet, pf pairwiseFlags, configPath string, asJSON bool) error {
+func runPairwise(ctx context.Context, fs *flag.FlagSet, pf pairwiseFlags, configPath string, asJSON bool, policy badPolicy) error {
 	if *pf.a == "" || *pf.b == "" {
 		return usageErrorf(fs, "--pairwise needs --a and --b")
 	}
@@ -74,11 +74,12 @@ func runPairwise(ctx context.Context, fs *flag.FlagSet, pf pairwiseFlags, config
 	if err != nil {
 		return err
 	}
-	a, err := readAnswers(*pf.a)
+	bad := &badLines{w: cliErr, policy: policy}
+	a, err := readAnswers(*pf.a, bad)
 	if err != nil {
 		return err
 	}
-	b, err := readAnswers(*pf.b)
+	b, err := readAnswers(*pf.b, bad)
 	if err != nil {
 		return err
 	}
@@ -119,10 +120,15 @@ func runPairwise(ctx context.Context, fs *flag.FlagSet, pf pairwiseFlags, config
 		_, err = fmt.Fprintf(cliOut, "%s\n", js)
 		return err
 	}
-	return rep.WriteText(cliOut, *pf.a, *pf.b)
+	if err := rep.WriteText(cliOut, *pf.a, *pf.b); err != nil {
+		return err
+	}
+	return bad.finish("answers")
 }
 
-func readAnswers(path string) ([]judge.Answer, error) {
+// readAnswers reads an answers file; bad lines go through bad (the
+// bad-line policy).
+func readAnswers(path string, bad *badLines) ([]judge.Answer, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open answers: %w", err)
@@ -137,14 +143,19 @@ func readAnswers(path string) ([]judge.Answer, error) {
 			continue
 		}
 		var a judge.Answer
+		why := ""
 		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+			why = jsonReason(err)
+		} else if a.ID == "" {
+			why = `missing "id"`
+		} else if seen[a.ID] {
+			why = fmt.Sprintf("duplicate id %q", a.ID)
 		}
-		if a.ID == "" {
-			return nil, fmt.Errorf("%s:%d: missing id", path, n)
-		}
-		if seen[a.ID] {
-			return nil, fmt.Errorf("%s:%d: duplicate id %q", path, n, a.ID)
+		if why != "" {
+			if err := bad.bad(path, n, why); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		seen[a.ID] = true
 		out = append(out, a)
@@ -169,6 +180,7 @@ func benchAnswers(ctx context.Context, args []string) error {
 	indexDir := fs.String("index", "", "snapshot the proxy serves: the cited notes' full text is stored with each answer (default: the claims' evidence)")
 	conc := fs.Int("concurrency", 4, "requests in flight")
 	timeout := fs.Duration("timeout", 2*time.Minute, "limit of one request")
+	policy := addBadFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -181,7 +193,8 @@ func benchAnswers(ctx context.Context, args []string) error {
 	if *conc < 1 {
 		return usageErrorf(fs, "--concurrency must be >= 1")
 	}
-	qs, err := readQuestions(*questions)
+	bad := &badLines{w: cliErr, policy: policy}
+	qs, err := readQuestions(*questions, bad)
 	if err != nil {
 		return err
 	}
@@ -238,16 +251,16 @@ func benchAnswers(ctx context.Context, args []string) error {
 	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write answers: %w", err)
 	}
-	fmt.Fprintf(cliOut, "wrote %s: %d answers (%d failed), decisions %v\n", *out, len(res), failed, decisions)
+	fmt.Fprintf(cliOut, "wrote %s: %s (%d failed), decisions: %s\n", *out, plural(len(res), "answer"), failed, countWords(decisions))
 	if failed == len(res) && failed > 0 {
 		return fmt.Errorf("every request failed, first: %s", res[0].Error)
 	}
-	return nil
+	return bad.finish(*questions)
 }
 
 type question struct{ ID, Text string }
 
-func readQuestions(path string) ([]question, error) {
+func readQuestions(path string, bad *badLines) ([]question, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read questions: %w", err)
@@ -264,7 +277,10 @@ func readQuestions(path string) ([]question, error) {
 			Text     string          `json:"text"`
 		}
 		if err := json.Unmarshal([]byte(line), &q); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n+1, err)
+			if err := bad.bad(path, n+1, jsonReason(err)); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		id := q.ID
 		if len(id) == 0 {
@@ -274,8 +290,11 @@ func readQuestions(path string) ([]question, error) {
 		if text == "" {
 			text = q.Text
 		}
-		if len(id) == 0 || text == "" {
-			return nil, fmt.Errorf("%s:%d: want an id and a question", path, n+1)
+		if len(id) == 0 || strings.TrimSpace(text) == "" {
+			if err := bad.bad(path, n+1, `want an "id" and a "question"`); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		out = append(out, question{strings.Trim(string(id), `"`), text})
 	}

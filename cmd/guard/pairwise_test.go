@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -98,7 +99,8 @@ func TestPairwiseGuardVsPipelineOff(t *testing.T) {
 		}
 		t.Log(strings.TrimSpace(out))
 	}
-	a, err := readAnswers(ansA)
+	strict := true
+	a, err := readAnswers(ansA, &badLines{w: io.Discard, policy: badPolicy{strict: &strict, skipBad: new(bool)}})
 	if err != nil || len(a) != 50 {
 		t.Fatalf("answers A: %d, %v", len(a), err)
 	}

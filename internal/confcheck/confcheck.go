@@ -208,9 +208,15 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) bool {
 		fields := map[string]reflect.Type{}
 		collectFields(t, fields)
 		kept := n.Content[:0]
+		seen := map[string]int{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			p := joinPath(path, k.Value)
+			if first, dup := seen[k.Value]; dup {
+				w.add(k, p, "set twice (first at line %d); give each key once", first)
+				continue
+			}
+			seen[k.Value] = k.Line
 			ft, ok := fields[k.Value]
 			if !ok {
 				msg := "unknown key"
@@ -270,7 +276,14 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) bool {
 		w.add(n, path, "must be a single value, got %s", describe(n))
 		return false
 	}
-	if err := n.Decode(reflect.New(t).Interface()); err != nil {
+	if t == durationType && (n.Tag == "!!int" || n.Tag == "!!float") && n.Value != "0" {
+		// The decoder would read 30 as 30 nanoseconds.
+		w.add(n, path, "%s has no unit (write it like 500ms, 30s, 5m or 2h)", strconv.Quote(n.Value))
+		return false
+	}
+	whole := t.Kind() >= reflect.Int && t.Kind() <= reflect.Uintptr && t != durationType
+	if err := n.Decode(reflect.New(t).Interface()); err != nil || whole && n.Tag == "!!float" {
+		// (The decoder would cut 1.5 to 1 in a whole-number field.)
 		w.add(n, path, "%s", scalarMessage(n.Value, t))
 		return false
 	}
