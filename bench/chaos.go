@@ -91,6 +91,7 @@ func ChaosScenarios() []ChaosScenario {
 		{"bad_input", "hostile requests (deep JSON, huge, invalid UTF-8, wrong types, smuggling, oversized headers): clear 4xx, server stays up", scenarioBadInput},
 		{"prompt_injection", "requests asking for internal ids and notes verbatim: 200, no id-shaped string or cited id in the answer, no cited id sent to the model", scenarioInjection},
 		{"tenant_isolation", "many tenants/KBs concurrently: wrong tenant/KB refused, zero cross-tenant citations", scenarioIsolation},
+		{"state_dir_full", "the operator plane's state dir (turns.jsonl, gaps.json) on a 256 KiB tmpfs that fills under load: chat unaffected, every gap kept in memory (bounded), each failing file logged once, shutdown (SIGTERM) returns nil, so exit 0; needs root for the mount", scenarioStateDirFull},
 	}
 }
 

@@ -241,14 +241,10 @@ func gateCoveragePlots(rep GateReport, cfg gate.Config) ([]*plot.Plot, error) {
 // corpus under the model fitted without it.
 func gateChartRows(rep GateReport) (in, out []GateRow) {
 	for _, r := range rep.Rows {
-		if !strings.HasPrefix(r.System, "answerability model") && r.System != "shipped model" ||
-			strings.Contains(r.System, "corpus calibration") {
-			continue // the calibrated rows repeat the same questions
-		}
 		switch {
-		case r.Fit == "in-sample":
+		case r.System == sysShipped && r.Fit == "in-sample":
 			in = append(in, r)
-		case r.Fit == "out-of-sample" && r.System != "shipped model":
+		case (r.System == sysLOO || r.System == sysShipped) && r.Fit == "out-of-sample":
 			out = append(out, r)
 		}
 	}

@@ -141,7 +141,7 @@ func RetrievalQualityWith(ctx context.Context, dataDir string, ic index.Config, 
 			return docIDs(h), err
 		}},
 		{"dense only (local embedder)", func(q string) ([]string, error) {
-			h, err := p.Dense(p.Local().EmbedText(q), 100, rc.DenseOverfetch)
+			h, err := p.Dense(p.EmbedQuery(q), 100, rc.DenseOverfetch)
 			return docIDs(h), err
 		}},
 		{"hybrid", engineRun("hybrid")},

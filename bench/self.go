@@ -11,14 +11,17 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/answer-guard/guard/mockllm"
+	"github.com/answer-guard/guard/operator"
 	"github.com/answer-guard/guard/proxy"
 )
 
 // InProcess is a simulated upstream and a proxy in front of it, both on
-// loopback ports of this process.
+// loopback ports of this process, the proxy with its operator plane
+// attached as guard serve attaches it.
 type InProcess struct {
-	Mock  *mockllm.Server
-	Proxy *proxy.Server
+	Mock     *mockllm.Server
+	Proxy    *proxy.Server
+	Operator *operator.Plane
 	// ProxyURL and DirectURL are OpenAI base URLs (…/v1).
 	ProxyURL, DirectURL string
 }
@@ -28,6 +31,12 @@ type InProcess struct {
 // the guard pipeline factory. log may be nil (no logging: per-request log
 // lines would be measured as proxy cost).
 func StartInProcess(mcfg mockllm.Config, mutate func(*proxy.Config), log *zap.Logger) (*InProcess, error) {
+	return StartInProcessWith(mcfg, mutate, nil, log)
+}
+
+// StartInProcessWith is StartInProcess with the operator plane's
+// configuration (operator.DefaultConfig) changed by opMutate.
+func StartInProcessWith(mcfg mockllm.Config, mutate func(*proxy.Config), opMutate func(*operator.Config), log *zap.Logger) (*InProcess, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -45,13 +54,25 @@ func StartInProcess(mcfg mockllm.Config, mutate func(*proxy.Config), log *zap.Lo
 		mock.Close()
 		return nil, fmt.Errorf("start proxy: %w", err)
 	}
+	ocfg := operator.DefaultConfig()
+	if opMutate != nil {
+		opMutate(&ocfg)
+	}
+	op, err := operator.New(ocfg, srv, log)
+	if err != nil {
+		srv.Shutdown(context.Background()) //nolint:errcheck // the start error is the one to report
+		mock.Close()
+		return nil, fmt.Errorf("start operator plane: %w", err)
+	}
+	srv.Attach(op)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		srv.Shutdown(context.Background()) //nolint:errcheck
 		mock.Close()
 		return nil, err
 	}
 	go srv.Serve(ln) //nolint:errcheck // ends on Shutdown
-	return &InProcess{Mock: mock, Proxy: srv, ProxyURL: "http://" + ln.Addr().String() + "/v1", DirectURL: mock.BaseURL()}, nil
+	return &InProcess{Mock: mock, Proxy: srv, Operator: op, ProxyURL: "http://" + ln.Addr().String() + "/v1", DirectURL: mock.BaseURL()}, nil
 }
 
 // Close shuts the proxy down (bounded) and then the simulated upstream.

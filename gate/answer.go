@@ -7,8 +7,6 @@ import (
 	"math"
 	"strings"
 	"unicode"
-
-	"github.com/answer-guard/guard/index"
 )
 
 // The local answerability model: an estimate of the probability that a
@@ -35,20 +33,71 @@ const (
 	FMargin   // this candidate's coverage minus the best coverage among the other candidates
 	FAddress  // found by the address lane (an exact address) or as a curated-memory reference
 	FLanes    // share of the dense and lexical lanes that found it
+	// The semantic features, 0 when the candidates carry none (the
+	// lexical-only mode: the model's Lexical weights apply then).
+	FSim       // the sentence encoder's cosine between question and passage
+	FSimRel    // Sim minus the mean Sim of the candidates (relative to the pool, so a corpus's base level cancels)
+	FSimMargin // Sim minus the best Sim among the other candidates
+	FSoft      // word-vector soft coverage of the question's words by the passage's
+	FSoftMin   // the word vectors' best cosine for the question's worst-covered word
 	NumFeatures
 )
 
 // FeatureNames name the features in reports and in answermodel.json.
-var FeatureNames = [NumFeatures]string{"bias", "rerank", "coverage", "rare", "bigram", "type_hit", "type_miss", "top", "margin", "address", "lanes"}
+var FeatureNames = [NumFeatures]string{"bias", "rerank", "coverage", "rare", "bigram", "type_hit", "type_miss", "top", "margin", "address", "lanes",
+	"sim", "sim_rel", "sim_margin", "soft", "soft_min"}
+
+// semanticFeatures are the features only the semantic mode has.
+var semanticFeatures = []int{FSim, FSimRel, FSimMargin, FSoft, FSoftMin}
 
 // Features are one pair's feature values.
 type Features [NumFeatures]float64
 
-// AnswerModel is a fitted logistic answerability model.
+// AnswerModel is a fitted logistic model over Features: the answerability
+// model (does the passage answer the question) and, with other weights,
+// the relevance model (is the passage about it; see RelevanceModel).
 type AnswerModel struct {
+	// Weights apply when the candidates carry semantic features.
 	Weights Features `json:"weights"`
+	// Lexical, when not all zero, are the weights of the lexical-only mode
+	// (no sentence encoder or word vectors): the semantic features are 0
+	// then and the other weights must make up for them.
+	Lexical Features `json:"lexical"`
+	// Scale and LexicalScale map the per-passage probability p onto the
+	// question's scale, sigmoid(A*logit(p)+B) with [A, B]: fitted on the
+	// best passage of each training question against the question's label
+	// (the relevance model: is the question on the corpus's topic at all;
+	// the answerability model: does the corpus answer it), classes
+	// weighed equally. [0, 0] is the identity.
+	Scale        [2]float64 `json:"scale"`
+	LexicalScale [2]float64 `json:"lexical_scale"`
 	// Fit says how and on what it was fitted (for reports).
 	Fit string `json:"fit"`
+}
+
+// scaled maps p through the scale of the semantic or lexical weights.
+func (m *AnswerModel) scaled(p float64, semantic bool) float64 {
+	s := m.Scale
+	if !semantic && m.Lexical != (Features{}) {
+		s = m.LexicalScale
+	}
+	if s == ([2]float64{}) {
+		return p
+	}
+	return 1 / (1 + math.Exp(-(s[0]*logit(p) + s[1])))
+}
+
+// Raw is the per-passage probability of f before the question-level
+// scale (the fit's input).
+func (m AnswerModel) Raw(f Features, semantic bool) float64 { return prob(m.weights(semantic), &f) }
+
+// weights returns the weights for candidates with or without semantic
+// features.
+func (m *AnswerModel) weights(semantic bool) *Features {
+	if !semantic && m.Lexical != (Features{}) {
+		return &m.Lexical
+	}
+	return &m.Weights
 }
 
 //go:embed answermodel.json
@@ -63,19 +112,50 @@ func DefaultAnswerModel() AnswerModel {
 	return m
 }
 
-// Prob is the model's probability for f.
-func (m AnswerModel) Prob(f Features) float64 {
+// Prob is the model's probability for f (semantic weights).
+func (m AnswerModel) Prob(f Features) float64 { return prob(&m.Weights, &f) }
+
+func prob(w, f *Features) float64 {
 	var z float64
-	for i, w := range m.Weights {
-		z += w * f[i]
+	for i := range w {
+		z += w[i] * f[i]
 	}
 	return 1 / (1 + math.Exp(-z))
+}
+
+//go:embed relevancemodel.json
+var relevanceModelJSON []byte
+
+// RelevanceModel is the shipped relevance model (relevancemodel.json): the
+// probability that a passage is about the question, fitted on the same
+// features as the answerability model with the labels "answers it" or
+// "is on its topic" (guard bench quality --gate --fit).
+func DefaultRelevanceModel() AnswerModel {
+	var m AnswerModel
+	if err := json.Unmarshal(relevanceModelJSON, &m); err != nil {
+		panic(fmt.Sprintf("gate: embedded relevancemodel.json: %v", err))
+	}
+	return m
+}
+
+// Rate sets every candidate's Relevance to m's probability on the
+// Features Assess computed. An exact address hit or a curated-memory
+// reference keeps at least its rule score (its rerank relevance).
+func (m AnswerModel) Rate(cands []Candidate) {
+	for i := range cands {
+		f := cands[i].Features
+		cands[i].Relevance = m.scaled(prob(m.weights(cands[i].Semantic), &f), cands[i].Semantic)
+		if f[FAddress] == 1 {
+			cands[i].Relevance = max(cands[i].Relevance, min(cands[i].Rerank, 1))
+		}
+	}
 }
 
 // Question is a question prepared for feature extraction: its stemmed
 // content terms with their IDF weights, adjacent pairs, and the answer type
 // it asks for.
 type Question struct {
+	tok     Tokenizer
 	terms   []string
 	weights []float64
 	total   float64
@@ -84,11 +164,16 @@ type Question struct {
 	want    answerType
 }
 
-// PrepareQuestion tokenizes q (stemmed, stopwords dropped: index.Tokenize)
-// and weighs each distinct term with idf; a nil idf weighs every term 1.
-func PrepareQuestion(q string, idf func(string) float64) Question {
-	toks := index.Tokenize(q)
-	pq := Question{rare: [2]int{-1, -1}, want: askedType(q)}
+// Tokenizer splits a text into the index's stemmed content terms (stopwords
+// dropped). The gate does no text analysis of its own: the caller hands it
+// the index's tokenizer, so the gate's terms are the lexical lane's terms.
+type Tokenizer func(text string) []string
+
+// PrepareQuestion tokenizes q with tok and weighs each distinct term with
+// idf; a nil idf weighs every term 1.
+func PrepareQuestion(tok Tokenizer, q string, idf func(string) float64) Question {
+	toks := tok(q)
+	pq := Question{tok: tok, rare: [2]int{-1, -1}, want: askedType(q)}
 	seen := make(map[string]bool, len(toks))
 	for _, t := range toks {
 		if seen[t] {
@@ -139,11 +224,11 @@ type PassageTerms struct {
 	typed bool
 }
 
-// NewPassageTerms tokenizes title and text (index.Tokenize) and notes which
+// NewPassageTerms tokenizes title and text with tok and notes which
 // answer types the text holds, for reuse across questions (a cache's
 // entry).
-func NewPassageTerms(title, text string) *PassageTerms {
-	pt := newPassageTerms(title, text)
+func NewPassageTerms(tok Tokenizer, title, text string) *PassageTerms {
+	pt := newPassageTerms(tok, title, text)
 	for t := typeNone + 1; t < numTypes; t++ {
 		if hasType(t, text) {
 			pt.types |= 1 << t
@@ -153,8 +238,8 @@ func NewPassageTerms(title, text string) *PassageTerms {
 	return pt
 }
 
-func newPassageTerms(title, text string) *PassageTerms {
-	toks := index.Tokenize(title + " " + text)
+func newPassageTerms(tok Tokenizer, title, text string) *PassageTerms {
+	toks := tok(title + " " + text)
 	pt := &PassageTerms{set: make(map[string]struct{}, len(toks)), pairs: make(map[[2]string]struct{}, len(toks))}
 	for i, t := range toks {
 		pt.set[t] = struct{}{}
@@ -171,7 +256,7 @@ func (pt *PassageTerms) Size() int { return len(pt.set) + len(pt.pairs) }
 func (q *Question) match(title, text string, pt *PassageTerms) passageMatch {
 	var m passageMatch
 	if pt == nil {
-		pt = newPassageTerms(title, text) // used once: answer types are checked below as needed
+		pt = newPassageTerms(q.tok, title, text) // used once: answer types are checked below as needed
 	}
 	set := pt.set
 	if q.total > 0 {
@@ -220,6 +305,7 @@ func (q *Question) match(title, text string, pt *PassageTerms) passageMatch {
 func (m AnswerModel) Assess(q Question, cands []Candidate) {
 	matches := make([]passageMatch, len(cands))
 	best, second := -1.0, -1.0
+	simBest, simSecond, simSum := -2.0, -2.0, 0.0
 	for i := range cands {
 		matches[i] = q.match(cands[i].Title, cands[i].Text, cands[i].Terms)
 		switch c := matches[i].coverage; {
@@ -228,11 +314,33 @@ func (m AnswerModel) Assess(q Question, cands []Candidate) {
 		case c > second:
 			second = c
 		}
+		switch s := cands[i].Sim; {
+		case s > simBest:
+			simSecond, simBest = simBest, s
+		case s > simSecond:
+			simSecond = s
+		}
+		simSum += cands[i].Sim
 	}
 	for i := range cands {
 		f := candidateFeatures(cands[i], matches[i], i == 0, best, second)
+		if cands[i].Semantic {
+			s := cands[i].Sim
+			f[FSim] = s
+			f[FSimRel] = s - simSum/float64(len(cands))
+			other := simBest
+			if s >= simBest {
+				other = simSecond
+			}
+			if other < -1 {
+				other = s // the only candidate
+			}
+			f[FSimMargin] = s - other
+			f[FSoft] = cands[i].Soft
+			f[FSoftMin] = cands[i].SoftMin
+		}
 		cands[i].Features = f
-		cands[i].Answer = m.Prob(f)
+		cands[i].Answer = m.scaled(prob(m.weights(cands[i].Semantic), &f), cands[i].Semantic)
 		if f[FAddress] == 1 {
 			// An exact address hit or a curated-memory reference is a rule,
 			// not a guess: it keeps at least the rule score retrieve gave

@@ -3,6 +3,8 @@ package gate
 import (
 	"math"
 	"testing"
+
+	"github.com/answer-guard/guard/index"
 )
 
 // The shipped model is monotone where it must be: more of the question's
@@ -67,7 +69,7 @@ func TestAssessAddressHitKeepsRuleScore(t *testing.T) {
 		{ID: "hb-5-3", Kind: "lecture", Text: "Snapshots are taken nightly.", Rerank: 0.8, Lanes: []string{"address"}, Forced: true},
 		{ID: "other", Kind: "lecture", Text: "Unrelated text about widgets.", Rerank: 0.1, Lanes: []string{"dense"}},
 	}
-	DefaultAnswerModel().Assess(PrepareQuestion("explain hb 5.3", nil), cands)
+	DefaultAnswerModel().Assess(PrepareQuestion(index.Tokenize, "explain hb 5.3", nil), cands)
 	if cands[0].Answer < 0.8 {
 		t.Errorf("address hit answer %.3f, want >= its rule score 0.8", cands[0].Answer)
 	}
@@ -81,9 +83,9 @@ func TestAssessAddressHitKeepsRuleScore(t *testing.T) {
 func TestPlannerOutline(t *testing.T) {
 	cfg := DefaultConfig()
 	cands := []Candidate{
-		{ID: "a", Kind: "lecture", Answer: 0.5, Forced: true},
-		{ID: "b", Kind: "lecture", Answer: 0.9, Forced: true},
-		{ID: "c", Kind: "lecture", Answer: 0.2, Forced: true},
+		{ID: "a", Kind: "lecture", Answer: 0.5, Relevance: 0.8, Forced: true},
+		{ID: "b", Kind: "lecture", Answer: 0.9, Relevance: 0.9, Forced: true},
+		{ID: "c", Kind: "lecture", Answer: 0.2, Relevance: 0.7, Forced: true},
 	}
 	o := Decide(cfg, cands, true)
 	if o.Decision != Ground {
@@ -114,7 +116,7 @@ func BenchmarkGateAndPlanner(b *testing.B) {
 	idf := func(string) float64 { return 2 }
 	b.ReportAllocs()
 	for b.Loop() {
-		q := PrepareQuestion("When is the second rent payment due?", idf)
+		q := PrepareQuestion(index.Tokenize, "When is the second rent payment due?", idf)
 		cs := append([]Candidate(nil), cands...)
 		m.Assess(q, cs)
 		o := Decide(cfg, cs, true)

@@ -12,9 +12,31 @@ import (
 	"unicode"
 
 	"gonum.org/v1/gonum/optimize"
-
-	"github.com/answer-guard/guard/index"
 )
+
+// Calibration is one partition's calibration of the answerability model,
+// measured on the corpus itself with pseudo-questions: calibrated =
+// sigmoid(A*logit(p) + B). The index stores it (index.AnswerCalibration
+// has the same fields, so the caller converts one into the other).
+type Calibration struct {
+	Tenant string  `json:"tenant"`
+	KB     string  `json:"kb"`
+	A      float64 `json:"a"`
+	B      float64 `json:"b"`
+	// Questions is how many pseudo-questions were asked; Found how many
+	// retrieved their own passage.
+	Questions int `json:"questions"`
+	Found     int `json:"found"`
+	// Pos and Neg are quantiles (10, 25, 50, 75, 90%) of the model's
+	// probability for a pseudo-question's own passage and for the best
+	// other passage.
+	Pos []float64 `json:"pos"`
+	Neg []float64 `json:"neg"`
+	// CutPoints maps each gate threshold name to the raw model
+	// probability it corresponds to on this corpus.
+	CutPoints map[string]float64 `json:"cut_points,omitempty"`
+	Fit       string             `json:"fit"`
+}
 
 // Per-corpus calibration. The answerability model is fitted on labelled
 // training sets; a new corpus has its own style (short FAQ entries, long
@@ -41,10 +63,11 @@ type PseudoQuestion struct {
 	Text string
 }
 
-// PseudoQuestions makes at most n pseudo-questions from srcs, spread
+// PseudoQuestions makes at most n pseudo-questions from srcs (content
+// words as tok finds them), spread
 // evenly over them (a small corpus gets up to pseudoRounds questions per
 // passage); the same sources give the same questions.
-func PseudoQuestions(srcs []PseudoSource, n int) []PseudoQuestion {
+func PseudoQuestions(tok Tokenizer, srcs []PseudoSource, n int) []PseudoQuestion {
 	if n <= 0 || len(srcs) == 0 {
 		return nil
 	}
@@ -54,7 +77,7 @@ func PseudoQuestions(srcs []PseudoSource, n int) []PseudoQuestion {
 	for round := 0; round < pseudoRounds && len(out) < n; round++ {
 		for f := 0.0; int(f) < len(srcs) && len(out) < n; f += step {
 			s := srcs[int(f)]
-			if q := pseudoQuestion(s, round); q != "" && !seen[s.Key+"\x00"+q] {
+			if q := pseudoQuestion(tok, s, round); q != "" && !seen[s.Key+"\x00"+q] {
 				seen[s.Key+"\x00"+q] = true
 				out = append(out, PseudoQuestion{Key: s.Key, Text: q})
 			}
@@ -66,7 +89,7 @@ func PseudoQuestions(srcs []PseudoSource, n int) []PseudoQuestion {
 // pseudoRounds bounds the questions made from one passage.
 const pseudoRounds = 4
 
-func pseudoQuestion(s PseudoSource, round int) string {
+func pseudoQuestion(tok Tokenizer, s PseudoSource, round int) string {
 	h := fnv.New64a()
 	h.Write([]byte{byte(round)})
 	h.Write([]byte(s.Key))
@@ -77,7 +100,7 @@ func pseudoQuestion(s PseudoSource, round int) string {
 	for _, sent := range splitSentences(s.Text) {
 		var words []string
 		for _, w := range strings.FieldsFunc(sent, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
-			if len(index.Tokenize(w)) > 0 {
+			if len(tok(w)) > 0 {
 				words = append(words, strings.ToLower(w))
 			}
 		}
@@ -140,8 +163,8 @@ const CalibrationShrink = 2.0
 // FitCorpusCalibration asks qs and fits the corpus's calibration map of
 // m's probabilities. thresholds names the gate's thresholds whose raw cut
 // points are reported.
-func FitCorpusCalibration(m AnswerModel, qs []PseudoQuestion, ask CorpusAsk, thresholds map[string]float64) (index.AnswerCalibration, error) {
-	cal := index.AnswerCalibration{A: 1, Questions: len(qs)}
+func FitCorpusCalibration(m AnswerModel, qs []PseudoQuestion, ask CorpusAsk, thresholds map[string]float64) (Calibration, error) {
+	cal := Calibration{A: 1, Questions: len(qs)}
 	var pos, neg []float64
 	for _, pq := range qs {
 		q, cands, own, err := ask(pq)
@@ -290,7 +313,7 @@ func quantiles(v []float64) []float64 {
 
 // cutPoints maps each threshold t to the raw probability p with
 // Calibrate(p) == t.
-func cutPoints(cal index.AnswerCalibration, thresholds map[string]float64) map[string]float64 {
+func cutPoints(cal Calibration, thresholds map[string]float64) map[string]float64 {
 	out := make(map[string]float64, len(thresholds))
 	for name, t := range thresholds {
 		raw := 1 / (1 + math.Exp(-(logit(t)-cal.B)/cal.A))
@@ -307,7 +330,7 @@ func CalibrationThresholds(c Config) map[string]float64 {
 }
 
 // Calibrate maps a raw answerability probability through cal.
-func Calibrate(cal index.AnswerCalibration, p float64) float64 {
+func Calibrate(cal Calibration, p float64) float64 {
 	if cal.A == 1 && cal.B == 0 {
 		return p
 	}
@@ -316,7 +339,7 @@ func Calibrate(cal index.AnswerCalibration, p float64) float64 {
 
 // Recalibrate applies cal to every candidate's Answer (after Assess). An
 // exact address hit or memory reference keeps at least its rule score.
-func Recalibrate(cal *index.AnswerCalibration, cands []Candidate) {
+func Recalibrate(cal *Calibration, cands []Candidate) {
 	if cal == nil {
 		return
 	}

@@ -11,7 +11,7 @@ import (
 // The corpus map is monotone in the model's probability whatever the
 // fitted slope and offset, and each cut point maps back onto its threshold.
 func TestCalibrationMonotoneAndCutPoints(t *testing.T) {
-	for _, c := range []index.AnswerCalibration{{A: 1, B: 0}, {A: 1.4, B: -0.5}, {A: 0.6, B: 0.8}, {A: 2.1, B: -0.6}} {
+	for _, c := range []Calibration{{A: 1, B: 0}, {A: 1.4, B: -0.5}, {A: 0.6, B: 0.8}, {A: 2.1, B: -0.6}} {
 		prev := -1.0
 		for p := 0.0; p <= 1.0; p += 0.01 {
 			got := Calibrate(c, p)
@@ -36,7 +36,7 @@ func TestPseudoQuestions(t *testing.T) {
 		{Key: "a", Text: "The Ardmore lifeboat carries a crew of seven volunteers. It launches within ten minutes of a call."},
 		{Key: "b", Text: "Children under 5 travel free and do not need a ticket. Older children pay the child fare."},
 	}
-	q1, q2 := PseudoQuestions(srcs, 50), PseudoQuestions(srcs, 50)
+	q1, q2 := PseudoQuestions(index.Tokenize, srcs, 50), PseudoQuestions(index.Tokenize, srcs, 50)
 	if !slices.Equal(q1, q2) {
 		t.Fatalf("not deterministic:\n%v\n%v", q1, q2)
 	}
@@ -52,7 +52,7 @@ func TestPseudoQuestions(t *testing.T) {
 			}
 		}
 	}
-	if got := PseudoQuestions(srcs, 1); len(got) != 1 {
+	if got := PseudoQuestions(index.Tokenize, srcs, 1); len(got) != 1 {
 		t.Errorf("n=1 gave %d questions", len(got))
 	}
 }
@@ -69,7 +69,7 @@ func TestFitCorpusCalibration(t *testing.T) {
 		return qs
 	}
 	ask := func(PseudoQuestion) (Question, []Candidate, []bool, error) {
-		q := PrepareQuestion("how many volunteers crew the lifeboat", nil)
+		q := PrepareQuestion(index.Tokenize, "how many volunteers crew the lifeboat", nil)
 		return q, []Candidate{
 			{ID: "1", Text: "The lifeboat is crewed by seven volunteers.", Rerank: 0.8, Lanes: []string{"dense", "lexical"}},
 			{ID: "2", Text: "Harbour parking costs two pounds.", Rerank: 0.1, Lanes: []string{"dense"}},
@@ -92,7 +92,7 @@ func TestFitCorpusCalibration(t *testing.T) {
 // the identity map instead of a flat one.
 func TestCalibrationIdentityWhenPassagesAlike(t *testing.T) {
 	ask := func(PseudoQuestion) (Question, []Candidate, []bool, error) {
-		q := PrepareQuestion("how many volunteers crew the lifeboat", nil)
+		q := PrepareQuestion(index.Tokenize, "how many volunteers crew the lifeboat", nil)
 		same := Candidate{Text: "The lifeboat is crewed by seven volunteers.", Rerank: 0.8, Lanes: []string{"dense", "lexical"}}
 		a, b := same, same
 		a.ID, b.ID = "1", "2"
@@ -111,7 +111,7 @@ func TestCalibrationIdentityWhenPassagesAlike(t *testing.T) {
 // Prepared passage terms give the same features as tokenizing in Assess.
 func TestPassageTermsSameFeatures(t *testing.T) {
 	m := DefaultAnswerModel()
-	q := PrepareQuestion("How many volunteers crew the Ardmore lifeboat, and when was it launched?", nil)
+	q := PrepareQuestion(index.Tokenize, "How many volunteers crew the Ardmore lifeboat, and when was it launched?", nil)
 	mk := func() []Candidate {
 		return []Candidate{
 			{ID: "1", Title: "Lifeboat", Text: "The Ardmore lifeboat carries a crew of seven volunteers. It was first launched on 14 March 1887.", Rerank: 0.7, Lanes: []string{"dense", "lexical"}},
@@ -120,7 +120,7 @@ func TestPassageTermsSameFeatures(t *testing.T) {
 	}
 	plain, prepared := mk(), mk()
 	for i := range prepared {
-		prepared[i].Terms = NewPassageTerms(prepared[i].Title, prepared[i].Text)
+		prepared[i].Terms = NewPassageTerms(index.Tokenize, prepared[i].Title, prepared[i].Text)
 	}
 	m.Assess(q, plain)
 	m.Assess(q, prepared)
@@ -143,7 +143,7 @@ func TestPassageTermsTypes(t *testing.T) {
 		"The station is 2 miles north of Ardmore harbour; the boat does 25 knots.",
 		"",
 	} {
-		pt := NewPassageTerms("", text)
+		pt := NewPassageTerms(index.Tokenize, "", text)
 		for ty := typeNone + 1; ty < numTypes; ty++ {
 			if got, want := pt.types&(1<<ty) != 0, hasType(ty, text); got != want {
 				t.Errorf("%q type %d: noted %v, hasType %v", text, ty, got, want)

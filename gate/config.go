@@ -14,6 +14,13 @@ const (
 	BetweenGround = "ground" // ground the answer, with a caveat in the prompt
 )
 
+// OffTopic names what a question gets when nothing in the corpus is about
+// it (max relevance below bail_out_below).
+const (
+	OffTopicFallback = "fallback" // general knowledge on the fallback model, with the disclaimer (default)
+	OffTopicRefuse   = "refuse"   // refuse with off_topic_text, no model call
+)
+
 // Config holds the gate's thresholds and prompt texts. The zero value is not
 // useful; start from [DefaultConfig].
 type Config struct {
@@ -24,7 +31,10 @@ type Config struct {
 	// ran. Range [0,1], default 0.45.
 	PrefloorNoRerank float64 `yaml:"prefloor_no_rerank"`
 	// PrimaryKind is the kind whose survivors count towards sufficiency.
-	// Non-empty, default "lecture".
+	// Default "lecture" (the demo's); "" counts every kind. A partition
+	// that holds no chunk of this kind counts all its survivors (the proxy
+	// clears PrimaryKind for that turn), so a corpus that never sets kind
+	// is not penalised.
 	PrimaryKind string `yaml:"primary_kind"`
 	// PrimaryMin is how many primary-kind survivors sufficiency needs. >= 0,
 	// default 2.
@@ -41,6 +51,22 @@ type Config struct {
 	Between string `yaml:"between"`
 	// RefusalText is the assistant message of a refused turn. Non-empty.
 	RefusalText string `yaml:"refusal_text"`
+	// TopicsText follows RefusalText when some passages came near the
+	// question; "{topics}" is replaced by their titles (or the lead of
+	// their text), quoted and separated by "; ". Empty: no topics named.
+	TopicsText string `yaml:"topics_text"`
+	// ClosestTopics is how many topics a refusal names. Range [0,10],
+	// default 3.
+	ClosestTopics int `yaml:"closest_topics"`
+	// OffTopic is what a question below bail_out_below (nothing in the
+	// corpus is about it) gets: "fallback" (default, as in the seed: the
+	// fallback model answers from general knowledge behind the
+	// disclaimer) or "refuse" (a topical rail: OffTopicText, no model
+	// call).
+	OffTopic string `yaml:"off_topic"`
+	// OffTopicText is the reply to an off-topic question with off_topic:
+	// refuse. Non-empty.
+	OffTopicText string `yaml:"off_topic_text"`
 	// FallbackInstruction is the system instruction of a bail-out turn.
 	// Non-empty.
 	FallbackInstruction string `yaml:"fallback_instruction"`
@@ -53,11 +79,14 @@ type Config struct {
 	SystemTemplate string `yaml:"system_template"`
 	// MaxNotes caps the notes minted per turn. Range [1,999], default 16.
 	MaxNotes int `yaml:"max_notes"`
-	// Relevance is the score the thresholds compare: "answerability"
-	// (default: the local answerability model's calibrated probability
-	// that the passage answers the question, the same scale on every
-	// corpus and reranker) or "rerank" (the reranker's own score, as
-	// before; kept for comparison).
+	// Relevance is the score the thresholds compare: "relevance"
+	// (default: the relevance model's calibrated probability that the
+	// passage is about the question, from rerank, encoder similarity,
+	// word-vector soft coverage and lexical features, the same scale on
+	// every corpus and reranker), "answerability" (the answerability
+	// model's probability that the passage answers it: relevance and
+	// answerability merged, as before) or "rerank" (the reranker's own
+	// score); the last two are kept for comparison.
 	Relevance string `yaml:"relevance"`
 	// CorpusCalibration applies the snapshot's per-corpus calibration
 	// (measured at index time with pseudo-questions; guard index calibrate
@@ -84,19 +113,25 @@ type PlannerConfig struct {
 	// planner decides and guard.degraded says "planner").
 	Mode string `yaml:"mode"`
 	// MinSupport is the least answerability a note needs to enter the
-	// outline. Range [0,1], default 0.30 (chosen on training data).
+	// outline. Range [0,1], default 0.45 (tuned on the dev corpora by guard
+	// bench quality --gate).
 	MinSupport float64 `yaml:"min_support"`
 	// MaxOutline caps the outline. Range [1,999], default 8.
 	MaxOutline int `yaml:"max_outline"`
 	// BaseURL, Model, APIKeyEnv and Timeout configure the remote planner
 	// (an OpenAI-compatible /chat/completions endpoint, temperature 0).
-	// BaseURL and Model are required with mode remote; Timeout > 0,
-	// default 2s.
+	// BaseURL and Model are required with mode remote; BaseURL "upstream"
+	// (PlannerUpstream) plans on the answering upstream, with its key
+	// unless APIKeyEnv is set. Timeout > 0, default 2s.
 	BaseURL   string        `yaml:"base_url"`
 	Model     string        `yaml:"model"`
 	APIKeyEnv string        `yaml:"api_key_env"`
 	Timeout   time.Duration `yaml:"timeout"`
 }
+
+// PlannerUpstream as planner.base_url makes the answering upstream the
+// remote planner.
+const PlannerUpstream = "upstream"
 
 // DefaultSystemTemplate is the default system_template.
 const DefaultSystemTemplate = `{{if eq .Decision "ground" -}}
@@ -133,19 +168,24 @@ func DefaultConfig() Config {
 		GoodEnoughMax:       0.65,
 		BailOutBelow:        0.40,
 		Between:             BetweenRefuse,
-		RefusalText:         "I can't answer that from the sources I have. Try rephrasing the question or asking about a topic the library covers.",
-		FallbackInstruction: "No source in the library covers this question. Answer briefly from general knowledge, and say plainly where you are unsure.",
-		Disclaimer:          "This answer is from general knowledge, not from the library's sources.",
+		RefusalText:         "The sources I can search do not cover this question, so I can't answer it from them.",
+		TopicsText:          "The closest topics they cover are: {topics}.",
+		ClosestTopics:       3,
+		OffTopic:            OffTopicFallback,
+		OffTopicText:        "That question is outside what the sources I can search cover, so I can't answer it here.",
+		FallbackInstruction: "None of the available sources covers this question. Answer briefly from general knowledge, and say plainly where you are unsure.",
+		Disclaimer:          "This answer is from general knowledge, not from the available sources.",
 		Caveat:              "The notes cover the question only in part: say which parts they do not cover.",
 		SystemTemplate:      DefaultSystemTemplate,
 		MaxNotes:            16,
-		Relevance:           RelevanceAnswerability,
-		Planner:             PlannerConfig{Mode: "local", MinSupport: 0.30, MaxOutline: 8, Timeout: 2 * time.Second},
+		Relevance:           RelevanceModel,
+		Planner:             PlannerConfig{Mode: "local", MinSupport: 0.45, MaxOutline: 8, Timeout: 2 * time.Second},
 	}
 }
 
 // The relevance scales.
 const (
+	RelevanceModel         = "relevance"
 	RelevanceAnswerability = "answerability"
 	RelevanceRerank        = "rerank"
 )
@@ -166,8 +206,14 @@ func (c Config) Validate() error {
 	if c.BailOutBelow > c.GoodEnoughMax {
 		errs = append(errs, fmt.Errorf("bail_out_below: must not exceed good_enough_max (%v), got %v", c.GoodEnoughMax, c.BailOutBelow))
 	}
-	if c.PrimaryKind == "" {
-		errs = append(errs, errors.New("primary_kind: must not be empty"))
+	if c.OffTopic != OffTopicFallback && c.OffTopic != OffTopicRefuse {
+		errs = append(errs, fmt.Errorf("off_topic: must be %q or %q, got %q", OffTopicFallback, OffTopicRefuse, c.OffTopic))
+	}
+	if c.OffTopicText == "" {
+		errs = append(errs, errors.New("off_topic_text: must not be empty"))
+	}
+	if c.ClosestTopics < 0 || c.ClosestTopics > 10 {
+		errs = append(errs, fmt.Errorf("closest_topics: must be in [0,10], got %d", c.ClosestTopics))
 	}
 	if c.PrimaryMin < 0 {
 		errs = append(errs, fmt.Errorf("primary_min: must be >= 0, got %d", c.PrimaryMin))
@@ -187,8 +233,8 @@ func (c Config) Validate() error {
 	if c.MaxNotes < 1 || c.MaxNotes > 999 {
 		errs = append(errs, fmt.Errorf("max_notes: must be in [1,999], got %d", c.MaxNotes))
 	}
-	if c.Relevance != RelevanceAnswerability && c.Relevance != RelevanceRerank {
-		errs = append(errs, fmt.Errorf("relevance: must be %q or %q, got %q", RelevanceAnswerability, RelevanceRerank, c.Relevance))
+	if c.Relevance != RelevanceModel && c.Relevance != RelevanceAnswerability && c.Relevance != RelevanceRerank {
+		errs = append(errs, fmt.Errorf("relevance: must be %q, %q or %q, got %q", RelevanceModel, RelevanceAnswerability, RelevanceRerank, c.Relevance))
 	}
 	if c.Planner.Mode != "local" && c.Planner.Mode != "remote" {
 		errs = append(errs, fmt.Errorf("planner.mode: must be local or remote, got %q", c.Planner.Mode))

@@ -1,7 +1,9 @@
 // Package gate implements the prefloor, the coverage gate and the minting of
 // notes as bare integer footnotes with their server-side alias table.
 //
-// The proxy converts retrieval results into [Candidate] values and calls
+// The package imports no other package of the project: it declares what it
+// needs (candidate fields, a [Tokenizer], a [Calibration]) and
+// internal/gatefeed converts retrieval results into it. The proxy then calls
 // [Decide]. Decide drops every non-forced candidate whose calibrated relevance
 // is below the prefloor (0.18 with a reranker, 0.45 without), measures the
 // coverage of what survives, and decides from plain booleans:

@@ -2,7 +2,9 @@ package gate
 
 import (
 	"context"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // Candidate is one retrieved passage as the proxy hands it to the gate.
@@ -20,6 +22,19 @@ type Candidate struct {
 	// AnswerModel.Assess before Decide.
 	Answer   float64
 	Features Features
+	// Sim is the sentence encoder's cosine between the question and the
+	// passage (title and text), Soft the word vectors' soft coverage of the
+	// question's words by the passage's; both meaningful only when
+	// Semantic is set (retrieve computed them).
+	Sim, Soft float64
+	// SoftMin is the word vectors' best cosine for the question's
+	// worst-covered word (the one thing a passage on the topic may lack).
+	SoftMin  float64
+	Semantic bool
+	// Relevance is the relevance model's calibrated probability that the
+	// passage is about the question (set by RelevanceModel.Rate after
+	// Assess); the coverage gate compares it with its thresholds.
+	Relevance float64
 	// Terms, when set, are the passage's prepared terms (NewPassageTerms
 	// of Title and Text), so Assess need not tokenize it again; nil: Assess
 	// computes them.
@@ -67,6 +82,10 @@ type Outcome struct {
 	Floored int
 	// Survivors are the candidates behind Notes, in the same order.
 	Survivors []Candidate
+	// Closest names the topics of the best surviving passages (their
+	// titles, or a short lead of the text when untitled), best first, at
+	// most cfg.ClosestTopics: what a refusal says the sources do cover.
+	Closest []string
 }
 
 // Caveat reports whether the turn was grounded from the in-between band
@@ -76,6 +95,8 @@ func (o Outcome) Caveat() bool { return o.Checks["caveat"] }
 // relevance is the score the thresholds are compared against.
 func relevance(cfg Config, c Candidate, rerankActive bool) float64 {
 	switch {
+	case cfg.Relevance == RelevanceModel:
+		return c.Relevance
 	case cfg.Relevance == RelevanceAnswerability:
 		return c.Answer
 	case rerankActive:
@@ -103,10 +124,11 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool) Outcome {
 		if r > o.Coverage.Max {
 			o.Coverage.Max = r
 		}
-		if c.Kind == cfg.PrimaryKind {
+		if cfg.PrimaryKind == "" || c.Kind == cfg.PrimaryKind {
 			o.Coverage.PrimaryKindCount++
 		}
 	}
+	o.Closest = closest(cfg, survivors, rerankActive)
 	max := o.Coverage.Max
 	sufficient := max >= cfg.SufficientMax && o.Coverage.PrimaryKindCount >= cfg.PrimaryMin
 	goodEnough := sufficient || max >= cfg.GoodEnoughMax
@@ -121,10 +143,13 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool) Outcome {
 	o.Checks["bail_out"] = bailOut
 	o.Checks["between"] = between
 	o.Checks["caveat"] = caveat
+	o.Checks["off_topic"] = bailOut && !goodEnough && cfg.OffTopic == OffTopicRefuse
 
 	switch { // good_enough wins over bail_out should the thresholds overlap
 	case goodEnough || caveat:
 		o.Decision = Ground
+	case bailOut && cfg.OffTopic == OffTopicRefuse:
+		o.Decision = Refuse
 	case bailOut:
 		o.Decision = Fallback
 	default:
@@ -143,6 +168,65 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool) Outcome {
 		o.Notes[i] = Note{N: i + 1, ID: c.ID, Title: c.Title, Address: c.Address, URL: c.URL, Kind: c.Kind, Text: c.Text}
 	}
 	return o
+}
+
+// closest names the topics of the best survivors by relevance.
+func closest(cfg Config, survivors []Candidate, rerankActive bool) []string {
+	if cfg.ClosestTopics <= 0 || len(survivors) == 0 {
+		return nil
+	}
+	idx := make([]int, len(survivors))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		return relevance(cfg, survivors[idx[a]], rerankActive) > relevance(cfg, survivors[idx[b]], rerankActive)
+	})
+	var out []string
+	for _, i := range idx {
+		t := topicOf(survivors[i])
+		if t == "" || slices.Contains(out, t) {
+			continue
+		}
+		out = append(out, t)
+		if len(out) == cfg.ClosestTopics {
+			break
+		}
+	}
+	return out
+}
+
+// topicLeadWords is how many words of an untitled passage name its topic.
+const topicLeadWords = 8
+
+// topicOf is a passage's title, or the first words of its text.
+func topicOf(c Candidate) string {
+	if t := strings.Join(strings.Fields(c.Title), " "); t != "" {
+		return t
+	}
+	words := strings.Fields(c.Text)
+	if len(words) <= topicLeadWords {
+		return strings.TrimRight(strings.Join(words, " "), ".,;:")
+	}
+	return strings.TrimRight(strings.Join(words[:topicLeadWords], " "), ".,;:") + " …"
+}
+
+// RefusalMessage is the assistant message of a refused turn: for a
+// question outside the corpus (off_topic: refuse) cfg.OffTopicText; else
+// cfg.RefusalText followed by cfg.TopicsText naming the closest topics,
+// when any passage came near.
+func RefusalMessage(cfg Config, o Outcome) string {
+	if o.Checks["off_topic"] {
+		return cfg.OffTopicText
+	}
+	if len(o.Closest) == 0 || cfg.TopicsText == "" {
+		return cfg.RefusalText
+	}
+	quoted := make([]string, len(o.Closest))
+	for i, t := range o.Closest {
+		quoted[i] = "\"" + t + "\""
+	}
+	return cfg.RefusalText + " " + strings.ReplaceAll(cfg.TopicsText, "{topics}", strings.Join(quoted, "; "))
 }
 
 // LocalOutline is the local synthesis planner: the indexes into

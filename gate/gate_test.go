@@ -155,3 +155,58 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// Relevance decides between on-topic and off-topic; off_topic picks what
+// an off-topic question gets; a refusal names the closest topics (titles,
+// or the lead of an untitled text).
+func TestRelevanceOffTopicAndRefusal(t *testing.T) {
+	onTopic := []Candidate{
+		{ID: "spa", Kind: "library", Title: "Spa and pool", Text: "The spa has an indoor pool.", Relevance: 0.9, Answer: 0.2},
+		{ID: "x", Kind: "library", Text: "Breakfast is served in the Garden Room from 7am to 10:30am on weekdays and later at weekends.", Relevance: 0.7, Answer: 0.1},
+		{ID: "y", Kind: "library", Title: "Parking", Text: "We have an underground car park.", Relevance: 0.1, Answer: 0.1},
+	}
+	offTopic := []Candidate{{ID: "y", Kind: "library", Title: "Parking", Relevance: 0.3, Answer: 0.1}}
+	for _, tc := range []struct {
+		name      string
+		offTopic  string
+		cands     []Candidate
+		want      Decision
+		wantCheck bool
+		wantText  string
+	}{
+		{"on-topic unanswerable refuses naming topics", OffTopicFallback, onTopic, Refuse, false,
+			`The sources I can search do not cover this question, so I can't answer it from them. The closest topics they cover are: "Spa and pool"; "Breakfast is served in the Garden Room from …".`},
+		{"off-topic falls back", OffTopicFallback, offTopic, Fallback, false, ""},
+		{"off-topic refused with off_topic: refuse", OffTopicRefuse, offTopic, Refuse, true, DefaultConfig().OffTopicText},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.OffTopic = tc.offTopic
+			cfg.PrimaryKind = ""
+			o := Decide(cfg, tc.cands, true)
+			o = ApplyOutline(o, LocalOutline(cfg, o))
+			if o.Decision != tc.want || o.Checks["off_topic"] != tc.wantCheck {
+				t.Fatalf("decision %s off_topic %v, want %s %v (checks %v)", o.Decision, o.Checks["off_topic"], tc.want, tc.wantCheck, o.Checks)
+			}
+			if tc.wantText != "" {
+				if got := RefusalMessage(cfg, o); got != tc.wantText {
+					t.Errorf("refusal\n got %q\nwant %q", got, tc.wantText)
+				}
+			}
+		})
+	}
+}
+
+// A partition without the primary kind counts its own chunks (the proxy
+// clears primary_kind): sufficiency no longer needs a kind it cannot have.
+func TestPrimaryKindEmptyCountsEveryKind(t *testing.T) {
+	cands := []Candidate{{ID: "a", Kind: "library", Relevance: 0.6, Answer: 0.9}, {ID: "b", Kind: "library", Relevance: 0.5, Answer: 0.9}}
+	cfg := DefaultConfig()
+	if o := Decide(cfg, cands, true); o.Checks["sufficient"] || o.Decision != Refuse {
+		t.Fatalf("primary_kind lecture: sufficient %v decision %s, want insufficient, refused", o.Checks["sufficient"], o.Decision)
+	}
+	cfg.PrimaryKind = ""
+	if o := Decide(cfg, cands, true); !o.Checks["sufficient"] || o.Decision != Ground || o.Coverage.PrimaryKindCount != 2 {
+		t.Fatalf("primary_kind \"\": sufficient %v decision %s count %d, want sufficient, ground, 2", o.Checks["sufficient"], o.Decision, o.Coverage.PrimaryKindCount)
+	}
+}

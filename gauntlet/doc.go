@@ -54,12 +54,24 @@
 // is the human address ("John 3:16"). Ids containing spaces cannot be tokens
 // and are not caught, here or by the auditor.
 //
+// Before the lookup a token is normalised (normalize.go): look-alike
+// characters fold to ASCII (NFKC compatibility forms such as fullwidth,
+// Cyrillic and Greek homoglyphs, Unicode hyphens), %XX escapes of token
+// bytes are decoded, and glue inside a token is removed (zero-width
+// characters, '*' and '~' emphasis runs, HTML comments): "**hb**-0402",
+// "hb\u200b-0402", "ｈｂ－０４０２" and "hb-04<!-- -->02" are the id
+// hb-0402. A token whose normal form is not a leaked id passes as written.
+// Only a delta holding a non-ASCII byte or one of % * < ` ~ (or arriving in
+// code, or while such a token is unfinished) takes this path.
+//
 // # Code
 //
 // Inline code spans (opened by a run of backticks, closed by a run of the
 // same length or by the end of the line) and fenced code blocks (``` or ~~~ at
 // a line start, up to three spaces indented, closed by a fence line of the
-// same character at least as long) pass through untouched.
+// same character at least as long) pass through untouched, except that a
+// token in code whose normal form is a leaked id is deleted (a token in code
+// is held until it ends).
 //
 // # Hold-back
 //

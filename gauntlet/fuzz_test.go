@@ -81,6 +81,7 @@ func checkOutput(t *testing.T, s *Spec, o Options, in, out []byte, st *Stream) {
 func FuzzStream(f *testing.F) {
 	seeds := []string{
 		"Water boils at 100 C [^1]. Ice melts [^2][^2]. Bad [^9] [^x1] [^ 2] [^^3] [^4",
+		"REAL\u200bID42, REAL\u2011ID42? **REAL**ID42 REAL<!-- -->ID42 REAL%49D42 ＲＥＡＬＩＤ４２ `REALID42` Хорошо — ok",
 		"See [card:Lecture 1] and [card:Nope], do [action:open_map] [action:rm].",
 		"Leak 123e4567-e89b-12d3-a456-426614174000 and doc_0123456789ab, REALID42, 0123456789abcdef0123.",
 		"code `[^9] doc_1abc` and\n```\n[^9]\n```\ntext [1, 2] [3; 4] [12 items] [2020]",

@@ -20,7 +20,9 @@ func TestRandomProperties(t *testing.T) {
 	s := testSpec(t)
 	pieces := []string{"[", "]", "^", "`", "~", " ", "\n", ".", ",", ":", "_", "-", "1", "2", "9", "0", "a", "b", "x",
 		"card:", "action:", "Lecture 1", "open_map", "doc_", "É", "Ж", "0123456789abcdef", "0123abcd",
-		"-0123-4567-89ab-0123456789ab", "REALID42", "```", "~~~", "  ", "[^1]", "[^9]", "[1]", "library-7", "[card:Lecture 1]", "。", "\xe3\x80", "\x82", "(", ")", "(", ")", "ref "}
+		"-0123-4567-89ab-0123456789ab", "REALID42", "```", "~~~", "  ", "[^1]", "[^9]", "[1]", "library-7", "[card:Lecture 1]", "。", "\xe3\x80", "\x82", "(", ")", "(", ")", "ref ",
+		// the normalising filter's inputs: glue, look-alikes, escapes
+		"\u200b", "\u2011", "**", "*", "~~", "<!-- -->", "<!--", "-->", "<", "%2D", "%2", "%", "\uff48", "\uff10", "\u04bb", "\u0435", "\u2014", "REAL\u200bID42", "REALID\uff14\uff12"}
 	n := *propN
 	if testing.Short() {
 		n = min(n, 2000)

@@ -16,6 +16,27 @@ func (st *Stream) writeSteps(dst, delta []byte) []byte {
 	if st.closed {
 		return dst
 	}
+	if st.needNorm(delta) {
+		return st.normWrite(dst, delta, (*Stream).feedSteps)
+	}
+	return st.steps(dst, delta)
+}
+
+// feedSteps is feed with step alone.
+func (st *Stream) feedSteps(dst, text []byte) []byte {
+	if len(text) == 0 {
+		return dst
+	}
+	dst = st.steps(dst, text)
+	if st.ncarry > 0 {
+		dst = append(dst, st.carry[:st.ncarry]...)
+		st.ncarry = 0
+	}
+	return dst
+}
+
+// steps lexes delta byte by byte.
+func (st *Stream) steps(dst, delta []byte) []byte {
 	start := len(dst)
 	dst = append(dst, st.carry[:st.ncarry]...)
 	st.ncarry = 0
@@ -54,7 +75,8 @@ func TestFastPathsMatchSteps(t *testing.T) {
 	pieces := []string{"[", "]", "^", "`", "~", " ", "\n", ".", ",", ":", "_", "-", "1", "2", "9", "0", "a", "b", "x", "!", "?", "\t", "\r", "@", "#", "/",
 		"card:", "action:", "Lecture 1", "open_map", "doc_", "É", "Ж", "0123456789abcdef", "0123abcd", "word", "the ", "Water. ", "end.", "...",
 		"-0123-4567-89ab-0123456789ab", "REALID42", "```", "~~~", "  ", "[^1]", "[^9]", "[1]", "[^2]", "[^12]", "[2020]", "library-7",
-		"[card:Lecture 1]", "。", "\xe3\x80", "\x82", "(", ")", "ref ", "[^1234567]", "[1, 2]", "3.14", "e.g.", "a-b", "x:", "🙂"}
+		"[card:Lecture 1]", "。", "\xe3\x80", "\x82", "(", ")", "ref ", "[^1234567]", "[1, 2]", "3.14", "e.g.", "a-b", "x:", "🙂",
+		"\u200b", "\u2011", "**", "~~", "<!-- -->", "<!--", "%2D", "%", "\uff48", "\u04bb", "REAL\u200bID42"}
 	text := answerText(1 << 16)
 	r := rand.New(rand.NewPCG(5, 6))
 	n := 20000

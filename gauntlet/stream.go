@@ -176,6 +176,10 @@ type Stream struct {
 	carry  [utf8.UTFMax]byte
 	ncarry int
 
+	// The normalising path (normalize.go): input held back (an extended
+	// token the next delta may continue), and scratch for normal forms.
+	npend, nbuf, nwin []byte
+
 	counts [7]int
 	kept   int
 	closed bool
@@ -297,6 +301,7 @@ func (st *Stream) Reset(o Options) {
 	st.q, st.q2, st.qh = st.q[:0], st.q2[:0], 0
 	st.long, st.ctx, st.word, st.relN, st.aPos = false, st.ctx[:0], false, 0, 0
 	st.ncarry = 0
+	st.npend, st.nbuf, st.nwin = st.npend[:0], st.nbuf[:0], st.nwin[:0]
 	st.counts = [7]int{}
 	st.kept = 0
 	st.closed = false
@@ -357,6 +362,14 @@ func (st *Stream) Write(dst, delta []byte) []byte {
 	if st.closed {
 		return dst
 	}
+	if st.needNorm(delta) {
+		return st.normWrite(dst, delta, (*Stream).feed)
+	}
+	return st.lexWrite(dst, delta)
+}
+
+// lexWrite is Write without the normalising path.
+func (st *Stream) lexWrite(dst, delta []byte) []byte {
 	start, i := len(dst), 0
 	if st.ncarry > 0 {
 		dst = append(dst, st.carry[:st.ncarry]...)
@@ -466,6 +479,7 @@ func (st *Stream) Close(dst []byte) []byte {
 	}
 	dst = append(dst, st.carry[:st.ncarry]...)
 	st.ncarry = 0
+	dst = st.normClose(dst)
 	for {
 		dst = st.drain(dst)
 		if st.hk == hNone || st.hk == hDropTok || st.hk == hSkip {

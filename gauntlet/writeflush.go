@@ -22,6 +22,12 @@ import (
 // WriteFlush after Close is a no-op.
 func (st *Stream) WriteFlush(dst, delta []byte) []byte {
 	if len(delta) != 8 || !st.p8 { // every call here is in tail position: nothing kept across it
+		if st.needNorm(delta) {
+			if st.closed {
+				return dst
+			}
+			return st.Flush(st.normWrite(dst, delta, (*Stream).feed))
+		}
 		if len(delta) > 8 {
 			return st.Flush(st.Write(dst, delta))
 		}
@@ -35,6 +41,9 @@ func (st *Stream) WriteFlush(dst, delta []byte) []byte {
 	pw := binary.LittleEndian.Uint64(delta)
 	lt, sp := lettersSpaces(pw)
 	if lt|sp != 0x8080808080808080 {
+		if st.needNorm(delta) {
+			return st.Flush(st.normWrite(dst, delta, (*Stream).feed))
+		}
 		return st.prose8(dst, delta)
 	}
 	h := len(st.hold)

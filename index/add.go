@@ -42,8 +42,18 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 	if err != nil {
 		return Manifest{}, fmt.Errorf("base snapshot %s: %w", base, err)
 	}
-	if man.Embedder != cfg.Embedder {
-		return Manifest{}, fmt.Errorf("base snapshot %s: embedder %s, config says %s", base, man.Embedder, cfg.Embedder)
+	if canonicalEmbedder(man.Embedder) != canonicalEmbedder(cfg.Embedder) {
+		return Manifest{}, fmt.Errorf("base snapshot %s: built with embedder %q, index.embedder is %q: rebuild the index instead", base, canonicalEmbedder(man.Embedder), canonicalEmbedder(cfg.Embedder))
+	}
+	man.Embedder = canonicalEmbedder(man.Embedder)
+	var enc Encoder
+	if man.Embedder == EmbedderUSE {
+		if enc, err = defaultEncoder(); err != nil {
+			return Manifest{}, err
+		}
+		if enc.Checksum() != man.EncoderChecksum {
+			return Manifest{}, fmt.Errorf("base snapshot %s: built by encoder model %.12s, this binary embeds %.12s: rebuild the index instead", base, man.EncoderChecksum, enc.Checksum())
+		}
 	}
 	docs, bad, err := ReadDocs(sources, cfg.Strict)
 	if err != nil {
@@ -70,7 +80,7 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 	}
 	warnDropped(log, docs)
 	var remote *RemoteEmbedder
-	if cfg.Embedder == "remote" {
+	if man.Embedder == EmbedderRemote {
 		if remote, err = NewRemoteEmbedder(cfg.Remote, 0); err != nil {
 			return Manifest{}, err
 		}
@@ -110,6 +120,7 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 	for k := range touched {
 		keys = append(keys, k)
 	}
+	prog := newProgress(o.progress, log, 0) // chunk count unknown until chunked
 	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+"/"+keys[i][1] < keys[j][0]+"/"+keys[j][1] })
 	for _, k := range keys {
 		if err := ctx.Err(); err != nil {
@@ -121,7 +132,7 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 			g = &gate{cfg: cfg.HaluGate, v: o.verifier, sum: hg, log: log}
 		}
 		if _, ok := infos[k]; ok {
-			info, err = extendPartition(ctx, cfg, remote, tmp, k, byPart[k], memByPart[k], g, ch, log)
+			info, err = extendPartition(ctx, cfg, remote, enc, prog, infos[k], tmp, k, byPart[k], memByPart[k], g, ch, log)
 		} else {
 			var dels []Doc
 			byPart[k], dels = splitDeletions(byPart[k])
@@ -141,6 +152,9 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 			err = ingestPartition(ctx, cfg, g, pd, byPart[k], memByPart[k])
 			if err == nil {
 				err = embedPartition(ctx, cfg, remote, pd)
+			}
+			if err == nil {
+				err = encodePartition(ctx, cfg, enc, pd, 0, prog)
 			}
 			if err == nil {
 				info, err = writePartition(ctx, cfg, tmp, pd, nil, log)
@@ -177,11 +191,12 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 		return a.Tenant < b.Tenant || a.Tenant == b.Tenant && a.KB < b.KB
 	})
 	man.Base = base
+	prog.finish()
 	return finishSnapshot(tmp, out, man, start, log)
 }
 
 // extendPartition applies new documents and memory to a copied partition.
-func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, root string, k [2]string, docs []Doc, mem []MemoryEntry, g *gate, ch *Changes, log *zap.Logger) (PartitionInfo, error) {
+func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, enc Encoder, prog *progress, base PartitionInfo, root string, k [2]string, docs []Doc, mem []MemoryEntry, g *gate, ch *Changes, log *zap.Logger) (PartitionInfo, error) {
 	dir := filepath.Join(root, disk.PartDir(k[0], k[1]))
 	pd := &partData{tenant: k[0], kb: k[1], model: &LocalModel{}}
 	var cf chunkFile
@@ -206,6 +221,17 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 		if len(pd.chunks) > 0 {
 			pd.remoteDims = len(pd.remote) / len(pd.chunks)
 		}
+	}
+	if enc != nil {
+		if pd.enc, err = disk.ReadF32(filepath.Join(dir, disk.EncoderVectorsFile)); err != nil {
+			return PartitionInfo{}, err
+		}
+		if len(pd.enc) != len(pd.chunks)*enc.Dims() {
+			return PartitionInfo{}, fmt.Errorf("encoder vectors: %d floats for %d chunks", len(pd.enc), len(pd.chunks))
+		}
+		// The dense calibration stays the one measured at build, as the
+		// local model's IDF stays frozen.
+		pd.encCalib, pd.encAnchors = base.DenseCalibration, base.DenseRawAnchors
 	}
 	af, _ := disk.ReadAddress(filepath.Join(dir, disk.AddressFile))
 	pd.aliases = af.Aliases
@@ -345,6 +371,9 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, ro
 			pd.remoteDims = len(v)
 			pd.remote = append(pd.remote, v...)
 		}
+	}
+	if err := encodePartition(ctx, cfg, enc, pd, first, prog); err != nil {
+		return PartitionInfo{}, err
 	}
 	for j := range newChunks {
 		if !newDeleted[j] {

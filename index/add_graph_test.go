@@ -66,6 +66,9 @@ func TestAddReplacesInGraph(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 99))
 			cfg := DefaultConfig()
 			cfg.HNSW.ExactBelow = 50
+			// These tests exercise the graph mechanics over the hashed model's
+			// vectors (queried with p.Local().EmbedText); they pin that embedder.
+			cfg.Embedder = EmbedderHashed
 			dir := t.TempDir()
 			const n = 1000
 			docs := randomDocs(rng, "d", n)
@@ -160,6 +163,9 @@ func buildRandomBase(tb testing.TB, rng *rand.Rand, n, exactBelow int) (cfg Conf
 	tb.Helper()
 	cfg = DefaultConfig()
 	cfg.HNSW.ExactBelow = exactBelow
+	// These tests exercise the graph mechanics over the hashed model's
+	// vectors (queried with p.Local().EmbedText); they pin that embedder.
+	cfg.Embedder = EmbedderHashed
 	dir = tb.TempDir()
 	base = filepath.Join(dir, "base")
 	if _, err := BuildDocs(context.Background(), cfg, randomDocs(rng, "d", n), nil, base, zap.NewNop()); err != nil {
@@ -288,6 +294,7 @@ func BenchmarkBuild3000(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	cfg := DefaultConfig()
 	cfg.HNSW.ExactBelow = 100
+	cfg.Embedder = EmbedderHashed // the graph's build cost, not the encoder's
 	docs := randomDocs(rng, "d", 3000)
 	dir := b.TempDir()
 	n := 0

@@ -13,8 +13,12 @@ type Config struct {
 	ChunkChars int `yaml:"chunk_chars"`
 	// MinChunkChars merges trailing pieces shorter than this into the previous chunk.
 	MinChunkChars int `yaml:"min_chunk_chars"`
-	// Embedder is "local" (fitted on the corpus, no network) or "remote"
-	// (OpenAI-compatible /embeddings).
+	// Embedder picks the dense lane's embedder: "use" (the embedded
+	// Universal Sentence Encoder lite, index/encoder; no network), "hashed"
+	// (the hashed TF-IDF LocalModel fitted on the corpus; "local" is its
+	// old name) or "remote" (OpenAI-compatible /embeddings). The hashed
+	// model is fitted in every mode: it scores lexical relevance and
+	// matches curated memory.
 	Embedder string `yaml:"embedder"`
 	// Local configures the embedded local embedder.
 	Local LocalConfig `yaml:"local"`
@@ -98,12 +102,28 @@ type HNSWConfig struct {
 	ExactBelow int `yaml:"exact_below"`
 }
 
+// The values of Config.Embedder (and Manifest.Embedder).
+const (
+	EmbedderUSE    = "use"
+	EmbedderHashed = "hashed"
+	EmbedderRemote = "remote"
+)
+
+// canonicalEmbedder maps the old name "local" (snapshots and configs
+// written before the encoder) to "hashed".
+func canonicalEmbedder(s string) string {
+	if s == "local" {
+		return EmbedderHashed
+	}
+	return s
+}
+
 // DefaultConfig returns the defaults of DESIGN.md.
 func DefaultConfig() Config {
 	return Config{
 		ChunkChars:    1200,
 		MinChunkChars: 200,
-		Embedder:      "local",
+		Embedder:      EmbedderUSE,
 		Local: LocalConfig{
 			Dims:            384,
 			BigramWeight:    0.5,
@@ -132,9 +152,9 @@ func (c Config) Validate() error {
 	if c.MinChunkChars < 0 || c.MinChunkChars >= c.ChunkChars {
 		bad("min_chunk_chars: must be in [0,chunk_chars), got %d", c.MinChunkChars)
 	}
-	switch c.Embedder {
-	case "local":
-	case "remote":
+	switch canonicalEmbedder(c.Embedder) {
+	case EmbedderUSE, EmbedderHashed:
+	case EmbedderRemote:
 		if c.Remote.BaseURL == "" {
 			bad("remote.base_url: required when embedder is remote")
 		}
@@ -142,7 +162,7 @@ func (c Config) Validate() error {
 			bad("remote.model: required when embedder is remote")
 		}
 	default:
-		bad("embedder: must be local or remote, got %q", c.Embedder)
+		bad("embedder: must be use, hashed (or its old name local) or remote, got %q", c.Embedder)
 	}
 	if c.Local.Dims < 16 || c.Local.Dims > 4096 {
 		bad("local.dims: must be in [16,4096], got %d", c.Local.Dims)

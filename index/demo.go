@@ -51,7 +51,7 @@ func demoCorpus() ([]Doc, []MemoryEntry, error) {
 }
 
 // BuildDemo builds the embedded demo corpus and its memory file into out.
-func BuildDemo(ctx context.Context, cfg Config, out string, log *zap.Logger) (Manifest, error) {
+func BuildDemo(ctx context.Context, cfg Config, out string, log *zap.Logger, opts ...Option) (Manifest, error) {
 	if err := cfg.Validate(); err != nil {
 		return Manifest{}, fmt.Errorf("index config: %w", err)
 	}
@@ -59,12 +59,12 @@ func BuildDemo(ctx context.Context, cfg Config, out string, log *zap.Logger) (Ma
 	if err != nil {
 		return Manifest{}, err
 	}
-	return buildFrom(ctx, cfg, docs, mem, nil, out, log)
+	return buildFrom(ctx, cfg, docs, mem, nil, out, log, opts...)
 }
 
 // BuildDocs builds a snapshot from documents and memory entries already in
 // memory (benchmarks, converters for other corpus formats).
-func BuildDocs(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, out string, log *zap.Logger) (Manifest, error) {
+func BuildDocs(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, out string, log *zap.Logger, opts ...Option) (Manifest, error) {
 	if err := cfg.Validate(); err != nil {
 		return Manifest{}, fmt.Errorf("index config: %w", err)
 	}
@@ -75,5 +75,5 @@ func BuildDocs(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, o
 		}
 		docs[i] = nd
 	}
-	return buildFrom(ctx, cfg, docs, mem, nil, out, log)
+	return buildFrom(ctx, cfg, docs, mem, nil, out, log, opts...)
 }

@@ -31,6 +31,9 @@ func TestGraphRecall(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.HNSW.ExactBelow = 100
+	// These tests exercise the graph mechanics over the hashed model's
+	// vectors (queried with p.Local().EmbedText); they pin that embedder.
+	cfg.Embedder = EmbedderHashed
 	s, p := buildGraphPartition(t, cfg, docs, filepath.Join(t.TempDir(), "s"))
 	defer s.Close()
 	var found, total int

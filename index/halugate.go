@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -109,8 +110,9 @@ type Option func(*options)
 
 type options struct {
 	verifier Verifier
-	deletes  []DocRef // Add: documents to remove (WithDelete)
-	changes  *Changes // Add: where to report what changed (WithChanges)
+	deletes  []DocRef  // Add: documents to remove (WithDelete)
+	changes  *Changes  // Add: where to report what changed (WithChanges)
+	progress io.Writer // encoder progress lines (WithProgress)
 }
 
 // WithVerifier hands HaluGate its claim verifier. Without one, derived

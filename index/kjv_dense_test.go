@@ -31,6 +31,9 @@ func BenchmarkKJVDense(b *testing.B) {
 	}
 	cfg := DefaultConfig()
 	cfg.HNSW.ExactBelow = 20000
+	// These tests exercise the graph mechanics over the hashed model's
+	// vectors (queried with p.Local().EmbedText); they pin that embedder.
+	cfg.Embedder = EmbedderHashed
 	s, p := buildGraphPartition(b, cfg, docs, b.TempDir())
 	defer s.Close()
 	graph := p.graph
@@ -118,7 +121,9 @@ func TestExactScanTopK(t *testing.T) {
 	}
 	docs = append(docs, Doc{ID: "dup", Text: docs[3].Text}) // ties with d3
 	out := filepath.Join(t.TempDir(), "s")
-	if _, err := BuildDocs(context.Background(), DefaultConfig(), docs, nil, out, zap.NewNop()); err != nil {
+	cfg := DefaultConfig()
+	cfg.Embedder = EmbedderHashed // the exact scan over the hashed vectors, queried with p.Local().EmbedText
+	if _, err := BuildDocs(context.Background(), cfg, docs, nil, out, zap.NewNop()); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Load(out)

@@ -50,6 +50,10 @@ type Partition struct {
 	vecMap      *disk.Mapping
 	remoteDims  int
 	remoteCalib Calibration
+	enc         Encoder   // the dense lane's encoder (embedder "use"), else nil
+	encVecs     []float32 // mapped from encoder.f32
+	encMap      *disk.Mapping
+	encCalib    Calibration
 	graph       *flatGraph
 	live        int // slots not deleted
 	lex         bleve.Index
@@ -143,6 +147,7 @@ func loadPartition(dir string, pi PartitionInfo, man Manifest) (*Partition, erro
 	p := &Partition{Tenant: pi.Tenant, KB: pi.KB}
 	if err := p.load(dir, pi, man); err != nil {
 		p.vecMap.Close()
+		p.encMap.Close()
 		return nil, err
 	}
 	return p, nil
@@ -185,6 +190,10 @@ func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 		}
 		if len(p.remoteVecs) != len(p.chunks)*p.remoteDims {
 			return fmt.Errorf("remote vectors: %d floats for %d chunks x %d dims", len(p.remoteVecs), len(p.chunks), p.remoteDims)
+		}
+	} else if canonicalEmbedder(man.Embedder) == EmbedderUSE {
+		if err := p.loadEncoder(dir, pi, man); err != nil {
+			return err
 		}
 	} else {
 		if p.localVecs, p.vecMap, err = disk.MapF32(filepath.Join(dir, disk.LocalVectorsFile)); err != nil {
@@ -282,6 +291,9 @@ func (s *Snapshot) Close() error {
 		if err := p.vecMap.Close(); err != nil {
 			errs = append(errs, err)
 		}
+		if err := p.encMap.Close(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -314,6 +326,9 @@ func (p *Partition) PrimaryDims() int {
 	if p.remote {
 		return p.remoteDims
 	}
+	if p.enc != nil {
+		return encoderDims
+	}
 	return p.local.Dims
 }
 
@@ -340,6 +355,9 @@ func (p *Partition) vec(i int) []float32 {
 	if p.remote {
 		return p.remoteVecs[i*p.remoteDims : (i+1)*p.remoteDims]
 	}
+	if p.enc != nil {
+		return p.encVecs[i*encoderDims : (i+1)*encoderDims]
+	}
 	d := p.local.Dims
 	return p.localVecs[i*d : (i+1)*d]
 }
@@ -357,6 +375,9 @@ func (p *Partition) Cosine(q []float32, i int) float64 {
 func (p *Partition) Calibrate(raw float64, primary bool) float64 {
 	if primary && p.remote {
 		return p.remoteCalib.Apply(raw)
+	}
+	if primary && p.enc != nil {
+		return p.encCalib.Apply(raw)
 	}
 	return p.local.Calib.Apply(raw)
 }

@@ -28,9 +28,13 @@ import (
 // Manifest describes a snapshot directory (its manifest.json).
 type Manifest struct {
 	Format   int    `json:"format"`   // the snapshot format version
-	Embedder string `json:"embedder"` // "local" or "remote"
+	Embedder string `json:"embedder"` // "use", "hashed" or "remote" ("local" before the encoder: hashed)
 	Model    string `json:"model"`
 	Dims     int    `json:"dims"`
+	// EncoderChecksum is the sha256 of the embedded encoder model that
+	// built the vectors (embedder "use"); a binary with another model
+	// refuses the snapshot.
+	EncoderChecksum string `json:"encoder_checksum,omitempty"`
 	// Calibration of the remote model (local models carry one per partition).
 	Calibration     *Calibration    `json:"calibration,omitempty"`
 	ChunkChars      int             `json:"chunk_chars"`
@@ -63,6 +67,11 @@ type PartitionInfo struct {
 	Calibration Calibration `json:"calibration"`
 	// RawAnchors are the measured raw cosines behind the local calibration.
 	RawAnchors [3]float64 `json:"raw_anchors"`
+	// DenseCalibration maps the encoder's raw cosine (embedder "use") onto
+	// the same anchors, measured the same way on the partition's own
+	// chunks; DenseRawAnchors are the cosines behind it.
+	DenseCalibration *Calibration `json:"dense_calibration,omitempty"`
+	DenseRawAnchors  [3]float64   `json:"dense_raw_anchors,omitzero"`
 }
 
 // readManifest reads the manifest of the snapshot at dir.
@@ -96,6 +105,9 @@ type partData struct {
 	local      []float32
 	remote     []float32
 	remoteDims int
+	enc        []float32 // encoder vectors (embedder "use"), slot-major
+	encCalib   *Calibration
+	encAnchors [3]float64
 	aliases    map[string]string
 	mem        []MemoryEntry
 	docs       int
@@ -184,9 +196,16 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 	}
 	warnDropped(log, docs)
 	var remote *RemoteEmbedder
-	if cfg.Embedder == "remote" {
+	var enc Encoder
+	switch canonicalEmbedder(cfg.Embedder) {
+	case EmbedderRemote:
 		var err error
 		if remote, err = NewRemoteEmbedder(cfg.Remote, 0); err != nil {
+			return Manifest{}, err
+		}
+	case EmbedderUSE:
+		var err error
+		if enc, err = defaultEncoder(); err != nil {
 			return Manifest{}, err
 		}
 	}
@@ -237,8 +256,12 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 	sort.Slice(keys, func(i, j int) bool {
 		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
 	})
-	man := Manifest{Format: disk.FormatVersion, Embedder: cfg.Embedder, Model: fitLocal(cfg.Local, nil).Name(), Dims: cfg.Local.Dims,
+	man := Manifest{Format: disk.FormatVersion, Embedder: canonicalEmbedder(cfg.Embedder), Model: fitLocal(cfg.Local, nil).Name(), Dims: cfg.Local.Dims,
 		ChunkChars: cfg.ChunkChars, MinChunkChars: cfg.MinChunkChars, Memory: len(mem)}
+	if enc != nil {
+		man.Model, man.Dims, man.EncoderChecksum = encoderModelName, enc.Dims(), enc.Checksum()
+	}
+	prog := newProgress(o.progress, log, countChunks(groups))
 	if remote != nil {
 		man.Model = cfg.Remote.Model
 		man.Dims = 0
@@ -257,6 +280,9 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 			pd.deleted = make([]bool, len(pd.chunks))
 		}
 		if err := embedPartition(ctx, cfg, remote, pd); err != nil {
+			return Manifest{}, fmt.Errorf("partition %s/%s: %w", key[0], key[1], err)
+		}
+		if err := encodePartition(ctx, cfg, enc, pd, 0, prog); err != nil {
 			return Manifest{}, fmt.Errorf("partition %s/%s: %w", key[0], key[1], err)
 		}
 		if remote != nil {
@@ -280,6 +306,7 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 		man.Docs += info.Docs
 		man.Chunks += info.Chunks
 	}
+	prog.finish()
 	return finishSnapshot(tmp, out, man, start, log)
 }
 
@@ -474,6 +501,9 @@ func (pd *partData) primary() ([]float32, int) {
 	if pd.remote != nil {
 		return pd.remote, pd.remoteDims
 	}
+	if pd.enc != nil {
+		return pd.enc, encoderDims
+	}
 	return pd.local, pd.model.Dims
 }
 
@@ -509,7 +539,8 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 	}
 	info := PartitionInfo{Tenant: pd.tenant, KB: pd.kb, Dir: rel, Docs: pd.docs, Chunks: live, Slots: len(pd.chunks),
 		LocalModel: pd.model.Name(), Calibration: pd.model.Calib,
-		RawAnchors: [3]float64{pd.model.Stats.RandomMedian, pd.model.Stats.RandomP99, pd.model.Stats.SameDoc}}
+		RawAnchors:       [3]float64{pd.model.Stats.RandomMedian, pd.model.Stats.RandomP99, pd.model.Stats.SameDoc},
+		DenseCalibration: pd.encCalib, DenseRawAnchors: pd.encAnchors}
 	for _, m := range pd.mem {
 		if m.Type == "pin" {
 			info.Pins++
@@ -531,6 +562,11 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 	}
 	if pd.remote != nil {
 		if err := disk.WriteF32(filepath.Join(dir, disk.RemoteVectorsFile), pd.remote); err != nil {
+			return info, err
+		}
+	}
+	if pd.enc != nil {
+		if err := disk.WriteF32(filepath.Join(dir, disk.EncoderVectorsFile), pd.enc); err != nil {
 			return info, err
 		}
 	}

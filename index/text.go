@@ -78,3 +78,33 @@ func Tokenize(text string) []string {
 	flush(len(lower))
 	return out
 }
+
+// Words is Tokenize without stemming: the lower-cased content words of
+// text, stopwords dropped (for word vectors, which know whole words).
+func Words(text string) []string {
+	out := make([]string, 0, len(text)/6+1)
+	lower := strings.ToLower(text)
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		w := lower[start:end]
+		start = -1
+		if len(w) > 40 || stopwords[w] || len(w) == 1 && !unicode.IsDigit(rune(w[0])) {
+			return
+		}
+		out = append(out, w)
+	}
+	for i, r := range lower {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(lower))
+	return out
+}

@@ -214,6 +214,8 @@ func (tl *turnLog) detail(e *turnEntry) turnDetail {
 	for i, c := range e.cands {
 		rel := c.score
 		switch {
+		case cfg.Relevance == gate.RelevanceModel:
+			rel = c.relevance
 		case cfg.Relevance == gate.RelevanceAnswerability:
 			rel = c.answer
 		case e.rerankActive:

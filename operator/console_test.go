@@ -66,6 +66,9 @@ var (
 	reTrans   = regexp.MustCompile(`<tr data-from="(\w+)" data-to="(\w+)" data-count="(\d+)"`)
 	reThresh  = regexp.MustCompile(`data-threshold="(\w+)"`)
 	reGapRows = regexp.MustCompile(`<tr data-decision="(refuse|fallback)"><td>`)
+	// a gap row's best coverage and its resolve button
+	reGapCov = regexp.MustCompile(`<tr data-decision="(?:refuse|fallback)"><td>[^<]*</td><td>.*?</td><td class="num">\d+</td><td>[^<]*</td><td>[^<]*</td><td class="num">([^<]*)</td>`)
+	reGapBtn = regexp.MustCompile(`<button [^>]*data-gap-id="([0-9a-f]{16})" data-action="resolve"[^>]*>resolve</button>`)
 )
 
 // The console, loaded by headless Chromium from a running proxy after a
@@ -111,6 +114,38 @@ func TestConsoleInChromium(t *testing.T) {
 	}
 	if gaps := reGapRows.FindAllStringSubmatch(dom, -1); len(gaps) != count["refuse"]+count["fallback"] {
 		t.Errorf("%d gap rows, want one per refused or fallen-back question (%d)", len(gaps), count["refuse"]+count["fallback"])
+	}
+	// Each gap row shows its best coverage (the gap queue's coverage_max)
+	// and resolve/dismiss buttons naming the entry.
+	var gq struct {
+		Data []struct {
+			ID          string  `json:"id"`
+			CoverageMax float64 `json:"coverage_max"`
+		} `json:"data"`
+	}
+	operator(t, "GET", root+"/v1/guard/gaps", "", "", &gq)
+	wantCov, wantIDs := map[string]bool{}, map[string]bool{}
+	for _, g := range gq.Data {
+		wantCov[strconv.FormatFloat(g.CoverageMax, 'f', 3, 64)] = true
+		wantIDs[g.ID] = true
+	}
+	covs := reGapCov.FindAllStringSubmatch(dom, -1)
+	if len(covs) != len(gq.Data) {
+		t.Errorf("%d gap rows with a best coverage, want %d", len(covs), len(gq.Data))
+	}
+	for _, m := range covs {
+		if m[1] == "" || !wantCov[m[1]] {
+			t.Errorf("best coverage cell %q, want one of the queue's %v", m[1], wantCov)
+		}
+	}
+	btns := reGapBtn.FindAllStringSubmatch(dom, -1)
+	if len(btns) != len(gq.Data) {
+		t.Errorf("%d resolve buttons, want one per gap row (%d)", len(btns), len(gq.Data))
+	}
+	for _, m := range btns {
+		if !wantIDs[m[1]] {
+			t.Errorf("resolve button for %s, not an entry of the queue", m[1])
+		}
 	}
 	runChromium(t, bin, root+"/console", filepath.Join(dir, "console.png"), 1500)
 

@@ -1,25 +1,25 @@
 package operator
 
 import (
-	"github.com/redis/go-redis/v9"
-
-	"github.com/answer-guard/guard/gate"
-	"github.com/answer-guard/guard/internal/turnrec"
-
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
 
-	"github.com/valyala/fasthttp"
+	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/internal/turnrec"
 )
 
 // The gap queue gathers, per tenant and KB, where the corpus is thin:
@@ -74,18 +74,25 @@ type GapsConfig struct {
 	// content words) with a queued one of the same tenant, KB and kind is at
 	// least this is counted as that one. Default 0.7, in (0,1].
 	Similarity float64 `yaml:"similarity"`
-	// MaxPerKB bounds the entries of one (tenant, KB); when full, the least
-	// frequent, least recently seen entry makes room. Default 500, >= 1.
+	// MaxPerKB bounds the entries of one (tenant, KB); when full, a
+	// resolved or dismissed entry makes room first, then the least
+	// frequent, least recently seen. Default 500, >= 1.
 	MaxPerKB int `yaml:"max_per_kb"`
 	// MaxEntries bounds all entries together. Default 20000, >= max_per_kb.
 	MaxEntries int `yaml:"max_entries"`
 	// FlushInterval is how often a changed queue is written to state.dir
 	// (and at shutdown). Default 5s, > 0. Read at start.
 	FlushInterval time.Duration `yaml:"flush_interval"`
+	// ReaskLimit is how many open refused and fallback entries are asked
+	// again, most frequent first, after a reload puts a new snapshot or new
+	// thresholds in force (retrieval and the gate only, no model call); an
+	// entry that now grounds is marked resolved. 0 = never. Default 1000,
+	// in [0, 100000].
+	ReaskLimit int `yaml:"reask_limit"`
 }
 
 func defaultGaps() GapsConfig {
-	return GapsConfig{Enabled: true, Similarity: 0.7, MaxPerKB: 500, MaxEntries: 20000, FlushInterval: 5 * time.Second}
+	return GapsConfig{Enabled: true, Similarity: 0.7, MaxPerKB: 500, MaxEntries: 20000, FlushInterval: 5 * time.Second, ReaskLimit: 1000}
 }
 
 func (g GapsConfig) validate() error {
@@ -102,6 +109,9 @@ func (g GapsConfig) validate() error {
 	if g.FlushInterval <= 0 {
 		errs = append(errs, fmt.Errorf("flush_interval: must be > 0, got %s", g.FlushInterval))
 	}
+	if g.ReaskLimit < 0 || g.ReaskLimit > 100000 {
+		errs = append(errs, fmt.Errorf("reask_limit: must be in [0,100000], got %d", g.ReaskLimit))
+	}
 	return errors.Join(errs...)
 }
 
@@ -112,11 +122,21 @@ const (
 	GapClaim    = "gap" // an uncited claim the verifier classified gap
 )
 
+// Gap statuses.
+const (
+	GapOpen      = "open"
+	GapResolved  = "resolved"  // answered now (a re-ask after a reload grounded it), or marked so by an operator
+	GapDismissed = "dismissed" // an operator chose not to cover it; further sightings are counted, it stays dismissed
+)
+
 // maxGapText bounds the text kept per entry.
 const maxGapText = 500
 
 // Gap is one entry of the queue.
 type Gap struct {
+	// ID names the entry: a hash of its tenant, KB, kind and text as first
+	// seen, so every replica and every restart gives it the same one.
+	ID     string `json:"id"`
 	Tenant string `json:"tenant"`
 	KB     string `json:"kb"`
 	Kind   string `json:"kind"` // refused | fallback | gap
@@ -128,8 +148,21 @@ type Gap struct {
 	Count     int       `json:"count"`
 	FirstSeen time.Time `json:"first_seen"`
 	LastSeen  time.Time `json:"last_seen"`
+	// CoverageMax is the best coverage (the gate's calibrated relevance)
+	// any sighting or re-ask of it reached.
+	CoverageMax float64 `json:"coverage_max"`
+	Status      string  `json:"status"` // open | resolved | dismissed
+	// ResolvedAt and Resolution say when and how it left the open queue.
+	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
+	Resolution string     `json:"resolution,omitempty"`
 
 	words []string // content words, sorted, for the similarity test
+}
+
+// gapID is the stable id of an entry.
+func gapID(tenant, kb, kind, text string) string {
+	h := sha256.Sum256([]byte(tenant + "\x00" + kb + "\x00" + kind + "\x00" + strings.ToLower(strings.TrimSpace(text))))
+	return hex.EncodeToString(h[:8])
 }
 
 // gapQueue is the queue; safe for concurrent use.
@@ -141,16 +174,17 @@ type gapQueue struct {
 	path    string // state file; "" = memory only
 	log     *zap.Logger
 	now     func() time.Time
+	saveErr onceLog // a failing write is logged once per outage
 
 	stop chan struct{}
 	done chan struct{}
-	// share, when set, also hands each observation to the shared state
-	// store (state.go).
+	// share, when set, also hands each observation and status change to
+	// the shared state store (state.go).
 	share func(gapObservation)
 }
 
 func newGapQueue(dir string, log *zap.Logger) (*gapQueue, error) {
-	q := &gapQueue{entries: map[[2]string][]*Gap{}, log: log, now: time.Now}
+	q := &gapQueue{entries: map[[2]string][]*Gap{}, log: log, now: time.Now, saveErr: onceLog{log: log, what: "gap queue not saved"}}
 	if dir == "" {
 		return q, nil
 	}
@@ -158,24 +192,29 @@ func newGapQueue(dir string, log *zap.Logger) (*gapQueue, error) {
 		return nil, fmt.Errorf("state.dir: %w", err)
 	}
 	q.path = filepath.Join(dir, "gaps.json")
-	b, err := os.ReadFile(q.path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return q, nil
-	case err != nil:
+	gaps, err := loadGapFile(q.path, log)
+	if err != nil {
 		return nil, fmt.Errorf("state.dir: %w", err)
 	}
-	var f gapFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("state.dir: %s: %w", q.path, err)
-	}
-	for _, g := range f.Gaps {
-		g.words = contentWords(g.Text)
-		k := [2]string{g.Tenant, g.KB}
-		q.entries[k] = append(q.entries[k], g)
-		q.total++
+	for _, g := range gaps {
+		q.put(g)
 	}
 	return q, nil
+}
+
+// put files a loaded entry (ids and statuses filled in for a file written
+// before they existed).
+func (q *gapQueue) put(g *Gap) {
+	g.words = contentWords(g.Text)
+	if g.ID == "" {
+		g.ID = gapID(g.Tenant, g.KB, g.Kind, g.Text)
+	}
+	if g.Status == "" {
+		g.Status = GapOpen
+	}
+	k := [2]string{g.Tenant, g.KB}
+	q.entries[k] = append(q.entries[k], g)
+	q.total++
 }
 
 type gapFile struct {
@@ -196,28 +235,37 @@ func (q *gapQueue) run(interval time.Duration) {
 			case <-q.stop:
 				return
 			case <-t.C:
-				if err := q.flush(); err != nil {
-					q.log.Warn("gap queue not saved", zap.Error(err))
-				}
+				q.save()
 			}
 		}
 	}()
 }
 
-// close stops the writer and writes what changed.
-func (q *gapQueue) close() error {
+// save flushes, logging a failure once per outage (the queue stays in
+// memory, bounded, and the next flush tries again).
+func (q *gapQueue) save() bool {
+	err := q.flush()
+	q.saveErr.report(err)
+	return err == nil
+}
+
+// close stops the writer and writes what changed. A write that fails
+// (a full disk) is logged, not returned: the queue is lost only with the
+// process, and shutdown goes on.
+func (q *gapQueue) close() {
 	if q == nil {
-		return nil
+		return
 	}
 	if q.stop != nil {
 		close(q.stop)
 		<-q.done
 		q.stop = nil
 	}
-	return q.flush()
+	q.save()
 }
 
-// flush writes the queue when it changed (atomically: temp file, rename).
+// flush writes the queue when it changed (atomically and durably: temp
+// file, fsync, rename, fsync of the directory).
 func (q *gapQueue) flush() error {
 	if q.path == "" {
 		return nil
@@ -239,10 +287,7 @@ func (q *gapQueue) flush() error {
 	sortGaps(f.Gaps)
 	b, err := json.Marshal(f)
 	if err == nil {
-		tmp := q.path + ".tmp"
-		if err = os.WriteFile(tmp, b, 0o644); err == nil {
-			err = os.Rename(tmp, q.path)
-		}
+		err = writeFileDurable(q.path, b)
 	}
 	if err != nil {
 		q.mu.Lock()
@@ -253,8 +298,8 @@ func (q *gapQueue) flush() error {
 	return nil
 }
 
-// add counts one observation.
-func (q *gapQueue) add(cfg GapsConfig, tenant, kb, kind, text, question string) {
+// add counts one observation; cov is the coverage the turn's gate saw.
+func (q *gapQueue) add(cfg GapsConfig, tenant, kb, kind, text, question string, cov float64) {
 	text = clipRunes(strings.TrimSpace(text), maxGapText)
 	if text == "" {
 		return
@@ -262,7 +307,7 @@ func (q *gapQueue) add(cfg GapsConfig, tenant, kb, kind, text, question string) 
 	words := contentWords(text)
 	now := q.now().UTC()
 	if q.share != nil {
-		q.share(gapObservation{Tenant: tenant, KB: kb, Kind: kind, Text: text, Question: question, At: now})
+		q.share(gapObservation{Tenant: tenant, KB: kb, Kind: kind, Text: text, Question: question, Coverage: cov, At: now})
 	}
 	k := [2]string{tenant, kb}
 	q.mu.Lock()
@@ -272,6 +317,11 @@ func (q *gapQueue) add(cfg GapsConfig, tenant, kb, kind, text, question string) 
 		if g.Kind == kind && similar(g, words, text, cfg.Similarity) {
 			g.Count++
 			g.LastSeen = now
+			g.CoverageMax = max(g.CoverageMax, cov)
+			if g.Status == GapResolved {
+				// Resolved, yet refused (or fallen back) again: open again.
+				g.Status, g.ResolvedAt, g.Resolution = GapOpen, nil, ""
+			}
 			return
 		}
 	}
@@ -281,13 +331,54 @@ func (q *gapQueue) add(cfg GapsConfig, tenant, kb, kind, text, question string) 
 	for q.total >= cfg.MaxEntries {
 		q.evict(q.fullest())
 	}
-	g := &Gap{Tenant: tenant, KB: kb, Kind: kind, Text: text, Question: clipRunes(question, maxGapText), Count: 1,
-		FirstSeen: now, LastSeen: now, words: words}
+	g := &Gap{ID: gapID(tenant, kb, kind, text), Tenant: tenant, KB: kb, Kind: kind, Text: text, Question: clipRunes(question, maxGapText), Count: 1,
+		FirstSeen: now, LastSeen: now, CoverageMax: cov, Status: GapOpen, words: words}
 	q.entries[k] = append(q.entries[k], g)
 	q.total++
 }
 
-// evict drops the least frequent, least recently seen entry of k.
+// setStatus moves the entry id to status (resolved or dismissed, or open
+// again), saying why; it returns a copy of the entry, or nil when there is
+// none. cov, when > 0, is a re-ask's coverage.
+func (q *gapQueue) setStatus(id, status, why string, at time.Time, cov float64) *Gap {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, es := range q.entries {
+		for _, g := range es {
+			if g.ID != id {
+				continue
+			}
+			g.Status, g.Resolution, g.ResolvedAt = status, why, nil
+			if status != GapOpen {
+				at := at.UTC()
+				g.ResolvedAt = &at
+			}
+			g.CoverageMax = max(g.CoverageMax, cov)
+			q.dirty = true
+			c := *g
+			return &c
+		}
+	}
+	return nil
+}
+
+// find returns a copy of the entry id, or nil.
+func (q *gapQueue) find(id string) *Gap {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, es := range q.entries {
+		for _, g := range es {
+			if g.ID == id {
+				c := *g
+				return &c
+			}
+		}
+	}
+	return nil
+}
+
+// evict drops the entry of k that matters least: a resolved or dismissed
+// one first, then the least frequent, least recently seen.
 func (q *gapQueue) evict(k [2]string) {
 	es := q.entries[k]
 	if len(es) == 0 {
@@ -296,7 +387,13 @@ func (q *gapQueue) evict(k [2]string) {
 	worst := 0
 	for i, g := range es {
 		w := es[worst]
-		if g.Count < w.Count || g.Count == w.Count && g.LastSeen.Before(w.LastSeen) {
+		gOpen, wOpen := g.Status == GapOpen, w.Status == GapOpen
+		switch {
+		case gOpen != wOpen:
+			if !gOpen {
+				worst = i
+			}
+		case g.Count < w.Count || g.Count == w.Count && g.LastSeen.Before(w.LastSeen):
 			worst = i
 		}
 	}
@@ -322,17 +419,23 @@ func (q *gapQueue) fullest() [2]string {
 	return best
 }
 
-// list returns copies of the entries matching the filters ("" = any),
-// most frequent first.
-func (q *gapQueue) list(tenant, kb, kind string) []*Gap {
+// gapFilter selects entries ("" = any; kbs nil = any).
+type gapFilter struct {
+	tenant       string
+	kbs          []string
+	kind, status string
+}
+
+// list returns copies of the entries matching f, most frequent first.
+func (q *gapQueue) list(f gapFilter) []*Gap {
 	q.mu.Lock()
 	var out []*Gap
 	for k, es := range q.entries {
-		if tenant != "" && k[0] != tenant || kb != "" && k[1] != kb {
+		if f.tenant != "" && k[0] != f.tenant || f.kbs != nil && !slices.Contains(f.kbs, k[1]) {
 			continue
 		}
 		for _, g := range es {
-			if kind == "" || g.Kind == kind {
+			if (f.kind == "" || g.Kind == f.kind) && (f.status == "" || g.Status == f.status) {
 				c := *g
 				out = append(out, &c)
 			}
@@ -366,11 +469,15 @@ func (q *gapQueue) observe(cfg GapsConfig, t *turnrec.Turn) {
 	if q == nil || !cfg.Enabled || t.Query == "" {
 		return
 	}
+	cov := 0.0
+	if t.Gate != nil && t.Gate.Outcome != nil {
+		cov = t.Gate.Outcome.Coverage.Max
+	}
 	switch t.Report.Decision {
 	case gate.Refuse:
-		q.add(cfg, t.Tenant, t.KB, GapRefused, t.Query, "")
+		q.add(cfg, t.Tenant, t.KB, GapRefused, t.Query, "", cov)
 	case gate.Fallback:
-		q.add(cfg, t.Tenant, t.KB, GapFallback, t.Query, "")
+		q.add(cfg, t.Tenant, t.KB, GapFallback, t.Query, "", cov)
 	case gate.Ground:
 		claims := t.Report.Claims
 		var seen map[string]bool // a claim repeated in one answer counts once
@@ -386,7 +493,7 @@ func (q *gapQueue) observe(cfg GapsConfig, t *turnrec.Turn) {
 				seen = map[string]bool{}
 			}
 			seen[k] = true
-			q.add(cfg, t.Tenant, t.KB, GapClaim, c.Text, t.Query)
+			q.add(cfg, t.Tenant, t.KB, GapClaim, c.Text, t.Query, cov)
 		}
 	}
 }
@@ -403,48 +510,6 @@ func (p *Plane) startGaps(cfg Config) error {
 		q.run(cfg.Gaps.FlushInterval)
 	}
 	p.gapQ = q
-	return nil
-}
-
-// serveGaps serves GET /v1/guard/gaps?tenant=&kb=&kind=&limit= (an admin
-// key when auth is on).
-func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
-	if !ctx.IsGet() && !ctx.IsHead() {
-		return methodNotAllowed("GET, HEAD")
-	}
-	if _, _, err := p.host.OperatorAccess(ctx, true); err != nil {
-		return err
-	}
-	args := ctx.QueryArgs()
-	tenant, kb, kind := string(args.Peek("tenant")), string(args.Peek("kb")), string(args.Peek("kind"))
-	switch kind {
-	case "", GapRefused, GapFallback, GapClaim:
-	default:
-		return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_parameter", Param: "kind",
-			Message: "kind must be refused, fallback or gap"}
-	}
-	limit := 100
-	if v := args.Peek("limit"); len(v) > 0 {
-		n, err := strconv.Atoi(string(v))
-		if err != nil || n < 1 || n > 100000 {
-			return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_parameter", Param: "limit",
-				Message: "limit must be an integer in [1,100000]"}
-		}
-		limit = n
-	}
-	q, _ := p.gapSource(p.cfg.Load().Gaps, tenant)
-	all := q.list(tenant, kb, kind)
-	page := all
-	if len(page) > limit {
-		page = page[:limit]
-	}
-	body, _ := json.Marshal(struct {
-		Object string `json:"object"`
-		Total  int    `json:"total"`
-		Data   []*Gap `json:"data"`
-	}{"list", len(all), append([]*Gap{}, page...)})
-	ctx.SetContentType("application/json")
-	ctx.SetBody(body)
 	return nil
 }
 

@@ -19,26 +19,26 @@ func TestGapQueueBounds(t *testing.T) {
 	}
 	cfg := defaultGaps()
 	cfg.MaxPerKB, cfg.MaxEntries = 3, 4
-	q.add(cfg, "t", "k", GapRefused, "How do I export to PDF?", "")
-	q.add(cfg, "t", "k", GapRefused, "how do I export to pdf", "")
-	q.add(cfg, "t", "k", GapRefused, "How do I export to PDF, please?", "")
-	if gs := q.list("t", "k", ""); len(gs) != 1 || gs[0].Count != 3 {
+	q.add(cfg, "t", "k", GapRefused, "How do I export to PDF?", "", 0)
+	q.add(cfg, "t", "k", GapRefused, "how do I export to pdf", "", 0)
+	q.add(cfg, "t", "k", GapRefused, "How do I export to PDF, please?", "", 0)
+	if gs := q.list(gapFilter{tenant: "t", kbs: []string{"k"}, kind: ""}); len(gs) != 1 || gs[0].Count != 3 {
 		t.Fatalf("near-duplicates: %+v, want one entry counted 3", gs)
 	}
 	for i := range 5 {
-		q.add(cfg, "t", "k", GapFallback, fmt.Sprintf("question number %d about topic%d", i, i), "")
+		q.add(cfg, "t", "k", GapFallback, fmt.Sprintf("question number %d about topic%d", i, i), "", 0)
 	}
-	gs := q.list("t", "k", "")
+	gs := q.list(gapFilter{tenant: "t", kbs: []string{"k"}, kind: ""})
 	if len(gs) != 3 || gs[0].Count != 3 {
 		t.Errorf("per-KB bound: %d entries %+v, want 3 with the frequent one kept", len(gs), gs)
 	}
-	q.add(cfg, "u", "k", GapRefused, "another tenant asks", "")
-	q.add(cfg, "u", "k", GapRefused, "another tenant asks again something else entirely", "")
-	if q.total > cfg.MaxEntries || len(q.list("", "", "")) != q.total {
+	q.add(cfg, "u", "k", GapRefused, "another tenant asks", "", 0)
+	q.add(cfg, "u", "k", GapRefused, "another tenant asks again something else entirely", "", 0)
+	if q.total > cfg.MaxEntries || len(q.list(gapFilter{tenant: "", kind: ""})) != q.total {
 		t.Errorf("total %d, want <= %d", q.total, cfg.MaxEntries)
 	}
-	if len(q.list("u", "", "")) != 2 {
-		t.Errorf("tenant u: %+v", q.list("u", "", ""))
+	if len(q.list(gapFilter{tenant: "u", kind: ""})) != 2 {
+		t.Errorf("tenant u: %+v", q.list(gapFilter{tenant: "u", kind: ""}))
 	}
 }
 

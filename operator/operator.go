@@ -16,6 +16,7 @@
 package operator
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -93,6 +94,10 @@ type Host interface {
 	// Protected reports whether auth is on or the listener is loopback
 	// (the console is served only then).
 	Protected() bool
+	// Ask runs a question through the pipeline in force as far as its
+	// decision (retrieval and the gate; no model call): the decision and
+	// the best coverage the gate saw.
+	Ask(ctx context.Context, tenant, kb, question string) (gate.Decision, float64, error)
 }
 
 // Plane is the operator plane. Its methods are safe for concurrent use.
@@ -106,6 +111,7 @@ type Plane struct {
 	shared  *sharedState // the Redis copy of turns and gaps; nil without state.redis_url
 	turns   *turnLog     // recent turns; nil when turnlog.size is 0
 	turnW   *turnWriter  // the turn log's JSONL copy; nil without turnlog.persist.dir
+	reask   reasker      // the re-ask of open gaps after a reload (reask.go)
 }
 
 // New starts the plane: it opens the gap queue and the turn log (reading
@@ -136,7 +142,7 @@ func New(cfg Config, host Host, log *zap.Logger) (*Plane, error) {
 		}
 	}
 	if err != nil {
-		p.gapQ.close() //nolint:errcheck // the start error is the one to report
+		p.gapQ.close()
 		if p.turnW != nil {
 			p.turnW.Close()
 		}
@@ -162,6 +168,9 @@ func (p *Plane) ServeOperator(ctx *fasthttp.RequestCtx, path string) (route stri
 	case "/v1/guard/whatif":
 		return "whatif", true, p.guardWhatIf(ctx)
 	}
+	if rest, ok := strings.CutPrefix(path, "/v1/guard/gaps/"); ok {
+		return "gaps", true, p.serveGapAction(ctx, rest)
+	}
 	if strings.HasPrefix(path, "/console") {
 		if ok, err := p.console(ctx, path); ok {
 			return "console", true, err
@@ -179,8 +188,9 @@ func (p *Plane) Degraded() (piece, message string) {
 	return "state", "the shared state store (state.redis_url) is unreachable: turns and gaps are dropped and counted"
 }
 
-// Reloaded is the server's reload hook: a new configuration is in force.
-func (p *Plane) Reloaded() {}
+// Reloaded is the server's reload hook: a new configuration (snapshot or
+// thresholds) is in force, so the open gaps are asked again (reask.go).
+func (p *Plane) Reloaded() { p.startReask() }
 
 // CheckReload reports whether next may replace the running sections
 // without a restart: state.* and turnlog are read at start only.
@@ -220,15 +230,18 @@ func (p *Plane) Config() Config { return *p.cfg.Load() }
 // WriteMetrics appends the plane's series in the Prometheus text format.
 func (p *Plane) WriteMetrics(w io.Writer) error { return p.m.write(w) }
 
-// Close stops the writers and saves the gap queue and the turn log. It
-// may be called more than once.
+// Close stops the re-ask and the writers and saves the gap queue and the
+// turn log. A save that fails (a full disk) is logged, not returned:
+// shutdown goes on and the process exits 0. It may be called more than
+// once.
 func (p *Plane) Close() error {
-	err := p.gapQ.close()
+	p.stopReask()
+	p.gapQ.close()
 	if p.turnW != nil {
 		p.turnW.Close()
 	}
 	p.shared.Close()
-	return err
+	return nil
 }
 
 // Error is an error an operator route's client may see: the status and

@@ -56,14 +56,21 @@ type sharedState struct {
 	done chan struct{}
 }
 
-// gapObservation is one gap-queue observation as stored in Redis.
+// gapObservation is one gap-queue observation as stored in Redis: a
+// sighting, or (Action set) a status change of the entry ID.
 type gapObservation struct {
 	Tenant   string    `json:"tenant"`
 	KB       string    `json:"kb"`
 	Kind     string    `json:"kind"`
 	Text     string    `json:"text"`
 	Question string    `json:"question,omitempty"`
+	Coverage float64   `json:"coverage,omitempty"`
 	At       time.Time `json:"at"`
+	// Action is the status an operator or a re-ask gave the entry ID
+	// (resolved, dismissed, open), with Resolution saying why.
+	Action     string `json:"action,omitempty"`
+	ID         string `json:"id,omitempty"`
+	Resolution string `json:"resolution,omitempty"`
 }
 
 func turnsKey(tenant, kb string) string {
@@ -306,9 +313,13 @@ func (st *sharedState) loadGaps(ctx context.Context, cfg GapsConfig, tenant stri
 	sort.SliceStable(obs, func(i, j int) bool { return obs[i].At.Before(obs[j].At) })
 	q, _ := newGapQueue("", st.log) // memory only: cannot fail
 	for _, o := range obs {
+		if o.Action != "" {
+			q.setStatus(o.ID, o.Action, o.Resolution, o.At, o.Coverage)
+			continue
+		}
 		at := o.At
 		q.now = func() time.Time { return at }
-		q.add(cfg, o.Tenant, o.KB, o.Kind, o.Text, o.Question)
+		q.add(cfg, o.Tenant, o.KB, o.Kind, o.Text, o.Question, o.Coverage)
 	}
 	return q, nil
 }

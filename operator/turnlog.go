@@ -110,6 +110,7 @@ const maxQuestionBytes = 512
 type candRec struct {
 	id, title, kind, address string
 	score, rerank, answer    float64
+	relevance                float64 // the relevance model's score (gate.relevance: relevance)
 	forced                   bool
 	lanes                    []string
 }
@@ -145,7 +146,7 @@ func (e *turnEntry) candidates() []gate.Candidate {
 	out := make([]gate.Candidate, len(e.cands))
 	for i, c := range e.cands {
 		out[i] = gate.Candidate{ID: c.id, Title: c.title, Kind: c.kind, Address: c.address,
-			Score: c.score, Rerank: c.rerank, Answer: c.answer, Forced: c.forced, Lanes: c.lanes}
+			Score: c.score, Rerank: c.rerank, Answer: c.answer, Relevance: c.relevance, Forced: c.forced, Lanes: c.lanes}
 	}
 	return out
 }
@@ -283,7 +284,7 @@ func (tl *turnLog) fill(e *turnEntry, t *turnrec.Turn, now time.Time) {
 	}
 	for _, c := range tr.Cands {
 		e.cands = append(e.cands, candRec{id: c.ID, title: c.Title, kind: c.Kind, address: c.Address,
-			score: c.Score, rerank: c.Rerank, answer: c.Answer, forced: c.Forced, lanes: c.Lanes})
+			score: c.Score, rerank: c.Rerank, answer: c.Answer, relevance: c.Relevance, forced: c.Forced, lanes: c.Lanes})
 	}
 	if tr.Outcome != nil {
 		for _, s := range tr.Outcome.Survivors {

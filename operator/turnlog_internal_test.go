@@ -2,6 +2,7 @@ package operator
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -250,3 +251,6 @@ func (fakeHost) OperatorAccess(*fasthttp.RequestCtx, bool) (string, []string, er
 func (fakeHost) GateConfig() gate.Config { return gate.DefaultConfig() }
 func (fakeHost) PipelineEnabled() bool   { return true }
 func (h fakeHost) Protected() bool       { return h.protected }
+func (fakeHost) Ask(context.Context, string, string, string) (gate.Decision, float64, error) {
+	return gate.Refuse, 0, nil
+}

@@ -3,6 +3,7 @@ package operator
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"os"
@@ -34,6 +35,12 @@ type turnWriter struct {
 	done chan struct{}
 	once sync.Once
 	n    int // rotations so far, to keep two in one clock tick apart
+	// werr logs a failing write once per outage (a full disk): the turns
+	// stay in the ring in memory; those not written are lost to the file.
+	werr onceLog
+	// torn: a write failed part-way, so the file may end in a partial
+	// line; the next write starts on a new line (the reader skips it).
+	torn bool
 }
 
 const turnFile = "turns.jsonl"
@@ -44,7 +51,8 @@ func startTurnWriter(tl *turnLog, cfg TurnPersistConfig, log *zap.Logger) (*turn
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("turnlog.persist.dir: %w", err)
 	}
-	w := &turnWriter{tl: tl, cfg: cfg, log: log, quit: make(chan struct{}), done: make(chan struct{})}
+	w := &turnWriter{tl: tl, cfg: cfg, log: log, quit: make(chan struct{}), done: make(chan struct{}),
+		werr: onceLog{log: log, what: "turn log file not written"}}
 	if err := w.open(); err != nil {
 		return nil, err
 	}
@@ -96,28 +104,34 @@ func (w *turnWriter) flush() {
 		return
 	}
 	bw := bufio.NewWriter(w.f)
+	if w.torn {
+		bw.WriteByte('\n') //nolint:errcheck // Flush reports it
+	}
+	var err error
 	for i := range batch {
-		b, err := json.Marshal(tl.detail(&batch[i]))
-		if err != nil {
+		b, merr := json.Marshal(tl.detail(&batch[i]))
+		if merr != nil {
 			continue
 		}
 		b = append(b, '\n')
 		if w.size > 0 && w.size+int64(len(b)) > w.cfg.MaxFileBytes {
-			if err := bw.Flush(); err != nil {
-				w.log.Warn("turn log file write failed", zap.Error(err))
+			if err = bw.Flush(); err != nil {
+				break
 			}
-			if err := w.rotate(); err != nil {
-				w.log.Warn("turn log rotation failed", zap.Error(err))
-				return
+			if err = w.rotate(); err != nil {
+				err = fmt.Errorf("rotate: %w", err)
+				break
 			}
 			bw.Reset(w.f)
 		}
 		n, _ := bw.Write(b)
 		w.size += int64(n)
 	}
-	if err := bw.Flush(); err != nil {
-		w.log.Warn("turn log file write failed", zap.Error(err))
+	if err == nil {
+		err = bw.Flush()
 	}
+	w.torn = err != nil
+	w.werr.report(err)
 }
 
 // rotate renames turns.jsonl aside, opens a new one and removes the oldest
@@ -128,6 +142,9 @@ func (w *turnWriter) rotate() error {
 	w.n++
 	stamp := time.Now().UTC().Format("20060102T150405.000000000Z")
 	if err := os.Rename(cur, filepath.Join(w.cfg.Dir, fmt.Sprintf("turns-%s-%d.jsonl", stamp, w.n))); err != nil {
+		if oerr := w.open(); oerr != nil { // keep appending to the file we have
+			return errors.Join(err, oerr)
+		}
 		return err
 	}
 	if err := w.open(); err != nil {
@@ -251,7 +268,7 @@ func (tl *turnLog) push(st *storedTurn) {
 		e.cfg, e.traced, e.rerankActive, e.remote = &cfg, true, st.RerankActive, st.Planner == "remote"
 		for _, c := range st.Cands {
 			e.cands = append(e.cands, candRec{id: c.ID, title: c.Title, kind: c.Kind, address: c.Address,
-				score: c.Score, rerank: c.Rerank, answer: c.Answer, forced: c.Forced, lanes: c.Lanes})
+				score: c.Score, rerank: c.Rerank, answer: c.Answer, relevance: c.Relevance, forced: c.Forced, lanes: c.Lanes})
 		}
 		for _, id := range st.Outline {
 			for j, c := range e.cands {

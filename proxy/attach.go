@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"io"
 
@@ -61,12 +62,17 @@ func (s *Server) record(l *reqLog) {
 
 // OperatorAccess authorises a request to an operator route (the operator
 // plane is handed this check; auth stays here, one implementation). With
-// auth off (a loopback listener) every tenant is readable. With auth on an admin key reads every
-// tenant, a tenant key its own tenant and KBs (unless adminOnly: then 403);
-// no or an unknown key is 401. kbs nil means every KB; the error is the
-// client's answer.
+// auth off (a loopback listener) every tenant is readable, and the
+// X-Tenant-ID and X-KB-ID headers, when sent, narrow the read to that
+// tenant and KB, the way they pick the partition of a chat request. With
+// auth on an admin key reads every tenant, a tenant key its own tenant and
+// KBs (unless adminOnly: then 403); no or an unknown key is 401. kbs nil
+// means every KB; the error is the client's answer.
 func (s *Server) OperatorAccess(ctx *fasthttp.RequestCtx, adminOnly bool) (tenant string, kbs []string, err error) {
 	rt := s.rt.Load()
+	if !rt.cfg.Auth.Enabled {
+		return headerScope(ctx)
+	}
 	if adminOnly {
 		if ae := rt.authorizeAdmin(ctx); ae != nil {
 			return "", nil, ae
@@ -78,6 +84,32 @@ func (s *Server) OperatorAccess(ctx *fasthttp.RequestCtx, adminOnly bool) (tenan
 		return "", nil, ae
 	}
 	return tenant, kbs, nil
+}
+
+// headerScope is the X-Tenant-ID / X-KB-ID filter of an operator read
+// with auth off, the headers checked as a chat request's are.
+func headerScope(ctx *fasthttp.RequestCtx) (tenant string, kbs []string, err error) {
+	hTenant, hKB, ae := partitionHeaders(ctx)
+	if ae != nil {
+		return "", nil, ae
+	}
+	if hKB != "" {
+		kbs = []string{hKB}
+	}
+	return hTenant, kbs, nil
+}
+
+// Ask runs question through the pipeline in force as far as its decision
+// (retrieval and the gate, no upstream call) for the operator plane's
+// re-ask after a reload: the decision and the best coverage the gate saw.
+func (s *Server) Ask(ctx context.Context, tenant, kb, question string) (gate.Decision, float64, error) {
+	turn, err := s.rt.Load().pipe.Begin(ctx, TurnRequest{Tenant: tenant, KB: kb, Query: question})
+	if err != nil {
+		return "", 0, err
+	}
+	defer turn.Abandon()
+	p := turn.Plan()
+	return p.Decision, p.Coverage, nil
 }
 
 // GateConfig is the gate configuration in force.

@@ -138,16 +138,26 @@ func validName(s string) bool {
 	return true
 }
 
-// authorize resolves the tenant and KB of a request. With auth off (loopback
-// demo only) the headers pick the partition directly.
-func (rt *runtime) authorize(ctx *fasthttp.RequestCtx) (tenant, kb string, ae *APIError) {
-	hTenant := string(bytes.TrimSpace(ctx.Request.Header.Peek("X-Tenant-ID")))
-	hKB := string(bytes.TrimSpace(ctx.Request.Header.Peek("X-KB-ID")))
-	for _, h := range []struct{ name, v string }{{"X-Tenant-ID", hTenant}, {"X-KB-ID", hKB}} {
+// partitionHeaders reads and checks the X-Tenant-ID and X-KB-ID headers
+// ("" when absent).
+func partitionHeaders(ctx *fasthttp.RequestCtx) (tenant, kb string, ae *APIError) {
+	tenant = string(bytes.TrimSpace(ctx.Request.Header.Peek("X-Tenant-ID")))
+	kb = string(bytes.TrimSpace(ctx.Request.Header.Peek("X-KB-ID")))
+	for _, h := range []struct{ name, v string }{{"X-Tenant-ID", tenant}, {"X-KB-ID", kb}} {
 		if h.v != "" && !validName(h.v) {
 			return "", "", &APIError{Status: 400, Type: "invalid_request_error", Code: "invalid_header",
 				Message: h.name + " must be 1-64 characters of letters, digits, '.', '-' or '_'"}
 		}
+	}
+	return tenant, kb, nil
+}
+
+// authorize resolves the tenant and KB of a request. With auth off (loopback
+// demo only) the headers pick the partition directly.
+func (rt *runtime) authorize(ctx *fasthttp.RequestCtx) (tenant, kb string, ae *APIError) {
+	hTenant, hKB, ae := partitionHeaders(ctx)
+	if ae != nil {
+		return "", "", ae
 	}
 	if !rt.cfg.Auth.Enabled {
 		tenant, kb = "default", "default"

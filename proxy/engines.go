@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -64,9 +65,22 @@ func NewPipeline(log *zap.Logger) PipelineFactory {
 		j.UseMetrics(jm)
 		gcfg := cfg.Stages.Gate
 		gcfg.Scrub = spec.Scrub
-		gp := &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, answer: gate.DefaultAnswerModel(), holder: h, terms: terms}
+		gp := &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, answer: gate.DefaultAnswerModel(),
+			relevance: gate.DefaultRelevanceModel(), holder: h, terms: terms}
 		if gcfg.Planner.Mode == "remote" {
-			gp.planner = newRemotePlanner(gcfg.Planner)
+			pc := gcfg.Planner
+			if pc.BaseURL == gate.PlannerUpstream {
+				// The answering upstream plans too (the seed's way), with
+				// the planner's own model name and timeout.
+				if cfg.Upstream.BaseURL == "" {
+					return nil, errors.New("gate.planner.base_url is upstream but upstream.base_url is empty")
+				}
+				pc.BaseURL = cfg.Upstream.BaseURL
+				if pc.APIKeyEnv == "" {
+					pc.APIKeyEnv = cfg.Upstream.APIKeyEnv
+				}
+			}
+			gp.planner = newRemotePlanner(pc)
 		}
 		return gp, nil
 	}
@@ -118,6 +132,10 @@ func (h *engineHolder) swapIn(cfg Config) (*retrieve.Engine, error) {
 	}
 	snap, err := index.Load(dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := snap.CheckEmbedder(cfg.Stages.Index); err != nil {
+		snap.Close()
 		return nil, err
 	}
 	if h.eng != nil && reflect.DeepEqual(h.ixCfg, cfg.Stages.Index) && reflect.DeepEqual(h.rCfg, cfg.Stages.Retrieve) {
@@ -172,7 +190,10 @@ type guardPipe struct {
 	judge  *judge.Judge
 	gate   gate.Config
 	answer gate.AnswerModel
-	holder *engineHolder
+	// relevance is the relevance model the coverage gate's thresholds
+	// compare (gate.relevance: relevance).
+	relevance gate.AnswerModel
+	holder    *engineHolder
 	// planner is the remote synthesis planner; nil unless
 	// gate.planner.mode is remote.
 	planner *remotePlanner

@@ -13,6 +13,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/answer-guard/guard/internal/jsonscan"
+
+	"github.com/answer-guard/guard/internal/sse"
 )
 
 // FuzzParseChatRequest: any body is either accepted with a model and at
@@ -98,8 +100,8 @@ func relayTurn(t testing.TB, upstream []byte, includeUsage bool, turn Turn) stri
 	cfg.Server.DisconnectProbe = time.Hour
 	cfg.Upstream.MaxEventBytes = 4096
 	rt := &runtime{cfg: cfg}
-	src := newSSEReader(bytes.NewReader(upstream), 4096)
-	defer src.release()
+	src := sse.NewReader(bytes.NewReader(upstream), 4096)
+	defer src.Release()
 	var out bytes.Buffer
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
@@ -107,7 +109,7 @@ func relayTurn(t testing.TB, upstream []byte, includeUsage bool, turn Turn) stri
 	r := newRelay(&exchange{s: s, rt: rt, req: &chatRequest{stream: true, includeUsage: includeUsage}, turn: turn,
 		log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src)
 	defer r.free()
-	first, ok, err := src.next(nil)
+	first, ok, err := src.Next(nil)
 	if err != nil || !ok {
 		return ""
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/internal/jsonscan"
+
+	"github.com/answer-guard/guard/internal/sse"
 )
 
 // mediaType is the media type of the Content-Type value ct: what comes
@@ -216,6 +218,14 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 			return
 		}
 	}
+	if sf, ok := turn.(sideFilter); ok && hasSideText(b, gjson.GetBytes(b, "choices").Raw) {
+		// Other choices, reasoning_content, refusal: no id or marker
+		// gets through there either (side.go).
+		if b, err = filterSides(sf, b, "message", true); err != nil {
+			s.failChat(ctx, l, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response", Message: "the upstream completion could not be rewritten", Err: err})
+			return
+		}
+	}
 	b = attachReportTo(b, rep, f.Report) // the rewrite set no report member
 	l.report = rep
 	l.status = 200
@@ -317,18 +327,18 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 			Message: "the upstream did not answer with an event stream", Err: fmt.Errorf("content type %q", ct)})
 		return
 	}
-	src := newSSEReader(resp, rt.cfg.Upstream.MaxEventBytes)
-	first, ok, ferr := src.next(nil)
+	src := sse.NewReader(resp, rt.cfg.Upstream.MaxEventBytes)
+	first, ok, ferr := src.Next(nil)
 	x.watch.relaying()
 	l.upWait = time.Since(t0)
-	src.waited = 0
+	src.ResetWaited()
 	if ferr != nil || !ok {
 		err := cause(upctx, ferr)
 		if err == nil {
 			err = errors.New("upstream closed the stream before any event")
 		}
 		resp.Close()
-		src.release()
+		src.Release()
 		stop(err)
 		s.failChat(ctx, l, toAPIError(err))
 		return

@@ -17,6 +17,8 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/answer-guard/guard/internal/jsonscan"
+
+	"github.com/answer-guard/guard/internal/sse"
 )
 
 // relay moves one upstream stream to the client.
@@ -30,7 +32,7 @@ import (
 // is spliced into a reused buffer (TestRelayAllocs).
 type relay struct {
 	*exchange
-	src  *sseReader
+	src  *sse.Reader
 	up   io.Closer // the upstream answer src reads, closed once it is over (nil in tests)
 	pass bool      // the pass-through turn: content is relayed as it is
 
@@ -40,7 +42,7 @@ type relay struct {
 	cw    *clientConn
 	owed  bool // cw holds bytes the relay must send before it waits
 	ctx   context.Context
-	first sseEvent
+	first sse.Event
 	ran   bool // Read or Close started the stream's end
 
 	// ps holds the mutex that guards w, lastWrite and wErr (the probe
@@ -56,6 +58,7 @@ type relay struct {
 	// clock.
 	seenBlocks uint64
 	keyed      bool   // registered with the server's keyed streams (revoke.go)
+	sides      bool   // a side text was filtered (side.go): close the filters at the end
 	gone       bool   // a flush failed (relay goroutine only)
 	out        []byte // chunkRoom bytes, then the events not yet written
 	buf        []byte // the turn's output for one delta
@@ -79,7 +82,7 @@ const chunkRoom = 10
 
 var relayPool sync.Pool
 
-func newRelay(x *exchange, src *sseReader) *relay {
+func newRelay(x *exchange, src *sse.Reader) *relay {
 	r, _ := relayPool.Get().(*relay)
 	if r == nil {
 		r = &relay{}
@@ -89,7 +92,9 @@ func newRelay(x *exchange, src *sseReader) *relay {
 	r.ps = &probeState{}
 	r.exchange, r.src, r.pass = x, src, pass
 	if len(r.out) < chunkRoom {
-		r.out = make([]byte, chunkRoom, 4<<10)
+		// A paced stream queues one event (~300 bytes) at a time; a
+		// burst grows out, and a pooled relay keeps what it grew.
+		r.out = make([]byte, chunkRoom, 1<<10)
 	}
 	return r
 }
@@ -156,11 +161,11 @@ func (r *relay) wait() {
 	if r.pass {
 		r.armProbe()
 	}
-	if r.watch != nil && r.src.blocks != r.seenBlocks {
+	if r.watch != nil && r.src.Blocks() != r.seenBlocks {
 		// idle_timeout runs from the first wait after a complete event
 		// block: bytes that trickle in without completing one do not
 		// restart it.
-		r.seenBlocks = r.src.blocks
+		r.seenBlocks = r.src.Blocks()
 		r.watch.waiting()
 	}
 }
@@ -252,7 +257,7 @@ type probeState struct {
 	ended bool // the run is over (guarded by mu)
 }
 
-func (r *relay) run(ctx context.Context, w io.Writer, first sseEvent) {
+func (r *relay) run(ctx context.Context, w io.Writer, first sse.Event) {
 	r.w, r.lastWrite = w, time.Now()
 	p := r.ps
 	if !r.pass {
@@ -280,7 +285,7 @@ func (r *relay) run(ctx context.Context, w io.Writer, first sseEvent) {
 	}
 	ok := r.event(ctx, first)
 	for ok && !r.done && !r.gone {
-		ev, more, err := r.src.next(r.waitFn)
+		ev, more, err := r.src.Next(r.waitFn)
 		if err != nil {
 			r.failMidStream(ctx, cause(ctx, err))
 			break
@@ -374,7 +379,7 @@ func (r *relay) Close() error {
 	// that ends first closes the connection (upstream.postStream), which a
 	// finished stream would have given back to the pool.
 	r.up.Close() // a served relay always has its upstream answer
-	r.src.release()
+	r.src.Release()
 	stop(nil)
 	if r.keyed {
 		s.keyed.remove(r.watch)
@@ -390,7 +395,7 @@ func (r *relay) summarizeOnce() {
 		return
 	}
 	r.summarized = true
-	r.log.upWait += r.src.waited
+	r.log.upWait += r.src.Waited()
 	if !r.wOK() {
 		r.log.failure = errClientGone
 		if r.log.status == 0 {
@@ -417,7 +422,7 @@ func b2s(b []byte) string {
 }
 
 // event handles one upstream event; false ends the relay.
-func (r *relay) event(ctx context.Context, ev sseEvent) bool {
+func (r *relay) event(ctx context.Context, ev sse.Event) bool {
 	data := ev.Data
 	if string(data) == "[DONE]" {
 		r.done = true
@@ -428,7 +433,7 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 		r.failMidStream(ctx, errors.New("upstream sent an event that is not JSON"))
 		return false
 	}
-	if !ev.oneLine && (bytes.IndexByte(data, '\n') >= 0 || bytes.IndexByte(data, '\r') >= 0) {
+	if !ev.OneLine && (bytes.IndexByte(data, '\n') >= 0 || bytes.IndexByte(data, '\r') >= 0) {
 		// A multi-line data field: re-emit it on one line so each event
 		// stays one "data:" line for the client.
 		r.compact.Reset()
@@ -485,6 +490,19 @@ func (r *relay) event(ctx context.Context, ev sseEvent) bool {
 			if len(r.buf) > 0 && r.log.ttft == 0 {
 				r.log.ttft = time.Since(r.log.start)
 			}
+		}
+	}
+	if sf, ok := r.turn.(sideFilter); ok && !r.pass {
+		if end := strings.HasPrefix(f.Finish, `"`); hasSideText(data, f.Choices) || end && r.sides {
+			// Other choices, reasoning_content, refusal (side.go): the
+			// chunk is rewritten whole, off the fast path.
+			r.sides = true
+			edited, err := filterSides(sf, data, "delta", end)
+			if err != nil {
+				r.failMidStream(ctx, fmt.Errorf("upstream chunk side text could not be rewritten: %w", err))
+				return false
+			}
+			data = edited
 		}
 	}
 	if strings.HasPrefix(f.Finish, `"`) {

@@ -17,15 +17,24 @@ import (
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
 	"github.com/answer-guard/guard/internal/jsonscan"
+
+	"github.com/answer-guard/guard/internal/sse"
 )
 
 // loopReader returns its events over and over, per events in each read,
 // as an upstream that sends bursts would; it never ends.
 type loopReader struct {
 	burst []byte
+	off   int // where the next Read continues in burst
 }
 
-func (l *loopReader) Read(p []byte) (int, error) { return copy(p, l.burst), nil }
+// Read returns the rest of the burst, or as much as p holds: a burst larger
+// than the reader's buffer goes in several reads, as from a socket.
+func (l *loopReader) Read(p []byte) (int, error) {
+	n := copy(p, l.burst[l.off:])
+	l.off = (l.off + n) % len(l.burst)
+	return n, nil
+}
 
 // gauntletTurn is a guard turn that only runs the gauntlet over the content
 // (the content rewrite of the guard path).
@@ -105,8 +114,8 @@ func relayLoop(tb testing.TB, turn Turn, burst int, w io.Writer) (step func()) {
 		b = append(b, strings.Replace(allocEvent, "%s", contents[i%len(contents)], 1)...)
 		b = append(b, "\n\n"...)
 	}
-	src := newSSEReader(&loopReader{burst: b}, 1<<20)
-	tb.Cleanup(src.release)
+	src := sse.NewReader(&loopReader{burst: b}, 1<<20)
+	tb.Cleanup(src.Release)
 	cfg := DefaultConfig()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	tb.Cleanup(func() { cancel(nil) })
@@ -126,7 +135,7 @@ func relayLoop(tb testing.TB, turn Turn, burst int, w io.Writer) (step func()) {
 	})
 	r.w = w
 	return func() {
-		ev, ok, err := src.next(r.waitFn)
+		ev, ok, err := src.Next(r.waitFn)
 		if err != nil || !ok || !r.event(ctx, ev) {
 			tb.Fatalf("relay stopped: %v %v", ok, err)
 		}
@@ -174,8 +183,8 @@ func TestRelayCoalesces(t *testing.T) {
 	reads := []string{ev("a") + ev("b") + ev("c"), ev("d"), ev("e") + finish}
 	up := &stepReader{reads: reads}
 	var sink countWriter
-	src := newSSEReader(up, 1<<20)
-	defer src.release()
+	src := sse.NewReader(up, 1<<20)
+	defer src.Release()
 	up.before = func(i int) {
 		// Before read i, everything of reads[:i] must have been written.
 		want := int64(strings.Count(strings.Join(reads[:i], ""), "data: "))
@@ -276,7 +285,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // relayPass relays src to w as a pass-through stream (no disconnect probe:
 // w is not a connection) until the stream ends.
-func relayPass(t *testing.T, ctx context.Context, src *sseReader, w io.Writer) {
+func relayPass(t *testing.T, ctx context.Context, src *sse.Reader, w io.Writer) {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Server.DisconnectProbe = time.Hour
@@ -284,7 +293,7 @@ func relayPass(t *testing.T, ctx context.Context, src *sseReader, w io.Writer) {
 	defer cancel(nil)
 	s := &Server{m: newMetrics(), log: nopLogger()}
 	r := newRelay(&exchange{s: s, rt: &runtime{cfg: cfg}, req: &chatRequest{stream: true}, turn: passTurn{}, log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src)
-	first, ok, err := src.next(nil)
+	first, ok, err := src.Next(nil)
 	if !ok || err != nil {
 		t.Fatal(ok, err)
 	}

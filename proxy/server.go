@@ -87,12 +87,12 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		NoDefaultServerHeader: true,
 		MaxRequestBodySize:    cfg.Server.MaxBodyBytes,
 		ReadBufferSize:        cfg.Server.MaxHeaderBytes,
-		// fasthttp writes a streamed body in chunks of up to 4 KiB and
-		// flushes each one; with its default 4 KiB write buffer a full
-		// chunk plus its framing does not fit, and each costs two write
-		// syscalls instead of one (strace of a 10 KB burst stream: 6
-		// writes to the client before, 5 after).
-		WriteBufferSize:               8 << 10,
+		// A stream's relay writes its chunks to the connection itself
+		// (relay.Read): through this buffer go only the response header
+		// and the end of the body, and it is held for the stream's whole
+		// length, so it stays at 4 KiB (a whole answer above that leaves
+		// in two writes).
+		WriteBufferSize:               4 << 10,
 		ReadTimeout:                   cfg.Server.ReadTimeout,
 		IdleTimeout:                   cfg.Server.IdleTimeout,
 		DisableHeaderNamesNormalizing: false,

@@ -6,6 +6,7 @@ import (
 	"github.com/dgraph-io/ristretto/v2"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/internal/gatefeed"
 )
 
 // termCache keeps the answerability model's view of a passage's words
@@ -52,7 +53,7 @@ func (tc *termCache) fill(cands []gate.Candidate) {
 			cands[i].Terms = pt
 			continue
 		}
-		pt := gate.NewPassageTerms(cands[i].Title, cands[i].Text)
+		pt := gate.NewPassageTerms(gatefeed.Tokenize, cands[i].Title, cands[i].Text)
 		tc.cache.Set(k, pt, int64(pt.Size()+1))
 		cands[i].Terms = pt
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
+	"github.com/answer-guard/guard/internal/gatefeed"
 	"github.com/answer-guard/guard/internal/turnrec"
 	"github.com/answer-guard/guard/judge"
 	"github.com/answer-guard/guard/retrieve"
@@ -36,6 +37,9 @@ type Plan struct {
 	Answer   string // refuse: answer with this text and make no upstream call
 	System   string // system message to prepend ("" = none)
 	Fallback bool   // send the configured fallback model instead of the request's
+	// Coverage is the best calibrated relevance the gate saw (0 on
+	// pass-through), for the operator plane's re-ask.
+	Coverage float64
 }
 
 // Turn is one chat turn's trip through the stages after planning. It is used
@@ -104,15 +108,24 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t1 := time.Now()
 	t.latency["retrieve"] = ms(t1.Sub(t0))
 	t.degraded = append(t.degraded, res.Degraded...)
-	cands := gate.CandidatesFrom(res.Candidates)
+	cands := gatefeed.Candidates(res.Candidates)
 	p.terms.fill(cands)
-	p.answer.Assess(gate.PrepareQuestion(req.Query, res.IDF), cands)
+	p.answer.Assess(gatefeed.Question(req.Query, res), cands)
+	p.relevance.Rate(cands)
 	if p.gate.CorpusCalibration {
-		gate.Recalibrate(res.Calibration, cands)
+		gate.Recalibrate(gatefeed.Calibration(res.Calibration), cands)
 	}
-	t.out = gate.Decide(p.gate, cands, res.RerankActive)
+	// A partition without the primary kind counts every survivor towards
+	// sufficiency, so a corpus that never sets kind is not penalised.
+	gcfg := &p.gate
+	if gcfg.PrimaryKind != "" && res.HasKind != nil && !res.HasKind(gcfg.PrimaryKind) {
+		c := p.gate
+		c.PrimaryKind = ""
+		gcfg = &c
+	}
+	t.out = gate.Decide(*gcfg, cands, res.RerankActive)
 	t.out = gate.ApplyOutline(t.out, p.outline(ctx, req.Query, t.out, t.addDegraded))
-	t.trace = turnrec.GateTrace{Question: req.Query, Cands: cands, RerankActive: res.RerankActive, Config: &p.gate, Outcome: &t.out,
+	t.trace = turnrec.GateTrace{Question: req.Query, Cands: cands, RerankActive: res.RerankActive, Config: gcfg, Outcome: &t.out,
 		Remote: p.planner != nil && !slices.Contains(t.degraded, "planner")}
 	memory := make([]string, 0, len(res.Memory))
 	for _, m := range res.Memory {
@@ -128,13 +141,14 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	}
 	switch t.out.Decision {
 	case gate.Refuse:
-		t.plan = Plan{Decision: gate.Refuse, Answer: p.gate.RefusalText}
+		t.plan = Plan{Decision: gate.Refuse, Answer: gate.RefusalMessage(*gcfg, t.out)}
 	case gate.Fallback:
 		t.plan = Plan{Decision: gate.Fallback, System: gate.SystemPrompt(pcfg, t.out, memory), Fallback: true}
 		t.prefix = p.gate.Disclaimer
 	default:
 		t.plan = Plan{Decision: gate.Ground, System: gate.SystemPrompt(pcfg, t.out, memory)}
 	}
+	t.plan.Coverage = t.out.Coverage.Max
 	t.latency["gate"] = ms(time.Since(t1))
 	t.byID = make(map[string]gate.Note, len(t.out.Notes))
 	for _, n := range t.out.Notes {
@@ -157,7 +171,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 		}
 		actions[a] = true
 	}
-	t.st = p.spec.New(gauntlet.Options{
+	t.stOpts = gauntlet.Options{
 		Notes:   t.out.Notes,
 		Cards:   cards,
 		Actions: actions,
@@ -171,7 +185,8 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 				ce.Write(zap.String("reason", string(r)), zap.String("tenant", tenant), zap.String("kb", kb))
 			}
 		},
-	})
+	}
+	t.st = p.spec.New(t.stOpts)
 	t.strictMode = p.judge.Mode() == "strict"
 	if t.out.Decision != gate.Refuse {
 		t.split = judge.NewSplitter()
@@ -220,6 +235,8 @@ type guardTurn struct {
 	plan     Plan
 	out      gate.Outcome
 	st       *gauntlet.Stream
+	stOpts   gauntlet.Options            // st's options, for the side filters
+	sides    map[string]*gauntlet.Stream // side.go: filters of the text that is not the answer
 	byID     map[string]gate.Note
 	prefix   string // fallback disclaimer, emitted before the model's text
 	answer   strings.Builder

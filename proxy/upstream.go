@@ -16,6 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
+
+	"github.com/answer-guard/guard/internal/sse"
 )
 
 // upstream is the client for the OpenAI-compatible model server: one
@@ -367,7 +369,7 @@ func (s *upStream) Close() error {
 	s.closed = true
 	reusable := s.watch.unwatch(s.conn) // false: the request ended and the watch closed the connection
 	if reusable && !s.eof && !s.failed {
-		// The reader's hook (sseReader's blockNotifier) still runs before
+		// The reader's hook (sse.Reader's BlockNotifier) still runs before
 		// a read that would wait: the relay sends what it holds first.
 		s.drain()
 	}
@@ -388,11 +390,13 @@ func releaseStream(req *fasthttp.Request, resp *fasthttp.Response, pool bool) {
 	fasthttp.ReleaseRequest(req)
 }
 
-// setBeforeRead makes f run right before the stream reads from the
+// SetBeforeRead makes f run right before the stream reads from the
 // network, i.e. once everything already received has been read: fasthttp's
 // chunked body reader returns one chunk per Read, so only the connection
-// knows when a read would wait (sseReader's blockNotifier).
-func (s *upStream) setBeforeRead(f func()) { s.conn.beforeRead = f }
+// knows when a read would wait (sse.Reader's BlockNotifier).
+func (s *upStream) SetBeforeRead(f func()) { s.conn.beforeRead = f }
+
+var _ sse.BlockNotifier = (*upStream)(nil)
 
 // drain reads what is left of the body, up to 64 KiB and for at most
 // drainWait; s.eof tells whether its end came.

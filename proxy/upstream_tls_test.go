@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/answer-guard/guard/internal/sse"
 )
 
 // An https upstream (as the real ones are): the stream is read through the
@@ -37,7 +39,7 @@ func TestStreamOverTLS(t *testing.T) {
 	defer cancel(nil)
 	defer done()
 	for i := range 3 {
-		ev, ok, err := src.next(nil)
+		ev, ok, err := src.Next(nil)
 		if !ok || err != nil || string(ev.Data) != fmt.Sprintf(`{"n":%d}`, i) {
 			t.Fatalf("event %d: %q %v %v", i, ev.Data, ok, err)
 		}
@@ -45,7 +47,7 @@ func TestStreamOverTLS(t *testing.T) {
 	stopped := errors.New("test stops the stream")
 	cancelled := make(chan struct{})
 	go func() { cancel(stopped); close(cancelled) }()
-	_, ok, err := src.next(nil) // waits on the stalled upstream until the cancel closes the connection
+	_, ok, err := src.Next(nil) // waits on the stalled upstream until the cancel closes the connection
 	<-cancelled
 	if ok || err == nil {
 		t.Fatalf("read after cancel: ok=%v err=%v, want an error", ok, err)
@@ -59,7 +61,7 @@ func TestStreamOverTLS(t *testing.T) {
 // the proxy does, and returns the request's context, what ends it (the
 // watch's stop: it also closes the upstream connection) and the event
 // reader; done closes the answer and frees the reader.
-func openTestStream(t *testing.T, u *upstream) (ctx context.Context, cancel func(error), src *sseReader, done func()) {
+func openTestStream(t *testing.T, u *upstream) (ctx context.Context, cancel func(error), src *sse.Reader, done func()) {
 	t.Helper()
 	ctx, w := newStreamWatch(UpstreamConfig{RequestTimeout: time.Hour, FirstByteTimeout: time.Hour, IdleTimeout: time.Hour}, time.Now())
 	resp, err := u.postStream(ctx, w, "/chat/completions", []byte(`{}`), time.Now().Add(5*time.Second), time.Now().Add(time.Minute))
@@ -67,6 +69,6 @@ func openTestStream(t *testing.T, u *upstream) (ctx context.Context, cancel func
 		w.stop(err)
 		t.Fatal(err)
 	}
-	src = newSSEReader(resp, 1<<20)
-	return ctx, w.stop, src, func() { resp.Close(); src.release() }
+	src = sse.NewReader(resp, 1<<20)
+	return ctx, w.stop, src, func() { resp.Close(); src.Release() }
 }

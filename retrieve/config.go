@@ -42,6 +42,12 @@ type Config struct {
 	Rerank RerankConfig `yaml:"rerank"`
 	// Rewrite configures optional LLM query rewrites.
 	Rewrite RewriteConfig `yaml:"rewrite"`
+	// Semantic computes the gate's semantic features of the final
+	// candidates with the embedded sentence encoder and word vectors
+	// (about one question embedding per turn; passages are cached).
+	// Default true; false is the lexical-only mode (the gate's models use
+	// their lexical weights).
+	Semantic bool `yaml:"semantic"`
 }
 
 // MemoryConfig holds the asymmetric curated-memory thresholds.
@@ -102,8 +108,9 @@ func DefaultConfig() Config {
 		LaneTimeout:  2 * time.Second,
 		Memory: MemoryConfig{PinAccept: 0.85, PinBorder: 0.70, PinJudge: 0.50, NoteMatch: 0.60, RefScore: 0.75,
 			ShortCircuit: 0.70, ShortCircuitRefs: 3, MaxNotes: 3},
-		Rerank:  RerankConfig{Mode: "local", Timeout: 2 * time.Second},
-		Rewrite: RewriteConfig{Max: 3, Timeout: 3 * time.Second},
+		Rerank:   RerankConfig{Mode: "local", Timeout: 2 * time.Second},
+		Rewrite:  RewriteConfig{Max: 3, Timeout: 3 * time.Second},
+		Semantic: true,
 	}
 }
 

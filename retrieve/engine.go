@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/index/encoder"
+	"github.com/answer-guard/guard/index/wordvec"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 )
@@ -29,6 +31,13 @@ type Candidate struct {
 	Lanes []string
 	// Forced hits (lexical, address, memory refs) skip the prefloor.
 	Forced bool
+	// Sim is the sentence encoder's cosine between the question and the
+	// passage, Soft the word vectors' soft coverage of the question's
+	// words (SoftMin the worst-covered word's best cosine); set (and
+	// Semantic true) when retrieve.semantic is on. They are features of
+	// the gate's models; they do not change the order.
+	Sim, Soft, SoftMin float64
+	Semantic           bool
 }
 
 // MemoryNote is curated background: injected, never cited.
@@ -52,6 +61,10 @@ type Result struct {
 	// Calibration is the queried partition's answerability calibration
 	// (measured at index time), nil when its snapshot has none.
 	Calibration *index.AnswerCalibration
+	// HasKind reports whether the queried partition holds any chunk of a
+	// kind (the gate's primary-kind rule counts every survivor in a
+	// partition without the primary kind); nil when no partition matched.
+	HasKind func(kind string) bool
 }
 
 // QueryEmbedder embeds query texts for one (tenant, kb); cache keys must
@@ -76,6 +89,24 @@ type Engine struct {
 	// ownEmbedder is the embedder New made (nil otherwise); Close releases
 	// its cache, whose goroutines would outlive the engine.
 	ownEmbedder *index.RemoteEmbedder
+	// sem computes the semantic features; nil unless cfg.Semantic.
+	sem *semantic
+	// kinds caches each partition's set of kinds (*index.Partition ->
+	// map[string]bool), dropped when a snapshot is published.
+	kinds sync.Map
+}
+
+// kindSet returns the kinds of p's chunks, computed once per snapshot.
+func (e *Engine) kindSet(p *index.Partition) map[string]bool {
+	if v, ok := e.kinds.Load(p); ok {
+		return v.(map[string]bool)
+	}
+	set := map[string]bool{}
+	for _, c := range p.Chunks() {
+		set[c.Kind] = true
+	}
+	e.kinds.Store(p, set)
+	return set
 }
 
 // state is one published snapshot with a reader count, so that a swapped
@@ -131,8 +162,30 @@ func New(cfg Config, ixCfg index.Config, snap *index.Snapshot, log *zap.Logger) 
 	if cfg.Rewrite.Enabled {
 		e.rewriter = newRewriter(cfg.Rewrite)
 	}
+	if cfg.Semantic {
+		enc, err := encoder.Default()
+		if err != nil {
+			return nil, fmt.Errorf("sentence encoder: %w", err)
+		}
+		wv, err := wordvec.Default()
+		if err != nil {
+			return nil, fmt.Errorf("word vectors: %w", err)
+		}
+		e.sem = newSemantic(enc, wv)
+	}
 	e.Swap(snap)
 	return e, nil
+}
+
+// SetSemantic replaces the encoder and word vectors behind the semantic
+// features (tests hand in fakes; nil enc switches them off). Call it
+// before the engine serves queries.
+func (e *Engine) SetSemantic(enc SentenceEncoder, wv WordVectors) {
+	if enc == nil {
+		e.sem = nil
+		return
+	}
+	e.sem = newSemantic(enc, wv)
 }
 
 // Swap publishes snap atomically. Queries already running finish on the
@@ -142,6 +195,10 @@ func (e *Engine) Swap(snap *index.Snapshot) {
 	next := &state{snap: snap, log: e.log}
 	next.refs.Store(1) // the engine's own reference
 	old := e.cur.Swap(next)
+	if e.sem != nil {
+		e.sem.reset()
+	}
+	e.kinds.Clear()
 	if old != nil {
 		old.retired.Store(true)
 		old.release()
@@ -240,7 +297,8 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	if p == nil || strings.TrimSpace(q.Text) == "" {
 		return Result{}, nil
 	}
-	res := Result{IDF: p.Local().IDF, Calibration: p.AnswerCalibration()}
+	kinds := e.kindSet(p)
+	res := Result{IDF: p.Local().IDF, Calibration: p.AnswerCalibration(), HasKind: func(k string) bool { return kinds[k] }}
 	degrade := func(what string) {
 		if !slices.Contains(res.Degraded, what) {
 			res.Degraded = append(res.Degraded, what)
@@ -258,11 +316,12 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 			texts = append(texts, rw...)
 		}
 	}
-	// Query vectors: local always (memory, fallback scoring); remote when
-	// the snapshot's dense lane is remote.
+	// Query vectors: in the partition's local dense space (the embedded
+	// encoder, or the hashed model); remote when the snapshot's dense lane
+	// is remote.
 	localQ := make([][]float32, len(texts))
 	for i, t := range texts {
-		localQ[i] = p.Local().EmbedText(t)
+		localQ[i] = p.EmbedQuery(t)
 	}
 	primaryQ, primaryOK := localQ, true
 	if p.Remote() {
@@ -331,7 +390,11 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	cands := e.capPool(pool)
 	res.RerankActive = e.rerank(ctx, p, q.Text, cands, degrade)
 	ordered := e.order(q.Text, p, cands)
-	res.Candidates = e.cut(ordered, p)
+	var slots []int
+	res.Candidates, slots = e.cut(ordered, p)
+	if e.sem != nil {
+		e.sem.fill(p, q.Text, localQ[0], slots, res.Candidates)
+	}
 	return res, nil
 }
 
@@ -570,22 +633,25 @@ func (e *Engine) order(q string, p *index.Partition, cands []*cand) []*cand {
 
 // cut keeps the top k, then adds per-kind reserves from the rest of the
 // ordered pool.
-func (e *Engine) cut(ordered []*cand, p *index.Partition) []Candidate {
+func (e *Engine) cut(ordered []*cand, p *index.Partition) ([]Candidate, []int) {
 	n := min(e.cfg.TopK, len(ordered))
 	out := make([]Candidate, 0, n+4)
+	slots := make([]int, 0, n+4)
 	have := map[string]int{}
 	for _, c := range ordered[:n] {
 		out = append(out, e.candidate(c, p))
+		slots = append(slots, c.slot)
 		have[p.Chunk(c.slot).Kind]++
 	}
 	for _, c := range ordered[n:] {
 		kind := p.Chunk(c.slot).Kind
 		if have[kind] < e.cfg.Reserves[kind] {
 			out = append(out, e.candidate(c, p))
+			slots = append(slots, c.slot)
 			have[kind]++
 		}
 	}
-	return out
+	return out, slots
 }
 
 func (e *Engine) candidate(c *cand, p *index.Partition) Candidate {

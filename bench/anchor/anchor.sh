@@ -3,7 +3,7 @@
 #        GUARD_BIN (a prebuilt guard binary), GUARD_BASE_BIN (a second guard
 #        binary run beside it as "guard-base", e.g. main's, to compare in the
 #        same run), BURST, PACED, OPEN, PACED_DURATION, IDLE_OPEN,
-#        GUARDED_OPEN, PACE override)
+#        GUARDED_OPEN, PACE, REVERSE (1: targets in the other order) override)
 #
 # Paced mode (PACED=1, the default) models LLM traffic: long-lived streams
 # at token pace. First, memory per idle open stream: IDLE_OPEN (2000) wrk
@@ -115,7 +115,7 @@ procs[direct]=$!
 pids+=($!)
 procs[fastproxy]=$!
 sed -e "s|@OUT@|$OUT|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@UP_PORT@|$UP_PORT|g" -e "s|@NOFILE@|$NOFILE|g" \
-  -e "s|@WORKER_CONNS@|$((NOFILE / 2))|g" -e "s|@KEEPALIVE@|$KEEPALIVE|g" bench/anchor/nginx.conf.in >"$OUT/nginx/nginx.conf"
+  -e "s|@WORKER_CONNS@|$((NOFILE - 512))|g" -e "s|@KEEPALIVE@|$KEEPALIVE|g" bench/anchor/nginx.conf.in >"$OUT/nginx/nginx.conf"
 "$NGINX" -p "$OUT/nginx" -c "$OUT/nginx/nginx.conf"
 sed -e "s|@PORT@|$CADDY_PORT|g" -e "s|@UP_PORT@|$UP_PORT|g" -e "s|@KEEPALIVE@|$KEEPALIVE|g" bench/anchor/Caddyfile.in >"$OUT/caddy/Caddyfile"
 XDG_DATA_HOME="$OUT/caddy" XDG_CONFIG_HOME="$OUT/caddy" caddy run --adapter caddyfile --config "$OUT/caddy/Caddyfile" >"$OUT/caddy/caddy.log" 2>&1 &
@@ -161,6 +161,11 @@ STREAM='{"model":"mock-1","stream":true,"messages":[{"role":"user","content":"Wh
 # Check each target answers both kinds before measuring.
 declare -A port=([direct]=$UP_PORT [nginx]=$NGINX_PORT [caddy]=$CADDY_PORT [fastproxy]=$FAST_PORT [guard]=$GUARD_PORT [guard-base]=$BASE_PORT [guarded]=$GUARDED_PORT)
 targets=(direct nginx caddy fastproxy "${guards[@]}")
+if [ "${REVERSE:-0}" = 1 ]; then # the other order, to alternate runs in one window
+  rev=()
+  for ((i = ${#targets[@]} - 1; i >= 0; i--)); do rev+=("${targets[i]}"); done
+  targets=("${rev[@]}")
+fi
 for name in "${targets[@]}"; do
   p=${port[$name]}
   curl -sf -H 'Content-Type: application/json' -d "$NONSTREAM" "http://127.0.0.1:$p/v1/chat/completions" | grep -q '"choices"' ||
@@ -223,7 +228,8 @@ if [ "$PACED" != 0 ]; then
     for _ in 1 2 3 4 5; do curl -sfN -H 'Content-Type: application/json' -d "$STREAM" "http://127.0.0.1:${port[$name]}/v1/chat/completions" >/dev/null || true; done
   done
   declare -A idle
-  for name in nginx caddy fastproxy "${guards[@]}"; do
+  for name in "${targets[@]}"; do
+    [ "$name" = direct ] && continue
     echo "== idle streams: $IDLE_OPEN through $name" >&2
     idle[$name]=$(held "$name" "$IDLE_OPEN")
   done
@@ -290,7 +296,7 @@ if [ "$PACED" != 0 ]; then
   }
   for open in $OPEN; do
     declare -A ps=() p50=() p99=() pc=() pm=() pe=()
-    for name in direct nginx caddy fastproxy "${guards[@]}"; do
+    for name in "${targets[@]}"; do
       echo "== paced: $open open streams through $name" >&2
       read -r ps[$name] p50[$name] p99[$name] pc[$name] pm[$name] pe[$name] <<<"$(paced "$name" "$open")"
       sleep 2
@@ -329,6 +335,10 @@ if [ "$GUARD_LOAD" != 0 ]; then
   echo "== guard bench load --self --stream --pipeline --concurrency 32" >&2
   timeout 300 "$OUT/guard" bench load --self --stream --pipeline --concurrency 32 --duration "$DURATION" --out "$OUT/guardmode" >"$OUT/guardmode.txt" 2>"$OUT/guardmode.err" || true
   { echo; echo "guard mode (full pipeline, demo corpus, pace 0, concurrency 32, generator in process):"; echo; cat "$OUT/guardmode.txt"; } | tee -a "$OUT/anchor.md"
+  if [ -x "$OUT/guard-base" ]; then
+    timeout 300 "$OUT/guard-base" bench load --self --stream --pipeline --concurrency 32 --duration "$DURATION" --out "$OUT/guardmode-base" >"$OUT/guardmode-base.txt" 2>"$OUT/guardmode-base.err" || true
+    { echo; echo "guard mode, guard-base binary (its own generator):"; echo; cat "$OUT/guardmode-base.txt"; } | tee -a "$OUT/anchor.md"
+  fi
   if [ "$PACED" != 0 ]; then
     echo "== guard bench load --self --stream --pipeline --pace $PACE --concurrency $GUARDED_OPEN" >&2
     timeout 300 "$OUT/guard" bench load --self --stream --pipeline --pace "$PACE" --concurrency "$GUARDED_OPEN" --warmup "$GUARDED_OPEN" \

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -15,17 +16,22 @@ import (
 )
 
 func init() {
-	register("gaps", "list the gap queue of a running proxy (refused, fallback and gap questions)", runGaps)
+	register("gaps", "the gap queue of a running proxy: list it (refused, fallback and gap questions), or resolve|dismiss ID", runGaps)
 }
 
-// runGaps prints GET /v1/guard/gaps of a running proxy, most frequent first.
+// runGaps prints GET /v1/guard/gaps of a running proxy, most frequent first;
+// `guard gaps resolve ID` and `guard gaps dismiss ID` close an entry.
 func runGaps(args []string) error {
+	if len(args) > 0 && (args[0] == "resolve" || args[0] == "dismiss" || args[0] == "reopen") {
+		return runGapAction(args[0], args[1:])
+	}
 	fs := flag.NewFlagSet("gaps", flag.ContinueOnError)
 	addr := fs.String("addr", "http://127.0.0.1:8080", "the proxy's address (http://host:port, with or without /v1)")
 	keyEnv := fs.String("key-env", "GUARD_ADMIN_KEY", "environment variable holding the admin key (needed when auth is on)")
 	tenant := fs.String("tenant", "", "only this tenant")
 	kb := fs.String("kb", "", "only this knowledge base")
 	kind := fs.String("kind", "", "only this kind: refused | fallback | gap")
+	status := fs.String("status", "open", "only this status: open | resolved | dismissed | all")
 	limit := fs.Int("limit", 50, "at most this many entries")
 	asJSON := fs.Bool("json", false, "print the JSON body")
 	timeout := fs.Duration("timeout", 10*time.Second, "request timeout")
@@ -38,13 +44,9 @@ func runGaps(args []string) error {
 	if *limit < 1 {
 		return usageErrorf(fs, "--limit must be >= 1")
 	}
-	base := strings.TrimRight(*addr, "/")
-	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		base = "http://" + base
-	}
-	base = strings.TrimSuffix(base, "/v1")
+	base := proxyBase(*addr)
 	q := url.Values{}
-	for k, v := range map[string]string{"tenant": *tenant, "kb": *kb, "kind": *kind} {
+	for k, v := range map[string]string{"tenant": *tenant, "kb": *kb, "kind": *kind, "status": *status} {
 		if v != "" {
 			q.Set(k, v)
 		}
@@ -76,22 +78,84 @@ func runGaps(args []string) error {
 		return err
 	}
 	var list struct {
-		Total int `json:"total"`
-		Data  []struct {
-			Tenant, KB, Kind, Text, Question string
-			Count                            int
-			FirstSeen                        time.Time `json:"first_seen"`
-			LastSeen                         time.Time `json:"last_seen"`
-		} `json:"data"`
+		Total int        `json:"total"`
+		Data  []gapEntry `json:"data"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
 		return fmt.Errorf("decode gaps: %w", err)
 	}
-	fmt.Fprintf(cliOut, "%-6s %-9s %-20s %-20s %-20s %s\n", "count", "kind", "tenant/kb", "first seen", "last seen", "question or claim")
+	fmt.Fprintf(cliOut, "%-6s %-9s %-20s %-20s %-20s %-8s %-16s %s\n", "count", "kind", "tenant/kb", "first seen", "last seen", "coverage", "id", "question or claim")
 	for _, g := range list.Data {
-		fmt.Fprintf(cliOut, "%-6d %-9s %-20s %-20s %-20s %s\n", g.Count, g.Kind, clip(g.Tenant+"/"+g.KB, 20),
-			g.FirstSeen.Format("2006-01-02 15:04:05"), g.LastSeen.Format("2006-01-02 15:04:05"), g.Text)
+		fmt.Fprintf(cliOut, "%-6d %-9s %-20s %-20s %-20s %-8.2f %-16s %s\n", g.Count, g.Kind, clip(g.Tenant+"/"+g.KB, 20),
+			g.FirstSeen.Format("2006-01-02 15:04:05"), g.LastSeen.Format("2006-01-02 15:04:05"), g.CoverageMax, g.ID, g.Text)
 	}
 	fmt.Fprintf(cliOut, "%d of %d entries\n", len(list.Data), list.Total)
+	return nil
+}
+
+// gapEntry is one entry of GET /v1/guard/gaps.
+type gapEntry struct {
+	ID, Tenant, KB, Kind, Text, Question, Status, Resolution string
+	Count                                                    int
+	CoverageMax                                              float64   `json:"coverage_max"`
+	FirstSeen                                                time.Time `json:"first_seen"`
+	LastSeen                                                 time.Time `json:"last_seen"`
+}
+
+// proxyBase is the proxy's root URL from --addr (http://host:port, with or
+// without /v1).
+func proxyBase(addr string) string {
+	base := strings.TrimRight(addr, "/")
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		base = "http://" + base
+	}
+	return strings.TrimSuffix(base, "/v1")
+}
+
+// runGapAction is `guard gaps resolve|dismiss|reopen ID`: POST
+// /v1/guard/gaps/ID/ACTION.
+func runGapAction(action string, args []string) error {
+	fs := flag.NewFlagSet("gaps "+action, flag.ContinueOnError)
+	addr := fs.String("addr", "http://127.0.0.1:8080", "the proxy's address (http://host:port, with or without /v1)")
+	keyEnv := fs.String("key-env", "GUARD_ADMIN_KEY", "environment variable holding the admin key (needed when auth is on)")
+	note := fs.String("note", "", "why (kept with the entry)")
+	timeout := fs.Duration("timeout", 10*time.Second, "request timeout")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || strings.TrimSpace(fs.Arg(0)) == "" || strings.ContainsAny(fs.Arg(0), "/?#") {
+		return usageErrorf(fs, "want one entry id (the id column of guard gaps), got %q", fs.Args())
+	}
+	id := fs.Arg(0)
+	body, _ := json.Marshal(map[string]string{"note": *note})
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "POST", proxyBase(*addr)+"/v1/guard/gaps/"+url.PathEscape(id)+"/"+action, bytes.NewReader(body))
+	if err != nil {
+		return usageErrorf(fs, "--addr: %v", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if k := os.Getenv(*keyEnv); k != "" {
+		req.Header.Set("Authorization", "Bearer "+k)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s gap: %w", action, err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("read answer: %w", err)
+	}
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("%s gap %s: %s: %s", action, id, resp.Status, strings.TrimSpace(string(out)))
+	}
+	var res struct {
+		Gap gapEntry `json:"gap"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return fmt.Errorf("decode answer: %w", err)
+	}
+	fmt.Fprintf(cliOut, "%s %s (%s/%s, %s): %s\n", res.Gap.ID, res.Gap.Status, res.Gap.Tenant, res.Gap.KB, res.Gap.Kind, res.Gap.Text)
 	return nil
 }

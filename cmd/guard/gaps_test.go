@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -28,5 +29,51 @@ func TestGapsCommand(t *testing.T) {
 	code, out, _ = runCLI(t, "gaps", "--addr", strings.TrimSuffix(base, "/v1"), "--json", "--kind", "refused")
 	if code != 0 || !strings.Contains(out, `"total":0`) {
 		t.Errorf("gaps --json --kind refused: exit %d\n%s", code, out)
+	}
+}
+
+// TestGapsResolveDismissCommand closes gap entries from the command line:
+// the id from guard gaps, resolve with a note, the open list empties, the
+// resolved list has it; an unknown id fails (exit 1), a missing one is a
+// usage error (exit 2).
+func TestGapsResolveDismissCommand(t *testing.T) {
+	base := startProxy(t, true)
+	for _, q := range []string{"What is the capital of Mongolia?", "Who wrote the novel Moby Dick?"} {
+		resp, err := http.Post(base+"/chat/completions", "application/json",
+			strings.NewReader(`{"model":"mock-1","messages":[{"role":"user","content":"`+q+`"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	code, out, _ := runCLI(t, "gaps", "--addr", base, "--json")
+	var list struct {
+		Data []gapEntry `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); code != 0 || err != nil || len(list.Data) != 2 {
+		t.Fatalf("gaps --json: exit %d, %v, %d entries\n%s", code, err, len(list.Data), out)
+	}
+	ids := map[string]string{}
+	for _, g := range list.Data {
+		ids[g.Text] = g.ID
+	}
+	code, out, errOut := runCLI(t, "gaps", "resolve", "--addr", base, "--note", "added a page", ids["What is the capital of Mongolia?"])
+	if code != 0 || !strings.Contains(out, "resolved") {
+		t.Fatalf("gaps resolve: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ = runCLI(t, "gaps", "dismiss", "--addr", base, ids["Who wrote the novel Moby Dick?"]); code != 0 || !strings.Contains(out, "dismissed") {
+		t.Fatalf("gaps dismiss: exit %d\n%s", code, out)
+	}
+	if _, out, _ = runCLI(t, "gaps", "--addr", base); !strings.Contains(out, "0 of 0 entries") {
+		t.Errorf("open gaps after resolve and dismiss:\n%s", out)
+	}
+	if _, out, _ = runCLI(t, "gaps", "--addr", base, "--status", "resolved", "--json"); !strings.Contains(out, "added a page") {
+		t.Errorf("resolved gaps:\n%s", out)
+	}
+	if code, _, errOut = runCLI(t, "gaps", "resolve", "--addr", base, "nosuchid"); code != 1 || !strings.Contains(errOut, "404") {
+		t.Errorf("resolve of an unknown id: exit %d %s, want 1 with 404", code, errOut)
+	}
+	if code, _, _ = runCLI(t, "gaps", "dismiss", "--addr", base); code != 2 {
+		t.Errorf("dismiss without an id: exit %d, want 2", code)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/internal/corpuscal"
+	"github.com/answer-guard/guard/internal/gatefeed"
 	"github.com/answer-guard/guard/judge"
 	"github.com/answer-guard/guard/retrieve"
 )
@@ -146,14 +147,14 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 			refs[i] = index.DocRef{Tenant: tenant, KB: kb, ID: id}
 		}
 		man, err = index.Add(ctx, ic, *base, corpus, memory, *out, log, index.WithVerifier(hv),
-			index.WithDelete(refs...), index.WithChanges(&changes))
+			index.WithDelete(refs...), index.WithChanges(&changes), index.WithProgress(os.Stderr))
 	case *demo:
-		man, err = index.BuildDemo(ctx, ic, *out, log)
+		man, err = index.BuildDemo(ctx, ic, *out, log, index.WithProgress(os.Stderr))
 	default:
 		if len(corpus) == 0 {
 			return usageErrorf(fs, "--corpus (or --demo) is required")
 		}
-		man, err = index.Build(ctx, ic, corpus, memory, *out, log, index.WithVerifier(hv))
+		man, err = index.Build(ctx, ic, corpus, memory, *out, log, index.WithVerifier(hv), index.WithProgress(os.Stderr))
 	}
 	if err != nil {
 		return err
@@ -357,6 +358,10 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := snap.CheckEmbedder(cfg.Index); err != nil {
+		snap.Close()
+		return err
+	}
 	eng, err := retrieve.New(cfg.Retrieve, cfg.Index, snap, log)
 	if err != nil {
 		snap.Close()
@@ -389,8 +394,8 @@ func runIndexQuery(ctx context.Context, args []string) error {
 // answerability is each candidate's calibrated relevance as the gate sees
 // it: the shipped answerability model's probability that it answers q.
 func answerability(q string, res retrieve.Result) []float64 {
-	cands := gate.CandidatesFrom(res.Candidates)
-	gate.DefaultAnswerModel().Assess(gate.PrepareQuestion(q, res.IDF), cands)
+	cands := gatefeed.Candidates(res.Candidates)
+	gate.DefaultAnswerModel().Assess(gatefeed.Question(q, res), cands)
 	out := make([]float64, len(cands))
 	for i, c := range cands {
 		out[i] = c.Answer

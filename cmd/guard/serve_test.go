@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -128,5 +130,77 @@ func TestConfigArg(t *testing.T) {
 		if got := configArg(tt.args); got != tt.want {
 			t.Errorf("configArg(%q) = %q, want %q", tt.args, got, tt.want)
 		}
+	}
+}
+
+// TestServeFullStateDirExitsZero runs guard serve with its state dir on a
+// full 256 KiB tmpfs (root only: it mounts one): chat answers, the gap
+// queue answers from memory, and SIGTERM ends serve without an error
+// (exit 0) although gaps.json cannot be written.
+func TestServeFullStateDirExitsZero(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a 256 KiB tmpfs")
+	}
+	state := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", state).CombinedOutput(); err != nil {
+		t.Skipf("mount tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", state).Run() }) //nolint:errcheck
+	f, err := os.Create(filepath.Join(state, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := f.Write(make([]byte, 512)); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	f.Close()
+	cfgPath := filepath.Join(t.TempDir(), "guard.yaml")
+	body := "log: {level: error}\nstate: {dir: " + state + "}\nturnlog: {persist: {dir: " + state + "}}\ngaps: {flush_interval: 10ms}\n"
+	if err := os.WriteFile(cfgPath, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	listening := make(chan net.Addr, 1)
+	onListen = func(a net.Addr) { listening <- a }
+	t.Cleanup(func() { onListen = nil })
+	done := make(chan error, 1)
+	go func() { done <- runServe([]string{"--config", cfgPath, "--addr", "127.0.0.1:0"}) }()
+	var addr string
+	select {
+	case a := <-listening:
+		addr = a.String()
+	case err := <-done:
+		t.Fatalf("serve on a full state dir did not start: %v", err)
+	}
+	for range 3 {
+		resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json",
+			strings.NewReader(`{"model":"mock-1","messages":[{"role":"user","content":"What is the capital of Mongolia?"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("chat on a full state dir: %d", resp.StatusCode)
+		}
+	}
+	resp, err := http.Get("http://" + addr + "/v1/guard/gaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `"count":3`) {
+		t.Errorf("gap queue on a full disk: %s, want the question counted 3", b)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	if err := <-done; err != nil {
+		t.Errorf("serve returned %v on SIGTERM with a full state dir, want nil (exit 0)", err)
+	}
+	if _, err := os.Stat(filepath.Join(state, "gaps.json")); err == nil {
+		t.Error("gaps.json was written to a full disk?")
 	}
 }

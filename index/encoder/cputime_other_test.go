@@ -4,4 +4,5 @@ package encoder
 
 import "time"
 
-func cpuTime() time.Duration { return 0 }
+func cpuTime() time.Duration       { return 0 }
+func threadCPUTime() time.Duration { return 0 }

@@ -8,32 +8,107 @@ import (
 )
 
 // linear is a dense layer y = x·W + b with W kept transposed (one
-// contiguous row per output), so each output is one SIMD dot product and
-// the weights stream through the cache once per call however many tokens
-// are in the batch.
+// contiguous row per output), so each output is a dot product and the
+// weights stream through the cache once per call however many tokens are
+// in the batch. Weights stay int8 (wq, one scale per output) where the
+// SIMD kernel is available, else fp32 (wt).
 type linear struct {
 	in, out int
 	wt      []float32 // out x in
+	wq      []int8    // out x in
+	scale   []float32 // per output, with wq
 	bias    []float32
 }
 
 func newLinear(m *modelfile.Matrix, bias []float32) linear {
-	l := linear{in: m.Rows, out: m.Cols, wt: make([]float32, m.Rows*m.Cols), bias: bias}
+	l := linear{in: m.Rows, out: m.Cols, bias: bias}
+	if m.Q != nil && m.PerColumn && haveDot2x4 && m.Rows%8 == 0 && m.Cols%2 == 0 {
+		l.wq, l.scale = make([]int8, len(m.Q)), m.Scale
+		for r := 0; r < m.Rows; r++ {
+			for c := 0; c < m.Cols; c++ {
+				l.wq[c*m.Rows+r] = m.Q[r*m.Cols+c]
+			}
+		}
+		return l
+	}
+	data := m.Float()
+	l.wt = make([]float32, len(data))
 	for r := 0; r < m.Rows; r++ {
 		for c := 0; c < m.Cols; c++ {
-			l.wt[c*m.Rows+r] = m.Data[r*m.Cols+c]
+			l.wt[c*m.Rows+r] = data[r*m.Cols+c]
 		}
 	}
 	return l
 }
 
-// apply writes x·W + b for n rows of x (n x in) into dst (n x out).
-func (l *linear) apply(dst, x []float32, n int) {
-	for c := 0; c < l.out; c++ {
-		w := l.wt[c*l.in : (c+1)*l.in]
+// apply writes x·W + b for n rows of x (n x in) into dst (n x out); pad
+// is scratch for the last block of fewer than four rows.
+func (l *linear) apply(dst, x []float32, n int, pad *[]float32) {
+	in, out := l.in, l.out
+	if l.wq != nil {
+		// Blocks of four rows, then one of two; a last odd row comes
+		// from a zero-padded copy.
+		full := n &^ 3
+		pair := full + (n-full)&^1
+		var xp []float32
+		if pair < n {
+			*pad = grow(*pad, 2*in)
+			xp = *pad
+			clear(xp)
+			copy(xp, x[pair*in:n*in])
+		}
+		var acc [8]float32
+		var acc2 [4]float32
+		for c := 0; c+2 <= out; c += 2 {
+			s0, s1 := l.scale[c], l.scale[c+1]
+			b0, b1 := l.bias[c], l.bias[c+1]
+			w := &l.wq[c*in]
+			for t := 0; t < full; t += 4 {
+				dot2x4q(&x[t*in], in, w, in, in, &acc)
+				for k := 0; k < 4; k++ {
+					dst[(t+k)*out+c] = acc[2*k]*s0 + b0
+					dst[(t+k)*out+c+1] = acc[2*k+1]*s1 + b1
+				}
+			}
+			for t := full; t < n; t += 2 {
+				src, rows := &x[t*in], 2
+				if t >= pair {
+					src, rows = &xp[0], 1
+				}
+				dot2x2q(src, in, w, in, in, &acc2)
+				for k := 0; k < rows; k++ {
+					dst[(t+k)*out+c] = acc2[2*k]*s0 + b0
+					dst[(t+k)*out+c+1] = acc2[2*k+1]*s1 + b1
+				}
+			}
+		}
+		return
+	}
+	c := 0
+	if haveDot2x4 && in%8 == 0 && n >= 4 {
+		var acc [8]float32
+		for ; c+2 <= out; c += 2 {
+			b0, b1 := l.bias[c], l.bias[c+1]
+			t := 0
+			for ; t+4 <= n; t += 4 {
+				dot2x4(&x[t*in], in, &l.wt[c*in], in, in, &acc)
+				for k := 0; k < 4; k++ {
+					dst[(t+k)*out+c] = acc[2*k] + b0
+					dst[(t+k)*out+c+1] = acc[2*k+1] + b1
+				}
+			}
+			for ; t < n; t++ {
+				xt := x[t*in : (t+1)*in]
+				dst[t*out+c] = vek32.Dot(xt, l.wt[c*in:(c+1)*in]) + b0
+				dst[t*out+c+1] = vek32.Dot(xt, l.wt[(c+1)*in:(c+2)*in]) + b1
+			}
+		}
+	}
+	for ; c < out; c++ {
+		w := l.wt[c*in : (c+1)*in]
 		b := l.bias[c]
 		for t := 0; t < n; t++ {
-			dst[t*l.out+c] = vek32.Dot(x[t*l.in:(t+1)*l.in], w) + b
+			dst[t*out+c] = vek32.Dot(x[t*in:(t+1)*in], w) + b
 		}
 	}
 }
@@ -91,7 +166,7 @@ func newModel(w *modelfile.Weights) *model {
 // scratch holds one forward pass's buffers; grown on demand and reused.
 type scratch struct {
 	x, a, qkv, ctx, att, h, f []float32
-	scores                    []float32
+	scores, pad, vt           []float32
 }
 
 func grow(b []float32, n int) []float32 {
@@ -141,7 +216,7 @@ func (m *model) forward(ids []int32, s *scratch, dst []float32) {
 		}
 		vek32.MulNumber_Inplace(pooled, 1/float32(n))
 	}
-	m.hidden.apply(dst, pooled, 1)
+	m.hidden.apply(dst, pooled, 1, &s.pad)
 	var ss float64
 	for i, v := range dst {
 		t := float32(math.Tanh(float64(v)))
@@ -177,14 +252,14 @@ func (m *model) encode(ids []int32, s *scratch) {
 		s.a = grow(s.a, n*in)
 		layerNorm(s.a, s.x, n, in, l.ln1s, l.ln1b, m.eps)
 		s.qkv = grow(s.qkv, n*3*in)
-		l.qkv.apply(s.qkv, s.a, n)
+		l.qkv.apply(s.qkv, s.a, n, &s.pad)
 		s.ctx = grow(s.ctx, n*in)
 		m.attention(l, s, n)
 		s.att = grow(s.att, n*out)
-		l.o.apply(s.att, s.ctx, n)
+		l.o.apply(s.att, s.ctx, n, &s.pad)
 		if l.res != nil {
 			s.h = grow(s.h, n*out)
-			l.res.apply(s.h, s.x, n)
+			l.res.apply(s.h, s.x, n, &s.pad)
 			vek32.Add_Inplace(s.att, s.h)
 		} else {
 			vek32.Add_Inplace(s.att, s.x[:n*out])
@@ -194,27 +269,36 @@ func (m *model) encode(ids []int32, s *scratch) {
 		layerNorm(s.a, s.att, n, out, l.ln2s, l.ln2b, m.eps)
 		hid := l.ffn1.out
 		s.f = grow(s.f, n*hid)
-		l.ffn1.apply(s.f, s.a, n)
+		l.ffn1.apply(s.f, s.a, n, &s.pad)
 		for i, v := range s.f {
 			if v < 0 {
 				s.f[i] = 0
 			}
 		}
 		s.x = grow(s.x, n*out)
-		l.ffn2.apply(s.x, s.f, n)
+		l.ffn2.apply(s.x, s.f, n, &s.pad)
 		vek32.Add_Inplace(s.x, s.att)
 	}
 }
 
 // attention computes multi-head scaled dot-product attention from s.qkv
-// (n x 3*in: q, k, v) into s.ctx (n x in).
+// (n x 3*in: q, k, v) into s.ctx (n x in). Each head's values are
+// transposed first (depth x n), so the weighted sum of values is one dot
+// product per output element.
 func (m *model) attention(l *layer, s *scratch, n int) {
 	in := l.in
 	depth := in / l.heads
 	s.scores = grow(s.scores, n)
+	s.vt = grow(s.vt, depth*n)
 	w := 3 * in
 	for h := 0; h < l.heads; h++ {
 		qo, ko, vo := h*depth, in+h*depth, 2*in+h*depth
+		for j := 0; j < n; j++ {
+			v := s.qkv[j*w+vo : j*w+vo+depth]
+			for k, x := range v {
+				s.vt[k*n+j] = x
+			}
+		}
 		for i := 0; i < n; i++ {
 			q := s.qkv[i*w+qo : i*w+qo+depth]
 			mx := float32(math.Inf(-1))
@@ -229,14 +313,10 @@ func (m *model) attention(l *layer, s *scratch, n int) {
 				s.scores[j] = e
 				sum += e
 			}
+			vek32.MulNumber_Inplace(s.scores, 1/sum)
 			c := s.ctx[i*in+qo : i*in+qo+depth]
-			clear(c)
-			for j := 0; j < n; j++ {
-				p := s.scores[j] / sum
-				v := s.qkv[j*w+vo : j*w+vo+depth]
-				for k := range c {
-					c[k] += p * v[k]
-				}
+			for k := range c {
+				c[k] = vek32.Dot(s.scores, s.vt[k*n:(k+1)*n])
 			}
 		}
 	}

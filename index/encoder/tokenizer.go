@@ -3,6 +3,7 @@ package encoder
 import (
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -48,6 +49,10 @@ func newTokenizer(pieces []string, scores []float32) *tokenizer {
 
 // encode returns the piece ids of text.
 func (t *tokenizer) encode(text string) []int32 {
+	if !utf8.ValidString(text) {
+		// Each invalid byte becomes U+FFFD, as a decoder hands JavaScript.
+		text = string([]rune(text))
+	}
 	s := norm.NFKC.String(text)
 	if s == "" {
 		return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/internal/gatefeed"
 	"github.com/answer-guard/guard/retrieve"
 )
 
@@ -46,7 +47,7 @@ func (a *Asked) Ask(pq gate.PseudoQuestion) (gate.Question, []gate.Candidate, []
 func (a *Asked) Fit(tenant, kb string, m gate.AnswerModel, gcfg gate.Config) (index.AnswerCalibration, error) {
 	cal, err := gate.FitCorpusCalibration(m, a.Questions, a.Ask, gate.CalibrationThresholds(gcfg))
 	cal.Tenant, cal.KB = tenant, kb
-	return cal, err
+	return gatefeed.StoredCalibration(cal), err
 }
 
 // Ask makes at most n pseudo-questions from one partition of snap and
@@ -60,13 +61,13 @@ func Ask(ctx context.Context, e *retrieve.Engine, snap *index.Snapshot, tenant, 
 	for _, c := range p.Chunks() {
 		srcs = append(srcs, gate.PseudoSource{Key: c.DocID, Title: c.Title, Text: c.Text})
 	}
-	a := &Asked{Questions: gate.PseudoQuestions(srcs, n), answers: map[string]asked{}}
+	a := &Asked{Questions: gate.PseudoQuestions(gatefeed.Tokenize, srcs, n), answers: map[string]asked{}}
 	for _, pq := range a.Questions {
 		res, err := e.RetrieveFrom(ctx, snap, retrieve.Query{Tenant: tenant, KB: kb, Text: pq.Text})
 		if err != nil {
 			return nil, fmt.Errorf("pseudo-question %q: %w", pq.Text, err)
 		}
-		r := asked{q: gate.PrepareQuestion(pq.Text, res.IDF), cands: gate.CandidatesFrom(res.Candidates), own: make([]bool, len(res.Candidates))}
+		r := asked{q: gatefeed.Question(pq.Text, res), cands: gatefeed.Candidates(res.Candidates), own: make([]bool, len(res.Candidates))}
 		for i, c := range res.Candidates {
 			r.own[i] = c.DocID == pq.Key
 		}

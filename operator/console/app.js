@@ -359,7 +359,7 @@ async function renderGaps() {
     if (list) {
       items = list.map((g) => ({ question: g.kind === "gap" ? g.text + (g.question ? " (asked: " + g.question + ")" : "") : g.text || g.question || "",
         decision: decisionOf[g.kind] || g.kind || "gap", count: g.count || 1,
-        part: (g.tenant || "") + " / " + (g.kb || ""), last: g.last_seen || g.last || "", cov: g.coverage_max }));
+        part: (g.tenant || "") + " / " + (g.kb || ""), last: g.last_seen || g.last || "", cov: g.coverage_max, id: g.id }));
       $("gaps-source").textContent = "From the gap queue (GET /v1/guard/gaps), most frequent first.";
     }
   } catch (e) { /* no gap queue on this server */ }
@@ -380,7 +380,24 @@ async function renderGaps() {
   }
   tbody.replaceChildren(...items.map((g) => el("tr", { "data-decision": g.decision },
     el("td", {}, g.question), el("td", {}, DECISIONS.includes(g.decision) ? badge(g.decision) : g.decision), el("td", { class: "num" }, g.count),
-    el("td", {}, g.part), el("td", {}, hms(g.last)), el("td", { class: "num" }, fmt(g.cov)))));
+    el("td", {}, g.part), el("td", {}, hms(g.last)), el("td", { class: "num" }, fmt(g.cov)),
+    el("td", { class: "actions" }, g.id ? [gapButton(g, "resolve"), " ", gapButton(g, "dismiss")] : ""))));
+}
+
+// gapButton closes a gap queue entry (POST /v1/guard/gaps/ID/resolve or
+// /dismiss, an admin key when auth is on) and reloads the list.
+function gapButton(g, action) {
+  return el("button", { type: "button", class: "gap-action", "data-gap-id": g.id, "data-action": action,
+    "aria-label": action + ": " + g.question, onclick: async (e) => {
+      e.currentTarget.disabled = true;
+      try {
+        await api("/v1/guard/gaps/" + encodeURIComponent(g.id) + "/" + action, {});
+        status(action === "resolve" ? "Marked resolved." : "Dismissed.");
+      } catch (err) {
+        status(String(err.message || err), true);
+      }
+      await renderGaps();
+    } }, action);
 }
 
 // ---- wiring

@@ -31,13 +31,30 @@ import (
 const magic = "AGUSE\x00\x00\x01"
 
 // Matrix is a row-major rows x cols matrix. Data holds fp32 values; a
-// matrix kept in int8 (the embedding table) has Q and one Scale per row
-// instead, and Row dequantises one row on demand.
+// matrix kept in int8 has Q and Scale instead: one scale per column when
+// PerColumn (value = Q[r][c] * Scale[c]), else one per row.
 type Matrix struct {
 	Rows, Cols int
 	Data       []float32
 	Q          []int8
 	Scale      []float32
+	PerColumn  bool
+}
+
+// Float returns the matrix as fp32 values (Data, or Q dequantised).
+func (m *Matrix) Float() []float32 {
+	if m.Data != nil || m.Q == nil {
+		return m.Data
+	}
+	out := make([]float32, len(m.Q))
+	for i, q := range m.Q {
+		k := i / m.Cols
+		if m.PerColumn {
+			k = i % m.Cols
+		}
+		out[i] = float32(q) * m.Scale[k]
+	}
+	return out
 }
 
 // Row writes row i into dst (len Cols).
@@ -46,9 +63,12 @@ func (m *Matrix) Row(i int, dst []float32) {
 		copy(dst, m.Data[i*m.Cols:(i+1)*m.Cols])
 		return
 	}
-	s := m.Scale[i]
 	for j, q := range m.Q[i*m.Cols : (i+1)*m.Cols] {
-		dst[j] = float32(q) * s
+		k := i
+		if m.PerColumn {
+			k = j
+		}
+		dst[j] = float32(q) * m.Scale[k]
 	}
 }
 
@@ -198,10 +218,11 @@ func Quantize(m *Matrix, perRow bool) ([]int8, []float32) {
 	if perRow {
 		n = m.Rows
 	}
+	data := m.Float()
 	scale := make([]float32, n)
 	for r := 0; r < m.Rows; r++ {
 		for c := 0; c < m.Cols; c++ {
-			a := float32(math.Abs(float64(m.Data[r*m.Cols+c])))
+			a := float32(math.Abs(float64(data[r*m.Cols+c])))
 			k := c
 			if perRow {
 				k = r
@@ -212,7 +233,7 @@ func Quantize(m *Matrix, perRow bool) ([]int8, []float32) {
 	for i := range scale {
 		scale[i] /= 127
 	}
-	q := make([]int8, len(m.Data))
+	q := make([]int8, len(data))
 	for r := 0; r < m.Rows; r++ {
 		for c := 0; c < m.Cols; c++ {
 			s := scale[c]
@@ -222,7 +243,7 @@ func Quantize(m *Matrix, perRow bool) ([]int8, []float32) {
 			if s == 0 {
 				continue
 			}
-			q[r*m.Cols+c] = int8(math.Round(float64(m.Data[r*m.Cols+c] / s)))
+			q[r*m.Cols+c] = int8(math.Round(float64(data[r*m.Cols+c] / s)))
 		}
 	}
 	return q, scale
@@ -274,9 +295,8 @@ func (r *reader) f32s(n int) []float32 {
 	return out
 }
 
-// tensor reads one tensor. Per-column int8 is dequantised to fp32;
-// per-row int8 stays int8 (keepRows) or is dequantised too.
-func (r *reader) tensor(keepRows bool) Matrix {
+// tensor reads one tensor; int8 ones stay int8 (Q, Scale).
+func (r *reader) tensor() Matrix {
 	kind := r.take(1)
 	rows, cols := r.u32(), r.u32()
 	if r.err != nil {
@@ -305,26 +325,15 @@ func (r *reader) tensor(keepRows bool) Matrix {
 		for i, x := range raw {
 			q[i] = int8(x)
 		}
-		if perRow && keepRows {
-			m.Q, m.Scale = q, scale
-			break
-		}
-		m.Data = make([]float32, len(q))
-		for i, x := range q {
-			s := scale[i%cols]
-			if perRow {
-				s = scale[i/cols]
-			}
-			m.Data[i] = float32(x) * s
-		}
+		m.Q, m.Scale, m.PerColumn = q, scale, !perRow
 	default:
 		r.err = fmt.Errorf("unknown tensor kind %d", kind[0])
 	}
 	return m
 }
 
-// Decode reads the compact form. Matrices come back as fp32 (dequantised),
-// except the embedding table, which stays int8 with a scale per row.
+// Decode reads the compact form. Matrices come back int8 (Q and Scale:
+// per row for the embedding table, per column for the rest), vectors fp32.
 func Decode(b []byte) (*Weights, error) {
 	if !bytes.HasPrefix(b, []byte(magic)) {
 		return nil, errors.New("not a USE-lite model file")
@@ -347,25 +356,25 @@ func Decode(b []byte) (*Weights, error) {
 		w.Pieces[i] = string(r.take(int(binary.LittleEndian.Uint16(l))))
 		w.Scores[i] = r.f32()
 	}
-	vec := func() []float32 { return r.tensor(false).Data }
-	w.Embedding = r.tensor(true)
+	vec := func() []float32 { return r.tensor().Data }
+	w.Embedding = r.tensor()
 	w.InvTimescales = vec()
 	for i := range w.Layers {
 		L := &w.Layers[i]
 		L.Heads = r.u32()
 		L.AttnScale = r.f32()
 		L.LN1Scale, L.LN1Bias = vec(), vec()
-		L.QKV, L.QKVBias = r.tensor(false), vec()
-		L.Out, L.OutBias = r.tensor(false), vec()
-		L.Residual, L.ResidualBias = r.tensor(false), vec()
+		L.QKV, L.QKVBias = r.tensor(), vec()
+		L.Out, L.OutBias = r.tensor(), vec()
+		L.Residual, L.ResidualBias = r.tensor(), vec()
 		if L.Residual.Cols == 0 {
 			L.Residual, L.ResidualBias = Matrix{}, nil
 		}
 		L.LN2Scale, L.LN2Bias = vec(), vec()
-		L.FFN1, L.FFN1Bias = r.tensor(false), vec()
-		L.FFN2, L.FFN2Bias = r.tensor(false), vec()
+		L.FFN1, L.FFN1Bias = r.tensor(), vec()
+		L.FFN2, L.FFN2Bias = r.tensor(), vec()
 	}
-	w.Hidden, w.HiddenBias = r.tensor(false), vec()
+	w.Hidden, w.HiddenBias = r.tensor(), vec()
 	if r.err != nil {
 		return nil, fmt.Errorf("decode model: %w", r.err)
 	}

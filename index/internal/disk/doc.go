@@ -45,12 +45,16 @@ const (
 	TermsFile         = "terms.gob"
 	LocalVectorsFile  = "local.f32"
 	RemoteVectorsFile = "remote.f32"
-	GraphFile         = "hnsw.bin"
-	BleveDir          = "bleve"
-	AddressFile       = "address.json"
-	CatalogFile       = "catalog.txt"
-	MemoryFile        = "memory.jsonl"
-	HaluGateFile      = "halugate.json"
+	// EncoderVectorsFile holds the embedded encoder's vectors (embedder
+	// "use"); a snapshot without the file is hashed or remote. Adding it
+	// kept FormatVersion: older snapshots read as before.
+	EncoderVectorsFile = "encoder.f32"
+	GraphFile          = "hnsw.bin"
+	BleveDir           = "bleve"
+	AddressFile        = "address.json"
+	CatalogFile        = "catalog.txt"
+	MemoryFile         = "memory.jsonl"
+	HaluGateFile       = "halugate.json"
 )
 
 // PartDir is the directory of the (tenant, kb) partition, relative to the

@@ -1,4 +1,8 @@
-package proxy
+// Package sse reads an upstream's text/event-stream event by event without
+// copying or allocating per event (Reader), and tells its caller when the
+// next event is not buffered yet, so a relay can coalesce writes without
+// delaying any event. FuzzSSEReader holds it to go-sse's reading.
+package sse
 
 import (
 	"bytes"
@@ -9,7 +13,7 @@ import (
 	"time"
 )
 
-// sseReader reads an upstream event stream (text/event-stream) event by
+// Reader reads an upstream event stream (text/event-stream) event by
 // event without copying or allocating per event, and tells its caller when
 // the next event is not buffered yet, so that the relay can write every
 // event that is already here in one write and flush just before it would
@@ -22,7 +26,7 @@ import (
 // dispatchable even without data; "retry" and unknown fields are ignored;
 // a blank line dispatches; the end of input never dispatches a pending
 // event. An event larger than max bytes (its raw lines) is an error.
-type sseReader struct {
+type Reader struct {
 	src     io.Reader
 	max     int
 	buf     []byte // buf[r:w] is read and not yet consumed
@@ -41,40 +45,43 @@ type sseReader struct {
 	blocks uint64
 	// notifier is src when it can tell when a read would wait (the
 	// upstream stream); nil for any other reader.
-	notifier blockNotifier
+	notifier BlockNotifier
 }
 
-// blockNotifier is a source that knows, better than the reader, when a
+// BlockNotifier is a source that knows, better than the reader, when a
 // read is about to wait on the network: it calls f right before that, and
 // not while it still holds received bytes of its own.
-type blockNotifier interface {
-	setBeforeRead(f func())
+type BlockNotifier interface {
+	SetBeforeRead(f func())
 }
 
-// sseEvent is one dispatched event; Data is valid until the next call to
+// Event is one dispatched event; Data is valid until the next call to
 // next.
-type sseEvent struct {
+type Event struct {
 	Type string // "" for the default type; only "error" is kept, any other is "other"
 	Data []byte
-	// oneLine: Data came from a single line, so it has no line end.
-	oneLine bool
+	// OneLine: Data came from a single line, so it has no line end.
+	OneLine bool
 }
 
-var errEventTooLarge = errors.New("upstream event exceeds upstream.max_event_bytes")
+var ErrEventTooLarge = errors.New("upstream event exceeds upstream.max_event_bytes")
 
-const sseBufSize = 16 << 10
+// sseBufSize is the reader's buffer: an event larger than it grows it (up
+// to upstream.max_event_bytes). It is held for a stream's whole length, and
+// LLM events are a few hundred bytes.
+const sseBufSize = 4 << 10
 
 var sseBufPool = sync.Pool{New: func() any { b := make([]byte, sseBufSize); return &b }}
 
-func newSSEReader(src io.Reader, max int) *sseReader {
+func NewReader(src io.Reader, max int) *Reader {
 	bp := sseBufPool.Get().(*[]byte)
-	bn, _ := src.(blockNotifier)
-	return &sseReader{src: src, max: max, buf: *bp, pooled: bp, notifier: bn}
+	bn, _ := src.(BlockNotifier)
+	return &Reader{src: src, max: max, buf: *bp, pooled: bp, notifier: bn}
 }
 
-// release gives the buffer back; the reader and any event it returned must
+// Release gives the buffer back; the reader and any event it returned must
 // not be used after.
-func (s *sseReader) release() {
+func (s *Reader) Release() {
 	if s.pooled != nil && cap(s.buf) == sseBufSize {
 		*s.pooled = s.buf[:sseBufSize]
 		sseBufPool.Put(s.pooled)
@@ -82,14 +89,14 @@ func (s *sseReader) release() {
 	s.buf, s.pooled = nil, nil
 }
 
-// next returns the next event. When no complete event is buffered it calls
+// Next returns the next event. When no complete event is buffered it calls
 // idle (if not nil) before it blocks on the upstream, then reads; a source
-// that is a blockNotifier calls idle itself, only when its read would
+// that is a BlockNotifier calls idle itself, only when its read would
 // really wait. ok is false at the end of the stream; err is a read error
 // or an oversized event (the end of input is not an error).
-func (s *sseReader) next(idle func()) (ev sseEvent, ok bool, err error) {
+func (s *Reader) Next(idle func()) (ev Event, ok bool, err error) {
 	if s.notifier != nil {
-		s.notifier.setBeforeRead(idle)
+		s.notifier.SetBeforeRead(idle)
 		idle = nil
 	}
 	for {
@@ -106,12 +113,12 @@ func (s *sseReader) next(idle func()) (ev sseEvent, ok bool, err error) {
 		}
 		if s.err != nil {
 			if s.err == io.EOF {
-				return sseEvent{}, false, nil
+				return Event{}, false, nil
 			}
-			return sseEvent{}, false, s.err
+			return Event{}, false, s.err
 		}
 		if s.w-s.r > s.max {
-			s.err = errEventTooLarge
+			s.err = ErrEventTooLarge
 			continue
 		}
 		if idle != nil {
@@ -122,7 +129,7 @@ func (s *sseReader) next(idle func()) (ev sseEvent, ok bool, err error) {
 }
 
 // fill reads once from src into buf, making room first.
-func (s *sseReader) fill() {
+func (s *Reader) fill() {
 	if s.r > 0 && (s.w == len(s.buf) || s.r == s.w) {
 		s.w = copy(s.buf, s.buf[s.r:s.w])
 		s.r = 0
@@ -132,12 +139,12 @@ func (s *sseReader) fill() {
 		// limit plus room for its line ends.
 		limit := s.max + 8
 		if len(s.buf) >= limit {
-			s.err = errEventTooLarge
+			s.err = ErrEventTooLarge
 			return
 		}
 		nb := make([]byte, min(2*len(s.buf), limit))
 		copy(nb, s.buf[:s.w])
-		s.release()
+		s.Release()
 		s.buf = nb
 	}
 	t0 := time.Now()
@@ -165,7 +172,7 @@ func (s *sseReader) fill() {
 // block ending in a blank line (n bytes, its event in ev, whose Data is nil
 // when it has no data field). With found false, n > 0 means n bytes of blank
 // lines can be skipped.
-func (s *sseReader) parse() (ev sseEvent, n int, found bool) {
+func (s *Reader) parse() (ev Event, n int, found bool) {
 	b := s.buf[s.r:s.w]
 	if !s.started {
 		if len(b) < 3 && bytes.HasPrefix([]byte("\xEF\xBB\xBF"), b) && s.err == nil {
@@ -198,7 +205,7 @@ func (s *sseReader) parse() (ev sseEvent, n int, found bool) {
 			if ev.Data == nil {
 				ev.Data = []byte{}
 			}
-			ev.oneLine = true
+			ev.OneLine = true
 			return ev, k + 2, true
 		}
 	}
@@ -277,7 +284,7 @@ func (s *sseReader) parse() (ev sseEvent, n int, found bool) {
 	}
 	switch {
 	case lines == 1:
-		ev.oneLine = true
+		ev.OneLine = true
 		ev.Data = single[:len(single):len(single)]
 		if ev.Data == nil {
 			ev.Data = []byte{}
@@ -288,7 +295,7 @@ func (s *sseReader) parse() (ev sseEvent, n int, found bool) {
 		ev.Data = []byte{}
 	}
 	if !dirty {
-		ev = sseEvent{}
+		ev = Event{}
 	}
 	return ev, end + term, true
 }
@@ -306,4 +313,16 @@ func indexNewline(b []byte) int {
 	return i
 }
 
-func (e sseEvent) String() string { return fmt.Sprintf("%s:%q", e.Type, e.Data) }
+func (e Event) String() string { return fmt.Sprintf("%s:%q", e.Type, e.Data) }
+
+// Waited is the time spent in reads from the source (waiting on the
+// upstream) since the reader was made or ResetWaited.
+func (s *Reader) Waited() time.Duration { return s.waited }
+
+// ResetWaited starts the Waited count again.
+func (s *Reader) ResetWaited() { s.waited = 0 }
+
+// Blocks counts the complete event blocks read (a blank line ended them),
+// comment-only blocks included: an idle timer restarts on these, not on
+// any byte.
+func (s *Reader) Blocks() uint64 { return s.blocks }

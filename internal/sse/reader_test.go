@@ -1,4 +1,4 @@
-package proxy
+package sse
 
 import (
 	"bytes"
@@ -35,16 +35,16 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 
 type refEvent struct{ typ, data string }
 
-// readAll reads every event with the sseReader; err is the final error.
+// readAll reads every event with the Reader; err is the final error.
 func readAll(in []byte, cuts []byte, max int) (out []refEvent, err error) {
-	r := newSSEReader(&chunkReader{b: in, cuts: cuts}, max)
-	defer r.release()
+	r := NewReader(&chunkReader{b: in, cuts: cuts}, max)
+	defer r.Release()
 	for {
-		ev, ok, e := r.next(nil)
+		ev, ok, e := r.Next(nil)
 		if e != nil || !ok {
 			return out, e
 		}
-		if ev.oneLine && bytes.ContainsAny(ev.Data, "\r\n") {
+		if ev.OneLine && bytes.ContainsAny(ev.Data, "\r\n") {
 			return out, fmt.Errorf("event %q marked one line has a line end", ev.Data)
 		}
 		typ := ev.Type
@@ -97,7 +97,7 @@ func TestSSEReaderLimit(t *testing.T) {
 		t.Fatalf("3 KB event under a 4 KB limit: %v", err)
 	}
 	got, err := readAll([]byte("data: a\n\n"+strings.Repeat("data: y\n", 1000)+"\n"), []byte{3}, 4096)
-	if !errors.Is(err, errEventTooLarge) || len(got) != 1 {
+	if !errors.Is(err, ErrEventTooLarge) || len(got) != 1 {
 		t.Fatalf("8 KB event over a 4 KB limit: got %v, %v", got, err)
 	}
 	big := strings.Repeat("data: "+strings.Repeat("z", 1000)+"\n\n", 100) // 100 KB of events, each under the limit
@@ -119,7 +119,7 @@ func equalEvents(a, b []refEvent) bool {
 	return true
 }
 
-// FuzzSSEReader: the sseReader yields the events go-sse's Read yields, for
+// FuzzSSEReader: the Reader yields the events go-sse's Read yields, for
 // any input cut into any pieces (inputs well under the event limit).
 func FuzzSSEReader(f *testing.F) {
 	f.Add([]byte("data: a\r\n\r\ndata:b\r\rdata: c\r\n\n"), []byte{1, 3})

@@ -1,0 +1,17 @@
+//go:build !amd64
+
+package encoder
+
+func dot2x4(x *float32, xstride int, w *float32, wstride int, n int, out *[8]float32) {
+	panic("dot2x4: not available")
+}
+
+func dot2x4q(x *float32, xstride int, w *int8, wstride int, n int, out *[8]float32) {
+	panic("dot2x4q: not available")
+}
+
+func dot2x2q(x *float32, xstride int, w *int8, wstride int, n int, out *[4]float32) {
+	panic("dot2x2q: not available")
+}
+
+const haveDot2x4 = false

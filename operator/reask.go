@@ -1,0 +1,104 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/gate"
+)
+
+// After a reload puts a new snapshot or new thresholds in force, the open
+// refused and fallback entries of the gap queue are asked again through
+// the host (retrieval and the gate, no model call), most frequent first,
+// up to gaps.reask_limit; one that now grounds is marked resolved, with the
+// coverage it reached. The pass runs off the reload's path on one
+// goroutine the plane owns: a newer reload cancels it and starts another,
+// Close cancels it. Gap claims (uncited sentences) are not re-asked: a
+// question that grounds does not make the claim covered; an operator
+// resolves those.
+
+type reasker struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the current pass ends; nil before the first
+}
+
+// startReask cancels a running pass and starts one against the
+// configuration now in force.
+func (p *Plane) startReask() {
+	limit := p.cfg.Load().Gaps.ReaskLimit
+	r := &p.reask
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cancel != nil {
+		r.cancel()
+		<-r.done
+	}
+	if limit == 0 || p.gapQ == nil {
+		r.cancel, r.done = nil, nil
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	r.cancel, r.done = cancel, done
+	go func() {
+		defer close(done)
+		resolved, asked := p.reaskOpen(ctx, limit)
+		p.log.Info("gap queue re-asked after reload", zap.Int("asked", asked), zap.Int("resolved", resolved))
+		if resolved > 0 {
+			p.gapQ.save()
+		}
+	}()
+}
+
+// waitReask waits for the current pass (tests).
+func (p *Plane) waitReask() {
+	p.reask.mu.Lock()
+	done := p.reask.done
+	p.reask.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+func (p *Plane) stopReask() {
+	r := &p.reask
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cancel != nil {
+		r.cancel()
+		<-r.done
+		r.cancel = nil
+	}
+}
+
+// reaskOpen asks up to limit open refused and fallback entries again and
+// resolves those that ground; it returns how many it resolved and asked.
+func (p *Plane) reaskOpen(ctx context.Context, limit int) (resolved, asked int) {
+	var open []*Gap
+	for _, kind := range []string{GapRefused, GapFallback} {
+		open = append(open, p.gapQ.list(gapFilter{kind: kind, status: GapOpen})...)
+	}
+	sortGaps(open)
+	if len(open) > limit {
+		open = open[:limit]
+	}
+	for _, g := range open {
+		if ctx.Err() != nil {
+			break
+		}
+		d, cov, err := p.host.Ask(ctx, g.Tenant, g.KB, g.Text)
+		asked++
+		if err != nil || d != gate.Ground {
+			continue
+		}
+		why := fmt.Sprintf("answered after a reload (coverage %.2f)", cov)
+		if _, err := p.changeGap(g.ID, GapResolved, why, cov, gapFilter{}); err == nil {
+			resolved++
+		}
+	}
+	return resolved, asked
+}

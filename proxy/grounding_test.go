@@ -1,0 +1,111 @@
+package proxy_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/proxy"
+)
+
+// shopCorpus is a small service FAQ as a new user writes it: no kind set,
+// some passages without a title.
+func shopCorpus(t *testing.T) string {
+	t.Helper()
+	corpus := writeCorpus(t,
+		`{"id":"puncture","text":"Puncture repair costs 8 pounds per wheel, including a new inner tube. Most repairs are done while you wait."}`,
+		`{"id":"prices","title":"Hire prices","text":"Bike hire is 15 pounds a day for adults. Seniors over 65 and students with a valid card pay 10 pounds a day."}`,
+		`{"id":"service","title":"Servicing","text":"Our annual service costs 60 pounds and includes a full check of brakes, gears, wheels and chain, with adjustments."}`,
+		`{"id":"returns","title":"Returns","text":"Unused items can be returned within 30 days with the receipt for a full refund to the original card."}`,
+		`{"id":"hours","title":"Workshop opening hours","text":"The workshop is open Tuesday to Saturday, 9am to 5:30pm, and closed on Sundays and Mondays."}`,
+		`{"id":"ebikes","title":"Electric bikes","text":"Electric bike hire costs 30 pounds a day. The battery lasts about 60 miles and a charger is included."}`,
+		`{"id":"locks","text":"Every hire bike comes with a D-lock and a helmet at no extra charge."}`,
+	)
+	dir := filepath.Join(t.TempDir(), "snap")
+	if _, err := index.Build(context.Background(), proxy.DefaultConfig().Stages.Index, []string{corpus}, nil, dir, zap.NewNop()); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Questions in customers' words ground on the passage that uses the
+// corpus's words: flat tyre / puncture, pensioner / senior, yearly tune-up
+// / annual service, money back / refund. The corpus never sets kind, so
+// the primary-kind rule counts its own chunks.
+func TestParaphrasesGround(t *testing.T) {
+	ts := startGuard(t, func(c *testCfg) { c.Pipeline.Index = shopCorpus(t) })
+	for _, tc := range []struct{ q, want string }{
+		{"how much do you charge to fix a flat tyre?", "puncture"},
+		{"Is there a discount for pensioners?", "prices"},
+		{"how much is a yearly tune-up?", "service"},
+		{"can I get my money back if I don't use it?", "returns"},
+	} {
+		text, g := complete(t, ts, tc.q, false)
+		cited := slices.ContainsFunc(g.Citations, func(c cite) bool { return c.ID == tc.want })
+		if g.Decision != "ground" || !cited {
+			t.Errorf("%q: decision %s citations %v, want ground citing %s (%q)", tc.q, g.Decision, g.Citations, tc.want, text)
+		}
+	}
+}
+
+// An on-topic question the corpus does not answer is refused, not answered
+// from general knowledge, and the refusal names the closest topics; no
+// model runs.
+func TestOnTopicUnanswerableRefusesNamingTopics(t *testing.T) {
+	ts := startGuard(t, func(c *testCfg) { c.Pipeline.Index = shopCorpus(t) })
+	before := ts.mock.Requests()
+	text, g := complete(t, ts, "What is the phone number of the workshop?", false)
+	gcfg := proxy.DefaultConfig().Stages.Gate
+	if g.Decision != "refuse" || !strings.HasPrefix(text, gcfg.RefusalText) || !strings.Contains(text, `"Workshop opening hours"`) {
+		t.Errorf("decision %s, text %q; want a refusal naming \"Workshop opening hours\"", g.Decision, text)
+	}
+	if n := ts.mock.Requests() - before; n != 0 {
+		t.Errorf("a refused turn made %d upstream calls", n)
+	}
+}
+
+// Off-topic questions follow gate.off_topic: fallback (general knowledge
+// behind the disclaimer) by default, a refusal with off_topic_text and no
+// model call with refuse.
+func TestOffTopic(t *testing.T) {
+	const q = "give me a recipe for lasagne"
+	gcfg := proxy.DefaultConfig().Stages.Gate
+	ts := startGuard(t, func(c *testCfg) { c.Pipeline.Index = shopCorpus(t) })
+	if text, g := complete(t, ts, q, false); g.Decision != "fallback" || !strings.HasPrefix(text, gcfg.Disclaimer) {
+		t.Errorf("off_topic fallback: decision %s text %q", g.Decision, text)
+	}
+	rs := startGuard(t, func(c *testCfg) {
+		c.Pipeline.Index = shopCorpus(t)
+		c.Stages.Gate.OffTopic = "refuse"
+	})
+	for _, stream := range []bool{false, true} {
+		before := rs.mock.Requests()
+		text, g := complete(t, rs, q, stream)
+		if g.Decision != "refuse" || text != gcfg.OffTopicText {
+			t.Errorf("off_topic refuse, stream=%v: decision %s text %q", stream, g.Decision, text)
+		}
+		if n := rs.mock.Requests() - before; n != 0 {
+			t.Errorf("off_topic refuse, stream=%v: %d upstream calls", stream, n)
+		}
+	}
+}
+
+// planner.base_url: upstream plans on the answering upstream: a grounded
+// turn makes two upstream calls (the planner's and the answer's).
+func TestPlannerOnUpstream(t *testing.T) {
+	ts := startGuard(t, func(c *testCfg) {
+		c.Stages.Gate.Planner.Mode = "remote"
+		c.Stages.Gate.Planner.BaseURL = "upstream"
+		c.Stages.Gate.Planner.Model = "mock-planner"
+	})
+	before := ts.mock.Requests()
+	_, g := complete(t, ts, groundQ, false)
+	if n := ts.mock.Requests() - before; g.Decision == "ground" && n != 2 || g.Decision != "ground" && n != 1 {
+		t.Errorf("decision %s with %d upstream calls; want the planner's call on the upstream too", g.Decision, n)
+	}
+}
