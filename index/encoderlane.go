@@ -31,6 +31,27 @@ const (
 	encoderDims      = 512
 )
 
+// EncoderText is the text of a chunk that the encoder embeds: the title
+// and the text joined with ". ", cut to at most 600 bytes at a space (the
+// encoder reads 128 pieces, about 550 characters, at most). The snapshot's
+// encoder vectors and retrieve's semantic features both embed this text,
+// so a cosine to a stored vector equals one computed afresh (the rule
+// mirrors retrieve/semantic.go: keep the two the same).
+func EncoderText(c *Chunk) string {
+	text := c.Text
+	if c.Title != "" {
+		text = c.Title + ". " + text
+	}
+	const maxChars = 600
+	if len(text) <= maxChars {
+		return text
+	}
+	if i := strings.LastIndexByte(text[:maxChars], ' '); i > maxChars/2 {
+		return text[:i]
+	}
+	return text[:maxChars]
+}
+
 // defaultEncoder returns the embedded encoder (loaded once per process).
 func defaultEncoder() (Encoder, error) {
 	e, err := encoder.Default()
@@ -160,7 +181,7 @@ func encodePartition(ctx context.Context, cfg Config, enc Encoder, pd *partData,
 					return
 				}
 				i := first + j
-				text := embedText(pd.chunks[i])
+				text := EncoderText(&pd.chunks[i])
 				v := cache.get(enc, text)
 				if v == nil {
 					v = enc.Embed(text)
