@@ -782,9 +782,9 @@ var contrastStems = func() map[string]bool {
 	return m
 }()
 
-// rangeContained reports whether every bound or range of the claim lies
-// inside a bound or range of the same dimension in the clause of window
-// that carries it, and the claim has at least one: "children aged 5 to 12
+// rangeContained reports whether every condition of the claim is a
+// two-sided range inside a range of the same dimension in the clause of
+// window that carries it, and the claim has at least one: "children aged 5 to 12
 // pay half fare" against "children aged 5 to 15 pay half fare" names other
 // numbers without contradicting.
 func rangeContained(claim, window string) bool {
@@ -827,7 +827,9 @@ func rangeContained(claim, window string) bool {
 				same = append(same, e)
 			}
 		}
-		if c.dim == "day" || c.dim == "month" || len(same) == 0 || !contains(same, c) {
+		// only a two-sided range narrows: "after 67 minutes" is another
+		// time than "after 30 minutes", "up to 10" another limit than "up to 20"
+		if c.dim == "day" || c.dim == "month" || math.IsInf(c.lo, 0) || math.IsInf(c.hi, 0) || c.lo >= c.hi || len(same) == 0 || !contains(same, c) {
 			return false
 		}
 	}

@@ -122,3 +122,18 @@ func TestScopeRangeDoesNotExcuseChangedNumber(t *testing.T) {
 		t.Errorf("changed height: %s (%s), want contradiction", got.Label, got.Reason)
 	}
 }
+
+// A one-sided bound is a time or a limit, not a range to narrow: another
+// number in it is a changed fact.
+func TestScopeOneSidedBoundNotExcused(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	for _, tt := range []struct{ evidence, claim string }{
+		{"The account unlocks after 30 minutes or when an administrator unlocks it.", "The account unlocks after 67 minutes or when an administrator unlocks it."},
+		{"Members may borrow up to 20 books at a time.", "Members may borrow up to 10 books at a time."},
+	} {
+		got, _ := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, Text: tt.evidence}})
+		if got.Label == Entailment {
+			t.Errorf("%q against %q: entailment (%s), want not entailed", tt.claim, tt.evidence, got.Detail)
+		}
+	}
+}
