@@ -137,3 +137,19 @@ func TestScopeOneSidedBoundNotExcused(t *testing.T) {
 		}
 	}
 }
+
+// A limit in other units is the same limit.
+func TestScopeUnits(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	for _, tt := range []struct{ evidence, claim, want string }{
+		{"After ten failed password attempts within 15 minutes an account is locked for 30 minutes.", "After ten failed password attempts within 900 seconds an account is locked for 30 minutes.", Entailment},
+		{"The account unlocks after 30 minutes or when an administrator unlocks it.", "The account unlocks after 1800 seconds or when an administrator unlocks it.", Entailment},
+		{"Parking is free for the first 3 hours; after that it costs 2 euros an hour.", "Parking is free for the first 180 minutes.", Entailment},
+		{"Parking is free for the first 3 hours; after that it costs 2 euros an hour.", "Parking is free for the first 5 hours.", Contradiction},
+	} {
+		got, _ := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, Text: tt.evidence}})
+		if got.Label != tt.want {
+			t.Errorf("%q against %q: %s (%s %s), want %s", tt.claim, tt.evidence, got.Label, got.Reason, got.Detail, tt.want)
+		}
+	}
+}
