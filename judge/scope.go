@@ -46,7 +46,7 @@ const (
 // scopeCond is one condition on a dimension: an interval for quantities
 // and clock times, a bit mask for days and months.
 type scopeCond struct {
-	dim    string // "time" (clock), "day", "month", a unit ("hour", "kg", "euro"), "n" (no unit)
+	dim    string // "time" (clock), "day", "month", "dur" (seconds), "mass" (grams), another unit ("euro"), "n" (no unit)
 	lo, hi float64
 	mask   uint16
 	univ   bool // stated as all / every (all year, every day, around the clock)
@@ -167,15 +167,25 @@ var (
 	upperTails = [][]string{{"and", "under"}, {"or", "under"}, {"or", "less"}, {"or", "younger"}, {"or", "fewer"}, {"and", "below"}, {"or", "below"}, {"and", "younger"}}
 	lowerTails = [][]string{{"and", "over"}, {"or", "over"}, {"or", "more"}, {"or", "older"}, {"and", "older"}, {"and", "above"}, {"or", "above"}, {"+"}, {"and", "up"}}
 	// units as a dimension ("3 hours" -> hour)
-	unitDims = map[string]string{"hour": "hour", "hours": "hour", "h": "hour", "hr": "hour", "hrs": "hour",
-		"minute": "minute", "minutes": "minute", "min": "minute", "mins": "minute", "day": "days", "days": "days",
-		"week": "week", "weeks": "week", "month": "months", "months": "months", "year": "n", "years": "n", "year-old": "n", "year-olds": "n",
-		"kg": "kg", "kilograms": "kg", "kilos": "kg", "g": "g", "grams": "g", "euro": "euro", "euros": "euro", "eur": "euro",
+	unitDims = map[string]string{"hour": "dur", "hours": "dur", "h": "dur", "hr": "dur", "hrs": "dur",
+		"minute": "dur", "minutes": "dur", "min": "dur", "mins": "dur", "second": "dur", "seconds": "dur", "sec": "dur", "secs": "dur",
+		"day": "dur", "days": "dur", "week": "dur", "weeks": "dur", "month": "dur", "months": "dur",
+		"year": "n", "years": "n", "year-old": "n", "year-olds": "n",
+		"kg": "mass", "kilograms": "mass", "kilos": "mass", "g": "mass", "grams": "mass", "euro": "euro", "euros": "euro", "eur": "euro",
 		"dollar": "dollar", "dollars": "dollar", "usd": "dollar", "percent": "percent", "gb": "gb", "mb": "mb", "km": "km", "m": "m",
 		"metres": "m", "meters": "m", "nights": "night", "night": "night", "people": "people", "persons": "people", "guests": "people",
 		"passengers": "people", "members": "people", "items": "item", "item": "item", "books": "book", "book": "book",
 		"projects": "project", "project": "project", "doses": "dose", "dose": "dose", "times": "times", "requests": "request",
 		"seats": "seat", "bags": "bag", "users": "user", "tickets": "ticket"}
+	// unitScale converts a unit to its dimension's base (seconds, grams), so
+	// that "within 900 seconds" is "within 15 minutes"
+	unitScale = map[string]float64{"hour": 3600, "hours": 3600, "h": 3600, "hr": 3600, "hrs": 3600, "minute": 60, "minutes": 60,
+		"min": 60, "mins": 60, "second": 1, "seconds": 1, "sec": 1, "secs": 1, "day": 86400, "days": 86400, "week": 604800,
+		"weeks": 604800, "month": 2592000, "months": 2592000, "kg": 1000, "kilograms": 1000, "kilos": 1000, "g": 1, "grams": 1}
+	// timeCues bound a time: without a unit their number is a count or a
+	// date ("after ten failed attempts", "since 1989"), not a condition
+	timeCues = map[string]bool{"after": true, "before": true, "since": true, "within": true, "until": true, "till": true,
+		"from": true, "beyond": true, "exceeding": true}
 	// widening words and phrases of a claim
 	univPhrases = [][]string{{"all"}, {"every"}, {"any"}, {"always"}, {"never"}, {"everyone"}, {"everybody"}, {"anyone"},
 		{"anybody"}, {"everything"}, {"anything"}, {"unlimited"}, {"whenever"}, {"as", "many"}, {"as", "much"}, {"as", "often"},
@@ -343,9 +353,14 @@ func analyseScope(text string) scopeInfo {
 		}
 	}
 	// numeric bounds and ranges
+	scale := 1.0
 	unitAfter := func(j int) (string, int) {
+		scale = 1
 		if j < len(ts) && !ts[j].isNum {
 			if d, ok := unitDims[ts[j].w]; ok {
+				if f, ok := unitScale[ts[j].w]; ok {
+					scale = f
+				}
 				return d, j + 1
 			}
 		}
@@ -376,11 +391,14 @@ func analyseScope(text string) scopeInfo {
 		if i+2 < len(ts) && ts[i+2].isNum && (ts[i+1].w == "to" || ts[i+1].w == "through" || ts[i+1].w == "until" || ts[i+1].w == "till" || ts[i+1].w == "and" && i > 0 && ts[i-1].w == "between") && ts[i+2].clock == t.clock {
 			dim := dimOf(t)
 			end := i + 3
+			scale = 1
 			if dim == "" {
 				dim, end = unitAfter(i + 3)
 				if dim == "n" {
 					if d, e := unitAfter(i + 1); d != "n" && e == i+2 {
 						dim = d
+					} else {
+						scale = 1
 					}
 				}
 			}
@@ -398,6 +416,7 @@ func analyseScope(text string) scopeInfo {
 			if hi < lo && dim == "time" {
 				hi += 24
 			}
+			lo, hi = lo*scale, hi*scale
 			si.conds = append(si.conds, scopeCond{dim: dim, lo: lo, hi: hi, text: span(start, end), plain: start == i && dim != "time"})
 			for k := start; k < end; k++ {
 				used[k] = true
@@ -407,29 +426,34 @@ func analyseScope(text string) scopeInfo {
 		}
 		lo, hi := math.Inf(-1), math.Inf(1)
 		found := false
+		cue := ""
 		for _, p := range upperCues {
 			if endsWith(ts, i, p) {
-				hi, found, start = t.num, true, i-len(p)
+				hi, found, start, cue = t.num, true, i-len(p), p[0]
 				break
 			}
 			// "the first 3 hours", "up to 10 books at a time": cue then "the"
 			if i > 0 && ts[i-1].w == "the" && endsWith(ts, i-1, p) {
-				hi, found, start = t.num, true, i-1-len(p)
+				hi, found, start, cue = t.num, true, i-1-len(p), p[0]
 				break
 			}
 		}
 		if !found {
 			for _, p := range lowerCues {
 				if endsWith(ts, i, p) {
-					lo, found, start = t.num, true, i-len(p)
+					lo, found, start, cue = t.num, true, i-len(p), p[0]
 					break
 				}
 			}
 		}
 		dim := dimOf(t)
 		end := i + 1
+		scale = 1
 		if dim == "" {
 			dim, end = unitAfter(i + 1)
+		}
+		if dim == "n" && timeCues[cue] {
+			continue
 		}
 		if p := matchAny(ts, end, upperTails); p != nil {
 			hi, found = t.num, true
@@ -445,6 +469,12 @@ func analyseScope(text string) scopeInfo {
 		}
 		// an upper cue means up to and including N for durations and
 		// amounts; "under 5" excludes 5, which containment need not know
+		if !math.IsInf(lo, 0) {
+			lo *= scale
+		}
+		if !math.IsInf(hi, 0) {
+			hi *= scale
+		}
 		si.conds = append(si.conds, scopeCond{dim: dim, lo: lo, hi: hi, text: span(start, end)})
 		for k := max(start, 0); k < end; k++ {
 			used[k] = true
@@ -652,7 +682,7 @@ func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
 			// a universal claim over a related dimension: "all day" against "the first 3 hours"
 			var rel []scopeCond
 			switch d {
-			case "hour", "minute", "days", "week", "months", "night":
+			case "dur", "night":
 				rel = append(claimDims["time"], claimDims["month"]...)
 			}
 			for _, c := range rel {
@@ -782,9 +812,9 @@ var contrastStems = func() map[string]bool {
 	return m
 }()
 
-// rangeContained reports whether every bound or range of the claim lies
-// inside a bound or range of the same dimension in the clause of window
-// that carries it, and the claim has at least one: "children aged 5 to 12
+// rangeContained reports whether every condition of the claim is a
+// two-sided range inside a range of the same dimension in the clause of
+// window that carries it, and the claim has at least one: "children aged 5 to 12
 // pay half fare" against "children aged 5 to 15 pay half fare" names other
 // numbers without contradicting.
 func rangeContained(claim, window string) bool {
@@ -827,7 +857,9 @@ func rangeContained(claim, window string) bool {
 				same = append(same, e)
 			}
 		}
-		if c.dim == "day" || c.dim == "month" || len(same) == 0 || !contains(same, c) {
+		// only a two-sided range narrows: "after 67 minutes" is another
+		// time than "after 30 minutes", "up to 10" another limit than "up to 20"
+		if c.dim == "day" || c.dim == "month" || math.IsInf(c.lo, 0) || math.IsInf(c.hi, 0) || c.lo >= c.hi || len(same) == 0 || !contains(same, c) {
 			return false
 		}
 	}

@@ -122,3 +122,34 @@ func TestScopeRangeDoesNotExcuseChangedNumber(t *testing.T) {
 		t.Errorf("changed height: %s (%s), want contradiction", got.Label, got.Reason)
 	}
 }
+
+// A one-sided bound is a time or a limit, not a range to narrow: another
+// number in it is a changed fact.
+func TestScopeOneSidedBoundNotExcused(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	for _, tt := range []struct{ evidence, claim string }{
+		{"The account unlocks after 30 minutes or when an administrator unlocks it.", "The account unlocks after 67 minutes or when an administrator unlocks it."},
+		{"Members may borrow up to 20 books at a time.", "Members may borrow up to 10 books at a time."},
+	} {
+		got, _ := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, Text: tt.evidence}})
+		if got.Label == Entailment {
+			t.Errorf("%q against %q: entailment (%s), want not entailed", tt.claim, tt.evidence, got.Detail)
+		}
+	}
+}
+
+// A limit in other units is the same limit.
+func TestScopeUnits(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	for _, tt := range []struct{ evidence, claim, want string }{
+		{"After ten failed password attempts within 15 minutes an account is locked for 30 minutes.", "After ten failed password attempts within 900 seconds an account is locked for 30 minutes.", Entailment},
+		{"The account unlocks after 30 minutes or when an administrator unlocks it.", "The account unlocks after 1800 seconds or when an administrator unlocks it.", Entailment},
+		{"Parking is free for the first 3 hours; after that it costs 2 euros an hour.", "Parking is free for the first 180 minutes.", Entailment},
+		{"Parking is free for the first 3 hours; after that it costs 2 euros an hour.", "Parking is free for the first 5 hours.", Contradiction},
+	} {
+		got, _ := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, Text: tt.evidence}})
+		if got.Label != tt.want {
+			t.Errorf("%q against %q: %s (%s %s), want %s", tt.claim, tt.evidence, got.Label, got.Reason, got.Detail, tt.want)
+		}
+	}
+}
