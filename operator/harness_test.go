@@ -88,6 +88,9 @@ type testServer struct {
 // newServer builds a proxy and its plane for tc (its upstream set).
 func newServer(tb testing.TB, tc testCfg, factory proxy.PipelineFactory) *server {
 	tb.Helper()
+	if factory != nil {
+		tc = withDemo(tb, tc)
+	}
 	px, err := proxy.New(tc.Config, nil, factory)
 	if err != nil {
 		tb.Fatalf("proxy.New: %v", err)
