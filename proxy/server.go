@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/answer-guard/guard/internal/logredact"
+	"github.com/answer-guard/guard/internal/proctune"
 	"github.com/answer-guard/guard/internal/turnrec"
 )
 
@@ -184,8 +185,8 @@ func (s *Server) Reload(cfg Config) error {
 	return nil
 }
 
-func (s *Server) applyGC(g GCConfig) {
-	percent, limit := applyGC(g)
+func (s *Server) applyGC(g proctune.GC) {
+	percent, limit := g.Apply()
 	s.log.Info("garbage collector", zap.Int("percent", percent), zap.Int64("memory_limit", limit),
 		zap.Bool("gogc_env", os.Getenv("GOGC") != ""), zap.Bool("gomemlimit_env", os.Getenv("GOMEMLIMIT") != ""))
 }
