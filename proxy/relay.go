@@ -18,6 +18,7 @@ import (
 
 	"github.com/answer-guard/guard/internal/jsonscan"
 
+	"github.com/answer-guard/guard/internal/peerclose"
 	"github.com/answer-guard/guard/internal/sidetext"
 	"github.com/answer-guard/guard/internal/sse"
 )
@@ -219,7 +220,7 @@ func (r *relay) probeTick(p *probeState, every time.Duration) {
 	if p.ended {
 		return
 	}
-	if r.wErr == nil && r.cw != nil && peerClosed(r.cw) {
+	if r.wErr == nil && r.cw != nil && peerclose.Closed(r.cw) {
 		r.wErr = errClientGone
 		r.stop(errClientGone)
 	}
