@@ -586,8 +586,6 @@ func (s *Server) summarize(l *reqLog) {
 	ce.Write(fields...)
 }
 
-func nopLogger() *zap.Logger { return zap.NewNop() }
-
 // resetResponse clears a response but keeps a decision to close the
 // connection after it.
 func resetResponse(ctx *fasthttp.RequestCtx) {
