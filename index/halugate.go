@@ -114,6 +114,7 @@ type options struct {
 	changes  *Changes  // Add: where to report what changed (WithChanges)
 	progress io.Writer // encoder progress lines (WithProgress)
 	encCache *vecCache // encoder vectors by text (BuildDemo)
+	encoder  Encoder   // replaces the embedded encoder (tests)
 }
 
 // WithVerifier hands HaluGate its claim verifier. Without one, derived

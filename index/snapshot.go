@@ -208,6 +208,9 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 		if enc, err = defaultEncoder(); err != nil {
 			return Manifest{}, err
 		}
+		if o.encoder != nil {
+			enc = o.encoder
+		}
 	}
 	tmp, err := prepareOut(out)
 	if err != nil {
