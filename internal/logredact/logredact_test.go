@@ -1,4 +1,4 @@
-package proxy
+package logredact
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 // reach the log.
 func TestRedactLog(t *testing.T) {
 	core, logs := observer.New(zap.DebugLevel)
-	l := redactLog{zap.New(core)}
+	l := Logger{zap.New(core)}
 	const secret = "Bearer sk-SECRET"
 	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
 	l.Printf("error when serving connection %q<->%q: %v", addr, addr,
@@ -33,8 +33,8 @@ func TestRedactLog(t *testing.T) {
 			}
 		}
 	}
-	if got := all[0].ContextMap()["error_kind"]; got != errKindHeader.Error() {
-		t.Errorf("error kind %v, want %q", got, errKindHeader)
+	if got := all[0].ContextMap()["error_kind"]; got != ErrHeader.Error() {
+		t.Errorf("error kind %v, want %q", got, ErrHeader)
 	}
 	if got := all[0].ContextMap()["addr"]; got != "127.0.0.1:8080" {
 		t.Errorf("addr %v, want the address kept", got)
