@@ -234,11 +234,10 @@ func gateCoveragePlots(rep GateReport, cfg gate.Config) ([]*plot.Plot, error) {
 	return plots, nil
 }
 
-// gateChartRows picks the rows of the answerability model the charts show,
-// each question once per panel: in-sample, the model fitted on
-// halueval-train on that set and the shipped model on the dev corpora;
-// out-of-sample, the halueval-train model on halueval-test and each dev
-// corpus under the model fitted without it.
+// gateChartRows picks the rows of the gate chart so that each question
+// appears once per panel: in-sample, the shipped models on the dev
+// corpora; out-of-sample, each dev corpus under the models fitted without
+// it and the shipped models on the sets outside their fit (HaluEval).
 func gateChartRows(rep GateReport) (in, out []GateRow) {
 	for _, r := range rep.Rows {
 		switch {

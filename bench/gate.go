@@ -176,6 +176,12 @@ type gateCase struct {
 // prepareGateSet indexes the set's corpus and retrieves every question
 // with the default retrieval configuration (semantic features on).
 func prepareGateSet(ctx context.Context, s GateSet) ([]gateCase, error) {
+	return prepareGateSetWith(ctx, s, "")
+}
+
+// prepareGateSetWith is prepareGateSet with the dense lane on embedder
+// (the default when "").
+func prepareGateSetWith(ctx context.Context, s GateSet, embedder string) ([]gateCase, error) {
 	tmp, err := os.MkdirTemp("", "guard-gate-")
 	if err != nil {
 		return nil, err
@@ -184,6 +190,9 @@ func prepareGateSet(ctx context.Context, s GateSet) ([]gateCase, error) {
 	def := proxy.DefaultConfig()
 	ic, rc := def.Stages.Index, def.Stages.Retrieve
 	rc.Semantic = true
+	if embedder != "" {
+		ic.Embedder = embedder
+	}
 	dir := filepath.Join(tmp, "snap")
 	if _, err := index.BuildDocs(ctx, ic, slices.Clone(s.Docs), nil, dir, zap.NewNop()); err != nil {
 		return nil, fmt.Errorf("%s: build: %w", s.Name, err)
@@ -748,9 +757,9 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 	rep.Model, rep.Relevance = current.answer, current.relevance
 	// HaluEval: fitted on train (with the dev corpora), reported on test.
 	for _, set := range []string{hTrain.Name, hTest.Name} {
-		label := "in-sample"
-		if set == hTest.Name {
-			label = "out-of-sample"
+		label := "out-of-sample"
+		if set == hTrain.Name && GateFitHaluEval {
+			label = "in-sample"
 		}
 		add(gateSystem{sysBefore, before, gateModels{answer: beforeModel}, true}, set, "main's model")
 		add(gateSystem{sysShipped, cfg, current, true}, set, label)
@@ -862,4 +871,89 @@ func frac(a, b int) string {
 		return "-"
 	}
 	return fmt.Sprintf("%d/%d (%.1f%%)", a, b, 100*float64(a)/float64(b))
+}
+
+// rankStats accumulates R@1 and MRR over answerable questions.
+type rankStats struct {
+	n           int
+	r1, rr, r16 float64
+}
+
+func (s *rankStats) add(rank int) { // rank 1-based, 0 = not retrieved
+	s.n++
+	if rank == 1 {
+		s.r1++
+	}
+	if rank > 0 {
+		s.rr += 1 / float64(rank)
+		if rank <= 16 {
+			s.r16++
+		}
+	}
+}
+
+func (s rankStats) String() string {
+	if s.n == 0 {
+		return "- | - | -"
+	}
+	return fmt.Sprintf("%.3f | %.3f | %.3f", s.r1/float64(s.n), s.rr/float64(s.n), s.r16/float64(s.n))
+}
+
+// DevRetrievalRanks measures, on the answerable questions of sets, where
+// the first answer passage lands: in retrieve's order (rerank) and in the
+// order of the shipped relevance model, with the dense lane on the hashed
+// embedder and on the embedded encoder. It writes one Markdown table.
+func DevRetrievalRanks(ctx context.Context, sets []GateSet, w io.Writer) error {
+	models := gateModels{answer: gate.DefaultAnswerModel(), relevance: gate.DefaultRelevanceModel()}
+	fmt.Fprintln(w, "\nWhere the first answer passage lands, answerable dev questions (R@1, MRR, R@16; the dev corpora are in the models' fit, so the relevance-order rows are in-sample):")
+	fmt.Fprintln(w, "\n| set | dense lane | retrieve order R@1 | MRR | R@16 | relevance-model order R@1 | MRR | R@16 |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|")
+	var all [2][2]rankStats
+	for _, emb := range []string{index.EmbedderHashed, index.EmbedderUSE} {
+		ei := 0
+		if emb == index.EmbedderUSE {
+			ei = 1
+		}
+		for _, s := range sets {
+			cases, err := prepareGateSetWith(ctx, s, emb)
+			if err != nil {
+				return err
+			}
+			var ret, rel rankStats
+			for _, c := range cases {
+				if !c.q.Answerable {
+					continue
+				}
+				rank := 0
+				for i := range c.cands {
+					if c.answers(i) {
+						rank = i + 1
+						break
+					}
+				}
+				ret.add(rank)
+				cands := slices.Clone(c.cands)
+				models.answer.Assess(c.pq, cands)
+				models.relevance.Rate(cands)
+				idx := make([]int, len(cands))
+				for i := range idx {
+					idx[i] = i
+				}
+				sort.SliceStable(idx, func(a, b int) bool { return cands[idx[a]].Relevance > cands[idx[b]].Relevance })
+				rank = 0
+				for r, i := range idx {
+					if c.answers(i) {
+						rank = r + 1
+						break
+					}
+				}
+				rel.add(rank)
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", s.Name, emb, ret, rel)
+			all[ei][0].n, all[ei][0].r1, all[ei][0].rr, all[ei][0].r16 = all[ei][0].n+ret.n, all[ei][0].r1+ret.r1, all[ei][0].rr+ret.rr, all[ei][0].r16+ret.r16
+			all[ei][1].n, all[ei][1].r1, all[ei][1].rr, all[ei][1].r16 = all[ei][1].n+rel.n, all[ei][1].r1+rel.r1, all[ei][1].rr+rel.rr, all[ei][1].r16+rel.r16
+		}
+	}
+	fmt.Fprintf(w, "| all | hashed | %s | %s |\n| all | use | %s | %s |\n", all[0][0], all[0][1], all[1][0], all[1][1])
+	return nil
 }

@@ -50,6 +50,13 @@ var qualitySuites = []struct {
 			return err
 		}
 		WriteGateReport(w, rep)
+		dev, err := DevGateSets(gateDevDir())
+		if err != nil {
+			return err
+		}
+		if err := DevRetrievalRanks(ctx, dev, w); err != nil {
+			return err
+		}
 		if ChartDir == "" {
 			return nil
 		}

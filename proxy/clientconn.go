@@ -110,7 +110,7 @@ func (c *clientConn) Close() error {
 	return c.Conn.Close()
 }
 
-// SyscallConn gives peerClosed the socket underneath.
+// SyscallConn gives peerclose.Closed the socket underneath.
 func (c *clientConn) SyscallConn() (syscall.RawConn, error) {
 	sc, ok := c.Conn.(syscall.Conn)
 	if !ok {

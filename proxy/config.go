@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/answer-guard/guard/internal/confcheck"
+	"github.com/answer-guard/guard/internal/proctune"
 )
 
 // Config is the data plane's configuration: the proxy's own sections plus
@@ -34,7 +35,7 @@ type ServerConfig struct {
 	IdleTimeout     time.Duration `yaml:"idle_timeout"`     // keep-alive idle limit; default 2m
 	DisconnectProbe time.Duration `yaml:"disconnect_probe"` // how often an idle stream is probed for a gone client; default 1s
 	ShutdownGrace   time.Duration `yaml:"shutdown_grace"`   // how long shutdown waits for in-flight streams; default 30s
-	GC              GCConfig      `yaml:"gc"`               // the Go garbage collector (gc.go); default percent 400, no memory limit
+	GC              proctune.GC   `yaml:"gc"`               // the Go garbage collector (internal/proctune); default percent 400, no memory limit
 }
 
 // UpstreamConfig is the OpenAI-compatible model server the proxy forwards to.
@@ -109,7 +110,7 @@ func DefaultConfig() Config {
 	return Config{
 		Server: ServerConfig{Addr: "127.0.0.1:8080", MaxBodyBytes: 1 << 20, MaxHeaderBytes: 16 << 10,
 			MaxJSONDepth: 64, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
-			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second, GC: GCConfig{Percent: 400}},
+			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second, GC: proctune.GC{Percent: 400}},
 		Upstream: UpstreamConfig{APIKeyEnv: "OPENAI_API_KEY", FirstByteTimeout: 30 * time.Second,
 			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
 			MaxResponseBytes: 16 << 20, ConnWaitTimeout: 10 * time.Second, IdleConnTimeout: 4 * time.Second, Probe: defaultProbe()},
@@ -216,7 +217,7 @@ func (s ServerConfig) validate() error {
 	posDur("idle_timeout", s.IdleTimeout)
 	posDur("disconnect_probe", s.DisconnectProbe)
 	posDur("shutdown_grace", s.ShutdownGrace)
-	for _, e := range unjoin(s.GC.validate()) {
+	for _, e := range unjoin(s.GC.Validate()) {
 		if e != nil {
 			errs = append(errs, fmt.Errorf("gc.%w", e))
 		}

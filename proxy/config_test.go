@@ -1,9 +1,10 @@
 package proxy
 
 import (
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/answer-guard/guard/internal/proctune"
 )
 
 func TestStrictDecodeNamesUnknownKeys(t *testing.T) {
@@ -35,21 +36,15 @@ func TestValidateReportsEverything(t *testing.T) {
 	}
 }
 
+// server.gc's problems are reported under their config path.
 func TestGCConfig(t *testing.T) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		t.Skip("GOGC/GOMEMLIMIT set: the environment wins")
-	}
-	defer applyGC(GCConfig{Percent: 100})
-	if p, l := applyGC(GCConfig{Percent: 250, MemoryLimit: 1 << 30}); p != 250 || l != 1<<30 {
-		t.Errorf("applyGC: percent %d, limit %d", p, l)
-	}
 	for _, tc := range []struct {
-		gc   GCConfig
+		gc   proctune.GC
 		want string
 	}{
-		{GCConfig{Percent: 5}, "server.gc.percent"},
-		{GCConfig{Percent: -1}, "needs a memory_limit"},
-		{GCConfig{Percent: 100, MemoryLimit: -1}, "server.gc.memory_limit"},
+		{proctune.GC{Percent: 5}, "server.gc.percent"},
+		{proctune.GC{Percent: -1}, "needs a memory_limit"},
+		{proctune.GC{Percent: 100, MemoryLimit: -1}, "server.gc.memory_limit"},
 	} {
 		cfg := DefaultConfig()
 		cfg.Server.GC = tc.gc

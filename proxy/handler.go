@@ -17,6 +17,7 @@ import (
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/internal/jsonscan"
 
+	"github.com/answer-guard/guard/internal/sidetext"
 	"github.com/answer-guard/guard/internal/sse"
 )
 
@@ -218,10 +219,10 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 			return
 		}
 	}
-	if sf, ok := turn.(sideFilter); ok && hasSideText(b, gjson.GetBytes(b, "choices").Raw) {
+	if sf, ok := turn.(sidetext.Filter); ok && sidetext.Has(b, gjson.GetBytes(b, "choices").Raw) {
 		// Other choices, reasoning_content, refusal: no id or marker
-		// gets through there either (side.go).
-		if b, err = filterSides(sf, b, "message", true); err != nil {
+		// gets through there either (side.go, internal/sidetext).
+		if b, err = sidetext.Rewrite(sf, b, "message", true); err != nil {
 			s.failChat(ctx, l, &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response", Message: "the upstream completion could not be rewritten", Err: err})
 			return
 		}

@@ -18,6 +18,8 @@ import (
 
 	"github.com/answer-guard/guard/internal/jsonscan"
 
+	"github.com/answer-guard/guard/internal/peerclose"
+	"github.com/answer-guard/guard/internal/sidetext"
 	"github.com/answer-guard/guard/internal/sse"
 )
 
@@ -58,7 +60,7 @@ type relay struct {
 	// clock.
 	seenBlocks uint64
 	keyed      bool   // registered with the server's keyed streams (revoke.go)
-	sides      bool   // a side text was filtered (side.go): close the filters at the end
+	sides      bool   // a side text was filtered (side.go, internal/sidetext): close the filters at the end
 	gone       bool   // a flush failed (relay goroutine only)
 	out        []byte // chunkRoom bytes, then the events not yet written
 	buf        []byte // the turn's output for one delta
@@ -218,7 +220,7 @@ func (r *relay) probeTick(p *probeState, every time.Duration) {
 	if p.ended {
 		return
 	}
-	if r.wErr == nil && r.cw != nil && peerClosed(r.cw) {
+	if r.wErr == nil && r.cw != nil && peerclose.Closed(r.cw) {
 		r.wErr = errClientGone
 		r.stop(errClientGone)
 	}
@@ -492,12 +494,12 @@ func (r *relay) event(ctx context.Context, ev sse.Event) bool {
 			}
 		}
 	}
-	if sf, ok := r.turn.(sideFilter); ok && !r.pass {
-		if end := strings.HasPrefix(f.Finish, `"`); hasSideText(data, f.Choices) || end && r.sides {
-			// Other choices, reasoning_content, refusal (side.go): the
+	if sf, ok := r.turn.(sidetext.Filter); ok && !r.pass {
+		if end := strings.HasPrefix(f.Finish, `"`); sidetext.Has(data, f.Choices) || end && r.sides {
+			// Other choices, reasoning_content, refusal (side.go, internal/sidetext): the
 			// chunk is rewritten whole, off the fast path.
 			r.sides = true
-			edited, err := filterSides(sf, data, "delta", end)
+			edited, err := sidetext.Rewrite(sf, data, "delta", end)
 			if err != nil {
 				r.failMidStream(ctx, fmt.Errorf("upstream chunk side text could not be rewritten: %w", err))
 				return false

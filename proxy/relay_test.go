@@ -14,12 +14,16 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.uber.org/zap"
+
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
 	"github.com/answer-guard/guard/internal/jsonscan"
 
 	"github.com/answer-guard/guard/internal/sse"
 )
+
+func nopLogger() *zap.Logger { return zap.NewNop() }
 
 // loopReader returns its events over and over, per events in each read,
 // as an upstream that sends bursts would; it never ends.

@@ -21,6 +21,8 @@ import (
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 
+	"github.com/answer-guard/guard/internal/logredact"
+	"github.com/answer-guard/guard/internal/proctune"
 	"github.com/answer-guard/guard/internal/turnrec"
 )
 
@@ -99,10 +101,10 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		CloseOnShutdown:               true,
 		// fasthttp's parse errors quote the raw request (its headers,
 		// Authorization included, and the start of the body) unless told
-		// not to; its own log lines go through redactLog, which keeps
+		// not to; its own log lines go through logredact.Logger, which keeps
 		// only the format and the kind of error (logredact.go).
 		SecureErrorLogMessage: true,
-		Logger:                redactLog{s.log.Named("fasthttp")},
+		Logger:                logredact.Logger{Log: s.log.Named("fasthttp")},
 	}
 	s.ready.Store(true)
 	return s, nil
@@ -183,8 +185,8 @@ func (s *Server) Reload(cfg Config) error {
 	return nil
 }
 
-func (s *Server) applyGC(g GCConfig) {
-	percent, limit := applyGC(g)
+func (s *Server) applyGC(g proctune.GC) {
+	percent, limit := g.Apply()
 	s.log.Info("garbage collector", zap.Int("percent", percent), zap.Int64("memory_limit", limit),
 		zap.Bool("gogc_env", os.Getenv("GOGC") != ""), zap.Bool("gomemlimit_env", os.Getenv("GOMEMLIMIT") != ""))
 }
@@ -279,15 +281,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = errors.Join(err, ctx.Err())
 	}
-	rt := s.rt.Load()
-	rt.up.close()
-	s.fast.CloseIdleConnections()
-	rt.pipe.Close()
+	// The operator plane first: it has every finished turn now, and its
+	// re-ask (after a reload) may still be asking the pipeline.
 	if s.op != nil {
 		if oerr := s.op.Close(); oerr != nil {
 			err = errors.Join(err, oerr)
 		}
 	}
+	rt := s.rt.Load()
+	rt.up.close()
+	s.fast.CloseIdleConnections()
+	rt.pipe.Close()
 	return err
 }
 
@@ -452,19 +456,19 @@ func spaceBeforeColon(raw []byte) bool {
 // errorHandler answers requests fasthttp could not read (too large, bad
 // headers) with an OpenAI-shaped error. fasthttp's error text may quote the
 // raw request (a header line, Authorization included, or body bytes): only
-// its kind (readErrorKind) is logged.
+// its kind (logredact.Kind) is logged.
 func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
-	kind := readErrorKind(err)
+	kind := logredact.Kind(err)
 	ae := &APIError{Status: 400, Type: "invalid_request_error", Code: "bad_request", Message: "the request could not be read", Err: kind}
 	switch kind {
-	case errKindBodyTooLarge:
+	case logredact.ErrBodyTooLarge:
 		ae = &APIError{Status: 413, Type: "invalid_request_error", Code: "request_too_large",
 			Message: fmt.Sprintf("request body exceeds %d bytes", s.rt.Load().cfg.Server.MaxBodyBytes), Err: kind}
-	case errKindHeadersTooLarge:
+	case logredact.ErrHeadersTooLarge:
 		ae = &APIError{Status: 431, Type: "invalid_request_error", Code: "headers_too_large", Message: "request headers are too large", Err: kind}
-	case errKindTimeout:
+	case logredact.ErrTimeout:
 		ae = &APIError{Status: 408, Type: "invalid_request_error", Code: "request_timeout", Message: "the request was not received in time", Err: kind}
-	case errKindVersion:
+	case logredact.ErrVersion:
 		ae = &APIError{Status: 505, Type: "invalid_request_error", Code: "http_version_not_supported", Message: "only HTTP/1.0 and HTTP/1.1 are served", Err: kind}
 	}
 	ctx.SetConnectionClose()
@@ -581,8 +585,6 @@ func (s *Server) summarize(l *reqLog) {
 	}
 	ce.Write(fields...)
 }
-
-func nopLogger() *zap.Logger { return zap.NewNop() }
 
 // resetResponse clears a response but keeps a decision to close the
 // connection after it.

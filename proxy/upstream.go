@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
 
+	"github.com/answer-guard/guard/internal/proctune"
 	"github.com/answer-guard/guard/internal/sse"
 )
 
@@ -86,7 +87,7 @@ func newFastClient(u UpstreamConfig, dial fasthttp.DialFunc) *upstreamClient {
 	uc := &upstreamClient{}
 	uc.conns.max = u.MaxConns
 	if uc.conns.max == 0 {
-		uc.conns.max = autoMaxConns(openFileLimit())
+		uc.conns.max = autoMaxConns(proctune.OpenFileLimit())
 	}
 	c := &fasthttp.Client{
 		Name:                          "answer-guard",

@@ -1,4 +1,7 @@
-package proxy
+// Package proctune tunes the process the guard runs in: the Go garbage
+// collector (GOGC / GOMEMLIMIT from config) and the open-file limit the
+// upstream connection pool is sized from.
+package proctune
 
 import (
 	"errors"
@@ -7,8 +10,8 @@ import (
 	"runtime/debug"
 )
 
-// GCConfig tunes the Go garbage collector of the whole process
-// (server.gc). It is applied when the server is built and on every reload.
+// GC tunes the Go garbage collector of the whole process (the proxy's
+// server.gc). It is applied when the server is built and on every reload.
 //
 // The default (percent 400) was measured: at 5,000 pass-through req/s on a
 // 2-core machine the proxy's p99 overhead is set by GC pauses and the mark
@@ -16,7 +19,7 @@ import (
 // under 1 ms (docs/bench.md). The heap then grows to about 5x the live
 // heap; set memory_limit to cap it (the collector runs more often near the
 // limit instead of growing past it).
-type GCConfig struct {
+type GC struct {
 	// Percent is GOGC: a collection starts when the heap has grown by this
 	// percentage over the live heap. Range -1 (off: needs memory_limit) or
 	// [10, 10000]; default 400. The GOGC environment variable wins when set.
@@ -27,7 +30,9 @@ type GCConfig struct {
 	MemoryLimit int64 `yaml:"memory_limit"`
 }
 
-func (g GCConfig) validate() error {
+// Validate reports every out-of-range field at once, each prefixed with
+// its YAML key.
+func (g GC) Validate() error {
 	var errs []error
 	if g.Percent != -1 && (g.Percent < 10 || g.Percent > 10000) {
 		errs = append(errs, fmt.Errorf("percent: must be -1 or in [10,10000], got %d", g.Percent))
@@ -41,9 +46,9 @@ func (g GCConfig) validate() error {
 	return errors.Join(errs...)
 }
 
-// applyGC sets the collector's percent and memory limit, leaving each to
-// its environment variable when that is set. It reports what is in force.
-func applyGC(g GCConfig) (percent int, limit int64) {
+// Apply sets the collector's percent and memory limit, leaving each to its
+// environment variable when that is set. It reports what is in force.
+func (g GC) Apply() (percent int, limit int64) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(g.Percent)
 	}

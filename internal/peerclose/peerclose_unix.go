@@ -1,21 +1,23 @@
 //go:build unix
 
-package proxy
+// Package peerclose tells whether the client at the other end of a
+// connection has gone, without reading from it.
+package peerclose
 
 import (
 	"net"
 	"syscall"
 )
 
-// peerClosed reports whether the client has closed (or reset) conn, without
+// Closed reports whether the client has closed (or reset) conn, without
 // consuming any byte it may have sent: a non-blocking MSG_PEEK read that
 // returns 0 bytes means end of stream. A probe that only writes notices a
 // gone client one write late (the first write after the close succeeds and
 // draws the reset); peeking notices it at the first tick.
-func peerClosed(conn net.Conn) bool {
+func Closed(conn net.Conn) bool {
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
-		return false
+		return false // not a socket: unknown, so no
 	}
 	raw, err := sc.SyscallConn()
 	if err != nil {

@@ -1,0 +1,120 @@
+package sidetext
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// holdLast is a Filter that upper-cases side text and holds each field's
+// last byte until the field ends, the way a marker filter holds a partial
+// marker across deltas.
+type holdLast struct {
+	held map[string][]byte
+	seen []string // keys in call order
+}
+
+func (h *holdLast) Side(key string, dst, delta []byte, end bool) []byte {
+	if h.held == nil {
+		h.held = map[string][]byte{}
+	}
+	h.seen = append(h.seen, key)
+	s := append(h.held[key], delta...)
+	if end {
+		delete(h.held, key)
+		return append(dst, bytes.ToUpper(s)...)
+	}
+	if len(s) == 0 {
+		h.held[key] = s
+		return dst
+	}
+	h.held[key] = []byte{s[len(s)-1]}
+	return append(dst, bytes.ToUpper(s[:len(s)-1])...)
+}
+
+func (h *holdLast) OpenSides() []string {
+	keys := make([]string, 0, len(h.held))
+	for k := range h.held {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func TestHas(t *testing.T) {
+	for _, tc := range []struct {
+		data string
+		want bool
+	}{
+		{`{"choices":[{"index":0,"delta":{"content":"hi"}}]}`, false},
+		{`{"choices":[{"index":0,"delta":{"reasoning_content":"hm"}}]}`, true},
+		{`{"choices":[{"index":0,"message":{"content":"a","refusal":null}}]}`, true},
+		{`{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}]}`, true},
+		{`{"choices":[{"index":0,"delta":{"content":"\"index\" twice: \"index\""}}]}`, false},
+	} {
+		if got := Has([]byte(tc.data), gjson.Get(tc.data, "choices").Raw); got != tc.want {
+			t.Errorf("Has(%s) = %v, want %v", tc.data, got, tc.want)
+		}
+	}
+}
+
+// In a whole completion every side field is filtered and closed at once;
+// the first choice's content is left alone.
+func TestRewriteCompletion(t *testing.T) {
+	in := `{"choices":[{"index":0,"message":{"content":"answer","reasoning_content":"think","refusal":"no"}},` +
+		`{"index":1,"message":{"content":"other"}}]}`
+	f := &holdLast{}
+	out, err := Rewrite(f, []byte(in), "message", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"choices.0.message.content":           "answer",
+		"choices.0.message.reasoning_content": "THINK",
+		"choices.0.message.refusal":           "NO",
+		"choices.1.message.content":           "OTHER",
+	} {
+		if got := gjson.GetBytes(out, path).String(); got != want {
+			t.Errorf("%s = %q, want %q (%s)", path, got, want, out)
+		}
+	}
+	if open := f.OpenSides(); len(open) != 0 {
+		t.Errorf("filters left open: %v", open)
+	}
+}
+
+// In a stream a field's held text goes out with the last chunk, under the
+// field's own key, even when that chunk carries no side field itself.
+func TestRewriteStreamTail(t *testing.T) {
+	f := &holdLast{}
+	out, err := Rewrite(f, []byte(`{"choices":[{"index":0,"delta":{"reasoning_content":"abc"}}]}`), "delta", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gjson.GetBytes(out, "choices.0.delta.reasoning_content").String(); got != "AB" {
+		t.Errorf("first chunk: reasoning_content %q, want %q", got, "AB")
+	}
+	out, err = Rewrite(f, []byte(`{"choices":[{"index":0,"delta":{"reasoning_content":"de"},"finish_reason":"stop"}]}`), "delta", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gjson.GetBytes(out, "choices.0.delta.reasoning_content").String(); got != "CDE" {
+		t.Errorf("last chunk: reasoning_content %q, want %q (%s)", got, "CDE", out)
+	}
+	f = &holdLast{}
+	if _, err := Rewrite(f, []byte(`{"choices":[{"index":0,"delta":{"refusal":"xy"}}]}`), "delta", false); err != nil {
+		t.Fatal(err)
+	}
+	out, err = Rewrite(f, []byte(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`), "delta", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gjson.GetBytes(out, "choices.0.delta.refusal").String(); got != "Y" {
+		t.Errorf("end chunk without the field: refusal %q, want the held %q (%s)", got, "Y", out)
+	}
+	if want := []string{"0.refusal", "0.refusal"}; !slices.Equal(f.seen, want) {
+		t.Errorf("keys %v, want %v", f.seen, want)
+	}
+}
