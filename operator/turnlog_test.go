@@ -218,8 +218,8 @@ func TestWhatIfExact(t *testing.T) {
 		next func(a asked) string
 	}{
 		{"bail_out_below up", "", nil},
-		{"good_enough_max and sufficient_max up", `{"gate":{"good_enough_max":0.95,"sufficient_max":0.95},"examples":100}`, func(a asked) string {
-			if a.decision == "ground" && a.max < 0.95 {
+		{"good_enough_max and sufficient_max up", `{"gate":{"good_enough_max":1,"sufficient_max":1},"examples":100}`, func(a asked) string {
+			if a.decision == "ground" && a.max < 1 {
 				return "refuse" // every max here is >= bail_out_below 0.40
 			}
 			return a.decision
@@ -500,7 +500,7 @@ func TestTurnLogPersistedByServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	const moved = `{"gate":{"good_enough_max":0.95,"sufficient_max":0.95},"examples":0}`
+	const moved = `{"gate":{"good_enough_max":1,"sufficient_max":1},"examples":0}`
 	srv, ts := start()
 	var want []asked
 	for i, q := range scripted {
@@ -582,7 +582,7 @@ func TestWhatIfAcrossReload(t *testing.T) {
 	root := strings.TrimSuffix(ts.base, "/v1")
 	before := runScripted(t, ts)
 	cfg := ts.srv.Config()
-	cfg.Stages.Gate.GoodEnoughMax, cfg.Stages.Gate.SufficientMax = 0.95, 0.95
+	cfg.Stages.Gate.GoodEnoughMax, cfg.Stages.Gate.SufficientMax = 1, 1
 	if err := ts.srv.Reload(cfg); err != nil {
 		t.Fatal(err)
 	}
