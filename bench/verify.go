@@ -295,7 +295,7 @@ func LoadSciFactClaims(dataDir, claimsFile string) ([]VerifyItem, error) {
 					ev = append(ev, p)
 				}
 			}
-			items = append(items, VerifyItem{ID: strconv.Itoa(c.ID), Claim: c.Claim, Evidence: ev, Gold: "NEI"})
+			items = append(items, VerifyItem{ID: strconv.Itoa(c.ID), Claim: c.Claim, Evidence: ev, Gold: "NEI", Group: strconv.Itoa(c.ID)})
 			return nil
 		}
 		docs := make([]string, 0, len(c.Evidence))
@@ -315,7 +315,7 @@ func LoadSciFactClaims(dataDir, claimsFile string) ([]VerifyItem, error) {
 			}
 			p.N = 1
 			gold := sets[0].Label
-			items = append(items, VerifyItem{ID: fmt.Sprintf("%d/%s", c.ID, d), Claim: c.Claim, Evidence: []judge.Passage{p}, Gold: gold, Support: gold == "SUPPORT"})
+			items = append(items, VerifyItem{ID: fmt.Sprintf("%d/%s", c.ID, d), Claim: c.Claim, Evidence: []judge.Passage{p}, Gold: gold, Support: gold == "SUPPORT", Group: strconv.Itoa(c.ID)})
 		}
 		return nil
 	})

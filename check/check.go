@@ -24,7 +24,10 @@ const (
 	Info     = "info"
 )
 
-var severityRank = map[string]int{Info: 1, Warning: 2, Critical: 3}
+var severityRank = map[string]int{Info: 1, Warning: 2, Critical: 3,
+	// the risk words of guard index audit --fail-on and of a claim's
+	// risk, as aliases: high = critical, medium = warning, low = info
+	"high": 3, "medium": 2, "low": 1}
 
 // Finding kinds.
 const (

@@ -8,7 +8,9 @@ import (
 // Config holds the knobs of `guard check` (the top-level `check` section).
 type Config struct {
 	// FailOn is the lowest severity that makes the audit fail (exit 1):
-	// critical, warning or info. Default critical.
+	// critical, warning or info, or their aliases high (= critical), medium
+	// (= warning) and low (= info), the words of guard index audit and of a
+	// claim's risk. Default critical.
 	FailOn string `yaml:"fail_on"`
 	// Format is the output format: text (file:line: severity: message),
 	// json (one array of findings) or github (workflow annotations).
@@ -50,7 +52,7 @@ func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if _, ok := severityRank[c.FailOn]; !ok {
-		bad("fail_on: must be critical, warning or info, got %q", c.FailOn)
+		bad("fail_on: must be critical, warning or info (or high, medium, low), got %q", c.FailOn)
 	}
 	if !validFormat(c.Format) {
 		bad("format: must be text, json or github, got %q", c.Format)

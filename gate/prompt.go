@@ -167,6 +167,9 @@ func hideRefs(s string, refs []string) string {
 			if cut == nil {
 				cut = make([]bool, len(s))
 			}
+			if i > 0 && j < len(s) && wrapPair(s[i-1], s[j]) {
+				i, j = i-1, j+1 // "[lockers]" goes whole, not as "[]"
+			}
 			for k := i; k < j; k++ {
 				cut[k] = true
 			}
@@ -183,6 +186,24 @@ func hideRefs(s string, refs []string) string {
 		}
 	}
 	return b.String()
+}
+
+// wrapPair reports whether open and close are a pair of brackets or
+// backticks around a reference.
+func wrapPair(open, close byte) bool {
+	switch open {
+	case '[':
+		return close == ']'
+	case '(':
+		return close == ')'
+	case '<':
+		return close == '>'
+	case '{':
+		return close == '}'
+	case '`':
+		return close == '`'
+	}
+	return false
 }
 
 // isWord reports whether s is made of letters only.

@@ -166,7 +166,7 @@ func (st *Stream) normScan(dst, buf []byte, final bool, lex lexFunc) ([]byte, in
 		dst = lex(st, dst, buf[fed:i])
 		fed = i
 		code := st.inCode()
-		if !changed && !code {
+		if !changed && (!code || !st.mayLeak(buf[i:end])) {
 			i = end // plain ASCII token text: the lexer's own business
 			continue
 		}
@@ -190,6 +190,16 @@ func (st *Stream) normScan(dst, buf []byte, final bool, lex lexFunc) ([]byte, in
 	}
 	dst = lex(st, dst, buf[fed:])
 	return dst, len(buf)
+}
+
+// mayLeak reports whether an ASCII token could hold a leaked id at all:
+// one of letters only never does, nor one shorter than any id can be.
+func (st *Stream) mayLeak(tok []byte) bool {
+	n := st.spec.minIDLen
+	if st.opt.Catalog != nil {
+		n = min(n, st.spec.catalogMinLen)
+	}
+	return len(tok) >= n && hasNonLetter(tok)
 }
 
 // joinable reports whether the lexer holds (or is dropping) a token that

@@ -154,7 +154,7 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 				err = embedPartition(ctx, cfg, remote, pd)
 			}
 			if err == nil {
-				err = encodePartition(ctx, cfg, enc, pd, 0, prog)
+				err = encodePartition(ctx, cfg, enc, pd, 0, prog, nil)
 			}
 			if err == nil {
 				info, err = writePartition(ctx, cfg, tmp, pd, nil, log)
@@ -372,7 +372,7 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, en
 			pd.remote = append(pd.remote, v...)
 		}
 	}
-	if err := encodePartition(ctx, cfg, enc, pd, first, prog); err != nil {
+	if err := encodePartition(ctx, cfg, enc, pd, first, prog, nil); err != nil {
 		return PartitionInfo{}, err
 	}
 	for j := range newChunks {

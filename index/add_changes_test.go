@@ -147,7 +147,8 @@ func TestBuildRejectsDeletionLines(t *testing.T) {
 // every verse of the top layer and random verses, delete others and add
 // new ones; the graph is extended (not rebuilt), passes the checks the
 // next add relies on, and no replaced or deleted verse comes back.
-// Minutes under -race: skipped with -short; .ci/run's race run covers it.
+// About 75 s alone, 10+ minutes under -race on a loaded 2-core machine:
+// skipped with -short; .ci/run's race run (-timeout 45m) covers it.
 func TestAddReplacesInGraphKJV(t *testing.T) {
 	if testing.Short() {
 		t.Skip("KJV-size add: long test (run without -short)")
@@ -159,6 +160,9 @@ func TestAddReplacesInGraphKJV(t *testing.T) {
 	ctx := context.Background()
 	cfg := DefaultConfig()
 	cfg.HNSW.ExactBelow = 20000
+	// The hashed embedder: the graph is what is under test, and the
+	// sentence encoder (the default) takes minutes to embed 31,102 verses.
+	cfg.Embedder = EmbedderHashed
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "v0")
 	if _, err := BuildDocs(ctx, cfg, docs, nil, snap, zap.NewNop()); err != nil {
@@ -241,13 +245,10 @@ func TestAddReplacesInGraphKJV(t *testing.T) {
 		if len(ch.Replaced) != len(replace) || len(ch.Added) != 10 || len(ch.Removed) != len(del) {
 			t.Errorf("round %d: replaced %d added %d removed %d, want %d, 10, %d", round, len(ch.Replaced), len(ch.Added), len(ch.Removed), len(replace), len(del))
 		}
-		checkReplaced(t, snap, batch, gone, live)
-		s, p = loadGraphPartition(t, snap)
+		var delIDs []string
 		for _, r := range del {
-			if got := p.Resolve(r.ID); len(got) != 0 {
-				t.Errorf("round %d: deleted %s resolves to %v", round, r.ID, got)
-			}
+			delIDs = append(delIDs, r.ID)
 		}
-		s.Close()
+		checkReplaced(t, snap, batch, gone, live, delIDs...)
 	}
 }

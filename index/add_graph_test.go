@@ -184,10 +184,15 @@ func buildGraphPartition(tb testing.TB, cfg Config, docs []Doc, dir string) (*Sn
 	return loadGraphPartition(tb, dir)
 }
 
-func checkReplaced(t *testing.T, dir string, batch []Doc, gone map[int]string, live map[string]string) {
+func checkReplaced(t *testing.T, dir string, batch []Doc, gone map[int]string, live map[string]string, deleted ...string) {
 	t.Helper()
 	s, p := loadGraphPartition(t, dir)
 	defer s.Close()
+	for _, id := range deleted {
+		if got := p.Resolve(id); len(got) != 0 {
+			t.Errorf("deleted %s resolves to %v", id, got)
+		}
+	}
 	layers, err := disk.ReadGraph(filepath.Join(dir, disk.PartDir(DefaultTenant, DefaultKB), disk.GraphFile), p.PrimaryDims(), len(p.chunks))
 	if err != nil {
 		t.Fatal(err)

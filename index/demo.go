@@ -59,6 +59,7 @@ func BuildDemo(ctx context.Context, cfg Config, out string, log *zap.Logger, opt
 	if err != nil {
 		return Manifest{}, err
 	}
+	opts = append(opts, func(o *options) { o.encCache = demoVecs })
 	return buildFrom(ctx, cfg, docs, mem, nil, out, log, opts...)
 }
 

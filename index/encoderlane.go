@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -29,6 +30,27 @@ const (
 	encoderModelName = "use-lite-int8"
 	encoderDims      = 512
 )
+
+// EncoderText is the text of a chunk that the encoder embeds: the title
+// and the text joined with ". ", cut to at most 600 bytes at a space (the
+// encoder reads 128 pieces, about 550 characters, at most). The snapshot's
+// encoder vectors and retrieve's semantic features both embed this text,
+// so a cosine to a stored vector equals one computed afresh (the rule
+// mirrors retrieve/semantic.go: keep the two the same).
+func EncoderText(c *Chunk) string {
+	text := c.Text
+	if c.Title != "" {
+		text = c.Title + ". " + text
+	}
+	const maxChars = 600
+	if len(text) <= maxChars {
+		return text
+	}
+	if i := strings.LastIndexByte(text[:maxChars], ' '); i > maxChars/2 {
+		return text[:i]
+	}
+	return text[:maxChars]
+}
 
 // defaultEncoder returns the embedded encoder (loaded once per process).
 func defaultEncoder() (Encoder, error) {
@@ -97,10 +119,50 @@ func countChunks(groups map[[2]string]*partData) int {
 	return n
 }
 
+// vecCache remembers encoder vectors by text, up to max entries (then it
+// stops adding). BuildDemo uses one for the life of the process: the demo
+// corpus is fixed, and a server that reloads, or a test suite that starts
+// many, would otherwise encode it again each time.
+type vecCache struct {
+	mu       sync.Mutex
+	max      int
+	checksum string
+	vecs     map[string][]float32
+}
+
+var demoVecs = &vecCache{max: 4096}
+
+func (c *vecCache) get(enc Encoder, text string) []float32 {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.checksum != enc.Checksum() {
+		return nil
+	}
+	return c.vecs[text]
+}
+
+func (c *vecCache) put(enc Encoder, text string, v []float32) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.checksum != enc.Checksum() {
+		c.checksum, c.vecs = enc.Checksum(), map[string][]float32{}
+	}
+	if len(c.vecs) < c.max {
+		c.vecs[text] = v
+	}
+}
+
 // encodePartition embeds chunks from slot first on with the encoder into
-// pd.enc (enc nil: nothing to do) on workers(cfg) goroutines. A new
-// partition (first 0) also gets its dense calibration.
-func encodePartition(ctx context.Context, cfg Config, enc Encoder, pd *partData, first int, prog *progress) error {
+// pd.enc (enc nil: nothing to do) on workers(cfg) goroutines, through
+// cache when it is not nil. A new partition (first 0) also gets its dense
+// calibration.
+func encodePartition(ctx context.Context, cfg Config, enc Encoder, pd *partData, first int, prog *progress, cache *vecCache) error {
 	if enc == nil {
 		return nil
 	}
@@ -119,7 +181,13 @@ func encodePartition(ctx context.Context, cfg Config, enc Encoder, pd *partData,
 					return
 				}
 				i := first + j
-				copy(pd.enc[i*d:(i+1)*d], enc.Embed(embedText(pd.chunks[i])))
+				text := EncoderText(&pd.chunks[i])
+				v := cache.get(enc, text)
+				if v == nil {
+					v = enc.Embed(text)
+					cache.put(enc, text, v)
+				}
+				copy(pd.enc[i*d:(i+1)*d], v)
 				prog.add(1)
 			}
 		}()
@@ -175,6 +243,10 @@ func calibrateEncoder(a AnchorConfig, enc Encoder, pd *partData) (*Calibration, 
 	rp99 := max(q(random, 0.99, 0.35), rmed+0.01)
 	sd := min(max(q(self, 0.5, 0.55), rp99+0.05), 0.98)
 	rmed = max(rmed, -0.98)
+	// Three decimals: the anchors do not need more, and the manifest
+	// then reads the same whichever SIMD path computed the cosines.
+	r3 := func(x float64) float64 { return math.Round(x*1000) / 1000 }
+	rmed, rp99, sd = r3(rmed), r3(rp99), r3(sd)
 	return &Calibration{Knots: [][2]float64{{-1, 0}, {rmed, a.RandomMedian}, {rp99, a.RandomP99}, {sd, a.SameDoc}, {1, 1}}},
 		[3]float64{rmed, rp99, sd}
 }

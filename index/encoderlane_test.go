@@ -251,3 +251,26 @@ func TestAddEncodesNewChunks(t *testing.T) {
 		}
 	}
 }
+
+func TestEmbedderConfigValues(t *testing.T) {
+	for _, c := range []struct {
+		embedder string
+		ok       bool
+	}{
+		{"use", true}, {"hashed", true}, {"local", true}, {"remote", true}, {"", false}, {"USE", false}, {"sbert", false},
+	} {
+		cfg := DefaultConfig()
+		cfg.Embedder = c.embedder
+		cfg.Remote.BaseURL, cfg.Remote.Model = "http://127.0.0.1:1/v1", "m"
+		err := cfg.Validate()
+		if (err == nil) != c.ok {
+			t.Errorf("embedder %q: Validate() = %v, want ok %v", c.embedder, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "embedder: must be use, hashed") {
+			t.Errorf("embedder %q: message %q does not list the values", c.embedder, err)
+		}
+	}
+	if got := DefaultConfig().Embedder; got != EmbedderUSE {
+		t.Errorf("default embedder %q, want use", got)
+	}
+}

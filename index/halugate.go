@@ -113,6 +113,7 @@ type options struct {
 	deletes  []DocRef  // Add: documents to remove (WithDelete)
 	changes  *Changes  // Add: where to report what changed (WithChanges)
 	progress io.Writer // encoder progress lines (WithProgress)
+	encCache *vecCache // encoder vectors by text (BuildDemo)
 }
 
 // WithVerifier hands HaluGate its claim verifier. Without one, derived

@@ -282,7 +282,7 @@ func buildFrom(ctx context.Context, cfg Config, docs []Doc, mem []MemoryEntry, b
 		if err := embedPartition(ctx, cfg, remote, pd); err != nil {
 			return Manifest{}, fmt.Errorf("partition %s/%s: %w", key[0], key[1], err)
 		}
-		if err := encodePartition(ctx, cfg, enc, pd, 0, prog); err != nil {
+		if err := encodePartition(ctx, cfg, enc, pd, 0, prog, o.encCache); err != nil {
 			return Manifest{}, fmt.Errorf("partition %s/%s: %w", key[0], key[1], err)
 		}
 		if remote != nil {

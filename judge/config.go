@@ -19,11 +19,12 @@ type Config struct {
 	LLM LLMConfig `yaml:"llm"`
 	// ChainPoll configures the re-poll of uncertain LLM verdicts.
 	ChainPoll ChainPollConfig `yaml:"chainpoll"`
-	// MinContextChars: when the combined context of a turn (the text of all
-	// the notes handed to the model) is shorter, detection is skipped for
-	// the turn and its cited claims are marked "not checked" with that
-	// reason (seed 000's rule). A claim is otherwise verified against its
-	// cited passages whatever their own length. Default 500, range >= 0.
+	// MinContextChars: seed 000's rule, applied where the seed applies it:
+	// when the combined context of a turn (the text of all the notes handed
+	// to the model) is shorter, a sentence that cites nothing is not judged
+	// against it (the uncited-claim flagger): it is reported not_checked
+	// with that reason. A cited claim is always verified against its cited
+	// passages, whatever their length. Default 500, range >= 0.
 	MinContextChars int `yaml:"min_context_chars"`
 	// Concurrency bounds concurrent remote judge calls across all requests
 	// (a semaphore). Default 8, range >= 1.
@@ -112,6 +113,16 @@ type LocalConfig struct {
 	// entailment) or "rule" (coverage >= need with every anchor found, the
 	// verifier before issue 11). Default learned.
 	Model string `yaml:"model" json:"-"`
+	// Scope is "on" (the default; empty means on) or "off": read the
+	// conditions and scope of a claim against its evidence (quantifiers,
+	// bounds, ranges, periods, exceptions; see scope.go). A claim that drops
+	// or widens a condition of its evidence is then not entailed.
+	Scope string `yaml:"scope" json:"-"`
+	// Encoder is "embedded" (the sentence encoder of index/encoder gives the
+	// similarity feature of the fitted model) or "off" (the model's
+	// no-encoder variant decides). Default off: see docs/quality.md for
+	// what it adds and what it costs per sentence.
+	Encoder string `yaml:"encoder" json:"-"`
 }
 
 // DefaultConfig returns the defaults of DESIGN.md.
@@ -205,6 +216,12 @@ func (c Config) Validate() error {
 	if c.Local.Model != "learned" && c.Local.Model != "rule" {
 		bad("local.model: must be learned or rule, got %q", c.Local.Model)
 	}
+	if c.Local.Scope != "" && c.Local.Scope != "on" && c.Local.Scope != "off" {
+		bad("local.scope: must be on or off, got %q", c.Local.Scope)
+	}
+	if c.Local.Encoder != "" && c.Local.Encoder != "off" && c.Local.Encoder != "embedded" {
+		bad("local.encoder: must be embedded or off, got %q", c.Local.Encoder)
+	}
 	if c.Local.Gather < 0 || c.Local.Gather >= 1 {
 		bad("local.gather: must be in [0,1), got %g", c.Local.Gather)
 	}
@@ -215,5 +232,7 @@ func (c Config) Validate() error {
 func defaultLocal() LocalConfig {
 	c := DefaultLocalModel.Rule
 	c.Model = "learned"
+	c.Scope = "on"
+	c.Encoder = "off"
 	return c
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/index/encoder"
 )
 
 // Judge verifies the claims of an answer against the passages they cite.
@@ -40,6 +42,13 @@ func New(cfg Config, log *zap.Logger) (*Judge, error) {
 	}
 	log = log.Named("judge")
 	j := &Judge{cfg: cfg, log: log, local: NewLocal(cfg.Local), m: &Metrics{}}
+	if cfg.Local.Encoder == "embedded" {
+		enc, err := encoder.Default()
+		if err != nil {
+			return nil, fmt.Errorf("verify encoder: %w", err)
+		}
+		j.local = j.local.WithEncoder(enc)
+	}
 	if cfg.Verifier != "local" {
 		j.llm = NewLLM(cfg.LLM, cfg.ChainPoll, make(chan struct{}, cfg.Concurrency), log)
 		j.llm.metrics = j.m
@@ -69,28 +78,34 @@ const (
 )
 
 func reasonShortContext(chars, min int) string {
-	return fmt.Sprintf("not checked: the turn's combined context is %d chars (< verify.min_context_chars %d)", chars, min)
+	return fmt.Sprintf("uncited; not checked against the turn's notes: their combined context is %d chars (< verify.min_context_chars %d)", chars, min)
 }
 
 // Turn is the judge's view of one chat turn: the notes handed to the model
-// are the turn's combined context. Seed 000's rule applies to that whole:
-// when it totals fewer than MinContextChars characters, detection is
-// skipped for the turn and every cited claim is reported not_checked with
-// the reason. Otherwise each claim is verified against its cited passages
-// whatever their own length. A Turn is safe for concurrent use.
+// are the turn's combined context. Seed 000's 500-character rule applies
+// where the seed applies it: to judging a sentence against that combined
+// knowledge when it cites no specific evidence (the uncited-claim flagger,
+// see Finish). A cited claim is always verified against its cited passages,
+// whatever their length or the turn's. A Turn is safe for concurrent use.
 type Turn struct {
 	j     *Judge
-	chars int  // combined context
-	skip  bool // chars < MinContextChars
+	chars int // combined context
 }
 
 // Turn returns the checker of one turn whose combined context is notes.
 func (j *Judge) Turn(notes []Passage) *Turn {
+	return &Turn{j: j, chars: contextChars(notes)}
+}
+
+// Chars is the turn's combined context in characters.
+func (t *Turn) Chars() int { return t.chars }
+
+func contextChars(ps []Passage) int {
 	n := 0
-	for _, p := range notes {
+	for _, p := range ps {
 		n += len(p.Text)
 	}
-	return &Turn{j: j, chars: n, skip: n < j.cfg.MinContextChars}
+	return n
 }
 
 // Check is Judge.Check within the turn.
@@ -132,8 +147,8 @@ func (j *Judge) Claim(ctx context.Context, sentence string, cited map[int]Passag
 	return c
 }
 
-// check verifies one sentence; turn, when not nil, applies the turn's
-// minimum-context rule.
+// check verifies one sentence (turn may be nil: a cited claim is checked
+// whatever the turn's context).
 func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passage, turn *Turn) (Claim, []int, bool) {
 	text := StripCitations(sentence)
 	cites := Citations(sentence)
@@ -174,8 +189,6 @@ func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passag
 		c.Verdict, c.Severity, c.Method, c.Reason = NotChecked, Minor, "none", reasonUnresolved
 	case !factual:
 		c.Verdict, c.Severity, c.Method, c.Reason = NotChecked, Info, "none", reasonNotClaim
-	case turn != nil && turn.skip:
-		c.Verdict, c.Severity, c.Method, c.Reason = NotChecked, Info, "none", reasonShortContext(turn.chars, j.cfg.MinContextChars)
 	}
 	if c.Verdict != "" {
 		j.m.verdict(NotChecked)
@@ -369,7 +382,7 @@ func (j *Judge) Summarize(claims []Claim) Summary {
 // passages it cites (by output number), every uncited factual sentence
 // against this turn's pool and the other KBs (other may be nil). The pool
 // (the cited passages when it is empty) is the turn's combined context for
-// the minimum-context rule (see Turn). Remote calls run concurrently,
+// the minimum-context rule of the flagger (see Finish). Remote calls run concurrently,
 // bounded by the judge's semaphore.
 func (j *Judge) Report(ctx context.Context, answer string, cited map[int]Passage, pool []Passage, other OtherKBs) Report {
 	sents := Split(answer)
@@ -382,6 +395,9 @@ func (j *Judge) Report(ctx context.Context, answer string, cited map[int]Passage
 		}
 	}
 	turn := j.Turn(ctxt)
+	if len(pool) == 0 {
+		pool = ctxt
+	}
 	if j.llm == nil {
 		for i, s := range sents {
 			claims[i], _, degraded[i] = j.check(ctx, s, cited, turn)
@@ -407,7 +423,10 @@ func (j *Judge) Report(ctx context.Context, answer string, cited map[int]Passage
 // Finish builds the report from the claims Check (strict) or Claim (report
 // mode, verified as the answer streamed) returned:
 // it classifies the uncited ones against the pool and the other KBs, counts
-// them and writes the footer.
+// them and writes the footer. The pool is the turn's combined context: when
+// it totals fewer than verify.min_context_chars characters, an uncited
+// claim is not judged against it (seed 000's rule): verdict not_checked,
+// uncited "not_checked", and the reason says so.
 func (j *Judge) Finish(ctx context.Context, claims []Claim, pool []Passage, other OtherKBs) Report {
 	out := make([]Claim, 0, len(claims))
 	deg := false
@@ -421,10 +440,20 @@ func (j *Judge) Finish(ctx context.Context, claims []Claim, pool []Passage, othe
 }
 
 func (j *Judge) finish(ctx context.Context, claims []Claim, pool []Passage, other OtherKBs, degraded bool) Report {
+	chars := contextChars(pool)
+	short := chars < j.cfg.MinContextChars
 	for i := range claims {
-		if len(claims[i].Citations) == 0 && claims[i].Uncited != "" {
-			j.classifyUncited(ctx, &claims[i], pool, other)
+		c := &claims[i]
+		if len(c.Citations) != 0 || c.Uncited == "" {
+			continue
 		}
+		if short {
+			c.Verdict, c.Severity, c.Uncited = NotChecked, Info, UncitedNotChecked
+			c.Reason = reasonShortContext(chars, j.cfg.MinContextChars)
+			c.Suggestion = "cite the note this comes from, or treat it as unverified"
+			continue
+		}
+		j.classifyUncited(ctx, c, pool, other)
 	}
 	r := Report{Claims: claims, Summary: j.Summarize(claims)}
 	if degraded {
@@ -538,17 +567,20 @@ func fnv64(s string) uint64 {
 
 // reasonActions say what to do about each machine-readable reason.
 var reasonActions = map[string]string{
-	"covered":            "the cited source states this",
-	"number_mismatch":    "the cited source gives another number or date: correct it from the evidence",
-	"negation":           "the cited source states the negation: correct the claim or drop it",
-	"antonym":            "the cited source says the opposite: correct the claim or drop it",
-	"wrong_subject":      "the cited source says this of something else",
-	"swapped_roles":      "the cited source names the same parties in the opposite roles",
-	"entity_mismatch":    "the cited source names someone or something else",
-	"missing_anchor":     "a name or number of the claim is not in the cited source",
-	"direction_unstated": "the cited source does not state this change (increase or decrease)",
-	"low_overlap":        "the cited source shares little with the claim: cite the source it came from",
-	"not_covered":        "the cited source does not state all of this: rephrase, or cite a source that does",
+	"covered":              "the cited source states this",
+	"number_mismatch":      "the cited source gives another number or date: correct it from the evidence",
+	"negation":             "the cited source states the negation: correct the claim or drop it",
+	"antonym":              "the cited source says the opposite: correct the claim or drop it",
+	"wrong_subject":        "the cited source says this of something else",
+	"swapped_roles":        "the cited source names the same parties in the opposite roles",
+	"entity_mismatch":      "the cited source names someone or something else",
+	"missing_anchor":       "a name or number of the claim is not in the cited source",
+	"direction_unstated":   "the cited source does not state this change (increase or decrease)",
+	"low_overlap":          "the cited source shares little with the claim: cite the source it came from",
+	"not_covered":          "the cited source does not state all of this: rephrase, or cite a source that does",
+	ReasonScopeWidened:     "the claim widens a limit the cited source sets: restore the limit",
+	ReasonConditionDropped: "the claim leaves out a condition the cited source states: restore it",
+	ReasonRangeMismatch:    "the cited source states another range or bound: correct it from the evidence",
 }
 
 // reasonText is a claim's reason: the verifier's code, then what to do.
@@ -559,7 +591,7 @@ func reasonText(v Verdict) string {
 	what := v.Detail
 	if what == "" {
 		what = reasonActions[v.Reason]
-	} else if a := reasonActions[v.Reason]; a != "" && v.Reason != "wrong_subject" && v.Reason != "missing_anchor" && v.Reason != "entity_mismatch" {
+	} else if a := reasonActions[v.Reason]; a != "" && v.Reason != "wrong_subject" && v.Reason != "missing_anchor" && v.Reason != "entity_mismatch" && v.Reason != ReasonScopeWidened && v.Reason != ReasonConditionDropped && v.Reason != ReasonRangeMismatch {
 		what = a + " (" + what + ")"
 	}
 	if what == "" {

@@ -290,37 +290,47 @@ func BenchmarkReportTypicalAnswer(b *testing.B) {
 	}
 }
 
-// The minimum-context rule is about the turn's combined context: a turn
-// whose notes total fewer than MinContextChars is not checked (and says
-// why); otherwise a claim is verified against its cited passage however
-// short that passage is.
+// The minimum-context rule applies where seed 000 applies it: a cited
+// claim is verified against its cited passage however short the turn's
+// notes are; an uncited sentence is not judged against notes that total
+// fewer than MinContextChars (and says why), and is judged against them
+// when they are long enough.
 func TestTurnCombinedContext(t *testing.T) {
 	j := newJudge(t, nil)
 	lamp := Passage{ID: "faq/lamp", Title: "Lighthouse", Text: "The Skerry lighthouse was first lit on 14 March 1887 and has been automated since 1989."}
 	bus := Passage{ID: "faq/bus", Title: "Bus", Text: "The harbour bus leaves every 20 minutes from the quay between 7:00 and 19:00."}
 	filler := Passage{ID: "faq/filler", Text: strings.Repeat("Visitors may walk the cliff path at their own risk. ", 8)}
 	cited := map[int]Passage{1: lamp, 2: bus}
-	const changed = "The Skerry lighthouse was first lit on 21 March 1887 [1]."
-	short := j.Turn([]Passage{lamp, bus})
-	c, drop := short.Check(context.Background(), changed, cited)
-	if c.Verdict != NotChecked || !strings.Contains(c.Reason, "combined context") || drop != nil {
-		t.Errorf("combined context %d chars: %s (%q) drop %v, want not_checked naming the combined context", len(lamp.Text)+len(bus.Text), c.Verdict, c.Reason, drop)
-	}
-	long := j.Turn([]Passage{lamp, bus, filler})
-	for _, tt := range []struct {
-		sentence, verdict string
-	}{
-		{changed, Contradiction},
-		{"The Skerry lighthouse was first lit on 14 March 1887 [1].", Entailment},
-		{"The harbour bus leaves every 45 minutes from the quay [2].", Contradiction},
-		{"The lighthouse has been automated since 1989 [1].", Entailment},
-	} {
-		c, _ := long.Check(context.Background(), tt.sentence, cited)
-		if c.Verdict != tt.verdict {
-			t.Errorf("%q: %s (%s), want %s", tt.sentence, c.Verdict, c.Reason, tt.verdict)
+	const uncited = "The Skerry lighthouse has been automated since 1989."
+	for _, notes := range [][]Passage{{lamp, bus}, {lamp, bus, filler}} {
+		turn := j.Turn(notes)
+		for _, tt := range []struct {
+			sentence, verdict string
+		}{
+			{"The Skerry lighthouse was first lit on 21 March 1887 [1].", Contradiction},
+			{"The Skerry lighthouse was first lit on 14 March 1887 [1].", Entailment},
+			{"The harbour bus leaves every 45 minutes from the quay [2].", Contradiction},
+			{"The lighthouse has been automated since 1989 [1].", Entailment},
+		} {
+			c, _ := turn.Check(context.Background(), tt.sentence, cited)
+			if c.Verdict != tt.verdict {
+				t.Errorf("context %d chars: %q: %s (%s), want %s", turn.Chars(), tt.sentence, c.Verdict, c.Reason, tt.verdict)
+			}
+			if tt.verdict == Contradiction && (c.Evidence == "" || c.ClaimReview == nil) {
+				t.Errorf("%q: contradiction without evidence span or ClaimReview: %+v", tt.sentence, c)
+			}
 		}
-		if tt.verdict == Contradiction && (c.Evidence == "" || c.ClaimReview == nil) {
-			t.Errorf("%q: contradiction without evidence span or ClaimReview: %+v", tt.sentence, c)
+		c, _ := turn.Check(context.Background(), uncited, cited)
+		r := j.Finish(context.Background(), []Claim{c}, notes, nil)
+		got := r.Claims[0]
+		if turn.Chars() < 500 {
+			if got.Verdict != NotChecked || got.Uncited != UncitedNotChecked || !strings.Contains(got.Reason, "combined context") {
+				t.Errorf("context %d chars: uncited %q: %s/%s (%q), want not_checked naming the combined context", turn.Chars(), uncited, got.Verdict, got.Uncited, got.Reason)
+			}
+			continue
+		}
+		if got.Uncited != "likely_missed" {
+			t.Errorf("context %d chars: uncited %q: %s/%s, want likely_missed", turn.Chars(), uncited, got.Verdict, got.Uncited)
 		}
 	}
 }

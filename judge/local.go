@@ -24,6 +24,48 @@ import (
 type Local struct {
 	cfg   LocalConfig
 	model *LocalModel // nil: the rule alone decides
+	enc   SentenceEncoder
+}
+
+// SentenceEncoder embeds a sentence as an L2-normalised vector (the
+// embedded Universal Sentence Encoder of index/encoder by default). It must
+// be safe for concurrent use.
+type SentenceEncoder interface {
+	Embed(text string) []float32
+}
+
+// WithEncoder returns a copy of l that uses enc for the similarity feature
+// (nil: none; the model's no-encoder variant decides).
+func (l *Local) WithEncoder(enc SentenceEncoder) *Local {
+	c := *l
+	c.enc = enc
+	return &c
+}
+
+// decider is the model that decides: the no-encoder variant when l has
+// no encoder.
+func (l *Local) decider() *LocalModel {
+	if l.model != nil && l.enc == nil && l.model.NoEncoder != nil {
+		return l.model.NoEncoder
+	}
+	return l.model
+}
+
+// similarity is the encoder cosine of claim and span (0 without an
+// encoder or span).
+func (l *Local) similarity(claim, span string) float64 {
+	if l.enc == nil || span == "" {
+		return 0
+	}
+	a, b := l.enc.Embed(claim), l.enc.Embed(span)
+	if len(a) != len(b) {
+		return 0
+	}
+	var d float64
+	for i := range a {
+		d += float64(a[i]) * float64(b[i])
+	}
+	return d
 }
 
 var _ Verifier = (*Local)(nil)
@@ -89,7 +131,7 @@ func prepare(title, text string) *prepared {
 		}
 		es := evSent{text: t, stems: map[string]struct{}{}}
 		negs := 0
-		ts := analyse(t)
+		ts := analyse(normPhrases(t))
 		for i, tm := range ts {
 			if !tm.neg {
 				continue
@@ -142,6 +184,9 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 	if !ok {
 		return Verdict{Label: Neutral, Confidence: 0.5, Severity: Minor, Method: "local", Reason: "no_content"}
 	}
+	if m := l.decider(); m != nil && m.Weights[FSim] != 0 {
+		sg.sim = l.similarity(sg.claim, sg.simSpan())
+	}
 	return l.decide(&sg)
 }
 
@@ -156,6 +201,7 @@ func (l *Local) Features(claim string, evidence []Passage) (Features, bool) {
 	if !ok {
 		return Features{}, false
 	}
+	sg.sim = l.similarity(sg.claim, sg.simSpan())
 	return sg.features(l.cfg.Conflict), true
 }
 
@@ -165,7 +211,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	var cts []claimTerm
 	claimNeg := false
 	var total float64
-	ats := analyse(text)
+	ats := analyse(normPhrases(text))
 	claimDirs := directions(ats)
 	for i, tm := range ats {
 		if tm.neg {
@@ -446,7 +492,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		need = 1 - (1-l.cfg.Entail)*(total-l.cfg.Strict)/total
 	}
 	need -= 1e-9
-	sg := signals{bestE: bestE, need: need, bestDoc: bestDoc, bestAny: bestAny, bestC: bestC,
+	sg := signals{claim: text, anySpan0: anySpan, bestE: bestE, need: need, bestDoc: bestDoc, bestAny: bestAny, bestC: bestC,
 		bag: weigh(anyCov), cReason: cReason, eSpan: eSpan, cSpan: cSpan, total: total, evChars: evChars}
 	sg.missAnchor = weigh(anchors &^ anchorsFound)
 	sg.missingAnchor = anchors&^anchorsFound != 0
@@ -540,6 +586,8 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 
 // signals are what the best windows of the evidence say about a claim.
 type signals struct {
+	claim                                     string
+	sim                                       float64 // encoder similarity of claim and simSpan
 	bestE, need, bestDoc, bestAny, bestC, bag float64
 	missAnchor                                float64
 	total                                     float64
@@ -550,11 +598,22 @@ type signals struct {
 	other                                     string // the subject the evidence says it of instead
 	otherEntity, anySpan                      string // the entity the best window names instead of a missing one
 	cReason, eSpan, cSpan                     string
+	anySpan0                                  string // the best-covering window
+}
+
+// simSpan is the window the encoder similarity compares the claim with:
+// the best entailing one, else the best-covering one.
+func (s *signals) simSpan() string {
+	if s.eSpan != "" {
+		return s.eSpan
+	}
+	return s.anySpan0
 }
 
 func (s *signals) features(conflict float64) Features {
 	var f Features
 	f[FBias] = 1
+	f[FSim] = s.sim
 	f[FBestE] = s.bestE
 	f[FGather] = s.bestDoc
 	f[FBestAny] = s.bestAny
@@ -590,13 +649,13 @@ func (l *Local) decide(s *signals) Verdict {
 	if s.rule {
 		conf = 0.6 + 0.4*(s.bestE-s.need)/(1-s.need+1e-9)
 	}
-	if l.model != nil {
-		p := l.model.Prob(s.features(l.cfg.Conflict))
-		entail = p >= l.model.Threshold
+	if m := l.decider(); m != nil {
+		p := m.Prob(s.features(l.cfg.Conflict))
+		entail = p >= m.Threshold
 		if entail {
-			conf = 0.5 + 0.5*(p-l.model.Threshold)/(1-l.model.Threshold+1e-9)
+			conf = 0.5 + 0.5*(p-m.Threshold)/(1-m.Threshold+1e-9)
 		} else {
-			conf = 0.5 + 0.5*(l.model.Threshold-p)/(l.model.Threshold+1e-9)
+			conf = 0.5 + 0.5*(m.Threshold-p)/(m.Threshold+1e-9)
 		}
 	}
 	switch {
@@ -610,13 +669,26 @@ func (l *Local) decide(s *signals) Verdict {
 		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestAny)), Severity: Major, Evidence: trimSpan(s.anySpan), Method: "local",
 			Reason: "entity_mismatch", Detail: fmt.Sprintf("the cited source names %q where the claim names %q", s.otherEntity, s.missing)}
 	case entail && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
+		if l.cfg.Scope != "off" {
+			if f, ok := checkScope(s.claim, s.eSpan); ok {
+				return scopeVerdict(f, s.bestE)
+			}
+		}
 		return Verdict{Label: Entailment, Confidence: round3(clamp01(conf)), Severity: Info, Evidence: trimSpan(s.eSpan), Method: "local", Reason: "covered"}
+	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE && s.cReason == "number_mismatch" && l.cfg.Scope != "off" && rangeContained(s.claim, s.cSpan):
+		return Verdict{Label: Entailment, Confidence: round3(clamp01(0.5 + 0.4*s.bestC)), Severity: Info, Evidence: trimSpan(s.cSpan), Method: "local", Reason: "covered",
+			Detail: "the claim's range lies within the cited source's"}
 	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE:
 		sev := Major
+		reason, detail := s.cReason, ""
 		if s.cReason == "number_mismatch" {
 			sev = Critical
+			// a bound or range of the claim that the source's does not hold
+			if f, ok := checkScope(s.claim, s.cSpan); ok && f.reason != ReasonConditionDropped && l.cfg.Scope != "off" {
+				reason, detail = f.reason, scopeDetail(f)
+			}
 		}
-		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestC)), Severity: sev, Evidence: trimSpan(s.cSpan), Method: "local", Reason: s.cReason}
+		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestC)), Severity: sev, Evidence: trimSpan(s.cSpan), Method: "local", Reason: reason, Detail: detail}
 	default:
 		span := s.eSpan
 		if span == "" {
@@ -624,6 +696,15 @@ func (l *Local) decide(s *signals) Verdict {
 		}
 		if l.model == nil {
 			conf = 1 - s.bestAny/2
+		}
+		// a claim that restates its best window but widens or drops a
+		// condition the window excludes is a contradiction, not a miss:
+		// "The car park is free all day" against "Parking is free for the
+		// first 3 hours; after that it costs 2 euros an hour"
+		if l.cfg.Scope != "off" && s.bestAny >= scopeNeutralCover {
+			if f, ok := checkScope(s.claim, s.anySpan0); ok && f.excluded && f.reason != ReasonConditionDropped {
+				return scopeVerdict(f, s.bestAny)
+			}
 		}
 		v := Verdict{Label: Neutral, Confidence: round3(clamp01(conf)), Severity: Minor, Evidence: trimSpan(span), Method: "local", Reason: "not_covered"}
 		switch {
@@ -637,6 +718,10 @@ func (l *Local) decide(s *signals) Verdict {
 		return v
 	}
 }
+
+// scopeNeutralCover is the coverage of the claim by its best window above
+// which a claim judged not entailed is still read for conditions.
+const scopeNeutralCover = 0.5
 
 // stemIn reports whether st is one of stems, or shares its 5-character
 // prefix with one when both are long.

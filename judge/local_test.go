@@ -244,7 +244,9 @@ func TestLocalParaphrase(t *testing.T) {
 		{"swapped roles", deal, "YouTube acquired Google in 2006.", Contradiction},
 		{"swapped roles, passive", deal, "Google was acquired by YouTube in 2006.", Contradiction},
 		{"predicate moved to another subject", rail, "Dogs must travel in a closed carrier.", Contradiction},
-		{"the subject's own predicate", rail, "Dogs travel free when kept on a lead.", Entailment},
+		{"the subject's own predicate", rail, "Up to two dogs travel free when kept on a lead.", Entailment},
+		// issue 29: the source's limit ("up to two dogs per passenger") left out
+		{"the subject's own predicate, its limit dropped", rail, "Dogs travel free when kept on a lead.", Contradiction},
 		{"predicate of other animals, dogs not named", Passage{Title: "CC 4.2 Other animals", Text: "Other small animals, such as cats, rabbits and birds, must travel in a closed carrier and stay in the pet lounge or in the owner's vehicle."},
 			"Dogs must travel in a closed carrier.", Contradiction},
 		{"a subject written otherwise is not another subject", Passage{Text: "Low-dose acetylsalicylic acid reduces the risk of myocardial infarction in adults."},

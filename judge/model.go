@@ -31,13 +31,14 @@ const (
 	FSubject    // the claim's subject is not what the best window says it of
 	FRule       // the rule alone entails (bestE >= need, anchors found)
 	FSwap       // the best window names the claim's two entities in swapped roles
+	FSim        // sentence-encoder cosine of the claim and its best window (0 without an encoder)
 	NumFeatures
 )
 
 // FeatureNames name the features in reports and in localmodel.json.
 var FeatureNames = [NumFeatures]string{"bias", "best_window", "gather", "best_any", "bag",
 	"missing_anchor", "number_conflict", "polarity_conflict", "direction_unmet", "wrong_subject",
-	"rule", "swapped_roles"}
+	"rule", "swapped_roles", "encoder_similarity"}
 
 // Features is one feature vector.
 type Features [NumFeatures]float64
@@ -53,6 +54,10 @@ type LocalModel struct {
 	Rule LocalConfig `json:"rule"`
 	// Fit says how and on what the model was fitted.
 	Fit string `json:"fit"`
+	// NoEncoder is the model fitted on the same data without the encoder
+	// similarity, used when the verifier runs without a sentence encoder
+	// (nil: this model, with the similarity at 0).
+	NoEncoder *LocalModel `json:"no_encoder,omitempty"`
 }
 
 // Prob returns P(supported) for f.

@@ -26,11 +26,16 @@ type Claim struct {
 	Evidence    string  `json:"evidence,omitempty"`
 	Reason      string  `json:"reason,omitempty"`
 	// Uncited classifies a factual sentence without citation:
-	// likely_missed | other_kb | gap.
+	// likely_missed | other_kb | gap | not_checked (the turn's combined
+	// context is under verify.min_context_chars: not judged against it).
 	Uncited string `json:"uncited,omitempty"`
 	// ClaimReview is a Schema.org ClaimReview JSON-LD object, for contradictions.
 	ClaimReview map[string]any `json:"claim_review,omitempty"`
 }
+
+// UncitedNotChecked is the Uncited class of a sentence the flagger did not
+// judge (combined context under verify.min_context_chars).
+const UncitedNotChecked = "not_checked"
 
 // Summary counts claims for guard.summary.
 type Summary struct {

@@ -96,7 +96,7 @@ var (
 		{"Who wrote the novel Moby Dick?", "Who wrote Moby Dick?"},
 		{"What is the boiling point of ethanol?", "what is the boiling point of ethanol"},
 		{"How many moons does Jupiter have?", "How many moons does Jupiter have"},
-		{"Does Lanternfish support Oracle databases?", "does lanternfish support oracle databases"},
+		{"What is the population of Iceland?", "what is the population of iceland"},
 		{"Does Lanternfish have a mobile app?", "Does Lanternfish have a mobile app"},
 	}
 )

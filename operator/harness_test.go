@@ -60,16 +60,20 @@ func (s *server) Config() testCfg {
 	return c
 }
 
-// Reload is guard serve's SIGHUP: the plane's restart-only settings are
-// checked first, then the proxy reloads, then the plane.
+// Reload is guard serve's SIGHUP (cmd/guard reloadBoth): the plane's
+// restart-only settings are checked first, its new settings put in force,
+// then the proxy reloads (and runs the plane's reload hook); a refused
+// proxy reload puts the plane's settings back.
 func (s *server) Reload(c testCfg) error {
 	if err := s.op.CheckReload(c.opConfig); err != nil {
 		return s.px.ReloadRefused(err)
 	}
+	prev := s.op.Config()
+	s.op.Reload(c.opConfig)
 	if err := s.px.Reload(c.Config); err != nil {
+		s.op.Reload(prev)
 		return err
 	}
-	s.op.Reload(c.opConfig)
 	return nil
 }
 
@@ -84,6 +88,9 @@ type testServer struct {
 // newServer builds a proxy and its plane for tc (its upstream set).
 func newServer(tb testing.TB, tc testCfg, factory proxy.PipelineFactory) *server {
 	tb.Helper()
+	if factory != nil {
+		tc = withDemo(tb, tc)
+	}
 	px, err := proxy.New(tc.Config, nil, factory)
 	if err != nil {
 		tb.Fatalf("proxy.New: %v", err)

@@ -28,8 +28,8 @@ func fakeTurn(tenant string) (*turnrec.Turn, turnrec.GateTrace) {
 	cands := make([]gate.Candidate, 20)
 	for i := range cands {
 		cands[i] = gate.Candidate{ID: fmt.Sprintf("doc-%02d", i), Title: "Title of a passage", Kind: []string{"lecture", "library"}[i%2],
-			Address: fmt.Sprintf("HB %d.%d", i/5, i%5), Score: 0.9 - float64(i)*0.04, Rerank: 0.95 - float64(i)*0.045,
-			Answer: 0.92 - float64(i)*0.05, Relevance: 0.93 - float64(i)*0.04, Forced: i < 3, Lanes: []string{"dense", "lexical"}}
+			Address: fmt.Sprintf("HB %d.%d", i/5, i%5), Score: 0.9 - float64(i)*0.04, Rerank: 0.95 - float64(i)*0.045, Relevance: 0.95 - float64(i)*0.045,
+			Answer: 0.92 - float64(i)*0.05, Forced: i < 3, Lanes: []string{"dense", "lexical"}}
 	}
 	o := gate.Decide(cfg, cands, true)
 	o = gate.ApplyOutline(o, gate.LocalOutline(cfg, o))

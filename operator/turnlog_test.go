@@ -218,12 +218,7 @@ func TestWhatIfExact(t *testing.T) {
 		next func(a asked) string
 	}{
 		{"bail_out_below up", "", nil},
-		{"good_enough_max and sufficient_max up", `{"gate":{"good_enough_max":1,"sufficient_max":1},"examples":100}`, func(a asked) string {
-			if a.decision == "ground" && a.max < 1 {
-				return "refuse" // every max here is >= bail_out_below 0.40
-			}
-			return a.decision
-		}},
+		{"good_enough_max and sufficient_max up", "", nil}, // set below, from the coverage seen
 		{"bail_out_below down", fmt.Sprintf(`{"gate":{"bail_out_below":0},"examples":100}`), func(a asked) string {
 			if a.decision == "fallback" {
 				return "refuse" // nothing is below 0 any more
@@ -242,6 +237,26 @@ func TestWhatIfExact(t *testing.T) {
 	cut := low + 0.001
 	if cut >= def.SufficientMax {
 		t.Fatalf("lowest refusal at %v: cannot move bail_out_below above it without passing sufficient_max", low)
+	}
+	// good_enough_max and sufficient_max moved to just above the lowest
+	// grounded turn's coverage: that turn (and any other grounded one below
+	// it) lands between bail-out and good enough, and is refused.
+	lowGround := 1.0
+	for _, a := range seen {
+		if a.decision == "ground" {
+			lowGround = min(lowGround, a.max)
+		}
+	}
+	up := lowGround + 0.001
+	if up > 1 || lowGround < def.BailOutBelow {
+		t.Fatalf("lowest grounded turn at %v: cannot move good_enough_max just above it", lowGround)
+	}
+	cases[1].body = fmt.Sprintf(`{"gate":{"good_enough_max":%v,"sufficient_max":%v},"examples":100}`, up, up)
+	cases[1].next = func(a asked) string {
+		if a.decision == "ground" && a.max < up {
+			return "refuse" // at or above bail_out_below: between, refused
+		}
+		return a.decision
 	}
 	cases[0].body = fmt.Sprintf(`{"gate":{"bail_out_below":%v},"examples":100}`, cut)
 	cases[0].next = func(a asked) string {
@@ -500,12 +515,13 @@ func TestTurnLogPersistedByServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	const moved = `{"gate":{"good_enough_max":1,"sufficient_max":1},"examples":0}`
 	srv, ts := start()
 	var want []asked
 	for i, q := range scripted {
 		want = append(want, ask(t, ts, "", "", q, i%2 == 0))
 	}
+	up := aboveLowestGround(t, want)
+	moved := fmt.Sprintf(`{"gate":{"good_enough_max":%v,"sufficient_max":%v},"examples":0}`, up, up)
 	var before whatIfBody
 	operator(t, "POST", strings.TrimSuffix(ts.base, "/v1")+"/v1/guard/whatif", "", moved, &before)
 	stop(srv)
@@ -582,7 +598,8 @@ func TestWhatIfAcrossReload(t *testing.T) {
 	root := strings.TrimSuffix(ts.base, "/v1")
 	before := runScripted(t, ts)
 	cfg := ts.srv.Config()
-	cfg.Stages.Gate.GoodEnoughMax, cfg.Stages.Gate.SufficientMax = 1, 1
+	up := aboveLowestGround(t, before)
+	cfg.Stages.Gate.GoodEnoughMax, cfg.Stages.Gate.SufficientMax = up, up
 	if err := ts.srv.Reload(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -607,4 +624,23 @@ func TestWhatIfAcrossReload(t *testing.T) {
 		t.Errorf("turns %d, decided under another config %d, mismatched %d, changed %d; want %d, %d, 0, %d",
 			r.Turns, r.Other, r.Exact.Mismatched, r.Changed, 2*len(scripted), len(scripted), changed)
 	}
+}
+
+// aboveLowestGround is a good_enough_max (and sufficient_max) just above
+// the lowest coverage of the grounded turns seen: moved there, that turn
+// is no longer good enough. (Fixed values stop proving anything when the
+// gate's scores move: with the relevance model grounded turns reach 0.95
+// and more.)
+func aboveLowestGround(t *testing.T, seen []asked) float64 {
+	t.Helper()
+	low := 2.0
+	for _, a := range seen {
+		if a.decision == "ground" {
+			low = min(low, a.max)
+		}
+	}
+	if low+0.001 > 1 {
+		t.Fatalf("lowest grounded coverage %v: no threshold above it", low)
+	}
+	return low + 0.001
 }

@@ -49,6 +49,7 @@ type guardObj struct {
 		Verdict   string `json:"verdict"`
 		Evidence  string `json:"evidence"`
 		Uncited   string `json:"uncited"`
+		Reason    string `json:"reason"`
 	} `json:"claims"`
 	Degraded []string `json:"degraded"`
 }

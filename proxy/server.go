@@ -279,15 +279,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = errors.Join(err, ctx.Err())
 	}
-	rt := s.rt.Load()
-	rt.up.close()
-	s.fast.CloseIdleConnections()
-	rt.pipe.Close()
+	// The operator plane first: it has every finished turn now, and its
+	// re-ask (after a reload) may still be asking the pipeline.
 	if s.op != nil {
 		if oerr := s.op.Close(); oerr != nil {
 			err = errors.Join(err, oerr)
 		}
 	}
+	rt := s.rt.Load()
+	rt.up.close()
+	s.fast.CloseIdleConnections()
+	rt.pipe.Close()
 	return err
 }
 

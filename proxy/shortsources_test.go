@@ -102,9 +102,11 @@ func TestShortSourcesContradictionEndToEnd(t *testing.T) {
 	}
 }
 
-// A turn whose notes together fall short of verify.min_context_chars is not
-// checked, and every cited claim says why.
-func TestShortCombinedContextNotChecked(t *testing.T) {
+// A turn whose notes together fall short of verify.min_context_chars: its
+// cited claims are still verified against their cited notes (a changed
+// number is a contradiction), and only the uncited sentences, which would be
+// judged against that combined context, are reported not checked.
+func TestShortCombinedContextChecksCitedClaims(t *testing.T) {
 	corpus := writeCorpus(t, handbook[0], handbook[5])
 	dir := filepath.Join(t.TempDir(), "snap")
 	if _, err := index.Build(context.Background(), proxy.DefaultConfig().Stages.Index, []string{corpus}, nil, dir, zap.NewNop()); err != nil {
@@ -113,20 +115,39 @@ func TestShortCombinedContextNotChecked(t *testing.T) {
 	ts := startGuard(t, func(c *testCfg) {
 		c.Pipeline.Index = dir
 		c.Stages.Gate.GoodEnoughMax, c.Stages.Gate.SufficientMax, c.Stages.Gate.BailOutBelow = 0, 0, 0
-		c.Mock.Faults = mockllm.Faults{Contradict: 1}
+		c.Mock.Faults = mockllm.Faults{Contradict: 1, Uncited: 1}
 	})
 	text, g := complete(t, ts, "When was the Skerry lighthouse first lit?", false)
-	n := 0
+	recs := ts.mock.Log().Records()
+	var newNums []string
+	for _, ch := range recs[len(recs)-1].Changed {
+		_, nv, _ := strings.Cut(ch, " -> ")
+		newNums = append(newNums, nv)
+	}
+	cited, uncited, contradicted := 0, 0, 0
 	for _, c := range g.Claims {
 		if len(c.Citations) == 0 {
+			uncited++
+			if c.Verdict != "not_checked" || c.Uncited != "not_checked" {
+				t.Errorf("uncited claim %q: verdict %s uncited %q, want not_checked (combined context under 500 chars)", c.Text, c.Verdict, c.Uncited)
+			}
 			continue
 		}
-		n++
-		if c.Verdict != "not_checked" {
-			t.Errorf("claim %q: verdict %s, want not_checked (combined context under 500 chars)", c.Text, c.Verdict)
+		cited++
+		changed := false
+		for _, nv := range newNums {
+			changed = changed || strings.Contains(c.Text, nv)
+		}
+		switch {
+		case changed && (c.Verdict != "contradiction" || c.Evidence == ""):
+			t.Errorf("changed claim %q: verdict %s evidence %q, want contradiction with its span", c.Text, c.Verdict, c.Evidence)
+		case changed:
+			contradicted++
+		case c.Verdict != "entailment":
+			t.Errorf("unchanged claim %q: verdict %s, want entailment", c.Text, c.Verdict)
 		}
 	}
-	if n == 0 {
-		t.Fatalf("no cited claim (decision %s): %q", g.Decision, text)
+	if contradicted == 0 || uncited == 0 {
+		t.Fatalf("want a contradicted and an uncited claim, got %d of %d cited and %d uncited (decision %s): %q", contradicted, cited, uncited, g.Decision, text)
 	}
 }

@@ -194,7 +194,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 		for i, n := range t.out.Notes {
 			notes[i] = judge.Passage{ID: n.ID, Text: n.Text}
 		}
-		t.jt = p.judge.Turn(notes) // the turn's combined context (verify.min_context_chars)
+		t.jt = p.judge.Turn(notes) // cited claims are checked whatever its length; Finish applies verify.min_context_chars to uncited ones
 	}
 	if ce := p.log.Check(zap.DebugLevel, "gate"); ce != nil {
 		ce.Write(zap.String("decision", string(t.out.Decision)), zap.Any("checks", t.out.Checks),

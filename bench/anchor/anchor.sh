@@ -299,7 +299,7 @@ if [ "$PACED" != 0 ]; then
     for name in "${targets[@]}"; do
       echo "== paced: $open open streams through $name" >&2
       read -r ps[$name] p50[$name] p99[$name] pc[$name] pm[$name] pe[$name] <<<"$(paced "$name" "$open")"
-      sleep 2
+      sleep 5 # the upstream closes the idle connections this target pooled (its -idle-timeout 3s)
     done
     {
       echo

@@ -38,6 +38,9 @@ not json
 {"id":"c","text":"twice"}
 `)
 	good := write("good.jsonl", `{"id":"a","text":"alpha lanes"}`+"\n")
+	memory := write("memory.jsonl", `{"type":"pin","question":"Where are the lanes?","refs":["a"]}
+{"type":"pin","question":"no refs"}
+`)
 	snap := filepath.Join(dir, "snap")
 	if code, _, stderr := runCLI(t, "index", "build", "--corpus", good, "--out", snap); code != 0 {
 		t.Fatalf("build: %d %s", code, stderr)
@@ -80,10 +83,11 @@ not json
 			[]string{pairs + `:2: missing "claim"`, pairs + `:3: missing "evidence"`, pairs + ":4: not valid JSON", pairs + `:5: field "claim" must be text, got a list`},
 			[]string{"\"a\"\t", "\"f\"\t", "# 2 pairs in "}},
 		{"index build", func(extra ...string) []string {
-			return append([]string{"index", "build", "--corpus", corpus, "--out", out()}, extra...)
+			return append([]string{"index", "build", "--corpus", corpus, "--memory", memory, "--out", out()}, extra...)
 		},
-			[]string{corpus + `:2: doc "b": missing text`, corpus + ":3: the line must be a JSON object, got array", corpus + `:5: duplicate id "c"`},
-			[]string{": 2 docs, "}},
+			[]string{corpus + `:2: doc "b": missing text`, corpus + ":3: the line must be a JSON object, got array", corpus + `:5: duplicate id "c"`,
+				memory + ":2: pin: missing refs"},
+			[]string{": 2 docs, ", "1 memory entries"}},
 		{"index add", func(extra ...string) []string {
 			return append([]string{"index", "add", "--index", snap, "--corpus", corpus, "--out", out()}, extra...)
 		},

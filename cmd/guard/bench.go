@@ -169,8 +169,9 @@ func benchQuality(ctx context.Context, args []string) error {
 	fs.BoolVar(&claims, "claims", false, "run the end-to-end claims suite (changed numbers and uncited sentences from mockllm, report and strict mode)")
 	fs.BoolVar(&gauntlet, "gauntlet", false, "run the marker gauntlet suite (mockllm faults as ground truth)")
 	fs.BoolVar(&gateSuite, "gate", false, "run the grounding suite (HaluEval halves + dev corpora in bench/testdata/gate: answerable grounded, on-topic unanswerable refused, off-topic per gate.off_topic; in-sample and each corpus left out)")
-	var fit, frozen bool
+	var fit, frozen, dev bool
 	fs.BoolVar(&frozen, "frozen", false, "with --gate: also score the frozen corpora in bench/testdata/gate_frozen with the shipped models (nothing is tuned on them)")
+	fs.BoolVar(&dev, "dev", false, "with --verify: a development run, the frozen test splits (scored by default) are left out (tune nothing on them, not even by looking)")
 	fs.BoolVar(&fit, "fit", false, "with --gate: refit the shipped answerability and relevance models on the training sets and write gate/answermodel.json and gate/relevancemodel.json; with --verify: refit the local verifier's model on its training splits and write judge/localmodel.json")
 	fs.StringVar(&data, "data", defaultDataDir(), "evaluation data folder (env GUARD_DATA, default ../shared/data)")
 	fs.StringVar(&out, "out", "bench-out", "report folder (quality.md; with --gate also gate-coverage.png and .svg)")
@@ -189,6 +190,7 @@ func benchQuality(ctx context.Context, args []string) error {
 		return dumpVerify(ctx, data, dump, out)
 	}
 	bench.GateFit, bench.VerifyFit, bench.GateFrozen = fit && gateSuite, fit && verify, frozen && gateSuite
+	bench.VerifyFrozen = !dev
 	var want []string
 	for name, on := range map[string]bool{"retrieval": retrieval, "verify": verify, "claims": claims, "gauntlet": gauntlet, "gate": gateSuite} {
 		if on {

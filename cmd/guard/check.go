@@ -19,7 +19,7 @@ func init() {
 	register("check", "citation audit of Markdown documents against the corpus", runCheck)
 }
 
-const checkUsage = `usage: guard check [--config F] [--index DIR] [--tenant T --kb K] [--fail-on critical|warning|info]
+const checkUsage = `usage: guard check [--config F] [--index DIR] [--tenant T --kb K] [--fail-on critical|warning|info|high|medium|low]
                    [--format text|json|github] [--min-context N] [--no-uncited] FILE.md...`
 
 // runCheck exits by itself: 0 clean, 1 when a finding is at or above
@@ -40,7 +40,7 @@ func checkMain(args []string) (int, error) {
 	dir := fs.String("index", "", "snapshot dir (default: the embedded demo corpus, built into a temp dir)")
 	tenant := fs.String("tenant", index.DefaultTenant, "tenant")
 	kb := fs.String("kb", index.DefaultKB, "knowledge base")
-	failOn := fs.String("fail-on", "", "exit 1 when a finding is at or above this severity: critical|warning|info (default "+def.FailOn+")")
+	failOn := fs.String("fail-on", "", "exit 1 when a finding is at or above this severity: critical|warning|info, or high|medium|low (= critical|warning|info) (default "+def.FailOn+")")
 	format := fs.String("format", "", "output: text|json|github (default "+def.Format+")")
 	minCtx := fs.Int("min-context", -1, "override verify.min_context_chars: a document whose resolved sources total fewer characters is not verified")
 	noUncited := fs.Bool("no-uncited", false, "do not look uncited sentences up in the corpus")

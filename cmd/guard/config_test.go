@@ -173,6 +173,20 @@ func TestConfigCheckReportsEverything(t *testing.T) {
 	}
 	checkManyErrors(t, path, lines)
 
+	// guard serve (and every command) refuses the file with the same list.
+	errb.Reset()
+	if code := run([]string{"serve", "--config", path}, &out, &errb); code != 1 {
+		t.Errorf("serve: exit %d, want 1", code)
+	}
+	served := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	if served[0] != fmt.Sprintf("guard serve: the configuration has %d problems:", len(manyErrorsWant)) {
+		t.Errorf("serve: first line %q", served[0])
+	}
+	for i := range served[1:] {
+		served[i+1] = strings.TrimPrefix(served[i+1], "  ")
+	}
+	checkManyErrors(t, path, served[1:])
+
 	out.Reset()
 	if code := run([]string{"config", "check", "--config", "../../configs/guard.yaml"}, &out, &errb); code != 0 || !strings.Contains(out.String(), ": ok") {
 		t.Errorf("shipped config: exit %d, output %q; want 0 and ok", code, out.String())

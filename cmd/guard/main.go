@@ -11,6 +11,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/answer-guard/guard/internal/confcheck"
 )
 
 // command is one subcommand. Files in this package register theirs in init,
@@ -77,6 +79,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.As(err, &code): // exitCode(0) included: help, or a clean check
 		return int(code)
+	}
+	var probs confcheck.Problems
+	if errors.As(err, &probs) && len(probs) > 1 {
+		// A configuration file's problems, one per line, all of them.
+		fmt.Fprintf(stderr, "guard %s: the configuration has %d problems:\n", args[0], len(probs))
+		for _, l := range probs.Lines() {
+			fmt.Fprintf(stderr, "  %s\n", l)
+		}
+		return 1
 	}
 	fmt.Fprintf(stderr, "guard %s: %v\n", args[0], err)
 	return 1

@@ -131,6 +131,24 @@ func wire(cfg proxy.Config, ocfg operator.Config, log *zap.Logger) (*proxy.Serve
 	return srv, op, nil
 }
 
+// reloadBoth reloads the proxy and the operator plane as one: the plane's
+// restart-only settings are checked first (a change is refused and
+// counted), its new settings are in force before the proxy's reload runs
+// the plane's reload hook (the gap re-ask reads gaps.reask_limit), and
+// they are put back if the proxy refuses its part.
+func reloadBoth(srv *proxy.Server, op *operator.Plane, next proxy.Config, onext operator.Config) error {
+	if err := op.CheckReload(onext); err != nil {
+		return srv.ReloadRefused(err)
+	}
+	prev := op.Config()
+	op.Reload(onext)
+	if err := srv.Reload(next); err != nil {
+		op.Reload(prev)
+		return err
+	}
+	return nil
+}
+
 // Test hooks, nil in production: onListen is called with the bound
 // address before the server answers; onReload after each SIGHUP with the
 // reload's outcome (nil when the new configuration is running).
@@ -220,15 +238,10 @@ func runServe(args []string) error {
 				if err == nil {
 					next, err = upstreamOf(file.Config, mock)
 				}
-				switch {
-				case err != nil:
+				if err != nil {
 					err = srv.ReloadFailed(err)
-				case op.CheckReload(file.Operator) != nil:
-					err = srv.ReloadRefused(op.CheckReload(file.Operator))
-				default:
-					if err = srv.Reload(next); err == nil {
-						op.Reload(file.Operator)
-					}
+				} else {
+					err = reloadBoth(srv, op, next, file.Operator)
 				}
 				if err != nil {
 					// Every problem in one field, one string each; no stack

@@ -36,6 +36,7 @@ func main() {
 	pacedEvents := flag.Int("paced-events", 20, `content events per "user":"paced" stream`)
 	pace := flag.Duration("pace", 50*time.Millisecond, `delay between the events of a "user":"paced" stream`)
 	hold := flag.Duration("hold", 30*time.Second, `how long a "user":"idle" stream waits after its first event`)
+	idleTimeout := flag.Duration("idle-timeout", 3*time.Second, "a keep-alive connection idle this long is closed: the proxies' pools of thousands of idle connections would otherwise hold this process's file descriptors from one run to the next")
 	flag.Parse()
 	if !strings.HasPrefix(*addr, "127.0.0.1:") {
 		log.Fatal("-addr: loopback only")
@@ -70,7 +71,7 @@ func main() {
 			ctx.SetStatusCode(404)
 		}
 	}
-	log.Fatal((&fasthttp.Server{Handler: h, Name: "anchor-upstream"}).ListenAndServe(*addr))
+	log.Fatal((&fasthttp.Server{Handler: h, Name: "anchor-upstream", IdleTimeout: *idleTimeout}).ListenAndServe(*addr))
 }
 
 // answer frames a streamed answer of n content events: the role chunk, n

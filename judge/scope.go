@@ -1,0 +1,967 @@
+package judge
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Conditions and scope. A claim can share every content word with its
+// evidence and still say more than it: "The car park is free all day"
+// against "Parking is free for the first 3 hours; after that it costs 2
+// euros an hour". scope reads the conditions a text puts on what it says:
+//
+//   - bounds and ranges on a quantity: under / over N, up to N, at least N,
+//     N and over, for the first N hours, within N days, from M to N,
+//     between M and N, M to N (clock times, ages, amounts, durations);
+//   - periods: days of the week (Monday to Thursday, weekdays, weekends,
+//     on Tuesdays and Thursdays) and months (May to September);
+//   - exclusive words (only, except, excluding, apart from, other than,
+//     limited to) and conditions (if, unless, provided, when accompanied,
+//     with approval, by appointment, after their probation);
+//   - on the claim side, the words that widen: all, every, any, always,
+//     never, everyone, unlimited, as many as, at any time, around the
+//     clock, all year, every day.
+//
+// The evidence clause that carries the claim (the clause of the best
+// window sharing most content stems with it) is compared with the claim,
+// dimension by dimension: a condition of the clause the claim leaves out is
+// condition_dropped, or scope_widened when the claim says all / every /
+// always instead; a claim range the clause's ranges do not contain is
+// range_mismatch (scope_widened when the claim's range is a universal one
+// such as "all year"). It is a contradiction when the evidence excludes
+// the rest (a bound, a range or a closed period, only / except, "after
+// that", "otherwise") and neutral when it merely conditions it ("if",
+// "unless", "with approval").
+
+// Reason codes of scope findings.
+const (
+	ReasonScopeWidened     = "scope_widened"
+	ReasonConditionDropped = "condition_dropped"
+	ReasonRangeMismatch    = "range_mismatch"
+)
+
+// scopeCond is one condition on a dimension: an interval for quantities
+// and clock times, a bit mask for days and months.
+type scopeCond struct {
+	dim    string // "time" (clock), "day", "month", "dur" (seconds), "mass" (grams), another unit ("euro"), "n" (no unit)
+	lo, hi float64
+	mask   uint16
+	univ   bool // stated as all / every (all year, every day, around the clock)
+	single bool // one day or month named alone: a date in the evidence, a condition in a claim
+	plain  bool // a bare quantity range ("70 to 80 degrees", "for two to three minutes"): a detail more often than a limit
+	text   string
+}
+
+// scopeWord is a non-numeric restriction: an exclusive word or a condition,
+// with the content stems that follow it.
+type scopeWord struct {
+	excl  bool
+	cue   string
+	stems []string
+}
+
+type scopeInfo struct {
+	conds  []scopeCond
+	points []scopeCond // clock times without a cue: conditions of a claim, facts of the evidence
+	words  []scopeWord
+	univ   string // the first widening word of the text ("" none)
+	after  bool   // "after that", "thereafter", "otherwise" opening a clause: the rest is excluded
+	clause string
+}
+
+// scopeFinding is what scope concludes about a claim against a window.
+type scopeFinding struct {
+	reason   string // ReasonScopeWidened, ReasonConditionDropped, ReasonRangeMismatch
+	excluded bool   // the evidence excludes what the claim adds: contradiction
+	span     string // the evidence clause
+	what     string // the condition, as the evidence states it
+}
+
+type stok struct {
+	w     string  // lowercase word, or the number as written
+	num   float64 // value when isNum
+	isNum bool
+	clock bool // a clock time (9:30)
+	brk   bool // a clause boundary precedes it
+}
+
+var scopeNumWords = map[string]float64{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+	"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100}
+
+// scopeTokens splits text into lowercase words and numbers.
+func scopeTokens(text string) []stok {
+	var out []stok
+	brk := false
+	i := 0
+	for i < len(text) {
+		c := text[i]
+		switch {
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(text) && (text[j] >= '0' && text[j] <= '9' || (text[j] == ',' || text[j] == '.' || text[j] == ':') && j+1 < len(text) && text[j+1] >= '0' && text[j+1] <= '9') {
+				j++
+			}
+			raw := text[i:j]
+			t := stok{w: raw, isNum: true, brk: brk}
+			if h, m, ok := strings.Cut(raw, ":"); ok {
+				hv, _ := strconv.Atoi(h)
+				mv, _ := strconv.Atoi(m)
+				t.num, t.clock = float64(hv)+float64(mv)/60, true
+			} else {
+				t.num, _ = strconv.ParseFloat(strings.ReplaceAll(raw, ",", ""), 64)
+			}
+			// 9am, 5pm
+			if j+1 < len(text) && (text[j:j+2] == "am" || text[j:j+2] == "pm") && (j+2 == len(text) || !isLetterByte(text[j+2])) {
+				if text[j] == 'p' && t.num < 12 {
+					t.num += 12
+				}
+				t.clock = true
+				j += 2
+			}
+			out = append(out, t)
+			brk = false
+			i = j
+		case isLetterByte(c):
+			j := i
+			for j < len(text) && (isLetterByte(text[j]) || text[j] >= '0' && text[j] <= '9' || text[j] == '\'' || text[j] == '-' && j+1 < len(text) && isLetterByte(text[j+1])) {
+				j++
+			}
+			w := strings.ToLower(text[i:j])
+			if v, ok := scopeNumWords[w]; ok {
+				out = append(out, stok{w: w, num: v, isNum: true, brk: brk})
+			} else {
+				out = append(out, stok{w: w, brk: brk})
+			}
+			brk = false
+			i = j
+		default:
+			switch c {
+			case ',', ';', ':', '.', '(', ')', '!', '?':
+				brk = true
+			case '+':
+				out = append(out, stok{w: "+"})
+			case '/':
+				out = append(out, stok{w: "/"})
+			case '%':
+				out = append(out, stok{w: "percent"})
+			}
+			i++
+		}
+	}
+	return out
+}
+
+var (
+	dayIdx   = map[string]int{"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6}
+	monthIdx = map[string]int{"january": 0, "february": 1, "march": 2, "april": 3, "may": 4, "june": 5, "july": 6,
+		"august": 7, "september": 8, "october": 9, "november": 10, "december": 11}
+	upperCues = [][]string{{"under"}, {"below"}, {"less", "than"}, {"younger", "than"}, {"fewer", "than"}, {"up", "to"},
+		{"at", "most"}, {"no", "more", "than"}, {"not", "more", "than"}, {"maximum", "of"}, {"max"}, {"maximum"}, {"within"}, {"until"}, {"till"},
+		{"before"}, {"first"}, {"limited", "to"}, {"no", "later", "than"}}
+	lowerCues = [][]string{{"over"}, {"above"}, {"more", "than"}, {"older", "than"}, {"at", "least"}, {"minimum", "of"},
+		{"from"}, {"after"}, {"since"}, {"beyond"}, {"exceeding"}}
+	upperTails = [][]string{{"and", "under"}, {"or", "under"}, {"or", "less"}, {"or", "younger"}, {"or", "fewer"}, {"and", "below"}, {"or", "below"}, {"and", "younger"}}
+	lowerTails = [][]string{{"and", "over"}, {"or", "over"}, {"or", "more"}, {"or", "older"}, {"and", "older"}, {"and", "above"}, {"or", "above"}, {"+"}, {"and", "up"}}
+	// units as a dimension ("3 hours" -> hour)
+	unitDims = map[string]string{"hour": "dur", "hours": "dur", "h": "dur", "hr": "dur", "hrs": "dur",
+		"minute": "dur", "minutes": "dur", "min": "dur", "mins": "dur", "second": "dur", "seconds": "dur", "sec": "dur", "secs": "dur",
+		"day": "dur", "days": "dur", "week": "dur", "weeks": "dur", "month": "dur", "months": "dur",
+		"year": "n", "years": "n", "year-old": "n", "year-olds": "n",
+		"kg": "mass", "kilograms": "mass", "kilos": "mass", "g": "mass", "grams": "mass", "euro": "euro", "euros": "euro", "eur": "euro",
+		"dollar": "dollar", "dollars": "dollar", "usd": "dollar", "percent": "percent", "gb": "gb", "mb": "mb", "km": "km", "m": "m",
+		"metres": "m", "meters": "m", "nights": "night", "night": "night", "people": "people", "persons": "people", "guests": "people",
+		"passengers": "people", "members": "people", "items": "item", "item": "item", "books": "book", "book": "book",
+		"projects": "project", "project": "project", "doses": "dose", "dose": "dose", "times": "times", "requests": "request",
+		"seats": "seat", "bags": "bag", "users": "user", "tickets": "ticket"}
+	// unitScale converts a unit to its dimension's base (seconds, grams), so
+	// that "within 900 seconds" is "within 15 minutes"
+	unitScale = map[string]float64{"hour": 3600, "hours": 3600, "h": 3600, "hr": 3600, "hrs": 3600, "minute": 60, "minutes": 60,
+		"min": 60, "mins": 60, "second": 1, "seconds": 1, "sec": 1, "secs": 1, "day": 86400, "days": 86400, "week": 604800,
+		"weeks": 604800, "month": 2592000, "months": 2592000, "kg": 1000, "kilograms": 1000, "kilos": 1000, "g": 1, "grams": 1}
+	// timeCues bound a time: without a unit their number is a count or a
+	// date ("after ten failed attempts", "since 1989"), not a condition
+	timeCues = map[string]bool{"after": true, "before": true, "since": true, "within": true, "until": true, "till": true,
+		"from": true, "beyond": true, "exceeding": true}
+	// widening words and phrases of a claim
+	univPhrases = [][]string{{"all"}, {"every"}, {"any"}, {"always"}, {"never"}, {"everyone"}, {"everybody"}, {"anyone"},
+		{"anybody"}, {"everything"}, {"anything"}, {"unlimited"}, {"whenever"}, {"as", "many"}, {"as", "much"}, {"as", "often"},
+		{"as", "long", "as", "they", "like"}, {"as", "long", "as", "you", "like"}, {"as", "long", "as", "they", "want"},
+		{"without", "limit"}, {"no", "limit"}, {"anytime"}, {"around", "the", "clock"}, {"year-round"}, {"including"},
+		{"whole"}, {"entire"}, {"daily"}, {"without"}}
+	exclCues = [][]string{{"only"}, {"except"}, {"excluding"}, {"apart", "from"}, {"other", "than"}, {"but", "not"},
+		{"outside"}, {"exclusively"}, {"solely"}, {"restricted", "to"}, {"reserved", "for"}, {"not", "on"}}
+	// conditions: only the cues that make a statement conditional in a
+	// policy ("with", "when", "who" mostly describe, in encyclopedic text)
+	condCues = [][]string{{"if"}, {"unless"}, {"provided"}, {"as", "long", "as"}, {"by", "appointment"},
+		{"on", "request"}, {"subject", "to"}, {"after", "their"}, {"with", "their"}, {"with", "the", "approval"}, {"with", "approval"},
+		{"with", "a", "prescription"}, {"when", "accompanied"}, {"accompanied", "by"}}
+	afterCues = [][]string{{"after", "that"}, {"thereafter"}, {"afterwards"}, {"otherwise"}, {"beyond", "that"}}
+)
+
+// matchAt reports whether ts[i:] starts with phrase p.
+func matchAt(ts []stok, i int, p []string) bool {
+	if i+len(p) > len(ts) {
+		return false
+	}
+	for k, w := range p {
+		if ts[i+k].isNum || ts[i+k].w != w {
+			return false
+		}
+	}
+	return true
+}
+
+func matchAny(ts []stok, i int, ps [][]string) []string {
+	for _, p := range ps {
+		if matchAt(ts, i, p) {
+			return p
+		}
+	}
+	return nil
+}
+
+// endsWith reports whether ts[:i] ends with phrase p.
+func endsWith(ts []stok, i int, p []string) bool {
+	return i-len(p) >= 0 && matchAt(ts, i-len(p), p)
+}
+
+func dayOf(w string) (int, bool) {
+	d, ok := dayIdx[strings.TrimSuffix(w, "s")]
+	if !ok {
+		d, ok = dayIdx[w]
+	}
+	return d, ok
+}
+
+// analyseScope reads the conditions of text.
+func analyseScope(text string) scopeInfo {
+	ts := scopeTokens(normPhrases(text))
+	si := scopeInfo{clause: text}
+	used := make([]bool, len(ts))
+	span := func(a, b int) string {
+		var ws []string
+		for k := max(a, 0); k < b && k < len(ts); k++ {
+			ws = append(ws, ts[k].w)
+		}
+		return strings.Join(ws, " ")
+	}
+	// periods: day and month ranges and lists
+	for i := 0; i < len(ts); i++ {
+		if used[i] || ts[i].isNum {
+			continue
+		}
+		w := ts[i].w
+		if d, ok := dayOf(w); ok {
+			c := scopeCond{dim: "day", mask: 1 << d}
+			j := i + 1
+			if j+1 < len(ts) && (ts[j].w == "to" || ts[j].w == "through" || ts[j].w == "until" || ts[j].w == "till") {
+				if e, ok := dayOf(ts[j+1].w); ok {
+					c.mask = 0
+					for k := d; ; k = (k + 1) % 7 {
+						c.mask |= 1 << k
+						if k == e {
+							break
+						}
+					}
+					j += 2
+				}
+			}
+			for j+1 < len(ts) && (ts[j].w == "and" || ts[j].w == "or") {
+				e, ok := dayOf(ts[j+1].w)
+				if !ok {
+					break
+				}
+				c.mask |= 1 << e
+				j += 2
+			}
+			c.text = span(i, j)
+			// one day named once ("on Wednesday", a team called Wednesday)
+			// is a date, not a period; "Tuesdays", lists and ranges are
+			if j == i+1 && !strings.HasSuffix(w, "s") {
+				c.single = true
+			}
+			// "the first Sunday of every month" is one day a month, not Sundays
+			if i >= 2 && ts[i-1].w == "first" || i >= 1 && (ts[i-1].w == "first" || ts[i-1].w == "last") {
+				c.dim, c.single = "nth-day", false
+			}
+			si.conds = append(si.conds, c)
+			for k := i; k < j; k++ {
+				used[k] = true
+			}
+			i = j - 1
+			continue
+		}
+		if m, ok := monthIdx[w]; ok {
+			isMonth := w != "may" && w != "march"
+			j := i + 1
+			c := scopeCond{dim: "month", mask: 1 << m}
+			if j+1 < len(ts) && (ts[j].w == "to" || ts[j].w == "through" || ts[j].w == "until" || ts[j].w == "till") {
+				if e, ok := monthIdx[ts[j+1].w]; ok {
+					isMonth = true
+					c.mask = 0
+					for k := m; ; k = (k + 1) % 12 {
+						c.mask |= 1 << k
+						if k == e {
+							break
+						}
+					}
+					j += 2
+				}
+			}
+			if i > 0 && (ts[i-1].w == "in" || ts[i-1].w == "from" || ts[i-1].w == "since" || ts[i-1].w == "until" || ts[i-1].w == "to" || ts[i-1].w == "between") {
+				isMonth = true
+			}
+			if !isMonth {
+				continue
+			}
+			c.text = span(i, j)
+			c.single = j == i+1 // "born 2 June 1975", "in July 2017": a date
+			si.conds = append(si.conds, c)
+			for k := i; k < j; k++ {
+				used[k] = true
+			}
+			i = j - 1
+			continue
+		}
+		switch {
+		case w == "weekdays" || w == "weekday" || matchAt(ts, i, []string{"working", "days"}) && (i == 0 || !ts[i-1].isNum):
+			n := 1
+			if w == "working" {
+				n = 2
+			}
+			si.conds = append(si.conds, scopeCond{dim: "day", mask: 0x1f, univ: i > 0 && ts[i-1].w == "every", text: span(i, i+n)})
+			used[i] = true
+		case w == "weekends" || w == "weekend":
+			si.conds = append(si.conds, scopeCond{dim: "day", mask: 0x60, univ: i > 0 && (ts[i-1].w == "every" || ts[i-1].w == "all"), text: w})
+			used[i] = true
+		case matchAt(ts, i, []string{"every", "day"}) || w == "daily" || matchAt(ts, i, []string{"days", "a", "week"}) && i > 0 && ts[i-1].isNum && ts[i-1].num == 7:
+			si.conds = append(si.conds, scopeCond{dim: "day", mask: 0x7f, univ: true, text: w})
+			used[i] = true
+		case matchAt(ts, i, []string{"all", "year"}) || w == "year-round" || matchAt(ts, i, []string{"every", "month"}) || matchAt(ts, i, []string{"each", "month"}) || matchAt(ts, i, []string{"throughout", "the", "year"}):
+			si.conds = append(si.conds, scopeCond{dim: "month", mask: 0xfff, univ: true, text: span(i, i+2)})
+			used[i] = true
+		case matchAt(ts, i, []string{"around", "the", "clock"}) || matchAt(ts, i, []string{"at", "any", "time"}) || matchAt(ts, i, []string{"at", "all", "times"}) || w == "anytime" || matchAt(ts, i, []string{"all", "day"}) || matchAt(ts, i, []string{"any", "time"}):
+			si.conds = append(si.conds, scopeCond{dim: "time", lo: 0, hi: 24, univ: true, text: span(i, i+3)})
+			if si.univ == "" {
+				si.univ = span(i, i+3)
+			}
+			used[i] = true
+		}
+	}
+	// numeric bounds and ranges
+	scale := 1.0
+	unitAfter := func(j int) (string, int) {
+		scale = 1
+		if j < len(ts) && !ts[j].isNum {
+			if d, ok := unitDims[ts[j].w]; ok {
+				if f, ok := unitScale[ts[j].w]; ok {
+					scale = f
+				}
+				return d, j + 1
+			}
+		}
+		return "n", j
+	}
+	for i := 0; i < len(ts); i++ {
+		t := ts[i]
+		if !t.isNum || used[i] {
+			continue
+		}
+		// "24/7"
+		if t.num == 24 && i+2 < len(ts) && ts[i+1].w == "/" && ts[i+2].isNum && ts[i+2].num == 7 {
+			si.conds = append(si.conds, scopeCond{dim: "time", lo: 0, hi: 24, univ: true, text: "24/7"}, scopeCond{dim: "day", mask: 0x7f, univ: true, text: "24/7"})
+			if si.univ == "" {
+				si.univ = "24/7"
+			}
+			i += 2
+			continue
+		}
+		dimOf := func(t stok) string {
+			if t.clock {
+				return "time"
+			}
+			return ""
+		}
+		start := i
+		// range: [from|between|aged] N (to|-|and|through|until) M [unit]
+		if i+2 < len(ts) && ts[i+2].isNum && (ts[i+1].w == "to" || ts[i+1].w == "through" || ts[i+1].w == "until" || ts[i+1].w == "till" || ts[i+1].w == "and" && i > 0 && ts[i-1].w == "between") && ts[i+2].clock == t.clock {
+			dim := dimOf(t)
+			end := i + 3
+			scale = 1
+			if dim == "" {
+				dim, end = unitAfter(i + 3)
+				if dim == "n" {
+					if d, e := unitAfter(i + 1); d != "n" && e == i+2 {
+						dim = d
+					} else {
+						scale = 1
+					}
+				}
+			}
+			if i > 0 && (ts[i-1].w == "from" || ts[i-1].w == "between" || ts[i-1].w == "aged") {
+				start = i - 1
+			}
+			lo, hi := t.num, ts[i+2].num
+			if dim == "n" && (isYear(lo) && isYear(hi) || end < len(ts) && (ts[end].w == "bc" || ts[end].w == "ad" || ts[end].w == "bce" || ts[end].w == "ce")) {
+				for k := start; k < end; k++ {
+					used[k] = true
+				}
+				i = end - 1
+				continue // "from 2011 to 2017", "from 305 to 30 BC": dates
+			}
+			if hi < lo && dim == "time" {
+				hi += 24
+			}
+			lo, hi = lo*scale, hi*scale
+			si.conds = append(si.conds, scopeCond{dim: dim, lo: lo, hi: hi, text: span(start, end), plain: start == i && dim != "time"})
+			for k := start; k < end; k++ {
+				used[k] = true
+			}
+			i = end - 1
+			continue
+		}
+		lo, hi := math.Inf(-1), math.Inf(1)
+		found := false
+		cue := ""
+		for _, p := range upperCues {
+			if endsWith(ts, i, p) {
+				hi, found, start, cue = t.num, true, i-len(p), p[0]
+				break
+			}
+			// "the first 3 hours", "up to 10 books at a time": cue then "the"
+			if i > 0 && ts[i-1].w == "the" && endsWith(ts, i-1, p) {
+				hi, found, start, cue = t.num, true, i-1-len(p), p[0]
+				break
+			}
+		}
+		if !found {
+			for _, p := range lowerCues {
+				if endsWith(ts, i, p) {
+					lo, found, start, cue = t.num, true, i-len(p), p[0]
+					break
+				}
+			}
+		}
+		dim := dimOf(t)
+		end := i + 1
+		scale = 1
+		if dim == "" {
+			dim, end = unitAfter(i + 1)
+		}
+		if dim == "n" && timeCues[cue] {
+			continue
+		}
+		if p := matchAny(ts, end, upperTails); p != nil {
+			hi, found = t.num, true
+			end += len(p)
+		} else if p := matchAny(ts, end, lowerTails); p != nil {
+			lo, found = t.num, true
+			end += len(p)
+		}
+		// a year ("since 1989", "before 1900") dates a fact; it bounds no
+		// quantity the claim could widen
+		if !found || dim == "n" && !t.clock && isYear(t.num) {
+			continue
+		}
+		// an upper cue means up to and including N for durations and
+		// amounts; "under 5" excludes 5, which containment need not know
+		if !math.IsInf(lo, 0) {
+			lo *= scale
+		}
+		if !math.IsInf(hi, 0) {
+			hi *= scale
+		}
+		si.conds = append(si.conds, scopeCond{dim: dim, lo: lo, hi: hi, text: span(start, end)})
+		for k := max(start, 0); k < end; k++ {
+			used[k] = true
+		}
+		i = end - 1
+	}
+	// a clock time with no cue ("opens at 10:00") is a point
+	for i, t := range ts {
+		if t.clock && !used[i] {
+			si.points = append(si.points, scopeCond{dim: "time", lo: t.num, hi: t.num, text: t.w})
+		}
+	}
+	// words
+	for i := 0; i < len(ts); i++ {
+		if p := matchAny(ts, i, afterCues); p != nil && (i == 0 || ts[i].brk || ts[i-1].w == "and" || ts[i-1].w == "but") {
+			si.after = true
+		}
+		if si.univ == "" && !used[i] {
+			if p := matchAny(ts, i, univPhrases); p != nil {
+				si.univ = span(i, i+len(p)+1)
+			}
+		}
+		for _, set := range []struct {
+			cues [][]string
+			excl bool
+		}{{exclCues, true}, {condCues, false}} {
+			p := matchAny(ts, i, set.cues)
+			if p == nil {
+				continue
+			}
+			// "as long as they like" widens, it does not condition
+			if p[0] == "as" && matchAny(ts, i, univPhrases) != nil {
+				continue
+			}
+			var st []string
+			for k := i + len(p); k < len(ts) && len(st) < 3 && !(k > i+len(p) && ts[k].brk); k++ {
+				if ts[k].isNum {
+					continue
+				}
+				if _, stop := stopwords[ts[k].w]; stop {
+					continue
+				}
+				st = append(st, stem(ts[k].w))
+			}
+			si.words = append(si.words, scopeWord{excl: set.excl, cue: strings.Join(p, " "), stems: st})
+		}
+	}
+	return si
+}
+
+// contains reports whether every value of c lies within one of es.
+func contains(es []scopeCond, c scopeCond) bool {
+	var union uint16
+	for _, e := range es {
+		switch e.dim {
+		case "day", "month":
+			union |= e.mask
+		default:
+			if c.lo >= e.lo-1e-9 && c.hi <= e.hi+1e-9 {
+				return true
+			}
+		}
+	}
+	if c.dim == "day" || c.dim == "month" {
+		return c.mask&^union == 0
+	}
+	return false
+}
+
+// scopeRestate is the share of the carrying clause's content stems (beyond
+// its conditions) a claim must name for its conditions to be compared.
+const scopeRestate = 0.6
+
+// scopeClauses cuts a window into clauses: sentences and their
+// semicolon-separated parts.
+func scopeClauses(window string) []string {
+	var out []string
+	for _, s := range Split(window) {
+		for _, part := range strings.Split(s, ";") {
+			// "free for people aged 65 and over and for pregnant women": the
+			// second group takes the head of the first
+			qs := strings.Split(part, " and for ")
+			head := ""
+			if i := strings.Index(qs[0], " for "); len(qs) > 1 && i >= 0 {
+				head = qs[0][:i+len(" for ")]
+			}
+			for k, q := range qs {
+				if k > 0 {
+					q = head + q
+				}
+				if p := strings.TrimSpace(q); p != "" {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// checkScope compares the conditions of claim with those of the clause of
+// window that carries it. ok is false when the claim keeps every condition.
+func checkScope(claim, window string) (scopeFinding, bool) {
+	f, bad, _ := readScope(claim, window)
+	return f, bad
+}
+
+// readScope is checkScope; restated reports whether the claim restates
+// the clause that carries it (only then are conditions compared).
+func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
+	clauses := scopeClauses(window)
+	if len(clauses) == 0 {
+		return scopeFinding{}, false, false
+	}
+	cs := map[string]bool{}
+	for _, t := range analyse(normPhrases(claim)) {
+		if !t.neg && !t.isNum {
+			cs[t.stem] = true
+		}
+	}
+	best, bestN := 0, -1
+	for i, c := range clauses {
+		n := 0
+		seen := map[string]bool{}
+		for _, t := range analyse(c) {
+			if !t.isNum && cs[t.stem] && !seen[t.stem] {
+				seen[t.stem] = true
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = i, n
+		}
+	}
+	ev := analyseScope(unbracket(clauses[best]))
+	after := false
+	for _, c := range clauses {
+		after = after || analyseScope(c).after
+	}
+	cl := analyseScope(claim)
+	f = scopeFinding{span: clauses[best]}
+	widen := cl.univ != ""
+	// numeric and period dimensions
+	// the claim must restate the clause: most of the clause's content stems
+	// beyond its conditions (an answer naming one entity of a long
+	// sentence drops nothing the sentence conditions)
+	condStems := map[string]bool{}
+	for _, c := range ev.conds {
+		for _, t := range analyse(c.text) {
+			condStems[t.stem] = true
+		}
+	}
+	for _, w := range ev.words {
+		for _, t := range analyse(w.cue) {
+			condStems[t.stem] = true
+		}
+		for _, st := range w.stems {
+			condStems[st] = true
+		}
+	}
+	have, need := 0, 0
+	seen := map[string]bool{}
+	for _, t := range analyse(normPhrases(clauses[best])) {
+		if t.isNum || t.neg || condStems[t.stem] || seen[t.stem] {
+			continue
+		}
+		seen[t.stem] = true
+		need++
+		if cs[t.stem] {
+			have++
+		}
+	}
+	if need == 0 || float64(have) < scopeRestate*float64(need) {
+		return scopeFinding{}, false, false
+	}
+	dims := map[string][]scopeCond{}
+	for _, c := range ev.conds {
+		// "daily", "every month" in the evidence restrict nothing; a day or
+		// month named alone there is a date
+		if !c.univ && !c.single {
+			dims[c.dim] = append(dims[c.dim], c)
+		}
+	}
+	claimDims := map[string][]scopeCond{}
+	for _, c := range append(cl.conds, cl.points...) {
+		claimDims[c.dim] = append(claimDims[c.dim], c)
+	}
+	order := []string{"day", "month", "time", "nth-day"}
+	for d := range dims {
+		switch d {
+		case "day", "month", "time", "nth-day":
+		default:
+			order = append(order, d)
+		}
+	}
+	for _, d := range order {
+		es := dims[d]
+		if len(es) == 0 {
+			continue
+		}
+		ccs := claimDims[d]
+		if d == "nth-day" && len(ccs) == 0 {
+			ccs = claimDims["day"]
+		}
+		if len(ccs) == 0 {
+			// a universal claim over a related dimension: "all day" against "the first 3 hours"
+			var rel []scopeCond
+			switch d {
+			case "dur", "night":
+				rel = append(claimDims["time"], claimDims["month"]...)
+			}
+			for _, c := range rel {
+				if c.univ {
+					return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: f.span, what: es[0].text}, true, true
+				}
+			}
+			if d == "nth-day" {
+				continue
+			}
+			if !widen {
+				// a bare range the claim leaves out is a detail it skips
+				lim := false
+				for _, e := range es {
+					lim = lim || !e.plain
+				}
+				if !lim {
+					continue
+				}
+			}
+			f.what = es[0].text
+			if widen {
+				f.reason = ReasonScopeWidened
+			} else if f.reason == "" {
+				f.reason = ReasonConditionDropped
+			}
+			f.excluded = true
+			continue
+		}
+		for _, c := range ccs {
+			in := contains(es, c)
+			if d == "nth-day" {
+				in = c.dim == "nth-day" && c.mask&^es[0].mask == 0
+			}
+			if in {
+				continue
+			}
+			f.what = es[0].text
+			f.excluded = true
+			if c.univ || widen {
+				f.reason = ReasonScopeWidened
+			} else {
+				f.reason = ReasonRangeMismatch
+			}
+			return f, true, true
+		}
+	}
+	if f.reason != "" {
+		return f, true, true
+	}
+	// exclusive words and conditions
+	for _, w := range ev.words {
+		// the claim keeps the condition when it names what follows the
+		// cue, or has a cue of the same kind and names part of it
+		sameKind := false
+		for _, cw := range cl.words {
+			sameKind = sameKind || cw.excl == w.excl
+		}
+		n := 0
+		for _, st := range w.stems {
+			if cs[st] {
+				n++
+			}
+		}
+		matched := len(w.stems) > 0 && (n == len(w.stems) || sameKind && n > 0)
+		for _, cw := range cl.words {
+			matched = matched || len(w.stems) == 0 && cw.cue == w.cue
+		}
+		// an exception left out matters only to a claim that widens ("any
+		// item" against "except sale items"); "memory CD4 T cells" against
+		// "memory, but not naive, CD4 T cells" keeps to the included part
+		if matched || w.excl && !widen {
+			continue
+		}
+		f.what = w.cue
+		if len(w.stems) > 0 {
+			f.what += " " + strings.Join(w.stems, " ")
+		}
+		if widen {
+			f.reason = ReasonScopeWidened
+		} else {
+			f.reason = ReasonConditionDropped
+		}
+		f.excluded = w.excl || after
+		if w.excl {
+			return f, true, true
+		}
+	}
+	if f.reason != "" {
+		return f, true, true
+	}
+	// a widening claim against a window whose other clause says the
+	// opposite of part of the claim's subject: "free at any cash machine"
+	// against "free at our own machines; other banks' machines charge 2 euros"
+	if widen {
+		for i, c := range clauses {
+			if i == best {
+				continue
+			}
+			shared, contrast := false, false
+			for _, t := range analyse(c) {
+				if t.neg {
+					contrast = true
+				}
+				if !t.isNum && cs[t.stem] {
+					shared = true
+				}
+				if contrastStems[t.stem] {
+					contrast = true
+				}
+			}
+			if shared && contrast {
+				return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: window, what: c}, true, true
+			}
+		}
+	}
+	return f, false, true
+}
+
+// contrastStems are the words of a clause that set its case against
+// another's: a price, a closure, another group.
+var contrastStems = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("pay pays charge charges charged cost costs fee fees closed other others larger smaller older younger extra") {
+		m[canonStem(w)] = true
+	}
+	return m
+}()
+
+// rangeContained reports whether every condition of the claim is a
+// two-sided range inside a range of the same dimension in the clause of
+// window that carries it, and the claim has at least one: "children aged 5 to 12
+// pay half fare" against "children aged 5 to 15 pay half fare" names other
+// numbers without contradicting.
+func rangeContained(claim, window string) bool {
+	cl := analyseScope(claim)
+	if len(cl.conds) == 0 {
+		return false
+	}
+	if _, bad, restated := readScope(claim, window); bad || !restated {
+		return false
+	}
+	var ev []scopeCond
+	for _, c := range scopeClauses(window) {
+		ev = append(ev, analyseScope(c).conds...)
+	}
+	// every claim number the window does not state must be an end of one
+	// of the claim's ranges: "83 metres tall ... from 22 nautical miles"
+	// against "38 metres tall ... from 22 nautical miles" changes a fact
+	evNums := map[float64]bool{}
+	for _, t := range scopeTokens(normPhrases(window)) {
+		if t.isNum {
+			evNums[t.num] = true
+		}
+	}
+	for _, t := range scopeTokens(normPhrases(claim)) {
+		if !t.isNum || evNums[t.num] {
+			continue
+		}
+		end := false
+		for _, c := range cl.conds {
+			end = end || c.lo == t.num || c.hi == t.num
+		}
+		if !end {
+			return false
+		}
+	}
+	for _, c := range cl.conds {
+		var same []scopeCond
+		for _, e := range ev {
+			if e.dim == c.dim {
+				same = append(same, e)
+			}
+		}
+		// only a two-sided range narrows: "after 67 minutes" is another
+		// time than "after 30 minutes", "up to 10" another limit than "up to 20"
+		if c.dim == "day" || c.dim == "month" || math.IsInf(c.lo, 0) || math.IsInf(c.hi, 0) || c.lo >= c.hi || len(same) == 0 || !contains(same, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// scopeVerdict turns a scope finding on an otherwise entailed claim into
+// its verdict: contradiction when the evidence excludes what the claim
+// adds, neutral when it only conditions it.
+func scopeVerdict(f scopeFinding, cov float64) Verdict {
+	v := Verdict{Label: Neutral, Confidence: round3(clamp01(0.5 + 0.3*cov)), Severity: Minor, Evidence: trimSpan(f.span),
+		Method: "local", Reason: f.reason, Detail: scopeDetail(f)}
+	if f.excluded {
+		v.Label, v.Severity = Contradiction, Major
+	}
+	return v
+}
+
+func scopeDetail(f scopeFinding) string {
+	switch f.reason {
+	case ReasonScopeWidened:
+		return fmt.Sprintf("the cited source limits this (%q); the claim states it without that limit", f.what)
+	case ReasonConditionDropped:
+		return fmt.Sprintf("the cited source states a condition the claim leaves out (%q)", f.what)
+	default:
+		return fmt.Sprintf("the cited source states another range (%q)", f.what)
+	}
+}
+
+const numAlt = `(\d|one\b|two\b|three\b|four\b|five\b|six\b|seven\b|eight\b|nine\b|ten\b|twelve\b|twenty\b)`
+
+// phraseNorms rewrite equivalent wordings of bounds, prices and periods
+// to one form before the terms of a text are analysed, so that "no more
+// than 8 kg" is not read as a negation, "less than 8 kg" not as a change
+// down, and "Monday to Friday" matches "weekdays". Quoted spans keep the
+// text as written.
+var phraseNorms = []struct {
+	key string // a lowercase literal the rewrite needs: the regexp runs only when the text has it
+	re  *regexp.Regexp
+	out string
+}{
+	{"than", regexp.MustCompile(`(?i)\b(no|not) more than\b`), "at most"},
+	{"than", regexp.MustCompile(`(?i)\b(no|not) (less|fewer) than\b`), "at least"},
+	{"than", regexp.MustCompile(`(?i)\b(less|fewer|younger) than ` + numAlt), "under $2"},
+	{"than", regexp.MustCompile(`(?i)\b(more|older) than ` + numAlt), "over $2"},
+	{"later than", regexp.MustCompile(`(?i)\bno later than\b`), "by"},
+	{"c", regexp.MustCompile(`(?i)\b(at no (extra )?(cost|charge)|free of charge|without charge|for free|costs? nothing)\b`), "free"},
+	{"admission", regexp.MustCompile(`(?i)\bno admission (charge|fee)\b`), "free admission"},
+	{"friday", regexp.MustCompile(`(?i)\bmondays? (to|through|until|-) fridays?\b`), "weekdays"},
+	{"week", regexp.MustCompile(`(?i)\b(every day of the week|seven days a week|7 days a week)\b`), "every day"},
+	{"at once", regexp.MustCompile(`(?i)\bat once\b`), "at a time"},
+	{"one time", regexp.MustCompile(`(?i)\bone time\b`), "once"},
+	{" than", regexp.MustCompile(`(?i)\bother than\b`), "except"},
+	{"apart from", regexp.MustCompile(`(?i)\bapart from\b`), "except"},
+	{"o", regexp.MustCompile(`(?i)\b(or|and) (older|above)\b|\bor over\b`), "and over"},
+	{"o", regexp.MustCompile(`(?i)\b(or|and) (younger|below)\b|\bor under\b`), "and under"},
+}
+
+// normPhrases applies phraseNorms to text.
+func normPhrases(text string) string {
+	lower := strings.ToLower(text)
+	for _, n := range phraseNorms {
+		switch n.key {
+		case "c":
+			if !strings.Contains(lower, "free") && !strings.Contains(lower, "cost") && !strings.Contains(lower, "charge") {
+				continue
+			}
+		case "o":
+			if !strings.Contains(lower, "older") && !strings.Contains(lower, "above") && !strings.Contains(lower, "younger") &&
+				!strings.Contains(lower, "below") && !strings.Contains(lower, " over") && !strings.Contains(lower, " under") {
+				continue
+			}
+		default:
+			if !strings.Contains(lower, n.key) {
+				continue
+			}
+		}
+		text = n.re.ReplaceAllString(text, n.out)
+		lower = strings.ToLower(text)
+	}
+	return text
+}
+
+func isYear(v float64) bool { return v >= 1000 && v <= 2100 && v == math.Trunc(v) }
+
+// unbracket drops bracketed asides ("(risk ratio 0.27 (0.11 to 0.67))",
+// "(within 4 d)"): statistics and glosses, not conditions.
+func unbracket(s string) string {
+	if !strings.ContainsAny(s, "([") {
+		return s
+	}
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '(' || r == '[':
+			depth++
+		case (r == ')' || r == ']') && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
