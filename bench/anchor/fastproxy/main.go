@@ -15,6 +15,7 @@ import (
 	"flag"
 	"log"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 )
@@ -27,7 +28,9 @@ func main() {
 	if !strings.HasPrefix(*addr, "127.0.0.1:") || !strings.HasPrefix(*upstream, "127.0.0.1:") {
 		log.Fatal("-addr and -upstream: loopback only")
 	}
-	client := &fasthttp.HostClient{Addr: *upstream, MaxConns: *maxConns, StreamResponseBody: true,
+	// Idle connections are dropped before the anchor upstream's own 3 s
+	// idle timeout closes them: a POST is not retried on a stale one.
+	client := &fasthttp.HostClient{Addr: *upstream, MaxConns: *maxConns, StreamResponseBody: true, MaxIdleConnDuration: 2 * time.Second,
 		ReadBufferSize: 16 << 10, NoDefaultUserAgentHeader: true}
 	eventStream := []byte("text/event-stream")
 	handler := func(ctx *fasthttp.RequestCtx) {
