@@ -45,7 +45,7 @@ var offTopicQuestions = []string{
 	"Who wrote the novel Moby Dick?",
 	"What is the boiling point of ethanol?",
 	"How many moons does Jupiter have?",
-	"Does Lanternfish support Oracle databases?",
+	"What is the population of Reykjavik?",
 }
 
 // mountStateDir mounts a tmpfs of size bytes on a new temp dir; umount

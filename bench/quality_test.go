@@ -35,3 +35,13 @@ func TestQualityNamesDataRelatively(t *testing.T) {
 		t.Errorf("relPath of a relative path changed it to %q", got)
 	}
 }
+
+// skipHeavy skips a quality suite over ../shared/data under the race
+// detector (raceEnabled); .ci/run runs these suites in a step of their own
+// without it (go test -run 'Quality|Verify' ./bench, no -short).
+func skipHeavy(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("quality suite skipped under the race detector: .ci/run runs it without -race")
+	}
+}

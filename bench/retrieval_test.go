@@ -44,6 +44,7 @@ func absDiff(x float64) float64 {
 // TestRetrievalQuality runs the SciFact retrieval suite (about half a
 // minute on 2 cores; skipped with -short or without the data).
 func TestRetrievalQuality(t *testing.T) {
+	skipHeavy(t)
 	if testing.Short() {
 		t.Skip("retrieval quality suite skipped in -short mode")
 	}

@@ -19,6 +19,7 @@ func dataDir(tb testing.TB) string {
 // TestVerifyQuality scores the local verifier on SciFact, WiCE and
 // HaluEval in ../shared/data (a long suite: skipped with -short).
 func TestVerifyQuality(t *testing.T) {
+	skipHeavy(t)
 	if testing.Short() {
 		t.Skip("verifier quality over ../shared/data: a long suite, skipped with -short")
 	}
@@ -44,6 +45,7 @@ func TestVerifyQuality(t *testing.T) {
 // with the seven fields of its header, and agrees with the verdicts the
 // scoring counts.
 func TestDumpVerify(t *testing.T) {
+	skipHeavy(t)
 	if testing.Short() {
 		t.Skip("verifies every WiCE item (4 s): skipped with -short")
 	}
@@ -92,6 +94,7 @@ func TestDumpVerify(t *testing.T) {
 // figure out of sample must beat a constant verdict clearly; the scope
 // rules must earn their place on the scope set's fit half.
 func TestVerifyOutOfSample(t *testing.T) {
+	skipHeavy(t)
 	if testing.Short() {
 		t.Skip("the verify suite embeds every claim and window with the sentence encoder (minutes on a shared machine): skipped with -short")
 	}

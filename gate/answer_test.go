@@ -82,6 +82,7 @@ func TestAssessAddressHitKeepsRuleScore(t *testing.T) {
 // empty outline refuses.
 func TestPlannerOutline(t *testing.T) {
 	cfg := DefaultConfig()
+	cfg.Planner.MinSupport = 0.5 // between a's and c's answerability
 	cands := []Candidate{
 		{ID: "a", Kind: "lecture", Answer: 0.5, Relevance: 0.8, Forced: true},
 		{ID: "b", Kind: "lecture", Answer: 0.9, Relevance: 0.9, Forced: true},

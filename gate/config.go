@@ -179,7 +179,7 @@ func DefaultConfig() Config {
 		SystemTemplate:      DefaultSystemTemplate,
 		MaxNotes:            16,
 		Relevance:           RelevanceModel,
-		Planner:             PlannerConfig{Mode: "local", MinSupport: 0.50, MaxOutline: 8, Timeout: 2 * time.Second},
+		Planner:             PlannerConfig{Mode: "local", MinSupport: 0.20, MaxOutline: 8, Timeout: 2 * time.Second},
 	}
 }
 

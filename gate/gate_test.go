@@ -183,6 +183,7 @@ func TestRelevanceOffTopicAndRefusal(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.OffTopic = tc.offTopic
 			cfg.PrimaryKind = ""
+			cfg.Planner.MinSupport = 0.5 // above every note's answerability here
 			o := Decide(cfg, tc.cands, true)
 			o = ApplyOutline(o, LocalOutline(cfg, o))
 			if o.Decision != tc.want || o.Checks["off_topic"] != tc.wantCheck {
