@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"image/png"
 	"io"
 	"os"
@@ -195,7 +196,7 @@ func TestGateChartFiles(t *testing.T) {
 	}
 	text := checkChart(t, dir, GateCoverageChart)
 	for _, want := range []string{"in-sample (4 answerable, 3 unanswerable)", "out-of-sample (3 answerable, 4 unanswerable)",
-		"bail_out_below 0.40", "sufficient_max 0.55", "good_enough_max 0.65", "planner.min_support 0.50"} {
+		"bail_out_below 0.40", "sufficient_max 0.55", "good_enough_max 0.65", fmt.Sprintf("planner.min_support %.2f", cfg.Planner.MinSupport)} {
 		if !strings.Contains(text, want) {
 			t.Errorf("gate chart lacks %q: %s", want, text)
 		}
