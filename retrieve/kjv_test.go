@@ -67,6 +67,17 @@ func kjvDocs(tb testing.TB, copies int) []index.Doc {
 
 // fixture builds a snapshot once per test binary run (KJV x copies, cut
 // to n chunks when n > 0) and returns its dir.
+// kjvIndexConfig is the index configuration of the KJV fixtures: the
+// hashed embedder, the one meant for corpora this large (31,102 verses per
+// copy; the sentence encoder would spend minutes of CPU on each build, far
+// more under the race detector). The address lane and the retrieval path
+// under test do not depend on the dense embedder.
+func kjvIndexConfig() index.Config {
+	c := index.DefaultConfig()
+	c.Embedder = "hashed"
+	return c
+}
+
 func fixture(tb testing.TB, copies, n int) string {
 	tb.Helper()
 	evaldata.KJV(tb)
@@ -87,7 +98,7 @@ func fixture(tb testing.TB, copies, n int) string {
 		docs = docs[:n]
 	}
 	dir := filepath.Join(fixtureRoot, key)
-	if _, err := index.BuildDocs(context.Background(), index.DefaultConfig(), docs, nil, dir, zap.NewNop()); err != nil {
+	if _, err := index.BuildDocs(context.Background(), kjvIndexConfig(), docs, nil, dir, zap.NewNop()); err != nil {
 		tb.Fatal(err)
 	}
 	fixtureDirs[key] = dir
@@ -103,7 +114,7 @@ func TestKJVAddressLane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEngine(t, DefaultConfig(), index.DefaultConfig(), s)
+	e := newEngine(t, DefaultConfig(), kjvIndexConfig(), s)
 	tests := []struct{ q, want string }{
 		{"John 3:16", "John 3:16"},
 		{"Jn 3:16", "John 3:16"},
@@ -155,7 +166,7 @@ func benchRetrieve(b *testing.B, dir string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := newEngine(b, DefaultConfig(), index.DefaultConfig(), s)
+	e := newEngine(b, DefaultConfig(), kjvIndexConfig(), s)
 	qs := benchQueries(s.Partition("default", "default"), 500)
 	ctx := context.Background()
 	var lat []time.Duration
