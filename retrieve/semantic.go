@@ -81,7 +81,7 @@ func (s *semantic) passage(p *index.Partition, slot int, embed bool) *passageSem
 	}
 	ps := &passageSem{words: index.Words(text)}
 	if embed {
-		ps.vec = s.enc.Embed(lead(text, maxEncodedChars))
+		ps.vec = s.enc.Embed(index.EncoderText(ch)) // the text the snapshot's vectors embed
 	}
 	if s.n.Load() < maxSemanticCache {
 		if _, loaded := s.cache.Swap(key, ps); !loaded {
