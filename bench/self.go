@@ -40,7 +40,11 @@ func StartInProcessWith(mcfg mockllm.Config, mutate func(*proxy.Config), opMutat
 	if log == nil {
 		log = zap.NewNop()
 	}
-	mock, err := mockllm.Start(mcfg, "127.0.0.1:0")
+	// The servers' goroutines inherit a stage label, so a stage split
+	// (LoadConfig.Stages) tells upstream from proxy.
+	var mock *mockllm.Server
+	var err error
+	labelled("upstream", func() { mock, err = mockllm.Start(mcfg, "127.0.0.1:0") })
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +75,7 @@ func StartInProcessWith(mcfg mockllm.Config, mutate func(*proxy.Config), opMutat
 		mock.Close()
 		return nil, err
 	}
-	go srv.Serve(ln) //nolint:errcheck // ends on Shutdown
+	labelled("relay", func() { go srv.Serve(ln) }) //nolint:errcheck // ends on Shutdown
 	return &InProcess{Mock: mock, Proxy: srv, Operator: op, ProxyURL: "http://" + ln.Addr().String() + "/v1", DirectURL: mock.BaseURL()}, nil
 }
 
@@ -150,6 +154,7 @@ func SelfLoad(ctx context.Context, opt SelfOptions, progress io.Writer) (LoadRep
 	}
 	pcfg := opt.Load
 	pcfg.Target = ip.ProxyURL
+	pcfg.Stages = opt.Pipeline
 	proxied, err := Run(ctx, "proxy", pcfg, progress)
 	if err != nil {
 		return rep, fmt.Errorf("proxied run: %w", err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
+	"github.com/answer-guard/guard/internal/cpustage"
 	"github.com/answer-guard/guard/internal/gatefeed"
 	"github.com/answer-guard/guard/internal/turnrec"
 	"github.com/answer-guard/guard/judge"
@@ -103,10 +104,12 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t0 := time.Now()
 	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: req.Query})
 	if err != nil {
+		cpustage.Relay.Enter()
 		return nil, fmt.Errorf("retrieve: %w", err)
 	}
 	t1 := time.Now()
 	t.latency["retrieve"] = ms(t1.Sub(t0))
+	cpustage.Gate.Enter()
 	t.degraded = append(t.degraded, res.Degraded...)
 	cands := gatefeed.Candidates(res.Candidates)
 	p.terms.fill(cands)
@@ -124,7 +127,10 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 		gcfg = &c
 	}
 	t.out = gate.Decide(*gcfg, cands, res.RerankActive)
-	t.out = gate.ApplyOutline(t.out, p.outline(ctx, req.Query, t.out, t.addDegraded))
+	cpustage.Planner.Enter()
+	outline := p.outline(ctx, req.Query, t.out, t.addDegraded)
+	cpustage.Gate.Enter()
+	t.out = gate.ApplyOutline(t.out, outline)
 	t.trace = turnrec.GateTrace{Question: req.Query, Cands: cands, RerankActive: res.RerankActive, Config: gcfg, Outcome: &t.out,
 		Remote: p.planner != nil && !slices.Contains(t.degraded, "planner")}
 	memory := make([]string, 0, len(res.Memory))
@@ -200,6 +206,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 		ce.Write(zap.String("decision", string(t.out.Decision)), zap.Any("checks", t.out.Checks),
 			zap.Int("floored", t.out.Floored), zap.Int("notes", len(t.out.Notes)))
 	}
+	cpustage.Relay.Enter()
 	return t, nil
 }
 
@@ -300,6 +307,7 @@ func (t *guardTurn) dispatch(ctx context.Context, sentence string) {
 	t.mu.Unlock()
 	cited := t.cited()
 	t.pending.Go(func() {
+		cpustage.Verify.Enter()
 		c := t.jt.Claim(ctx, sentence, cited)
 		t.mu.Lock()
 		t.claims[i] = c
@@ -328,7 +336,9 @@ func (t *guardTurn) cited() map[int]judge.Passage {
 // contradicted or unsupported before it is released.
 func (t *guardTurn) strict(ctx context.Context, dst []byte, sentence string) []byte {
 	t0 := time.Now()
+	cpustage.Verify.Enter()
 	claim, drop := t.jt.Check(ctx, sentence, t.cited())
+	cpustage.Relay.Enter()
 	t.strictVerify += time.Since(t0)
 	if claim.Verdict != "" {
 		t.claims = append(t.claims, claim)
@@ -404,6 +414,7 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 	}
 	r.Citations = cites
 
+	cpustage.Verify.Enter()
 	var jr judge.Report
 	pool := make([]judge.Passage, len(t.out.Notes))
 	for i, n := range t.out.Notes {
@@ -417,6 +428,7 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 	// verify: what verification added to the end of the stream (waiting for
 	// the last checks, classifying uncited claims), plus strict holds.
 	t.latency["verify"] = ms(time.Since(v0) + t.strictVerify)
+	cpustage.Relay.Enter()
 	if jr.Claims == nil {
 		jr.Claims = []judge.Claim{}
 	}
@@ -454,6 +466,7 @@ type otherKBs struct {
 func (o otherKBs) Find(ctx context.Context, sentence string) (string, judge.Passage, bool) {
 	for _, kb := range o.kbs {
 		res, err := o.eng.Retrieve(ctx, retrieve.Query{Tenant: o.tenant, KB: kb, Text: sentence})
+		cpustage.Verify.Enter() // the lookup's lanes entered their own stages
 		if err != nil || len(res.Candidates) == 0 {
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/index/encoder"
 	"github.com/answer-guard/guard/index/wordvec"
+	"github.com/answer-guard/guard/internal/cpustage"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 )
@@ -319,6 +320,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	// Query vectors: in the partition's local dense space (the embedded
 	// encoder, or the hashed model); remote when the snapshot's dense lane
 	// is remote.
+	cpustage.Embed.Enter()
 	localQ := make([][]float32, len(texts))
 	for i, t := range texts {
 		localQ[i] = p.EmbedQuery(t)
@@ -342,6 +344,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 			degrade("embeddings")
 		}
 	}
+	cpustage.Retrieve.Enter()
 	pool := map[int]*cand{}
 	get := func(slot int) *cand {
 		c := pool[slot]
@@ -370,6 +373,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 		if err := e.sweep(ctx, p, texts, primaryQ, primaryOK, get, degrade); err != nil {
 			return Result{}, err
 		}
+		cpustage.Retrieve.Enter()
 	}
 	// Calibrated score of the original question: the remote model's cosine,
 	// or the local model's exact cosine (also when the remote is down).
@@ -388,11 +392,13 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 		}
 	}
 	cands := e.capPool(pool)
+	cpustage.Rerank.Enter()
 	res.RerankActive = e.rerank(ctx, p, q.Text, cands, degrade)
 	ordered := e.order(q.Text, p, cands)
 	var slots []int
 	res.Candidates, slots = e.cut(ordered, p)
 	if e.sem != nil {
+		cpustage.Semantic.Enter()
 		e.sem.fill(p, q.Text, localQ[0], slots, res.Candidates)
 	}
 	return res, nil
@@ -418,6 +424,7 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, 
 	for ti, t := range texts {
 		if primaryOK {
 			g.Go(func() error {
+				cpustage.Dense.Enter()
 				hits, err := p.Dense(primaryQ[ti], e.cfg.DenseK, e.cfg.DenseOverfetch)
 				put(laneOut{laneDense, hits, err})
 				return nil
@@ -425,6 +432,7 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, 
 		}
 		if e.cfg.LexicalK > 0 {
 			g.Go(func() error {
+				cpustage.Lexical.Enter()
 				lctx, cancel := context.WithTimeout(gctx, e.cfg.LaneTimeout)
 				defer cancel()
 				hits, err := p.Lexical(lctx, t, e.cfg.LexicalK)
@@ -433,6 +441,7 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, 
 			})
 		}
 		g.Go(func() error {
+			cpustage.Lexical.Enter()
 			put(laneOut{laneAddress, e.addressLane(p, t), nil})
 			return nil
 		})

@@ -8,6 +8,7 @@ import (
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/index/encoder"
 	"github.com/answer-guard/guard/index/wordvec"
+	"github.com/answer-guard/guard/internal/cpustage"
 )
 
 // SentenceEncoder embeds a text as an L2-normalised vector;
@@ -103,7 +104,9 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 	}
 	own := p.Encoder() != nil && len(qv) == p.PrimaryDims()
 	if !own {
+		cpustage.Embed.Enter()
 		qv = s.enc.Embed(lead(q, maxEncodedChars))
+		cpustage.Semantic.Enter()
 	}
 	qw := index.Words(q)
 	for i := range cands {
