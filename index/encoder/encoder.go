@@ -8,9 +8,10 @@
 // model/NOTICE. Committed goldens pin the vectors to the JavaScript
 // reference (@energetic-ai/embeddings@0.2.0 on tfjs).
 //
-// The matrices stay int8 in memory (transposed, about 5 MB); on amd64 with
-// AVX2 and FMA an assembly kernel (dot_amd64.s) converts them to float in
-// registers and accumulates in fp32, four tokens per weight load. Elsewhere
+// The matrices stay int8 in memory (transposed, about 5 MB); on amd64
+// assembly kernels (dot_amd64.s) convert them to float in registers and
+// accumulate in fp32: eight tokens per weight load with AVX-512, four with
+// AVX2 and FMA. Elsewhere
 // they are expanded to fp32 once at load and multiplied with
 // github.com/viterin/vek's SIMD dot product.
 package encoder

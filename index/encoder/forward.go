@@ -11,7 +11,8 @@ import (
 // contiguous row per output), so each output is a dot product and the
 // weights stream through the cache once per call however many tokens are
 // in the batch. Weights stay int8 (wq, one scale per output) where the
-// SIMD kernel is available, else fp32 (wt).
+// SIMD kernels are available (AVX-512: eight tokens per converted weight
+// vector; AVX2 and FMA: four), else fp32 (wt).
 type linear struct {
 	in, out int
 	wt      []float32 // out x in
@@ -42,45 +43,14 @@ func newLinear(m *modelfile.Matrix, bias []float32) linear {
 }
 
 // apply writes x·W + b for n rows of x (n x in) into dst (n x out); pad
-// is scratch for the last block of fewer than four rows.
+// is scratch for a last, zero-padded block of rows.
 func (l *linear) apply(dst, x []float32, n int, pad *[]float32) {
 	in, out := l.in, l.out
 	if l.wq != nil {
-		// Blocks of four rows, then one of two; a last odd row comes
-		// from a zero-padded copy.
-		full := n &^ 3
-		pair := full + (n-full)&^1
-		var xp []float32
-		if pair < n {
-			*pad = grow(*pad, 2*in)
-			xp = *pad
-			clear(xp)
-			copy(xp, x[pair*in:n*in])
-		}
-		var acc [8]float32
-		var acc2 [4]float32
-		for c := 0; c+2 <= out; c += 2 {
-			s0, s1 := l.scale[c], l.scale[c+1]
-			b0, b1 := l.bias[c], l.bias[c+1]
-			w := &l.wq[c*in]
-			for t := 0; t < full; t += 4 {
-				dot2x4q(&x[t*in], in, w, in, in, &acc)
-				for k := 0; k < 4; k++ {
-					dst[(t+k)*out+c] = acc[2*k]*s0 + b0
-					dst[(t+k)*out+c+1] = acc[2*k+1]*s1 + b1
-				}
-			}
-			for t := full; t < n; t += 2 {
-				src, rows := &x[t*in], 2
-				if t >= pair {
-					src, rows = &xp[0], 1
-				}
-				dot2x2q(src, in, w, in, in, &acc2)
-				for k := 0; k < rows; k++ {
-					dst[(t+k)*out+c] = acc2[2*k]*s0 + b0
-					dst[(t+k)*out+c+1] = acc2[2*k+1]*s1 + b1
-				}
-			}
+		if haveDot8x2 && in%16 == 0 {
+			l.apply8(dst, x, n, pad)
+		} else {
+			l.apply4(dst, x, n, pad)
 		}
 		return
 	}
@@ -109,6 +79,80 @@ func (l *linear) apply(dst, x []float32, n int, pad *[]float32) {
 		b := l.bias[c]
 		for t := 0; t < n; t++ {
 			dst[t*out+c] = vek32.Dot(x[t*in:(t+1)*in], w) + b
+		}
+	}
+}
+
+// apply4 is apply with the AVX2 kernels over int8 weights: blocks of four
+// rows, then one of two; a last odd row comes from a zero-padded copy.
+func (l *linear) apply4(dst, x []float32, n int, pad *[]float32) {
+	in, out := l.in, l.out
+	full := n &^ 3
+	pair := full + (n-full)&^1
+	var xp []float32
+	if pair < n {
+		*pad = grow(*pad, 2*in)
+		xp = *pad
+		clear(xp)
+		copy(xp, x[pair*in:n*in])
+	}
+	var acc [8]float32
+	var acc2 [4]float32
+	for c := 0; c+2 <= out; c += 2 {
+		s0, s1 := l.scale[c], l.scale[c+1]
+		b0, b1 := l.bias[c], l.bias[c+1]
+		w := &l.wq[c*in]
+		for t := 0; t < full; t += 4 {
+			dot2x4q(&x[t*in], in, w, in, in, &acc)
+			for k := 0; k < 4; k++ {
+				dst[(t+k)*out+c] = acc[2*k]*s0 + b0
+				dst[(t+k)*out+c+1] = acc[2*k+1]*s1 + b1
+			}
+		}
+		for t := full; t < n; t += 2 {
+			src, rows := &x[t*in], 2
+			if t >= pair {
+				src, rows = &xp[0], 1
+			}
+			dot2x2q(src, in, w, in, in, &acc2)
+			for k := 0; k < rows; k++ {
+				dst[(t+k)*out+c] = acc2[2*k]*s0 + b0
+				dst[(t+k)*out+c+1] = acc2[2*k+1]*s1 + b1
+			}
+		}
+	}
+}
+
+// apply8 is apply with the AVX-512 kernel: blocks of eight rows, the
+// last one from a zero-padded copy.
+func (l *linear) apply8(dst, x []float32, n int, pad *[]float32) {
+	in, out := l.in, l.out
+	full := n &^ 7
+	var xp []float32
+	if full < n {
+		*pad = grow(*pad, 8*in)
+		xp = *pad
+		clear(xp)
+		copy(xp, x[full*in:n*in])
+	}
+	var acc [16]float32
+	for c := 0; c+2 <= out; c += 2 {
+		s0, s1 := l.scale[c], l.scale[c+1]
+		b0, b1 := l.bias[c], l.bias[c+1]
+		w := &l.wq[c*in]
+		for t := 0; t < n; t += 8 {
+			rows := 8
+			var src *float32
+			if t < full {
+				src = &x[t*in]
+			} else {
+				src, rows = &xp[0], n-full
+			}
+			dot8x2q(src, in, w, in, in, &acc)
+			for k := 0; k < rows; k++ {
+				dst[(t+k)*out+c] = acc[2*k]*s0 + b0
+				dst[(t+k)*out+c+1] = acc[2*k+1]*s1 + b1
+			}
 		}
 	}
 }
