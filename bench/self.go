@@ -109,6 +109,11 @@ type SelfOptions struct {
 	// bench load --self --config F); its upstream is replaced by the
 	// in-process simulated upstream. nil = proxy.DefaultConfig().
 	Proxy *proxy.Config
+	// QuestionCache keeps the proxy's question cache
+	// (retrieve.question_cache_mb) on; off by default, so that every turn
+	// encodes its question as distinct questions would (the prompts
+	// repeat).
+	QuestionCache bool
 }
 
 // SelfLoad starts a simulated upstream and a proxy in this process, runs
@@ -128,6 +133,9 @@ func SelfLoad(ctx context.Context, opt SelfOptions, progress io.Writer) (LoadRep
 			c.Upstream.BaseURL = up
 		}
 		c.Pipeline.Enabled = opt.Pipeline
+		if !opt.QuestionCache {
+			c.Stages.Retrieve.QuestionCacheMB = 0
+		}
 		if opt.Index != "" {
 			c.Pipeline.Index = opt.Index
 		}
@@ -144,6 +152,9 @@ func SelfLoad(ctx context.Context, opt SelfOptions, progress io.Writer) (LoadRep
 		rep.Pipeline = "full (proxy.NewPipeline)"
 		if opt.Index != "" {
 			rep.Pipeline += " over " + opt.Index
+		}
+		if !opt.QuestionCache {
+			rep.Pipeline += ", question cache off (every turn encodes its question)"
 		}
 	}
 	dcfg := opt.Load

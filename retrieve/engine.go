@@ -92,6 +92,8 @@ type Engine struct {
 	ownEmbedder *index.RemoteEmbedder
 	// sem computes the semantic features; nil unless cfg.Semantic.
 	sem *semantic
+	// questions caches questions' encoder vectors (nil when off).
+	questions *questionCache
 	// kinds caches each partition's set of kinds (*index.Partition ->
 	// map[string]bool), dropped when a snapshot is published.
 	kinds sync.Map
@@ -160,6 +162,7 @@ func New(cfg Config, ixCfg index.Config, snap *index.Snapshot, log *zap.Logger) 
 	if cfg.Rerank.Mode == "remote" {
 		e.remote = NewRemoteReranker(cfg.Rerank)
 	}
+	e.questions = newQuestionCache(cfg.QuestionCacheMB)
 	if cfg.Rewrite.Enabled {
 		e.rewriter = newRewriter(cfg.Rewrite)
 	}
@@ -211,6 +214,7 @@ func (e *Engine) Swap(snap *index.Snapshot) {
 // remote reranker and query rewriter.
 func (e *Engine) Close() {
 	e.Swap(nil)
+	e.questions.close()
 	if e.ownEmbedder != nil {
 		e.ownEmbedder.Close()
 	}
@@ -323,7 +327,11 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	cpustage.Embed.Enter()
 	localQ := make([][]float32, len(texts))
 	for i, t := range texts {
-		localQ[i] = p.EmbedQuery(t)
+		if enc := p.Encoder(); enc != nil {
+			localQ[i] = e.questions.embed(enc.Checksum(), q.Tenant, q.KB, t, p.EmbedQuery)
+		} else {
+			localQ[i] = p.EmbedQuery(t) // the hashed model: cheaper than a cache
+		}
 	}
 	primaryQ, primaryOK := localQ, true
 	if p.Remote() {
@@ -399,7 +407,13 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	res.Candidates, slots = e.cut(ordered, p)
 	if e.sem != nil {
 		cpustage.Semantic.Enter()
-		e.sem.fill(p, q.Text, localQ[0], slots, res.Candidates)
+		e.sem.fill(p, q.Text, localQ[0], slots, res.Candidates, func(text string) []float32 {
+			sum := ""
+			if c, ok := e.sem.enc.(checksummer); ok {
+				sum = c.Checksum()
+			}
+			return e.questions.embed(sum, q.Tenant, q.KB, text, e.sem.enc.Embed)
+		})
 	}
 	return res, nil
 }

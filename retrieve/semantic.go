@@ -96,16 +96,16 @@ func (s *semantic) passage(p *index.Partition, slot int, embed bool) *passageSem
 // When the partition's dense lane is the embedded encoder, qv is the
 // question's vector the lane already computed and the passages' vectors
 // are the snapshot's: nothing is encoded here. Otherwise (hashed or
-// remote dense lane) the question and the passages are encoded here, the
-// passages once each (cached).
-func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int, cands []Candidate) {
+// remote dense lane) the question (through embedQ, which may cache it)
+// and the passages are encoded here, the passages once each (cached).
+func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int, cands []Candidate, embedQ func(string) []float32) {
 	if len(cands) == 0 {
 		return
 	}
 	own := p.Encoder() != nil && len(qv) == p.PrimaryDims()
 	if !own {
 		cpustage.Embed.Enter()
-		qv = s.enc.Embed(lead(q, maxEncodedChars))
+		qv = embedQ(lead(q, maxEncodedChars))
 		cpustage.Semantic.Enter()
 	}
 	qw := index.Words(q)
