@@ -109,6 +109,7 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 		cpustage.Semantic.Enter()
 	}
 	qw := index.Words(q)
+	words := make([][]string, len(cands))
 	for i := range cands {
 		ps := s.passage(p, slots[i], !own)
 		if own {
@@ -116,10 +117,15 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 		} else {
 			cands[i].Sim = encoder.Cosine(qv, ps.vec)
 		}
-		if s.wv != nil {
-			cands[i].Soft, cands[i].SoftMin = s.coverage(qw, ps.words)
-		}
+		words[i] = ps.words
 		cands[i].Semantic = true
+	}
+	if s.wv != nil {
+		mean, worst := make([]float64, len(cands)), make([]float64, len(cands))
+		s.coverAll(qw, words, mean, worst)
+		for i := range cands {
+			cands[i].Soft, cands[i].SoftMin = mean[i], worst[i]
+		}
 	}
 }
 
