@@ -142,8 +142,10 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	// partition, not only this turn's: one passage must not put another's
 	// id in front of the model.
 	pcfg := p.gate
+	isAddress := noteAddress(t.out.Notes)
+	isID := func(id string) bool { return p.eng.Contains(tenant, kb, id) }
 	pcfg.Scrub = func(s string) string {
-		return p.spec.ScrubCatalog(p.spec.Scrub(s), func(id string) bool { return p.eng.Contains(tenant, kb, id) }, noteAddress(t.out.Notes))
+		return p.spec.ScrubCatalog(p.spec.Scrub(s), isID, isAddress)
 	}
 	switch t.out.Decision {
 	case gate.Refuse:
@@ -214,17 +216,22 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 // a word of one: in corpora whose id is the human address, it is not an id
 // to hide (the gauntlet exempts the same tokens).
 func noteAddress(notes []gate.Note) func(string) bool {
-	return func(tok string) bool {
-		for _, n := range notes {
-			if n.Address == "" {
-				continue
-			}
-			if tok == n.Address || slices.Contains(strings.Fields(n.Address), tok) {
-				return true
-			}
+	// The addresses and their words, split once per turn rather than once
+	// per token of every note scrubbed.
+	var keep map[string]bool
+	for _, n := range notes {
+		if n.Address == "" {
+			continue
 		}
-		return false
+		if keep == nil {
+			keep = map[string]bool{}
+		}
+		keep[n.Address] = true
+		for _, w := range strings.Fields(n.Address) {
+			keep[w] = true
+		}
 	}
+	return func(tok string) bool { return keep[tok] }
 }
 
 func (t *guardTurn) addDegraded(what string) {
