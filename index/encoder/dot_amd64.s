@@ -291,3 +291,30 @@ q8loop:
 	VMOVUPS Y9, 32(R8)
 	VZEROUPPER
 	RET
+
+// func axpyq(dst *float32, w *int8, a float32, n int)
+// dst[i] += a * float(w[i]) for i < n, with AVX-512; n must be a positive
+// multiple of 32. Requires AVX512F.
+TEXT ·axpyq(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ w+8(FP), SI
+	VBROADCASTSS a+16(FP), Z0
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+
+axloop:
+	VPMOVSXBD (SI)(AX*1), Z1
+	VPMOVSXBD 16(SI)(AX*1), Z2
+	VCVTDQ2PS Z1, Z1
+	VCVTDQ2PS Z2, Z2
+	VMOVUPS (DI)(AX*4), Z3
+	VMOVUPS 64(DI)(AX*4), Z4
+	VFMADD231PS Z0, Z1, Z3
+	VFMADD231PS Z0, Z2, Z4
+	VMOVUPS Z3, (DI)(AX*4)
+	VMOVUPS Z4, 64(DI)(AX*4)
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JLT  axloop
+	VZEROUPPER
+	RET

@@ -9,13 +9,14 @@ import (
 )
 
 // TestLinearKernelsAgree runs an int8 layer through every kernel this
-// machine has (AVX-512 eight-row blocks, AVX2 four-row blocks) for row
-// counts that leave every kind of tail, against a plain float64 product.
+// machine has (AVX-512 eight-row blocks and sparse rows, AVX2 four-row
+// blocks) for row counts that leave every kind of tail, dense and mostly
+// zero inputs, against a plain float64 product.
 func TestLinearKernelsAgree(t *testing.T) {
 	if !haveDot2x4 {
 		t.Skip("no SIMD kernel on this machine")
 	}
-	const in, out = 64, 6
+	const in, out = 64, 32
 	rng := rand.New(rand.NewPCG(1, 2))
 	m := modelfile.Matrix{Rows: in, Cols: out, PerColumn: true, Q: make([]int8, in*out), Scale: make([]float32, out)}
 	for i := range m.Q {
@@ -24,12 +25,19 @@ func TestLinearKernelsAgree(t *testing.T) {
 	for c := range m.Scale {
 		m.Scale[c] = 0.01 * float32(c+1)
 	}
-	bias := []float32{0.5, -1, 0, 2, 0.25, -0.75}
+	bias := make([]float32, out)
+	for c := range bias {
+		bias[c] = float32(c%5) - 1.5
+	}
 	l := newLinear(&m, bias)
+	l.keepRows(&m)
 	for n := 1; n <= 19; n++ {
 		x := make([]float32, n*in)
 		for i := range x {
 			x[i] = float32(rng.NormFloat64())
+			if n%2 == 0 && rng.IntN(10) > 0 {
+				x[i] = 0 // mostly zeros, as after a ReLU: applySparse's own path
+			}
 		}
 		want := make([]float64, n*out)
 		for r := 0; r < n; r++ {
@@ -44,6 +52,7 @@ func TestLinearKernelsAgree(t *testing.T) {
 		kernels := map[string]func(dst, x []float32, n int, pad *[]float32){"avx2": l.apply4}
 		if haveDot8x2 {
 			kernels["avx512"] = l.apply8
+			kernels["avx512-sparse"] = l.applySparse
 		}
 		for name, apply := range kernels {
 			var pad []float32
