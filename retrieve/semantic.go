@@ -53,6 +53,11 @@ type passageKey struct {
 type passageSem struct {
 	vec   []float32
 	words []string
+	// plain and rows are for coverAll (softcover.go): whether every word
+	// is lowercase ASCII, and the word-vector rows of its distinct known
+	// words.
+	plain bool
+	rows  []int32
 }
 
 func newSemantic(enc SentenceEncoder, wv WordVectors) *semantic {
@@ -81,6 +86,7 @@ func (s *semantic) passage(p *index.Partition, slot int, embed bool) *passageSem
 		text = ch.Title + ". " + text
 	}
 	ps := &passageSem{words: index.Words(text)}
+	s.wordRows(ps)
 	if embed {
 		ps.vec = s.enc.Embed(index.EncoderText(ch)) // the text the snapshot's vectors embed
 	}
@@ -109,7 +115,7 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 		cpustage.Semantic.Enter()
 	}
 	qw := index.Words(q)
-	words := make([][]string, len(cands))
+	pss := make([]*passageSem, len(cands))
 	for i := range cands {
 		ps := s.passage(p, slots[i], !own)
 		if own {
@@ -117,12 +123,12 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 		} else {
 			cands[i].Sim = encoder.Cosine(qv, ps.vec)
 		}
-		words[i] = ps.words
+		pss[i] = ps
 		cands[i].Semantic = true
 	}
 	if s.wv != nil {
 		mean, worst := make([]float64, len(cands)), make([]float64, len(cands))
-		s.coverAll(qw, words, mean, worst)
+		s.coverAll(qw, pss, mean, worst)
 		for i := range cands {
 			cands[i].Soft, cands[i].SoftMin = mean[i], worst[i]
 		}

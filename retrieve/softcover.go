@@ -18,45 +18,62 @@ type rowVectors interface {
 
 var _ rowVectors = (*wordvec.Vectors)(nil)
 
-// coverAll is coverage(q, passages[i]) for every passage, to the bit, with
+// wordRows sets ps.plain and ps.rows (once per passage: the semantic
+// cache keeps them) when the word vectors have rows.
+func (s *semantic) wordRows(ps *passageSem) {
+	rv, ok := s.wv.(rowVectors)
+	if !ok {
+		return
+	}
+	ps.plain = plain(ps.words)
+	if !ps.plain {
+		return
+	}
+	seen := make(map[int32]bool, len(ps.words))
+	for _, w := range ps.words {
+		if id, ok := rv.ID(w); ok && !seen[id] {
+			seen[id] = true
+			ps.rows = append(ps.rows, id)
+		}
+	}
+}
+
+// coverAll is coverage(q, ps[i].words) for every passage, to the bit, with
 // each distinct (question word, passage word) cosine computed once per
 // turn as one SIMD dot product instead of once per candidate through two
-// map lookups and a scalar loop. Words that are not lowercase ASCII
-// (where Similarity's case folding could match two different strings) go
-// the per-pair way.
-func (s *semantic) coverAll(q []string, passages [][]string, mean, worst []float64) {
+// map lookups and a scalar loop, and each passage's words looked up once
+// (wordRows). Words that are not lowercase ASCII (where Similarity's case
+// folding could match two different strings) go the per-pair way.
+func (s *semantic) coverAll(q []string, ps []*passageSem, mean, worst []float64) {
 	rv, ok := s.wv.(rowVectors)
 	if !ok || !plain(q) {
-		for i, p := range passages {
-			mean[i], worst[i] = s.coverage(q, p)
+		for i, p := range ps {
+			mean[i], worst[i] = s.coverage(q, p.words)
 		}
 		return
 	}
 	dims := rv.Dims()
-	// The distinct known passage words (ids, by slot), and each
-	// passage's words as slots.
+	// The distinct passage rows by slot, and each passage's rows as slots.
+	// (A word unknown to the vectors has Similarity 0: never above a best
+	// that starts at 0.)
 	slot := map[int32]int32{}
 	var ids []int32
-	pslots := make([][]int32, len(passages))
-	for i, p := range passages {
-		if !plain(p) {
+	pslots := make([][]int32, len(ps))
+	for i, p := range ps {
+		if !p.plain {
 			continue
 		}
-		ps := make([]int32, 0, len(p))
-		for _, w := range p {
-			id, ok := rv.ID(w)
-			if !ok {
-				continue // Similarity 0: never above a best that starts at 0
-			}
+		sl := make([]int32, len(p.rows))
+		for k, id := range p.rows {
 			u, seen := slot[id]
 			if !seen {
 				u = int32(len(ids))
 				slot[id] = u
 				ids = append(ids, id)
 			}
-			ps = append(ps, u)
+			sl[k] = u
 		}
-		pslots[i] = ps
+		pslots[i] = sl
 	}
 	rows := make([]float32, len(ids)*dims)
 	for u, id := range ids {
@@ -78,9 +95,9 @@ func (s *semantic) coverAll(q []string, passages [][]string, mean, worst []float
 			}
 		}
 	}
-	for i, p := range passages {
-		if !plain(p) {
-			mean[i], worst[i] = s.coverage(q, p)
+	for i, p := range ps {
+		if !p.plain {
+			mean[i], worst[i] = s.coverage(q, p.words)
 			continue
 		}
 		mean[i], worst[i] = 0, 0
@@ -90,7 +107,7 @@ func (s *semantic) coverAll(q []string, passages [][]string, mean, worst []float
 		m, wst := 0.0, 1.0
 		for qi, qw := range q {
 			best := 0.0
-			if containsWord(p, qw) {
+			if containsWord(p.words, qw) {
 				best = 1
 			} else {
 				row := sim[qi*len(ids) : (qi+1)*len(ids)]
