@@ -1,6 +1,8 @@
 package retrieve
 
 import (
+	"sync"
+
 	"github.com/viterin/vek/vek32"
 
 	"github.com/answer-guard/guard/index/wordvec"
@@ -53,35 +55,38 @@ func (s *semantic) coverAll(q []string, ps []*passageSem, mean, worst []float64)
 		return
 	}
 	dims := rv.Dims()
-	// The distinct passage rows by slot, and each passage's rows as slots.
-	// (A word unknown to the vectors has Similarity 0: never above a best
-	// that starts at 0.)
-	slot := map[int32]int32{}
-	var ids []int32
-	pslots := make([][]int32, len(ps))
-	for i, p := range ps {
-		if !p.plain {
-			continue
-		}
-		sl := make([]int32, len(p.rows))
-		for k, id := range p.rows {
-			u, seen := slot[id]
-			if !seen {
-				u = int32(len(ids))
-				slot[id] = u
-				ids = append(ids, id)
+	sc := coverPool.Get().(*coverScratch)
+	defer coverPool.Put(sc)
+	// The distinct passage rows by slot, and each passage's rows as slots
+	// (one flat slice, pstart[i]:pstart[i+1]). A word unknown to the
+	// vectors has Similarity 0: never above a best that starts at 0.
+	clear(sc.slot)
+	ids := sc.ids[:0]
+	slots := sc.slots[:0]
+	pstart := append(sc.pstart[:0], 0)
+	for _, p := range ps {
+		if p.plain {
+			for _, id := range p.rows {
+				u, seen := sc.slot[id]
+				if !seen {
+					u = int32(len(ids))
+					sc.slot[id] = u
+					ids = append(ids, id)
+				}
+				slots = append(slots, u)
 			}
-			sl[k] = u
 		}
-		pslots[i] = sl
+		pstart = append(pstart, len(slots))
 	}
-	rows := make([]float32, len(ids)*dims)
+	sc.ids, sc.slots, sc.pstart = ids, slots, pstart
+	rows := growF32(&sc.rows, len(ids)*dims)
 	for u, id := range ids {
 		rv.IntRow(id, rows[u*dims:(u+1)*dims])
 	}
 	// sim[qi*len(ids)+u]: cosine of question word qi and passage word u.
-	sim := make([]float64, len(q)*len(ids))
-	qrow := make([]float32, dims)
+	sim := growF64(&sc.sim, len(q)*len(ids))
+	clear(sim)
+	qrow := growF32(&sc.qrow, dims)
 	for qi, w := range q {
 		qid, ok := rv.ID(w)
 		if !ok {
@@ -111,7 +116,7 @@ func (s *semantic) coverAll(q []string, ps []*passageSem, mean, worst []float64)
 				best = 1
 			} else {
 				row := sim[qi*len(ids) : (qi+1)*len(ids)]
-				for _, u := range pslots[i] {
+				for _, u := range slots[pstart[i]:pstart[i+1]] {
 					best = max(best, row[u])
 				}
 			}
@@ -120,6 +125,36 @@ func (s *semantic) coverAll(q []string, ps []*passageSem, mean, worst []float64)
 		}
 		mean[i], worst[i] = m/float64(len(q)), wst
 	}
+}
+
+// coverScratch is coverAll's per-turn buffers, pooled: a turn's distinct
+// passage words as float rows are hundreds of kilobytes, garbage that the
+// proxy's lax collector setting (server.gc.percent 400) would turn into
+// resident memory.
+type coverScratch struct {
+	slot       map[int32]int32
+	ids, slots []int32
+	pstart     []int
+	rows, qrow []float32
+	sim        []float64
+}
+
+var coverPool = sync.Pool{New: func() any { return &coverScratch{slot: map[int32]int32{}} }}
+
+func growF32(b *[]float32, n int) []float32 {
+	if cap(*b) < n {
+		*b = make([]float32, n)
+	}
+	*b = (*b)[:n]
+	return *b
+}
+
+func growF64(b *[]float64, n int) []float64 {
+	if cap(*b) < n {
+		*b = make([]float64, n)
+	}
+	*b = (*b)[:n]
+	return *b
 }
 
 func containsWord(ws []string, w string) bool {

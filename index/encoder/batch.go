@@ -19,9 +19,10 @@ type batcher struct {
 	queue   []*job
 }
 
-// maxBatchTokens bounds the tokens of one pass (its scratch is about 20 KB
-// per token).
-const maxBatchTokens = 512
+// maxBatchTokens bounds the tokens of one pass: its scratch is about 22
+// KB per token (5.6 MB at the bound, one per pass running), and 16
+// questions of 16 pieces fill it.
+const maxBatchTokens = 256
 
 type job struct {
 	ids []int32
