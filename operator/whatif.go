@@ -148,9 +148,22 @@ type whatIfResult struct {
 	// than the one in force (a reload changed it since).
 	OtherConfig int            `json:"decided_under_other_config"`
 	Gate        gateThresholds `json:"gate"`
+	// Checks counts the turns for which each of the gate's checks holds
+	// (sufficient, good_enough, bail_out, between, empty_outline), as
+	// logged (recomputed at the configuration each turn was decided with)
+	// and recomputed: a check can change without the decision changing.
+	Checks map[string]*checkCount `json:"checks"`
 	// PrimaryKindAbsent lists the replayed partitions ("tenant/kb") that
 	// hold no chunk of Gate.PrimaryKind, where every survivor counted.
 	PrimaryKindAbsent []string `json:"primary_kind_absent"`
+}
+
+// whatIfChecks are the gate checks the what-if counts.
+var whatIfChecks = []string{"sufficient", "good_enough", "bail_out", "between", "empty_outline"}
+
+type checkCount struct {
+	Before int `json:"before"`
+	After  int `json:"after"`
 }
 
 type transition struct {
@@ -170,6 +183,8 @@ type whatIfExample struct {
 	NewMax      float64 `json:"new_coverage_max"`
 	Outline     int     `json:"outline"`
 	NewOutline  int     `json:"new_outline"`
+	Primary     int     `json:"primary_kind_count"`
+	NewPrimary  int     `json:"new_primary_kind_count"`
 }
 
 // forPartition is cfg as the proxy applies it to a turn of a partition
@@ -189,7 +204,11 @@ func forPartition(cfg gate.Config, kinds []string) (gate.Config, bool) {
 // partition's kinds (Host.PartitionKinds). At most examples examples are
 // kept per transition.
 func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, kinds func(tenant, kb string) []string, examples int) whatIfResult {
-	res := whatIfResult{Before: map[string]int{}, After: map[string]int{}, Gate: thresholdsOf(cfg), Transitions: []transition{}, PrimaryKindAbsent: []string{}}
+	res := whatIfResult{Before: map[string]int{}, After: map[string]int{}, Gate: thresholdsOf(cfg), Transitions: []transition{}, PrimaryKindAbsent: []string{},
+		Checks: make(map[string]*checkCount, len(whatIfChecks))}
+	for _, c := range whatIfChecks {
+		res.Checks[c] = &checkCount{}
+	}
 	byKey := map[[2]string]*transition{}
 	type partCfg struct{ cfg, current gate.Config }
 	parts := map[[2]string]*partCfg{}
@@ -220,14 +239,25 @@ func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, kinds fu
 		}
 		if e.cfg != nil {
 			res.Exact.Checked++
-			if o, _ := redecide(*e.cfg, e); o.Decision != e.decision {
+			logged, _ := redecide(*e.cfg, e)
+			if logged.Decision != e.decision {
 				res.Exact.Mismatched++
+			}
+			for _, c := range whatIfChecks {
+				if logged.Checks[c] {
+					res.Checks[c].Before++
+				}
 			}
 			if current != nil && !sameThresholds(*e.cfg, pc.current) {
 				res.OtherConfig++
 			}
 		}
 		o, approx := redecide(pc.cfg, e)
+		for _, c := range whatIfChecks {
+			if o.Checks[c] {
+				res.Checks[c].After++
+			}
+		}
 		if approx {
 			res.Approximate++
 		}
@@ -247,7 +277,8 @@ func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, kinds fu
 		tr.Count++
 		if len(tr.Examples) < examples {
 			tr.Examples = append(tr.Examples, whatIfExample{ID: e.seq, Time: rfc3339(e.at), Tenant: e.tenant, KB: e.kb,
-				Question: e.question(), CoverageMax: e.cov.Max, NewMax: o.Coverage.Max, Outline: e.cov.Outline, NewOutline: o.Coverage.Outline})
+				Question: e.question(), CoverageMax: e.cov.Max, NewMax: o.Coverage.Max, Outline: e.cov.Outline, NewOutline: o.Coverage.Outline,
+				Primary: e.cov.PrimaryKindCount, NewPrimary: o.Coverage.PrimaryKindCount})
 		}
 	}
 	for _, tr := range byKey {
