@@ -344,7 +344,7 @@ async function runWhatIf(ev) {
   }
   state.whatif = r;
   renderHist();
-  const summary = el("p", { id: "whatif-summary", "data-changed": r.changed, "data-turns": r.turns },
+  const summary = el("p", { id: "whatif-summary", "data-changed": r.changed, "data-turns": r.turns, "data-primary-kind": r.gate.primary_kind },
     el("strong", {}, r.changed + " of " + r.turns + " turns would change."),
     " Recomputed at the configuration each was decided with: " + (r.exact.checked - r.exact.mismatched) + "/" + r.exact.checked + " match the logged decision" +
     (r.approximate ? "; " + r.approximate + " remote-planner turns planned locally (approximate)" : "") +
