@@ -214,7 +214,8 @@ func TestConsoleInChromium(t *testing.T) {
 	if kw.Changed == 0 {
 		t.Fatal("primary_kind verse changes nothing: it would prove nothing")
 	}
-	dom = runChromium(t, bin, root+"/console#whatif=primary_kind:verse,good_enough_max:1", "", 2600)
+	kindURL := root + "/console#whatif=primary_kind:verse,good_enough_max:1"
+	dom = runChromium(t, bin, kindURL, "", 2600)
 	sel := reKindSel.FindStringSubmatch(dom)
 	if sel == nil {
 		t.Fatalf("no primary_kind select in the page:\n%s", dom)
@@ -236,6 +237,7 @@ func TestConsoleInChromium(t *testing.T) {
 	if m := reSuff.FindStringSubmatch(dom); m == nil || m[1] != strconv.Itoa(suff.Before) || m[2] != strconv.Itoa(suff.After) {
 		t.Errorf("sufficient check shows %v, want %d -> %d", m, suff.Before, suff.After)
 	}
+	runChromium(t, bin, kindURL, filepath.Join(dir, "console-whatif-kind.png"), 2600)
 }
 
 // The console is embedded and served with a strict CSP; console.enabled:

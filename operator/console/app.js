@@ -298,7 +298,7 @@ function fillKinds() {
     ...kinds.map((k) => el("option", { value: k }, k)), el("option", { value: NO_KIND }, "(none: every chunk counts)"));
   sel.value = [...sel.options].some((o) => o.value === cur) ? cur : "";
   const lacking = conf ? parts.filter((p) => p.kinds && p.kinds.length && !p.kinds.includes(conf)).map((p) => p.tenant + "/" + p.kb) : [];
-  $("kind-hint").textContent = (kinds.length ? "primary_kind: the kinds of " + (part || "the listed partitions") + "'s chunks." : "") +
+  $("kind-hint").textContent = (kinds.length ? "primary_kind: the kinds of " + (part ? part + "'s chunks." : "the listed partitions' chunks.") : "") +
     (lacking.length ? " No " + conf + " chunks in " + lacking.join(", ") + ": every chunk counts there, as configured." : "");
 }
 
