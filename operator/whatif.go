@@ -302,6 +302,6 @@ func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, kinds fu
 func sameThresholds(a, b gate.Config) bool {
 	return a.Prefloor == b.Prefloor && a.PrefloorNoRerank == b.PrefloorNoRerank && a.PrimaryKind == b.PrimaryKind &&
 		a.PrimaryMin == b.PrimaryMin && a.SufficientMax == b.SufficientMax && a.GoodEnoughMax == b.GoodEnoughMax &&
-		a.BailOutBelow == b.BailOutBelow && a.Between == b.Between && a.MaxNotes == b.MaxNotes &&
+		a.BailOutBelow == b.BailOutBelow && a.Between == b.Between && a.OffTopic == b.OffTopic && a.MaxNotes == b.MaxNotes &&
 		a.Relevance == b.Relevance && a.Planner.MinSupport == b.Planner.MinSupport && a.Planner.MaxOutline == b.Planner.MaxOutline
 }
