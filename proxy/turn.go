@@ -463,6 +463,10 @@ func (t *guardTurn) otherKBs() judge.OtherKBs {
 	return otherKBs{eng: t.p.eng, tenant: t.req.Tenant, kbs: kbs, min: t.p.gate.SufficientMax}
 }
 
+// Kinds lists the kinds of a partition's chunks in the index in force
+// (Server.PartitionKinds).
+func (p *guardPipe) Kinds(tenant, kb string) []string { return p.eng.Kinds(tenant, kb) }
+
 type otherKBs struct {
 	eng    *retrieve.Engine
 	tenant string
@@ -489,6 +493,7 @@ var (
 	_ Pipeline       = (*guardPipe)(nil)
 	_ Turn           = (*guardTurn)(nil)
 	_ judge.OtherKBs = otherKBs{}
+	_ kindLister     = (*guardPipe)(nil)
 )
 
 // Abandon waits for the report-mode checks already started; their context

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -259,6 +260,22 @@ func (e *Engine) KBs(tenant string) []string {
 	}
 	defer s.release()
 	return s.snap.KBs(tenant)
+}
+
+// Kinds lists the kinds of the partition's chunks in the current
+// snapshot, sorted; nil for an unknown partition (the operator's what-if
+// applies the primary-kind rule with them).
+func (e *Engine) Kinds(tenant, kb string) []string {
+	s := e.acquire()
+	if s == nil {
+		return nil
+	}
+	defer s.release()
+	p := s.snap.Partition(tenant, kb)
+	if p == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(e.kindSet(p)))
 }
 
 // cand is a pool member while a query is being answered.
