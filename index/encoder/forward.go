@@ -224,9 +224,12 @@ type layer struct {
 }
 
 type model struct {
-	tok     *tokenizer
-	emb     modelfile.Matrix
-	inv     []float32
+	tok *tokenizer
+	emb modelfile.Matrix
+	inv []float32
+	// timing is the timing signal of each position (maxLen x embDims:
+	// sines, then cosines), computed once at load.
+	timing  []float32
 	eps     float32
 	maxLen  int
 	layers  [2]layer
@@ -245,6 +248,16 @@ func newModel(w *modelfile.Weights) *model {
 		hidden:  newLinear(&w.Hidden, w.HiddenBias),
 		dims:    w.Hidden.Cols,
 		embDims: w.Embedding.Cols,
+	}
+	half := m.embDims / 2
+	m.timing = make([]float32, m.maxLen*m.embDims)
+	for t := 0; t < m.maxLen; t++ {
+		row := m.timing[t*m.embDims : (t+1)*m.embDims]
+		for k := 0; k < half; k++ {
+			ang := float64(float32(t) * m.inv[k])
+			row[k] = float32(math.Sin(ang))
+			row[half+k] = float32(math.Cos(ang))
+		}
 	}
 	for i := range w.Layers {
 		L := &w.Layers[i]
@@ -349,7 +362,6 @@ func (m *model) encode(seqs [][]int32, s *scratch) {
 		n += len(ids)
 	}
 	e := m.embDims
-	half := e / 2
 	s.x = grow(s.x, n*e)
 	row := make([]float32, e)
 	off := 0
@@ -357,12 +369,11 @@ func (m *model) encode(seqs [][]int32, s *scratch) {
 		for t, id := range ids {
 			m.emb.Row(int(id), row)
 			x := s.x[(off+t)*e : (off+t+1)*e]
+			sig := m.timing[t*e : (t+1)*e]
 			// The graph adds the token embedding twice: once as the
 			// scattered lookup and once inside the timing-signal sum.
-			for k := 0; k < half; k++ {
-				ang := float64(float32(t) * m.inv[k])
-				x[k] = row[k] + (row[k] + float32(math.Sin(ang)))
-				x[half+k] = row[half+k] + (row[half+k] + float32(math.Cos(ang)))
+			for k := range x {
+				x[k] = row[k] + (row[k] + sig[k])
 			}
 		}
 		off += len(ids)
