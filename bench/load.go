@@ -52,6 +52,10 @@ type LoadConfig struct {
 	// Warmup requests are sent closed loop before the measured run and not
 	// recorded (connection set-up, JIT-like warm caches); default 0.
 	Warmup int `json:"warmup"`
+	// Stages profiles the measured run and splits this process's CPU time
+	// per request by pipeline stage (loadstages.go): for --self runs,
+	// where the proxy is in this process.
+	Stages bool `json:"stages,omitempty"`
 }
 
 // DefaultPrompts are sent when no prompts file is given.
@@ -461,6 +465,8 @@ type RunResult struct {
 	// Resources samples this process once a second (in --self mode that is
 	// proxy, upstream and generator together).
 	Resources []Resource `json:"resources"`
+	// Stages is the CPU per request by stage (LoadConfig.Stages).
+	Stages *StageSplit `json:"stages,omitempty"`
 }
 
 // Resource is one sample of this process's goroutines and resident memory.
@@ -531,6 +537,12 @@ func Run(ctx context.Context, name string, cfg LoadConfig, progress io.Writer) (
 	}
 	defer l.close()
 	cfg = l.cfg
+	var res RunResult
+	labelled("loadgen", func() { res = run(ctx, name, cfg, l, progress) })
+	return res, ctx.Err()
+}
+
+func run(ctx context.Context, name string, cfg LoadConfig, l *loader, progress io.Writer) RunResult {
 	warm(ctx, l, cfg.Warmup)
 	rec := &recorder{}
 	if cfg.MaxRequests > 0 {
@@ -544,6 +556,10 @@ func Run(ctx context.Context, name string, cfg LoadConfig, progress io.Writer) (
 		runCtx, cancel = context.WithTimeout(ctx, cfg.Duration)
 	}
 	defer cancel()
+	var stages func(time.Duration) *StageSplit
+	if cfg.Stages {
+		stages = startStageProfile()
+	}
 	cpu0 := cpuTime()
 	start := time.Now()
 	var resMu sync.Mutex
@@ -569,7 +585,10 @@ func Run(ctx context.Context, name string, cfg LoadConfig, progress io.Writer) (
 	if n := rec.done.Load(); n > 0 {
 		res.CPUPerRequest = (cpuTime() - cpu0) / time.Duration(n)
 	}
-	return res, ctx.Err()
+	if stages != nil {
+		res.Stages = stages(res.CPUPerRequest)
+	}
+	return res
 }
 
 // warm sends n unrecorded requests from Concurrency workers, for at most
