@@ -23,9 +23,11 @@ type batcher struct {
 }
 
 // maxBatchTokens bounds the tokens of one pass: its scratch is about 22
-// KB per token (5.6 MB at the bound, one per pass running), and 16
-// questions of 16 pieces fill it.
-const maxBatchTokens = 256
+// KB per token, live while the pass runs (1.4 MB at the bound, one per
+// pass running; under the proxy's server.gc.percent 400 every live
+// megabyte is five of heap). Four questions of 16 pieces fill it; larger
+// passes measured no less CPU per question.
+const maxBatchTokens = 64
 
 type job struct {
 	ids []int32
