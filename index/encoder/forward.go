@@ -177,8 +177,8 @@ func (l *linear) keepRows(m *modelfile.Matrix) {
 }
 
 // applySparse is apply for inputs that are mostly exact zeros (the
-// output of a ReLU; 93% zeros in both of this model's feed-forward
-// layers): each row of the output sums only the weight rows of its
+// output of a ReLU; 93% zeros in this model's second feed-forward
+// layer): each row of the output sums only the weight rows of its
 // non-zero inputs, one AVX-512 axpy each. Skipping a zero term changes
 // no sum, but the order of the additions differs from apply's, so the
 // results differ from it in the last bits. Falls back to apply when the
