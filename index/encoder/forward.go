@@ -280,7 +280,7 @@ func newModel(w *modelfile.Weights) *model {
 // scratch holds one forward pass's buffers; grown on demand and reused.
 type scratch struct {
 	x, a, qkv, ctx, att, h, f []float32
-	scores, pad, vt           []float32
+	scores, pad, vt, ch       []float32
 	pooled, out               []float32
 }
 
@@ -422,42 +422,44 @@ func (m *model) encode(seqs [][]int32, s *scratch) {
 }
 
 // attention computes multi-head scaled dot-product attention of one
-// sequence from qkv (n x 3*in: q, k, v) into ctx (n x in). Each head's values are
-// transposed first (depth x n), so the weighted sum of values is one dot
-// product per output element.
+// sequence from qkv (n x 3*in: q, k, v) into ctx (n x in). Per head the
+// softmaxed scores (n x n) multiply the head's values (n x depth, copied
+// contiguous) in one matrix product.
 func (m *model) attention(l *layer, s *scratch, qkv, ctx []float32, n int) {
+	if n == 0 {
+		return
+	}
 	in := l.in
 	depth := in / l.heads
-	s.scores = grow(s.scores, n)
-	s.vt = grow(s.vt, depth*n)
+	s.scores = grow(s.scores, n*n)
+	s.vt = grow(s.vt, n*depth)
+	s.ch = grow(s.ch, n*depth)
 	w := 3 * in
 	for h := 0; h < l.heads; h++ {
 		qo, ko, vo := h*depth, in+h*depth, 2*in+h*depth
 		for j := 0; j < n; j++ {
-			v := qkv[j*w+vo : j*w+vo+depth]
-			for k, x := range v {
-				s.vt[k*n+j] = x
-			}
+			copy(s.vt[j*depth:(j+1)*depth], qkv[j*w+vo:j*w+vo+depth])
 		}
 		for i := 0; i < n; i++ {
 			q := qkv[i*w+qo : i*w+qo+depth]
+			p := s.scores[i*n : (i+1)*n]
 			mx := float32(math.Inf(-1))
 			for j := 0; j < n; j++ {
 				sc := vek32.Dot(q, qkv[j*w+ko:j*w+ko+depth]) * l.scale
-				s.scores[j] = sc
+				p[j] = sc
 				mx = max(mx, sc)
 			}
 			var sum float32
 			for j := 0; j < n; j++ {
-				e := float32(math.Exp(float64(s.scores[j] - mx)))
-				s.scores[j] = e
+				e := float32(math.Exp(float64(p[j] - mx)))
+				p[j] = e
 				sum += e
 			}
-			vek32.MulNumber_Inplace(s.scores, 1/sum)
-			c := ctx[i*in+qo : i*in+qo+depth]
-			for k := range c {
-				c[k] = vek32.Dot(s.scores, s.vt[k*n:(k+1)*n])
-			}
+			vek32.MulNumber_Inplace(p, 1/sum)
+		}
+		vek32.MatMul_Into(s.ch, s.scores, s.vt, n)
+		for i := 0; i < n; i++ {
+			copy(ctx[i*in+qo:i*in+qo+depth], s.ch[i*depth:(i+1)*depth])
 		}
 	}
 }
