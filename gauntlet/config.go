@@ -99,6 +99,7 @@ type Spec struct {
 	catalogNumbers bool
 	card, action   string // "[card:", "[action:"
 	pool           sync.Pool
+	notes          *noteCache // prepared note texts (ScrubNote)
 }
 
 // Compile validates cfg and compiles it.
@@ -113,6 +114,7 @@ func Compile(cfg Config) (*Spec, error) {
 		catalogNumbers: cfg.CatalogNumbers,
 		card:           "[" + cfg.CardPrefix,
 		action:         "[" + cfg.ActionPrefix,
+		notes:          newNoteCache(),
 	}
 	s.minIDLen = 1 << 30
 	s.pre = []*prefixNFA{}

@@ -145,7 +145,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	isAddress := noteAddress(t.out.Notes)
 	isID := func(id string) bool { return p.eng.Contains(tenant, kb, id) }
 	pcfg.Scrub = func(s string) string {
-		return p.spec.ScrubCatalog(p.spec.Scrub(s), isID, isAddress)
+		return p.spec.ScrubNote(s, isID, isAddress)
 	}
 	switch t.out.Decision {
 	case gate.Refuse:
