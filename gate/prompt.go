@@ -1,7 +1,7 @@
 package gate
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -76,7 +76,7 @@ func SystemPrompt(cfg Config, o Outcome, memory []string) string {
 		d.NoteList = make([]NoteLine, len(o.Notes))
 		for i, n := range o.Notes {
 			nl := NoteLine{N: n.N, Kind: header(n.Kind), Address: header(n.Address), Text: clean(n.Text)}
-			nl.Line = fmt.Sprintf("[^%d] (kind: %s; address: %s) %s", nl.N, nl.Kind, nl.Address, nl.Text)
+			nl.Line = "[^" + strconv.Itoa(nl.N) + "] (kind: " + nl.Kind + "; address: " + nl.Address + ") " + nl.Text
 			d.NoteList[i] = nl
 			if i > 0 {
 				b.WriteByte('\n')
@@ -139,9 +139,36 @@ func cleaner(cfg Config, notes []Note) func(string) string {
 		}
 		s = stripMarkers(s)
 		s = neutralizeNumbers(s)
-		return strings.Join(strings.Fields(s), " ")
+		return collapseSpace(s)
 	}
 }
+
+// collapseSpace is strings.Join(strings.Fields(s), " "), returning s itself
+// when it is already so (one ' ' between words, none at the ends: most
+// passages), without splitting it.
+func collapseSpace(s string) string {
+	for i := 0; i < len(s); i++ {
+		switch spaceClass[s[i]] {
+		case 0:
+			continue
+		case 1: // ' ': not at an end, not twice
+			if i > 0 && i+1 < len(s) && s[i+1] != ' ' {
+				continue
+			}
+		case 3: // may start a non-ASCII space
+			if r, _ := utf8.DecodeRuneInString(s[i:]); !unicode.IsSpace(r) {
+				continue
+			}
+		}
+		return strings.Join(strings.Fields(s), " ")
+	}
+	return s
+}
+
+// spaceClass sorts bytes for collapseSpace: 1 ' ', 2 the other ASCII
+// spaces, 3 the lead bytes of the non-ASCII runes unicode.IsSpace reports
+// (U+0085, U+00A0, U+1680, U+2000-U+205F, U+3000), 0 the rest.
+var spaceClass = [256]uint8{' ': 1, '\t': 2, '\n': 2, '\v': 2, '\f': 2, '\r': 2, 0xC2: 3, 0xE1: 3, 0xE2: 3, 0xE3: 3}
 
 // hideRefs removes each of refs (ids and URLs) from s where it stands as a
 // whole token: not glued to a letter, digit, '-', '_' or '.' before it, nor
@@ -318,7 +345,7 @@ func header(s string) string {
 		}
 		return r
 	}, s)
-	s = strings.Join(strings.Fields(s), " ")
+	s = collapseSpace(s)
 	if s == "" {
 		return "-"
 	}

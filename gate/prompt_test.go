@@ -1,9 +1,11 @@
 package gate
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestSystemPromptGround(t *testing.T) {
@@ -129,5 +131,49 @@ func TestSystemPromptSlugIDsAndBareNumbers(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("prompt misses %q:\n%s", want, got)
 		}
+	}
+}
+
+// collapseSpace gives what strings.Join(strings.Fields(s), " ") gives, and
+// s itself when that is already s.
+func TestCollapseSpace(t *testing.T) {
+	in := []string{"", " ", "a", "a b", " a", "a ", "a  b", "a\tb", "a\nb", "a\u00a0b", "a\u0085b", "a\u2003b",
+		"£8 per wheel", "naïve café", "a\xffb", "a \xff", "\v", "x\ry", "one two three.", "a\u3000", "a\u1680b", "a\u205fb", "\u2029", "a\u200bb"}
+	parts := []string{"a", "bc", " ", "  ", "\n", "£", "\u00a0", "\xe2", "é", "\t", "x.y"}
+	for i := range 2000 {
+		var b strings.Builder
+		for k := range 1 + i%9 {
+			b.WriteString(parts[(i*7+k*k*3+k)%len(parts)])
+		}
+		in = append(in, b.String())
+	}
+	for _, s := range in {
+		want := strings.Join(strings.Fields(s), " ")
+		got := collapseSpace(s)
+		if got != want {
+			t.Fatalf("collapseSpace(%q) = %q, want %q", s, got, want)
+		}
+		if want == s && unsafe.StringData(got) != unsafe.StringData(s) && s != "" {
+			t.Errorf("collapseSpace(%q) copied a collapsed string", s)
+		}
+	}
+}
+
+// BenchmarkSystemPrompt renders a grounded turn's prompt: eight notes of
+// about 700 bytes with ids, URLs and a scrub that leaves them as they are.
+func BenchmarkSystemPrompt(b *testing.B) {
+	cfg := rerankConfig()
+	cfg.Scrub = func(s string) string { return s }
+	var cands []Candidate
+	for i := range 8 {
+		id := fmt.Sprintf("faq-%04d", i)
+		cands = append(cands, Candidate{ID: id, URL: "https://ex.org/faq/" + id, Kind: "library", Address: fmt.Sprintf("Prices %d", i),
+			Rerank: 0.9 - float64(i)/100,
+			Text:   strings.TrimSpace(strings.Repeat("Puncture repair costs 8 pounds per wheel, including a new inner tube, open Tuesday to Saturday. ", 7))})
+	}
+	o := Decide(cfg, cands, true)
+	b.ReportAllocs()
+	for b.Loop() {
+		SystemPrompt(cfg, o, nil)
 	}
 }
