@@ -584,7 +584,8 @@ func checkScope(claim, window string) (scopeFinding, bool) {
 // readScope is checkScope; restated reports whether the claim restates
 // the clause that carries it (only then are conditions compared).
 func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
-	clauses := scopeClauses(window)
+	w := scopeWindows.get(window)
+	clauses := w.clauses
 	if len(clauses) == 0 {
 		return scopeFinding{}, false, false
 	}
@@ -595,10 +596,10 @@ func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
 		}
 	}
 	best, bestN := 0, -1
-	for i, c := range clauses {
+	for i := range clauses {
 		n := 0
 		seen := map[string]bool{}
-		for _, t := range analyse(c) {
+		for _, t := range w.terms[i] {
 			if !t.isNum && cs[t.stem] && !seen[t.stem] {
 				seen[t.stem] = true
 				n++
@@ -608,11 +609,9 @@ func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
 			best, bestN = i, n
 		}
 	}
-	ev := analyseScope(unbracket(clauses[best]))
-	after := false
-	for _, c := range clauses {
-		after = after || analyseScope(c).after
-	}
+	carry := w.carrier(best)
+	ev := carry.ev
+	after := w.after
 	cl := analyseScope(claim)
 	f = scopeFinding{span: clauses[best]}
 	widen := cl.univ != ""
@@ -620,23 +619,10 @@ func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
 	// the claim must restate the clause: most of the clause's content stems
 	// beyond its conditions (an answer naming one entity of a long
 	// sentence drops nothing the sentence conditions)
-	condStems := map[string]bool{}
-	for _, c := range ev.conds {
-		for _, t := range analyse(c.text) {
-			condStems[t.stem] = true
-		}
-	}
-	for _, w := range ev.words {
-		for _, t := range analyse(w.cue) {
-			condStems[t.stem] = true
-		}
-		for _, st := range w.stems {
-			condStems[st] = true
-		}
-	}
+	condStems := carry.cond
 	have, need := 0, 0
 	seen := map[string]bool{}
-	for _, t := range analyse(normPhrases(clauses[best])) {
+	for _, t := range carry.content {
 		if t.isNum || t.neg || condStems[t.stem] || seen[t.stem] {
 			continue
 		}
@@ -783,7 +769,7 @@ func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
 				continue
 			}
 			shared, contrast := false, false
-			for _, t := range analyse(c) {
+			for _, t := range w.terms[i] {
 				if t.neg {
 					contrast = true
 				}

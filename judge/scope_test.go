@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/answer-guard/guard/index/encoder"
@@ -150,6 +151,91 @@ func TestScopeUnits(t *testing.T) {
 		got, _ := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, Text: tt.evidence}})
 		if got.Label != tt.want {
 			t.Errorf("%q against %q: %s (%s %s), want %s", tt.claim, tt.evidence, got.Label, got.Reason, got.Detail, tt.want)
+		}
+	}
+}
+
+// readScope reads a window from the cache (scopeWindows) exactly as it
+// reads it fresh: every claim against every window, and every clause of a
+// window as the carrier, on a cold cache, then from it, in both orders.
+func TestReadScopeCachedEqualsFresh(t *testing.T) {
+	windows := []string{
+		"Parking is free for the first 3 hours; after that it costs 2 euros an hour.",
+		"Children under 5 travel free; children aged 5 to 15 pay half fare.",
+		"The outdoor pool is open from May to September, daily from 10:00 to 19:00.",
+		"The reading room is open Monday to Thursday from 9:00 to 20:00.",
+		"Entry is free for people aged 65 and over and for pregnant women.",
+		"Withdrawals are free at our own machines; other banks' machines charge 2 euros.",
+		"Returns are accepted within 30 days (except sale items) with a receipt.",
+		faqNote, "", ";",
+	}
+	claims := append([]string{
+		"Parking is free.", "All children travel free.", "Withdrawals are free at any cash machine.",
+		"The pool is open all year.", "Sale items can be returned within 30 days.", "Entry is free for everyone.",
+		"From Monday through Thursday the reading room opens at 9:00 and closes at 20:00.",
+	}, faqClaims...)
+	type read struct {
+		f             scopeFinding
+		bad, restated bool
+	}
+	fresh := map[[2]string]read{}
+	for _, w := range windows {
+		for _, c := range claims {
+			scopeWindows.mu.Lock()
+			scopeWindows.m = nil
+			scopeWindows.mu.Unlock()
+			f, bad, restated := readScope(c, w)
+			fresh[[2]string{c, w}] = read{f, bad, restated}
+		}
+	}
+	// each part of the cached window is what readScope computed inline
+	for _, win := range windows {
+		w := scopeWindows.get(win)
+		if !reflect.DeepEqual(w.clauses, scopeClauses(win)) {
+			t.Errorf("%q: clauses %q, want %q", win, w.clauses, scopeClauses(win))
+		}
+		after := false
+		for i, c := range w.clauses {
+			after = after || analyseScope(c).after
+			if !reflect.DeepEqual(w.terms[i], analyse(c)) {
+				t.Errorf("%q clause %d: terms differ", win, i)
+			}
+			ev := analyseScope(unbracket(c))
+			cond := map[string]bool{}
+			for _, k := range ev.conds {
+				for _, t := range analyse(k.text) {
+					cond[t.stem] = true
+				}
+			}
+			for _, x := range ev.words {
+				for _, t := range analyse(x.cue) {
+					cond[t.stem] = true
+				}
+				for _, st := range x.stems {
+					cond[st] = true
+				}
+			}
+			cr := w.carrier(i)
+			if !reflect.DeepEqual(cr.ev, ev) || !reflect.DeepEqual(cr.cond, cond) || !reflect.DeepEqual(cr.content, analyse(normPhrases(c))) {
+				t.Errorf("%q clause %d: carrier differs", win, i)
+			}
+		}
+		if w.after != after {
+			t.Errorf("%q: after %v, want %v", win, w.after, after)
+		}
+	}
+	for pass := range 2 {
+		for i := range windows {
+			w := windows[i]
+			if pass == 1 {
+				w = windows[len(windows)-1-i]
+			}
+			for _, c := range claims {
+				f, bad, restated := readScope(c, w)
+				if got, want := (read{f, bad, restated}), fresh[[2]string{c, w}]; !reflect.DeepEqual(got, want) {
+					t.Errorf("pass %d: readScope(%q, %q) = %+v, fresh %+v", pass, c, w, got, want)
+				}
+			}
 		}
 	}
 }
