@@ -6,8 +6,6 @@ import (
 	"math/bits"
 	"strings"
 	"unicode"
-
-	porterstemmer "github.com/blevesearch/go-porterstemmer"
 )
 
 // Local is the no-network verifier: a heuristic NLI in the style of
@@ -822,7 +820,7 @@ func canonStem(w string) string {
 
 func stem(w string) string {
 	if len(w) > 3 {
-		return porterstemmer.StemString(w)
+		return porterStem(w)
 	}
 	return w
 }

@@ -2,8 +2,13 @@ package judge
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
+
+	porterstemmer "github.com/blevesearch/go-porterstemmer"
 
 	"github.com/answer-guard/guard/index/encoder"
 )
@@ -237,5 +242,42 @@ func TestReadScopeCachedEqualsFresh(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// porterStem gives porterstemmer.StemString's stem, from the table or not,
+// when words collide in a slot and when many goroutines stem at once.
+func TestPorterStem(t *testing.T) {
+	words := strings.Fields("running runs ran runner generalization generalizations connected connecting relational " +
+		"conditional rational valency hopeful goodness formalize electricity adjustable dependent adoption " +
+		"parking children travel free prices opening hours saturday pensioners seniors discount puncture tyre")
+	for i := range 40000 { // more words than slots: collisions replace entries
+		words = append(words, fmt.Sprintf("word%dings", i))
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for pass := range 2 {
+				for k := range words {
+					w := words[(k*(g+1))%len(words)]
+					if got, want := porterStem(w), porterstemmer.StemString(w); got != want {
+						t.Errorf("pass %d: porterStem(%q) = %q, want %q", pass, w, got, want)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchmarkAnalyseClaim is the word analysis of one answer sentence, the
+// step every claim and evidence clause goes through (stems remembered by
+// porterStem after the first op).
+func BenchmarkAnalyseClaim(b *testing.B) {
+	const s = "Puncture repair costs 8 pounds per wheel, including a new inner tube, and the shop is open Tuesday to Saturday."
+	b.ReportAllocs()
+	for b.Loop() {
+		analyse(normPhrases(s))
 	}
 }

@@ -142,7 +142,7 @@ func analyse(text string) []term {
 			if _, ok := negations[lower]; ok {
 				out = append(out, term{stem: lower, neg: true})
 			} else if _, ok := unNegated[lower]; ok {
-				out = append(out, term{stem: "not", neg: true}, term{stem: porterstemmer.StemString(lower[2:]), raw: lower[2:]})
+				out = append(out, term{stem: "not", neg: true}, term{stem: porterStem(lower[2:]), raw: lower[2:]})
 			} else if v, ok := numberWords[lower]; ok {
 				k := skipSpaceStr(text, j)
 				w := wordAt(text, k)
@@ -163,7 +163,7 @@ func analyse(text string) []term {
 				ent := hasDigit || (upper > 1 && upper == n) || (upper > 0 && !first) || (upper > 1)
 				st := lower
 				if !hasDigit && len(lower) > 3 {
-					st = porterstemmer.StemString(lower)
+					st = porterStem(lower)
 				}
 				if c, ok := canon[lower]; ok {
 					st = c
