@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,8 +133,9 @@ func cleaner(cfg Config, notes []Note) func(string) string {
 			refs = append(refs, s)
 		}
 	}
+	guards := refGuards(refs)
 	return func(s string) string {
-		s = hideRefs(s, refs)
+		s = hideGuarded(s, refs, guards)
 		if cfg.Scrub != nil {
 			s = cfg.Scrub(s)
 		}
@@ -177,8 +179,58 @@ var spaceClass = [256]uint8{' ': 1, '\t': 2, '\n': 2, '\v': 2, '\f': 2, '\r': 2,
 // such as "lockers") is an ordinary word as well: it is removed only where
 // it stands as a reference (refContext), never from prose.
 func hideRefs(s string, refs []string) string {
-	var cut []bool // the bytes of s to remove, made at the first match
-	for _, ref := range refs {
+	return hideGuarded(s, refs, nil)
+}
+
+// refGuardMin is the shortest prefix refGuards shares out.
+const refGuardMin = 8
+
+// refGuards returns, for each of refs, the longest prefix of at least
+// refGuardMin bytes it shares with another of refs ("" when none): a turn's
+// URLs share a site's prefix, and where a text lacks the prefix it lacks
+// every ref that starts with it.
+func refGuards(refs []string) []string {
+	order := make([]int, len(refs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return refs[order[a]] < refs[order[b]] })
+	// the longest prefix shared with any other is shared with a neighbour
+	// in sorted order
+	var guards []string
+	for k := 1; k < len(order); k++ {
+		a, b := refs[order[k-1]], refs[order[k]]
+		n := 0
+		for n < len(a) && n < len(b) && a[n] == b[n] {
+			n++
+		}
+		if n < refGuardMin {
+			continue
+		}
+		if guards == nil {
+			guards = make([]string, len(refs))
+		}
+		for _, i := range []int{order[k-1], order[k]} {
+			if n > len(guards[i]) {
+				guards[i] = refs[i][:n]
+			}
+		}
+	}
+	return guards
+}
+
+// hideGuarded is hideRefs, skipping the refs whose guard (refGuards; nil
+// for none) s does not contain.
+func hideGuarded(s string, refs, guards []string) string {
+	var cut []bool    // the bytes of s to remove, made at the first match
+	var absent string // the last guard s was found not to contain
+	for k, ref := range refs {
+		if guards != nil && guards[k] != "" {
+			if g := guards[k]; g == absent || !strings.Contains(s, g) {
+				absent = g
+				continue
+			}
+		}
 		word := isWord(ref)
 		for from := 0; from <= len(s)-len(ref); {
 			i := strings.Index(s[from:], ref)

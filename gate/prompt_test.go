@@ -177,3 +177,28 @@ func BenchmarkSystemPrompt(b *testing.B) {
 		SystemPrompt(cfg, o, nil)
 	}
 }
+
+// Skipping the refs whose shared prefix a text lacks hides what hideRefs
+// hides: texts with and without the site's prefix, ids that are prefixes
+// of others, refs that share nothing.
+func TestHideGuardedEqualsHideRefs(t *testing.T) {
+	refs := []string{"https://docs.ex.org/handbook/start#what", "https://docs.ex.org/handbook/start#why", "https://docs.ex.org/api/x",
+		"hb-1-1", "hb-1-10", "lockers", "https://other.example/a", "doc_7f3a9c", "doc_7f3a9cde", "John 3:16"}
+	if g := refGuards(refs); g[0] != "https://docs.ex.org/handbook/start#wh" || g[2] != "https://docs.ex.org/" || g[3] != "" || g[7] != "doc_7f3a9c" || g[5] != "" {
+		t.Fatalf("guards %q", g)
+	}
+	parts := []string{"see ", "https://docs.ex.org/handbook/start#what", "https://docs.ex.org/handbook/start#why ", "https://docs.ex.org/",
+		"hb-1-1 ", "hb-1-10.", "[lockers] ", "lockers ", "doc_7f3a9c ", "doc_7f3a9cde", "John 3:16 ", "https://other.example/a/b ", "x"}
+	for i := range 3000 {
+		var b strings.Builder
+		for k := range 1 + i%7 {
+			b.WriteString(parts[(i*5+k*k*7+k)%len(parts)])
+		}
+		s := b.String()
+		for _, rs := range [][]string{refs, refs[:3], refs[3:5], refs[7:], nil} {
+			if got, want := hideGuarded(s, rs, refGuards(rs)), hideGuarded(s, rs, nil); got != want {
+				t.Fatalf("hideGuarded(%q, %q) = %q, want %q", s, rs, got, want)
+			}
+		}
+	}
+}
