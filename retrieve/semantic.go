@@ -52,6 +52,7 @@ type passageKey struct {
 type passageSem struct {
 	vec   []float32
 	words []string
+	focus *passageFocus // stems and sentence ends of words (semantic_focus.go)
 }
 
 func newSemantic(enc SentenceEncoder, wv WordVectors) *semantic {
@@ -79,7 +80,7 @@ func (s *semantic) passage(p *index.Partition, slot int, embed bool) *passageSem
 	if ch.Title != "" {
 		text = ch.Title + ". " + text
 	}
-	ps := &passageSem{words: index.Words(text)}
+	ps := &passageSem{words: index.Words(text), focus: newPassageFocus(ch.Title, ch.Text)}
 	if embed {
 		ps.vec = s.enc.Embed(index.EncoderText(ch)) // the text the snapshot's vectors embed
 	}
@@ -106,6 +107,7 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 		qv = s.enc.Embed(lead(q, maxEncodedChars))
 	}
 	qw := index.Words(q)
+	fq := newFocusQuestion(q, p.Local().IDF)
 	for i := range cands {
 		ps := s.passage(p, slots[i], !own)
 		if own {
@@ -114,7 +116,7 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 			cands[i].Sim = encoder.Cosine(qv, ps.vec)
 		}
 		if s.wv != nil {
-			cands[i].Soft, cands[i].SoftMin = s.coverage(qw, ps.words)
+			cands[i].setFocus(s.focusCoverage(&fq, qw, ps))
 		}
 		cands[i].Semantic = true
 	}

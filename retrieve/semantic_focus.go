@@ -1,0 +1,209 @@
+package retrieve
+
+import (
+	"github.com/answer-guard/guard/index"
+)
+
+// The focus features: what a passage offers the question's rarest words.
+// A passage on the question's topic that does not answer it usually lacks
+// the one thing asked ("the phone number of the workshop" against the
+// workshop's opening hours): the question's highest-IDF words (the
+// partition's IDF, so a word the corpus never uses weighs most) find no
+// exact, stem or close word-vector match in it. The same word-by-word
+// cosines also give the soft coverage of the best sentence (title
+// included), so a long page that mentions every word somewhere but
+// answers nowhere scores below a short one that answers.
+
+// focusMissBelow is the word-vector cosine below which a question word
+// counts as missing from a passage (close paraphrases, "refund" and
+// "money", sit above it; mere neighbours of a topic below).
+const focusMissBelow = 0.5
+
+// focusQuestion is a question's content words prepared once per turn:
+// the words (for the word vectors), their stems (for exact matches) and
+// their IDF weights in the queried partition, distinct words only.
+type focusQuestion struct {
+	words, stems []string
+	idf          []float64
+	total        float64
+	// top are the indexes of the two highest-IDF words (-1 if absent).
+	top [2]int
+}
+
+// newFocusQuestion prepares q's words with the partition's IDF (nil
+// weighs every word 1).
+func newFocusQuestion(q string, idf func(string) float64) focusQuestion {
+	words := index.Words(q)
+	stems := index.Tokenize(q)
+	fq := focusQuestion{top: [2]int{-1, -1}}
+	if len(stems) != len(words) { // the two drop the same words; be safe
+		stems = words
+	}
+	seen := make(map[string]bool, len(words))
+	for i, w := range words {
+		if seen[stems[i]] {
+			continue
+		}
+		seen[stems[i]] = true
+		v := 1.0
+		if idf != nil {
+			v = idf(stems[i])
+		}
+		fq.words = append(fq.words, w)
+		fq.stems = append(fq.stems, stems[i])
+		fq.idf = append(fq.idf, v)
+		fq.total += v
+	}
+	for i, v := range fq.idf {
+		switch {
+		case fq.top[0] < 0 || v > fq.idf[fq.top[0]]:
+			fq.top[1] = fq.top[0]
+			fq.top[0] = i
+		case fq.top[1] < 0 || v > fq.idf[fq.top[1]]:
+			fq.top[1] = i
+		}
+	}
+	return fq
+}
+
+// passageFocus is what the focus features need of a passage beyond its
+// words: their stems and where its sentences end.
+type passageFocus struct {
+	stems []string
+	// ends are the end offsets into words of the title (ends[0], 0 when
+	// untitled) and of each sentence of the text.
+	ends []int
+}
+
+// newPassageFocus splits title and text as passage() does: its words are
+// Words(title + ". " + text), and the sentence cuts below fall on
+// characters Words splits on anyway, so the offsets line up.
+func newPassageFocus(title, text string) *passageFocus {
+	pf := &passageFocus{}
+	if title != "" {
+		pf.stems = index.Tokenize(title)
+	}
+	pf.ends = append(pf.ends, len(pf.stems))
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c != '.' && c != '?' && c != '!' && c != ';' && c != '\n' {
+			continue
+		}
+		if i+1 < len(text) && text[i+1] != ' ' && text[i+1] != '\n' {
+			continue // 4.50, e.g.
+		}
+		if st := index.Tokenize(text[start : i+1]); len(st) > 0 {
+			pf.stems = append(pf.stems, st...)
+			pf.ends = append(pf.ends, len(pf.stems))
+		}
+		start = i + 1
+	}
+	if st := index.Tokenize(text[start:]); len(st) > 0 {
+		pf.stems = append(pf.stems, st...)
+		pf.ends = append(pf.ends, len(pf.stems))
+	}
+	return pf
+}
+
+// focusScores are one passage's soft-coverage and focus features.
+type focusScores struct {
+	soft, softMin float64 // as coverage computes them
+	// focus is the IDF-weighted soft coverage (a stem match counts 1),
+	// miss the IDF-weighted share of question words below focusMissBelow,
+	// worst the lower best cosine of the two highest-IDF words, sent the
+	// best sentence's IDF-weighted soft coverage (title included).
+	focus, miss, worst, sent float64
+}
+
+// focusCoverage computes the soft coverage of q's words by the passage
+// (coverage's mean and worst over qw, the question's words with repeats,
+// unchanged) and the focus features, in one pass over the word pairs: the
+// word vectors' cosines are the cost, about as much as coverage alone.
+func (s *semantic) focusCoverage(q *focusQuestion, qw []string, ps *passageSem) focusScores {
+	var fs focusScores
+	pf := ps.focus
+	words := ps.words
+	if len(q.words) == 0 || pf == nil || len(pf.stems) != len(words) {
+		if len(qw) > 0 {
+			fs.soft, fs.softMin = s.coverage(qw, words)
+		}
+		return fs
+	}
+	nSent := len(pf.ends)
+	// row[k] is a question word's best match within span k (0: the title,
+	// then each sentence); wordBest its best as coverage counts it (the
+	// same word, not the same stem, counts 1).
+	row := make([]float64, nSent)
+	sentSum := make([]float64, nSent)
+	bestOf := make([]float64, len(q.words))
+	wordBest := make(map[string]float64, len(q.words))
+	for i, w := range q.words {
+		clear(row)
+		wb := 0.0
+		k := 0
+		for j, pw := range words {
+			for k < nSent-1 && j >= pf.ends[k] {
+				k++
+			}
+			var sim float64
+			switch {
+			case pw == w:
+				sim = 1
+			case wb < 1 || row[k] < 1:
+				sim = s.wv.Similarity(w, pw)
+			}
+			wb = max(wb, sim)
+			if pf.stems[j] == q.stems[i] {
+				sim = 1
+			}
+			row[k] = max(row[k], sim)
+		}
+		wordBest[w] = wb
+		best := 0.0
+		for _, v := range row {
+			best = max(best, v)
+		}
+		bestOf[i] = best
+		fs.focus += q.idf[i] * best
+		if best < focusMissBelow {
+			fs.miss += q.idf[i]
+		}
+		if nSent == 1 {
+			sentSum[0] += q.idf[i] * row[0]
+		}
+		for k := 1; k < nSent; k++ {
+			sentSum[k] += q.idf[i] * max(row[0], row[k])
+		}
+	}
+	fs.focus /= q.total
+	fs.miss /= q.total
+	for _, v := range sentSum {
+		fs.sent = max(fs.sent, v/q.total)
+	}
+	fs.worst = 1
+	for _, t := range q.top {
+		if t >= 0 {
+			fs.worst = min(fs.worst, bestOf[t])
+		}
+	}
+	if len(qw) > 0 {
+		fs.softMin = 1
+		for _, w := range qw {
+			wb, ok := wordBest[w]
+			if !ok { // a word dropped as a repeated stem
+				wb, _ = s.coverage([]string{w}, words)
+			}
+			fs.soft += wb
+			fs.softMin = min(fs.softMin, wb)
+		}
+		fs.soft /= float64(len(qw))
+	}
+	return fs
+}
+
+// setFocus copies fs onto c.
+func (c *Candidate) setFocus(fs focusScores) {
+	c.Soft, c.SoftMin = fs.soft, fs.softMin
+	c.Focus, c.FocusMiss, c.FocusWorst, c.SentSoft = fs.focus, fs.miss, fs.worst, fs.sent
+}
