@@ -28,6 +28,21 @@ type focusQuestion struct {
 	total        float64
 	// top are the indexes of the two highest-IDF words (-1 if absent).
 	top [2]int
+	// scratch is reused across the turn's passages (one goroutine).
+	scratch []float64
+}
+
+// buffers returns four zeroed slices of scratch: row and sentSum of n
+// each, bestOf and wordBest of one per question word.
+func (q *focusQuestion) buffers(n int) (row, sentSum, bestOf, wordBest []float64) {
+	m := len(q.words)
+	need := 2*n + 2*m
+	if cap(q.scratch) < need {
+		q.scratch = make([]float64, need)
+	}
+	b := q.scratch[:need]
+	clear(b)
+	return b[:n:n], b[n : 2*n : 2*n], b[2*n : 2*n+m : 2*n+m], b[2*n+m:]
 }
 
 // newFocusQuestion prepares q's words with the partition's IDF (nil
@@ -134,10 +149,7 @@ func (s *semantic) focusCoverage(q *focusQuestion, qw []string, ps *passageSem) 
 	// row[k] is a question word's best match within span k (0: the title,
 	// then each sentence); wordBest its best as coverage counts it (the
 	// same word, not the same stem, counts 1).
-	row := make([]float64, nSent)
-	sentSum := make([]float64, nSent)
-	bestOf := make([]float64, len(q.words))
-	wordBest := make(map[string]float64, len(q.words))
+	row, sentSum, bestOf, wordBest := q.buffers(nSent)
 	for i, w := range q.words {
 		clear(row)
 		wb := 0.0
@@ -159,7 +171,7 @@ func (s *semantic) focusCoverage(q *focusQuestion, qw []string, ps *passageSem) 
 			}
 			row[k] = max(row[k], sim)
 		}
-		wordBest[w] = wb
+		wordBest[i] = wb
 		best := 0.0
 		for _, v := range row {
 			best = max(best, v)
@@ -190,8 +202,14 @@ func (s *semantic) focusCoverage(q *focusQuestion, qw []string, ps *passageSem) 
 	if len(qw) > 0 {
 		fs.softMin = 1
 		for _, w := range qw {
-			wb, ok := wordBest[w]
-			if !ok { // a word dropped as a repeated stem
+			wb := -1.0
+			for i, d := range q.words {
+				if d == w {
+					wb = wordBest[i]
+					break
+				}
+			}
+			if wb < 0 { // a word dropped as a repeated stem
 				wb, _ = s.coverage([]string{w}, words)
 			}
 			fs.soft += wb
