@@ -230,6 +230,7 @@ func WriteMarkdown(w io.Writer, rep LoadReport) {
 			fmt.Fprintln(w)
 		}
 	}
+	writeStages(w, rep.Runs)
 	if o := rep.Overhead; o != nil {
 		fmt.Fprintf(w, "\n## Proxy overhead vs direct upstream\n\nCompared: %s.\n\n| percentile | difference | ratio |\n|---|---|---|\n", o.Compared)
 		fmt.Fprintf(w, "| p50 | %s | %.3f |\n| p90 | %s | %.3f |\n| p99 | %s | %.3f |\n",

@@ -40,7 +40,11 @@ func StartInProcessWith(mcfg mockllm.Config, mutate func(*proxy.Config), opMutat
 	if log == nil {
 		log = zap.NewNop()
 	}
-	mock, err := mockllm.Start(mcfg, "127.0.0.1:0")
+	// The servers' goroutines inherit a stage label, so a stage split
+	// (LoadConfig.Stages) tells upstream from proxy.
+	var mock *mockllm.Server
+	var err error
+	labelled("upstream", func() { mock, err = mockllm.Start(mcfg, "127.0.0.1:0") })
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +75,7 @@ func StartInProcessWith(mcfg mockllm.Config, mutate func(*proxy.Config), opMutat
 		mock.Close()
 		return nil, err
 	}
-	go srv.Serve(ln) //nolint:errcheck // ends on Shutdown
+	labelled("relay", func() { go srv.Serve(ln) }) //nolint:errcheck // ends on Shutdown
 	return &InProcess{Mock: mock, Proxy: srv, Operator: op, ProxyURL: "http://" + ln.Addr().String() + "/v1", DirectURL: mock.BaseURL()}, nil
 }
 
@@ -105,6 +109,11 @@ type SelfOptions struct {
 	// bench load --self --config F); its upstream is replaced by the
 	// in-process simulated upstream. nil = proxy.DefaultConfig().
 	Proxy *proxy.Config
+	// QuestionCache keeps the proxy's question cache
+	// (retrieve.question_cache_mb) on; off by default, so that every turn
+	// encodes its question as distinct questions would (the prompts
+	// repeat).
+	QuestionCache bool
 }
 
 // SelfLoad starts a simulated upstream and a proxy in this process, runs
@@ -124,6 +133,9 @@ func SelfLoad(ctx context.Context, opt SelfOptions, progress io.Writer) (LoadRep
 			c.Upstream.BaseURL = up
 		}
 		c.Pipeline.Enabled = opt.Pipeline
+		if !opt.QuestionCache {
+			c.Stages.Retrieve.QuestionCacheMB = 0
+		}
 		if opt.Index != "" {
 			c.Pipeline.Index = opt.Index
 		}
@@ -141,6 +153,9 @@ func SelfLoad(ctx context.Context, opt SelfOptions, progress io.Writer) (LoadRep
 		if opt.Index != "" {
 			rep.Pipeline += " over " + opt.Index
 		}
+		if !opt.QuestionCache {
+			rep.Pipeline += ", question cache off (every turn encodes its question)"
+		}
 	}
 	dcfg := opt.Load
 	dcfg.Target = ip.DirectURL
@@ -150,6 +165,7 @@ func SelfLoad(ctx context.Context, opt SelfOptions, progress io.Writer) (LoadRep
 	}
 	pcfg := opt.Load
 	pcfg.Target = ip.ProxyURL
+	pcfg.Stages = opt.Pipeline
 	proxied, err := Run(ctx, "proxy", pcfg, progress)
 	if err != nil {
 		return rep, fmt.Errorf("proxied run: %w", err)

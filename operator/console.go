@@ -272,6 +272,12 @@ func (p *Plane) guardTurns(ctx *fasthttp.RequestCtx) error {
 		limit = n
 	}
 	entries := tl.snapshot(f)
+	parts := tl.partitions(turnFilter{tenant: f.tenant, kbs: sc.kbs})
+	for i := range parts {
+		if parts[i].Kinds = p.host.PartitionKinds(parts[i].Tenant, parts[i].KB); parts[i].Kinds == nil {
+			parts[i].Kinds = []string{}
+		}
+	}
 	rows := make([]turnRow, 0, min(len(entries), limit))
 	for i := range entries[:min(len(entries), limit)] {
 		rows = append(rows, tl.row(&entries[i]))
@@ -283,7 +289,7 @@ func (p *Plane) guardTurns(ctx *fasthttp.RequestCtx) error {
 		"turns":      rows,
 		"total":      len(entries),
 		"returned":   len(rows),
-		"partitions": tl.partitions(turnFilter{tenant: f.tenant, kbs: sc.kbs}),
+		"partitions": parts,
 		"gate":       thresholdsOf(p.host.GateConfig()),
 		"pipeline":   p.host.PipelineEnabled(),
 		"questions":  cfg.TurnLog.Questions,
@@ -342,7 +348,38 @@ func (p *Plane) guardWhatIf(ctx *fasthttp.RequestCtx) error {
 			Message: "the thresholds are not a valid gate configuration: " + strings.ReplaceAll(err.Error(), "\n", "; ")}
 	}
 	tl, _ := p.turnSource(p.started.TurnLog, f.tenant, f.kbs)
-	return writeJSON(ctx, whatIf(tl.snapshot(f), cfg, &current, examples))
+	if k := req.Gate.PrimaryKind; k != nil && *k != "" {
+		if err := p.checkKind(*k, tl.partitions(turnFilter{tenant: f.tenant, kbs: f.kbs})); err != nil {
+			return err
+		}
+	}
+	return writeJSON(ctx, whatIf(tl.snapshot(f), cfg, &current, p.host.PartitionKinds, examples))
+}
+
+// checkKind admits a what-if primary_kind that some partition in parts
+// holds (in the index in force); otherwise a 400 that lists the kinds
+// there are.
+func (p *Plane) checkKind(kind string, parts []partitionInfo) error {
+	var all []string
+	for _, pi := range parts {
+		for _, k := range p.host.PartitionKinds(pi.Tenant, pi.KB) {
+			if k == kind {
+				return nil
+			}
+			if !slices.Contains(all, k) {
+				all = append(all, k)
+			}
+		}
+	}
+	slices.Sort(all)
+	msg := "primary_kind " + quote(kind) + " is not a kind of any chunk in the partitions the what-if replays"
+	if len(all) == 0 {
+		msg += "; they hold no indexed chunks"
+	} else {
+		msg += "; the kinds there: " + strings.Join(all, ", ")
+	}
+	return &Error{Status: 400, Type: "invalid_request_error", Code: "unknown_kind", Param: "gate.primary_kind",
+		Message: msg + ` (or "" for every chunk)`}
 }
 
 func writeJSON(ctx *fasthttp.RequestCtx, v any) error {

@@ -65,6 +65,9 @@ var (
 	reWhatIf  = regexp.MustCompile(`id="whatif-summary" data-changed="(\d+)" data-turns="(\d+)"`)
 	reTrans   = regexp.MustCompile(`<tr data-from="(\w+)" data-to="(\w+)" data-count="(\d+)"`)
 	reThresh  = regexp.MustCompile(`data-threshold="(\w+)"`)
+	reKindSel = regexp.MustCompile(`(?s)<select name="primary_kind"[^>]*>(.*?)</select>`)
+	reOption  = regexp.MustCompile(`<option value="([^"]*)"`)
+	reSuff    = regexp.MustCompile(`data-check="sufficient" data-before="(\d+)" data-after="(\d+)"`)
 	reGapRows = regexp.MustCompile(`<tr data-decision="(refuse|fallback)"><td>`)
 	// a gap row's best coverage and its resolve button
 	reGapCov = regexp.MustCompile(`<tr data-decision="(?:refuse|fallback)"><td>[^<]*</td><td>.*?</td><td class="num">\d+</td><td>[^<]*</td><td>[^<]*</td><td class="num">([^<]*)</td>`)
@@ -202,6 +205,39 @@ func TestConsoleInChromium(t *testing.T) {
 		t.Errorf("what-if transition %v, want refuse -> fallback x %d", m, want.Changed)
 	}
 	runChromium(t, bin, url, filepath.Join(dir, "console-whatif.png"), 2600)
+
+	// 3. The what-if moves primary_kind: the select offers the demo's
+	// kinds and "(none: every chunk counts)", and the page shows what the
+	// API computes for the kind chosen in the URL.
+	var kw kindWhatIf
+	operator(t, "POST", root+"/v1/guard/whatif", "", `{"gate":{"primary_kind":"verse","good_enough_max":1}}`, &kw)
+	if kw.Changed == 0 {
+		t.Fatal("primary_kind verse changes nothing: it would prove nothing")
+	}
+	kindURL := root + "/console#whatif=primary_kind:verse,good_enough_max:1"
+	dom = runChromium(t, bin, kindURL, "", 2600)
+	sel := reKindSel.FindStringSubmatch(dom)
+	if sel == nil {
+		t.Fatalf("no primary_kind select in the page:\n%s", dom)
+	}
+	var opts []string
+	for _, m := range reOption.FindAllStringSubmatch(sel[1], -1) {
+		opts = append(opts, m[1])
+	}
+	if got := strings.Join(opts, " "); got != " lecture library verse *" {
+		t.Errorf("primary_kind options %q, want the configured, lecture library verse and none (*)", got)
+	}
+	if !strings.Contains(dom, `data-primary-kind="verse"`) {
+		t.Errorf("the what-if result is not for primary_kind verse")
+	}
+	if m := reWhatIf.FindStringSubmatch(dom); m == nil || m[1] != strconv.Itoa(kw.Changed) || m[2] != strconv.Itoa(kw.Turns) {
+		t.Errorf("primary_kind what-if shows %v, want %d of %d changed", m, kw.Changed, kw.Turns)
+	}
+	suff := kw.Checks["sufficient"]
+	if m := reSuff.FindStringSubmatch(dom); m == nil || m[1] != strconv.Itoa(suff.Before) || m[2] != strconv.Itoa(suff.After) {
+		t.Errorf("sufficient check shows %v, want %d -> %d", m, suff.Before, suff.After)
+	}
+	runChromium(t, bin, kindURL, filepath.Join(dir, "console-whatif-kind.png"), 2600)
 }
 
 // The console is embedded and served with a strict CSP; console.enabled:

@@ -89,6 +89,11 @@ type Host interface {
 	OperatorAccess(ctx *fasthttp.RequestCtx, adminOnly bool) (tenant string, kbs []string, err error)
 	// GateConfig is the gate configuration in force.
 	GateConfig() gate.Config
+	// PartitionKinds lists the kinds of a partition's chunks in the index
+	// in force, sorted; nil for a partition it does not hold (or with the
+	// pipeline off). The what-if applies the proxy's primary-kind rule
+	// with them.
+	PartitionKinds(tenant, kb string) []string
 	// PipelineEnabled reports whether the guard pipeline is on.
 	PipelineEnabled() bool
 	// Protected reports whether auth is on or the listener is loopback

@@ -389,6 +389,9 @@ type partitionInfo struct {
 	KB     string `json:"kb"`
 	Turns  int    `json:"turns"`
 	Size   int    `json:"size"`
+	// Kinds are the kinds of the partition's chunks in the index in force
+	// (the what-if's primary_kind choices); empty when it holds none.
+	Kinds []string `json:"kinds"`
 }
 
 // rings lists the partitions' rings (each locked on its own while read).

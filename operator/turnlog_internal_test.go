@@ -248,9 +248,10 @@ type fakeHost struct{ protected bool }
 func (fakeHost) OperatorAccess(*fasthttp.RequestCtx, bool) (string, []string, error) {
 	return "", nil, nil
 }
-func (fakeHost) GateConfig() gate.Config { return gate.DefaultConfig() }
-func (fakeHost) PipelineEnabled() bool   { return true }
-func (h fakeHost) Protected() bool       { return h.protected }
+func (fakeHost) GateConfig() gate.Config                { return gate.DefaultConfig() }
+func (fakeHost) PipelineEnabled() bool                  { return true }
+func (fakeHost) PartitionKinds(string, string) []string { return nil }
+func (h fakeHost) Protected() bool                      { return h.protected }
 func (fakeHost) Ask(context.Context, string, string, string) (gate.Decision, float64, error) {
 	return gate.Refuse, 0, nil
 }

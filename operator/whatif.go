@@ -20,6 +20,12 @@ import (
 // order). A turn that the remote planner never saw (the gate did not
 // ground it when it was logged) but that the new thresholds ground is
 // planned by the local planner and counted as approximate.
+//
+// primary_kind is applied per partition as the proxy applies it: a
+// partition whose chunks (in the index in force) hold none of that kind
+// counts every survivor towards sufficiency, and the response lists it
+// under primary_kind_absent. A partition the index no longer holds keeps
+// the kind as set (the proxy cannot see its kinds either).
 
 // gateThresholds is the part of gate.Config the what-if can move, in the
 // YAML key names; every field is optional in a request.
@@ -142,6 +148,22 @@ type whatIfResult struct {
 	// than the one in force (a reload changed it since).
 	OtherConfig int            `json:"decided_under_other_config"`
 	Gate        gateThresholds `json:"gate"`
+	// Checks counts the turns for which each of the gate's checks holds
+	// (sufficient, good_enough, bail_out, between, empty_outline), as
+	// logged (recomputed at the configuration each turn was decided with)
+	// and recomputed: a check can change without the decision changing.
+	Checks map[string]*checkCount `json:"checks"`
+	// PrimaryKindAbsent lists the replayed partitions ("tenant/kb") that
+	// hold no chunk of Gate.PrimaryKind, where every survivor counted.
+	PrimaryKindAbsent []string `json:"primary_kind_absent"`
+}
+
+// whatIfChecks are the gate checks the what-if counts.
+var whatIfChecks = []string{"sufficient", "good_enough", "bail_out", "between", "empty_outline"}
+
+type checkCount struct {
+	Before int `json:"before"`
+	After  int `json:"after"`
 }
 
 type transition struct {
@@ -161,14 +183,35 @@ type whatIfExample struct {
 	NewMax      float64 `json:"new_coverage_max"`
 	Outline     int     `json:"outline"`
 	NewOutline  int     `json:"new_outline"`
+	Primary     int     `json:"primary_kind_count"`
+	NewPrimary  int     `json:"new_primary_kind_count"`
+}
+
+// forPartition is cfg as the proxy applies it to a turn of a partition
+// whose chunks have kinds: a primary kind the partition lacks is cleared
+// (every survivor counts). kinds nil (a partition the index does not
+// hold) leaves cfg as it is.
+func forPartition(cfg gate.Config, kinds []string) (gate.Config, bool) {
+	if cfg.PrimaryKind == "" || kinds == nil || slices.Contains(kinds, cfg.PrimaryKind) {
+		return cfg, false
+	}
+	cfg.PrimaryKind = ""
+	return cfg, true
 }
 
 // whatIf recomputes entries under cfg; current is the configuration in
-// force (to count turns decided under another one). At most examples
-// examples are kept per transition.
-func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, examples int) whatIfResult {
-	res := whatIfResult{Before: map[string]int{}, After: map[string]int{}, Gate: thresholdsOf(cfg), Transitions: []transition{}}
+// force (to count turns decided under another one); kinds lists a
+// partition's kinds (Host.PartitionKinds). At most examples examples are
+// kept per transition.
+func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, kinds func(tenant, kb string) []string, examples int) whatIfResult {
+	res := whatIfResult{Before: map[string]int{}, After: map[string]int{}, Gate: thresholdsOf(cfg), Transitions: []transition{}, PrimaryKindAbsent: []string{},
+		Checks: make(map[string]*checkCount, len(whatIfChecks))}
+	for _, c := range whatIfChecks {
+		res.Checks[c] = &checkCount{}
+	}
 	byKey := map[[2]string]*transition{}
+	type partCfg struct{ cfg, current gate.Config }
+	parts := map[[2]string]*partCfg{}
 	for i := range entries {
 		e := &entries[i]
 		if !e.traced {
@@ -176,16 +219,45 @@ func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, examples
 			continue
 		}
 		res.Turns++
+		pk := [2]string{e.tenant, e.kb}
+		pc := parts[pk]
+		if pc == nil {
+			var ks []string
+			if kinds != nil {
+				ks = kinds(e.tenant, e.kb)
+			}
+			pc = &partCfg{}
+			var absent bool
+			pc.cfg, absent = forPartition(cfg, ks)
+			if absent {
+				res.PrimaryKindAbsent = append(res.PrimaryKindAbsent, e.tenant+"/"+e.kb)
+			}
+			if current != nil {
+				pc.current, _ = forPartition(*current, ks)
+			}
+			parts[pk] = pc
+		}
 		if e.cfg != nil {
 			res.Exact.Checked++
-			if o, _ := redecide(*e.cfg, e); o.Decision != e.decision {
+			logged, _ := redecide(*e.cfg, e)
+			if logged.Decision != e.decision {
 				res.Exact.Mismatched++
 			}
-			if current != nil && !sameThresholds(*e.cfg, *current) {
+			for _, c := range whatIfChecks {
+				if logged.Checks[c] {
+					res.Checks[c].Before++
+				}
+			}
+			if current != nil && !sameThresholds(*e.cfg, pc.current) {
 				res.OtherConfig++
 			}
 		}
-		o, approx := redecide(cfg, e)
+		o, approx := redecide(pc.cfg, e)
+		for _, c := range whatIfChecks {
+			if o.Checks[c] {
+				res.Checks[c].After++
+			}
+		}
 		if approx {
 			res.Approximate++
 		}
@@ -205,12 +277,14 @@ func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, examples
 		tr.Count++
 		if len(tr.Examples) < examples {
 			tr.Examples = append(tr.Examples, whatIfExample{ID: e.seq, Time: rfc3339(e.at), Tenant: e.tenant, KB: e.kb,
-				Question: e.question(), CoverageMax: e.cov.Max, NewMax: o.Coverage.Max, Outline: e.cov.Outline, NewOutline: o.Coverage.Outline})
+				Question: e.question(), CoverageMax: e.cov.Max, NewMax: o.Coverage.Max, Outline: e.cov.Outline, NewOutline: o.Coverage.Outline,
+				Primary: e.cov.PrimaryKindCount, NewPrimary: o.Coverage.PrimaryKindCount})
 		}
 	}
 	for _, tr := range byKey {
 		res.Transitions = append(res.Transitions, *tr)
 	}
+	slices.Sort(res.PrimaryKindAbsent)
 	slices.SortFunc(res.Transitions, func(a, b transition) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
 			return c
@@ -228,6 +302,6 @@ func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, examples
 func sameThresholds(a, b gate.Config) bool {
 	return a.Prefloor == b.Prefloor && a.PrefloorNoRerank == b.PrefloorNoRerank && a.PrimaryKind == b.PrimaryKind &&
 		a.PrimaryMin == b.PrimaryMin && a.SufficientMax == b.SufficientMax && a.GoodEnoughMax == b.GoodEnoughMax &&
-		a.BailOutBelow == b.BailOutBelow && a.Between == b.Between && a.MaxNotes == b.MaxNotes &&
+		a.BailOutBelow == b.BailOutBelow && a.Between == b.Between && a.OffTopic == b.OffTopic && a.MaxNotes == b.MaxNotes &&
 		a.Relevance == b.Relevance && a.Planner.MinSupport == b.Planner.MinSupport && a.Planner.MaxOutline == b.Planner.MaxOutline
 }

@@ -112,6 +112,20 @@ func (s *Server) Ask(ctx context.Context, tenant, kb, question string) (gate.Dec
 	return p.Decision, p.Coverage, nil
 }
 
+// PartitionKinds lists the kinds of a partition's chunks in the index in
+// force, sorted; nil with the pipeline off or for an unknown partition.
+func (s *Server) PartitionKinds(tenant, kb string) []string {
+	if k, ok := s.rt.Load().pipe.(kindLister); ok {
+		return k.Kinds(tenant, kb)
+	}
+	return nil
+}
+
+// kindLister is a pipeline that knows its partitions' kinds (guardPipe).
+type kindLister interface {
+	Kinds(tenant, kb string) []string
+}
+
 // GateConfig is the gate configuration in force.
 func (s *Server) GateConfig() gate.Config { return s.rt.Load().cfg.Stages.Gate }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
+	"github.com/answer-guard/guard/internal/cpustage"
 	"github.com/answer-guard/guard/internal/gatefeed"
 	"github.com/answer-guard/guard/internal/turnrec"
 	"github.com/answer-guard/guard/judge"
@@ -103,10 +104,12 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t0 := time.Now()
 	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: req.Query})
 	if err != nil {
+		cpustage.Relay.Enter()
 		return nil, fmt.Errorf("retrieve: %w", err)
 	}
 	t1 := time.Now()
 	t.latency["retrieve"] = ms(t1.Sub(t0))
+	cpustage.Gate.Enter()
 	t.degraded = append(t.degraded, res.Degraded...)
 	cands := gatefeed.Candidates(res.Candidates)
 	p.terms.fill(cands)
@@ -124,7 +127,10 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 		gcfg = &c
 	}
 	t.out = gate.Decide(*gcfg, cands, res.RerankActive)
-	t.out = gate.ApplyOutline(t.out, p.outline(ctx, req.Query, t.out, t.addDegraded))
+	cpustage.Planner.Enter()
+	outline := p.outline(ctx, req.Query, t.out, t.addDegraded)
+	cpustage.Gate.Enter()
+	t.out = gate.ApplyOutline(t.out, outline)
 	t.trace = turnrec.GateTrace{Question: req.Query, Cands: cands, RerankActive: res.RerankActive, Config: gcfg, Outcome: &t.out,
 		Remote: p.planner != nil && !slices.Contains(t.degraded, "planner")}
 	memory := make([]string, 0, len(res.Memory))
@@ -136,8 +142,10 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	// partition, not only this turn's: one passage must not put another's
 	// id in front of the model.
 	pcfg := p.gate
+	isAddress := noteAddress(t.out.Notes)
+	isID := func(id string) bool { return p.eng.Contains(tenant, kb, id) }
 	pcfg.Scrub = func(s string) string {
-		return p.spec.ScrubCatalog(p.spec.Scrub(s), func(id string) bool { return p.eng.Contains(tenant, kb, id) }, noteAddress(t.out.Notes))
+		return p.spec.ScrubCatalog(p.spec.Scrub(s), isID, isAddress)
 	}
 	switch t.out.Decision {
 	case gate.Refuse:
@@ -200,6 +208,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 		ce.Write(zap.String("decision", string(t.out.Decision)), zap.Any("checks", t.out.Checks),
 			zap.Int("floored", t.out.Floored), zap.Int("notes", len(t.out.Notes)))
 	}
+	cpustage.Relay.Enter()
 	return t, nil
 }
 
@@ -207,17 +216,22 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 // a word of one: in corpora whose id is the human address, it is not an id
 // to hide (the gauntlet exempts the same tokens).
 func noteAddress(notes []gate.Note) func(string) bool {
-	return func(tok string) bool {
-		for _, n := range notes {
-			if n.Address == "" {
-				continue
-			}
-			if tok == n.Address || slices.Contains(strings.Fields(n.Address), tok) {
-				return true
-			}
+	// The addresses and their words, split once per turn rather than once
+	// per token of every note scrubbed.
+	var keep map[string]bool
+	for _, n := range notes {
+		if n.Address == "" {
+			continue
 		}
-		return false
+		if keep == nil {
+			keep = map[string]bool{}
+		}
+		keep[n.Address] = true
+		for _, w := range strings.Fields(n.Address) {
+			keep[w] = true
+		}
 	}
+	return func(tok string) bool { return keep[tok] }
 }
 
 func (t *guardTurn) addDegraded(what string) {
@@ -300,6 +314,7 @@ func (t *guardTurn) dispatch(ctx context.Context, sentence string) {
 	t.mu.Unlock()
 	cited := t.cited()
 	t.pending.Go(func() {
+		cpustage.Verify.Enter()
 		c := t.jt.Claim(ctx, sentence, cited)
 		t.mu.Lock()
 		t.claims[i] = c
@@ -328,7 +343,9 @@ func (t *guardTurn) cited() map[int]judge.Passage {
 // contradicted or unsupported before it is released.
 func (t *guardTurn) strict(ctx context.Context, dst []byte, sentence string) []byte {
 	t0 := time.Now()
+	cpustage.Verify.Enter()
 	claim, drop := t.jt.Check(ctx, sentence, t.cited())
+	cpustage.Relay.Enter()
 	t.strictVerify += time.Since(t0)
 	if claim.Verdict != "" {
 		t.claims = append(t.claims, claim)
@@ -404,6 +421,7 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 	}
 	r.Citations = cites
 
+	cpustage.Verify.Enter()
 	var jr judge.Report
 	pool := make([]judge.Passage, len(t.out.Notes))
 	for i, n := range t.out.Notes {
@@ -417,6 +435,7 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 	// verify: what verification added to the end of the stream (waiting for
 	// the last checks, classifying uncited claims), plus strict holds.
 	t.latency["verify"] = ms(time.Since(v0) + t.strictVerify)
+	cpustage.Relay.Enter()
 	if jr.Claims == nil {
 		jr.Claims = []judge.Claim{}
 	}
@@ -444,6 +463,10 @@ func (t *guardTurn) otherKBs() judge.OtherKBs {
 	return otherKBs{eng: t.p.eng, tenant: t.req.Tenant, kbs: kbs, min: t.p.gate.SufficientMax}
 }
 
+// Kinds lists the kinds of a partition's chunks in the index in force
+// (Server.PartitionKinds).
+func (p *guardPipe) Kinds(tenant, kb string) []string { return p.eng.Kinds(tenant, kb) }
+
 type otherKBs struct {
 	eng    *retrieve.Engine
 	tenant string
@@ -454,6 +477,7 @@ type otherKBs struct {
 func (o otherKBs) Find(ctx context.Context, sentence string) (string, judge.Passage, bool) {
 	for _, kb := range o.kbs {
 		res, err := o.eng.Retrieve(ctx, retrieve.Query{Tenant: o.tenant, KB: kb, Text: sentence})
+		cpustage.Verify.Enter() // the lookup's lanes entered their own stages
 		if err != nil || len(res.Candidates) == 0 {
 			continue
 		}
@@ -469,6 +493,7 @@ var (
 	_ Pipeline       = (*guardPipe)(nil)
 	_ Turn           = (*guardTurn)(nil)
 	_ judge.OtherKBs = otherKBs{}
+	_ kindLister     = (*guardPipe)(nil)
 )
 
 // Abandon waits for the report-mode checks already started; their context

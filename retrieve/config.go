@@ -48,6 +48,11 @@ type Config struct {
 	// Default true; false is the lexical-only mode (the gate's models use
 	// their lexical weights).
 	Semantic bool `yaml:"semantic"`
+	// QuestionCacheMB bounds the cache of questions' sentence-encoder
+	// vectors (ristretto; keys hold encoder checksum, tenant, kb and
+	// text) in megabytes, about 400 questions per MB. Default 8; 0 turns
+	// it off; at most 4096.
+	QuestionCacheMB int `yaml:"question_cache_mb"`
 }
 
 // MemoryConfig holds the asymmetric curated-memory thresholds.
@@ -111,6 +116,8 @@ func DefaultConfig() Config {
 		Rerank:   RerankConfig{Mode: "local", Timeout: 2 * time.Second},
 		Rewrite:  RewriteConfig{Max: 3, Timeout: 3 * time.Second},
 		Semantic: true,
+
+		QuestionCacheMB: 8,
 	}
 }
 
@@ -125,6 +132,9 @@ func (c Config) Validate() error {
 	}
 	if c.PoolCap < 1 || c.PoolCap > 1000 {
 		bad("pool_cap: must be in [1,1000], got %d", c.PoolCap)
+	}
+	if c.QuestionCacheMB < 0 || c.QuestionCacheMB > 4096 {
+		bad("question_cache_mb: must be in [0,4096], got %d", c.QuestionCacheMB)
 	}
 	if c.TopK < 1 || c.TopK > c.PoolCap {
 		bad("top_k: must be in [1,pool_cap], got %d", c.TopK)

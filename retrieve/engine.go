@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/index/encoder"
 	"github.com/answer-guard/guard/index/wordvec"
+	"github.com/answer-guard/guard/internal/cpustage"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 )
@@ -95,6 +97,8 @@ type Engine struct {
 	ownEmbedder *index.RemoteEmbedder
 	// sem computes the semantic features; nil unless cfg.Semantic.
 	sem *semantic
+	// questions caches questions' encoder vectors (nil when off).
+	questions *questionCache
 	// kinds caches each partition's set of kinds (*index.Partition ->
 	// map[string]bool), dropped when a snapshot is published.
 	kinds sync.Map
@@ -163,6 +167,7 @@ func New(cfg Config, ixCfg index.Config, snap *index.Snapshot, log *zap.Logger) 
 	if cfg.Rerank.Mode == "remote" {
 		e.remote = NewRemoteReranker(cfg.Rerank)
 	}
+	e.questions = newQuestionCache(cfg.QuestionCacheMB)
 	if cfg.Rewrite.Enabled {
 		e.rewriter = newRewriter(cfg.Rewrite)
 	}
@@ -214,6 +219,7 @@ func (e *Engine) Swap(snap *index.Snapshot) {
 // remote reranker and query rewriter.
 func (e *Engine) Close() {
 	e.Swap(nil)
+	e.questions.close()
 	if e.ownEmbedder != nil {
 		e.ownEmbedder.Close()
 	}
@@ -258,6 +264,22 @@ func (e *Engine) KBs(tenant string) []string {
 	}
 	defer s.release()
 	return s.snap.KBs(tenant)
+}
+
+// Kinds lists the kinds of the partition's chunks in the current
+// snapshot, sorted; nil for an unknown partition (the operator's what-if
+// applies the primary-kind rule with them).
+func (e *Engine) Kinds(tenant, kb string) []string {
+	s := e.acquire()
+	if s == nil {
+		return nil
+	}
+	defer s.release()
+	p := s.snap.Partition(tenant, kb)
+	if p == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(e.kindSet(p)))
 }
 
 // cand is a pool member while a query is being answered.
@@ -323,9 +345,14 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	// Query vectors: in the partition's local dense space (the embedded
 	// encoder, or the hashed model); remote when the snapshot's dense lane
 	// is remote.
+	cpustage.Embed.Enter()
 	localQ := make([][]float32, len(texts))
 	for i, t := range texts {
-		localQ[i] = p.EmbedQuery(t)
+		if enc := p.Encoder(); enc != nil {
+			localQ[i] = e.questions.embed(enc.Checksum(), q.Tenant, q.KB, t, p.EmbedQuery)
+		} else {
+			localQ[i] = p.EmbedQuery(t) // the hashed model: cheaper than a cache
+		}
 	}
 	primaryQ, primaryOK := localQ, true
 	if p.Remote() {
@@ -346,6 +373,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 			degrade("embeddings")
 		}
 	}
+	cpustage.Retrieve.Enter()
 	pool := map[int]*cand{}
 	get := func(slot int) *cand {
 		c := pool[slot]
@@ -374,6 +402,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 		if err := e.sweep(ctx, p, texts, primaryQ, primaryOK, get, degrade); err != nil {
 			return Result{}, err
 		}
+		cpustage.Retrieve.Enter()
 	}
 	// Calibrated score of the original question: the remote model's cosine,
 	// or the local model's exact cosine (also when the remote is down).
@@ -392,12 +421,20 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 		}
 	}
 	cands := e.capPool(pool)
+	cpustage.Rerank.Enter()
 	res.RerankActive = e.rerank(ctx, p, q.Text, cands, degrade)
 	ordered := e.order(q.Text, p, cands)
 	var slots []int
 	res.Candidates, slots = e.cut(ordered, p)
 	if e.sem != nil {
-		e.sem.fill(p, q.Text, localQ[0], slots, res.Candidates)
+		cpustage.Semantic.Enter()
+		e.sem.fill(p, q.Text, localQ[0], slots, res.Candidates, func(text string) []float32 {
+			sum := ""
+			if c, ok := e.sem.enc.(checksummer); ok {
+				sum = c.Checksum()
+			}
+			return e.questions.embed(sum, q.Tenant, q.KB, text, e.sem.enc.Embed)
+		})
 	}
 	return res, nil
 }
@@ -422,6 +459,7 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, 
 	for ti, t := range texts {
 		if primaryOK {
 			g.Go(func() error {
+				cpustage.Dense.Enter()
 				hits, err := p.Dense(primaryQ[ti], e.cfg.DenseK, e.cfg.DenseOverfetch)
 				put(laneOut{laneDense, hits, err})
 				return nil
@@ -429,6 +467,7 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, 
 		}
 		if e.cfg.LexicalK > 0 {
 			g.Go(func() error {
+				cpustage.Lexical.Enter()
 				lctx, cancel := context.WithTimeout(gctx, e.cfg.LaneTimeout)
 				defer cancel()
 				hits, err := p.Lexical(lctx, t, e.cfg.LexicalK)
@@ -437,6 +476,7 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, 
 			})
 		}
 		g.Go(func() error {
+			cpustage.Lexical.Enter()
 			put(laneOut{laneAddress, e.addressLane(p, t), nil})
 			return nil
 		})

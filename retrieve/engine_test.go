@@ -334,6 +334,7 @@ func TestRemoteRerankFallsBackToLocal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer e.Close()
 		r, err := e.RetrieveFrom(context.Background(), s, Query{Tenant: "acme", KB: "docs", Text: "backup restore port"})
 		if err != nil {
 			t.Fatal(err)
@@ -373,6 +374,7 @@ func TestRewriteAddsQueriesAndDegrades(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer e.Close()
 		r, err := e.RetrieveFrom(context.Background(), s, Query{Tenant: "globex", KB: "docs", Text: "road safety markings"})
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/index/encoder"
 	"github.com/answer-guard/guard/index/wordvec"
+	"github.com/answer-guard/guard/internal/cpustage"
 )
 
 // SentenceEncoder embeds a text as an L2-normalised vector;
@@ -96,18 +97,21 @@ func (s *semantic) passage(p *index.Partition, slot int, embed bool) *passageSem
 // When the partition's dense lane is the embedded encoder, qv is the
 // question's vector the lane already computed and the passages' vectors
 // are the snapshot's: nothing is encoded here. Otherwise (hashed or
-// remote dense lane) the question and the passages are encoded here, the
-// passages once each (cached).
-func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int, cands []Candidate) {
+// remote dense lane) the question (through embedQ, which may cache it)
+// and the passages are encoded here, the passages once each (cached).
+func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int, cands []Candidate, embedQ func(string) []float32) {
 	if len(cands) == 0 {
 		return
 	}
 	own := p.Encoder() != nil && len(qv) == p.PrimaryDims()
 	if !own {
-		qv = s.enc.Embed(lead(q, maxEncodedChars))
+		cpustage.Embed.Enter()
+		qv = embedQ(lead(q, maxEncodedChars))
+		cpustage.Semantic.Enter()
 	}
 	qw := index.Words(q)
-	fq := newFocusQuestion(q, p.Local().IDF)
+	words := make([][]string, len(cands))
+	pss := make([]*passageSem, len(cands))
 	for i := range cands {
 		ps := s.passage(p, slots[i], !own)
 		if own {
@@ -115,10 +119,17 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 		} else {
 			cands[i].Sim = encoder.Cosine(qv, ps.vec)
 		}
-		if s.wv != nil {
-			cands[i].setFocus(s.focusCoverage(&fq, qw, ps))
-		}
+		words[i], pss[i] = ps.words, ps
 		cands[i].Semantic = true
+	}
+	if s.wv != nil {
+		mean, worst := make([]float64, len(cands)), make([]float64, len(cands))
+		s.coverAll(qw, words, mean, worst)
+		for i := range cands {
+			cands[i].Soft, cands[i].SoftMin = mean[i], worst[i]
+		}
+		fq := newFocusQuestion(q, p.Local().IDF)
+		s.focusAll(&fq, pss, cands)
 	}
 }
 

@@ -1,6 +1,8 @@
 package retrieve
 
 import (
+	"github.com/viterin/vek/vek32"
+
 	"github.com/answer-guard/guard/index"
 )
 
@@ -32,17 +34,17 @@ type focusQuestion struct {
 	scratch []float64
 }
 
-// buffers returns four zeroed slices of scratch: row and sentSum of n
-// each, bestOf and wordBest of one per question word.
-func (q *focusQuestion) buffers(n int) (row, sentSum, bestOf, wordBest []float64) {
+// buffers returns three zeroed slices of scratch: row and sentSum of n
+// each, bestOf of one per question word.
+func (q *focusQuestion) buffers(n int) (row, sentSum, bestOf []float64) {
 	m := len(q.words)
-	need := 2*n + 2*m
+	need := 2*n + m
 	if cap(q.scratch) < need {
 		q.scratch = make([]float64, need)
 	}
 	b := q.scratch[:need]
 	clear(b)
-	return b[:n:n], b[n : 2*n : 2*n], b[2*n : 2*n+m : 2*n+m], b[2*n+m:]
+	return b[:n:n], b[n : 2*n : 2*n], b[2*n:]
 }
 
 // newFocusQuestion prepares q's words with the partition's IDF (nil
@@ -121,9 +123,8 @@ func newPassageFocus(title, text string) *passageFocus {
 	return pf
 }
 
-// focusScores are one passage's soft-coverage and focus features.
+// focusScores are one passage's focus features.
 type focusScores struct {
-	soft, softMin float64 // as coverage computes them
 	// focus is the IDF-weighted soft coverage (a stem match counts 1),
 	// miss the IDF-weighted share of question words below focusMissBelow,
 	// worst the lower best cosine of the two highest-IDF words, sent the
@@ -131,47 +132,110 @@ type focusScores struct {
 	focus, miss, worst, sent float64
 }
 
-// focusCoverage computes the soft coverage of q's words by the passage
-// (coverage's mean and worst over qw, the question's words with repeats,
-// unchanged) and the focus features, in one pass over the word pairs: the
-// word vectors' cosines are the cost, about as much as coverage alone.
-func (s *semantic) focusCoverage(q *focusQuestion, qw []string, ps *passageSem) focusScores {
+// focusAll sets the focus features of every candidate (pss[i] is cands[i]'s
+// passage). As coverAll does for the soft coverage, each distinct
+// (question word, passage word) cosine is one SIMD dot per turn; words
+// that are not lowercase ASCII go the per-pair way.
+func (s *semantic) focusAll(q *focusQuestion, pss []*passageSem, cands []Candidate) {
+	if len(q.words) == 0 || q.total <= 0 {
+		return
+	}
+	rv, ok := s.wv.(rowVectors)
+	batched := ok && plain(q.words)
+	var sim []float64
+	var nIDs int
+	pslots := make([][]int32, len(pss))
+	if batched {
+		dims := rv.Dims()
+		slot := map[int32]int32{}
+		var ids []int32
+		for i, ps := range pss {
+			if !plain(ps.words) {
+				continue
+			}
+			sl := make([]int32, len(ps.words)) // aligned with ps.words; -1: unknown word
+			for j, w := range ps.words {
+				id, known := rv.ID(w)
+				if !known {
+					sl[j] = -1
+					continue
+				}
+				u, seen := slot[id]
+				if !seen {
+					u = int32(len(ids))
+					slot[id] = u
+					ids = append(ids, id)
+				}
+				sl[j] = u
+			}
+			pslots[i] = sl
+		}
+		nIDs = len(ids)
+		rows := make([]float32, nIDs*dims)
+		for u, id := range ids {
+			rv.IntRow(id, rows[u*dims:(u+1)*dims])
+		}
+		sim = make([]float64, len(q.words)*nIDs)
+		qrow := make([]float32, dims)
+		for qi, w := range q.words {
+			qid, known := rv.ID(w)
+			if !known {
+				continue
+			}
+			rv.IntRow(qid, qrow)
+			qn := rv.Norm(qid)
+			for u, id := range ids {
+				if d := qn * rv.Norm(id); d != 0 {
+					sim[qi*nIDs+u] = float64(vek32.Dot(qrow, rows[u*dims:(u+1)*dims])) / float64(d)
+				}
+			}
+		}
+	}
+	for i, ps := range pss {
+		var cos func(qi, j int) float64
+		if sl := pslots[i]; batched && sl != nil {
+			cos = func(qi, j int) float64 {
+				if sl[j] < 0 {
+					return 0
+				}
+				return sim[qi*nIDs+int(sl[j])]
+			}
+		} else {
+			cos = func(qi, j int) float64 { return s.wv.Similarity(q.words[qi], ps.words[j]) }
+		}
+		cands[i].setFocus(q.scores(ps, cos))
+	}
+}
+
+// scores computes one passage's focus features; cos(qi, j) is the word
+// vectors' cosine of question word qi and passage word j.
+func (q *focusQuestion) scores(ps *passageSem, cos func(qi, j int) float64) focusScores {
 	var fs focusScores
 	pf := ps.focus
 	words := ps.words
-	if len(q.words) == 0 || pf == nil || len(pf.stems) != len(words) {
-		if len(qw) > 0 {
-			fs.soft, fs.softMin = s.coverage(qw, words)
-		}
-		return fs
+	if pf == nil || len(pf.stems) != len(words) {
+		return fs // not aligned (cannot happen with passage()'s text); leave the focus features 0
 	}
 	nSent := len(pf.ends)
 	// row[k] is a question word's best match within span k (0: the title,
-	// then each sentence); wordBest its best as coverage counts it (the
-	// same word, not the same stem, counts 1).
-	row, sentSum, bestOf, wordBest := q.buffers(nSent)
+	// then each sentence).
+	row, sentSum, bestOf := q.buffers(nSent)
 	for i, w := range q.words {
 		clear(row)
-		wb := 0.0
 		k := 0
 		for j, pw := range words {
 			for k < nSent-1 && j >= pf.ends[k] {
 				k++
 			}
-			var sim float64
-			switch {
-			case pw == w:
-				sim = 1
-			case wb < 1 || row[k] < 1:
-				sim = s.wv.Similarity(w, pw)
+			if row[k] >= 1 {
+				continue
 			}
-			wb = max(wb, sim)
-			if pf.stems[j] == q.stems[i] {
-				sim = 1
+			v := 1.0
+			if pw != w && pf.stems[j] != q.stems[i] {
+				v = cos(i, j)
 			}
-			row[k] = max(row[k], sim)
+			row[k] = max(row[k], v)
 		}
-		wordBest[i] = wb
 		best := 0.0
 		for _, v := range row {
 			best = max(best, v)
@@ -199,29 +263,10 @@ func (s *semantic) focusCoverage(q *focusQuestion, qw []string, ps *passageSem) 
 			fs.worst = min(fs.worst, bestOf[t])
 		}
 	}
-	if len(qw) > 0 {
-		fs.softMin = 1
-		for _, w := range qw {
-			wb := -1.0
-			for i, d := range q.words {
-				if d == w {
-					wb = wordBest[i]
-					break
-				}
-			}
-			if wb < 0 { // a word dropped as a repeated stem
-				wb, _ = s.coverage([]string{w}, words)
-			}
-			fs.soft += wb
-			fs.softMin = min(fs.softMin, wb)
-		}
-		fs.soft /= float64(len(qw))
-	}
 	return fs
 }
 
 // setFocus copies fs onto c.
 func (c *Candidate) setFocus(fs focusScores) {
-	c.Soft, c.SoftMin = fs.soft, fs.softMin
 	c.Focus, c.FocusMiss, c.FocusWorst, c.SentSoft = fs.focus, fs.miss, fs.worst, fs.sent
 }

@@ -16,37 +16,50 @@ func focusOf(t *testing.T, q, title, text string, idf func(string) float64) focu
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newSemantic(nil, wv)
-	body := text
-	if title != "" {
-		body = title + ". " + text
-	}
-	ps := &passageSem{words: index.Words(body), focus: newPassageFocus(title, text)}
-	fq := newFocusQuestion(q, idf)
-	return s.focusCoverage(&fq, index.Words(q), ps)
+	c := focusCands(newSemantic(nil, wv), q, idf, [][2]string{{title, text}})
+	return focusScores{c[0].Focus, c[0].FocusMiss, c[0].FocusWorst, c[0].SentSoft}
 }
 
-// The soft coverage computed in the focus pass is coverage's, to the bit.
-func TestFocusCoverageKeepsSoftCoverage(t *testing.T) {
+// focusCands runs focusAll over passages (title, text) as fill does.
+func focusCands(s *semantic, q string, idf func(string) float64, passages [][2]string) []Candidate {
+	pss := make([]*passageSem, len(passages))
+	for i, p := range passages {
+		body := p[1]
+		if p[0] != "" {
+			body = p[0] + ". " + p[1]
+		}
+		pss[i] = &passageSem{words: index.Words(body), focus: newPassageFocus(p[0], p[1])}
+	}
+	cands := make([]Candidate, len(passages))
+	fq := newFocusQuestion(q, idf)
+	s.focusAll(&fq, pss, cands)
+	return cands
+}
+
+// pairVectors hides the row access of the word vectors, so focusAll takes
+// the per-pair way.
+type pairVectors struct{ WordVectors }
+
+// The batched cosines give the per-pair path's features, to the bit.
+func TestFocusBatchedMatchesPerPair(t *testing.T) {
 	wv, err := wordvec.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newSemantic(nil, wv)
-	for _, tc := range []struct{ q, title, text string }{
-		{"how much do you charge to fix a flat tyre?", "Repairs", "Puncture repair costs £8 per wheel, including a new inner tube."},
-		{"Is there a discount for pensioners? pensioners", "", "Seniors over 65 and students with a valid card pay 4.50 euros."},
-		{"charges charged charging", "Charges", "We charge by the hour."},
-	} {
-		body := tc.text
-		if tc.title != "" {
-			body = tc.title + ". " + tc.text
-		}
-		words := index.Words(body)
-		wantMean, wantWorst := s.coverage(index.Words(tc.q), words)
-		got := focusOf(t, tc.q, tc.title, tc.text, nil)
-		if got.soft != wantMean || got.softMin != wantWorst {
-			t.Errorf("%q: soft, softMin = %v, %v; coverage says %v, %v", tc.q, got.soft, got.softMin, wantMean, wantWorst)
+	passages := [][2]string{
+		{"Repairs", "Puncture repair costs £8 per wheel, including a new inner tube. We fix brakes too."},
+		{"", "Seniors over 65 and students with a valid card pay 4.50 euros. Café Zoë is upstairs."},
+		{"Charges", "We charge by the hour; a full service costs 45 pounds."},
+	}
+	for _, q := range []string{"how much do you charge to fix a flat tyre?", "Is there a discount for pensioners?", "yearly tune-up price"} {
+		got := focusCands(newSemantic(nil, wv), q, nil, passages)
+		want := focusCands(newSemantic(nil, pairVectors{wv}), q, nil, passages)
+		for i := range got {
+			g := [4]float64{got[i].Focus, got[i].FocusMiss, got[i].FocusWorst, got[i].SentSoft}
+			w := [4]float64{want[i].Focus, want[i].FocusMiss, want[i].FocusWorst, want[i].SentSoft}
+			if g != w || g == ([4]float64{}) {
+				t.Errorf("%q, passage %d: batched %v, per pair %v", q, i, g, w)
+			}
 		}
 	}
 }
@@ -96,8 +109,8 @@ func TestFocusStemsAndSentences(t *testing.T) {
 	}
 }
 
-// The focus pass replaces the soft-coverage pass of a turn: compare the
-// two over one turn's 16 candidates (about 50 words each).
+// The focus features' cost beside the batched soft coverage, over one
+// turn's 16 candidates (about 50 words each).
 func BenchmarkSoftCoverageTurn(b *testing.B)  { benchCoverage(b, false) }
 func BenchmarkFocusCoverageTurn(b *testing.B) { benchCoverage(b, true) }
 
@@ -111,21 +124,23 @@ func benchCoverage(b *testing.B, focus bool) {
 		"takes two working days; book it online or at the desk. Seniors over 65 and students with a valid card pay " +
 		"half price for labour. We are open Tuesday to Saturday, 9am to 5:30pm."
 	var pss []*passageSem
+	var words [][]string
 	for i := range 16 {
 		title := "Workshop prices " + string(rune('a'+i))
-		pss = append(pss, &passageSem{words: index.Words(title + ". " + text), focus: newPassageFocus(title, text)})
+		ps := &passageSem{words: index.Words(title + ". " + text), focus: newPassageFocus(title, text)}
+		pss = append(pss, ps)
+		words = append(words, ps.words)
 	}
 	q := "how much do you charge to fix a flat tyre for a pensioner?"
-	qw := index.Words(q)
+	cands := make([]Candidate, len(pss))
+	mean, worst := make([]float64, len(pss)), make([]float64, len(pss))
 	b.ReportAllocs()
 	for b.Loop() {
-		fq := newFocusQuestion(q, nil)
-		for _, ps := range pss {
-			if focus {
-				s.focusCoverage(&fq, qw, ps)
-			} else {
-				s.coverage(qw, ps.words)
-			}
+		qw := index.Words(q)
+		s.coverAll(qw, words, mean, worst)
+		if focus {
+			fq := newFocusQuestion(q, nil)
+			s.focusAll(&fq, pss, cands)
 		}
 	}
 }

@@ -69,6 +69,7 @@ func benchLoad(ctx context.Context, args []string) error {
 	selfIndex := fs.String("index", "", "with --self --pipeline: index snapshot dir (guard index build) instead of the embedded demo corpus")
 	config := fs.String("config", "", "with --self: the proxy's config file (thresholds, verify mode, ...); upstream and mock are the in-process ones")
 	fs.DurationVar(&pace, "pace", 0, "with --self: the simulated upstream's delay between streamed events")
+	questionCache := fs.Bool("question-cache", false, "with --self --pipeline: keep retrieve.question_cache_mb on (off by default: the prompts repeat, and the run should encode every question)")
 	var cpuprofile string
 	fs.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	if err := parseFlags(fs, args); err != nil {
@@ -107,7 +108,7 @@ func benchLoad(ctx context.Context, args []string) error {
 		if cfg.Target != "" || direct != "" {
 			return errors.New("--self starts its own servers: drop --target and --direct")
 		}
-		opt := bench.SelfOptions{Load: cfg, Pipeline: pipeline, Pace: pace, Index: *selfIndex}
+		opt := bench.SelfOptions{Load: cfg, Pipeline: pipeline, Pace: pace, Index: *selfIndex, QuestionCache: *questionCache}
 		if *config != "" {
 			f, err := loadFile(*config)
 			if err != nil {

@@ -21,4 +21,20 @@ func dot2x4q(x *float32, xstride int, w *int8, wstride int, n int, out *[8]float
 //go:noescape
 func dot2x2q(x *float32, xstride int, w *int8, wstride int, n int, out *[4]float32)
 
-var haveDot2x4 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// dot8x2q is dot2x4q for eight rows of x with AVX-512 (n a multiple of
+// 16): each converted weight vector serves eight tokens, and each
+// instruction sixteen lanes.
+//
+//go:noescape
+func dot8x2q(x *float32, xstride int, w *int8, wstride int, n int, out *[16]float32)
+
+// axpyq adds a times the int8 vector w to dst (n a multiple of 32), with
+// AVX-512.
+//
+//go:noescape
+func axpyq(dst *float32, w *int8, a float32, n int)
+
+var (
+	haveDot2x4 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	haveDot8x2 = haveDot2x4 && cpu.X86.HasAVX512F
+)

@@ -14,4 +14,15 @@ func dot2x2q(x *float32, xstride int, w *int8, wstride int, n int, out *[4]float
 	panic("dot2x2q: not available")
 }
 
-const haveDot2x4 = false
+func dot8x2q(x *float32, xstride int, w *int8, wstride int, n int, out *[16]float32) {
+	panic("dot8x2q: not available")
+}
+
+func axpyq(dst *float32, w *int8, a float32, n int) {
+	panic("axpyq: not available")
+}
+
+const (
+	haveDot2x4 = false
+	haveDot8x2 = false
+)

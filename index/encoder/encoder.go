@@ -8,9 +8,10 @@
 // model/NOTICE. Committed goldens pin the vectors to the JavaScript
 // reference (@energetic-ai/embeddings@0.2.0 on tfjs).
 //
-// The matrices stay int8 in memory (transposed, about 5 MB); on amd64 with
-// AVX2 and FMA an assembly kernel (dot_amd64.s) converts them to float in
-// registers and accumulates in fp32, four tokens per weight load. Elsewhere
+// The matrices stay int8 in memory (transposed, about 5 MB); on amd64
+// assembly kernels (dot_amd64.s) convert them to float in registers and
+// accumulate in fp32: eight tokens per weight load with AVX-512, four with
+// AVX2 and FMA. Elsewhere
 // they are expanded to fp32 once at load and multiplied with
 // github.com/viterin/vek's SIMD dot product.
 package encoder
@@ -34,7 +35,8 @@ var modelBytes []byte
 type Encoder struct {
 	m        *model
 	checksum string
-	pool     sync.Pool
+	pool     sync.Pool // of *scratch
+	batch    batcher
 }
 
 var (
@@ -67,6 +69,7 @@ func Load(b []byte) (*Encoder, error) {
 func New(w *modelfile.Weights, checksum string) *Encoder {
 	e := &Encoder{m: newModel(w), checksum: checksum}
 	e.pool.New = func() any { return new(scratch) }
+	e.batch = batcher{m: e.m, pool: &e.pool, max: max(1, runtime.GOMAXPROCS(0))}
 	return e
 }
 
@@ -78,16 +81,18 @@ func (e *Encoder) Dims() int { return e.m.dims }
 func (e *Encoder) Checksum() string { return e.checksum }
 
 // Embed returns the L2-normalised sentence vector of text. Text longer
-// than 128 pieces is cut to its first 128.
+// than 128 pieces is cut to its first 128. Concurrent calls share forward
+// passes (batch.go): a call alone runs at once; calls that arrive while
+// GOMAXPROCS passes run are embedded together by the next pass.
 func (e *Encoder) Embed(text string) []float32 {
 	dst := make([]float32, e.m.dims)
-	e.embedInto(text, dst)
+	e.batch.embed(e.m.tok.encode(text), dst)
 	return dst
 }
 
 func (e *Encoder) embedInto(text string, dst []float32) {
 	s := e.pool.Get().(*scratch)
-	e.m.forward(e.m.tok.encode(text), s, dst)
+	e.m.forward([][]int32{e.m.tok.encode(text)}, s, [][]float32{dst})
 	e.pool.Put(s)
 }
 

@@ -11,13 +11,17 @@ import (
 // contiguous row per output), so each output is a dot product and the
 // weights stream through the cache once per call however many tokens are
 // in the batch. Weights stay int8 (wq, one scale per output) where the
-// SIMD kernel is available, else fp32 (wt).
+// SIMD kernels are available (AVX-512: eight tokens per converted weight
+// vector; AVX2 and FMA: four), else fp32 (wt).
 type linear struct {
 	in, out int
 	wt      []float32 // out x in
 	wq      []int8    // out x in
 	scale   []float32 // per output, with wq
 	bias    []float32
+	// wr is wq untransposed (in x out), kept for layers fed by a ReLU
+	// (sparse inputs: applySparse); nil elsewhere.
+	wr []int8
 }
 
 func newLinear(m *modelfile.Matrix, bias []float32) linear {
@@ -42,45 +46,14 @@ func newLinear(m *modelfile.Matrix, bias []float32) linear {
 }
 
 // apply writes x·W + b for n rows of x (n x in) into dst (n x out); pad
-// is scratch for the last block of fewer than four rows.
+// is scratch for a last, zero-padded block of rows.
 func (l *linear) apply(dst, x []float32, n int, pad *[]float32) {
 	in, out := l.in, l.out
 	if l.wq != nil {
-		// Blocks of four rows, then one of two; a last odd row comes
-		// from a zero-padded copy.
-		full := n &^ 3
-		pair := full + (n-full)&^1
-		var xp []float32
-		if pair < n {
-			*pad = grow(*pad, 2*in)
-			xp = *pad
-			clear(xp)
-			copy(xp, x[pair*in:n*in])
-		}
-		var acc [8]float32
-		var acc2 [4]float32
-		for c := 0; c+2 <= out; c += 2 {
-			s0, s1 := l.scale[c], l.scale[c+1]
-			b0, b1 := l.bias[c], l.bias[c+1]
-			w := &l.wq[c*in]
-			for t := 0; t < full; t += 4 {
-				dot2x4q(&x[t*in], in, w, in, in, &acc)
-				for k := 0; k < 4; k++ {
-					dst[(t+k)*out+c] = acc[2*k]*s0 + b0
-					dst[(t+k)*out+c+1] = acc[2*k+1]*s1 + b1
-				}
-			}
-			for t := full; t < n; t += 2 {
-				src, rows := &x[t*in], 2
-				if t >= pair {
-					src, rows = &xp[0], 1
-				}
-				dot2x2q(src, in, w, in, in, &acc2)
-				for k := 0; k < rows; k++ {
-					dst[(t+k)*out+c] = acc2[2*k]*s0 + b0
-					dst[(t+k)*out+c+1] = acc2[2*k+1]*s1 + b1
-				}
-			}
+		if haveDot8x2 && in%16 == 0 {
+			l.apply8(dst, x, n, pad)
+		} else {
+			l.apply4(dst, x, n, pad)
 		}
 		return
 	}
@@ -109,6 +82,133 @@ func (l *linear) apply(dst, x []float32, n int, pad *[]float32) {
 		b := l.bias[c]
 		for t := 0; t < n; t++ {
 			dst[t*out+c] = vek32.Dot(x[t*in:(t+1)*in], w) + b
+		}
+	}
+}
+
+// apply4 is apply with the AVX2 kernels over int8 weights: blocks of four
+// rows, then one of two; a last odd row comes from a zero-padded copy.
+func (l *linear) apply4(dst, x []float32, n int, pad *[]float32) {
+	in, out := l.in, l.out
+	full := n &^ 3
+	pair := full + (n-full)&^1
+	var xp []float32
+	if pair < n {
+		*pad = grow(*pad, 2*in)
+		xp = *pad
+		clear(xp)
+		copy(xp, x[pair*in:n*in])
+	}
+	var acc [8]float32
+	var acc2 [4]float32
+	for c := 0; c+2 <= out; c += 2 {
+		s0, s1 := l.scale[c], l.scale[c+1]
+		b0, b1 := l.bias[c], l.bias[c+1]
+		w := &l.wq[c*in]
+		for t := 0; t < full; t += 4 {
+			dot2x4q(&x[t*in], in, w, in, in, &acc)
+			for k := 0; k < 4; k++ {
+				dst[(t+k)*out+c] = acc[2*k]*s0 + b0
+				dst[(t+k)*out+c+1] = acc[2*k+1]*s1 + b1
+			}
+		}
+		for t := full; t < n; t += 2 {
+			src, rows := &x[t*in], 2
+			if t >= pair {
+				src, rows = &xp[0], 1
+			}
+			dot2x2q(src, in, w, in, in, &acc2)
+			for k := 0; k < rows; k++ {
+				dst[(t+k)*out+c] = acc2[2*k]*s0 + b0
+				dst[(t+k)*out+c+1] = acc2[2*k+1]*s1 + b1
+			}
+		}
+	}
+}
+
+// tileRows bounds the rows apply8 multiplies per pass over the weights:
+// the tile's activations (up to 32 x 1536 floats, 192 KB) stay in the
+// core's L2 cache while the weights stream past once per tile.
+const tileRows = 32
+
+// apply8 is apply with the AVX-512 kernel: blocks of eight rows, the
+// last one from a zero-padded copy, in tiles of tileRows.
+func (l *linear) apply8(dst, x []float32, n int, pad *[]float32) {
+	in, out := l.in, l.out
+	full := n &^ 7
+	var xp []float32
+	if full < n {
+		*pad = grow(*pad, 8*in)
+		xp = *pad
+		clear(xp)
+		copy(xp, x[full*in:n*in])
+	}
+	var acc [16]float32
+	for r0 := 0; r0 < n; r0 += tileRows {
+		r1 := min(r0+tileRows, n)
+		for c := 0; c+2 <= out; c += 2 {
+			s0, s1 := l.scale[c], l.scale[c+1]
+			b0, b1 := l.bias[c], l.bias[c+1]
+			w := &l.wq[c*in]
+			for t := r0; t < r1; t += 8 {
+				rows := 8
+				var src *float32
+				if t < full {
+					src = &x[t*in]
+				} else {
+					src, rows = &xp[0], n-full
+				}
+				dot8x2q(src, in, w, in, in, &acc)
+				for k := 0; k < rows; k++ {
+					dst[(t+k)*out+c] = acc[2*k]*s0 + b0
+					dst[(t+k)*out+c+1] = acc[2*k+1]*s1 + b1
+				}
+			}
+		}
+	}
+}
+
+// keepRows keeps the untransposed int8 weights of m for applySparse
+// where the AVX-512 kernels run.
+func (l *linear) keepRows(m *modelfile.Matrix) {
+	if l.wq != nil && haveDot8x2 && l.out%32 == 0 {
+		l.wr = m.Q
+	}
+}
+
+// applySparse is apply for inputs that are mostly exact zeros (the
+// output of a ReLU; 93% zeros in both of this model's feed-forward
+// layers): each row of the output sums only the weight rows of its
+// non-zero inputs, one AVX-512 axpy each. Skipping a zero term changes
+// no sum, but the order of the additions differs from apply's, so the
+// results differ from it in the last bits. Falls back to apply when the
+// inputs are denser than a fifth, or without the rows.
+func (l *linear) applySparse(dst, x []float32, n int, pad *[]float32) {
+	in, out := l.in, l.out
+	if l.wr == nil {
+		l.apply(dst, x, n, pad)
+		return
+	}
+	nz := 0
+	for _, v := range x[:n*in] {
+		if v != 0 {
+			nz++
+		}
+	}
+	if nz*5 > n*in {
+		l.apply(dst, x, n, pad)
+		return
+	}
+	for t := 0; t < n; t++ {
+		acc := dst[t*out : (t+1)*out]
+		clear(acc)
+		for k, a := range x[t*in : (t+1)*in] {
+			if a != 0 {
+				axpyq(&acc[0], &l.wr[k*out], a, out)
+			}
+		}
+		for c := range acc {
+			acc[c] = acc[c]*l.scale[c] + l.bias[c]
 		}
 	}
 }
@@ -154,6 +254,7 @@ func newModel(w *modelfile.Weights) *model {
 			qkv: newLinear(&L.QKV, L.QKVBias), o: newLinear(&L.Out, L.OutBias),
 			ffn1: newLinear(&L.FFN1, L.FFN1Bias), ffn2: newLinear(&L.FFN2, L.FFN2Bias),
 		}
+		l.ffn2.keepRows(&L.FFN2)
 		if L.Residual.Cols > 0 {
 			r := newLinear(&L.Residual, L.ResidualBias)
 			l.res = &r
@@ -167,6 +268,7 @@ func newModel(w *modelfile.Weights) *model {
 type scratch struct {
 	x, a, qkv, ctx, att, h, f []float32
 	scores, pad, vt           []float32
+	pooled, out               []float32
 }
 
 func grow(b []float32, n int) []float32 {
@@ -199,52 +301,74 @@ func layerNorm(dst, x []float32, n, d int, scale, bias []float32, eps float32) {
 	}
 }
 
-// forward embeds one token sequence into dst (len dims), L2-normalised.
-func (m *model) forward(ids []int32, s *scratch, dst []float32) {
-	n := len(ids)
-	if n > m.maxLen {
-		n = m.maxLen
-		ids = ids[:n]
-	}
-	pooled := make([]float32, m.dims)
-	if n > 0 {
-		m.encode(ids, s)
-		x := s.x
-		d := m.layers[len(m.layers)-1].out
-		for t := 0; t < n; t++ {
-			vek32.Add_Inplace(pooled, x[t*d:(t+1)*d])
+// forward embeds token sequences into dsts (len dims each),
+// L2-normalised. All their tokens go through each layer together: the
+// weights stream through the cache once per call, not once per sequence.
+func (m *model) forward(seqs [][]int32, s *scratch, dsts [][]float32) {
+	for i, ids := range seqs {
+		if len(ids) > m.maxLen {
+			seqs[i] = ids[:m.maxLen]
 		}
-		vek32.MulNumber_Inplace(pooled, 1/float32(n))
 	}
-	m.hidden.apply(dst, pooled, 1, &s.pad)
-	var ss float64
-	for i, v := range dst {
-		t := float32(math.Tanh(float64(v)))
-		dst[i] = t
-		ss += float64(t) * float64(t)
+	d := m.layers[len(m.layers)-1].out
+	s.pooled = grow(s.pooled, len(seqs)*d)
+	clear(s.pooled)
+	m.encode(seqs, s)
+	off := 0
+	for i, ids := range seqs {
+		n := len(ids)
+		pooled := s.pooled[i*d : (i+1)*d]
+		for t := off; t < off+n; t++ {
+			vek32.Add_Inplace(pooled, s.x[t*d:(t+1)*d])
+		}
+		if n > 0 {
+			vek32.MulNumber_Inplace(pooled, 1/float32(n))
+		}
+		off += n
 	}
-	r := float32(1 / math.Sqrt(math.Max(ss, 1e-12)))
-	vek32.MulNumber_Inplace(dst, r)
+	s.out = grow(s.out, len(seqs)*m.dims)
+	m.hidden.apply(s.out, s.pooled, len(seqs), &s.pad)
+	for i, dst := range dsts {
+		var ss float64
+		for k, v := range s.out[i*m.dims : (i+1)*m.dims] {
+			t := float32(math.Tanh(float64(v)))
+			dst[k] = t
+			ss += float64(t) * float64(t)
+		}
+		r := float32(1 / math.Sqrt(math.Max(ss, 1e-12)))
+		vek32.MulNumber_Inplace(dst, r)
+	}
 }
 
-// encode runs the embedding and both transformer layers; the result is in
-// s.x (n x out).
-func (m *model) encode(ids []int32, s *scratch) {
-	n := len(ids)
+// encode runs the embedding and both transformer layers over every token
+// of seqs; the result is in s.x (tokens x out), the sequences one after
+// another.
+func (m *model) encode(seqs [][]int32, s *scratch) {
+	n := 0
+	for _, ids := range seqs {
+		n += len(ids)
+	}
 	e := m.embDims
 	half := e / 2
 	s.x = grow(s.x, n*e)
 	row := make([]float32, e)
-	for t, id := range ids {
-		m.emb.Row(int(id), row)
-		x := s.x[t*e : (t+1)*e]
-		// The graph adds the token embedding twice: once as the
-		// scattered lookup and once inside the timing-signal sum.
-		for k := 0; k < half; k++ {
-			ang := float64(float32(t) * m.inv[k])
-			x[k] = row[k] + (row[k] + float32(math.Sin(ang)))
-			x[half+k] = row[half+k] + (row[half+k] + float32(math.Cos(ang)))
+	off := 0
+	for _, ids := range seqs {
+		for t, id := range ids {
+			m.emb.Row(int(id), row)
+			x := s.x[(off+t)*e : (off+t+1)*e]
+			// The graph adds the token embedding twice: once as the
+			// scattered lookup and once inside the timing-signal sum.
+			for k := 0; k < half; k++ {
+				ang := float64(float32(t) * m.inv[k])
+				x[k] = row[k] + (row[k] + float32(math.Sin(ang)))
+				x[half+k] = row[half+k] + (row[half+k] + float32(math.Cos(ang)))
+			}
 		}
+		off += len(ids)
+	}
+	if n == 0 {
+		return
 	}
 	for li := range m.layers {
 		l := &m.layers[li]
@@ -254,7 +378,12 @@ func (m *model) encode(ids []int32, s *scratch) {
 		s.qkv = grow(s.qkv, n*3*in)
 		l.qkv.apply(s.qkv, s.a, n, &s.pad)
 		s.ctx = grow(s.ctx, n*in)
-		m.attention(l, s, n)
+		off := 0
+		for _, ids := range seqs {
+			k := len(ids)
+			m.attention(l, s, s.qkv[off*3*in:(off+k)*3*in], s.ctx[off*in:(off+k)*in], k)
+			off += k
+		}
 		s.att = grow(s.att, n*out)
 		l.o.apply(s.att, s.ctx, n, &s.pad)
 		if l.res != nil {
@@ -276,16 +405,16 @@ func (m *model) encode(ids []int32, s *scratch) {
 			}
 		}
 		s.x = grow(s.x, n*out)
-		l.ffn2.apply(s.x, s.f, n, &s.pad)
+		l.ffn2.applySparse(s.x, s.f, n, &s.pad)
 		vek32.Add_Inplace(s.x, s.att)
 	}
 }
 
-// attention computes multi-head scaled dot-product attention from s.qkv
-// (n x 3*in: q, k, v) into s.ctx (n x in). Each head's values are
+// attention computes multi-head scaled dot-product attention of one
+// sequence from qkv (n x 3*in: q, k, v) into ctx (n x in). Each head's values are
 // transposed first (depth x n), so the weighted sum of values is one dot
 // product per output element.
-func (m *model) attention(l *layer, s *scratch, n int) {
+func (m *model) attention(l *layer, s *scratch, qkv, ctx []float32, n int) {
 	in := l.in
 	depth := in / l.heads
 	s.scores = grow(s.scores, n)
@@ -294,16 +423,16 @@ func (m *model) attention(l *layer, s *scratch, n int) {
 	for h := 0; h < l.heads; h++ {
 		qo, ko, vo := h*depth, in+h*depth, 2*in+h*depth
 		for j := 0; j < n; j++ {
-			v := s.qkv[j*w+vo : j*w+vo+depth]
+			v := qkv[j*w+vo : j*w+vo+depth]
 			for k, x := range v {
 				s.vt[k*n+j] = x
 			}
 		}
 		for i := 0; i < n; i++ {
-			q := s.qkv[i*w+qo : i*w+qo+depth]
+			q := qkv[i*w+qo : i*w+qo+depth]
 			mx := float32(math.Inf(-1))
 			for j := 0; j < n; j++ {
-				sc := vek32.Dot(q, s.qkv[j*w+ko:j*w+ko+depth]) * l.scale
+				sc := vek32.Dot(q, qkv[j*w+ko:j*w+ko+depth]) * l.scale
 				s.scores[j] = sc
 				mx = max(mx, sc)
 			}
@@ -314,7 +443,7 @@ func (m *model) attention(l *layer, s *scratch, n int) {
 				sum += e
 			}
 			vek32.MulNumber_Inplace(s.scores, 1/sum)
-			c := s.ctx[i*in+qo : i*in+qo+depth]
+			c := ctx[i*in+qo : i*in+qo+depth]
 			for k := range c {
 				c[k] = vek32.Dot(s.scores, s.vt[k*n:(k+1)*n])
 			}

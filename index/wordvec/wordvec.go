@@ -242,3 +242,23 @@ func (v *Vectors) SoftCoverage(query, passage []string) float64 {
 	}
 	return total / float64(len(query))
 }
+
+// ID returns the row of word, looked up as given and then lowercased
+// (Similarity's lookup), for the batched cosines of Rows and Norm.
+func (v *Vectors) ID(word string) (int32, bool) {
+	i, ok := v.lookup(word)
+	return int32(i), ok
+}
+
+// IntRow writes row id's int8 components, unscaled, into dst (len
+// Dims) as floats. Their dot product is exact in float32 (each sum of
+// 100 products of int8 is an integer below 2^24), so
+// Dot(IntRow(i), IntRow(j)) / (Norm(i)*Norm(j)) is Similarity to the bit.
+func (v *Vectors) IntRow(id int32, dst []float32) {
+	for k, x := range v.q[int(id)*v.dims : (int(id)+1)*v.dims] {
+		dst[k] = float32(x)
+	}
+}
+
+// Norm is the L2 norm of row id's int8 components.
+func (v *Vectors) Norm(id int32) float32 { return v.qnorm[id] }

@@ -111,6 +111,7 @@ async function load() {
   fillParts(d.partitions || []);
   renderList();
   renderHist();
+  fillKinds();
   fillWhatIfDefaults(false);
   await renderGaps();
   if (state.selected) await showTurn(state.selected, false);
@@ -276,7 +277,30 @@ function claims(cs) {
 }
 
 // ---- what-if
-const WHATIF_FIELDS = ["prefloor", "prefloor_no_rerank", "bail_out_below", "sufficient_max", "good_enough_max", "primary_min", "max_notes", "between", "planner.min_support", "planner.max_outline"];
+const WHATIF_FIELDS = ["prefloor", "prefloor_no_rerank", "bail_out_below", "sufficient_max", "good_enough_max", "primary_kind", "primary_min", "max_notes", "between", "planner.min_support", "planner.max_outline"];
+const TEXT_FIELDS = ["between", "primary_kind"];
+// NO_KIND is the primary_kind option "(none: every chunk counts)"; it is
+// sent as "" (an empty select value means "as configured").
+const NO_KIND = "*";
+
+// fillKinds offers as primary_kind the kinds of the chosen partition's
+// chunks (of every listed partition when none is chosen).
+function fillKinds() {
+  const d = state.data;
+  if (!d || !d.gate) return;
+  const sel = $("whatif-form").elements["primary_kind"];
+  const cur = sel.value;
+  const part = $("f-part").value;
+  const parts = (d.partitions || []).filter((p) => !part || p.tenant + "/" + p.kb === part);
+  const kinds = [...new Set(parts.flatMap((p) => p.kinds || []))].sort();
+  const conf = d.gate.primary_kind || "";
+  sel.replaceChildren(el("option", { value: "" }, "(configured: " + (conf || "none") + ")"),
+    ...kinds.map((k) => el("option", { value: k }, k)), el("option", { value: NO_KIND }, "(none: every chunk counts)"));
+  sel.value = [...sel.options].some((o) => o.value === cur) ? cur : "";
+  const lacking = conf ? parts.filter((p) => p.kinds && p.kinds.length && !p.kinds.includes(conf)).map((p) => p.tenant + "/" + p.kb) : [];
+  $("kind-hint").textContent = (kinds.length ? "primary_kind: the kinds of " + (part ? part + "'s chunks." : "the listed partitions' chunks.") : "") +
+    (lacking.length ? " No " + conf + " chunks in " + lacking.join(", ") + ": every chunk counts there, as configured." : "");
+}
 
 function fillWhatIfDefaults(force) {
   const g = state.data && state.data.gate;
@@ -301,7 +325,7 @@ async function runWhatIf(ev) {
   for (const name of WHATIF_FIELDS) {
     const v = f.elements[name].value;
     if (v === "") continue;
-    const val = name === "between" ? v : Number(v);
+    const val = name === "primary_kind" && v === NO_KIND ? "" : TEXT_FIELDS.includes(name) ? v : Number(v);
     if (name.startsWith("planner.")) (gate.planner = gate.planner || {})[name.slice(8)] = val;
     else gate[name] = val;
   }
@@ -320,7 +344,7 @@ async function runWhatIf(ev) {
   }
   state.whatif = r;
   renderHist();
-  const summary = el("p", { id: "whatif-summary", "data-changed": r.changed, "data-turns": r.turns },
+  const summary = el("p", { id: "whatif-summary", "data-changed": r.changed, "data-turns": r.turns, "data-primary-kind": r.gate.primary_kind },
     el("strong", {}, r.changed + " of " + r.turns + " turns would change."),
     " Recomputed at the configuration each was decided with: " + (r.exact.checked - r.exact.mismatched) + "/" + r.exact.checked + " match the logged decision" +
     (r.approximate ? "; " + r.approximate + " remote-planner turns planned locally (approximate)" : "") +
@@ -332,9 +356,15 @@ async function runWhatIf(ev) {
       el("td", {}, badge(tr.from), " -> ", badge(tr.to)), el("td", { class: "num" }, tr.count),
       el("td", {}, el("ul", {}, ...tr.examples.map((x) => el("li", {},
         el("button", { class: "link", type: "button", onclick: () => showTurn(x.id, true) }, "#" + x.id), " " + (x.question || "") +
-        " (coverage " + fmt(x.coverage_max) + (x.new_coverage_max !== x.coverage_max ? " -> " + fmt(x.new_coverage_max) : "") + ")"))))));
+        " (coverage " + fmt(x.coverage_max) + (x.new_coverage_max !== x.coverage_max ? " -> " + fmt(x.new_coverage_max) : "") +
+        (x.new_primary_kind_count !== x.primary_kind_count ? ", primary " + x.primary_kind_count + " -> " + x.new_primary_kind_count : "") + ")"))))));
   }
+  const absent = r.primary_kind_absent || [];
+  const checks = Object.entries(r.checks || {}).map(([k, c]) => el("span", { "data-check": k, "data-before": c.before, "data-after": c.after },
+    k + " " + c.before + (c.after !== c.before ? " -> " + c.after : "")));
   out.replaceChildren(summary, el("p", {}, "Decisions: " + (before || "-")),
+    el("p", { id: "whatif-checks" }, "Gate checks (turns): ", ...checks.flatMap((c, i) => (i ? [", ", c] : [c]))),
+    ...(absent.length ? [el("p", { id: "whatif-kind-absent" }, "No " + r.gate.primary_kind + " chunks in " + absent.join(", ") + ": every chunk counted there, as the proxy does.")] : []),
     rows.length ? el("table", { id: "whatif-table" }, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "change"), el("th", { scope: "col", class: "num" }, "turns"), el("th", { scope: "col" }, "examples"))), el("tbody", {}, ...rows))
       : el("p", {}, "No decision changes."));
 }
