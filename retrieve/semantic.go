@@ -81,7 +81,8 @@ func (s *semantic) passage(p *index.Partition, slot int, embed bool) *passageSem
 	if ch.Title != "" {
 		text = ch.Title + ". " + text
 	}
-	ps := &passageSem{words: index.Words(text), focus: newPassageFocus(ch.Title, ch.Text)}
+	ps := &passageSem{words: index.Words(text)}
+	ps.focus = s.newPassageFocus(ch.Title, ch.Text, ps.words)
 	if embed {
 		ps.vec = s.enc.Embed(index.EncoderText(ch)) // the text the snapshot's vectors embed
 	}

@@ -84,18 +84,39 @@ func newFocusQuestion(q string, idf func(string) float64) focusQuestion {
 }
 
 // passageFocus is what the focus features need of a passage beyond its
-// words: their stems and where its sentences end.
+// words: their stems, their word-vector ids and where its sentences end.
 type passageFocus struct {
 	stems []string
+	// ids are the words' word-vector ids (-1: unknown), nil when the word
+	// vectors have no row access or a word is not lowercase ASCII (the
+	// per-pair way then).
+	ids []int32
 	// ends are the end offsets into words of the title (ends[0], 0 when
 	// untitled) and of each sentence of the text.
 	ends []int
 }
 
-// newPassageFocus splits title and text as passage() does: its words are
-// Words(title + ". " + text), and the sentence cuts below fall on
-// characters Words splits on anyway, so the offsets line up.
-func newPassageFocus(title, text string) *passageFocus {
+// newPassageFocus prepares the focus features of a passage whose words
+// (Words(title + ". " + text), as passage() makes them) are words.
+func (s *semantic) newPassageFocus(title, text string, words []string) *passageFocus {
+	pf := splitPassage(title, text)
+	if rv, ok := s.wv.(rowVectors); ok && plain(words) && len(words) == len(pf.stems) {
+		pf.ids = make([]int32, len(words))
+		for j, w := range words {
+			id, known := rv.ID(w)
+			if !known {
+				id = -1
+			}
+			pf.ids[j] = id
+		}
+	}
+	return pf
+}
+
+// splitPassage cuts title and text into sentences: the cuts fall on
+// characters Words splits on anyway, so the offsets line up with the
+// passage's words.
+func splitPassage(title, text string) *passageFocus {
 	pf := &passageFocus{}
 	if title != "" {
 		pf.stems = index.Tokenize(title)
@@ -150,13 +171,12 @@ func (s *semantic) focusAll(q *focusQuestion, pss []*passageSem, cands []Candida
 		slot := map[int32]int32{}
 		var ids []int32
 		for i, ps := range pss {
-			if !plain(ps.words) {
+			if ps.focus == nil || ps.focus.ids == nil {
 				continue
 			}
-			sl := make([]int32, len(ps.words)) // aligned with ps.words; -1: unknown word
-			for j, w := range ps.words {
-				id, known := rv.ID(w)
-				if !known {
+			sl := make([]int32, len(ps.focus.ids)) // aligned with ps.words; -1: unknown word
+			for j, id := range ps.focus.ids {
+				if id < 0 {
 					sl[j] = -1
 					continue
 				}

@@ -28,7 +28,8 @@ func focusCands(s *semantic, q string, idf func(string) float64, passages [][2]s
 		if p[0] != "" {
 			body = p[0] + ". " + p[1]
 		}
-		pss[i] = &passageSem{words: index.Words(body), focus: newPassageFocus(p[0], p[1])}
+		pss[i] = &passageSem{words: index.Words(body)}
+		pss[i].focus = s.newPassageFocus(p[0], p[1], pss[i].words)
 	}
 	cands := make([]Candidate, len(passages))
 	fq := newFocusQuestion(q, idf)
@@ -127,7 +128,8 @@ func benchCoverage(b *testing.B, focus bool) {
 	var words [][]string
 	for i := range 16 {
 		title := "Workshop prices " + string(rune('a'+i))
-		ps := &passageSem{words: index.Words(title + ". " + text), focus: newPassageFocus(title, text)}
+		ps := &passageSem{words: index.Words(title + ". " + text)}
+		ps.focus = s.newPassageFocus(title, text, ps.words)
 		pss = append(pss, ps)
 		words = append(words, ps.words)
 	}
