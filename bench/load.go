@@ -415,6 +415,10 @@ func errKind(err error) string {
 		return "timeout"
 	case errors.Is(err, fasthttp.ErrNoFreeConns):
 		return "no_free_conns"
+	case errors.Is(err, fasthttp.ErrDialTimeout):
+		return "dial_timeout" // fasthttp's default dialer gives up after 3 s
+	case errors.Is(err, io.ErrNoProgress):
+		return "stream_no_progress" // the body read returned nothing, twice
 	case errors.Is(err, fasthttp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return "conn_closed"
 	case strings.Contains(err.Error(), "connection refused"):

@@ -3,7 +3,8 @@
 #        GUARD_BIN (a prebuilt guard binary), GUARD_BASE_BIN (a second guard
 #        binary run beside it as "guard-base", e.g. main's, to compare in the
 #        same run), BURST, PACED, OPEN, PACED_DURATION, IDLE_OPEN,
-#        GUARDED_OPEN, PACE, REVERSE (1: targets in the other order) override)
+#        GUARDED_OPEN, PACE, REVERSE (1: targets, and the two guards' guard
+#        mode runs, in the other order) override)
 #
 # Paced mode (PACED=1, the default) models LLM traffic: long-lived streams
 # at token pace. First, memory per idle open stream: IDLE_OPEN (2000) wrk
@@ -332,13 +333,18 @@ if [ "$PACED" != 0 ]; then
 fi
 
 if [ "$GUARD_LOAD" != 0 ]; then
-  echo "== guard bench load --self --stream --pipeline --concurrency 32" >&2
-  timeout 300 "$OUT/guard" bench load --self --stream --pipeline --concurrency 32 --duration "$DURATION" --out "$OUT/guardmode" >"$OUT/guardmode.txt" 2>"$OUT/guardmode.err" || true
-  { echo; echo "guard mode (full pipeline, demo corpus, pace 0, concurrency 32, generator in process):"; echo; cat "$OUT/guardmode.txt"; } | tee -a "$OUT/anchor.md"
-  if [ -x "$OUT/guard-base" ]; then
-    timeout 300 "$OUT/guard-base" bench load --self --stream --pipeline --concurrency 32 --duration "$DURATION" --out "$OUT/guardmode-base" >"$OUT/guardmode-base.txt" 2>"$OUT/guardmode-base.err" || true
-    { echo; echo "guard mode, guard-base binary (its own generator):"; echo; cat "$OUT/guardmode-base.txt"; } | tee -a "$OUT/anchor.md"
-  fi
+  # Each binary runs its own guard mode; REVERSE=1 swaps their order too
+  # (in one run the second has so far met the lighter load).
+  gm=(guard)
+  [ -x "$OUT/guard-base" ] && gm+=(guard-base)
+  [ "${REVERSE:-0}" = 1 ] && [ ${#gm[@]} = 2 ] && gm=(guard-base guard)
+  for b in "${gm[@]}"; do
+    sfx="" label="guard mode (full pipeline, demo corpus, pace 0, concurrency 32, generator in process):"
+    [ "$b" = guard-base ] && sfx=-base label="guard mode, guard-base binary (its own generator):"
+    echo "== $b bench load --self --stream --pipeline --concurrency 32" >&2
+    timeout 300 "$OUT/$b" bench load --self --stream --pipeline --concurrency 32 --duration "$DURATION" --out "$OUT/guardmode$sfx" >"$OUT/guardmode$sfx.txt" 2>"$OUT/guardmode$sfx.err" || true
+    { echo; echo "$label"; echo; cat "$OUT/guardmode$sfx.txt"; } | tee -a "$OUT/anchor.md"
+  done
   if [ "$PACED" != 0 ]; then
     echo "== guard bench load --self --stream --pipeline --pace $PACE --concurrency $GUARDED_OPEN" >&2
     timeout 300 "$OUT/guard" bench load --self --stream --pipeline --pace "$PACE" --concurrency "$GUARDED_OPEN" --warmup "$GUARDED_OPEN" \
