@@ -87,6 +87,11 @@ func newFocusQuestion(q string, idf func(string) float64) focusQuestion {
 // words: their stems, their word-vector ids and where its sentences end.
 type passageFocus struct {
 	stems []string
+	// stemIDs number the stems within the passage (stemDict maps a stem to
+	// its number), so a question word's stem is looked up once per passage
+	// and compared as an integer.
+	stemIDs  []int32
+	stemDict map[string]int32
 	// ids are the words' word-vector ids (-1: unknown), nil when the word
 	// vectors have no row access or a word is not lowercase ASCII (the
 	// per-pair way then).
@@ -140,6 +145,16 @@ func splitPassage(title, text string) *passageFocus {
 	if st := index.Tokenize(text[start:]); len(st) > 0 {
 		pf.stems = append(pf.stems, st...)
 		pf.ends = append(pf.ends, len(pf.stems))
+	}
+	pf.stemIDs = make([]int32, len(pf.stems))
+	pf.stemDict = make(map[string]int32, len(pf.stems))
+	for j, st := range pf.stems {
+		id, ok := pf.stemDict[st]
+		if !ok {
+			id = int32(len(pf.stemDict))
+			pf.stemDict[st] = id
+		}
+		pf.stemIDs[j] = id
 	}
 	return pf
 }
@@ -212,49 +227,55 @@ func (s *semantic) focusAll(q *focusQuestion, pss []*passageSem, cands []Candida
 		}
 	}
 	for i, ps := range pss {
-		var cos func(qi, j int) float64
-		if sl := pslots[i]; batched && sl != nil {
-			cos = func(qi, j int) float64 {
-				if sl[j] < 0 {
-					return 0
-				}
-				return sim[qi*nIDs+int(sl[j])]
-			}
-		} else {
-			cos = func(qi, j int) float64 { return s.wv.Similarity(q.words[qi], ps.words[j]) }
+		sl := pslots[i]
+		if batched && sl != nil {
+			cands[i].setFocus(q.scores(ps, sl, sim, nIDs, nil))
+			continue
 		}
-		cands[i].setFocus(q.scores(ps, cos))
+		cos := func(qi, j int) float64 { return s.wv.Similarity(q.words[qi], ps.words[j]) }
+		cands[i].setFocus(q.scores(ps, nil, nil, 0, cos))
 	}
 }
 
-// scores computes one passage's focus features; cos(qi, j) is the word
-// vectors' cosine of question word qi and passage word j.
-func (q *focusQuestion) scores(ps *passageSem, cos func(qi, j int) float64) focusScores {
+// scores computes one passage's focus features. With sl set, the cosine
+// of question word qi and passage word j is sim[qi*nIDs+sl[j]] (0 when
+// sl[j] < 0); else cos(qi, j).
+func (q *focusQuestion) scores(ps *passageSem, sl []int32, sim []float64, nIDs int, cos func(qi, j int) float64) focusScores {
 	var fs focusScores
 	pf := ps.focus
-	words := ps.words
-	if pf == nil || len(pf.stems) != len(words) {
+	if pf == nil || len(pf.stems) != len(ps.words) {
 		return fs // not aligned (cannot happen with passage()'s text); leave the focus features 0
 	}
 	nSent := len(pf.ends)
 	// row[k] is a question word's best match within span k (0: the title,
-	// then each sentence).
+	// then each sentence); the same word or stem counts 1.
 	row, sentSum, bestOf := q.buffers(nSent)
-	for i, w := range q.words {
-		clear(row)
-		k := 0
-		for j, pw := range words {
-			for k < nSent-1 && j >= pf.ends[k] {
-				k++
+	for i := range q.words {
+		qs, ok := pf.stemDict[q.stems[i]]
+		if !ok {
+			qs = -1
+		}
+		var simRow []float64
+		if sl != nil {
+			simRow = sim[i*nIDs : (i+1)*nIDs]
+		}
+		start := 0
+		for k, end := range pf.ends {
+			r := 0.0
+			for j := start; j < end; j++ {
+				if pf.stemIDs[j] == qs {
+					r = 1
+					break
+				}
+				switch {
+				case sl == nil:
+					r = max(r, cos(i, j))
+				case sl[j] >= 0:
+					r = max(r, simRow[sl[j]])
+				}
 			}
-			if row[k] >= 1 {
-				continue
-			}
-			v := 1.0
-			if pw != w && pf.stems[j] != q.stems[i] {
-				v = cos(i, j)
-			}
-			row[k] = max(row[k], v)
+			row[k] = r
+			start = end
 		}
 		best := 0.0
 		for _, v := range row {

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/answer-guard/guard/index"
@@ -111,19 +112,21 @@ func TestFocusStemsAndSentences(t *testing.T) {
 }
 
 // The focus features' cost beside the batched soft coverage, over one
-// turn's 16 candidates (about 50 words each).
-func BenchmarkSoftCoverageTurn(b *testing.B)  { benchCoverage(b, false) }
-func BenchmarkFocusCoverageTurn(b *testing.B) { benchCoverage(b, true) }
+// turn's 16 candidates of about 50 words (Long: 300).
+func BenchmarkSoftCoverageTurn(b *testing.B)      { benchCoverage(b, false, 1) }
+func BenchmarkFocusCoverageTurn(b *testing.B)     { benchCoverage(b, true, 1) }
+func BenchmarkSoftCoverageLongTurn(b *testing.B)  { benchCoverage(b, false, 6) }
+func BenchmarkFocusCoverageLongTurn(b *testing.B) { benchCoverage(b, true, 6) }
 
-func benchCoverage(b *testing.B, focus bool) {
+func benchCoverage(b *testing.B, focus bool, repeat int) {
 	wv, err := wordvec.Default()
 	if err != nil {
 		b.Fatal(err)
 	}
 	s := newSemantic(nil, wv)
-	const text = "Puncture repair costs 8 pounds per wheel, including a new inner tube. A full service costs 45 pounds and " +
-		"takes two working days; book it online or at the desk. Seniors over 65 and students with a valid card pay " +
-		"half price for labour. We are open Tuesday to Saturday, 9am to 5:30pm."
+	var text = strings.Repeat("Puncture repair costs 8 pounds per wheel, including a new inner tube. A full service costs 45 pounds and "+
+		"takes two working days; book it online or at the desk. Seniors over 65 and students with a valid card pay "+
+		"half price for labour. We are open Tuesday to Saturday, 9am to 5:30pm. ", repeat)
 	var pss []*passageSem
 	var words [][]string
 	for i := range 16 {
