@@ -53,7 +53,12 @@ type passageKey struct {
 type passageSem struct {
 	vec   []float32
 	words []string
-	focus *passageFocus // stems and sentence ends of words (semantic_focus.go)
+	// plain and rows are for coverAll (softcover.go): whether every word
+	// is lowercase ASCII, and the word-vector rows of its distinct known
+	// words.
+	plain bool
+	rows  []int32
+	focus *passageFocus // stems, word-vector ids and sentence ends of words (semantic_focus.go)
 }
 
 func newSemantic(enc SentenceEncoder, wv WordVectors) *semantic {
@@ -82,6 +87,7 @@ func (s *semantic) passage(p *index.Partition, slot int, embed bool) *passageSem
 		text = ch.Title + ". " + text
 	}
 	ps := &passageSem{words: index.Words(text)}
+	s.wordRows(ps)
 	ps.focus = s.newPassageFocus(ch.Title, ch.Text, ps.words)
 	if embed {
 		ps.vec = s.enc.Embed(index.EncoderText(ch)) // the text the snapshot's vectors embed
@@ -111,7 +117,6 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 		cpustage.Semantic.Enter()
 	}
 	qw := index.Words(q)
-	words := make([][]string, len(cands))
 	pss := make([]*passageSem, len(cands))
 	for i := range cands {
 		ps := s.passage(p, slots[i], !own)
@@ -120,12 +125,12 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 		} else {
 			cands[i].Sim = encoder.Cosine(qv, ps.vec)
 		}
-		words[i], pss[i] = ps.words, ps
+		pss[i] = ps
 		cands[i].Semantic = true
 	}
 	if s.wv != nil {
 		mean, worst := make([]float64, len(cands)), make([]float64, len(cands))
-		s.coverAll(qw, words, mean, worst)
+		s.coverAll(qw, pss, mean, worst)
 		for i := range cands {
 			cands[i].Soft, cands[i].SoftMin = mean[i], worst[i]
 		}

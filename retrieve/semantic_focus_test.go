@@ -124,17 +124,16 @@ func benchCoverage(b *testing.B, focus bool, repeat int) {
 		b.Fatal(err)
 	}
 	s := newSemantic(nil, wv)
-	var text = strings.Repeat("Puncture repair costs 8 pounds per wheel, including a new inner tube. A full service costs 45 pounds and "+
+	text := strings.Repeat("Puncture repair costs 8 pounds per wheel, including a new inner tube. A full service costs 45 pounds and "+
 		"takes two working days; book it online or at the desk. Seniors over 65 and students with a valid card pay "+
 		"half price for labour. We are open Tuesday to Saturday, 9am to 5:30pm. ", repeat)
 	var pss []*passageSem
-	var words [][]string
 	for i := range 16 {
 		title := "Workshop prices " + string(rune('a'+i))
 		ps := &passageSem{words: index.Words(title + ". " + text)}
+		s.wordRows(ps)
 		ps.focus = s.newPassageFocus(title, text, ps.words)
 		pss = append(pss, ps)
-		words = append(words, ps.words)
 	}
 	q := "how much do you charge to fix a flat tyre for a pensioner?"
 	cands := make([]Candidate, len(pss))
@@ -142,7 +141,7 @@ func benchCoverage(b *testing.B, focus bool, repeat int) {
 	b.ReportAllocs()
 	for b.Loop() {
 		qw := index.Words(q)
-		s.coverAll(qw, words, mean, worst)
+		s.coverAll(qw, pss, mean, worst)
 		if focus {
 			fq := newFocusQuestion(q, nil)
 			s.focusAll(&fq, pss, cands)

@@ -1,6 +1,8 @@
 package retrieve
 
 import (
+	"sync"
+
 	"github.com/viterin/vek/vek32"
 
 	"github.com/answer-guard/guard/index/wordvec"
@@ -18,53 +20,73 @@ type rowVectors interface {
 
 var _ rowVectors = (*wordvec.Vectors)(nil)
 
-// coverAll is coverage(q, passages[i]) for every passage, to the bit, with
+// wordRows sets ps.plain and ps.rows (once per passage: the semantic
+// cache keeps them) when the word vectors have rows.
+func (s *semantic) wordRows(ps *passageSem) {
+	rv, ok := s.wv.(rowVectors)
+	if !ok {
+		return
+	}
+	ps.plain = plain(ps.words)
+	if !ps.plain {
+		return
+	}
+	seen := make(map[int32]bool, len(ps.words))
+	for _, w := range ps.words {
+		if id, ok := rv.ID(w); ok && !seen[id] {
+			seen[id] = true
+			ps.rows = append(ps.rows, id)
+		}
+	}
+}
+
+// coverAll is coverage(q, ps[i].words) for every passage, to the bit, with
 // each distinct (question word, passage word) cosine computed once per
 // turn as one SIMD dot product instead of once per candidate through two
-// map lookups and a scalar loop. Words that are not lowercase ASCII
-// (where Similarity's case folding could match two different strings) go
-// the per-pair way.
-func (s *semantic) coverAll(q []string, passages [][]string, mean, worst []float64) {
+// map lookups and a scalar loop, and each passage's words looked up once
+// (wordRows). Words that are not lowercase ASCII (where Similarity's case
+// folding could match two different strings) go the per-pair way.
+func (s *semantic) coverAll(q []string, ps []*passageSem, mean, worst []float64) {
 	rv, ok := s.wv.(rowVectors)
 	if !ok || !plain(q) {
-		for i, p := range passages {
-			mean[i], worst[i] = s.coverage(q, p)
+		for i, p := range ps {
+			mean[i], worst[i] = s.coverage(q, p.words)
 		}
 		return
 	}
 	dims := rv.Dims()
-	// The distinct known passage words (ids, by slot), and each
-	// passage's words as slots.
-	slot := map[int32]int32{}
-	var ids []int32
-	pslots := make([][]int32, len(passages))
-	for i, p := range passages {
-		if !plain(p) {
-			continue
-		}
-		ps := make([]int32, 0, len(p))
-		for _, w := range p {
-			id, ok := rv.ID(w)
-			if !ok {
-				continue // Similarity 0: never above a best that starts at 0
+	sc := coverPool.Get().(*coverScratch)
+	defer coverPool.Put(sc)
+	// The distinct passage rows by slot, and each passage's rows as slots
+	// (one flat slice, pstart[i]:pstart[i+1]). A word unknown to the
+	// vectors has Similarity 0: never above a best that starts at 0.
+	clear(sc.slot)
+	ids := sc.ids[:0]
+	slots := sc.slots[:0]
+	pstart := append(sc.pstart[:0], 0)
+	for _, p := range ps {
+		if p.plain {
+			for _, id := range p.rows {
+				u, seen := sc.slot[id]
+				if !seen {
+					u = int32(len(ids))
+					sc.slot[id] = u
+					ids = append(ids, id)
+				}
+				slots = append(slots, u)
 			}
-			u, seen := slot[id]
-			if !seen {
-				u = int32(len(ids))
-				slot[id] = u
-				ids = append(ids, id)
-			}
-			ps = append(ps, u)
 		}
-		pslots[i] = ps
+		pstart = append(pstart, len(slots))
 	}
-	rows := make([]float32, len(ids)*dims)
+	sc.ids, sc.slots, sc.pstart = ids, slots, pstart
+	rows := growF32(&sc.rows, len(ids)*dims)
 	for u, id := range ids {
 		rv.IntRow(id, rows[u*dims:(u+1)*dims])
 	}
 	// sim[qi*len(ids)+u]: cosine of question word qi and passage word u.
-	sim := make([]float64, len(q)*len(ids))
-	qrow := make([]float32, dims)
+	sim := growF64(&sc.sim, len(q)*len(ids))
+	clear(sim)
+	qrow := growF32(&sc.qrow, dims)
 	for qi, w := range q {
 		qid, ok := rv.ID(w)
 		if !ok {
@@ -78,9 +100,9 @@ func (s *semantic) coverAll(q []string, passages [][]string, mean, worst []float
 			}
 		}
 	}
-	for i, p := range passages {
-		if !plain(p) {
-			mean[i], worst[i] = s.coverage(q, p)
+	for i, p := range ps {
+		if !p.plain {
+			mean[i], worst[i] = s.coverage(q, p.words)
 			continue
 		}
 		mean[i], worst[i] = 0, 0
@@ -90,11 +112,11 @@ func (s *semantic) coverAll(q []string, passages [][]string, mean, worst []float
 		m, wst := 0.0, 1.0
 		for qi, qw := range q {
 			best := 0.0
-			if containsWord(p, qw) {
+			if containsWord(p.words, qw) {
 				best = 1
 			} else {
 				row := sim[qi*len(ids) : (qi+1)*len(ids)]
-				for _, u := range pslots[i] {
+				for _, u := range slots[pstart[i]:pstart[i+1]] {
 					best = max(best, row[u])
 				}
 			}
@@ -103,6 +125,36 @@ func (s *semantic) coverAll(q []string, passages [][]string, mean, worst []float
 		}
 		mean[i], worst[i] = m/float64(len(q)), wst
 	}
+}
+
+// coverScratch is coverAll's per-turn buffers, pooled: a turn's distinct
+// passage words as float rows are hundreds of kilobytes, garbage that the
+// proxy's lax collector setting (server.gc.percent 400) would turn into
+// resident memory.
+type coverScratch struct {
+	slot       map[int32]int32
+	ids, slots []int32
+	pstart     []int
+	rows, qrow []float32
+	sim        []float64
+}
+
+var coverPool = sync.Pool{New: func() any { return &coverScratch{slot: map[int32]int32{}} }}
+
+func growF32(b *[]float32, n int) []float32 {
+	if cap(*b) < n {
+		*b = make([]float32, n)
+	}
+	*b = (*b)[:n]
+	return *b
+}
+
+func growF64(b *[]float64, n int) []float64 {
+	if cap(*b) < n {
+		*b = make([]float64, n)
+	}
+	*b = (*b)[:n]
+	return *b
 }
 
 func containsWord(ws []string, w string) bool {

@@ -36,19 +36,22 @@ func TestCoverAllEqualsCoverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newSemantic(nil, wv)
-	var passages [][]string
+	var passages []*passageSem
 	for _, p := range coverTexts.passages {
-		passages = append(passages, index.Words(p))
+		passages = append(passages, &passageSem{words: index.Words(p)})
 	}
-	passages = append(passages, []string{"Saturday", "OPEN"}) // not lowercase: the per-pair way
+	passages = append(passages, &passageSem{words: []string{"Saturday", "OPEN"}}) // not lowercase: the per-pair way
+	for _, p := range passages {
+		s.wordRows(p)
+	}
 	for _, qt := range coverTexts.questions {
 		q := index.Words(qt)
 		mean, worst := make([]float64, len(passages)), make([]float64, len(passages))
 		s.coverAll(q, passages, mean, worst)
 		for i, p := range passages {
-			wm, ww := s.coverage(q, p)
+			wm, ww := s.coverage(q, p.words)
 			if mean[i] != wm || worst[i] != ww {
-				t.Errorf("%q vs %q: got (%v, %v), want (%v, %v)", qt, p, mean[i], worst[i], wm, ww)
+				t.Errorf("%q vs %q: got (%v, %v), want (%v, %v)", qt, p.words, mean[i], worst[i], wm, ww)
 			}
 		}
 	}
@@ -62,9 +65,11 @@ func BenchmarkSoftCoverage(b *testing.B) {
 		b.Fatal(err)
 	}
 	s := newSemantic(nil, wv)
-	var passages [][]string
+	var passages []*passageSem
 	for i := 0; i < 16; i++ {
-		passages = append(passages, index.Words(coverTexts.passages[i%4]+" "+coverTexts.passages[(i+1)%4]+" "+coverTexts.passages[(i+3)%4]))
+		p := &passageSem{words: index.Words(coverTexts.passages[i%4] + " " + coverTexts.passages[(i+1)%4] + " " + coverTexts.passages[(i+3)%4])}
+		s.wordRows(p)
+		passages = append(passages, p)
 	}
 	q := index.Words(coverTexts.questions[6])
 	mean, worst := make([]float64, len(passages)), make([]float64, len(passages))
@@ -72,7 +77,7 @@ func BenchmarkSoftCoverage(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for i, p := range passages {
-				mean[i], worst[i] = s.coverage(q, p)
+				mean[i], worst[i] = s.coverage(q, p.words)
 			}
 		}
 	})

@@ -69,7 +69,8 @@ func Load(b []byte) (*Encoder, error) {
 func New(w *modelfile.Weights, checksum string) *Encoder {
 	e := &Encoder{m: newModel(w), checksum: checksum}
 	e.pool.New = func() any { return new(scratch) }
-	e.batch = batcher{m: e.m, pool: &e.pool, max: max(1, runtime.GOMAXPROCS(0))}
+	procs := max(1, runtime.GOMAXPROCS(0))
+	e.batch = batcher{m: e.m, max: procs, free: make(chan *scratch, procs)}
 	return e
 }
 

@@ -177,8 +177,8 @@ func (l *linear) keepRows(m *modelfile.Matrix) {
 }
 
 // applySparse is apply for inputs that are mostly exact zeros (the
-// output of a ReLU; 93% zeros in both of this model's feed-forward
-// layers): each row of the output sums only the weight rows of its
+// output of a ReLU; 93% zeros in this model's second feed-forward
+// layer): each row of the output sums only the weight rows of its
 // non-zero inputs, one AVX-512 axpy each. Skipping a zero term changes
 // no sum, but the order of the additions differs from apply's, so the
 // results differ from it in the last bits. Falls back to apply when the
@@ -224,9 +224,12 @@ type layer struct {
 }
 
 type model struct {
-	tok     *tokenizer
-	emb     modelfile.Matrix
-	inv     []float32
+	tok *tokenizer
+	emb modelfile.Matrix
+	inv []float32
+	// timing is the timing signal of each position (maxLen x embDims:
+	// sines, then cosines), computed once at load.
+	timing  []float32
 	eps     float32
 	maxLen  int
 	layers  [2]layer
@@ -245,6 +248,16 @@ func newModel(w *modelfile.Weights) *model {
 		hidden:  newLinear(&w.Hidden, w.HiddenBias),
 		dims:    w.Hidden.Cols,
 		embDims: w.Embedding.Cols,
+	}
+	half := m.embDims / 2
+	m.timing = make([]float32, m.maxLen*m.embDims)
+	for t := 0; t < m.maxLen; t++ {
+		row := m.timing[t*m.embDims : (t+1)*m.embDims]
+		for k := 0; k < half; k++ {
+			ang := float64(float32(t) * m.inv[k])
+			row[k] = float32(math.Sin(ang))
+			row[half+k] = float32(math.Cos(ang))
+		}
 	}
 	for i := range w.Layers {
 		L := &w.Layers[i]
@@ -267,7 +280,7 @@ func newModel(w *modelfile.Weights) *model {
 // scratch holds one forward pass's buffers; grown on demand and reused.
 type scratch struct {
 	x, a, qkv, ctx, att, h, f []float32
-	scores, pad, vt           []float32
+	scores, pad, vt, ch       []float32
 	pooled, out               []float32
 }
 
@@ -349,7 +362,6 @@ func (m *model) encode(seqs [][]int32, s *scratch) {
 		n += len(ids)
 	}
 	e := m.embDims
-	half := e / 2
 	s.x = grow(s.x, n*e)
 	row := make([]float32, e)
 	off := 0
@@ -357,12 +369,11 @@ func (m *model) encode(seqs [][]int32, s *scratch) {
 		for t, id := range ids {
 			m.emb.Row(int(id), row)
 			x := s.x[(off+t)*e : (off+t+1)*e]
+			sig := m.timing[t*e : (t+1)*e]
 			// The graph adds the token embedding twice: once as the
 			// scattered lookup and once inside the timing-signal sum.
-			for k := 0; k < half; k++ {
-				ang := float64(float32(t) * m.inv[k])
-				x[k] = row[k] + (row[k] + float32(math.Sin(ang)))
-				x[half+k] = row[half+k] + (row[half+k] + float32(math.Cos(ang)))
+			for k := range x {
+				x[k] = row[k] + (row[k] + sig[k])
 			}
 		}
 		off += len(ids)
@@ -411,42 +422,44 @@ func (m *model) encode(seqs [][]int32, s *scratch) {
 }
 
 // attention computes multi-head scaled dot-product attention of one
-// sequence from qkv (n x 3*in: q, k, v) into ctx (n x in). Each head's values are
-// transposed first (depth x n), so the weighted sum of values is one dot
-// product per output element.
+// sequence from qkv (n x 3*in: q, k, v) into ctx (n x in). Per head the
+// softmaxed scores (n x n) multiply the head's values (n x depth, copied
+// contiguous) in one matrix product.
 func (m *model) attention(l *layer, s *scratch, qkv, ctx []float32, n int) {
+	if n == 0 {
+		return
+	}
 	in := l.in
 	depth := in / l.heads
-	s.scores = grow(s.scores, n)
-	s.vt = grow(s.vt, depth*n)
+	s.scores = grow(s.scores, n*n)
+	s.vt = grow(s.vt, n*depth)
+	s.ch = grow(s.ch, n*depth)
 	w := 3 * in
 	for h := 0; h < l.heads; h++ {
 		qo, ko, vo := h*depth, in+h*depth, 2*in+h*depth
 		for j := 0; j < n; j++ {
-			v := qkv[j*w+vo : j*w+vo+depth]
-			for k, x := range v {
-				s.vt[k*n+j] = x
-			}
+			copy(s.vt[j*depth:(j+1)*depth], qkv[j*w+vo:j*w+vo+depth])
 		}
 		for i := 0; i < n; i++ {
 			q := qkv[i*w+qo : i*w+qo+depth]
+			p := s.scores[i*n : (i+1)*n]
 			mx := float32(math.Inf(-1))
 			for j := 0; j < n; j++ {
 				sc := vek32.Dot(q, qkv[j*w+ko:j*w+ko+depth]) * l.scale
-				s.scores[j] = sc
+				p[j] = sc
 				mx = max(mx, sc)
 			}
 			var sum float32
 			for j := 0; j < n; j++ {
-				e := float32(math.Exp(float64(s.scores[j] - mx)))
-				s.scores[j] = e
+				e := float32(math.Exp(float64(p[j] - mx)))
+				p[j] = e
 				sum += e
 			}
-			vek32.MulNumber_Inplace(s.scores, 1/sum)
-			c := ctx[i*in+qo : i*in+qo+depth]
-			for k := range c {
-				c[k] = vek32.Dot(s.scores, s.vt[k*n:(k+1)*n])
-			}
+			vek32.MulNumber_Inplace(p, 1/sum)
+		}
+		vek32.MatMul_Into(s.ch, s.scores, s.vt, n)
+		for i := 0; i < n; i++ {
+			copy(ctx[i*in+qo:i*in+qo+depth], s.ch[i*depth:(i+1)*depth])
 		}
 	}
 }
