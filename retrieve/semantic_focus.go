@@ -180,38 +180,55 @@ func (s *semantic) focusAll(q *focusQuestion, pss []*passageSem, cands []Candida
 	batched := ok && plain(q.words)
 	var sim []float64
 	var nIDs int
+	sc := coverPool.Get().(*coverScratch) // the soft coverage's scratch, free again by now
+	defer coverPool.Put(sc)
+	// pslots[i] are passage i's words as slots of the turn's distinct
+	// rows (-1: a word the vectors do not know), in one flat slice.
 	pslots := make([][]int32, len(pss))
 	if batched {
 		dims := rv.Dims()
-		slot := map[int32]int32{}
-		var ids []int32
+		clear(sc.slot)
+		ids := sc.ids[:0]
+		n := 0
+		for _, ps := range pss {
+			if ps.focus != nil {
+				n += len(ps.focus.ids)
+			}
+		}
+		if cap(sc.slots) < n {
+			sc.slots = make([]int32, n)
+		}
+		flat := sc.slots[:n]
 		for i, ps := range pss {
 			if ps.focus == nil || ps.focus.ids == nil {
 				continue
 			}
-			sl := make([]int32, len(ps.focus.ids)) // aligned with ps.words; -1: unknown word
+			sl := flat[:len(ps.focus.ids):len(ps.focus.ids)]
+			flat = flat[len(ps.focus.ids):]
 			for j, id := range ps.focus.ids {
 				if id < 0 {
 					sl[j] = -1
 					continue
 				}
-				u, seen := slot[id]
+				u, seen := sc.slot[id]
 				if !seen {
 					u = int32(len(ids))
-					slot[id] = u
+					sc.slot[id] = u
 					ids = append(ids, id)
 				}
 				sl[j] = u
 			}
 			pslots[i] = sl
 		}
+		sc.ids = ids
 		nIDs = len(ids)
-		rows := make([]float32, nIDs*dims)
+		rows := growF32(&sc.rows, nIDs*dims)
 		for u, id := range ids {
 			rv.IntRow(id, rows[u*dims:(u+1)*dims])
 		}
-		sim = make([]float64, len(q.words)*nIDs)
-		qrow := make([]float32, dims)
+		sim = growF64(&sc.sim, len(q.words)*nIDs)
+		clear(sim)
+		qrow := growF32(&sc.qrow, dims)
 		for qi, w := range q.words {
 			qid, known := rv.ID(w)
 			if !known {
