@@ -253,6 +253,7 @@ func (c gateCase) about(i int) bool { return c.related[c.docIDs[i]] }
 func lexicalOnly(cands []gate.Candidate) {
 	for i := range cands {
 		cands[i].Sim, cands[i].Soft, cands[i].SoftMin, cands[i].Semantic = 0, 0, 0, false
+		cands[i].Focus, cands[i].FocusMiss, cands[i].FocusWorst, cands[i].SentSoft = 0, 0, 0, 0
 	}
 }
 
@@ -483,10 +484,12 @@ func fitGateModel(cases []gateCase, semantic bool, label func(c gateCase, i int)
 				}
 			}
 		}
-		if out[gate.FTypeMiss] > 0 && !dropped[gate.FTypeMiss] {
-			dropped[gate.FTypeMiss], bad = true, true
-			for _, r := range rows {
-				r[gate.FTypeMiss] = 0
+		for _, k := range harmfulFeatures {
+			if out[k] > 0 && !dropped[k] {
+				dropped[k], bad = true, true
+				for _, r := range rows {
+					r[k] = 0
+				}
 			}
 		}
 		if !bad {
@@ -501,7 +504,10 @@ func fitGateModel(cases []gateCase, semantic bool, label func(c gateCase, i int)
 
 // monotoneFeatures may only raise a model's probability.
 var monotoneFeatures = []int{gate.FRerank, gate.FCoverage, gate.FRare, gate.FBigram, gate.FTypeHit, gate.FAddress,
-	gate.FSim, gate.FSoft, gate.FSoftMin}
+	gate.FSim, gate.FSoft, gate.FSoftMin, gate.FFocus, gate.FFocusWorst, gate.FSent}
+
+// harmfulFeatures may only lower a model's probability.
+var harmfulFeatures = []int{gate.FTypeMiss, gate.FFocusMiss}
 
 // fitGateModels fits the answerability and the relevance model, each with
 // semantic and lexical-only weights, then each one's question-level scale.
@@ -766,6 +772,7 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		add(gateSystem{sysShipLex, cfg, current, false}, set, label)
 	}
 	// Leave one dev corpus out: fit on HaluEval train + the others.
+	var sep separation
 	for _, out := range devNames {
 		var others []string
 		for _, n := range devNames {
@@ -784,6 +791,7 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		}
 		tuned := tuneGate(cfg, loo, trainCases)
 		fmt.Fprintf(w, "gate: without %s: tuned planner.min_support %.2f, between %s\n", out, tuned.Planner.MinSupport, tuned.Between)
+		sep.add(loo, prepared[out])
 		add(gateSystem{sysBefore, before, gateModels{answer: beforeModel}, true}, out, "main's model")
 		add(gateSystem{sysLOO, tuned, loo, true}, out, "out-of-sample")
 		add(gateSystem{sysLOOLex, tuned, loo, false}, out, "out-of-sample")
@@ -792,12 +800,69 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		refuse.OffTopic = gate.OffTopicRefuse
 		add(gateSystem{sysShipRefus, refuse, current, true}, out, "in-sample")
 	}
+	rep.Extra = append(rep.Extra, sep.String())
 	for _, s := range frozen {
 		add(gateSystem{sysBefore, before, gateModels{answer: beforeModel}, true}, s.Name, "main's model")
 		add(gateSystem{sysShipped, cfg, current, true}, s.Name, "frozen test")
 		add(gateSystem{sysShipLex, cfg, current, false}, s.Name, "frozen test")
 	}
 	return rep, nil
+}
+
+// separation pools, over the left-out corpora, each question's best
+// answerability and relevance (encoder on) to measure how well the two
+// models separate the classes whatever the thresholds: the AUC of
+// answerable against on-topic unanswerable (the planner's task) and of
+// on-topic against off-topic (the coverage gate's).
+type separation struct {
+	ans, onTopic, onAll, off []float64
+}
+
+func (s *separation) add(m gateModels, cases []gateCase) {
+	for _, c := range cases {
+		cands := slices.Clone(c.cands)
+		m.answer.Assess(c.pq, cands)
+		m.relevance.Rate(cands)
+		a, r := 0.0, 0.0
+		for _, cand := range cands {
+			a, r = max(a, cand.Answer), max(r, cand.Relevance)
+		}
+		switch c.q.class() {
+		case classAnswerable:
+			s.ans = append(s.ans, a)
+			s.onAll = append(s.onAll, r)
+		case classOnTopic:
+			s.onTopic = append(s.onTopic, a)
+			s.onAll = append(s.onAll, r)
+		default:
+			s.off = append(s.off, r)
+		}
+	}
+}
+
+func (s separation) String() string {
+	return fmt.Sprintf("\nSeparation, each dev corpus left out (AUC, thresholds aside): answerability, answerable vs on-topic unanswerable %.3f; relevance, on-topic vs off-topic %.3f\n",
+		auc(s.ans, s.onTopic), auc(s.onAll, s.off))
+}
+
+// auc is the probability that a score from pos exceeds one from neg
+// (ties count half).
+func auc(pos, neg []float64) float64 {
+	if len(pos) == 0 || len(neg) == 0 {
+		return math.NaN()
+	}
+	var n float64
+	for _, p := range pos {
+		for _, q := range neg {
+			switch {
+			case p > q:
+				n++
+			case p == q:
+				n += 0.5
+			}
+		}
+	}
+	return n / float64(len(pos)*len(neg))
 }
 
 // WriteGateReport writes the suite's tables: per set and system, then the

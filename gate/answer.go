@@ -40,15 +40,21 @@ const (
 	FSimMargin // Sim minus the best Sim among the other candidates
 	FSoft      // word-vector soft coverage of the question's words by the passage's
 	FSoftMin   // the word vectors' best cosine for the question's worst-covered word
+	// The focus features (semantic too): what the passage offers the
+	// question's rarest words (IDF in the queried partition).
+	FFocus      // IDF-weighted soft coverage of the question's words (a stem match counts 1)
+	FFocusMiss  // IDF-weighted share of the question's words with no match at cosine >= 0.5
+	FFocusWorst // the lower best cosine of the question's two highest-IDF words
+	FSent       // the best sentence's IDF-weighted soft coverage (title included)
 	NumFeatures
 )
 
 // FeatureNames name the features in reports and in answermodel.json.
 var FeatureNames = [NumFeatures]string{"bias", "rerank", "coverage", "rare", "bigram", "type_hit", "type_miss", "top", "margin", "address", "lanes",
-	"sim", "sim_rel", "sim_margin", "soft", "soft_min"}
+	"sim", "sim_rel", "sim_margin", "soft", "soft_min", "focus", "focus_miss", "focus_worst", "sent"}
 
 // semanticFeatures are the features only the semantic mode has.
-var semanticFeatures = []int{FSim, FSimRel, FSimMargin, FSoft, FSoftMin}
+var semanticFeatures = []int{FSim, FSimRel, FSimMargin, FSoft, FSoftMin, FFocus, FFocusMiss, FFocusWorst, FSent}
 
 // Features are one pair's feature values.
 type Features [NumFeatures]float64
@@ -338,6 +344,10 @@ func (m AnswerModel) Assess(q Question, cands []Candidate) {
 			f[FSimMargin] = s - other
 			f[FSoft] = cands[i].Soft
 			f[FSoftMin] = cands[i].SoftMin
+			f[FFocus] = cands[i].Focus
+			f[FFocusMiss] = cands[i].FocusMiss
+			f[FFocusWorst] = cands[i].FocusWorst
+			f[FSent] = cands[i].SentSoft
 		}
 		cands[i].Features = f
 		cands[i].Answer = m.scaled(prob(m.weights(cands[i].Semantic), &f), cands[i].Semantic)

@@ -7,9 +7,10 @@ import (
 	"github.com/answer-guard/guard/index"
 )
 
-// The shipped model is monotone where it must be: more of the question's
-// words in the passage, an answer of the asked type, an address hit or a
-// higher rerank score never lower the probability.
+// The shipped models are monotone where they must be: more of the
+// question's words in the passage, an answer of the asked type, an address
+// hit, a higher rerank score or a closer meaning never lower the
+// probability; a missing answer type or missing rare words never raise it.
 func TestAnswerModelMonotone(t *testing.T) {
 	m := DefaultAnswerModel()
 	base := Features{FBias: 1, FRerank: 0.3, FCoverage: 0.4, FRare: 0.5, FBigram: 0.2, FTop: 1, FMargin: 0.1, FLanes: 1}
@@ -20,10 +21,23 @@ func TestAnswerModelMonotone(t *testing.T) {
 			t.Errorf("%s: P(%v=1) = %.3f < P(0) = %.3f", FeatureNames[k], FeatureNames[k], m.Prob(hi), m.Prob(lo))
 		}
 	}
-	lo, hi := base, base
-	lo[FTypeMiss], hi[FTypeMiss] = 0, 1
-	if m.Prob(hi) > m.Prob(lo) {
-		t.Errorf("type_miss raises the probability: %.3f > %.3f", m.Prob(hi), m.Prob(lo))
+	for _, mm := range []AnswerModel{m, DefaultRelevanceModel()} {
+		sem := base
+		sem[FSim], sem[FSimRel], sem[FSoft], sem[FFocus], sem[FFocusMiss], sem[FFocusWorst], sem[FSent] = 0.5, 0.1, 0.6, 0.5, 0.3, 0.4, 0.5
+		for _, k := range []int{FSim, FSoft, FSoftMin, FFocus, FFocusWorst, FSent} {
+			lo, hi := sem, sem
+			lo[k], hi[k] = 0, 1
+			if mm.Prob(hi) < mm.Prob(lo) {
+				t.Errorf("%s: P(%s=1) = %.3f < P(0) = %.3f", mm.Fit[:12], FeatureNames[k], mm.Prob(hi), mm.Prob(lo))
+			}
+		}
+		for _, k := range []int{FTypeMiss, FFocusMiss} {
+			lo, hi := sem, sem
+			lo[k], hi[k] = 0, 1
+			if mm.Prob(hi) > mm.Prob(lo) {
+				t.Errorf("%s: %s raises the probability: %.3f > %.3f", mm.Fit[:12], FeatureNames[k], mm.Prob(hi), mm.Prob(lo))
+			}
+		}
 	}
 	prev := -1.0
 	for c := 0.0; c <= 1.0001; c += 0.05 {

@@ -29,8 +29,11 @@ type Candidate struct {
 	Sim, Soft float64
 	// SoftMin is the word vectors' best cosine for the question's
 	// worst-covered word (the one thing a passage on the topic may lack).
-	SoftMin  float64
-	Semantic bool
+	SoftMin float64
+	// Focus, FocusMiss, FocusWorst and SentSoft are the focus features
+	// (see FFocus..FSent), meaningful only when Semantic is set.
+	Focus, FocusMiss, FocusWorst, SentSoft float64
+	Semantic                               bool
 	// Relevance is the relevance model's calibrated probability that the
 	// passage is about the question (set by RelevanceModel.Rate after
 	// Assess); the coverage gate compares it with its thresholds.

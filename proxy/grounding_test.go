@@ -76,8 +76,9 @@ func TestParaphrasesGround(t *testing.T) {
 // from general knowledge, and the refusal names the closest topics; no
 // model runs. The planner's threshold is set to 0.50 here: at the fitted
 // default (0.20) the local answerability model keeps the opening-hours
-// note for this question and the turn grounds (docs/quality.md: the local
-// planner refuses only a fifth of on-topic unanswerable questions).
+// note for this question and the turn grounds (docs/quality.md: left out
+// of fitting, the local planner refuses an eighth of on-topic
+// unanswerable questions).
 func TestOnTopicUnanswerableRefusesNamingTopics(t *testing.T) {
 	ts := startGuard(t, func(c *testCfg) {
 		c.Pipeline.Index = shopCorpus(t)

@@ -39,7 +39,11 @@ type Candidate struct {
 	// Semantic true) when retrieve.semantic is on. They are features of
 	// the gate's models; they do not change the order.
 	Sim, Soft, SoftMin float64
-	Semantic           bool
+	// Focus, FocusMiss, FocusWorst and SentSoft are the focus features
+	// (semantic_focus.go): what the passage offers the question's rarest
+	// words, and its best sentence's soft coverage.
+	Focus, FocusMiss, FocusWorst, SentSoft float64
+	Semantic                               bool
 }
 
 // MemoryNote is curated background: injected, never cited.

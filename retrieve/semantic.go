@@ -58,6 +58,7 @@ type passageSem struct {
 	// words.
 	plain bool
 	rows  []int32
+	focus *passageFocus // stems, word-vector ids and sentence ends of words (semantic_focus.go)
 }
 
 func newSemantic(enc SentenceEncoder, wv WordVectors) *semantic {
@@ -87,6 +88,7 @@ func (s *semantic) passage(p *index.Partition, slot int, embed bool) *passageSem
 	}
 	ps := &passageSem{words: index.Words(text)}
 	s.wordRows(ps)
+	ps.focus = s.newPassageFocus(ch.Title, ch.Text, ps.words)
 	if embed {
 		ps.vec = s.enc.Embed(index.EncoderText(ch)) // the text the snapshot's vectors embed
 	}
@@ -132,6 +134,8 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 		for i := range cands {
 			cands[i].Soft, cands[i].SoftMin = mean[i], worst[i]
 		}
+		fq := newFocusQuestion(q, p.Local().IDF)
+		s.focusAll(&fq, pss, cands)
 	}
 }
 
