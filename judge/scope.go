@@ -882,51 +882,81 @@ const numAlt = `(\d|one\b|two\b|three\b|four\b|five\b|six\b|seven\b|eight\b|nine
 // than 8 kg" is not read as a negation, "less than 8 kg" not as a change
 // down, and "Monday to Friday" matches "weekdays". Quoted spans keep the
 // text as written.
+//
+// A rule's regexp runs only when the lowercased text has its key (see
+// hasKey) and one of its need literals (allOf: all of them). Every match
+// of the regexp contains a need literal, and each need literal contains
+// the key, so on most texts no regexp runs at all.
 var phraseNorms = []struct {
-	key string // a lowercase literal the rewrite needs: the regexp runs only when the text has it
-	re  *regexp.Regexp
-	out string
+	key   string
+	need  []string
+	allOf bool
+	re    *regexp.Regexp
+	out   string
 }{
-	{"than", regexp.MustCompile(`(?i)\b(no|not) more than\b`), "at most"},
-	{"than", regexp.MustCompile(`(?i)\b(no|not) (less|fewer) than\b`), "at least"},
-	{"than", regexp.MustCompile(`(?i)\b(less|fewer|younger) than ` + numAlt), "under $2"},
-	{"than", regexp.MustCompile(`(?i)\b(more|older) than ` + numAlt), "over $2"},
-	{"later than", regexp.MustCompile(`(?i)\bno later than\b`), "by"},
-	{"c", regexp.MustCompile(`(?i)\b(at no (extra )?(cost|charge)|free of charge|without charge|for free|costs? nothing)\b`), "free"},
-	{"admission", regexp.MustCompile(`(?i)\bno admission (charge|fee)\b`), "free admission"},
-	{"friday", regexp.MustCompile(`(?i)\bmondays? (to|through|until|-) fridays?\b`), "weekdays"},
-	{"week", regexp.MustCompile(`(?i)\b(every day of the week|seven days a week|7 days a week)\b`), "every day"},
-	{"at once", regexp.MustCompile(`(?i)\bat once\b`), "at a time"},
-	{"one time", regexp.MustCompile(`(?i)\bone time\b`), "once"},
-	{" than", regexp.MustCompile(`(?i)\bother than\b`), "except"},
-	{"apart from", regexp.MustCompile(`(?i)\bapart from\b`), "except"},
-	{"o", regexp.MustCompile(`(?i)\b(or|and) (older|above)\b|\bor over\b`), "and over"},
-	{"o", regexp.MustCompile(`(?i)\b(or|and) (younger|below)\b|\bor under\b`), "and under"},
+	{"than", []string{"no more than", "not more than"}, false, regexp.MustCompile(`(?i)\b(no|not) more than\b`), "at most"},
+	{"than", []string{"no less than", "not less than", "no fewer than", "not fewer than"}, false, regexp.MustCompile(`(?i)\b(no|not) (less|fewer) than\b`), "at least"},
+	{"than", []string{"less than ", "fewer than ", "younger than "}, false, regexp.MustCompile(`(?i)\b(less|fewer|younger) than ` + numAlt), "under $2"},
+	{"than", []string{"more than ", "older than "}, false, regexp.MustCompile(`(?i)\b(more|older) than ` + numAlt), "over $2"},
+	{"later than", []string{"no later than"}, false, regexp.MustCompile(`(?i)\bno later than\b`), "by"},
+	{"c", []string{"at no cost", "at no charge", "at no extra cost", "at no extra charge", "free of charge", "without charge", "for free", "cost nothing", "costs nothing"}, false,
+		regexp.MustCompile(`(?i)\b(at no (extra )?(cost|charge)|free of charge|without charge|for free|costs? nothing)\b`), "free"},
+	{"admission", []string{"no admission charge", "no admission fee"}, false, regexp.MustCompile(`(?i)\bno admission (charge|fee)\b`), "free admission"},
+	{"friday", []string{"monday", "friday"}, true, regexp.MustCompile(`(?i)\bmondays? (to|through|until|-) fridays?\b`), "weekdays"},
+	{"week", []string{"every day of the week", "seven days a week", "7 days a week"}, false, regexp.MustCompile(`(?i)\b(every day of the week|seven days a week|7 days a week)\b`), "every day"},
+	{"at once", []string{"at once"}, false, regexp.MustCompile(`(?i)\bat once\b`), "at a time"},
+	{"one time", []string{"one time"}, false, regexp.MustCompile(`(?i)\bone time\b`), "once"},
+	{" than", []string{"other than"}, false, regexp.MustCompile(`(?i)\bother than\b`), "except"},
+	{"apart from", []string{"apart from"}, false, regexp.MustCompile(`(?i)\bapart from\b`), "except"},
+	{"o", []string{"or older", "or above", "and older", "and above", "or over"}, false, regexp.MustCompile(`(?i)\b(or|and) (older|above)\b|\bor over\b`), "and over"},
+	{"o", []string{"or younger", "or below", "and younger", "and below", "or under"}, false, regexp.MustCompile(`(?i)\b(or|and) (younger|below)\b|\bor under\b`), "and under"},
 }
 
 // normPhrases applies phraseNorms to text.
+//
+// The need test is exact for text without U+017F (long s) and U+212A
+// (Kelvin sign), the only non-ASCII runes that (?i) folds to ASCII
+// letters; the patterns are otherwise ASCII, so a match is one of the
+// need literals in some ASCII case, which strings.ToLower maps to the
+// literal. Text with either rune is tested by key alone.
 func normPhrases(text string) string {
+	folds := strings.Contains(text, "\u017f") || strings.Contains(text, "\u212a")
 	lower := strings.ToLower(text)
 	for _, n := range phraseNorms {
-		switch n.key {
-		case "c":
-			if !strings.Contains(lower, "free") && !strings.Contains(lower, "cost") && !strings.Contains(lower, "charge") {
+		if folds {
+			if !hasKey(lower, n.key) {
 				continue
 			}
-		case "o":
-			if !strings.Contains(lower, "older") && !strings.Contains(lower, "above") && !strings.Contains(lower, "younger") &&
-				!strings.Contains(lower, "below") && !strings.Contains(lower, " over") && !strings.Contains(lower, " under") {
-				continue
-			}
-		default:
-			if !strings.Contains(lower, n.key) {
-				continue
-			}
+		} else if !hasNeed(lower, n.need, n.allOf) {
+			continue
 		}
 		text = n.re.ReplaceAllString(text, n.out)
 		lower = strings.ToLower(text)
 	}
 	return text
+}
+
+// hasKey reports whether lower has a rule's key: "c" is free, cost or
+// charge; "o" a word of a lower age bound.
+func hasKey(lower, key string) bool {
+	switch key {
+	case "c":
+		return strings.Contains(lower, "free") || strings.Contains(lower, "cost") || strings.Contains(lower, "charge")
+	case "o":
+		return strings.Contains(lower, "older") || strings.Contains(lower, "above") || strings.Contains(lower, "younger") ||
+			strings.Contains(lower, "below") || strings.Contains(lower, " over") || strings.Contains(lower, " under")
+	}
+	return strings.Contains(lower, key)
+}
+
+// hasNeed reports whether lower contains one of need (allOf: all).
+func hasNeed(lower string, need []string, allOf bool) bool {
+	for _, w := range need {
+		if strings.Contains(lower, w) != allOf {
+			return !allOf
+		}
+	}
+	return allOf
 }
 
 func isYear(v float64) bool { return v >= 1000 && v <= 2100 && v == math.Trunc(v) }

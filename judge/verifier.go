@@ -47,6 +47,9 @@ var citeRe = regexp.MustCompile(`\[(\d{1,4})\]`)
 // Citations returns the citation numbers "[N]" in s, in order, without
 // repeats.
 func Citations(s string) []int {
+	if strings.IndexByte(s, '[') < 0 {
+		return nil
+	}
 	var out []int
 	for _, m := range citeRe.FindAllStringSubmatch(s, -1) {
 		n, err := strconv.Atoi(m[1])
@@ -69,7 +72,9 @@ func Citations(s string) []int {
 
 // StripCitations removes "[N]" markers and tidies the spaces they leave.
 func StripCitations(s string) string {
-	s = citeRe.ReplaceAllString(s, "")
+	if strings.IndexByte(s, '[') >= 0 {
+		s = citeRe.ReplaceAllString(s, "")
+	}
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.ReplaceAll(s, " .", ".")
 	s = strings.ReplaceAll(s, " ,", ",")
@@ -83,6 +88,16 @@ var opinionCues = []string{
 	"i hope", "i suggest", "my favorite", "my favourite",
 }
 
+// spacedOpinionCues are opinionCues with the space IsOpinion looks for
+// before each.
+var spacedOpinionCues = func() []string {
+	out := make([]string, len(opinionCues))
+	for i, c := range opinionCues {
+		out[i] = " " + c
+	}
+	return out
+}()
+
 var metaPrefixes = []string{
 	"here is", "here are", "here's", "let me", "i hope", "feel free", "sure", "certainly",
 	"great question", "good question", "i can", "i cannot", "i can't", "i don't know",
@@ -93,8 +108,8 @@ var metaPrefixes = []string{
 // than a checkable fact.
 func IsOpinion(s string) bool {
 	l := " " + strings.ToLower(s)
-	for _, c := range opinionCues {
-		if strings.Contains(l, " "+c) {
+	for _, c := range spacedOpinionCues {
+		if strings.Contains(l, c) {
 			return true
 		}
 	}
