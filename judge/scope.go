@@ -893,23 +893,24 @@ var phraseNorms = []struct {
 	allOf bool
 	re    *regexp.Regexp
 	out   string
+	scan  func(string) string // re's replacement by hand, for text without folds
 }{
-	{"than", []string{"no more than", "not more than"}, false, regexp.MustCompile(`(?i)\b(no|not) more than\b`), "at most"},
-	{"than", []string{"no less than", "not less than", "no fewer than", "not fewer than"}, false, regexp.MustCompile(`(?i)\b(no|not) (less|fewer) than\b`), "at least"},
-	{"than", []string{"less than ", "fewer than ", "younger than "}, false, regexp.MustCompile(`(?i)\b(less|fewer|younger) than ` + numAlt), "under $2"},
-	{"than", []string{"more than ", "older than "}, false, regexp.MustCompile(`(?i)\b(more|older) than ` + numAlt), "over $2"},
-	{"later than", []string{"no later than"}, false, regexp.MustCompile(`(?i)\bno later than\b`), "by"},
+	{"than", []string{"no more than", "not more than"}, false, regexp.MustCompile(`(?i)\b(no|not) more than\b`), "at most", phraseScan("at most", "no more than", "not more than")},
+	{"than", []string{"no less than", "not less than", "no fewer than", "not fewer than"}, false, regexp.MustCompile(`(?i)\b(no|not) (less|fewer) than\b`), "at least", phraseScan("at least", "no less than", "no fewer than", "not less than", "not fewer than")},
+	{"than", []string{"less than ", "fewer than ", "younger than "}, false, regexp.MustCompile(`(?i)\b(less|fewer|younger) than ` + numAlt), "under $2", scanUnder},
+	{"than", []string{"more than ", "older than "}, false, regexp.MustCompile(`(?i)\b(more|older) than ` + numAlt), "over $2", scanOver},
+	{"later than", []string{"no later than"}, false, regexp.MustCompile(`(?i)\bno later than\b`), "by", phraseScan("by", "no later than")},
 	{"c", []string{"at no cost", "at no charge", "at no extra cost", "at no extra charge", "free of charge", "without charge", "for free", "cost nothing", "costs nothing"}, false,
-		regexp.MustCompile(`(?i)\b(at no (extra )?(cost|charge)|free of charge|without charge|for free|costs? nothing)\b`), "free"},
-	{"admission", []string{"no admission charge", "no admission fee"}, false, regexp.MustCompile(`(?i)\bno admission (charge|fee)\b`), "free admission"},
-	{"friday", []string{"monday", "friday"}, true, regexp.MustCompile(`(?i)\bmondays? (to|through|until|-) fridays?\b`), "weekdays"},
-	{"week", []string{"every day of the week", "seven days a week", "7 days a week"}, false, regexp.MustCompile(`(?i)\b(every day of the week|seven days a week|7 days a week)\b`), "every day"},
-	{"at once", []string{"at once"}, false, regexp.MustCompile(`(?i)\bat once\b`), "at a time"},
-	{"one time", []string{"one time"}, false, regexp.MustCompile(`(?i)\bone time\b`), "once"},
-	{" than", []string{"other than"}, false, regexp.MustCompile(`(?i)\bother than\b`), "except"},
-	{"apart from", []string{"apart from"}, false, regexp.MustCompile(`(?i)\bapart from\b`), "except"},
-	{"o", []string{"or older", "or above", "and older", "and above", "or over"}, false, regexp.MustCompile(`(?i)\b(or|and) (older|above)\b|\bor over\b`), "and over"},
-	{"o", []string{"or younger", "or below", "and younger", "and below", "or under"}, false, regexp.MustCompile(`(?i)\b(or|and) (younger|below)\b|\bor under\b`), "and under"},
+		regexp.MustCompile(`(?i)\b(at no (extra )?(cost|charge)|free of charge|without charge|for free|costs? nothing)\b`), "free", phraseScan("free", "at no extra cost", "at no extra charge", "at no cost", "at no charge", "free of charge", "without charge", "for free", "costs nothing", "cost nothing")},
+	{"admission", []string{"no admission charge", "no admission fee"}, false, regexp.MustCompile(`(?i)\bno admission (charge|fee)\b`), "free admission", phraseScan("free admission", "no admission charge", "no admission fee")},
+	{"friday", []string{"monday", "friday"}, true, regexp.MustCompile(`(?i)\bmondays? (to|through|until|-) fridays?\b`), "weekdays", phraseScan("weekdays", "mondays to fridays", "mondays to friday", "mondays through fridays", "mondays through friday", "mondays until fridays", "mondays until friday", "mondays - fridays", "mondays - friday", "monday to fridays", "monday to friday", "monday through fridays", "monday through friday", "monday until fridays", "monday until friday", "monday - fridays", "monday - friday")},
+	{"week", []string{"every day of the week", "seven days a week", "7 days a week"}, false, regexp.MustCompile(`(?i)\b(every day of the week|seven days a week|7 days a week)\b`), "every day", phraseScan("every day", "every day of the week", "seven days a week", "7 days a week")},
+	{"at once", []string{"at once"}, false, regexp.MustCompile(`(?i)\bat once\b`), "at a time", phraseScan("at a time", "at once")},
+	{"one time", []string{"one time"}, false, regexp.MustCompile(`(?i)\bone time\b`), "once", phraseScan("once", "one time")},
+	{" than", []string{"other than"}, false, regexp.MustCompile(`(?i)\bother than\b`), "except", phraseScan("except", "other than")},
+	{"apart from", []string{"apart from"}, false, regexp.MustCompile(`(?i)\bapart from\b`), "except", phraseScan("except", "apart from")},
+	{"o", []string{"or older", "or above", "and older", "and above", "or over"}, false, regexp.MustCompile(`(?i)\b(or|and) (older|above)\b|\bor over\b`), "and over", phraseScan("and over", "or older", "or above", "and older", "and above", "or over")},
+	{"o", []string{"or younger", "or below", "and younger", "and below", "or under"}, false, regexp.MustCompile(`(?i)\b(or|and) (younger|below)\b|\bor under\b`), "and under", phraseScan("and under", "or younger", "or below", "and younger", "and below", "or under")},
 }
 
 // normPhrases applies phraseNorms to text.
@@ -927,13 +928,112 @@ func normPhrases(text string) string {
 			if !hasKey(lower, n.key) {
 				continue
 			}
-		} else if !hasNeed(lower, n.need, n.allOf) {
+		} else if (len(n.key) > 1 && !strings.Contains(lower, n.key)) || !hasNeed(lower, n.need, n.allOf) {
+			// a literal key is one scan where the need literals are
+			// several, and none is there without it
 			continue
 		}
-		text = n.re.ReplaceAllString(text, n.out)
+		if !folds {
+			text = n.scan(text)
+		} else {
+			text = n.re.ReplaceAllString(text, n.out)
+		}
 		lower = strings.ToLower(text)
 	}
 	return text
+}
+
+var (
+	scanUnder = func(s string) string { return replaceThanNum(s, []string{"less", "fewer", "younger"}, "under ") }
+	scanOver  = func(s string) string { return replaceThanNum(s, []string{"more", "older"}, "over ") }
+)
+
+// numWords are numAlt's words.
+var numWords = []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "twenty"}
+
+// phraseScan returns `(?i)\b(phrases)\b` replaced by out, for text
+// without the runes (?i) folds to ASCII letters. The phrases are a
+// pattern's alternatives written out in its order of preference, each
+// beginning and ending with a word byte.
+func phraseScan(out string, phrases ...string) func(string) string {
+	return func(s string) string {
+		return replaceScan(s, func(i int) int {
+			if i > 0 && isWordByte(s[i-1]) {
+				return -1
+			}
+			for _, p := range phrases {
+				e := i + len(p)
+				if e <= len(s) && strings.EqualFold(s[i:e], p) && (e == len(s) || !isWordByte(s[e])) {
+					return e
+				}
+			}
+			return -1
+		}, func(string) string { return out })
+	}
+}
+
+// replaceThanNum is `(?i)\b(w1|w2...) than ` + numAlt replaced by out and
+// the number, for text without the runes (?i) folds to ASCII letters:
+// "Less than 5" is "under 5", "more than ten" "over ten".
+func replaceThanNum(s string, words []string, out string) string {
+	return replaceScan(s, func(i int) int { return matchThanNum(s, i, words) }, func(m string) string {
+		// the number is the match's tail after "<word> than "
+		return out + m[strings.LastIndexByte(m, ' ')+1:]
+	})
+}
+
+// replaceScan replaces the leftmost non-overlapping matches in s, as
+// regexp's ReplaceAllString: match returns the end of the match starting
+// at i or -1, repl a match's replacement.
+func replaceScan(s string, match func(i int) int, repl func(m string) string) string {
+	var b strings.Builder
+	last := 0 // s[last:] is not yet written
+	for i := 0; i < len(s); {
+		end := match(i)
+		if end < 0 {
+			i++
+			continue
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(repl(s[i:end]))
+		last, i = end, end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// matchThanNum returns the end of a match of `\b(words) than ` + numAlt
+// starting at i, or -1.
+func matchThanNum(s string, i int, words []string) int {
+	if i > 0 && isWordByte(s[i-1]) {
+		return -1
+	}
+	for _, w := range words {
+		j := i + len(w)
+		if j+6 > len(s) || !strings.EqualFold(s[i:j], w) || s[j] != ' ' || !strings.EqualFold(s[j+1:j+5], "than") || s[j+5] != ' ' {
+			continue
+		}
+		k := j + 6
+		if k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			return k + 1
+		}
+		for _, nw := range numWords {
+			e := k + len(nw)
+			if e <= len(s) && strings.EqualFold(s[k:e], nw) && (e == len(s) || !isWordByte(s[e])) {
+				return e
+			}
+		}
+		return -1
+	}
+	return -1
+}
+
+// isWordByte is RE2's \w: an ASCII letter, digit or underscore.
+func isWordByte(c byte) bool {
+	return c == '_' || (c >= '0' && c <= '9') || (c|0x20 >= 'a' && c|0x20 <= 'z')
 }
 
 // hasKey reports whether lower has a rule's key: "c" is free, cost or
