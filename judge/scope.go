@@ -933,12 +933,15 @@ func normPhrases(text string) string {
 			// several, and none is there without it
 			continue
 		}
+		var t string
 		if !folds {
-			text = n.scan(text)
+			t = n.scan(text)
 		} else {
-			text = n.re.ReplaceAllString(text, n.out)
+			t = n.re.ReplaceAllString(text, n.out)
 		}
-		lower = strings.ToLower(text)
+		if t != text {
+			text, lower = t, strings.ToLower(t)
+		}
 	}
 	return text
 }
