@@ -110,6 +110,11 @@ func RetrievalQualityWith(ctx context.Context, dataDir string, ic index.Config, 
 		return out
 	}
 	engines := map[string]*retrieve.Engine{}
+	defer func() {
+		for _, e := range engines {
+			e.Close() // their question caches run goroutines; they hold no snapshot
+		}
+	}()
 	for name, cfg := range map[string]retrieve.Config{"hybrid": hybrid, "hybrid + local rerank": reranked} {
 		// Each engine gets its own view of the snapshot; only the first
 		// owns it (Close on the others would close the shared indexes).
