@@ -1,8 +1,6 @@
 package retrieve
 
 import (
-	"github.com/viterin/vek/vek32"
-
 	"github.com/answer-guard/guard/index"
 )
 
@@ -180,68 +178,19 @@ func (s *semantic) focusAll(q *focusQuestion, pss []*passageSem, cands []Candida
 	batched := ok && plain(q.words)
 	var sim []float64
 	var nIDs int
-	sc := coverPool.Get().(*coverScratch) // the soft coverage's scratch, free again by now
-	defer coverPool.Put(sc)
-	// pslots[i] are passage i's words as slots of the turn's distinct
-	// rows (-1: a word the vectors do not know), in one flat slice.
-	pslots := make([][]int32, len(pss))
+	var pslots [][]int32
 	if batched {
-		dims := rv.Dims()
-		clear(sc.slot)
-		ids := sc.ids[:0]
-		n := 0
-		for _, ps := range pss {
-			if ps.focus != nil {
-				n += len(ps.focus.ids)
-			}
-		}
-		if cap(sc.slots) < n {
-			sc.slots = make([]int32, n)
-		}
-		flat := sc.slots[:n]
+		sc := coverPool.Get().(*coverScratch) // the soft coverage's scratch, free again by now
+		defer coverPool.Put(sc)
+		lists := make([][]int32, len(pss))
 		for i, ps := range pss {
-			if ps.focus == nil || ps.focus.ids == nil {
-				continue
-			}
-			sl := flat[:len(ps.focus.ids):len(ps.focus.ids)]
-			flat = flat[len(ps.focus.ids):]
-			for j, id := range ps.focus.ids {
-				if id < 0 {
-					sl[j] = -1
-					continue
-				}
-				u, seen := sc.slot[id]
-				if !seen {
-					u = int32(len(ids))
-					sc.slot[id] = u
-					ids = append(ids, id)
-				}
-				sl[j] = u
-			}
-			pslots[i] = sl
-		}
-		sc.ids = ids
-		nIDs = len(ids)
-		rows := growF32(&sc.rows, nIDs*dims)
-		for u, id := range ids {
-			rv.IntRow(id, rows[u*dims:(u+1)*dims])
-		}
-		sim = growF64(&sc.sim, len(q.words)*nIDs)
-		clear(sim)
-		qrow := growF32(&sc.qrow, dims)
-		for qi, w := range q.words {
-			qid, known := rv.ID(w)
-			if !known {
-				continue
-			}
-			rv.IntRow(qid, qrow)
-			qn := rv.Norm(qid)
-			for u, id := range ids {
-				if d := qn * rv.Norm(id); d != 0 {
-					sim[qi*nIDs+u] = float64(vek32.Dot(qrow, rows[u*dims:(u+1)*dims])) / float64(d)
-				}
+			if ps.focus != nil {
+				lists[i] = ps.focus.ids // nil when the passage's words are not plain
 			}
 		}
+		pslots, sim, nIDs = sc.pairTable(rv, q.words, lists)
+	} else {
+		pslots = make([][]int32, len(pss))
 	}
 	for i, ps := range pss {
 		sl := pslots[i]

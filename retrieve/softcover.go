@@ -54,52 +54,15 @@ func (s *semantic) coverAll(q []string, ps []*passageSem, mean, worst []float64)
 		}
 		return
 	}
-	dims := rv.Dims()
 	sc := coverPool.Get().(*coverScratch)
 	defer coverPool.Put(sc)
-	// The distinct passage rows by slot, and each passage's rows as slots
-	// (one flat slice, pstart[i]:pstart[i+1]). A word unknown to the
-	// vectors has Similarity 0: never above a best that starts at 0.
-	clear(sc.slot)
-	ids := sc.ids[:0]
-	slots := sc.slots[:0]
-	pstart := append(sc.pstart[:0], 0)
-	for _, p := range ps {
+	lists := make([][]int32, len(ps))
+	for i, p := range ps {
 		if p.plain {
-			for _, id := range p.rows {
-				u, seen := sc.slot[id]
-				if !seen {
-					u = int32(len(ids))
-					sc.slot[id] = u
-					ids = append(ids, id)
-				}
-				slots = append(slots, u)
-			}
-		}
-		pstart = append(pstart, len(slots))
-	}
-	sc.ids, sc.slots, sc.pstart = ids, slots, pstart
-	rows := growF32(&sc.rows, len(ids)*dims)
-	for u, id := range ids {
-		rv.IntRow(id, rows[u*dims:(u+1)*dims])
-	}
-	// sim[qi*len(ids)+u]: cosine of question word qi and passage word u.
-	sim := growF64(&sc.sim, len(q)*len(ids))
-	clear(sim)
-	qrow := growF32(&sc.qrow, dims)
-	for qi, w := range q {
-		qid, ok := rv.ID(w)
-		if !ok {
-			continue // unknown: 0 to every word
-		}
-		rv.IntRow(qid, qrow)
-		qn := rv.Norm(qid)
-		for u, id := range ids {
-			if d := qn * rv.Norm(id); d != 0 {
-				sim[qi*len(ids)+u] = float64(vek32.Dot(qrow, rows[u*dims:(u+1)*dims])) / float64(d)
-			}
+			lists[i] = p.rows
 		}
 	}
+	slots, sim, n := sc.pairTable(rv, q, lists)
 	for i, p := range ps {
 		if !p.plain {
 			mean[i], worst[i] = s.coverage(q, p.words)
@@ -115,9 +78,9 @@ func (s *semantic) coverAll(q []string, ps []*passageSem, mean, worst []float64)
 			if containsWord(p.words, qw) {
 				best = 1
 			} else {
-				row := sim[qi*len(ids) : (qi+1)*len(ids)]
-				for _, u := range slots[pstart[i]:pstart[i+1]] {
-					best = max(best, row[u])
+				row := sim[qi*n : (qi+1)*n]
+				for _, u := range slots[i] {
+					best = max(best, row[u]) // rows holds known words only: u >= 0
 				}
 			}
 			m += best
@@ -127,16 +90,80 @@ func (s *semantic) coverAll(q []string, ps []*passageSem, mean, worst []float64)
 	}
 }
 
-// coverScratch is coverAll's per-turn buffers, pooled: a turn's distinct
-// passage words as float rows are hundreds of kilobytes, garbage that the
-// proxy's lax collector setting (server.gc.percent 400) would turn into
-// resident memory.
+// coverScratch is the per-turn buffers of coverAll and focusAll, pooled: a
+// turn's distinct passage words as float rows are hundreds of kilobytes,
+// garbage that the proxy's lax collector setting (server.gc.percent 400)
+// would turn into resident memory.
 type coverScratch struct {
 	slot       map[int32]int32
 	ids, slots []int32
-	pstart     []int
 	rows, qrow []float32
 	sim        []float64
+}
+
+// pairTable numbers the distinct word-vector ids of lists (ids < 0, words
+// the vectors do not know, are left out) and computes sim[qi*n+u], the
+// cosine of question word q[qi] and distinct row u, as one SIMD dot per
+// pair (0 for a question word the vectors do not know). slots[i] is
+// lists[i] with each id replaced by its row number (-1 for id < 0). The
+// results live in sc until it is reused.
+func (sc *coverScratch) pairTable(rv rowVectors, q []string, lists [][]int32) (slots [][]int32, sim []float64, n int) {
+	dims := rv.Dims()
+	clear(sc.slot)
+	total := 0
+	for _, l := range lists {
+		total += len(l)
+	}
+	if cap(sc.slots) < total {
+		sc.slots = make([]int32, total)
+	}
+	flat := sc.slots[:total]
+	ids := sc.ids[:0]
+	slots = make([][]int32, len(lists))
+	for i, l := range lists {
+		if l == nil {
+			continue
+		}
+		sl := flat[:len(l):len(l)]
+		flat = flat[len(l):]
+		for j, id := range l {
+			if id < 0 {
+				sl[j] = -1
+				continue
+			}
+			u, seen := sc.slot[id]
+			if !seen {
+				u = int32(len(ids))
+				sc.slot[id] = u
+				ids = append(ids, id)
+			}
+			sl[j] = u
+		}
+		slots[i] = sl
+	}
+	sc.ids = ids
+	n = len(ids)
+	rows := growF32(&sc.rows, n*dims)
+	for u, id := range ids {
+		rv.IntRow(id, rows[u*dims:(u+1)*dims])
+	}
+	sim = growF64(&sc.sim, len(q)*n)
+	clear(sim)
+	qrow := growF32(&sc.qrow, dims)
+	for qi, w := range q {
+		qid, ok := rv.ID(w)
+		if !ok {
+			continue // unknown: 0 to every word
+		}
+		rv.IntRow(qid, qrow)
+		qn := rv.Norm(qid)
+		for u, id := range ids {
+			if d := qn * rv.Norm(id); d != 0 {
+				sim[qi*n+u] = float64(vek32.Dot(qrow, rows[u*dims:(u+1)*dims])) / float64(d)
+			}
+		}
+	}
+	return slots, sim, n
 }
 
 var coverPool = sync.Pool{New: func() any { return &coverScratch{slot: map[int32]int32{}} }}
