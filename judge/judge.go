@@ -523,11 +523,9 @@ func footer(s Summary, degraded bool) string {
 }
 
 // prepCache keeps analysed passages so a passage cited by many sentences
-// (or many requests) is analysed once. It is bounded: when full it is
-// emptied.
+// (or many requests) is analysed once.
 type prepCache struct {
-	mu sync.Mutex
-	m  map[prepKey]*prepared
+	m boundedMap[prepKey, *prepared]
 }
 
 type prepKey struct {
@@ -540,20 +538,39 @@ const prepCacheMax = 1024
 
 func (pc *prepCache) get(p Passage) *prepared {
 	k := prepKey{id: p.ID, n: len(p.Text), h: fnv64(p.Text)}
-	pc.mu.Lock()
-	if d, ok := pc.m[k]; ok {
-		pc.mu.Unlock()
-		return d
+	return pc.m.get(k, prepCacheMax, func() *prepared { return prepare(p.Title, p.Text) })
+}
+
+// boundedMap is a cache of values made on a miss, safe for concurrent
+// use; it is bounded: when it holds max entries it is emptied.
+type boundedMap[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]V
+}
+
+// reset empties the map.
+func (b *boundedMap[K, V]) reset() {
+	b.mu.Lock()
+	b.m = nil
+	b.mu.Unlock()
+}
+
+// get returns k's value, made by mk (outside the lock) and kept on a miss.
+func (b *boundedMap[K, V]) get(k K, max int, mk func() V) V {
+	b.mu.Lock()
+	v, ok := b.m[k]
+	b.mu.Unlock()
+	if ok {
+		return v
 	}
-	pc.mu.Unlock()
-	d := prepare(p.Title, p.Text)
-	pc.mu.Lock()
-	if pc.m == nil || len(pc.m) >= prepCacheMax {
-		pc.m = make(map[prepKey]*prepared)
+	v = mk()
+	b.mu.Lock()
+	if b.m == nil || len(b.m) >= max {
+		b.m = make(map[K]V)
 	}
-	pc.m[k] = d
-	pc.mu.Unlock()
-	return d
+	b.m[k] = v
+	b.mu.Unlock()
+	return v
 }
 
 func fnv64(s string) uint64 {

@@ -186,9 +186,7 @@ func TestReadScopeCachedEqualsFresh(t *testing.T) {
 	fresh := map[[2]string]read{}
 	for _, w := range windows {
 		for _, c := range claims {
-			scopeWindows.mu.Lock()
-			scopeWindows.m = nil
-			scopeWindows.mu.Unlock()
+			scopeWindows.m.reset()
 			f, bad, restated := readScope(c, w)
 			fresh[[2]string{c, w}] = read{f, bad, restated}
 		}

@@ -63,25 +63,11 @@ func (w *scopeWindow) carrier(i int) *carried {
 var scopeWindows windowCache
 
 type windowCache struct {
-	mu sync.Mutex
-	m  map[string]*scopeWindow
+	m boundedMap[string, *scopeWindow]
 }
 
 const windowCacheMax = 2048
 
 func (wc *windowCache) get(window string) *scopeWindow {
-	wc.mu.Lock()
-	w := wc.m[window]
-	wc.mu.Unlock()
-	if w != nil {
-		return w
-	}
-	w = newScopeWindow(window)
-	wc.mu.Lock()
-	if wc.m == nil || len(wc.m) >= windowCacheMax {
-		wc.m = make(map[string]*scopeWindow)
-	}
-	wc.m[window] = w
-	wc.mu.Unlock()
-	return w
+	return wc.m.get(window, windowCacheMax, func() *scopeWindow { return newScopeWindow(window) })
 }
