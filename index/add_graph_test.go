@@ -206,7 +206,9 @@ func checkReplaced(t *testing.T, dir string, batch []Doc, gone map[int]string, l
 			t.Fatal(err)
 		}
 		for _, h := range hits {
-			if c := p.Chunk(h.Index); gone[h.Index] != "" || live[c.DocID] != c.Text {
+			// Ingest trims a text (KJV's Mark 10:19 has a leading space):
+			// compare the words, not the bytes.
+			if c := p.Chunk(h.Index); gone[h.Index] != "" || sameWords(live[c.DocID]) != sameWords(c.Text) {
 				t.Fatalf("Dense returned slot %d of %s, a replaced chunk", h.Index, c.DocID)
 			}
 		}
@@ -318,3 +320,6 @@ func randomDocs(rng *rand.Rand, prefix string, n int) []Doc {
 	}
 	return docs
 }
+
+// sameWords is s with its whitespace runs as single spaces and trimmed.
+func sameWords(s string) string { return strings.Join(strings.Fields(s), " ") }
