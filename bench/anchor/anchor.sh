@@ -5,7 +5,9 @@
 #        same run), BURST, PACED, OPEN, PACED_DURATION, IDLE_OPEN,
 #        GUARDED_OPEN, PACE, REVERSE (1: targets, and the two guards' guard
 #        mode runs, in the other order), TARGETS (the targets measured, e.g.
-#        "nginx fastproxy evproxy" for a shorter run) override)
+#        "nginx fastproxy evproxy" for a shorter run), EVPROXY_FLAGS (e.g.
+#        "-front fasthttp": evproxy with a fasthttp server in front that hands
+#        each connection to a loop and takes it back) override)
 #
 # Paced mode (PACED=1, the default) models LLM traffic: long-lived streams
 # at token pace. First, memory per idle open stream: IDLE_OPEN (2000) wrk
@@ -121,7 +123,8 @@ procs[direct]=$!
 "$OUT/fastproxy" -addr "127.0.0.1:$FAST_PORT" -upstream "127.0.0.1:$UP_PORT" >"$OUT/fastproxy.log" 2>&1 &
 pids+=($!)
 procs[fastproxy]=$!
-"$OUT/evproxy" -addr "127.0.0.1:$EV_PORT" -upstream "127.0.0.1:$UP_PORT" >"$OUT/evproxy.log" 2>&1 &
+# shellcheck disable=SC2086 # EVPROXY_FLAGS is a list of flags
+"$OUT/evproxy" -addr "127.0.0.1:$EV_PORT" -upstream "127.0.0.1:$UP_PORT" ${EVPROXY_FLAGS:-} >"$OUT/evproxy.log" 2>&1 &
 pids+=($!)
 procs[evproxy]=$!
 sed -e "s|@OUT@|$OUT|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@UP_PORT@|$UP_PORT|g" -e "s|@NOFILE@|$NOFILE|g" \

@@ -25,11 +25,17 @@ import (
 	"errors"
 	"flag"
 	"log"
+	"net"
 	"net/netip"
+	"os"
 	"runtime"
 	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"unsafe"
 
+	"github.com/valyala/fasthttp"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,7 +45,14 @@ func main() {
 	loops := flag.Int("loops", runtime.NumCPU(), "event loops, one OS thread and one listener each")
 	flag.StringVar(&waitMode, "wait", "poll", "how a loop waits: block (epoll_wait as a Go system call), poll (a raw epoll_wait that does not block first, blocking only when it found nothing), raw (a raw blocking epoll_wait: the loop keeps its P)")
 	flag.BoolVar(&rawIO, "raw-io", true, "reads and writes as raw system calls (they never block: the sockets are non-blocking)")
+	frontMode := flag.String("front", "loop", "who reads requests: loop (the event loops accept and parse), fasthttp (a fasthttp server parses each request, then hands the client connection to a loop (Hijack) and takes it back for keep-alive once the answer is relayed (ServeConn): the shape of an event-loop relay inside the guard)")
 	flag.Parse()
+	if *frontMode != "loop" && *frontMode != "fasthttp" {
+		log.Fatal("-front: loop or fasthttp")
+	}
+	if *frontMode == "fasthttp" && waitMode == "raw" {
+		log.Fatal("-front fasthttp needs -wait poll or block: a raw wait keeps the P the fasthttp server needs")
+	}
 	la, err1 := netip.ParseAddrPort(*addr)
 	ua, err2 := netip.ParseAddrPort(*upstream)
 	if err := errors.Join(err1, err2); err != nil {
@@ -50,11 +63,18 @@ func main() {
 	}
 	ls := make([]*loop, *loops)
 	for i := range ls {
-		l, err := newLoop(la, ua)
+		l, err := newLoop(la, ua, *frontMode == "loop")
 		if err != nil {
 			log.Fatal(err)
 		}
 		ls[i] = l
+	}
+	if *frontMode == "fasthttp" {
+		for _, l := range ls {
+			go l.run()
+		}
+		serveFront(la.String(), ls, []byte(ua.String()))
+		return
 	}
 	for _, l := range ls[1:] {
 		go l.run()
@@ -66,6 +86,7 @@ const (
 	kindListener = iota
 	kindClient
 	kindUpstream
+	kindWake // the loop's eventfd: connections handed over by the fasthttp front
 )
 
 // Body framings of a response, as the upstream sent it (the client gets
@@ -111,6 +132,7 @@ type conn struct {
 	out  []byte // bytes accepted for this socket that it has not taken yet
 
 	// client
+	front      bool // handed over by the fasthttp front: handed back after the answer
 	closeAfter bool // Connection: close, or an error answer: close once out is written
 	inflight   bool // a request is being answered (peer may be nil only while failing)
 
@@ -146,15 +168,31 @@ type loop struct {
 	frame  []byte // what one write sends
 	events []unix.EpollEvent
 	polled bool // the last wait found events
+
+	wake  int        // eventfd: the front handed connections over
+	mu    sync.Mutex // guards inbox
+	inbox []handoff
+	taken []handoff // the inbox being served
 }
 
-func newLoop(la, ua netip.AddrPort) (*loop, error) {
+func newLoop(la, ua netip.AddrPort, listen bool) (*loop, error) {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
 	l := &loop{ep: ep, rbuf: make([]byte, 64<<10), events: make([]unix.EpollEvent, 256),
 		up: unix.SockaddrInet4{Port: int(ua.Port()), Addr: ua.Addr().As4()}, host: []byte(ua.String())}
+	wfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := l.add(wfd, kindWake); err != nil {
+		return nil, err
+	}
+	l.wake = wfd
+	if !listen {
+		return l, nil
+	}
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
@@ -309,6 +347,8 @@ func (l *loop) run() {
 				l.clientEvent(c, ev.Events)
 			case kindUpstream:
 				l.upstreamEvent(c, ev.Events)
+			case kindWake:
+				l.takeOver()
 			}
 		}
 	}
@@ -546,6 +586,10 @@ func (l *loop) flush(c *conn) bool {
 			l.close(c)
 			return false
 		}
+		if c.front && !c.inflight {
+			l.giveBack(c)
+			return false
+		}
 		if u := c.peer; u != nil && u.paused {
 			u.paused = false
 			l.upstreamReadable(u)
@@ -682,6 +726,12 @@ func (l *loop) upstreamReadable(u *conn) {
 	if c.closeAfter {
 		if len(c.out) == 0 {
 			l.close(c)
+		}
+		return
+	}
+	if c.front {
+		if len(c.out) == 0 {
+			l.giveBack(c)
 		}
 		return
 	}
@@ -1014,4 +1064,110 @@ func appendRequest(b []byte, r *request, host []byte) []byte {
 	}
 	b = append(b, "\r\n"...)
 	return append(b, r.body...)
+}
+
+// handoff is a client connection the fasthttp front hands to a loop, with
+// the upstream request to send for it.
+type handoff struct {
+	fd         int
+	req        []byte
+	head       bool
+	closeAfter bool
+}
+
+// front is the fasthttp server of -front fasthttp.
+var front *fasthttp.Server
+
+// serveFront serves addr with a fasthttp server that parses each request,
+// builds its upstream request and hands the client connection to a loop.
+func serveFront(addr string, ls []*loop, host []byte) {
+	var next atomic.Uint32
+	front = &fasthttp.Server{Name: "evproxy", NoDefaultServerHeader: true, ReadBufferSize: 16 << 10, WriteBufferSize: 8 << 10,
+		KeepHijackedConns: true}
+	front.Handler = func(ctx *fasthttp.RequestCtx) {
+		r := request{method: ctx.Method(), path: ctx.RequestURI(), ctype: ctx.Request.Header.ContentType(), body: ctx.PostBody(), head: ctx.IsHead()}
+		h := handoff{req: appendRequest(nil, &r, host), head: r.head, closeAfter: ctx.Request.Header.ConnectionClose()}
+		l := ls[next.Add(1)%uint32(len(ls))]
+		ctx.HijackSetNoResponse(true)
+		ctx.Hijack(func(c net.Conn) { l.handOver(c, h) })
+	}
+	log.Fatal(front.ListenAndServe(addr))
+}
+
+// handOver runs on the front's hijack goroutine: it takes a duplicate of
+// the connection's descriptor, closes the connection (which leaves Go's
+// netpoller) and queues the duplicate for the loop.
+func (l *loop) handOver(c net.Conn, h handoff) {
+	if u, ok := c.(interface{ UnsafeConn() net.Conn }); ok {
+		c = u.UnsafeConn()
+	}
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		c.Close()
+		return
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		c.Close()
+		return
+	}
+	h.fd = -1
+	rc.Control(func(fd uintptr) { h.fd, err = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }) //nolint:errcheck // err is set inside
+	c.Close()
+	if err != nil || h.fd < 0 {
+		return
+	}
+	l.mu.Lock()
+	l.inbox = append(l.inbox, h)
+	first := len(l.inbox) == 1
+	l.mu.Unlock()
+	if first {
+		one := [8]byte{1}          // any count but 0 wakes the loop
+		unix.Write(l.wake, one[:]) //nolint:errcheck // the counter cannot overflow here
+	}
+}
+
+// takeOver serves the connections the front handed over.
+func (l *loop) takeOver() {
+	var b [8]byte
+	unix.Read(l.wake, b[:]) //nolint:errcheck // EAGAIN: nothing to reset
+	l.mu.Lock()
+	l.taken, l.inbox = l.inbox, l.taken[:0]
+	l.mu.Unlock()
+	for _, h := range l.taken {
+		c, err := l.add(h.fd, kindClient)
+		if err != nil {
+			continue
+		}
+		c.front, c.inflight, c.closeAfter = true, true, h.closeAfter
+		u := l.upstream()
+		if u == nil {
+			l.fail(c, "502 Bad Gateway")
+			continue
+		}
+		u.req = append(u.req[:0], h.req...)
+		u.headReq = h.head
+		c.peer, u.peer = u, c
+		if !u.connecting {
+			l.send(u, u.req)
+		}
+	}
+	clear(l.taken)
+}
+
+// giveBack hands client c back to the front for its next request: c
+// leaves the loop, and the front serves a new net.Conn over its socket.
+func (l *loop) giveBack(c *conn) {
+	fd := c.fd
+	unix.EpollCtl(l.ep, unix.EPOLL_CTL_DEL, fd, nil) //nolint:errcheck // fd is registered
+	l.conns[fd] = nil
+	c.fd = -1
+	l.free = append(l.free, c)
+	f := os.NewFile(uintptr(fd), "client")
+	nc, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		return
+	}
+	go front.ServeConn(nc) //nolint:errcheck // the front logs nothing
 }
