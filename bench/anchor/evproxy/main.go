@@ -13,6 +13,15 @@
 // the upstream closes them; a request sent on a pooled connection that the
 // upstream closed before answering is sent once more on a new one.
 //
+// With -front fasthttp a fasthttp server reads and parses the requests
+// instead, and hands each client connection to a loop once its request is
+// in (Hijack) and takes it back for the next one (ServeConn): the shape an
+// event-loop relay would have inside the guard, whose request path is
+// fasthttp's. -handoff says how: share (the loop polls the connection's
+// own descriptor beside Go's netpoller, and the same net.Conn goes back)
+// or dup (a duplicate descriptor, the connection closed, a new one made
+// with net.FileConn to give back).
+//
 // It parses only what a proxy must: the request line, Content-Length,
 // Content-Type and Connection of a request (no chunked request bodies), and
 // the status, Content-Length, Transfer-Encoding, Content-Type and
@@ -45,6 +54,7 @@ func main() {
 	loops := flag.Int("loops", runtime.NumCPU(), "event loops, one OS thread and one listener each")
 	flag.StringVar(&waitMode, "wait", "poll", "how a loop waits: block (epoll_wait as a Go system call), poll (a raw epoll_wait that does not block first, blocking only when it found nothing), raw (a raw blocking epoll_wait: the loop keeps its P)")
 	flag.BoolVar(&rawIO, "raw-io", true, "reads and writes as raw system calls (they never block: the sockets are non-blocking)")
+	flag.StringVar(&handoffMode, "handoff", "share", "with -front fasthttp, how a loop takes a connection: share (it polls the connection's own descriptor beside Go's netpoller and gives the same net.Conn back), dup (a duplicate descriptor; the connection is closed, and a new one made with net.FileConn to give back)")
 	frontMode := flag.String("front", "loop", "who reads requests: loop (the event loops accept and parse), fasthttp (a fasthttp server parses each request, then hands the client connection to a loop (Hijack) and takes it back for keep-alive once the answer is relayed (ServeConn): the shape of an event-loop relay inside the guard)")
 	flag.Parse()
 	if *frontMode != "loop" && *frontMode != "fasthttp" {
@@ -132,9 +142,10 @@ type conn struct {
 	out  []byte // bytes accepted for this socket that it has not taken yet
 
 	// client
-	front      bool // handed over by the fasthttp front: handed back after the answer
-	closeAfter bool // Connection: close, or an error answer: close once out is written
-	inflight   bool // a request is being answered (peer may be nil only while failing)
+	front      bool     // handed over by the fasthttp front: handed back after the answer
+	nc         net.Conn // -handoff share: the front's connection, whose descriptor fd is
+	closeAfter bool     // Connection: close, or an error answer: close once out is written
+	inflight   bool     // a request is being answered (peer may be nil only while failing)
 
 	// upstream
 	connecting bool   // non-blocking connect under way
@@ -250,7 +261,12 @@ func (l *loop) close(c *conn) {
 	if c.poolIdx >= 0 {
 		l.unpool(c)
 	}
-	unix.Close(c.fd)
+	if c.nc != nil {
+		c.nc.Close() // Go's poller lets go of it too; the close takes it out of the loop's epoll
+		c.nc = nil
+	} else {
+		unix.Close(c.fd)
+	}
 	l.conns[c.fd] = nil
 	c.fd = -1
 	c.peer = nil
@@ -264,8 +280,9 @@ func (l *loop) close(c *conn) {
 }
 
 var (
-	waitMode string
-	rawIO    bool
+	handoffMode string
+	waitMode    string
+	rawIO       bool
 )
 
 // wait waits for events. In "poll" mode a loop that just handled events
@@ -1073,6 +1090,7 @@ type handoff struct {
 	req        []byte
 	head       bool
 	closeAfter bool
+	nc         net.Conn // -handoff share: the connection itself (fd is its descriptor)
 }
 
 // front is the fasthttp server of -front fasthttp.
@@ -1112,10 +1130,24 @@ func (l *loop) handOver(c net.Conn, h handoff) {
 		return
 	}
 	h.fd = -1
-	rc.Control(func(fd uintptr) { h.fd, err = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }) //nolint:errcheck // err is set inside
-	c.Close()
-	if err != nil || h.fd < 0 {
-		return
+	if handoffMode == "share" {
+		// The loop polls the connection's own descriptor beside Go's
+		// netpoller: while the loop relays, nothing in Go reads or
+		// writes it, and a client socket is quiet during a stream (it
+		// wakes a poller only when the client sends, or after a write
+		// found its buffer full).
+		rc.Control(func(fd uintptr) { h.fd = int(fd) }) //nolint:errcheck // a closed conn leaves h.fd at -1
+		h.nc = c
+		if h.fd < 0 {
+			c.Close()
+			return
+		}
+	} else {
+		rc.Control(func(fd uintptr) { h.fd, err = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }) //nolint:errcheck // err is set inside
+		c.Close()
+		if err != nil || h.fd < 0 {
+			return
+		}
 	}
 	l.mu.Lock()
 	l.inbox = append(l.inbox, h)
@@ -1137,9 +1169,12 @@ func (l *loop) takeOver() {
 	for _, h := range l.taken {
 		c, err := l.add(h.fd, kindClient)
 		if err != nil {
+			if h.nc != nil {
+				h.nc.Close()
+			}
 			continue
 		}
-		c.front, c.inflight, c.closeAfter = true, true, h.closeAfter
+		c.front, c.inflight, c.closeAfter, c.nc = true, true, h.closeAfter, h.nc
 		u := l.upstream()
 		if u == nil {
 			l.fail(c, "502 Bad Gateway")
@@ -1158,11 +1193,19 @@ func (l *loop) takeOver() {
 // giveBack hands client c back to the front for its next request: c
 // leaves the loop, and the front serves a new net.Conn over its socket.
 func (l *loop) giveBack(c *conn) {
-	fd := c.fd
+	if len(c.in) > 0 {
+		l.close(c) // the client sent more while its answer ran: the front cannot be given those bytes
+		return
+	}
+	fd, nc := c.fd, c.nc
 	unix.EpollCtl(l.ep, unix.EPOLL_CTL_DEL, fd, nil) //nolint:errcheck // fd is registered
 	l.conns[fd] = nil
-	c.fd = -1
+	c.fd, c.nc = -1, nil
 	l.free = append(l.free, c)
+	if nc != nil {
+		go front.ServeConn(nc) //nolint:errcheck // the front logs nothing
+		return
+	}
 	f := os.NewFile(uintptr(fd), "client")
 	nc, err := net.FileConn(f)
 	f.Close()
