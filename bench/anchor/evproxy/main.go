@@ -57,8 +57,15 @@ func main() {
 	flag.StringVar(&handoffMode, "handoff", "share", "with -front fasthttp, how a loop takes a connection: share (it polls the connection's own descriptor beside Go's netpoller and gives the same net.Conn back), dup (a duplicate descriptor; the connection is closed, and a new one made with net.FileConn to give back)")
 	frontMode := flag.String("front", "loop", "who reads requests: loop (the event loops accept and parse), fasthttp (a fasthttp server parses each request, then hands the client connection to a loop (Hijack) and takes it back for keep-alive once the answer is relayed (ServeConn): the shape of an event-loop relay inside the guard)")
 	flag.Parse()
-	if *frontMode != "loop" && *frontMode != "fasthttp" {
+	switch {
+	case *frontMode != "loop" && *frontMode != "fasthttp":
 		log.Fatal("-front: loop or fasthttp")
+	case waitMode != "block" && waitMode != "poll" && waitMode != "raw":
+		log.Fatal("-wait: block, poll or raw")
+	case handoffMode != "share" && handoffMode != "dup":
+		log.Fatal("-handoff: share or dup")
+	case *loops < 1:
+		log.Fatal("-loops: at least 1")
 	}
 	if *frontMode == "fasthttp" && waitMode == "raw" {
 		log.Fatal("-front fasthttp needs -wait poll or block: a raw wait keeps the P the fasthttp server needs")
