@@ -209,7 +209,8 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	var cts []claimTerm
 	claimNeg := false
 	var total float64
-	ats := analyse(normPhrases(text))
+	cf := newClaimForms(text)
+	ats := cf.terms
 	claimDirs := directions(ats)
 	for i, tm := range ats {
 		if tm.neg {
@@ -490,7 +491,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		need = 1 - (1-l.cfg.Entail)*(total-l.cfg.Strict)/total
 	}
 	need -= 1e-9
-	sg := signals{claim: text, anySpan0: anySpan, bestE: bestE, need: need, bestDoc: bestDoc, bestAny: bestAny, bestC: bestC,
+	sg := signals{claim: text, forms: cf, anySpan0: anySpan, bestE: bestE, need: need, bestDoc: bestDoc, bestAny: bestAny, bestC: bestC,
 		bag: weigh(anyCov), cReason: cReason, eSpan: eSpan, cSpan: cSpan, total: total, evChars: evChars}
 	sg.missAnchor = weigh(anchors &^ anchorsFound)
 	sg.missingAnchor = anchors&^anchorsFound != 0
@@ -585,7 +586,8 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 // signals are what the best windows of the evidence say about a claim.
 type signals struct {
 	claim                                     string
-	sim                                       float64 // encoder similarity of claim and simSpan
+	forms                                     *claimForms // of claim
+	sim                                       float64     // encoder similarity of claim and simSpan
 	bestE, need, bestDoc, bestAny, bestC, bag float64
 	missAnchor                                float64
 	total                                     float64
@@ -668,12 +670,12 @@ func (l *Local) decide(s *signals) Verdict {
 			Reason: "entity_mismatch", Detail: fmt.Sprintf("the cited source names %q where the claim names %q", s.otherEntity, s.missing)}
 	case entail && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
 		if l.cfg.Scope != "off" {
-			if f, ok := checkScope(s.claim, s.eSpan); ok {
+			if f, ok := s.forms.checkScope(s.eSpan); ok {
 				return scopeVerdict(f, s.bestE)
 			}
 		}
 		return Verdict{Label: Entailment, Confidence: round3(clamp01(conf)), Severity: Info, Evidence: trimSpan(s.eSpan), Method: "local", Reason: "covered"}
-	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE && s.cReason == "number_mismatch" && l.cfg.Scope != "off" && rangeContained(s.claim, s.cSpan):
+	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE && s.cReason == "number_mismatch" && l.cfg.Scope != "off" && s.forms.rangeContained(s.cSpan):
 		return Verdict{Label: Entailment, Confidence: round3(clamp01(0.5 + 0.4*s.bestC)), Severity: Info, Evidence: trimSpan(s.cSpan), Method: "local", Reason: "covered",
 			Detail: "the claim's range lies within the cited source's"}
 	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE:
@@ -682,7 +684,7 @@ func (l *Local) decide(s *signals) Verdict {
 		if s.cReason == "number_mismatch" {
 			sev = Critical
 			// a bound or range of the claim that the source's does not hold
-			if f, ok := checkScope(s.claim, s.cSpan); ok && f.reason != ReasonConditionDropped && l.cfg.Scope != "off" {
+			if f, ok := s.forms.checkScope(s.cSpan); ok && f.reason != ReasonConditionDropped && l.cfg.Scope != "off" {
 				reason, detail = f.reason, scopeDetail(f)
 			}
 		}
@@ -700,7 +702,7 @@ func (l *Local) decide(s *signals) Verdict {
 		// "The car park is free all day" against "Parking is free for the
 		// first 3 hours; after that it costs 2 euros an hour"
 		if l.cfg.Scope != "off" && s.bestAny >= scopeNeutralCover {
-			if f, ok := checkScope(s.claim, s.anySpan0); ok && f.excluded && f.reason != ReasonConditionDropped {
+			if f, ok := s.forms.checkScope(s.anySpan0); ok && f.excluded && f.reason != ReasonConditionDropped {
 				return scopeVerdict(f, s.bestAny)
 			}
 		}

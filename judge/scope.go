@@ -239,7 +239,13 @@ func dayOf(w string) (int, bool) {
 
 // analyseScope reads the conditions of text.
 func analyseScope(text string) scopeInfo {
-	ts := scopeTokens(normPhrases(text))
+	return analyseScopeNorm(text, normPhrases(text))
+}
+
+// analyseScopeNorm is analyseScope with norm, normPhrases(text), already
+// made.
+func analyseScopeNorm(text, norm string) scopeInfo {
+	ts := scopeTokens(norm)
 	si := scopeInfo{clause: text}
 	used := make([]bool, len(ts))
 	span := func(a, b int) string {
@@ -577,20 +583,53 @@ func scopeClauses(window string) []string {
 // checkScope compares the conditions of claim with those of the clause of
 // window that carries it. ok is false when the claim keeps every condition.
 func checkScope(claim, window string) (scopeFinding, bool) {
-	f, bad, _ := readScope(claim, window)
+	return newClaimForms(claim).checkScope(window)
+}
+
+// claimForms are the forms of one claim that the verifier reads more than
+// once (the analysis of its content terms, its scope conditions), made
+// once per claim. It is not safe for concurrent use.
+type claimForms struct {
+	text, norm string     // the claim, normPhrases(text)
+	terms      []term     // analyse(norm); read only
+	scope      *scopeInfo // analyseScope(text), made on first use
+}
+
+func newClaimForms(text string) *claimForms {
+	norm := normPhrases(text)
+	return &claimForms{text: text, norm: norm, terms: analyse(norm)}
+}
+
+// scopeInfo is analyseScope(c.text).
+func (c *claimForms) scopeInfo() scopeInfo {
+	if c.scope == nil {
+		si := analyseScopeNorm(c.text, c.norm)
+		c.scope = &si
+	}
+	return *c.scope
+}
+
+// checkScope is checkScope(c.text, window).
+func (c *claimForms) checkScope(window string) (scopeFinding, bool) {
+	f, bad, _ := c.readScope(window)
 	return f, bad
 }
 
 // readScope is checkScope; restated reports whether the claim restates
 // the clause that carries it (only then are conditions compared).
 func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
+	return newClaimForms(claim).readScope(window)
+}
+
+// readScope is readScope(c.text, window).
+func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated bool) {
 	w := scopeWindows.get(window)
 	clauses := w.clauses
 	if len(clauses) == 0 {
 		return scopeFinding{}, false, false
 	}
 	cs := map[string]bool{}
-	for _, t := range analyse(normPhrases(claim)) {
+	for _, t := range c.terms {
 		if !t.neg && !t.isNum {
 			cs[t.stem] = true
 		}
@@ -612,7 +651,7 @@ func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
 	carry := w.carrier(best)
 	ev := carry.ev
 	after := w.after
-	cl := analyseScope(claim)
+	cl := c.scopeInfo()
 	f = scopeFinding{span: clauses[best]}
 	widen := cl.univ != ""
 	// numeric and period dimensions
@@ -804,11 +843,16 @@ var contrastStems = func() map[string]bool {
 // pay half fare" against "children aged 5 to 15 pay half fare" names other
 // numbers without contradicting.
 func rangeContained(claim, window string) bool {
-	cl := analyseScope(claim)
+	return newClaimForms(claim).rangeContained(window)
+}
+
+// rangeContained is rangeContained(c.text, window).
+func (c *claimForms) rangeContained(window string) bool {
+	cl := c.scopeInfo()
 	if len(cl.conds) == 0 {
 		return false
 	}
-	if _, bad, restated := readScope(claim, window); bad || !restated {
+	if _, bad, restated := c.readScope(window); bad || !restated {
 		return false
 	}
 	var ev []scopeCond
@@ -824,7 +868,7 @@ func rangeContained(claim, window string) bool {
 			evNums[t.num] = true
 		}
 	}
-	for _, t := range scopeTokens(normPhrases(claim)) {
+	for _, t := range scopeTokens(c.norm) {
 		if !t.isNum || evNums[t.num] {
 			continue
 		}

@@ -32,7 +32,20 @@ type term struct {
 // cues, which are kept with neg set; a negated adjective ("unrelated") is a
 // negation cue followed by the adjective ("related").
 func analyse(text string) []term {
-	var out []term
+	return analyseUpTo(text, 0)
+}
+
+// analyseUpTo is analyse, stopping as soon as the terms hold limit terms
+// that are not negation cues (0: no limit). The scan reads text left to
+// right and a term depends only on the text up to its end, so what it
+// returns is the first terms of analyse(text).
+func analyseUpTo(text string, limit int) []term {
+	n := len(text)/8 + 2 // about a term per 8 bytes of prose
+	if limit > 0 {
+		n = min(n, 2*limit)
+	}
+	out := make([]term, 0, n)
+	content := 0  // terms that are not negation cues
 	first := true // sentence-initial word: capitalisation says nothing
 	brk := false  // a clause boundary was seen since the last term
 	i := 0
@@ -187,6 +200,16 @@ func analyse(text string) []term {
 		if brk && len(out) > n0 {
 			out[n0].brk = true
 			brk = false
+		}
+		if limit > 0 {
+			for _, t := range out[n0:] {
+				if !t.neg {
+					content++
+				}
+			}
+			if content >= limit {
+				break
+			}
 		}
 	}
 	return out

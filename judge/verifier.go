@@ -135,7 +135,7 @@ func IsFactual(s string) bool {
 		return false
 	}
 	n := 0
-	for _, tm := range analyse(t) {
+	for _, tm := range analyseUpTo(t, 2) {
 		if !tm.neg {
 			n++
 		}

@@ -1,0 +1,123 @@
+package judge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// cpuNs is this process's user and system CPU time so far.
+func cpuNs() int64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// demoPassages reads the embedded demo corpus (index/demo/corpus.jsonl),
+// the notes the proxy's streamed turns cite in guard bench load.
+func demoPassages(tb testing.TB) []Passage {
+	tb.Helper()
+	f, err := os.Open("../index/demo/corpus.jsonl")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var ps []Passage
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var r struct{ ID, Title, Text string }
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			tb.Fatal(err)
+		}
+		ps = append(ps, Passage{ID: r.ID, Title: r.Title, Text: r.Text})
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return ps
+}
+
+// demoTurns builds turns as the simulated upstream answers a grounded
+// demo question: eight notes, three claims, each a sentence of the note it
+// cites with its marker, the first after a lead-in.
+func demoTurns(tb testing.TB) (notes [][]Passage, claims [][]string) {
+	ps := demoPassages(tb)
+	for at := 0; at+8 <= len(ps); at += 8 {
+		ns := ps[at : at+8]
+		var cs []string
+		for k, n := range []int{0, 3, 5} {
+			sents := Split(ns[n].Text)
+			s := sents[k%len(sents)]
+			s = s[:len(s)-1] + " [" + strconv.Itoa(n+1) + "]" + s[len(s)-1:]
+			if k == 0 {
+				s = "Based on the notes: " + s
+			}
+			cs = append(cs, s)
+		}
+		notes, claims = append(notes, ns), append(claims, cs)
+	}
+	return notes, claims
+}
+
+// BenchmarkDemoTurnClaims verifies the three claims of one streamed demo
+// turn (guard bench load --prompts bench/testdata/demo_prompts.txt): the
+// verify stage of a lexical-only guarded turn, per turn.
+func BenchmarkDemoTurnClaims(b *testing.B) {
+	j, _ := New(DefaultConfig(), nil)
+	notes, claims := demoTurns(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	cpu0 := cpuNs()
+	for b.Loop() {
+		k := i % len(notes)
+		i++
+		cited := make(map[int]Passage, 8)
+		for n, p := range notes[k] {
+			cited[n+1] = p
+		}
+		turn := j.Turn(notes[k])
+		for _, s := range claims[k] {
+			turn.Claim(ctx, s, cited)
+		}
+	}
+	// CPU per turn is steadier than ns/op on a shared machine
+	b.ReportMetric(float64(cpuNs()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// analyseUpTo returns the first terms of analyse, stopping at the first
+// term that brings the count of non-negation terms to the limit.
+func TestAnalyseUpToIsPrefix(t *testing.T) {
+	texts := []string{"", "not", "It isn't 5 km away.", "Can't stop, won't stop: 2 million people, 3rd of May.",
+		"The unrelated 90 minutes [1] ADAR1 IL6 never", longNote.Text, otherNote.Text}
+	for _, p := range demoPassages(t) {
+		texts = append(texts, Split(p.Text)...)
+	}
+	for _, s := range texts {
+		all := analyse(s)
+		for limit := 1; limit <= 4; limit++ {
+			got := analyseUpTo(s, limit)
+			if len(got) > len(all) || !reflect.DeepEqual(got, all[:len(got)]) {
+				t.Fatalf("analyseUpTo(%q, %d) = %v, not a prefix of %v", s, limit, got, all)
+			}
+			n := 0
+			for k, tm := range got {
+				if !tm.neg {
+					n++
+				}
+				if n >= limit && k < len(got)-1 && !tm.neg {
+					t.Fatalf("analyseUpTo(%q, %d) goes on after its limit: %v", s, limit, got)
+				}
+			}
+			if n < limit && len(got) != len(all) {
+				t.Fatalf("analyseUpTo(%q, %d) stops short: %v of %v", s, limit, got, all)
+			}
+		}
+	}
+}
