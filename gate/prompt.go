@@ -179,7 +179,7 @@ var spaceClass = [256]uint8{' ': 1, '\t': 2, '\n': 2, '\v': 2, '\f': 2, '\r': 2,
 // such as "lockers") is an ordinary word as well: it is removed only where
 // it stands as a reference (refContext), never from prose.
 func hideRefs(s string, refs []string) string {
-	return hideGuarded(s, refs, nil)
+	return hideGuardedBy(s, refs, nil, false)
 }
 
 // refGuardMin is the shortest prefix refGuards shares out.
@@ -220,11 +220,27 @@ func refGuards(refs []string) []string {
 }
 
 // hideGuarded is hideRefs, skipping the refs whose guard (refGuards; nil
-// for none) s does not contain.
+// for none) s does not contain, and, when there are several refs, those
+// with a pair of adjacent bytes s lacks (bigramSet).
 func hideGuarded(s string, refs, guards []string) string {
+	return hideGuardedBy(s, refs, guards, len(refs) >= bigramRefs)
+}
+
+// bigramRefs is the number of refs from which hideGuarded first makes the
+// text's bigram set: one pass over the text, against a search per ref.
+const bigramRefs = 3
+
+func hideGuardedBy(s string, refs, guards []string, bigrams bool) string {
 	var cut []bool    // the bytes of s to remove, made at the first match
 	var absent string // the last guard s was found not to contain
+	var bs *bigramSet
+	if bigrams {
+		bs = newBigramSet(s)
+	}
 	for k, ref := range refs {
+		if bs != nil && !bs.mayContain(ref) {
+			continue
+		}
 		if guards != nil && guards[k] != "" {
 			if g := guards[k]; g == absent || !strings.Contains(s, g) {
 				absent = g
@@ -265,6 +281,34 @@ func hideGuarded(s string, refs, guards []string) string {
 		}
 	}
 	return b.String()
+}
+
+// bigramSet is a 1,024-bit filter of the pairs of adjacent bytes of a
+// text: a string with a pair the set lacks is not in the text (a pair it
+// has may be a collision, so a hit says nothing).
+type bigramSet [16]uint64
+
+func bigram(a, b byte) uint { return (uint(a)*37 ^ uint(b)) & 1023 }
+
+func newBigramSet(s string) *bigramSet {
+	var bs bigramSet
+	for i := 0; i+1 < len(s); i++ {
+		h := bigram(s[i], s[i+1])
+		bs[h>>6] |= 1 << (h & 63)
+	}
+	return &bs
+}
+
+// mayContain reports false only when sub is not a substring of the set's
+// text.
+func (bs *bigramSet) mayContain(sub string) bool {
+	for i := 0; i+1 < len(sub); i++ {
+		h := bigram(sub[i], sub[i+1])
+		if bs[h>>6]&(1<<(h&63)) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // wrapPair reports whether open and close are a pair of brackets or
