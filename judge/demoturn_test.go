@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -117,6 +118,59 @@ func TestAnalyseUpToIsPrefix(t *testing.T) {
 			}
 			if n < limit && len(got) != len(all) {
 				t.Fatalf("analyseUpTo(%q, %d) stops short: %v of %v", s, limit, got, all)
+			}
+		}
+	}
+}
+
+// IsOpinion finds a cue where a search for each cue after a space does.
+func TestIsOpinionAsContains(t *testing.T) {
+	old := func(s string) bool {
+		l := " " + strings.ToLower(s)
+		for _, c := range opinionCues {
+			if strings.Contains(l, " "+c) {
+				return true
+			}
+		}
+		return false
+	}
+	texts := []string{"", " ", "I think so.", "i'd", "I'd go", "Arguably the best", "it's best  to", "xi think", "a  i hope",
+		"We recommend it", "my favourite", "The amazing Spider", "terrible", "terrible.", "KELVIN \u212a i think", "İ think", "beautifully"}
+	for _, p := range demoPassages(t) {
+		texts = append(texts, Split(p.Text)...)
+	}
+	for _, s := range texts {
+		for _, v := range []string{s, "I think " + s, s + " personally", strings.ToUpper(s)} {
+			if got, want := IsOpinion(v), old(v); got != want {
+				t.Errorf("IsOpinion(%q) = %v, want %v", v, got, want)
+			}
+		}
+	}
+}
+
+// The span readings wrongSubject and swappedIn keep across claims are
+// those they made inline: the clauses, their terms, each sentence's terms
+// and voice.
+func TestSubjectClausesCachedEqualsFresh(t *testing.T) {
+	subjectSpans.reset()
+	for _, p := range demoPassages(t)[:40] {
+		for _, span := range append(Split(p.Text), p.Text) {
+			for range 2 { // a miss, then a hit
+				sc := subjectClausesOf(span)
+				fresh := newSubjectClauses(span)
+				if !reflect.DeepEqual(sc.clauses, fresh.clauses) || !reflect.DeepEqual(sc.terms, fresh.terms) {
+					t.Fatalf("clauses of %q differ from a fresh reading", span)
+				}
+				sents := Split(span)
+				got := sc.sentences(span)
+				if len(got) != len(sents) {
+					t.Fatalf("%d sentences of %q, want %d", len(got), span, len(sents))
+				}
+				for i, s := range sents {
+					if !reflect.DeepEqual(got[i].terms, analyse(s)) || got[i].passive != passive(s) {
+						t.Fatalf("sentence %q read differently from its fresh reading", s)
+					}
+				}
 			}
 		}
 	}

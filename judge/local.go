@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -850,6 +851,69 @@ var anaphoric = map[string]bool{"it": true, "its": true, "this": true, "these": 
 	"their": true, "he": true, "she": true, "his": true, "her": true, "such": true, "that": true,
 	"those": true, "the": true, "both": true, "each": true}
 
+// subjectClauses are the clauses wrongSubject cuts an evidence span into
+// and their analyses: they depend on the span's text alone (a passage's
+// sentences, the spans of many claims), so they are kept across claims
+// and turns. Shared read-only once made.
+type subjectClauses struct {
+	clauses []string
+	terms   [][]term // analyse(clause)
+
+	// the span's sentences for swappedIn, made on first use
+	sentOnce sync.Once
+	sents    []sentReading
+}
+
+// sentReading is one sentence of a span as swappedIn reads it.
+type sentReading struct {
+	terms   []term // analyse(sentence)
+	passive bool   // passive(sentence)
+}
+
+// sentences returns the span's sentences (Split) as swappedIn reads them.
+func (sc *subjectClauses) sentences(span string) []sentReading {
+	sc.sentOnce.Do(func() {
+		for _, sent := range Split(span) {
+			sc.sents = append(sc.sents, sentReading{terms: analyse(sent), passive: passive(sent)})
+		}
+	})
+	return sc.sents
+}
+
+// subjectSpans keeps the spans wrongSubject has read, keyed by their text;
+// bounded: emptied when full.
+var subjectSpans boundedMap[string, *subjectClauses]
+
+const subjectSpansMax = 2048
+
+func subjectClausesOf(span string) *subjectClauses {
+	return subjectSpans.get(span, subjectSpansMax, func() *subjectClauses { return newSubjectClauses(span) })
+}
+
+// newSubjectClauses cuts span at sentence ends, semicolons, ", and",
+// "while" and "whereas", and analyses each clause.
+func newSubjectClauses(span string) *subjectClauses {
+	var clauses []string
+	for _, sent := range Split(span) {
+		for _, part := range strings.Split(sent, ";") {
+			rest := part
+			for _, sep := range []string{", and ", " while ", " whereas ", ", while "} {
+				var out []string
+				for _, r := range []string{rest} {
+					out = append(out, strings.Split(r, sep)...)
+				}
+				rest = strings.Join(out, "\x00")
+			}
+			clauses = append(clauses, strings.Split(rest, "\x00")...)
+		}
+	}
+	sc := &subjectClauses{clauses: clauses, terms: make([][]term, len(clauses))}
+	for i, c := range clauses {
+		sc.terms[i] = analyse(c)
+	}
+	return sc
+}
+
 // wrongSubject reports whether span states the claim's predicate of
 // another subject: the clause of span that covers most of the claim's
 // other terms lacks the claim's subject (its first content term), and names
@@ -876,25 +940,12 @@ func wrongSubject(cts []claimTerm, span string) (bool, string) {
 	if len(preds) < 2 {
 		return false, ""
 	}
-	// clauses: sentence ends, semicolons, ", and", "while", "whereas"
-	var clauses []string
-	for _, sent := range Split(span) {
-		for _, part := range strings.Split(sent, ";") {
-			rest := part
-			for _, sep := range []string{", and ", " while ", " whereas ", ", while "} {
-				var out []string
-				for _, r := range []string{rest} {
-					out = append(out, strings.Split(r, sep)...)
-				}
-				rest = strings.Join(out, "\x00")
-			}
-			clauses = append(clauses, strings.Split(rest, "\x00")...)
-		}
-	}
+	sc := subjectClausesOf(span)
+	clauses := sc.clauses
 	bestI, bestN := -1, 0
 	var bestTs []term
-	for i, c := range clauses {
-		ts := analyse(c)
+	for i := range clauses {
+		ts := sc.terms[i]
 		n := 0
 		for _, p := range preds {
 			for _, t := range ts {
@@ -950,11 +1001,11 @@ func wrongSubject(cts []claimTerm, span string) (bool, string) {
 	}
 	// otherwise the claim's subject must be said elsewhere in the span, of
 	// something else
-	for i, c := range clauses {
+	for i := range clauses {
 		if i == bestI {
 			continue
 		}
-		ts := analyse(c)
+		ts := sc.terms[i]
 		if len(ts) < 3 {
 			continue
 		}
@@ -1047,8 +1098,9 @@ func swappedRoles(claim string, cts []claimTerm, span string) bool {
 // swappedIn reports whether a sentence of span has a ... V ... b in the
 // other order than the claim, voice considered.
 func swappedIn(claim, sa, sb string, verbs []string, span string) bool {
-	for _, sent := range Split(span) {
-		ts := analyse(sent)
+	claimPassive, claimRead := false, false
+	for _, sent := range subjectClausesOf(span).sentences(span) {
+		ts := sent.terms
 		pa, pb, pv := -1, -1, -1
 		for i, t := range ts {
 			switch {
@@ -1066,7 +1118,10 @@ func swappedIn(claim, sa, sb string, verbs []string, span string) bool {
 		if pa < 0 || pb < 0 || pv < 0 {
 			continue
 		}
-		sameVoice := passive(sent) == passive(claim)
+		if !claimRead {
+			claimPassive, claimRead = passive(claim), true
+		}
+		sameVoice := sent.passive == claimPassive
 		between := func(x, y int) bool { return x < pv && pv < y }
 		if (sameVoice && between(pb, pa)) || (!sameVoice && between(pa, pb)) {
 			return true

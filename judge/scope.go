@@ -202,6 +202,19 @@ var (
 	afterCues = [][]string{{"after", "that"}, {"thereafter"}, {"afterwards"}, {"otherwise"}, {"beyond", "that"}}
 )
 
+// wordCueLeads are the first words of univPhrases, exclCues, condCues and
+// afterCues: at a token that is none of them (or a number) no phrase of
+// theirs starts, and analyseScope's word pass skips it.
+var wordCueLeads = func() map[string]bool {
+	m := map[string]bool{}
+	for _, ps := range [][][]string{univPhrases, exclCues, condCues, afterCues} {
+		for _, p := range ps {
+			m[p[0]] = true
+		}
+	}
+	return m
+}()
+
 // matchAt reports whether ts[i:] starts with phrase p.
 func matchAt(ts []stok, i int, p []string) bool {
 	if i+len(p) > len(ts) {
@@ -495,6 +508,9 @@ func analyseScopeNorm(text, norm string) scopeInfo {
 	}
 	// words
 	for i := 0; i < len(ts); i++ {
+		if ts[i].isNum || !wordCueLeads[ts[i].w] {
+			continue // no phrase starts here (matchAny would find none)
+		}
 		if p := matchAny(ts, i, afterCues); p != nil && (i == 0 || ts[i].brk || ts[i-1].w == "and" || ts[i-1].w == "but") {
 			si.after = true
 		}
