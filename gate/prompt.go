@@ -73,18 +73,39 @@ func SystemPrompt(cfg Config, o Outcome, memory []string) string {
 		if o.Caveat() {
 			d.Caveat = cfg.Caveat
 		}
-		var b strings.Builder
 		d.NoteList = make([]NoteLine, len(o.Notes))
+		size := 0
 		for i, n := range o.Notes {
 			nl := NoteLine{N: n.N, Kind: header(n.Kind), Address: header(n.Address), Text: clean(n.Text)}
-			nl.Line = "[^" + strconv.Itoa(nl.N) + "] (kind: " + nl.Kind + "; address: " + nl.Address + ") " + nl.Text
 			d.NoteList[i] = nl
+			size += len(nl.Kind) + len(nl.Address) + len(nl.Text) + 40
+		}
+		// the lines are written once, into Notes; each Line views its part
+		var b strings.Builder
+		b.Grow(size)
+		starts := make([]int, len(o.Notes)+1)
+		for i, nl := range d.NoteList {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(nl.Line)
+			starts[i] = b.Len()
+			b.WriteString("[^")
+			b.WriteString(strconv.Itoa(nl.N))
+			b.WriteString("] (kind: ")
+			b.WriteString(nl.Kind)
+			b.WriteString("; address: ")
+			b.WriteString(nl.Address)
+			b.WriteString(") ")
+			b.WriteString(nl.Text)
 		}
 		d.Notes = b.String()
+		for i := range d.NoteList {
+			end := len(d.Notes)
+			if i+1 < len(d.NoteList) {
+				end = starts[i+1] - 1
+			}
+			d.NoteList[i].Line = d.Notes[starts[i]:end]
+		}
 	}
 	var mb strings.Builder
 	for _, m := range memory {
@@ -100,6 +121,9 @@ func SystemPrompt(cfg Config, o Outcome, memory []string) string {
 	}
 	d.Memory = mb.String()
 
+	if cfg.SystemTemplate == DefaultSystemTemplate {
+		return defaultPrompt(&d)
+	}
 	t, err := compiled(cfg.SystemTemplate)
 	var b strings.Builder
 	if err == nil {
@@ -112,6 +136,41 @@ func SystemPrompt(cfg Config, o Outcome, memory []string) string {
 	}
 	return b.String()
 }
+
+// defaultPrompt is DefaultSystemTemplate executed on d, written out (the
+// template engine's reflection cost as much as the rest of the prompt);
+// TestDefaultPromptIsTemplate holds the two to the byte.
+func defaultPrompt(d *PromptData) string {
+	var b strings.Builder
+	b.Grow(len(d.Notes) + len(d.Memory) + len(d.Caveat) + len(d.FallbackInstruction) + len(d.Disclaimer) + 512)
+	switch d.Decision {
+	case string(Ground):
+		b.WriteString(defaultGroundRules)
+		if d.Caveat != "" {
+			b.WriteString("\n")
+			b.WriteString(d.Caveat)
+		}
+		b.WriteString("\n\nNotes:\n")
+		b.WriteString(d.Notes)
+	case string(Fallback):
+		b.WriteString(d.FallbackInstruction)
+		b.WriteString("\nThis notice is already shown to the user ahead of your answer; do not repeat it: \"")
+		b.WriteString(d.Disclaimer)
+		b.WriteString("\"\nDo not use footnote markers or citations.")
+	}
+	if d.Memory != "" {
+		b.WriteString("\n\nBackground (do not cite):\n")
+		b.WriteString(d.Memory)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// defaultGroundRules opens DefaultSystemTemplate's grounded prompt.
+const defaultGroundRules = "Answer the user's question using only the numbered notes below.\n" +
+	"Cite every sentence that uses a note with its footnote marker, for example [^1] or [^1][^2], placed before the sentence's final punctuation.\n" +
+	"Cite only the numbers listed below; never invent a number, a source, an id or a link. Do not cite the same note twice in one sentence.\n" +
+	"If the notes do not answer part of the question, say so instead of guessing."
 
 // cleaner returns the text cleaner for this turn's notes: hide every note ID
 // and URL where it stands as a whole token (hideRefs; an ID equal to some
@@ -149,6 +208,9 @@ func cleaner(cfg Config, notes []Note) func(string) string {
 // when it is already so (one ' ' between words, none at the ends: most
 // passages), without splitting it.
 func collapseSpace(s string) string {
+	if plainSpaced(s) {
+		return s
+	}
 	for i := 0; i < len(s); i++ {
 		switch spaceClass[s[i]] {
 		case 0:
@@ -165,6 +227,34 @@ func collapseSpace(s string) string {
 		return strings.Join(strings.Fields(s), " ")
 	}
 	return s
+}
+
+// plainSpaced reports whether s is collapsed for sure, by a few
+// vectorised searches instead of collapseSpace's byte loop: no space at
+// an end or twice, no other ASCII space, and no non-ASCII space where a
+// byte may start one. false means: look byte by byte.
+func plainSpaced(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") {
+		return false
+	}
+	for _, c := range [...]byte{'\t', '\n', '\v', '\f', '\r'} {
+		if strings.IndexByte(s, c) >= 0 {
+			return false
+		}
+	}
+	for _, c := range [...]byte{0xC2, 0xE1, 0xE2, 0xE3} {
+		for at := 0; ; at++ {
+			i := strings.IndexByte(s[at:], c)
+			if i < 0 {
+				break
+			}
+			at += i
+			if r, _ := utf8.DecodeRuneInString(s[at:]); unicode.IsSpace(r) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // spaceClass sorts bytes for collapseSpace: 1 ' ', 2 the other ASCII

@@ -139,7 +139,8 @@ func TestSystemPromptSlugIDsAndBareNumbers(t *testing.T) {
 // s itself when that is already s.
 func TestCollapseSpace(t *testing.T) {
 	in := []string{"", " ", "a", "a b", " a", "a ", "a  b", "a\tb", "a\nb", "a\u00a0b", "a\u0085b", "a\u2003b",
-		"£8 per wheel", "naïve café", "a\xffb", "a \xff", "\v", "x\ry", "one two three.", "a\u3000", "a\u1680b", "a\u205fb", "\u2029", "a\u200bb"}
+		"£8 per wheel", "naïve café", "a\xffb", "a \xff", "\v", "x\ry", "one two three.", "a\u3000", "a\u1680b", "a\u205fb", "\u2029", "a\u200bb",
+		"don\u2019t \u2014 this", "caf\u00e9 \u00a3 8", "a\u2019 \u2003b", "\u00e9\u00a0", "x\xe2"}
 	parts := []string{"a", "bc", " ", "  ", "\n", "£", "\u00a0", "\xe2", "é", "\t", "x.y"}
 	for i := range 2000 {
 		var b strings.Builder
@@ -251,4 +252,55 @@ func BenchmarkHideGuarded(b *testing.B) {
 		hideGuarded(text, refs, guards)
 	}
 	b.ReportMetric(float64(cpuNs()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// The written-out default prompt is DefaultSystemTemplate's output, to the
+// byte, for every decision and with and without caveat, notes and memory.
+func TestDefaultPromptIsTemplate(t *testing.T) {
+	tmpl, err := parseTemplate(DefaultSystemTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"", "x", "two\nlines", ` "quoted" {{.Notes}} <b>&amp;</b> `, "[^1] (kind: lecture; address: HB 1.1) Text.\n[^2] (kind: -; address: -) More."}
+	for _, dec := range []string{"ground", "fallback", "refuse", ""} {
+		for i, notes := range texts {
+			for j, memory := range texts {
+				for k, caveat := range texts {
+					d := PromptData{Decision: dec, Notes: notes, Memory: memory, Caveat: caveat,
+						FallbackInstruction: texts[(i+j)%len(texts)], Disclaimer: texts[(j+k)%len(texts)]}
+					var b strings.Builder
+					if err := tmpl.Execute(&b, d); err != nil {
+						t.Fatal(err)
+					}
+					if got := defaultPrompt(&d); got != b.String() {
+						t.Fatalf("defaultPrompt(%+v) =\n%q\nwant\n%q", d, got, b.String())
+					}
+				}
+			}
+		}
+	}
+}
+
+// Each NoteLine's Line is its fixed-format line, and the lines joined are
+// the Notes block.
+func TestNoteLinesAreNotes(t *testing.T) {
+	cfg := rerankConfig()
+	var cands []Candidate
+	for i := range 3 {
+		cands = append(cands, Candidate{ID: fmt.Sprintf("n-%d", i), Kind: "library", Address: fmt.Sprintf("Shelf (%d)", i), Rerank: 0.9 - float64(i)/10,
+			Text: strings.Repeat("Books  may be borrowed [2] for three weeks. ", i+1)})
+	}
+	o := Decide(cfg, cands, true)
+	cfg.SystemTemplate = `{{range $i, $n := .NoteList}}{{if $i}}` + "\n" + `{{end}}{{$n.Line}}{{end}}`
+	joined := SystemPrompt(cfg, o, nil)
+	cfg.SystemTemplate = `{{.Notes}}`
+	if notes := SystemPrompt(cfg, o, nil); joined != notes || notes == "" {
+		t.Fatalf("lines joined = %q, notes = %q", joined, notes)
+	}
+	cfg.SystemTemplate = `{{range .NoteList}}{{.Line}}|{{printf "[^%d] (kind: %s; address: %s) %s" .N .Kind .Address .Text}}` + "\n" + `{{end}}`
+	for _, l := range strings.Split(strings.TrimSuffix(SystemPrompt(cfg, o, nil), "\n"), "\n") {
+		if a, b, _ := strings.Cut(l, "|"); a != b {
+			t.Errorf("Line %q, want %q", a, b)
+		}
+	}
 }
