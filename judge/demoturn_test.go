@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -172,6 +173,39 @@ func TestSubjectClausesCachedEqualsFresh(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// The citation scan finds and strips what citeRe does; StripCitations'
+// whitespace shortcut gives strings.Fields' result.
+func TestCitationScanAsRegexp(t *testing.T) {
+	parts := []string{"[", "]", "1", "12", "1234", "12345", "[1]", "[12]", "[0]", "[9999]", "[10000]", "[ 1]", "[1 ]", "[[2]]",
+		"a", " ", "  ", ".", "\t", "\u00a0", "\u2019", "[^1]", "x[3]y", "[1][2]", "[1][1]"}
+	texts := []string{"", "[", "[]", "[1", "1]", "[1]", "Stop the service [1].", " [2] lead", "trail [3] ", "[1][2][1] [12345] [x] [4]"}
+	for i := range 20000 {
+		var b strings.Builder
+		for k := range 1 + i%8 {
+			b.WriteString(parts[(i*7+k*k*5+k*3)%len(parts)])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, s := range texts {
+		if got, want := stripCites(s), citeRe.ReplaceAllString(s, ""); got != want {
+			t.Fatalf("stripCites(%q) = %q, want %q", s, got, want)
+		}
+		var want []int
+		for _, m := range citeRe.FindAllStringSubmatch(s, -1) {
+			n, _ := strconv.Atoi(m[1])
+			if !slices.Contains(want, n) {
+				want = append(want, n)
+			}
+		}
+		if got := Citations(s); !slices.Equal(got, want) {
+			t.Fatalf("Citations(%q) = %v, want %v", s, got, want)
+		}
+		if singleSpaced(s) && strings.Join(strings.Fields(s), " ") != s {
+			t.Fatalf("singleSpaced(%q) but Fields changes it", s)
 		}
 	}
 }
