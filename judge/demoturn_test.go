@@ -209,3 +209,33 @@ func TestCitationScanAsRegexp(t *testing.T) {
 		}
 	}
 }
+
+// The merged lexicon says of every word what the separate lists say.
+func TestLexiconIsTheLists(t *testing.T) {
+	words := []string{"", "not", "the", "twelve", "lit", "unrelated", "xyzzy"}
+	for _, m := range []map[string]struct{}{negations, unNegated, stopwords} {
+		for w := range m {
+			words = append(words, w)
+		}
+	}
+	for w := range numberWords {
+		words = append(words, w)
+	}
+	for w := range canon {
+		words = append(words, w)
+	}
+	for _, p := range demoPassages(t)[:20] {
+		words = append(words, strings.Fields(strings.ToLower(p.Text))...)
+	}
+	for _, w := range words {
+		c := lexicon[w]
+		_, neg := negations[w]
+		_, un := unNegated[w]
+		num, isNum := numberWords[w]
+		_, stop := stopwords[w]
+		cn, isCanon := canon[w]
+		if c.neg != neg || c.unNeg != un || c.numWord != isNum || c.num != num || c.stop != stop || c.canonical != isCanon || c.canon != cn {
+			t.Fatalf("lexicon[%q] = %+v", w, c)
+		}
+	}
+}
