@@ -288,12 +288,19 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		}
 		return s / total
 	}
+	// windowText is the text of the window of a, after b when b is not
+	// nil; joined only for a window that is kept
+	windowText := func(b, a *sentScore) string {
+		if b == nil {
+			return a.text
+		}
+		return b.text + " " + a.text
+	}
 	consider := func(a sentScore, b *sentScore) {
 		covered := a.covered
 		numConfl, antiConfl := a.numConf, a.antiConf
 		free := a.hasFreeNum
 		neg := a.neg
-		span := a.text
 		dirs := a.dirs
 		if b != nil {
 			dirs |= b.dirs
@@ -304,7 +311,6 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			if b.w > a.w {
 				neg = b.neg
 			}
-			span = b.text + " " + a.text
 		}
 		numConfl &^= covered
 		antiConfl &^= covered
@@ -313,7 +319,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		}
 		cov := weigh(covered)
 		if cov > bestAny {
-			bestAny, anySpan = cov, span
+			bestAny, anySpan = cov, windowText(b, &a)
 		}
 		negMismatch := neg != claimNeg
 		if numConfl == 0 && antiConfl == 0 && !negMismatch {
@@ -321,14 +327,14 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				return // the claim states a change the window does not
 			}
 			if cov > bestE {
-				bestE, eSpan = cov, span
+				bestE, eSpan = cov, windowText(b, &a)
 			}
 			docE |= covered
 			return
 		}
 		covC := weigh(covered | numConfl | antiConfl)
 		if covC > bestC {
-			bestC, cSpan = covC, span
+			bestC, cSpan = covC, windowText(b, &a)
 			switch {
 			case numConfl != 0:
 				cReason = "number_mismatch"
