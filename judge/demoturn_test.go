@@ -239,3 +239,53 @@ func TestLexiconIsTheLists(t *testing.T) {
 		}
 	}
 }
+
+// Turns verify their claims on goroutines of their own: the per-span and
+// per-window readings they share are made and read safely (run with
+// -race).
+func TestDemoTurnClaimsConcurrent(t *testing.T) {
+	j, _ := New(DefaultConfig(), nil)
+	notes, claims := demoTurns(t)
+	subjectSpans.reset()
+	scopeWindows.m.reset()
+	ctx := context.Background()
+	verdicts := func(k int) []string {
+		cited := make(map[int]Passage, 8)
+		for n, p := range notes[k] {
+			cited[n+1] = p
+		}
+		turn := j.Turn(notes[k])
+		var out []string
+		for _, s := range claims[k] {
+			c := turn.Claim(ctx, s, cited)
+			out = append(out, c.Verdict+" "+c.Reason+" "+c.Evidence)
+		}
+		return out
+	}
+	want := make([][]string, len(notes))
+	for k := range notes {
+		want[k] = verdicts(k)
+	}
+	subjectSpans.reset()
+	scopeWindows.m.reset()
+	errs := make(chan string, 4*len(notes))
+	done := make(chan bool)
+	for g := range 4 {
+		go func() {
+			for k := range notes {
+				k := (k + g*3) % len(notes)
+				if got := verdicts(k); !reflect.DeepEqual(got, want[k]) {
+					errs <- strings.Join(got, "; ")
+				}
+			}
+			done <- true
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Errorf("concurrent verdicts differ: %s", e)
+	}
+}
