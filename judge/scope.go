@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -703,13 +704,16 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 		claimDims[c.dim] = append(claimDims[c.dim], c)
 	}
 	order := []string{"day", "month", "time", "nth-day"}
+	var more []string // the other dimensions, sorted: the reported reason must not depend on map order
 	for d := range dims {
 		switch d {
 		case "day", "month", "time", "nth-day":
 		default:
-			order = append(order, d)
+			more = append(more, d)
 		}
 	}
+	slices.Sort(more)
+	order = append(order, more...)
 	for _, d := range order {
 		es := dims[d]
 		if len(es) == 0 {
