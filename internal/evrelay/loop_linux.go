@@ -1,0 +1,997 @@
+//go:build linux
+
+package evrelay
+
+import (
+	"bytes"
+	"net"
+	"net/netip"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	kindClient = iota + 1
+	kindUpstream
+	kindWake // the loop's eventfd: streams started or cancelled, or Close
+)
+
+// Body framings of an upstream answer.
+const (
+	bodyNone = iota
+	bodyLength
+	bodyChunked
+)
+
+// States of the chunked-body decoder.
+const (
+	csSize = iota
+	csExt
+	csData
+	csDataCR
+	csDataLF
+	csTrailer
+	csTrailerLine
+	csTrailerLF
+)
+
+const maxHeader = 64 << 10 // upstream answer header bytes
+
+var crlf2 = []byte("\r\n\r\n")
+
+// conn is one socket of the loop: a client connection or an upstream
+// connection.
+type conn struct {
+	fd   int
+	gen  uint32 // matches the epoll event's Pad: an event for an fd closed and reused in one batch is dropped
+	kind uint8
+
+	peer *conn  // client <-> upstream while an answer is in flight
+	in   []byte // client: bytes it sent during its answer; upstream: an incomplete answer header
+	out  []byte // bytes accepted for this socket that it has not taken yet
+
+	// client
+	st         *Stream
+	closeAfter bool // close once out is written (an error answer, no keep-alive)
+	inflight   bool // the answer is not complete yet
+	headSent   bool // the 200 header went out: an end is a chunk, not a response
+	gone       bool // the client closed or a write failed
+
+	// upstream
+	connecting bool // non-blocking connect under way
+	reused     bool // taken from the pool: a close before any answer byte is retried once
+	got        bool // an answer byte has come
+	noReuse    bool // Connection: close, or bytes after the answer
+	paused     bool // not read while the client has MaxPending bytes waiting
+	req        []byte
+	hdrDone    bool
+	relay      bool // a 200 event stream: the body goes through the Handler
+	status     int
+	ctype      []byte
+	whole      []byte // the body of an answer that is not relayed
+	body       uint8
+	remain     int64
+	cs         uint8
+	digits     int
+	poolIdx    int // index in the pool while idle, -1 in use
+}
+
+type cancelReq struct {
+	s   *Stream
+	err error
+}
+
+// Loop is one event loop on its own OS thread. Its methods are safe for
+// concurrent use.
+type Loop struct {
+	ep       int
+	conns    []*conn // by fd
+	free     []*conn
+	pool     []*conn // idle upstream connections
+	gen      uint32
+	up       unix.Sockaddr
+	rbuf     []byte
+	data     []byte // the decoded body of this burst
+	out      []byte // the Handler's bytes for this burst
+	frame    []byte // what one write sends
+	events   []unix.EpollEvent
+	polled   bool
+	giveBack func(net.Conn)
+
+	wake    int
+	mu      sync.Mutex // guards inbox, cancels, closing
+	inbox   []*Stream
+	cancels []cancelReq
+	closing bool
+	taken   []*Stream
+	takenC  []cancelReq
+	done    chan struct{}
+
+	streams atomic.Int64 // running now
+	pauses  atomic.Int64 // times an upstream was paused for a slow client
+}
+
+// New starts a loop relaying to the plain-HTTP upstream at addr.
+// giveBack takes a client connection back after a complete answer with
+// keep-alive (the fasthttp server's ServeConn, on a new goroutine).
+func New(addr netip.AddrPort, giveBack func(net.Conn)) (*Loop, error) {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	l := &Loop{ep: ep, rbuf: make([]byte, 64<<10), events: make([]unix.EpollEvent, 256), giveBack: giveBack, done: make(chan struct{})}
+	if a := addr.Addr().Unmap(); a.Is4() {
+		l.up = &unix.SockaddrInet4{Port: int(addr.Port()), Addr: a.As4()}
+	} else {
+		l.up = &unix.SockaddrInet6{Port: int(addr.Port()), Addr: a.As16()}
+	}
+	wfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(ep)
+		return nil, err
+	}
+	if _, err := l.add(wfd, kindWake); err != nil {
+		unix.Close(ep)
+		return nil, err
+	}
+	l.wake = wfd
+	go l.run()
+	return l, nil
+}
+
+// Start hands s to the loop; from here the loop owns s.Conn until it
+// calls s.Handler.Done.
+func (l *Loop) Start(s *Stream) error {
+	l.mu.Lock()
+	if l.closing {
+		l.mu.Unlock()
+		return ErrClosed
+	}
+	l.inbox = append(l.inbox, s)
+	l.mu.Unlock()
+	l.poke()
+	return nil
+}
+
+// Cancel ends s with err (a no-op once s is done): before its header the
+// client gets Refuse's response, after it End's last bytes; the upstream
+// connection is closed.
+func (l *Loop) Cancel(s *Stream, err error) {
+	l.mu.Lock()
+	if l.closing {
+		l.mu.Unlock()
+		return
+	}
+	l.cancels = append(l.cancels, cancelReq{s, err})
+	l.mu.Unlock()
+	l.poke()
+}
+
+// Close ends every stream (as Cancel with ErrClosed would, but the client
+// connections are closed) and stops the loop; it returns once the loop's
+// thread is done.
+func (l *Loop) Close() {
+	l.mu.Lock()
+	already := l.closing
+	l.closing = true
+	l.mu.Unlock()
+	if !already {
+		l.poke()
+	}
+	<-l.done
+}
+
+// Streams is how many streams the loop runs now.
+func (l *Loop) Streams() int64 { return l.streams.Load() }
+
+// Pauses counts the times an upstream was not read for a slow client.
+func (l *Loop) Pauses() int64 { return l.pauses.Load() }
+
+func (l *Loop) poke() {
+	one := [8]byte{1}
+	unix.Write(l.wake, one[:]) //nolint:errcheck // the counter cannot overflow here
+}
+
+// add registers fd, edge-triggered for reading and writing.
+func (l *Loop) add(fd int, kind uint8) (*conn, error) {
+	var c *conn
+	if n := len(l.free); n > 0 {
+		c, l.free = l.free[n-1], l.free[:n-1]
+	} else {
+		c = new(conn)
+	}
+	l.gen++
+	in, out, req := c.in[:0], c.out[:0], c.req[:0]
+	*c = conn{fd: fd, gen: l.gen, kind: kind, in: in, out: out, req: req, poolIdx: -1}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(fd), Pad: int32(c.gen)}
+	if err := unix.EpollCtl(l.ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		l.free = append(l.free, c)
+		return nil, err
+	}
+	for fd >= len(l.conns) {
+		l.conns = append(l.conns, make([]*conn, len(l.conns)+1024)...)
+	}
+	l.conns[fd] = c
+	return c, nil
+}
+
+// release takes c out of the loop without closing its socket.
+func (l *Loop) release(c *conn) {
+	unix.EpollCtl(l.ep, unix.EPOLL_CTL_DEL, c.fd, nil) //nolint:errcheck // fd is registered
+	l.conns[c.fd] = nil
+	c.fd = -1
+	c.peer = nil
+	c.st = nil
+	if cap(c.in) > 4<<10 {
+		c.in = nil
+	}
+	if cap(c.out) > 4<<10 {
+		c.out = nil
+	}
+	c.whole = nil
+	l.free = append(l.free, c)
+}
+
+// close closes c's socket; a client's stream is done.
+func (l *Loop) close(c *conn) {
+	if c.fd < 0 {
+		return
+	}
+	if c.poolIdx >= 0 {
+		l.unpool(c)
+	}
+	st := c.st
+	if st != nil {
+		l.release(c)
+		st.Conn.Close() // Go's poller lets go of it too
+		l.done1(st, c.gone)
+		return
+	}
+	fd := c.fd
+	l.release(c)
+	unix.Close(fd)
+}
+
+// done1 ends stream st for its Handler.
+func (l *Loop) done1(st *Stream, gone bool) {
+	st.c = nil
+	l.streams.Add(-1)
+	st.Handler.Done(gone)
+}
+
+// wait waits for events: after a wait that found events, a raw
+// non-blocking epoll_wait first (the runtime does not track it), and the
+// blocking one (a Go system call: the runtime may hand the P to other
+// work) only when that found nothing.
+func (l *Loop) wait() (int, error) {
+	if l.polled {
+		r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.ep), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
+		if e != 0 {
+			return 0, e
+		}
+		if r > 0 {
+			return int(r), nil
+		}
+	}
+	n, err := unix.EpollWait(l.ep, l.events, -1)
+	l.polled = n > 0
+	return n, err
+}
+
+// The sockets are non-blocking: reads and writes never block, and go as
+// raw system calls.
+func sysRead(fd int, b []byte) (int, error) {
+	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
+func sysWrite(fd int, b []byte) (int, error) {
+	r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
+const (
+	evIn  = unix.EPOLLIN
+	evOut = unix.EPOLLOUT
+	evEnd = unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
+)
+
+func (l *Loop) run() {
+	runtime.LockOSThread()
+	defer close(l.done)
+	for {
+		n, err := l.wait()
+		if err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			panic("evrelay: epoll_wait: " + err.Error())
+		}
+		for i := range n {
+			ev := &l.events[i]
+			fd := int(ev.Fd)
+			if fd >= len(l.conns) {
+				continue
+			}
+			c := l.conns[fd]
+			if c == nil || c.gen != uint32(ev.Pad) {
+				continue
+			}
+			switch c.kind {
+			case kindClient:
+				l.clientEvent(c, ev.Events)
+			case kindUpstream:
+				l.upstreamEvent(c, ev.Events)
+			case kindWake:
+				if l.takeOver() {
+					l.shutdown()
+					return
+				}
+			}
+		}
+	}
+}
+
+// takeOver starts the streams handed over and serves the cancels; it
+// reports whether the loop is closing.
+func (l *Loop) takeOver() bool {
+	var b [8]byte
+	unix.Read(l.wake, b[:]) //nolint:errcheck // EAGAIN: nothing to reset
+	l.mu.Lock()
+	l.taken, l.inbox = l.inbox, l.taken[:0]
+	l.takenC, l.cancels = l.cancels, l.takenC[:0]
+	closing := l.closing
+	l.mu.Unlock()
+	for _, s := range l.taken {
+		l.begin(s)
+	}
+	clear(l.taken)
+	for _, r := range l.takenC {
+		if c := r.s.c; c != nil && c.st == r.s {
+			l.cancel(c, r.err)
+		}
+	}
+	clear(l.takenC)
+	return closing
+}
+
+// shutdown ends every stream and closes every socket.
+func (l *Loop) shutdown() {
+	for _, c := range l.conns {
+		if c != nil && c.kind == kindClient {
+			c.closeAfter = true
+			l.cancel(c, ErrClosed)
+			l.close(c)
+		}
+	}
+	for _, c := range l.conns {
+		if c != nil {
+			l.close(c)
+		}
+	}
+	unix.Close(l.ep)
+}
+
+func (l *Loop) begin(s *Stream) {
+	l.streams.Add(1)
+	c, err := l.add(s.FD, kindClient)
+	if err != nil {
+		s.Conn.Close()
+		l.done1(s, false)
+		return
+	}
+	c.st, c.inflight, c.closeAfter = s, true, !s.KeepAlive
+	s.c = c
+	u := l.upstream()
+	if u == nil {
+		l.refuse(c, 0, ErrUpstreamDial)
+		return
+	}
+	u.req = append(u.req[:0], s.Request...)
+	c.peer, u.peer = u, c
+	if !u.connecting {
+		l.send(u, u.req)
+	}
+}
+
+// cancel ends client c's answer with err.
+func (l *Loop) cancel(c *conn, err error) {
+	if !c.inflight {
+		return
+	}
+	if u := c.peer; u != nil {
+		l.close(u)
+		c.peer = nil
+	}
+	if !c.headSent {
+		l.refuse(c, 0, err)
+		return
+	}
+	c.closeAfter = true
+	l.out = c.st.Handler.End(l.out[:0], err)
+	l.writeChunk(c, nil, true)
+}
+
+func (l *Loop) clientEvent(c *conn, ev uint32) {
+	if ev&evEnd != 0 {
+		l.drop(c)
+		return
+	}
+	if ev&evOut != 0 && len(c.out) > 0 {
+		if !l.flush(c) {
+			return
+		}
+	}
+	if ev&evIn != 0 {
+		l.clientReadable(c)
+	}
+}
+
+// drop closes client c, gone, and the upstream connection answering it
+// (the upstream sees the cancel).
+func (l *Loop) drop(c *conn) {
+	if u := c.peer; u != nil {
+		l.close(u)
+	}
+	c.gone = c.gone || c.inflight || len(c.out) > 0
+	l.close(c)
+}
+
+// clientReadable keeps what the client sends during its answer: the
+// connection is then closed at the end instead of given back.
+func (l *Loop) clientReadable(c *conn) {
+	for {
+		n, err := sysRead(c.fd, l.rbuf)
+		if n > 0 {
+			if len(c.in)+n > maxHeader {
+				l.drop(c)
+				return
+			}
+			c.in = append(c.in, l.rbuf[:n]...)
+			if n < len(l.rbuf) {
+				return
+			}
+			continue
+		}
+		if err == unix.EAGAIN {
+			return
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		l.drop(c) // EOF or error
+		return
+	}
+}
+
+// upstream returns a pooled upstream connection or dials one; nil if the
+// dial fails at once.
+func (l *Loop) upstream() *conn {
+	if n := len(l.pool); n > 0 {
+		u := l.pool[n-1]
+		l.pool = l.pool[:n-1]
+		u.poolIdx = -1
+		u.reused = true
+		return u
+	}
+	family := unix.AF_INET
+	if _, ok := l.up.(*unix.SockaddrInet6); ok {
+		family = unix.AF_INET6
+	}
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
+		unix.Close(fd)
+		return nil
+	}
+	err = unix.Connect(fd, l.up)
+	if err != nil && err != unix.EINPROGRESS {
+		unix.Close(fd)
+		return nil
+	}
+	u, aerr := l.add(fd, kindUpstream)
+	if aerr != nil {
+		unix.Close(fd)
+		return nil
+	}
+	u.connecting = err != nil
+	return u
+}
+
+func (l *Loop) unpool(u *conn) {
+	i, last := u.poolIdx, len(l.pool)-1
+	l.pool[i] = l.pool[last]
+	l.pool[i].poolIdx = i
+	l.pool = l.pool[:last]
+	u.poolIdx = -1
+}
+
+// refuse answers c with the Handler's whole response and closes it once
+// written.
+func (l *Loop) refuse(c *conn, status int, err error) {
+	var ctype, body []byte
+	if u := c.peer; u != nil {
+		ctype, body = u.ctype, u.whole
+		l.close(u)
+		c.peer = nil
+	}
+	c.closeAfter, c.inflight = true, false
+	l.frame = c.st.Handler.Refuse(l.frame[:0], status, ctype, body, err)
+	if !l.send(c, l.frame) {
+		return
+	}
+	if len(c.out) == 0 {
+		l.close(c)
+	}
+}
+
+// send writes b to c, keeping what the socket does not take in c.out. It
+// reports whether c is still open.
+func (l *Loop) send(c *conn, b []byte) bool {
+	if len(c.out) > 0 {
+		c.out = append(c.out, b...)
+		return l.flush(c)
+	}
+	for len(b) > 0 {
+		n, err := sysWrite(c.fd, b)
+		if n > 0 {
+			b = b[n:]
+			continue
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.EAGAIN {
+			c.out = append(c.out, b...)
+			return true
+		}
+		l.broken(c)
+		return false
+	}
+	return true
+}
+
+// flush writes what waits in c.out; once it is all out, a finished client
+// is given back or closed, a paused upstream is read again. It reports
+// whether c is still open (in the loop).
+func (l *Loop) flush(c *conn) bool {
+	b := c.out
+	for len(b) > 0 {
+		n, err := sysWrite(c.fd, b)
+		if n > 0 {
+			b = b[n:]
+			continue
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.EAGAIN {
+			m := copy(c.out, b)
+			c.out = c.out[:m]
+			return true
+		}
+		l.broken(c)
+		return false
+	}
+	c.out = c.out[:0]
+	if c.kind == kindClient {
+		if !c.inflight {
+			l.finish(c)
+			return false
+		}
+		if u := c.peer; u != nil && u.paused {
+			u.paused = false
+			l.upstreamReadable(u)
+		}
+	}
+	return c.fd >= 0
+}
+
+// finish ends client c whose answer is complete and written: back to the
+// server for its next request, or closed.
+func (l *Loop) finish(c *conn) {
+	st := c.st
+	if c.closeAfter || len(c.in) > 0 || l.giveBack == nil {
+		l.close(c)
+		return
+	}
+	l.release(c)
+	l.done1(st, false)
+	l.giveBack(st.Conn)
+}
+
+// broken handles a failed write to c.
+func (l *Loop) broken(c *conn) {
+	if c.kind == kindClient {
+		c.gone = true
+		l.drop(c)
+		return
+	}
+	l.upstreamGone(c)
+}
+
+func (l *Loop) upstreamEvent(u *conn, ev uint32) {
+	if u.connecting {
+		if ev&(evOut|evEnd) == 0 {
+			return
+		}
+		if e, err := unix.GetsockoptInt(u.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil || e != 0 {
+			l.upstreamGone(u)
+			return
+		}
+		u.connecting = false
+		if u.peer != nil && !l.send(u, u.req) {
+			return
+		}
+	} else if ev&evOut != 0 && len(u.out) > 0 {
+		if !l.flush(u) {
+			return
+		}
+	}
+	if ev&(evIn|evEnd) != 0 {
+		l.upstreamReadable(u)
+	}
+}
+
+// upstreamGone handles an upstream connection that closed or failed: an
+// idle one leaves the pool; one closed before any answer byte after it was
+// reused is retried once on a new connection; otherwise the client's
+// answer ends with ErrUpstreamClosed.
+func (l *Loop) upstreamGone(u *conn) {
+	c := u.peer
+	if c == nil {
+		l.close(u)
+		return
+	}
+	if u.reused && !u.got {
+		if nu := l.upstream(); nu != nil {
+			nu.req = append(nu.req[:0], u.req...)
+			nu.reused = false // one retry
+			c.peer, nu.peer = nu, c
+			l.close(u)
+			if !nu.connecting {
+				l.send(nu, nu.req)
+			}
+			return
+		}
+	}
+	if !u.relay {
+		c.peer = nil
+		l.close(u)
+		l.refuse(c, 0, ErrUpstreamClosed)
+		return
+	}
+	l.cancel(c, ErrUpstreamClosed)
+}
+
+// upstreamReadable reads the answer as far as the socket has it and sends
+// the client what this burst produced in one write.
+func (l *Loop) upstreamReadable(u *conn) {
+	c := u.peer
+	if c == nil {
+		l.close(u) // idle: the upstream closed it (or sent what it should not)
+		return
+	}
+	l.data = l.data[:0]
+	startHead := !c.headSent
+	done := false
+	for !done {
+		if len(c.out) >= MaxPending {
+			u.paused = true
+			l.pauses.Add(1)
+			break
+		}
+		n, err := sysRead(u.fd, l.rbuf)
+		if n > 0 {
+			u.got = true
+			var perr error
+			done, perr = l.answer(u, l.rbuf[:n])
+			if perr != nil {
+				if !u.relay {
+					c.peer = nil
+					l.close(u)
+					l.refuse(c, 0, perr)
+					return
+				}
+				l.cancel(c, perr)
+				return
+			}
+			if n < len(l.rbuf) {
+				break
+			}
+			continue
+		}
+		if err == unix.EAGAIN {
+			break
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		if len(l.data) > 0 && u.relay {
+			if !l.relayBurst(c, u, startHead, false) {
+				return
+			}
+		}
+		if c.fd >= 0 && c.peer == u {
+			l.upstreamGone(u)
+		}
+		return
+	}
+	if !u.hdrDone {
+		return
+	}
+	if !u.relay {
+		if len(u.whole)+len(l.data) > maxWhole {
+			l.data = l.data[:maxWhole-len(u.whole)]
+		}
+		u.whole = append(u.whole, l.data...)
+		if done {
+			l.refuse(c, u.status, nil)
+		}
+		return
+	}
+	if !l.relayBurst(c, u, startHead, done) || !done {
+		return
+	}
+	// The answer is complete: the upstream connection goes back to the
+	// pool.
+	c.peer, c.inflight = nil, false
+	u.peer = nil
+	if u.noReuse || len(u.out) > 0 {
+		l.close(u)
+	} else {
+		u.reused, u.got, u.hdrDone, u.paused, u.relay = true, false, false, false, false
+		u.poolIdx = len(l.pool)
+		l.pool = append(l.pool, u)
+	}
+	if len(c.out) == 0 {
+		l.finish(c)
+	}
+}
+
+// relayBurst passes this burst's body through the Handler and writes the
+// client one chunk (the header first when it has not gone out, the last
+// chunk when done). It reports whether c is still open.
+func (l *Loop) relayBurst(c, u *conn, startHead, done bool) bool {
+	l.out = l.out[:0]
+	if len(l.data) > 0 {
+		l.out = c.st.Handler.Body(l.out, l.data)
+	}
+	if done {
+		l.out = c.st.Handler.End(l.out, nil)
+	}
+	var head []byte
+	if startHead {
+		head = c.st.Header
+	}
+	return l.writeChunk(c, head, done)
+}
+
+// writeChunk writes head, then l.out as one chunk, then the last chunk
+// when last, in one write. It reports whether c is still open.
+func (l *Loop) writeChunk(c *conn, head []byte, last bool) bool {
+	f := append(l.frame[:0], head...)
+	c.headSent = true
+	if len(l.out) > 0 {
+		f = strconv.AppendUint(f, uint64(len(l.out)), 16)
+		f = append(f, '\r', '\n')
+		f = append(f, l.out...)
+		f = append(f, '\r', '\n')
+	}
+	if last {
+		f = append(f, "0\r\n\r\n"...)
+		c.inflight = false
+	}
+	l.frame = f
+	if len(f) == 0 {
+		return true
+	}
+	if !l.send(c, f) {
+		return false
+	}
+	if last && len(c.out) == 0 && c.peer == nil {
+		l.finish(c)
+		return false
+	}
+	return c.fd >= 0
+}
+
+// answer takes the bytes of one read of u's answer: the header, then the
+// body (decoded, to l.data). It reports whether the answer is complete.
+func (l *Loop) answer(u *conn, b []byte) (bool, error) {
+	if !u.hdrDone {
+		if len(u.in) > 0 {
+			u.in = append(u.in, b...)
+			b = u.in
+		}
+		i := bytes.Index(b, crlf2)
+		if i < 0 {
+			if len(u.in) == 0 {
+				u.in = append(u.in, b...)
+			}
+			if len(u.in) > maxHeader {
+				return false, ErrBadAnswer
+			}
+			return false, nil
+		}
+		if err := l.answerHead(u, b[:i+4]); err != nil {
+			return false, err
+		}
+		b = b[i+4:]
+		u.hdrDone = true
+		defer func() { u.in = u.in[:0] }()
+	}
+	switch u.body {
+	case bodyNone:
+		u.noReuse = u.noReuse || len(b) > 0
+		return true, nil
+	case bodyLength:
+		take := min(int64(len(b)), u.remain)
+		l.data = append(l.data, b[:take]...)
+		u.remain -= take
+		u.noReuse = u.noReuse || int64(len(b)) > take
+		return u.remain == 0, nil
+	}
+	return l.dechunk(u, b)
+}
+
+// answerHead parses the answer's header h.
+func (l *Loop) answerHead(u *conn, h []byte) error {
+	line, rest, _ := bytes.Cut(h, []byte("\r\n"))
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
+		return ErrBadAnswer
+	}
+	code, err := strconv.Atoi(string(line[9:12]))
+	if err != nil {
+		return ErrBadAnswer
+	}
+	u.status = code
+	u.body, u.remain, u.cs, u.digits = bodyNone, 0, csSize, 0
+	u.noReuse = false
+	u.ctype = u.ctype[:0]
+	u.whole = u.whole[:0]
+	length := int64(-1)
+	for len(rest) > 2 {
+		var hl []byte
+		hl, rest, _ = bytes.Cut(rest, []byte("\r\n"))
+		name, val, ok := bytes.Cut(hl, []byte(":"))
+		if !ok {
+			return ErrBadAnswer
+		}
+		val = bytes.TrimSpace(val)
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			n, err := strconv.ParseInt(string(val), 10, 64)
+			if err != nil || n < 0 {
+				return ErrBadAnswer
+			}
+			length = n
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			if !bytes.EqualFold(val, []byte("chunked")) {
+				return ErrBadAnswer
+			}
+			u.body = bodyChunked
+		case bytes.EqualFold(name, []byte("Content-Type")):
+			u.ctype = append(u.ctype, val...)
+		case bytes.EqualFold(name, []byte("Connection")):
+			u.noReuse = bytes.EqualFold(val, []byte("close"))
+		}
+	}
+	switch {
+	case code < 200 || code == 204 || code == 304:
+		u.body = bodyNone
+	case u.body == bodyChunked:
+	case length >= 0:
+		u.body, u.remain = bodyLength, length
+		if length == 0 {
+			u.body = bodyNone
+		}
+	default:
+		return ErrBadAnswer // read to close: not supported
+	}
+	mt, _, _ := bytes.Cut(u.ctype, []byte(";"))
+	u.relay = code == 200 && bytes.EqualFold(bytes.TrimSpace(mt), []byte("text/event-stream"))
+	return nil
+}
+
+// dechunk decodes chunked body bytes b into l.data, reporting whether the
+// last chunk (and its trailer) has come.
+func (l *Loop) dechunk(u *conn, b []byte) (bool, error) {
+	for len(b) > 0 {
+		switch u.cs {
+		case csSize:
+			ch := b[0]
+			switch {
+			case ch >= '0' && ch <= '9', ch >= 'a' && ch <= 'f', ch >= 'A' && ch <= 'F':
+				if u.digits == 15 {
+					return false, ErrBadAnswer
+				}
+				u.remain = u.remain<<4 | int64(unhex(ch))
+				u.digits++
+				b = b[1:]
+			case u.digits > 0 && (ch == '\r' || ch == ';' || ch == ' ' || ch == '\t'):
+				u.cs = csExt
+			default:
+				return false, ErrBadAnswer
+			}
+		case csExt:
+			i := bytes.IndexByte(b, '\n')
+			if i < 0 {
+				return false, nil
+			}
+			b = b[i+1:]
+			u.digits = 0
+			if u.remain == 0 {
+				u.cs = csTrailer
+			} else {
+				u.cs = csData
+			}
+		case csData:
+			take := min(int64(len(b)), u.remain)
+			l.data = append(l.data, b[:take]...)
+			b = b[take:]
+			if u.remain -= take; u.remain == 0 {
+				u.cs = csDataCR
+			}
+		case csDataCR, csDataLF:
+			if b[0] == '\r' && u.cs == csDataCR {
+				u.cs = csDataLF
+				b = b[1:]
+				continue
+			}
+			if b[0] != '\n' {
+				return false, ErrBadAnswer
+			}
+			b = b[1:]
+			u.cs = csSize
+		case csTrailer:
+			switch b[0] {
+			case '\r':
+				u.cs = csTrailerLF
+				b = b[1:]
+			case '\n':
+				u.noReuse = u.noReuse || len(b) > 1
+				return true, nil
+			default:
+				u.cs = csTrailerLine
+			}
+		case csTrailerLine:
+			i := bytes.IndexByte(b, '\n')
+			if i < 0 {
+				return false, nil
+			}
+			b = b[i+1:]
+			u.cs = csTrailer
+		case csTrailerLF:
+			if b[0] != '\n' {
+				return false, ErrBadAnswer
+			}
+			u.noReuse = u.noReuse || len(b) > 1
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
