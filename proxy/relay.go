@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -77,6 +76,8 @@ type relay struct {
 	usage      []byte // the held usage chunk
 	hasUsage   bool
 }
+
+const hexDigits = "0123456789abcdef"
 
 // chunkRoom is the room kept at the start of relay.out for an HTTP chunk's
 // size line, so that a chunk goes out in one write without a copy.
@@ -555,60 +556,8 @@ func splice(dst, data []byte, raw string, text []byte) ([]byte, bool) {
 		return dst, false
 	}
 	dst = append(dst, data[:off]...)
-	dst = appendJSONString(dst, text)
+	dst = jsonscan.AppendQuoted(dst, text)
 	return append(dst, data[off+len(raw):]...), true
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends text as a JSON string, escaping as
-// encoding/json does (HTML characters too); invalid UTF-8 becomes U+FFFD.
-func appendJSONString(dst, text []byte) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, text[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, n := utf8.DecodeRune(text[i:])
-		if r == utf8.RuneError && n == 1 {
-			dst = append(dst, text[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += n
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, text[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += n
-			start = i
-			continue
-		}
-		i += n
-	}
-	dst = append(dst, text[start:]...)
-	return append(dst, '"')
 }
 
 func orNull(raw string) string {

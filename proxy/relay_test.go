@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -12,13 +11,11 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"go.uber.org/zap"
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
-	"github.com/answer-guard/guard/internal/jsonscan"
 
 	"github.com/answer-guard/guard/internal/sse"
 )
@@ -223,31 +220,6 @@ func (s *stepReader) Read(p []byte) (int, error) {
 	n := copy(p, s.reads[s.i])
 	s.i++
 	return n, nil
-}
-
-// FuzzAppendJSONString: the relay's content codec round-trips with
-// encoding/json (a JSON string body unescaped by jsonscan reads back as
-// written).
-func FuzzAppendJSONString(f *testing.F) {
-	f.Add("caf\u00e9 <b>\x00\xff")
-	f.Add("\u2028 \xed\xa0\x80")
-	f.Fuzz(func(t *testing.T, text string) {
-		enc := appendJSONString(nil, []byte(text))
-		var back string
-		if err := json.Unmarshal(enc, &back); err != nil {
-			t.Fatalf("appendJSONString(%q) = %s: %v", text, enc, err)
-		}
-		want := strings.ToValidUTF8(text, "\ufffd")
-		if utf8.ValidString(text) && back != text || !utf8.ValidString(text) && back != want && back != string([]rune(text)) {
-			t.Fatalf("round trip of %q: %q", text, back)
-		}
-		if utf8.ValidString(text) {
-			std, _ := json.Marshal(text)
-			if got := jsonscan.AppendUnescaped(nil, string(std[1:len(std)-1])); string(got) != text {
-				t.Fatalf("AppendUnescaped(%s) = %q, want %q", std, got, text)
-			}
-		}
-	})
 }
 
 // TestRelayCoalescesChunkedUpstream: through the real upstream client, an
