@@ -304,11 +304,30 @@ func setSSEHeaders(ctx *fasthttp.RequestCtx) {
 
 var hCacheControl, hNoCache, hAccelBuffering, hNo = []byte("Cache-Control"), []byte("no-cache"), []byte("X-Accel-Buffering"), []byte("no")
 
+// watchKey registers a stream begun with an API key: a reload that
+// revokes the key ends it (revoke.go).
+func (s *Server) watchKey(ctx *fasthttp.RequestCtx, x *exchange, r *relay) {
+	if x.rt.cfg.Auth.Enabled {
+		if sum, ae := bearerSum(ctx); ae == nil {
+			r.keyed = true
+			s.keyed.add(x.watch, streamKey{sum: sum, tenant: x.log.tenant, kb: x.log.kb})
+			if !s.rt.Load().admits(streamKey{sum: sum, tenant: x.log.tenant, kb: x.log.kb}) {
+				// A reload between authorize and here: revoke.go missed it.
+				s.keyed.remove(x.watch)
+				x.watch.stop(errKeyRevoked)
+			}
+		}
+	}
+}
+
 // streamChat opens the upstream stream and, once its first event arrived
 // (so that a refusal or a timeout can still get a real status), hands the
 // rest to the relay, which fasthttp reads as the response body.
 func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte) {
 	rt, l, stop := x.rt, x.log, x.stop
+	if rt.cfg.Server.EventLoop == "on" && s.loopStream(ctx, upctx, x, upBody) {
+		return
+	}
 	t0 := time.Now()
 	firstBy := x.watch.firstByte(rt.cfg.Upstream.FirstByteTimeout)
 	resp, err := rt.up.postStream(upctx, x.watch, "/chat/completions", upBody, firstBy, x.deadline)
@@ -351,18 +370,7 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	// which Serve accepted as a clientConn: the header goes out before the
 	// first Read, held back to leave with the first chunk.
 	r.cw = ctx.Conn().(*clientConn)
-	if rt.cfg.Auth.Enabled {
-		// A reload that revokes the key ends the stream (revoke.go).
-		if sum, ae := bearerSum(ctx); ae == nil {
-			r.keyed = true
-			s.keyed.add(x.watch, streamKey{sum: sum, tenant: l.tenant, kb: l.kb})
-			if !s.rt.Load().admits(streamKey{sum: sum, tenant: l.tenant, kb: l.kb}) {
-				// A reload between authorize and here: revoke.go missed it.
-				s.keyed.remove(x.watch)
-				x.watch.stop(errKeyRevoked)
-			}
-		}
-	}
+	s.watchKey(ctx, x, r)
 	s.streams.Add(1)
 	r.cw.holdNext()
 	r.owed = true

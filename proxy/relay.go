@@ -298,25 +298,7 @@ func (r *relay) run(ctx context.Context, w io.Writer, first sse.Event) {
 		}
 		ok = r.event(ctx, ev)
 	}
-	if !r.finished && !r.sentDone {
-		// [DONE] or the end of the body came before any finish_reason.
-		r.failMidStream(ctx, cause(ctx, errors.New("upstream ended the stream before the answer finished")))
-	}
-	if r.finished && !r.sentDone && !r.gone {
-		if r.hasUsage {
-			r.emit(r.usage)
-		}
-		// The turn is complete: summarize it before the client can read
-		// [DONE] (still queued with the last events, so no extra write),
-		// and an operator read made right after the stream ends
-		// (GET /v1/guard/turns, the gap queue) finds it. A client that
-		// vanishes during this last write is logged as 200, not 499.
-		if r.wOK() {
-			r.log.status = 200
-			r.summarizeOnce()
-		}
-		r.emitString("[DONE]")
-	}
+	r.closeStream(ctx)
 	if r.cw != nil && !r.gone {
 		// The last chunk waits for the end of the body that fasthttp
 		// writes once Read returns (clientConn): "0\r\n" is held too, the
@@ -350,6 +332,30 @@ func (r *relay) run(ctx context.Context, w io.Writer, first sse.Event) {
 	r.summarizeOnce()
 }
 
+// closeStream queues the stream's end: the usage chunk the client asked
+// for and [DONE], or an error event when the answer never finished.
+func (r *relay) closeStream(ctx context.Context) {
+	if !r.finished && !r.sentDone {
+		// [DONE] or the end of the body came before any finish_reason.
+		r.failMidStream(ctx, cause(ctx, errors.New("upstream ended the stream before the answer finished")))
+	}
+	if r.finished && !r.sentDone && !r.gone {
+		if r.hasUsage {
+			r.emit(r.usage)
+		}
+		// The turn is complete: summarize it before the client can read
+		// [DONE] (still queued with the last events, so no extra write),
+		// and an operator read made right after the stream ends
+		// (GET /v1/guard/turns, the gap queue) finds it. A client that
+		// vanishes during this last write is logged as 200, not 499.
+		if r.wOK() {
+			r.log.status = 200
+			r.summarizeOnce()
+		}
+		r.emitString("[DONE]")
+	}
+}
+
 // Read runs the whole stream on its first call: fasthttp reads the body
 // of a streamed answer (Response.SetBodyStream) on the serving goroutine
 // once the handler returned, and the relay writes its chunks to the client
@@ -381,7 +387,9 @@ func (r *relay) Close() error {
 	// The upstream stream is closed before its context ends: a context
 	// that ends first closes the connection (upstream.postStream), which a
 	// finished stream would have given back to the pool.
-	r.up.Close() // a served relay always has its upstream answer
+	if r.up != nil { // nil on the event loop (evloop.go)
+		r.up.Close()
+	}
 	r.src.Release()
 	stop(nil)
 	if r.keyed {

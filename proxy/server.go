@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 
+	"github.com/answer-guard/guard/internal/evrelay"
 	"github.com/answer-guard/guard/internal/logredact"
 	"github.com/answer-guard/guard/internal/proctune"
 	"github.com/answer-guard/guard/internal/turnrec"
@@ -49,9 +51,11 @@ type Server struct {
 	probe   *prober                     // the probe loop, started by Serve; under lnMu
 	// lns are the listeners Serve was given, closed by Shutdown; shut
 	// makes a Serve that comes after Shutdown return at once.
-	lnMu sync.Mutex
-	lns  []net.Listener
-	shut bool
+	lnMu  sync.Mutex
+	lns   []net.Listener
+	shut  bool
+	evl   *evrelay.Loop  // server.event_loop (evloop.go), under lnMu
+	evlAt netip.AddrPort // the upstream evl relays to
 }
 
 // runtime is everything a request reads from the configuration, swapped as
@@ -99,6 +103,7 @@ func New(cfg Config, log *zap.Logger, factory PipelineFactory) (*Server, error) 
 		IdleTimeout:                   cfg.Server.IdleTimeout,
 		DisableHeaderNamesNormalizing: false,
 		CloseOnShutdown:               true,
+		KeepHijackedConns:             true, // the event loop gives them back (evloop.go)
 		// fasthttp's parse errors quote the raw request (its headers,
 		// Authorization included, and the start of the body) unless told
 		// not to; its own log lines go through logredact.Logger, which keeps
@@ -280,6 +285,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-done:
 	case <-ctx.Done():
 		err = errors.Join(err, ctx.Err())
+	}
+	if s.evl != nil { // shut is set: evl no longer changes
+		s.evl.Close() // ends its streams
 	}
 	// The operator plane first: it has every finished turn now, and its
 	// re-ask (after a reload) may still be asking the pipeline.

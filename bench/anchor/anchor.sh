@@ -7,7 +7,9 @@
 #        mode runs, in the other order), TARGETS (the targets measured, e.g.
 #        "nginx fastproxy evproxy" for a shorter run), EVPROXY_FLAGS (e.g.
 #        "-front fasthttp": evproxy with a fasthttp server in front that hands
-#        each connection to a loop and takes it back) override)
+#        each connection to a loop and takes it back), GUARD_SERVER (more
+#        server keys for the guard, not guard-base: e.g. "event_loop: on")
+#        override)
 #
 # Paced mode (PACED=1, the default) models LLM traffic: long-lived streams
 # at token pace. First, memory per idle open stream: IDLE_OPEN (2000) wrk
@@ -66,6 +68,7 @@ PACED_DURATION=${PACED_DURATION:-10s}
 IDLE_OPEN=${IDLE_OPEN:-2000}
 GUARDED_OPEN=${GUARDED_OPEN:-500}
 PACE=${PACE:-50ms}
+GUARD_SERVER=${GUARD_SERVER:-}
 ulimit -n "$(ulimit -Hn)" # thousands of open streams: two descriptors each in a proxy
 NOFILE=$(ulimit -n)
 KEEPALIVE=8192
@@ -134,18 +137,17 @@ sed -e "s|@PORT@|$CADDY_PORT|g" -e "s|@UP_PORT@|$UP_PORT|g" -e "s|@KEEPALIVE@|$K
 XDG_DATA_HOME="$OUT/caddy" XDG_CONFIG_HOME="$OUT/caddy" caddy run --adapter caddyfile --config "$OUT/caddy/Caddyfile" >"$OUT/caddy/caddy.log" 2>&1 &
 pids+=($!)
 procs[caddy]=$!
-cat >"$OUT/guard.yaml" <<YAML
-server: {addr: "127.0.0.1:$GUARD_PORT"}
-upstream: {base_url: "http://127.0.0.1:$UP_PORT/v1"}
-pipeline: {enabled: false}
-log: {level: warn}
-YAML
+guard_yaml() { # $1: port, $2: more server keys
+  printf 'server: {addr: "127.0.0.1:%s"%s}\nupstream: {base_url: "http://127.0.0.1:%s/v1"}\npipeline: {enabled: false}\nlog: {level: warn}\n' \
+    "$1" "${2:+, $2}" "$UP_PORT"
+}
+guard_yaml "$GUARD_PORT" "$GUARD_SERVER" >"$OUT/guard.yaml"
 "$OUT/guard" serve --config "$OUT/guard.yaml" >"$OUT/guard.log" 2>&1 &
 pids+=($!)
 procs[guard]=$!
 guards=(guard)
 if [ -x "$OUT/guard-base" ]; then
-  sed -e "s|:$GUARD_PORT|:$BASE_PORT|" "$OUT/guard.yaml" >"$OUT/guard-base.yaml"
+  guard_yaml "$BASE_PORT" "" >"$OUT/guard-base.yaml"
   "$OUT/guard-base" serve --config "$OUT/guard-base.yaml" >"$OUT/guard-base.log" 2>&1 &
   pids+=($!)
   procs[guard-base]=$!

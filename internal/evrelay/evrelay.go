@@ -61,7 +61,9 @@ type Stream struct {
 	// false closes it.
 	KeepAlive bool
 
-	c *conn // the loop's client state while the stream runs (loop thread only)
+	c       *conn // the loop's client state while the stream runs (loop thread only)
+	started bool  // Start ran (under the loop's mu)
+	early   error // a Cancel that came before Start (under the loop's mu)
 }
 
 // MaxPending is how many bytes may wait for a slow client before the loop

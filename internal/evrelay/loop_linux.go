@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -57,10 +58,12 @@ type conn struct {
 
 	// client
 	st         *Stream
-	closeAfter bool // close once out is written (an error answer, no keep-alive)
-	inflight   bool // the answer is not complete yet
-	headSent   bool // the 200 header went out: an end is a chunk, not a response
-	gone       bool // the client closed or a write failed
+	nc         net.Conn // the client connection (its descriptor is fd)
+	idleAt     int64    // kept idle between requests since (unix ns); 0 while a stream runs
+	closeAfter bool     // close once out is written (an error answer, no keep-alive)
+	inflight   bool     // the answer is not complete yet
+	headSent   bool     // the 200 header went out: an end is a chunk, not a response
+	gone       bool     // the client closed or a write failed
 
 	// upstream
 	connecting bool // non-blocking connect under way
@@ -102,6 +105,9 @@ type Loop struct {
 	events   []unix.EpollEvent
 	polled   bool
 	giveBack func(net.Conn)
+	idleFor  int64 // a kept idle connection is closed after this (ns)
+	idle     int   // kept idle connections
+	swept    int64 // the last idle sweep (unix ns)
 
 	wake    int
 	mu      sync.Mutex // guards inbox, cancels, closing
@@ -117,14 +123,17 @@ type Loop struct {
 }
 
 // New starts a loop relaying to the plain-HTTP upstream at addr.
-// giveBack takes a client connection back after a complete answer with
-// keep-alive (the fasthttp server's ServeConn, on a new goroutine).
-func New(addr netip.AddrPort, giveBack func(net.Conn)) (*Loop, error) {
+// giveBack takes a client connection back for its next request (the
+// fasthttp server's ServeConn, on a new goroutine): after a complete
+// answer with keep-alive the loop keeps the connection, with no goroutine,
+// until the client sends again (then giveBack), closes it, or stays quiet
+// for idleTimeout (closed).
+func New(addr netip.AddrPort, giveBack func(net.Conn), idleTimeout time.Duration) (*Loop, error) {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
-	l := &Loop{ep: ep, rbuf: make([]byte, 64<<10), events: make([]unix.EpollEvent, 256), giveBack: giveBack, done: make(chan struct{})}
+	l := &Loop{ep: ep, rbuf: make([]byte, 64<<10), events: make([]unix.EpollEvent, 256), giveBack: giveBack, idleFor: int64(idleTimeout), done: make(chan struct{})}
 	if a := addr.Addr().Unmap(); a.Is4() {
 		l.up = &unix.SockaddrInet4{Port: int(addr.Port()), Addr: a.As4()}
 	} else {
@@ -152,6 +161,7 @@ func (l *Loop) Start(s *Stream) error {
 		l.mu.Unlock()
 		return ErrClosed
 	}
+	s.started = true
 	l.inbox = append(l.inbox, s)
 	l.mu.Unlock()
 	l.poke()
@@ -160,10 +170,13 @@ func (l *Loop) Start(s *Stream) error {
 
 // Cancel ends s with err (a no-op once s is done): before its header the
 // client gets Refuse's response, after it End's last bytes; the upstream
-// connection is closed.
+// connection is closed. A Cancel before Start ends s as soon as it starts.
 func (l *Loop) Cancel(s *Stream, err error) {
 	l.mu.Lock()
-	if l.closing {
+	if !s.started {
+		s.early = err
+	}
+	if l.closing || !s.started {
 		l.mu.Unlock()
 		return
 	}
@@ -226,7 +239,7 @@ func (l *Loop) release(c *conn) {
 	l.conns[c.fd] = nil
 	c.fd = -1
 	c.peer = nil
-	c.st = nil
+	c.st, c.nc, c.idleAt = nil, nil, 0
 	if cap(c.in) > 4<<10 {
 		c.in = nil
 	}
@@ -245,11 +258,16 @@ func (l *Loop) close(c *conn) {
 	if c.poolIdx >= 0 {
 		l.unpool(c)
 	}
-	st := c.st
-	if st != nil {
+	if c.kind == kindClient {
+		st, nc, gone := c.st, c.nc, c.gone
+		if c.idleAt != 0 {
+			l.idle--
+		}
 		l.release(c)
-		st.Conn.Close() // Go's poller lets go of it too
-		l.done1(st, c.gone)
+		nc.Close() // Go's poller lets go of it too
+		if st != nil {
+			l.done1(st, gone)
+		}
 		return
 	}
 	fd := c.fd
@@ -278,7 +296,11 @@ func (l *Loop) wait() (int, error) {
 			return int(r), nil
 		}
 	}
-	n, err := unix.EpollWait(l.ep, l.events, -1)
+	ms := -1
+	if l.idle > 0 {
+		ms = 1000 // the idle sweep
+	}
+	n, err := unix.EpollWait(l.ep, l.events, ms)
 	l.polled = n > 0
 	return n, err
 }
@@ -318,6 +340,9 @@ func (l *Loop) run() {
 			}
 			panic("evrelay: epoll_wait: " + err.Error())
 		}
+		if l.idle > 0 {
+			l.sweep()
+		}
 		for i := range n {
 			ev := &l.events[i]
 			fd := int(ev.Fd)
@@ -339,6 +364,21 @@ func (l *Loop) run() {
 					return
 				}
 			}
+		}
+	}
+}
+
+// sweep closes the kept idle connections that stayed quiet for idleFor,
+// at most once a second.
+func (l *Loop) sweep() {
+	now := time.Now().UnixNano()
+	if now-l.swept < int64(time.Second) {
+		return
+	}
+	l.swept = now
+	for _, c := range l.conns {
+		if c != nil && c.kind == kindClient && c.idleAt != 0 && now-c.idleAt >= l.idleFor {
+			l.close(c)
 		}
 	}
 }
@@ -391,8 +431,15 @@ func (l *Loop) begin(s *Stream) {
 		l.done1(s, false)
 		return
 	}
-	c.st, c.inflight, c.closeAfter = s, true, !s.KeepAlive
+	c.st, c.nc, c.inflight, c.closeAfter = s, s.Conn, true, !s.KeepAlive
 	s.c = c
+	l.mu.Lock()
+	early := s.early
+	l.mu.Unlock()
+	if early != nil {
+		l.refuse(c, 0, early)
+		return
+	}
 	u := l.upstream()
 	if u == nil {
 		l.refuse(c, 0, ErrUpstreamDial)
@@ -424,6 +471,19 @@ func (l *Loop) cancel(c *conn, err error) {
 }
 
 func (l *Loop) clientEvent(c *conn, ev uint32) {
+	if c.idleAt != 0 {
+		// A kept idle connection: the client's next request goes to the
+		// server; a close or an error closes it.
+		if ev&evEnd != 0 {
+			l.close(c)
+		} else if ev&evIn != 0 {
+			nc := c.nc
+			l.idle--
+			l.release(c)
+			l.giveBack(nc)
+		}
+		return
+	}
 	if ev&evEnd != 0 {
 		l.drop(c)
 		return
@@ -608,9 +668,9 @@ func (l *Loop) finish(c *conn) {
 		l.close(c)
 		return
 	}
-	l.release(c)
+	c.st, c.idleAt = nil, time.Now().UnixNano()
+	l.idle++
 	l.done1(st, false)
-	l.giveBack(st.Conn)
 }
 
 // broken handles a failed write to c.

@@ -6,13 +6,14 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"time"
 )
 
 // Loop is Linux only: New fails elsewhere.
 type Loop struct{}
 
 // New fails: the event loop is Linux only.
-func New(netip.AddrPort, func(net.Conn)) (*Loop, error) {
+func New(netip.AddrPort, func(net.Conn), time.Duration) (*Loop, error) {
 	return nil, errors.New("evrelay: the event loop is Linux only")
 }
 

@@ -64,6 +64,28 @@ type Event struct {
 	OneLine bool
 }
 
+// ErrPending is what a pushed source (Feed) returns when it holds no
+// bytes now: Next returns it, not as the end, and may be called again once
+// the source has more.
+var ErrPending = errors.New("sse: no bytes yet")
+
+// Feed is a source whose bytes are pushed to it (the event loop's decoded
+// upstream body): Read returns what was pushed, then ErrPending.
+type Feed struct{ b []byte }
+
+// Push adds b (Feed keeps the slice until it is read: b must not change
+// before Next returns ErrPending).
+func (f *Feed) Push(b []byte) { f.b = b }
+
+func (f *Feed) Read(p []byte) (int, error) {
+	if len(f.b) == 0 {
+		return 0, ErrPending
+	}
+	n := copy(p, f.b)
+	f.b = f.b[n:]
+	return n, nil
+}
+
 var ErrEventTooLarge = errors.New("upstream event exceeds upstream.max_event_bytes")
 
 // sseBufSize is the reader's buffer: an event larger than it grows it (up
@@ -112,6 +134,10 @@ func (s *Reader) Next(idle func()) (ev Event, ok bool, err error) {
 			continue
 		}
 		if s.err != nil {
+			if s.err == ErrPending {
+				s.err = nil
+				return Event{}, false, ErrPending
+			}
 			if s.err == io.EOF {
 				return Event{}, false, nil
 			}

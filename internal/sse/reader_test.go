@@ -136,3 +136,28 @@ func FuzzSSEReader(f *testing.F) {
 		}
 	})
 }
+
+// TestFeed: events split anywhere across pushes come out whole; an empty
+// feed is ErrPending, not the end.
+func TestFeed(t *testing.T) {
+	var f Feed
+	r := NewReader(&f, 1<<10)
+	defer r.Release()
+	var got []string
+	for _, p := range []string{"data: {\"a\"", ":1}\n", "\ndata: x\n\nda", "ta: y\n\n"} {
+		f.Push([]byte(p))
+		for {
+			ev, ok, err := r.Next(nil)
+			if err == ErrPending {
+				break
+			}
+			if err != nil || !ok {
+				t.Fatalf("Next: %v %v", ok, err)
+			}
+			got = append(got, string(ev.Data))
+		}
+	}
+	if want := []string{`{"a":1}`, "x", "y"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}

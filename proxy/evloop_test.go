@@ -1,0 +1,151 @@
+package proxy_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// loopOn turns the event loop on (server.event_loop: on).
+func loopOn(c *testCfg) { c.Server.EventLoop = "on" }
+
+// The openai-go client streams a pass-through answer relayed by the event
+// loop: content, the usage chunk it asked for, [DONE].
+func TestEventLoopOpenAIStream(t *testing.T) {
+	ts := startServer(t, func(c *testCfg) { loopOn(c); c.Mock.ChunkRunes = 3 })
+	for _, usage := range []bool{false, true} {
+		t.Run(fmt.Sprintf("include_usage=%v", usage), func(t *testing.T) {
+			p := params(true)
+			if usage {
+				p.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
+			}
+			stream := ts.completions().NewStreaming(context.Background(), p)
+			var acc openai.ChatCompletionAccumulator
+			usageChunks := 0
+			for stream.Next() {
+				acc.AddChunk(stream.Current())
+				if stream.Current().Usage.TotalTokens > 0 {
+					usageChunks++
+				}
+			}
+			if err := stream.Err(); err != nil {
+				t.Fatalf("stream: %v", err)
+			}
+			if got := acc.Choices[0].Message.Content; !strings.Contains(got, "30 days") {
+				t.Errorf("got content %q", got)
+			}
+			if want := map[bool]int{true: 1}[usage]; usageChunks != want {
+				t.Errorf("got %d usage chunks, want %d", usageChunks, want)
+			}
+		})
+	}
+	if ts.srv.EventLoopStreams() < 0 {
+		t.Error("the event loop never ran")
+	}
+}
+
+// readStream reads one chunked event-stream response from br and returns
+// its data lines.
+func readStream(t *testing.T, br *bufio.Reader) (*http.Response, []string) {
+	t.Helper()
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return resp, sseEvents(t, resp.Body)
+}
+
+// Two streams, one after the other, on one client connection: the loop
+// gives the connection back to the server after the first.
+func TestEventLoopKeepAlive(t *testing.T) {
+	ts := startServer(t, loopOn)
+	c, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(ts.base, "http://"), "/v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for i := range 2 {
+		fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(streamBody), streamBody)
+		resp, events := readStream(t, br)
+		if resp.StatusCode != 200 || resp.Close || len(events) < 2 || events[len(events)-1] != "[DONE]" {
+			t.Fatalf("stream %d: status %d, close %v, events %q", i, resp.StatusCode, resp.Close, events)
+		}
+	}
+	if ts.srv.EventLoopStreams() < 0 {
+		t.Error("the event loop never ran")
+	}
+}
+
+// A client that goes away mid-stream: the loop closes the upstream
+// connection (the upstream sees the cancel).
+func TestEventLoopDisconnectCancelsUpstream(t *testing.T) {
+	ts := startServer(t, func(c *testCfg) {
+		loopOn(c)
+		c.Mock.Pace = 20 * time.Millisecond
+		c.Mock.ChunkRunes = 1
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.base+"/chat/completions", strings.NewReader(streamBody))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(resp.Body)
+	if _, err := br.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	if n := ts.srv.EventLoopStreams(); n != 1 {
+		t.Fatalf("event loop streams: %d, want 1", n)
+	}
+	cancel()
+	resp.Body.Close()
+	wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer wcancel()
+	if _, err := ts.mock.WaitClosed(wctx); err != nil {
+		t.Fatalf("the upstream stream was not closed after the client left: %v", err)
+	}
+}
+
+// The stream's idle timeout ends a stalled upstream with an error event.
+func TestEventLoopIdleTimeout(t *testing.T) {
+	ts := startServer(t, func(c *testCfg) {
+		loopOn(c)
+		c.Mock.Faults.Stall = 1
+		c.Mock.StallDelay = time.Second
+		c.Upstream.IdleTimeout = 100 * time.Millisecond
+	})
+	resp, events := postStream(t, ts, streamBody)
+	n := len(events)
+	if resp.StatusCode != 200 || n < 2 || events[n-1] != "[DONE]" || !strings.Contains(events[n-2], "upstream_timeout") {
+		t.Fatalf("got %d %q, want an upstream_timeout error event then [DONE]", resp.StatusCode, events[max(0, n-3):])
+	}
+}
+
+// An upstream that refuses (503) or is down: the client gets today's
+// error answers.
+func TestEventLoopUpstreamRefusedAndDown(t *testing.T) {
+	ts := startServer(t, func(c *testCfg) { loopOn(c); c.Mock.Faults.Refuse = 1 })
+	resp, events := postStream(t, ts, streamBody)
+	if resp.StatusCode != 502 || !strings.Contains(events[0], `"upstream_error"`) {
+		t.Errorf("upstream 503: got %d %s, want 502 upstream_error", resp.StatusCode, events)
+	}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	down := startServer(t, func(c *testCfg) { loopOn(c); c.Upstream.BaseURL = "http://" + addr + "/v1" })
+	resp, events = postStream(t, down, streamBody)
+	if resp.StatusCode != 502 || !strings.Contains(events[0], "upstream_unavailable") {
+		t.Errorf("upstream down: got %d %s, want 502 upstream_unavailable", resp.StatusCode, events)
+	}
+	_, _ = io.Discard.Write(nil)
+}
