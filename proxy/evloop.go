@@ -9,6 +9,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/answer-guard/guard/internal/clientconn"
 	"github.com/answer-guard/guard/internal/evrelay"
 	"github.com/answer-guard/guard/internal/sse"
 )
@@ -21,7 +22,7 @@ func (s *Server) loopStream(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	rt := x.rt
 	_, pass := x.turn.(passTurn)
 	hostPath, plain := strings.CutPrefix(rt.up.base, "http://")
-	cc, isCC := ctx.Conn().(*clientConn)
+	cc, isCC := ctx.Conn().(*clientconn.Conn)
 	if !pass || !plain || !isCC || !ctx.Request.Header.IsHTTP11() {
 		return false
 	}
@@ -32,10 +33,9 @@ func (s *Server) loopStream(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	if l == nil {
 		return false
 	}
-	e := &loopStream{ctx: upctx, st: evrelay.Stream{Conn: cc, FD: fd, KeepAlive: !ctx.Request.Header.ConnectionClose()}}
+	e := &loopStream{ctx: upctx, st: evrelay.Stream{Conn: cc, FD: fd, KeepAlive: !ctx.Request.Header.ConnectionClose(),
+		Request: evrelay.AppendRequest(nil, host, strings.TrimSuffix("/"+path, "/")+"/chat/completions", rt.up.key, upBody)}}
 	e.st.Handler = e
-	path = strings.TrimSuffix("/"+path, "/") + "/chat/completions"
-	e.st.Request = evrelay.AppendRequest(nil, host, path, rt.up.key, upBody)
 	e.r = newRelay(x, sse.NewReader(&e.feed, rt.cfg.Upstream.MaxEventBytes))
 	e.r.ran, e.r.ctx = true, upctx
 	x.watch.firstByte(rt.cfg.Upstream.FirstByteTimeout)
@@ -88,13 +88,10 @@ func (e *loopStream) Body(dst, p []byte) []byte {
 	e.feed.Push(p)
 	for !r.done && !r.gone {
 		ev, _, err := r.src.Next(nil)
-		if err == sse.ErrPending {
-			break
-		} else if err != nil {
-			r.failMidStream(e.ctx, err)
-			break
+		if err != nil && err != sse.ErrPending {
+			r.failMidStream(e.ctx, err) // an oversized event
 		}
-		if !r.event(e.ctx, ev) {
+		if err != nil || !r.event(e.ctx, ev) {
 			break
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/internal/clientconn"
 	"github.com/answer-guard/guard/internal/jsonscan"
 
 	"github.com/answer-guard/guard/internal/sidetext"
@@ -367,12 +368,12 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	r := newRelay(x, src)
 	r.up, r.ctx, r.first = resp, upctx, first
 	// The relay writes the chunks itself (relay.Read) to the connection,
-	// which Serve accepted as a clientConn: the header goes out before the
+	// which Serve accepted as a clientconn.Conn: the header goes out before the
 	// first Read, held back to leave with the first chunk.
-	r.cw = ctx.Conn().(*clientConn)
+	r.cw = ctx.Conn().(*clientconn.Conn)
 	s.watchKey(ctx, x, r)
 	s.streams.Add(1)
-	r.cw.holdNext()
+	r.cw.HoldNext()
 	r.owed = true
 	ctx.Response.ImmediateHeaderFlush = true
 	ctx.Response.SetBodyStream(r, -1)

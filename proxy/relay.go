@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/answer-guard/guard/internal/clientconn"
 	"github.com/answer-guard/guard/internal/jsonscan"
 
 	"github.com/answer-guard/guard/internal/peerclose"
@@ -40,7 +41,7 @@ type relay struct {
 	// As the body of a served stream (Read, Close): the relay writes its
 	// chunks to cw, the client connection, itself (nil in tests, which
 	// relay to a plain writer: no chunk framing, no probe peeking).
-	cw    *clientConn
+	cw    *clientconn.Conn
 	owed  bool // cw holds bytes the relay must send before it waits
 	ctx   context.Context
 	first sse.Event
@@ -140,7 +141,7 @@ func (r *relay) flush() {
 			r.owed = false
 			r.ps.mu.Lock()
 			if r.wErr == nil {
-				r.writeDone(r.cw.release())
+				r.writeDone(r.cw.Release())
 			}
 			r.ps.mu.Unlock()
 		}
@@ -301,15 +302,15 @@ func (r *relay) run(ctx context.Context, w io.Writer, first sse.Event) {
 	r.closeStream(ctx)
 	if r.cw != nil && !r.gone {
 		// The last chunk waits for the end of the body that fasthttp
-		// writes once Read returns (clientConn): "0\r\n" is held too, the
+		// writes once Read returns (internal/clientconn): "0\r\n" is held too, the
 		// trailer's "\r\n" sends all three in one write.
 		r.ps.mu.Lock()
 		if r.wErr == nil {
 			if len(r.out) > chunkRoom {
-				r.cw.holdWrite(r.frame())
+				r.cw.HoldWrite(r.frame())
 				r.owed = true
 			} else {
-				r.cw.holdNext()
+				r.cw.HoldNext()
 			}
 		}
 		r.ps.mu.Unlock()

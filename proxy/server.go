@@ -22,6 +22,7 @@ import (
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 
+	"github.com/answer-guard/guard/internal/clientconn"
 	"github.com/answer-guard/guard/internal/evrelay"
 	"github.com/answer-guard/guard/internal/logredact"
 	"github.com/answer-guard/guard/internal/proctune"
@@ -261,7 +262,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	a := ln.Addr().String()
 	s.bound.Store(&a)
 	s.startProbe()
-	return s.srv.Serve(clientListener{ln})
+	return s.srv.Serve(clientconn.Listener{Listener: ln})
 }
 
 // Shutdown stops accepting, waits for in-flight streams up to ctx, then

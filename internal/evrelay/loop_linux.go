@@ -118,8 +118,9 @@ type Loop struct {
 	takenC  []cancelReq
 	done    chan struct{}
 
-	streams atomic.Int64 // running now
-	pauses  atomic.Int64 // times an upstream was paused for a slow client
+	streams atomic.Int64      // running now
+	pauses  atomic.Int64      // times an upstream was paused for a slow client
+	onPause func(pending int) // tests: called on the loop thread when an upstream is paused
 }
 
 // New starts a loop relaying to the plain-HTTP upstream at addr.
@@ -740,18 +741,32 @@ func (l *Loop) upstreamGone(u *conn) {
 // upstreamReadable reads the answer as far as the socket has it and sends
 // the client what this burst produced in one write.
 func (l *Loop) upstreamReadable(u *conn) {
+	for l.upstreamBurst(u) {
+	}
+}
+
+// upstreamBurst reads one burst, at most MaxPending bytes, and relays it;
+// it reports whether it stopped at that cap with the socket not drained.
+func (l *Loop) upstreamBurst(u *conn) bool {
 	c := u.peer
 	if c == nil {
 		l.close(u) // idle: the upstream closed it (or sent what it should not)
-		return
+		return false
 	}
 	l.data = l.data[:0]
 	startHead := !c.headSent
-	done := false
+	done, capped := false, false
 	for !done {
 		if len(c.out) >= MaxPending {
 			u.paused = true
 			l.pauses.Add(1)
+			if l.onPause != nil {
+				l.onPause(len(c.out))
+			}
+			break
+		}
+		if len(l.data) >= MaxPending {
+			capped = true
 			break
 		}
 		n, err := sysRead(u.fd, l.rbuf)
@@ -764,10 +779,10 @@ func (l *Loop) upstreamReadable(u *conn) {
 					c.peer = nil
 					l.close(u)
 					l.refuse(c, 0, perr)
-					return
+					return false
 				}
 				l.cancel(c, perr)
-				return
+				return false
 			}
 			if n < len(l.rbuf) {
 				break
@@ -782,16 +797,16 @@ func (l *Loop) upstreamReadable(u *conn) {
 		}
 		if len(l.data) > 0 && u.relay {
 			if !l.relayBurst(c, u, startHead, false) {
-				return
+				return false
 			}
 		}
 		if c.fd >= 0 && c.peer == u {
 			l.upstreamGone(u)
 		}
-		return
+		return false
 	}
 	if !u.hdrDone {
-		return
+		return false
 	}
 	if !u.relay {
 		if len(u.whole)+len(l.data) > maxWhole {
@@ -801,10 +816,13 @@ func (l *Loop) upstreamReadable(u *conn) {
 		if done {
 			l.refuse(c, u.status, nil)
 		}
-		return
+		return capped && !done
 	}
-	if !l.relayBurst(c, u, startHead, done) || !done {
-		return
+	if !l.relayBurst(c, u, startHead, done) {
+		return false
+	}
+	if !done {
+		return capped
 	}
 	// The answer is complete: the upstream connection goes back to the
 	// pool.
@@ -820,6 +838,7 @@ func (l *Loop) upstreamReadable(u *conn) {
 	if len(c.out) == 0 {
 		l.finish(c)
 	}
+	return false
 }
 
 // relayBurst passes this burst's body through the Handler and writes the

@@ -1,4 +1,7 @@
-package proxy
+// Package clientconn implements the proxy's client connection: one that
+// can hold writes back and send them with a later one (Conn), and the
+// listener that hands the server its connections as Conns (Listener).
+package clientconn
 
 import (
 	"errors"
@@ -7,18 +10,18 @@ import (
 	"syscall"
 )
 
-// clientListener hands the server its connections as clientConns.
-type clientListener struct{ net.Listener }
+// Listener hands the server its connections as Conns.
+type Listener struct{ net.Listener }
 
-func (l clientListener) Accept() (net.Conn, error) {
+func (l Listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &clientConn{Conn: c}, nil
+	return &Conn{Conn: c}, nil
 }
 
-// clientConn is a client connection that can hold writes back and send
+// Conn is a client connection that can hold writes back and send
 // them with a later one, so that pieces fasthttp flushes on their own go
 // out in one write.
 //
@@ -27,12 +30,12 @@ func (l clientListener) Accept() (net.Conn, error) {
 // writing). Two of fasthttp's own flushes would each cost a write syscall
 // with a few bytes: the response header before the first chunk, and the
 // end of the body ("0\r\n", then "\r\n" after the trailer) after the last.
-// The relay holds the first (holdNext before the header is flushed; its
-// first chunk takes the header along) and the last (holdWrite of its last
+// The relay holds the first (HoldNext before the header is flushed; its
+// first chunk takes the header along) and the last (HoldWrite of its last
 // chunk, which holds fasthttp's "0\r\n" too; the "\r\n" that follows
 // sends all). Holding only ever delays bytes until the next write or
 // Close, never reorders them.
-type clientConn struct {
+type Conn struct {
 	net.Conn
 	mu     sync.Mutex
 	absorb bool    // hold the next write back
@@ -41,7 +44,7 @@ type clientConn struct {
 
 var heldPool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
-func (c *clientConn) Write(p []byte) (int, error) {
+func (c *Conn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.absorb {
@@ -59,36 +62,36 @@ func (c *clientConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// holdNext makes the next write wait for the one after it.
-func (c *clientConn) holdNext() {
+// HoldNext makes the next write wait for the one after it.
+func (c *Conn) HoldNext() {
 	c.mu.Lock()
 	c.absorb = true
 	c.mu.Unlock()
 }
 
-// holdWrite holds p and the next write, both written with the one after.
-func (c *clientConn) holdWrite(p []byte) {
+// HoldWrite holds p and the next write, both written with the one after.
+func (c *Conn) HoldWrite(p []byte) {
 	c.mu.Lock()
 	c.hold(p)
 	c.absorb = true
 	c.mu.Unlock()
 }
 
-// release writes what is held now.
-func (c *clientConn) release() error {
+// Release writes what is held now.
+func (c *Conn) Release() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.releaseLocked()
 }
 
-func (c *clientConn) hold(p []byte) {
+func (c *Conn) hold(p []byte) {
 	if c.held == nil {
 		c.held = heldPool.Get().(*[]byte)
 	}
 	*c.held = append(*c.held, p...)
 }
 
-func (c *clientConn) releaseLocked() error {
+func (c *Conn) releaseLocked() error {
 	if c.held == nil {
 		return nil
 	}
@@ -102,7 +105,7 @@ func (c *clientConn) releaseLocked() error {
 }
 
 // Close sends what is held, then closes.
-func (c *clientConn) Close() error {
+func (c *Conn) Close() error {
 	c.mu.Lock()
 	c.absorb = false
 	c.releaseLocked() //nolint:errcheck // closing anyway
@@ -111,7 +114,7 @@ func (c *clientConn) Close() error {
 }
 
 // SyscallConn gives peerclose.Closed the socket underneath.
-func (c *clientConn) SyscallConn() (syscall.RawConn, error) {
+func (c *Conn) SyscallConn() (syscall.RawConn, error) {
 	sc, ok := c.Conn.(syscall.Conn)
 	if !ok {
 		return nil, errNoSyscallConn

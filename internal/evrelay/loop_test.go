@@ -1,0 +1,170 @@
+//go:build linux
+
+package evrelay
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/answer-guard/guard/internal/leaktest"
+)
+
+func TestMain(m *testing.M) { leaktest.Main(m) }
+
+// echo passes the body through and reports the stream's end.
+type echo struct {
+	body int
+	done chan bool
+}
+
+func (h *echo) Body(dst, p []byte) []byte { h.body += len(p); return append(dst, p...) }
+func (h *echo) End(dst []byte, err error) []byte {
+	if err != nil {
+		return append(dst, "error: "+err.Error()...)
+	}
+	return dst
+}
+func (h *echo) Refuse(dst []byte, status int, _, _ []byte, err error) []byte {
+	return AppendResponse(dst, "t", 502, fmt.Appendf(nil, `{"status":%d,"err":%q}`, status, fmt.Sprint(err)))
+}
+func (h *echo) Done(gone bool) { h.done <- gone }
+
+// tcpPair returns both ends of a loopback TCP connection.
+func tcpPair(t *testing.T) (server, client net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err = ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return server, client
+}
+
+// Back-pressure: a client that does not read makes the loop stop reading
+// the upstream with at most MaxPending bytes (and one read's worth) held
+// for it; once it reads, the rest of the answer follows, whole.
+func TestBackPressureBound(t *testing.T) {
+	up, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	const total = 32 << 20
+	chunk := strings.Repeat("data: x\n\n", 1<<10)
+	want := int64((total + len(chunk) - 1) / len(chunk) * len(chunk))
+	upDone := make(chan error, 1)
+	go func() {
+		c, err := up.Accept()
+		if err != nil {
+			upDone <- err
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err != nil {
+			upDone <- err
+			return
+		}
+		bw := bufio.NewWriterSize(c, 64<<10)
+		fmt.Fprintf(bw, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+		for n := 0; n < total; n += len(chunk) {
+			fmt.Fprintf(bw, "%x\r\n%s\r\n", len(chunk), chunk)
+		}
+		bw.WriteString("0\r\n\r\n")
+		upDone <- bw.Flush()
+	}()
+	ap := netip.MustParseAddrPort(up.Addr().String())
+	l, err := New(ap, nil, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	paused := make(chan int, 1)
+	l.onPause = func(pending int) {
+		select {
+		case paused <- pending:
+		default:
+		}
+	}
+	srv, cli := tcpPair(t)
+	defer cli.Close()
+	fd, ok := FD(srv)
+	if !ok {
+		t.Fatal("no descriptor")
+	}
+	h := &echo{done: make(chan bool, 1)}
+	if err := l.Start(&Stream{Conn: srv, FD: fd, Request: AppendRequest(nil, "x", "/v1/chat/completions", "", []byte("{}")),
+		Header: AppendStreamHeader(nil, "t", false), Handler: h}); err != nil {
+		t.Fatal(err)
+	}
+	if pending := <-paused; pending < MaxPending || pending > MaxPending+(64<<10)+32 {
+		t.Errorf("paused with %d bytes pending, want %d..%d", pending, MaxPending, MaxPending+(64<<10)+32)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(cli), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil || n != want {
+		t.Errorf("client read %d bytes (%v), want %d", n, err, want)
+	}
+	if gone := <-h.done; gone {
+		t.Error("Done(clientGone=true) for a complete stream")
+	}
+	if err := <-upDone; err != nil {
+		t.Errorf("upstream: %v", err)
+	}
+	if l.Pauses() == 0 {
+		t.Error("Pauses() = 0")
+	}
+}
+
+// Hijacked reads the bytes fasthttp buffered past a request: a pipelined
+// second request shows as buffered (the fasthttp layout this relies on).
+func TestHijackedBuffered(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan int, 2)
+	srv := &fasthttp.Server{KeepHijackedConns: true, Handler: func(ctx *fasthttp.RequestCtx) {
+		ctx.HijackSetNoResponse(true)
+		ctx.Hijack(func(h net.Conn) {
+			_, n := Hijacked(h)
+			got <- n
+			h.Close()
+		})
+	}}
+	go srv.Serve(ln) //nolint:errcheck // ends with Shutdown
+	defer srv.Shutdown()
+	req := "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+	for i, want := range []int{0, len(req)} {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, strings.Repeat(req, i+1))
+		if n := <-got; n != want {
+			t.Errorf("%d requests in one write: Hijacked buffered %d, want %d", i+1, n, want)
+		}
+		io.Copy(io.Discard, c)
+		c.Close()
+	}
+}
