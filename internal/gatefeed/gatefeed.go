@@ -5,6 +5,8 @@
 package gatefeed
 
 import (
+	"strings"
+
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/retrieve"
@@ -21,15 +23,18 @@ func Candidates(rs []retrieve.Candidate) []gate.Candidate {
 		cands[i] = gate.Candidate{ID: c.ID, Title: c.Title, Kind: c.Kind, Address: c.Address, URL: c.URL,
 			Text: c.Text, Score: c.Score, Rerank: c.Rerank, Forced: c.Forced, Lanes: c.Lanes,
 			Sim: c.Sim, Soft: c.Soft, SoftMin: c.SoftMin,
-			Focus: c.Focus, FocusMiss: c.FocusMiss, FocusWorst: c.FocusWorst, SentSoft: c.SentSoft, Semantic: c.Semantic}
+			Focus: c.Focus, FocusMiss: c.FocusMiss, FocusWorst: c.FocusWorst, SentSoft: c.SentSoft,
+			SlotSoft: c.SlotSoft, SlotSent: c.SlotSent, QtyMiss: c.QtyMiss, Semantic: c.Semantic}
 	}
 	return cands
 }
 
 // Question prepares q for the gate's models with the queried partition's
-// IDF.
+// IDF and its ask slot (index.AskSlot).
 func Question(q string, res retrieve.Result) gate.Question {
-	return gate.PrepareQuestion(Tokenize, q, res.IDF)
+	pq := gate.PrepareQuestion(Tokenize, q, res.IDF)
+	pq.SetSlot(Tokenize(strings.Join(index.AskSlot(q).Words, " ")))
+	return pq
 }
 
 // Calibration is the partition's stored calibration as the gate reads it
