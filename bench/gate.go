@@ -254,7 +254,6 @@ func lexicalOnly(cands []gate.Candidate) {
 	for i := range cands {
 		cands[i].Sim, cands[i].Soft, cands[i].SoftMin, cands[i].Semantic = 0, 0, 0, false
 		cands[i].Focus, cands[i].FocusMiss, cands[i].FocusWorst, cands[i].SentSoft = 0, 0, 0, 0
-		cands[i].SlotSoft, cands[i].SlotSent, cands[i].QtyMiss = 0, 0, 0
 	}
 }
 
@@ -505,10 +504,10 @@ func fitGateModel(cases []gateCase, semantic bool, label func(c gateCase, i int)
 
 // monotoneFeatures may only raise a model's probability.
 var monotoneFeatures = []int{gate.FRerank, gate.FCoverage, gate.FRare, gate.FBigram, gate.FTypeHit, gate.FAddress,
-	gate.FSim, gate.FSoft, gate.FSoftMin, gate.FFocus, gate.FFocusWorst, gate.FSent, gate.FSlotSoft, gate.FSlotSent}
+	gate.FSim, gate.FSoft, gate.FSoftMin, gate.FFocus, gate.FFocusWorst, gate.FSent}
 
 // harmfulFeatures may only lower a model's probability.
-var harmfulFeatures = []int{gate.FTypeMiss, gate.FFocusMiss, gate.FSlotMiss, gate.FQtyMiss, gate.FSlotTypeMiss, gate.FSimFocusMiss}
+var harmfulFeatures = []int{gate.FTypeMiss, gate.FFocusMiss}
 
 // fitGateModels fits the answerability and the relevance model, each with
 // semantic and lexical-only weights, then each one's question-level scale.

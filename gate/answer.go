@@ -46,26 +46,15 @@ const (
 	FFocusMiss  // IDF-weighted share of the question's words with no match at cosine >= 0.5
 	FFocusWorst // the lower best cosine of the question's two highest-IDF words
 	FSent       // the best sentence's IDF-weighted soft coverage (title included)
-	// The ask-slot features: what the question asks for (the words after
-	// the wh-phrase or the auxiliary, index.AskSlot) against the passage.
-	FSlotMiss // share of the slot's stemmed words not in the passage (lexical; 0 without a slot)
-	FSlotSoft // the slot's worst-matched word's best word-vector match in the passage (1 without a slot)
-	FSlotSent // the same within the passage's best sentence, title included
-	FQtyMiss  // 1 when the question asks for a quantity, time or date and no number sits near the slot's match
-	// Interactions a logistic model cannot make on its own (semantic).
-	FSlotTypeMiss // (1 - slot_soft) * type_miss: the slot is missed and so is the asked type
-	FSimFocusMiss // max(sim_rel, 0) * focus_miss: close in meaning, yet the rare words are missing
 	NumFeatures
 )
 
 // FeatureNames name the features in reports and in answermodel.json.
 var FeatureNames = [NumFeatures]string{"bias", "rerank", "coverage", "rare", "bigram", "type_hit", "type_miss", "top", "margin", "address", "lanes",
-	"sim", "sim_rel", "sim_margin", "soft", "soft_min", "focus", "focus_miss", "focus_worst", "sent",
-	"slot_miss", "slot_soft", "slot_sent", "qty_miss", "slot_x_type_miss", "sim_rel_x_focus_miss"}
+	"sim", "sim_rel", "sim_margin", "soft", "soft_min", "focus", "focus_miss", "focus_worst", "sent"}
 
 // semanticFeatures are the features only the semantic mode has.
-var semanticFeatures = []int{FSim, FSimRel, FSimMargin, FSoft, FSoftMin, FFocus, FFocusMiss, FFocusWorst, FSent,
-	FSlotSoft, FSlotSent, FQtyMiss, FSlotTypeMiss, FSimFocusMiss}
+var semanticFeatures = []int{FSim, FSimRel, FSimMargin, FSoft, FSoftMin, FFocus, FFocusMiss, FFocusWorst, FSent}
 
 // Features are one pair's feature values.
 type Features [NumFeatures]float64
@@ -179,13 +168,7 @@ type Question struct {
 	rare    [2]int // indexes into terms of the two highest-IDF terms (-1 if absent)
 	bigrams [][2]string
 	want    answerType
-	// slot are the stemmed words of the ask slot (SetSlot).
-	slot []string
 }
-
-// SetSlot sets the stemmed words of what q asks for (its ask slot, which
-// the caller finds with the index's analysis, as it tokenizes).
-func (q *Question) SetSlot(stems []string) { q.slot = stems }
 
 // Tokenizer splits a text into the index's stemmed content terms (stopwords
 // dropped). The gate does no text analysis of its own: the caller hands it
@@ -229,8 +212,8 @@ func PrepareQuestion(tok Tokenizer, q string, idf func(string) float64) Question
 // passageMatch is what a passage offers a question, before the
 // pool-relative features (top, margin) are known.
 type passageMatch struct {
-	coverage, rare, bigram, slotMiss float64
-	typeHit, typeMiss                bool
+	coverage, rare, bigram float64
+	typeHit, typeMiss      bool
 }
 
 // PassageTerms is what the answerability model reads of a passage's words:
@@ -313,15 +296,6 @@ func (q *Question) match(title, text string, pt *PassageTerms) passageMatch {
 		}
 		m.bigram = b / float64(len(q.bigrams))
 	}
-	if len(q.slot) > 0 {
-		var miss float64
-		for _, t := range q.slot {
-			if _, ok := set[t]; !ok {
-				miss++
-			}
-		}
-		m.slotMiss = miss / float64(len(q.slot))
-	}
 	if q.want != typeNone {
 		has := pt.types&(1<<q.want) != 0
 		if !pt.typed {
@@ -374,11 +348,6 @@ func (m AnswerModel) Assess(q Question, cands []Candidate) {
 			f[FFocusMiss] = cands[i].FocusMiss
 			f[FFocusWorst] = cands[i].FocusWorst
 			f[FSent] = cands[i].SentSoft
-			f[FSlotSoft] = cands[i].SlotSoft
-			f[FSlotSent] = cands[i].SlotSent
-			f[FQtyMiss] = cands[i].QtyMiss
-			f[FSlotTypeMiss] = (1 - f[FSlotSoft]) * f[FTypeMiss]
-			f[FSimFocusMiss] = max(f[FSimRel], 0) * f[FFocusMiss]
 		}
 		cands[i].Features = f
 		cands[i].Answer = m.scaled(prob(m.weights(cands[i].Semantic), &f), cands[i].Semantic)
@@ -416,7 +385,6 @@ func candidateFeatures(c Candidate, pm passageMatch, top bool, best, second floa
 		other = 0
 	}
 	f[FMargin] = pm.coverage - other
-	f[FSlotMiss] = pm.slotMiss
 	var lanes float64
 	for _, l := range c.Lanes {
 		switch l {

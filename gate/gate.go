@@ -33,10 +33,7 @@ type Candidate struct {
 	// Focus, FocusMiss, FocusWorst and SentSoft are the focus features
 	// (see FFocus..FSent), meaningful only when Semantic is set.
 	Focus, FocusMiss, FocusWorst, SentSoft float64
-	// SlotSoft, SlotSent and QtyMiss are the ask-slot features (see
-	// FSlotSoft..FQtyMiss), meaningful only when Semantic is set.
-	SlotSoft, SlotSent, QtyMiss float64
-	Semantic                    bool
+	Semantic                               bool
 	// Relevance is the relevance model's calibrated probability that the
 	// passage is about the question (set by RelevanceModel.Rate after
 	// Assess); the coverage gate compares it with its thresholds.

@@ -43,12 +43,7 @@ type Candidate struct {
 	// (semantic_focus.go): what the passage offers the question's rarest
 	// words, and its best sentence's soft coverage.
 	Focus, FocusMiss, FocusWorst, SentSoft float64
-	// SlotSoft, SlotSent and QtyMiss are the ask-slot features
-	// (semantic_focus.go): how well the passage, and its best sentence,
-	// match what the question asks for, and whether a quantity question
-	// finds no number near it.
-	SlotSoft, SlotSent, QtyMiss float64
-	Semantic                    bool
+	Semantic                               bool
 }
 
 // MemoryNote is curated background: injected, never cited.

@@ -1,10 +1,6 @@
 package retrieve
 
 import (
-	"slices"
-	"strings"
-	"unicode"
-
 	"github.com/answer-guard/guard/index"
 )
 
@@ -32,26 +28,21 @@ type focusQuestion struct {
 	total        float64
 	// top are the indexes of the two highest-IDF words (-1 if absent).
 	top [2]int
-	// slot are the indexes of the ask slot's words (index.AskSlot);
-	// quantity says the question asks for a quantity, a time or a date,
-	// count that it asks how many of the slot's thing.
-	slot            []int
-	quantity, count bool
 	// scratch is reused across the turn's passages (one goroutine).
 	scratch []float64
 }
 
-// buffers returns four zeroed slices of scratch: row, sentSum and sentSlot
-// of n each, bestOf of one per question word.
-func (q *focusQuestion) buffers(n int) (row, sentSum, sentSlot, bestOf []float64) {
+// buffers returns three zeroed slices of scratch: row and sentSum of n
+// each, bestOf of one per question word.
+func (q *focusQuestion) buffers(n int) (row, sentSum, bestOf []float64) {
 	m := len(q.words)
-	need := 3*n + m
+	need := 2*n + m
 	if cap(q.scratch) < need {
 		q.scratch = make([]float64, need)
 	}
 	b := q.scratch[:need]
 	clear(b)
-	return b[:n:n], b[n : 2*n : 2*n], b[2*n : 3*n : 3*n], b[3*n:]
+	return b[:n:n], b[n : 2*n : 2*n], b[2*n:]
 }
 
 // newFocusQuestion prepares q's words with the partition's IDF (nil
@@ -77,19 +68,6 @@ func newFocusQuestion(q string, idf func(string) float64) focusQuestion {
 		fq.stems = append(fq.stems, stems[i])
 		fq.idf = append(fq.idf, v)
 		fq.total += v
-	}
-	as := index.AskSlot(q)
-	fq.quantity, fq.count = as.Quantity, as.Count
-	for _, w := range as.Words {
-		st := index.Tokenize(w)
-		if len(st) != 1 {
-			continue
-		}
-		for i, qs := range fq.stems {
-			if qs == st[0] && !slices.Contains(fq.slot, i) {
-				fq.slot = append(fq.slot, i)
-			}
-		}
 	}
 	for i, v := range fq.idf {
 		switch {
@@ -119,67 +97,12 @@ type passageFocus struct {
 	// ends are the end offsets into words of the title (ends[0], 0 when
 	// untitled) and of each sentence of the text.
 	ends []int
-	// nearNum[j] says a number, a price, a time or a date word sits within
-	// slotNumWindow words of word j; countOf[j] that a number sits just
-	// before it ("84 stations": the count of stations).
-	nearNum, countOf []bool
-}
-
-// slotNumWindow is how near (in content words) a number must sit to the
-// ask slot's match to answer a quantity question ("84 stations" does not
-// answer "how many bikes").
-const slotNumWindow = 4
-
-// numberish reports a word that states a quantity, a price, a time or a
-// date: one with a digit, a number word, a day or a month.
-func numberish(w string) bool {
-	for _, r := range w {
-		if unicode.IsDigit(r) {
-			return true
-		}
-	}
-	return numberWords[w]
-}
-
-var numberWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty
-forty fifty sixty hundred thousand million half quarter twice dozen free noon midnight monday tuesday wednesday
-thursday friday saturday sunday weekday weekdays weekend weekends daily weekly monthly yearly annually january
-february march april june july august september october november december am pm`) {
-		m[w] = true
-		for _, st := range index.Tokenize(w) { // and its stem, for passages whose words are not at hand
-			m[st] = true
-		}
-	}
-	return m
-}()
-
-// markNumbers sets pf.nearNum from the passage's words (or its stems).
-func (pf *passageFocus) markNumbers(words []string) {
-	if len(words) != len(pf.stems) {
-		words = pf.stems
-	}
-	pf.nearNum = make([]bool, len(words))
-	pf.countOf = make([]bool, len(words))
-	for j, w := range words {
-		if !numberish(w) {
-			continue
-		}
-		for k := j + 1; k <= min(len(words)-1, j+2); k++ {
-			pf.countOf[k] = true
-		}
-		for k := max(0, j-slotNumWindow); k <= min(len(words)-1, j+slotNumWindow); k++ {
-			pf.nearNum[k] = true
-		}
-	}
 }
 
 // newPassageFocus prepares the focus features of a passage whose words
 // (Words(title + ". " + text), as passage() makes them) are words.
 func (s *semantic) newPassageFocus(title, text string, words []string) *passageFocus {
 	pf := splitPassage(title, text)
-	pf.markNumbers(words)
 	if rv, ok := s.wv.(rowVectors); ok && plain(words) && len(words) == len(pf.stems) {
 		pf.ids = make([]int32, len(words))
 		for j, w := range words {
@@ -241,12 +164,6 @@ type focusScores struct {
 	// worst the lower best cosine of the two highest-IDF words, sent the
 	// best sentence's IDF-weighted soft coverage (title included).
 	focus, miss, worst, sent float64
-	// slot is the ask slot's worst-matched word's best match in the
-	// passage, slotSent the same within its best sentence (title
-	// included); both 1 when the question has no slot. qtyMiss is 1 when
-	// the question asks for a quantity and no number sits near a match of
-	// its slot (anywhere in the passage when it has no slot).
-	slot, slotSent, qtyMiss float64
 }
 
 // focusAll sets the focus features of every candidate (pss[i] is cands[i]'s
@@ -298,10 +215,7 @@ func (q *focusQuestion) scores(ps *passageSem, sl []int32, sim []float64, nIDs i
 	nSent := len(pf.ends)
 	// row[k] is a question word's best match within span k (0: the title,
 	// then each sentence); the same word or stem counts 1.
-	row, sentSum, sentSlot, bestOf := q.buffers(nSent)
-	for k := range sentSlot {
-		sentSlot[k] = 1
-	}
+	row, sentSum, bestOf := q.buffers(nSent)
 	for i := range q.words {
 		qs, ok := pf.stemDict[q.stems[i]]
 		if !ok {
@@ -344,14 +258,6 @@ func (q *focusQuestion) scores(ps *passageSem, sl []int32, sim []float64, nIDs i
 		for k := 1; k < nSent; k++ {
 			sentSum[k] += q.idf[i] * max(row[0], row[k])
 		}
-		if slices.Contains(q.slot, i) {
-			if nSent == 1 {
-				sentSlot[0] = min(sentSlot[0], row[0])
-			}
-			for k := 1; k < nSent; k++ {
-				sentSlot[k] = min(sentSlot[k], max(row[0], row[k]))
-			}
-		}
 	}
 	fs.focus /= q.total
 	fs.miss /= q.total
@@ -364,62 +270,10 @@ func (q *focusQuestion) scores(ps *passageSem, sl []int32, sim []float64, nIDs i
 			fs.worst = min(fs.worst, bestOf[t])
 		}
 	}
-	fs.slot, fs.slotSent = 1, 1
-	if len(q.slot) > 0 {
-		for _, i := range q.slot {
-			fs.slot = min(fs.slot, bestOf[i])
-		}
-		fs.slotSent = 0
-		for k, v := range sentSlot {
-			if k > 0 || nSent == 1 { // the title is scored with each sentence
-				fs.slotSent = max(fs.slotSent, v)
-			}
-		}
-	}
-	if q.quantity && !q.slotNumber(pf, sl, sim, nIDs, cos) {
-		fs.qtyMiss = 1
-	}
 	return fs
-}
-
-// slotNumber reports a number near a match (the same stem, or a cosine at
-// or above focusMissBelow) of one of the slot's words (for a count
-// question, just before it); with no slot, a number anywhere in the
-// passage.
-func (q *focusQuestion) slotNumber(pf *passageFocus, sl []int32, sim []float64, nIDs int, cos func(qi, j int) float64) bool {
-	if len(q.slot) == 0 {
-		return slices.Contains(pf.nearNum, true)
-	}
-	for _, i := range q.slot {
-		qs, ok := pf.stemDict[q.stems[i]]
-		if !ok {
-			qs = -1
-		}
-		near := pf.nearNum
-		if q.count {
-			near = pf.countOf
-		}
-		for j, ok := range near {
-			if !ok {
-				continue
-			}
-			switch {
-			case pf.stemIDs[j] == qs:
-				return true
-			case sl == nil:
-				if cos(i, j) >= focusMissBelow {
-					return true
-				}
-			case sl[j] >= 0 && sim[i*nIDs+int(sl[j])] >= focusMissBelow:
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // setFocus copies fs onto c.
 func (c *Candidate) setFocus(fs focusScores) {
 	c.Focus, c.FocusMiss, c.FocusWorst, c.SentSoft = fs.focus, fs.miss, fs.worst, fs.sent
-	c.SlotSoft, c.SlotSent, c.QtyMiss = fs.slot, fs.slotSent, fs.qtyMiss
 }

@@ -18,8 +18,7 @@ func focusOf(t *testing.T, q, title, text string, idf func(string) float64) focu
 		t.Fatal(err)
 	}
 	c := focusCands(newSemantic(nil, wv), q, idf, [][2]string{{title, text}})
-	return focusScores{focus: c[0].Focus, miss: c[0].FocusMiss, worst: c[0].FocusWorst, sent: c[0].SentSoft,
-		slot: c[0].SlotSoft, slotSent: c[0].SlotSent, qtyMiss: c[0].QtyMiss}
+	return focusScores{c[0].Focus, c[0].FocusMiss, c[0].FocusWorst, c[0].SentSoft}
 }
 
 // focusCands runs focusAll over passages (title, text) as fill does.
@@ -58,9 +57,9 @@ func TestFocusBatchedMatchesPerPair(t *testing.T) {
 		got := focusCands(newSemantic(nil, wv), q, nil, passages)
 		want := focusCands(newSemantic(nil, pairVectors{wv}), q, nil, passages)
 		for i := range got {
-			g := [7]float64{got[i].Focus, got[i].FocusMiss, got[i].FocusWorst, got[i].SentSoft, got[i].SlotSoft, got[i].SlotSent, got[i].QtyMiss}
-			w := [7]float64{want[i].Focus, want[i].FocusMiss, want[i].FocusWorst, want[i].SentSoft, want[i].SlotSoft, want[i].SlotSent, want[i].QtyMiss}
-			if g != w || g == ([7]float64{}) {
+			g := [4]float64{got[i].Focus, got[i].FocusMiss, got[i].FocusWorst, got[i].SentSoft}
+			w := [4]float64{want[i].Focus, want[i].FocusMiss, want[i].FocusWorst, want[i].SentSoft}
+			if g != w || g == ([4]float64{}) {
 				t.Errorf("%q, passage %d: batched %v, per pair %v", q, i, g, w)
 			}
 		}

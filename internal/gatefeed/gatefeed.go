@@ -5,8 +5,6 @@
 package gatefeed
 
 import (
-	"strings"
-
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/retrieve"
@@ -23,18 +21,15 @@ func Candidates(rs []retrieve.Candidate) []gate.Candidate {
 		cands[i] = gate.Candidate{ID: c.ID, Title: c.Title, Kind: c.Kind, Address: c.Address, URL: c.URL,
 			Text: c.Text, Score: c.Score, Rerank: c.Rerank, Forced: c.Forced, Lanes: c.Lanes,
 			Sim: c.Sim, Soft: c.Soft, SoftMin: c.SoftMin,
-			Focus: c.Focus, FocusMiss: c.FocusMiss, FocusWorst: c.FocusWorst, SentSoft: c.SentSoft,
-			SlotSoft: c.SlotSoft, SlotSent: c.SlotSent, QtyMiss: c.QtyMiss, Semantic: c.Semantic}
+			Focus: c.Focus, FocusMiss: c.FocusMiss, FocusWorst: c.FocusWorst, SentSoft: c.SentSoft, Semantic: c.Semantic}
 	}
 	return cands
 }
 
 // Question prepares q for the gate's models with the queried partition's
-// IDF and its ask slot (index.AskSlot).
+// IDF.
 func Question(q string, res retrieve.Result) gate.Question {
-	pq := gate.PrepareQuestion(Tokenize, q, res.IDF)
-	pq.SetSlot(Tokenize(strings.Join(index.AskSlot(q).Words, " ")))
-	return pq
+	return gate.PrepareQuestion(Tokenize, q, res.IDF)
 }
 
 // Calibration is the partition's stored calibration as the gate reads it
