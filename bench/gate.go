@@ -773,6 +773,7 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 	}
 	// Leave one dev corpus out: fit on HaluEval train + the others.
 	var sep separation
+	var curve tradeOff
 	for _, out := range devNames {
 		var others []string
 		for _, n := range devNames {
@@ -792,6 +793,7 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		tuned := tuneGate(cfg, loo, trainCases)
 		fmt.Fprintf(w, "gate: without %s: tuned planner.min_support %.2f, between %s\n", out, tuned.Planner.MinSupport, tuned.Between)
 		sep.add(loo, prepared[out])
+		curve.add(gateSystem{sysLOO, tuned, loo, true}, prepared[out])
 		add(gateSystem{sysBefore, before, gateModels{answer: beforeModel}, true}, out, "main's model")
 		add(gateSystem{sysLOO, tuned, loo, true}, out, "out-of-sample")
 		add(gateSystem{sysLOOLex, tuned, loo, false}, out, "out-of-sample")
@@ -800,7 +802,7 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		refuse.OffTopic = gate.OffTopicRefuse
 		add(gateSystem{sysShipRefus, refuse, current, true}, out, "in-sample")
 	}
-	rep.Extra = append(rep.Extra, sep.String())
+	rep.Extra = append(rep.Extra, sep.String(), curve.String())
 	for _, s := range frozen {
 		add(gateSystem{sysBefore, before, gateModels{answer: beforeModel}, true}, s.Name, "main's model")
 		add(gateSystem{sysShipped, cfg, current, true}, s.Name, "frozen test")
@@ -843,6 +845,37 @@ func (s *separation) add(m gateModels, cases []gateCase) {
 func (s separation) String() string {
 	return fmt.Sprintf("\nSeparation, each dev corpus left out (AUC, thresholds aside): answerability, answerable vs on-topic unanswerable %.3f; relevance, on-topic vs off-topic %.3f\n",
 		auc(s.ans, s.onTopic), auc(s.onAll, s.off))
+}
+
+// tradeOff pools, over the left-out corpora, the three class rates of the
+// left-out system at each planner.min_support (each fold's own models and
+// tuned between): what the planner's threshold trades, whatever the
+// tuning picks.
+type tradeOff struct {
+	at [len(tradeOffGrid)]GateScore
+}
+
+// tradeOffGrid are the min_support values of the trade-off curve.
+var tradeOffGrid = [...]float64{0.05, 0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.70, 0.80}
+
+func (t *tradeOff) add(sys gateSystem, cases []gateCase) {
+	for i, ms := range tradeOffGrid {
+		s := sys
+		s.cfg.Planner.MinSupport = ms
+		t.at[i].add(s.score(cases))
+	}
+}
+
+func (t tradeOff) String() string {
+	var b strings.Builder
+	b.WriteString("\nTrade-off of planner.min_support, each dev corpus left out (encoder on; each fold's models and tuned between; balanced = mean of the three class rates):\n\n")
+	b.WriteString("| min_support | answerable grounded, right passage | on-topic unanswerable refused | off-topic per off_topic | balanced |\n|---|---|---|---|---|\n")
+	for i, ms := range tradeOffGrid {
+		g := t.at[i]
+		bal := (ratio(g.Grounded, g.Answerable) + ratio(g.Refused, g.OnTopic) + ratio(g.OffHandled, g.OffTopic)) / 3
+		fmt.Fprintf(&b, "| %.2f | %s | %s | %s | %.1f%% |\n", ms, frac(g.Grounded, g.Answerable), frac(g.Refused, g.OnTopic), frac(g.OffHandled, g.OffTopic), 100*bal)
+	}
+	return b.String()
 }
 
 // auc is the probability that a score from pos exceeds one from neg
