@@ -380,6 +380,8 @@ func (sys gateSystem) cause(c gateCase, o gate.Outcome) string {
 		return ""
 	case o.Decision == gate.Ground:
 		return "off-topic: grounded"
+	case o.Checks["on_topic"]:
+		return "off-topic: below bail-out but close in meaning (on_topic_sim), refused as on-topic"
 	}
 	return "off-topic: relevance at or above bail-out, refused as on-topic"
 }
@@ -625,19 +627,34 @@ func tuneGate(cfg gate.Config, m gateModels, cases []gateCase) gate.Config {
 		}
 	}
 	best, bestScore := cfg, -1.0
+	balanced := func(c gate.Config) float64 {
+		g := gateSystem{cfg: c, models: m, semantic: true}.score(dev)
+		return (ratio(g.Grounded, g.Answerable) + ratio(g.Refused, g.OnTopic) + ratio(g.OffHandled, g.OffTopic)) / 3
+	}
 	for _, between := range []string{gate.BetweenRefuse, gate.BetweenGround} {
 		for ms := 0.20; ms <= 0.801; ms += 0.05 {
 			c := cfg
 			c.Between, c.Planner.MinSupport = between, math.Round(ms*100)/100
-			g := gateSystem{cfg: c, models: m, semantic: true}.score(dev)
-			v := (ratio(g.Grounded, g.Answerable) + ratio(g.Refused, g.OnTopic) + ratio(g.OffHandled, g.OffTopic)) / 3
-			if v > bestScore+1e-9 {
+			if v := balanced(c); v > bestScore+1e-9 {
 				best, bestScore = c, v
 			}
 		}
 	}
+	// on_topic_sim only moves the questions below bail-out, so it is tuned
+	// after the planner's threshold; 0 (off) first, so a tie keeps it off.
+	base, bestScore := best, -1.0
+	for _, ots := range onTopicSimGrid {
+		c := base
+		c.OnTopicSim = ots
+		if v := balanced(c); v > bestScore+1e-9 {
+			best, bestScore = c, v
+		}
+	}
 	return best
 }
+
+// onTopicSimGrid are the on_topic_sim values tuneGate tries (0: off).
+var onTopicSimGrid = []float64{0, 0.20, 0.225, 0.25, 0.275, 0.30, 0.325, 0.35, 0.375, 0.40, 0.45, 0.50}
 
 // beforeModel is the answerability model main shipped before relevance
 // and answerability were split (gate/answermodel.json at d743969): the
@@ -719,6 +736,7 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 	cfg := gate.DefaultConfig()
 	before := cfg
 	before.Relevance = gate.RelevanceAnswerability
+	before.OnTopicSim = 0 // main's gate had no such check
 	fitOn := func(names ...string) (gateModels, error) {
 		var cs []gateCase
 		for _, n := range names {
@@ -743,8 +761,8 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		allCases = append(allCases, prepared[n]...)
 	}
 	tunedAll := tuneGate(cfg, shipped, allCases)
-	fmt.Fprintf(w, "gate: on every training set: tuned planner.min_support %.2f, between %s (the defaults are %.2f, %s)\n",
-		tunedAll.Planner.MinSupport, tunedAll.Between, cfg.Planner.MinSupport, cfg.Between)
+	fmt.Fprintf(w, "gate: on every training set: tuned planner.min_support %.2f, between %s, on_topic_sim %.3f (the defaults are %.2f, %s, %.3f)\n",
+		tunedAll.Planner.MinSupport, tunedAll.Between, tunedAll.OnTopicSim, cfg.Planner.MinSupport, cfg.Between, cfg.OnTopicSim)
 	if fit {
 		how := "logistic, L2 1.0, gonum BFGS, top 16 candidates per question, features that may only help kept >= 0; fitted on " +
 			strings.Join(trainAll, ", ") + "; question-level scale on the dev corpora, classes balanced (guard bench quality --gate --fit)"
@@ -791,7 +809,7 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 			trainCases = append(trainCases, prepared[n]...)
 		}
 		tuned := tuneGate(cfg, loo, trainCases)
-		fmt.Fprintf(w, "gate: without %s: tuned planner.min_support %.2f, between %s\n", out, tuned.Planner.MinSupport, tuned.Between)
+		fmt.Fprintf(w, "gate: without %s: tuned planner.min_support %.2f, between %s, on_topic_sim %.3f\n", out, tuned.Planner.MinSupport, tuned.Between, tuned.OnTopicSim)
 		sep.add(loo, prepared[out])
 		curve.add(gateSystem{sysLOO, tuned, loo, true}, prepared[out])
 		add(gateSystem{sysBefore, before, gateModels{answer: beforeModel}, true}, out, "main's model")

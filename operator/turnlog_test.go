@@ -258,7 +258,9 @@ func TestWhatIfExact(t *testing.T) {
 		}
 		return a.decision
 	}
-	cases[0].body = fmt.Sprintf(`{"gate":{"bail_out_below":%v},"examples":100}`, cut)
+	// on_topic_sim 0: every turn raised below bail-out falls back (none
+	// is kept as on-topic by the encoder's cosine).
+	cases[0].body = fmt.Sprintf(`{"gate":{"bail_out_below":%v,"on_topic_sim":0},"examples":100}`, cut)
 	cases[0].next = func(a asked) string {
 		if a.decision == "refuse" && a.max < cut {
 			return "fallback"

@@ -51,8 +51,8 @@ func TestParaphrasesGround(t *testing.T) {
 		topic   string // with miss refuse: the closest topic the refusal names first
 	}{
 		{"how much do you charge to fix a flat tyre?", "puncture", "", ""},
-		{"Is there a discount for pensioners?", "prices", "fallback", ""},
-		{"how much is a yearly tune-up?", "service", "fallback", ""},
+		{"Is there a discount for pensioners?", "prices", "refuse", "\"Hire prices\""},
+		{"how much is a yearly tune-up?", "service", "refuse", ""}, // names Servicing second, after the puncture price
 		{"can I get my money back if I don't use it?", "returns", "", ""},
 	} {
 		text, g := complete(t, ts, tc.q, false)
