@@ -123,7 +123,7 @@ type PlannerConfig struct {
 	// planner decides and guard.degraded says "planner").
 	Mode string `yaml:"mode"`
 	// MinSupport is the least answerability a note needs to enter the
-	// outline. Range [0,1], default 0.50 (tuned on the dev corpora by guard
+	// outline. Range [0,1], default 0.20 (tuned on the dev corpora by guard
 	// bench quality --gate).
 	MinSupport float64 `yaml:"min_support"`
 	// MaxOutline caps the outline. Range [1,999], default 8.
