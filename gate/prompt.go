@@ -73,18 +73,39 @@ func SystemPrompt(cfg Config, o Outcome, memory []string) string {
 		if o.Caveat() {
 			d.Caveat = cfg.Caveat
 		}
-		var b strings.Builder
 		d.NoteList = make([]NoteLine, len(o.Notes))
+		size := 0
 		for i, n := range o.Notes {
 			nl := NoteLine{N: n.N, Kind: header(n.Kind), Address: header(n.Address), Text: clean(n.Text)}
-			nl.Line = "[^" + strconv.Itoa(nl.N) + "] (kind: " + nl.Kind + "; address: " + nl.Address + ") " + nl.Text
 			d.NoteList[i] = nl
+			size += len(nl.Kind) + len(nl.Address) + len(nl.Text) + 40
+		}
+		// the lines are written once, into Notes; each Line views its part
+		var b strings.Builder
+		b.Grow(size)
+		starts := make([]int, len(o.Notes)+1)
+		for i, nl := range d.NoteList {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(nl.Line)
+			starts[i] = b.Len()
+			b.WriteString("[^")
+			b.WriteString(strconv.Itoa(nl.N))
+			b.WriteString("] (kind: ")
+			b.WriteString(nl.Kind)
+			b.WriteString("; address: ")
+			b.WriteString(nl.Address)
+			b.WriteString(") ")
+			b.WriteString(nl.Text)
 		}
 		d.Notes = b.String()
+		for i := range d.NoteList {
+			end := len(d.Notes)
+			if i+1 < len(d.NoteList) {
+				end = starts[i+1] - 1
+			}
+			d.NoteList[i].Line = d.Notes[starts[i]:end]
+		}
 	}
 	var mb strings.Builder
 	for _, m := range memory {
@@ -100,6 +121,9 @@ func SystemPrompt(cfg Config, o Outcome, memory []string) string {
 	}
 	d.Memory = mb.String()
 
+	if cfg.SystemTemplate == DefaultSystemTemplate {
+		return defaultPrompt(&d)
+	}
 	t, err := compiled(cfg.SystemTemplate)
 	var b strings.Builder
 	if err == nil {
@@ -112,6 +136,41 @@ func SystemPrompt(cfg Config, o Outcome, memory []string) string {
 	}
 	return b.String()
 }
+
+// defaultPrompt is DefaultSystemTemplate executed on d, written out (the
+// template engine's reflection cost as much as the rest of the prompt);
+// TestDefaultPromptIsTemplate holds the two to the byte.
+func defaultPrompt(d *PromptData) string {
+	var b strings.Builder
+	b.Grow(len(d.Notes) + len(d.Memory) + len(d.Caveat) + len(d.FallbackInstruction) + len(d.Disclaimer) + 512)
+	switch d.Decision {
+	case string(Ground):
+		b.WriteString(defaultGroundRules)
+		if d.Caveat != "" {
+			b.WriteString("\n")
+			b.WriteString(d.Caveat)
+		}
+		b.WriteString("\n\nNotes:\n")
+		b.WriteString(d.Notes)
+	case string(Fallback):
+		b.WriteString(d.FallbackInstruction)
+		b.WriteString("\nThis notice is already shown to the user ahead of your answer; do not repeat it: \"")
+		b.WriteString(d.Disclaimer)
+		b.WriteString("\"\nDo not use footnote markers or citations.")
+	}
+	if d.Memory != "" {
+		b.WriteString("\n\nBackground (do not cite):\n")
+		b.WriteString(d.Memory)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// defaultGroundRules opens DefaultSystemTemplate's grounded prompt.
+const defaultGroundRules = "Answer the user's question using only the numbered notes below.\n" +
+	"Cite every sentence that uses a note with its footnote marker, for example [^1] or [^1][^2], placed before the sentence's final punctuation.\n" +
+	"Cite only the numbers listed below; never invent a number, a source, an id or a link. Do not cite the same note twice in one sentence.\n" +
+	"If the notes do not answer part of the question, say so instead of guessing."
 
 // cleaner returns the text cleaner for this turn's notes: hide every note ID
 // and URL where it stands as a whole token (hideRefs; an ID equal to some
@@ -149,6 +208,9 @@ func cleaner(cfg Config, notes []Note) func(string) string {
 // when it is already so (one ' ' between words, none at the ends: most
 // passages), without splitting it.
 func collapseSpace(s string) string {
+	if plainSpaced(s) {
+		return s
+	}
 	for i := 0; i < len(s); i++ {
 		switch spaceClass[s[i]] {
 		case 0:
@@ -167,6 +229,34 @@ func collapseSpace(s string) string {
 	return s
 }
 
+// plainSpaced reports whether s is collapsed for sure, by a few
+// vectorised searches instead of collapseSpace's byte loop: no space at
+// an end or twice, no other ASCII space, and no non-ASCII space where a
+// byte may start one. false means: look byte by byte.
+func plainSpaced(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") {
+		return false
+	}
+	for _, c := range [...]byte{'\t', '\n', '\v', '\f', '\r'} {
+		if strings.IndexByte(s, c) >= 0 {
+			return false
+		}
+	}
+	for _, c := range [...]byte{0xC2, 0xE1, 0xE2, 0xE3} {
+		for at := 0; ; at++ {
+			i := strings.IndexByte(s[at:], c)
+			if i < 0 {
+				break
+			}
+			at += i
+			if r, _ := utf8.DecodeRuneInString(s[at:]); unicode.IsSpace(r) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // spaceClass sorts bytes for collapseSpace: 1 ' ', 2 the other ASCII
 // spaces, 3 the lead bytes of the non-ASCII runes unicode.IsSpace reports
 // (U+0085, U+00A0, U+1680, U+2000-U+205F, U+3000), 0 the rest.
@@ -179,7 +269,7 @@ var spaceClass = [256]uint8{' ': 1, '\t': 2, '\n': 2, '\v': 2, '\f': 2, '\r': 2,
 // such as "lockers") is an ordinary word as well: it is removed only where
 // it stands as a reference (refContext), never from prose.
 func hideRefs(s string, refs []string) string {
-	return hideGuarded(s, refs, nil)
+	return hideGuardedBy(s, refs, nil, false)
 }
 
 // refGuardMin is the shortest prefix refGuards shares out.
@@ -220,11 +310,27 @@ func refGuards(refs []string) []string {
 }
 
 // hideGuarded is hideRefs, skipping the refs whose guard (refGuards; nil
-// for none) s does not contain.
+// for none) s does not contain, and, when there are several refs, those
+// with a pair of adjacent bytes s lacks (bigramSet).
 func hideGuarded(s string, refs, guards []string) string {
+	return hideGuardedBy(s, refs, guards, len(refs) >= bigramRefs)
+}
+
+// bigramRefs is the number of refs from which hideGuarded first makes the
+// text's bigram set: one pass over the text, against a search per ref.
+const bigramRefs = 3
+
+func hideGuardedBy(s string, refs, guards []string, bigrams bool) string {
 	var cut []bool    // the bytes of s to remove, made at the first match
 	var absent string // the last guard s was found not to contain
+	var bs *bigramSet
+	if bigrams {
+		bs = newBigramSet(s)
+	}
 	for k, ref := range refs {
+		if bs != nil && !bs.mayContain(ref) {
+			continue
+		}
 		if guards != nil && guards[k] != "" {
 			if g := guards[k]; g == absent || !strings.Contains(s, g) {
 				absent = g
@@ -265,6 +371,34 @@ func hideGuarded(s string, refs, guards []string) string {
 		}
 	}
 	return b.String()
+}
+
+// bigramSet is a 1,024-bit filter of the pairs of adjacent bytes of a
+// text: a string with a pair the set lacks is not in the text (a pair it
+// has may be a collision, so a hit says nothing).
+type bigramSet [16]uint64
+
+func bigram(a, b byte) uint { return (uint(a)*37 ^ uint(b)) & 1023 }
+
+func newBigramSet(s string) *bigramSet {
+	var bs bigramSet
+	for i := 0; i+1 < len(s); i++ {
+		h := bigram(s[i], s[i+1])
+		bs[h>>6] |= 1 << (h & 63)
+	}
+	return &bs
+}
+
+// mayContain reports false only when sub is not a substring of the set's
+// text.
+func (bs *bigramSet) mayContain(sub string) bool {
+	for i := 0; i+1 < len(sub); i++ {
+		h := bigram(sub[i], sub[i+1])
+		if bs[h>>6]&(1<<(h&63)) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // wrapPair reports whether open and close are a pair of brackets or

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -138,7 +139,8 @@ func TestSystemPromptSlugIDsAndBareNumbers(t *testing.T) {
 // s itself when that is already s.
 func TestCollapseSpace(t *testing.T) {
 	in := []string{"", " ", "a", "a b", " a", "a ", "a  b", "a\tb", "a\nb", "a\u00a0b", "a\u0085b", "a\u2003b",
-		"£8 per wheel", "naïve café", "a\xffb", "a \xff", "\v", "x\ry", "one two three.", "a\u3000", "a\u1680b", "a\u205fb", "\u2029", "a\u200bb"}
+		"£8 per wheel", "naïve café", "a\xffb", "a \xff", "\v", "x\ry", "one two three.", "a\u3000", "a\u1680b", "a\u205fb", "\u2029", "a\u200bb",
+		"don\u2019t \u2014 this", "caf\u00e9 \u00a3 8", "a\u2019 \u2003b", "\u00e9\u00a0", "x\xe2"}
 	parts := []string{"a", "bc", " ", "  ", "\n", "£", "\u00a0", "\xe2", "é", "\t", "x.y"}
 	for i := range 2000 {
 		var b strings.Builder
@@ -173,9 +175,19 @@ func BenchmarkSystemPrompt(b *testing.B) {
 	}
 	o := Decide(cfg, cands, true)
 	b.ReportAllocs()
+	cpu0 := cpuNs()
 	for b.Loop() {
 		SystemPrompt(cfg, o, nil)
 	}
+	b.ReportMetric(float64(cpuNs()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// cpuNs is this process's user and system CPU time so far: CPU per op is
+// steadier than ns/op on a shared machine.
+func cpuNs() int64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // Skipping the refs whose shared prefix a text lacks hides what hideRefs
@@ -188,7 +200,8 @@ func TestHideGuardedEqualsHideRefs(t *testing.T) {
 		t.Fatalf("guards %q", g)
 	}
 	parts := []string{"see ", "https://docs.ex.org/handbook/start#what", "https://docs.ex.org/handbook/start#why ", "https://docs.ex.org/",
-		"hb-1-1 ", "hb-1-10.", "[lockers] ", "lockers ", "doc_7f3a9c ", "doc_7f3a9cde", "John 3:16 ", "https://other.example/a/b ", "x"}
+		"hb-1-1 ", "hb-1-10.", "[lockers] ", "lockers ", "doc_7f3a9c ", "doc_7f3a9cde", "John 3:16 ", "https://other.example/a/b ", "x",
+		"hb-1", "-1-1", "1-10", "doc_", "7f3a", "9cde", "John 3", ":16", "ockers", "https://docs.ex.org/handbook/st"}
 	for i := range 3000 {
 		var b strings.Builder
 		for k := range 1 + i%7 {
@@ -196,9 +209,98 @@ func TestHideGuardedEqualsHideRefs(t *testing.T) {
 		}
 		s := b.String()
 		for _, rs := range [][]string{refs, refs[:3], refs[3:5], refs[7:], nil} {
-			if got, want := hideGuarded(s, rs, refGuards(rs)), hideGuarded(s, rs, nil); got != want {
+			if got, want := hideGuarded(s, rs, refGuards(rs)), hideRefs(s, rs); got != want {
 				t.Fatalf("hideGuarded(%q, %q) = %q, want %q", s, rs, got, want)
 			}
+			if got, want := hideGuarded(s, rs, nil), hideRefs(s, rs); got != want {
+				t.Fatalf("hideGuarded(%q, %q) = %q, want %q", s, rs, got, want)
+			}
+		}
+	}
+}
+
+// A bigram set never rules out a substring of its text.
+func TestBigramSetHasEverySubstring(t *testing.T) {
+	s := "Puncture repair costs £8 per wheel [hb-1-1], see https://ex.org/faq/x#y_z."
+	bs := newBigramSet(s)
+	for i := range len(s) {
+		for j := i; j <= len(s); j++ {
+			if !bs.mayContain(s[i:j]) {
+				t.Fatalf("mayContain(%q) = false for a substring", s[i:j])
+			}
+		}
+	}
+	if bs.mayContain("qqzz") {
+		t.Errorf("mayContain(%q) = true for a text without it (no collision expected)", "qqzz")
+	}
+}
+
+// BenchmarkHideGuarded hides a demo turn's refs (eight note ids and their
+// URLs) in one note text that holds none of them, as most notes do.
+func BenchmarkHideGuarded(b *testing.B) {
+	var refs []string
+	for i := range 8 {
+		id := fmt.Sprintf("hb-%d-%d", i+1, 7-i)
+		refs = append(refs, id, "https://docs.lanternfish.example/handbook/section-"+id+"#part")
+	}
+	guards := refGuards(refs)
+	text := strings.TrimSpace(strings.Repeat("Stop the service, then run the restore command with the path or URL of a backup; "+
+		"maintenance mode blocks sign-ins and edits for everyone except site administrators. ", 4))
+	b.ReportAllocs()
+	cpu0 := cpuNs()
+	for b.Loop() {
+		hideGuarded(text, refs, guards)
+	}
+	b.ReportMetric(float64(cpuNs()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// The written-out default prompt is DefaultSystemTemplate's output, to the
+// byte, for every decision and with and without caveat, notes and memory.
+func TestDefaultPromptIsTemplate(t *testing.T) {
+	tmpl, err := parseTemplate(DefaultSystemTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"", "x", "two\nlines", ` "quoted" {{.Notes}} <b>&amp;</b> `, "[^1] (kind: lecture; address: HB 1.1) Text.\n[^2] (kind: -; address: -) More."}
+	for _, dec := range []string{"ground", "fallback", "refuse", ""} {
+		for i, notes := range texts {
+			for j, memory := range texts {
+				for k, caveat := range texts {
+					d := PromptData{Decision: dec, Notes: notes, Memory: memory, Caveat: caveat,
+						FallbackInstruction: texts[(i+j)%len(texts)], Disclaimer: texts[(j+k)%len(texts)]}
+					var b strings.Builder
+					if err := tmpl.Execute(&b, d); err != nil {
+						t.Fatal(err)
+					}
+					if got := defaultPrompt(&d); got != b.String() {
+						t.Fatalf("defaultPrompt(%+v) =\n%q\nwant\n%q", d, got, b.String())
+					}
+				}
+			}
+		}
+	}
+}
+
+// Each NoteLine's Line is its fixed-format line, and the lines joined are
+// the Notes block.
+func TestNoteLinesAreNotes(t *testing.T) {
+	cfg := rerankConfig()
+	var cands []Candidate
+	for i := range 3 {
+		cands = append(cands, Candidate{ID: fmt.Sprintf("n-%d", i), Kind: "library", Address: fmt.Sprintf("Shelf (%d)", i), Rerank: 0.9 - float64(i)/10,
+			Text: strings.Repeat("Books  may be borrowed [2] for three weeks. ", i+1)})
+	}
+	o := Decide(cfg, cands, true)
+	cfg.SystemTemplate = `{{range $i, $n := .NoteList}}{{if $i}}` + "\n" + `{{end}}{{$n.Line}}{{end}}`
+	joined := SystemPrompt(cfg, o, nil)
+	cfg.SystemTemplate = `{{.Notes}}`
+	if notes := SystemPrompt(cfg, o, nil); joined != notes || notes == "" {
+		t.Fatalf("lines joined = %q, notes = %q", joined, notes)
+	}
+	cfg.SystemTemplate = `{{range .NoteList}}{{.Line}}|{{printf "[^%d] (kind: %s; address: %s) %s" .N .Kind .Address .Text}}` + "\n" + `{{end}}`
+	for _, l := range strings.Split(strings.TrimSuffix(SystemPrompt(cfg, o, nil), "\n"), "\n") {
+		if a, b, _ := strings.Cut(l, "|"); a != b {
+			t.Errorf("Line %q, want %q", a, b)
 		}
 	}
 }

@@ -529,15 +529,15 @@ type prepCache struct {
 }
 
 type prepKey struct {
-	id string
-	n  int
-	h  uint64
+	id    string
+	n     int
+	h, th uint64 // the text's and the title's hashes (prepare reads both)
 }
 
 const prepCacheMax = 1024
 
 func (pc *prepCache) get(p Passage) *prepared {
-	k := prepKey{id: p.ID, n: len(p.Text), h: fnv64(p.Text)}
+	k := prepKey{id: p.ID, n: len(p.Text), h: fnv64(p.Text), th: fnv64(p.Title)}
 	return pc.m.get(k, prepCacheMax, func() *prepared { return prepare(p.Title, p.Text) })
 }
 

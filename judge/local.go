@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -209,7 +210,8 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	var cts []claimTerm
 	claimNeg := false
 	var total float64
-	ats := analyse(normPhrases(text))
+	cf := newClaimForms(text)
+	ats := cf.terms
 	claimDirs := directions(ats)
 	for i, tm := range ats {
 		if tm.neg {
@@ -286,12 +288,19 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		}
 		return s / total
 	}
+	// windowText is the text of the window of a, after b when b is not
+	// nil; joined only for a window that is kept
+	windowText := func(b, a *sentScore) string {
+		if b == nil {
+			return a.text
+		}
+		return b.text + " " + a.text
+	}
 	consider := func(a sentScore, b *sentScore) {
 		covered := a.covered
 		numConfl, antiConfl := a.numConf, a.antiConf
 		free := a.hasFreeNum
 		neg := a.neg
-		span := a.text
 		dirs := a.dirs
 		if b != nil {
 			dirs |= b.dirs
@@ -302,7 +311,6 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			if b.w > a.w {
 				neg = b.neg
 			}
-			span = b.text + " " + a.text
 		}
 		numConfl &^= covered
 		antiConfl &^= covered
@@ -311,7 +319,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		}
 		cov := weigh(covered)
 		if cov > bestAny {
-			bestAny, anySpan = cov, span
+			bestAny, anySpan = cov, windowText(b, &a)
 		}
 		negMismatch := neg != claimNeg
 		if numConfl == 0 && antiConfl == 0 && !negMismatch {
@@ -319,14 +327,14 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				return // the claim states a change the window does not
 			}
 			if cov > bestE {
-				bestE, eSpan = cov, span
+				bestE, eSpan = cov, windowText(b, &a)
 			}
 			docE |= covered
 			return
 		}
 		covC := weigh(covered | numConfl | antiConfl)
 		if covC > bestC {
-			bestC, cSpan = covC, span
+			bestC, cSpan = covC, windowText(b, &a)
 			switch {
 			case numConfl != 0:
 				cReason = "number_mismatch"
@@ -490,7 +498,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		need = 1 - (1-l.cfg.Entail)*(total-l.cfg.Strict)/total
 	}
 	need -= 1e-9
-	sg := signals{claim: text, anySpan0: anySpan, bestE: bestE, need: need, bestDoc: bestDoc, bestAny: bestAny, bestC: bestC,
+	sg := signals{claim: text, forms: cf, anySpan0: anySpan, bestE: bestE, need: need, bestDoc: bestDoc, bestAny: bestAny, bestC: bestC,
 		bag: weigh(anyCov), cReason: cReason, eSpan: eSpan, cSpan: cSpan, total: total, evChars: evChars}
 	sg.missAnchor = weigh(anchors &^ anchorsFound)
 	sg.missingAnchor = anchors&^anchorsFound != 0
@@ -585,7 +593,8 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 // signals are what the best windows of the evidence say about a claim.
 type signals struct {
 	claim                                     string
-	sim                                       float64 // encoder similarity of claim and simSpan
+	forms                                     *claimForms // of claim
+	sim                                       float64     // encoder similarity of claim and simSpan
 	bestE, need, bestDoc, bestAny, bestC, bag float64
 	missAnchor                                float64
 	total                                     float64
@@ -668,12 +677,12 @@ func (l *Local) decide(s *signals) Verdict {
 			Reason: "entity_mismatch", Detail: fmt.Sprintf("the cited source names %q where the claim names %q", s.otherEntity, s.missing)}
 	case entail && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
 		if l.cfg.Scope != "off" {
-			if f, ok := checkScope(s.claim, s.eSpan); ok {
+			if f, ok := s.forms.checkScope(s.eSpan); ok {
 				return scopeVerdict(f, s.bestE)
 			}
 		}
 		return Verdict{Label: Entailment, Confidence: round3(clamp01(conf)), Severity: Info, Evidence: trimSpan(s.eSpan), Method: "local", Reason: "covered"}
-	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE && s.cReason == "number_mismatch" && l.cfg.Scope != "off" && rangeContained(s.claim, s.cSpan):
+	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE && s.cReason == "number_mismatch" && l.cfg.Scope != "off" && s.forms.rangeContained(s.cSpan):
 		return Verdict{Label: Entailment, Confidence: round3(clamp01(0.5 + 0.4*s.bestC)), Severity: Info, Evidence: trimSpan(s.cSpan), Method: "local", Reason: "covered",
 			Detail: "the claim's range lies within the cited source's"}
 	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE:
@@ -682,7 +691,7 @@ func (l *Local) decide(s *signals) Verdict {
 		if s.cReason == "number_mismatch" {
 			sev = Critical
 			// a bound or range of the claim that the source's does not hold
-			if f, ok := checkScope(s.claim, s.cSpan); ok && f.reason != ReasonConditionDropped && l.cfg.Scope != "off" {
+			if f, ok := s.forms.checkScope(s.cSpan); ok && f.reason != ReasonConditionDropped && l.cfg.Scope != "off" {
 				reason, detail = f.reason, scopeDetail(f)
 			}
 		}
@@ -700,7 +709,7 @@ func (l *Local) decide(s *signals) Verdict {
 		// "The car park is free all day" against "Parking is free for the
 		// first 3 hours; after that it costs 2 euros an hour"
 		if l.cfg.Scope != "off" && s.bestAny >= scopeNeutralCover {
-			if f, ok := checkScope(s.claim, s.anySpan0); ok && f.excluded && f.reason != ReasonConditionDropped {
+			if f, ok := s.forms.checkScope(s.anySpan0); ok && f.excluded && f.reason != ReasonConditionDropped {
 				return scopeVerdict(f, s.bestAny)
 			}
 		}
@@ -848,6 +857,69 @@ var anaphoric = map[string]bool{"it": true, "its": true, "this": true, "these": 
 	"their": true, "he": true, "she": true, "his": true, "her": true, "such": true, "that": true,
 	"those": true, "the": true, "both": true, "each": true}
 
+// subjectClauses are the clauses wrongSubject cuts an evidence span into
+// and their analyses: they depend on the span's text alone (a passage's
+// sentences, the spans of many claims), so they are kept across claims
+// and turns. Shared read-only once made.
+type subjectClauses struct {
+	clauses []string
+	terms   [][]term // analyse(clause)
+
+	// the span's sentences for swappedIn, made on first use
+	sentOnce sync.Once
+	sents    []sentReading
+}
+
+// sentReading is one sentence of a span as swappedIn reads it.
+type sentReading struct {
+	terms   []term // analyse(sentence)
+	passive bool   // passive(sentence)
+}
+
+// sentences returns the span's sentences (Split) as swappedIn reads them.
+func (sc *subjectClauses) sentences(span string) []sentReading {
+	sc.sentOnce.Do(func() {
+		for _, sent := range Split(span) {
+			sc.sents = append(sc.sents, sentReading{terms: analyse(sent), passive: passive(sent)})
+		}
+	})
+	return sc.sents
+}
+
+// subjectSpans keeps the spans wrongSubject has read, keyed by their text;
+// bounded: emptied when full.
+var subjectSpans boundedMap[string, *subjectClauses]
+
+const subjectSpansMax = 2048
+
+func subjectClausesOf(span string) *subjectClauses {
+	return subjectSpans.get(span, subjectSpansMax, func() *subjectClauses { return newSubjectClauses(span) })
+}
+
+// newSubjectClauses cuts span at sentence ends, semicolons, ", and",
+// "while" and "whereas", and analyses each clause.
+func newSubjectClauses(span string) *subjectClauses {
+	var clauses []string
+	for _, sent := range Split(span) {
+		for _, part := range strings.Split(sent, ";") {
+			rest := part
+			for _, sep := range []string{", and ", " while ", " whereas ", ", while "} {
+				var out []string
+				for _, r := range []string{rest} {
+					out = append(out, strings.Split(r, sep)...)
+				}
+				rest = strings.Join(out, "\x00")
+			}
+			clauses = append(clauses, strings.Split(rest, "\x00")...)
+		}
+	}
+	sc := &subjectClauses{clauses: clauses, terms: make([][]term, len(clauses))}
+	for i, c := range clauses {
+		sc.terms[i] = analyse(c)
+	}
+	return sc
+}
+
 // wrongSubject reports whether span states the claim's predicate of
 // another subject: the clause of span that covers most of the claim's
 // other terms lacks the claim's subject (its first content term), and names
@@ -874,25 +946,12 @@ func wrongSubject(cts []claimTerm, span string) (bool, string) {
 	if len(preds) < 2 {
 		return false, ""
 	}
-	// clauses: sentence ends, semicolons, ", and", "while", "whereas"
-	var clauses []string
-	for _, sent := range Split(span) {
-		for _, part := range strings.Split(sent, ";") {
-			rest := part
-			for _, sep := range []string{", and ", " while ", " whereas ", ", while "} {
-				var out []string
-				for _, r := range []string{rest} {
-					out = append(out, strings.Split(r, sep)...)
-				}
-				rest = strings.Join(out, "\x00")
-			}
-			clauses = append(clauses, strings.Split(rest, "\x00")...)
-		}
-	}
+	sc := subjectClausesOf(span)
+	clauses := sc.clauses
 	bestI, bestN := -1, 0
 	var bestTs []term
-	for i, c := range clauses {
-		ts := analyse(c)
+	for i := range clauses {
+		ts := sc.terms[i]
 		n := 0
 		for _, p := range preds {
 			for _, t := range ts {
@@ -948,11 +1007,11 @@ func wrongSubject(cts []claimTerm, span string) (bool, string) {
 	}
 	// otherwise the claim's subject must be said elsewhere in the span, of
 	// something else
-	for i, c := range clauses {
+	for i := range clauses {
 		if i == bestI {
 			continue
 		}
-		ts := analyse(c)
+		ts := sc.terms[i]
 		if len(ts) < 3 {
 			continue
 		}
@@ -1045,8 +1104,9 @@ func swappedRoles(claim string, cts []claimTerm, span string) bool {
 // swappedIn reports whether a sentence of span has a ... V ... b in the
 // other order than the claim, voice considered.
 func swappedIn(claim, sa, sb string, verbs []string, span string) bool {
-	for _, sent := range Split(span) {
-		ts := analyse(sent)
+	claimPassive, claimRead := false, false
+	for _, sent := range subjectClausesOf(span).sentences(span) {
+		ts := sent.terms
 		pa, pb, pv := -1, -1, -1
 		for i, t := range ts {
 			switch {
@@ -1064,7 +1124,10 @@ func swappedIn(claim, sa, sb string, verbs []string, span string) bool {
 		if pa < 0 || pb < 0 || pv < 0 {
 			continue
 		}
-		sameVoice := passive(sent) == passive(claim)
+		if !claimRead {
+			claimPassive, claimRead = passive(claim), true
+		}
+		sameVoice := sent.passive == claimPassive
 		between := func(x, y int) bool { return x < pv && pv < y }
 		if (sameVoice && between(pb, pa)) || (!sameVoice && between(pa, pb)) {
 			return true

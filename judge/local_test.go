@@ -294,3 +294,18 @@ func BenchmarkLocalVerifyParaphrase(b *testing.B) {
 		i++
 	}
 }
+
+// The passage cache keys on the title too: prepare reads it as the
+// passage's first sentence, so two passages with the same id and text but
+// other titles (two tenants' copies of a page) never share an analysis.
+func TestPrepCacheKeysTitle(t *testing.T) {
+	var pc prepCache
+	a := pc.get(Passage{ID: "p", Title: "Opening hours", Text: "We open at nine."})
+	b := pc.get(Passage{ID: "p", Title: "Prices", Text: "We open at nine."})
+	if a == b || len(a.sents) == len(b.sents) && a.sents[0].text == b.sents[0].text {
+		t.Fatalf("the second title got the first title's analysis")
+	}
+	if c := pc.get(Passage{ID: "p", Title: "Opening hours", Text: "We open at nine."}); c != a {
+		t.Fatalf("the same passage was analysed twice")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -202,6 +203,19 @@ var (
 	afterCues = [][]string{{"after", "that"}, {"thereafter"}, {"afterwards"}, {"otherwise"}, {"beyond", "that"}}
 )
 
+// wordCueLeads are the first words of univPhrases, exclCues, condCues and
+// afterCues: at a token that is none of them (or a number) no phrase of
+// theirs starts, and analyseScope's word pass skips it.
+var wordCueLeads = func() map[string]bool {
+	m := map[string]bool{}
+	for _, ps := range [][][]string{univPhrases, exclCues, condCues, afterCues} {
+		for _, p := range ps {
+			m[p[0]] = true
+		}
+	}
+	return m
+}()
+
 // matchAt reports whether ts[i:] starts with phrase p.
 func matchAt(ts []stok, i int, p []string) bool {
 	if i+len(p) > len(ts) {
@@ -239,7 +253,13 @@ func dayOf(w string) (int, bool) {
 
 // analyseScope reads the conditions of text.
 func analyseScope(text string) scopeInfo {
-	ts := scopeTokens(normPhrases(text))
+	return analyseScopeNorm(text, normPhrases(text))
+}
+
+// analyseScopeNorm is analyseScope with norm, normPhrases(text), already
+// made.
+func analyseScopeNorm(text, norm string) scopeInfo {
+	ts := scopeTokens(norm)
 	si := scopeInfo{clause: text}
 	used := make([]bool, len(ts))
 	span := func(a, b int) string {
@@ -489,6 +509,9 @@ func analyseScope(text string) scopeInfo {
 	}
 	// words
 	for i := 0; i < len(ts); i++ {
+		if ts[i].isNum || !wordCueLeads[ts[i].w] {
+			continue // no phrase starts here (matchAny would find none)
+		}
 		if p := matchAny(ts, i, afterCues); p != nil && (i == 0 || ts[i].brk || ts[i-1].w == "and" || ts[i-1].w == "but") {
 			si.after = true
 		}
@@ -577,20 +600,53 @@ func scopeClauses(window string) []string {
 // checkScope compares the conditions of claim with those of the clause of
 // window that carries it. ok is false when the claim keeps every condition.
 func checkScope(claim, window string) (scopeFinding, bool) {
-	f, bad, _ := readScope(claim, window)
+	return newClaimForms(claim).checkScope(window)
+}
+
+// claimForms are the forms of one claim that the verifier reads more than
+// once (the analysis of its content terms, its scope conditions), made
+// once per claim. It is not safe for concurrent use.
+type claimForms struct {
+	text, norm string     // the claim, normPhrases(text)
+	terms      []term     // analyse(norm); read only
+	scope      *scopeInfo // analyseScope(text), made on first use
+}
+
+func newClaimForms(text string) *claimForms {
+	norm := normPhrases(text)
+	return &claimForms{text: text, norm: norm, terms: analyse(norm)}
+}
+
+// scopeInfo is analyseScope(c.text).
+func (c *claimForms) scopeInfo() scopeInfo {
+	if c.scope == nil {
+		si := analyseScopeNorm(c.text, c.norm)
+		c.scope = &si
+	}
+	return *c.scope
+}
+
+// checkScope is checkScope(c.text, window).
+func (c *claimForms) checkScope(window string) (scopeFinding, bool) {
+	f, bad, _ := c.readScope(window)
 	return f, bad
 }
 
 // readScope is checkScope; restated reports whether the claim restates
 // the clause that carries it (only then are conditions compared).
 func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
+	return newClaimForms(claim).readScope(window)
+}
+
+// readScope is readScope(c.text, window).
+func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated bool) {
 	w := scopeWindows.get(window)
 	clauses := w.clauses
 	if len(clauses) == 0 {
 		return scopeFinding{}, false, false
 	}
 	cs := map[string]bool{}
-	for _, t := range analyse(normPhrases(claim)) {
+	for _, t := range c.terms {
 		if !t.neg && !t.isNum {
 			cs[t.stem] = true
 		}
@@ -612,7 +668,7 @@ func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
 	carry := w.carrier(best)
 	ev := carry.ev
 	after := w.after
-	cl := analyseScope(claim)
+	cl := c.scopeInfo()
 	f = scopeFinding{span: clauses[best]}
 	widen := cl.univ != ""
 	// numeric and period dimensions
@@ -648,13 +704,16 @@ func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
 		claimDims[c.dim] = append(claimDims[c.dim], c)
 	}
 	order := []string{"day", "month", "time", "nth-day"}
+	var more []string // the other dimensions, sorted: the reported reason must not depend on map order
 	for d := range dims {
 		switch d {
 		case "day", "month", "time", "nth-day":
 		default:
-			order = append(order, d)
+			more = append(more, d)
 		}
 	}
+	slices.Sort(more)
+	order = append(order, more...)
 	for _, d := range order {
 		es := dims[d]
 		if len(es) == 0 {
@@ -804,11 +863,16 @@ var contrastStems = func() map[string]bool {
 // pay half fare" against "children aged 5 to 15 pay half fare" names other
 // numbers without contradicting.
 func rangeContained(claim, window string) bool {
-	cl := analyseScope(claim)
+	return newClaimForms(claim).rangeContained(window)
+}
+
+// rangeContained is rangeContained(c.text, window).
+func (c *claimForms) rangeContained(window string) bool {
+	cl := c.scopeInfo()
 	if len(cl.conds) == 0 {
 		return false
 	}
-	if _, bad, restated := readScope(claim, window); bad || !restated {
+	if _, bad, restated := c.readScope(window); bad || !restated {
 		return false
 	}
 	var ev []scopeCond
@@ -824,7 +888,7 @@ func rangeContained(claim, window string) bool {
 			evNums[t.num] = true
 		}
 	}
-	for _, t := range scopeTokens(normPhrases(claim)) {
+	for _, t := range scopeTokens(c.norm) {
 		if !t.isNum || evNums[t.num] {
 			continue
 		}

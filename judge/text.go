@@ -32,7 +32,20 @@ type term struct {
 // cues, which are kept with neg set; a negated adjective ("unrelated") is a
 // negation cue followed by the adjective ("related").
 func analyse(text string) []term {
-	var out []term
+	return analyseUpTo(text, 0)
+}
+
+// analyseUpTo is analyse, stopping as soon as the terms hold limit terms
+// that are not negation cues (0: no limit). The scan reads text left to
+// right and a term depends only on the text up to its end, so what it
+// returns is the first terms of analyse(text).
+func analyseUpTo(text string, limit int) []term {
+	n := len(text)/8 + 2 // about a term per 8 bytes of prose
+	if limit > 0 {
+		n = min(n, 2*limit)
+	}
+	out := make([]term, 0, n)
+	content := 0  // terms that are not negation cues
 	first := true // sentence-initial word: capitalisation says nothing
 	brk := false  // a clause boundary was seen since the last term
 	i := 0
@@ -139,11 +152,15 @@ func analyse(text string) []term {
 					continue
 				}
 			}
-			if _, ok := negations[lower]; ok {
+			// one look-up for negations, unNegated, numberWords, stopwords
+			// and canon
+			wc := lexicon[lower]
+			if wc.neg {
 				out = append(out, term{stem: lower, neg: true})
-			} else if _, ok := unNegated[lower]; ok {
+			} else if wc.unNeg {
 				out = append(out, term{stem: "not", neg: true}, term{stem: porterStem(lower[2:]), raw: lower[2:]})
-			} else if v, ok := numberWords[lower]; ok {
+			} else if wc.numWord {
+				v := wc.num
 				k := skipSpaceStr(text, j)
 				w := wordAt(text, k)
 				if m, ok := multipliers[strings.ToLower(w)]; ok {
@@ -159,14 +176,14 @@ func analyse(text string) []term {
 					}
 				}
 				out = append(out, nt)
-			} else if _, stop := stopwords[lower]; !stop && n > 1 {
+			} else if !wc.stop && n > 1 {
 				ent := hasDigit || (upper > 1 && upper == n) || (upper > 0 && !first) || (upper > 1)
 				st := lower
 				if !hasDigit && len(lower) > 3 {
 					st = porterStem(lower)
 				}
-				if c, ok := canon[lower]; ok {
-					st = c
+				if wc.canonical {
+					st = wc.canon
 				} else if c, ok := canon[st]; ok {
 					st = c
 				}
@@ -187,6 +204,16 @@ func analyse(text string) []term {
 		if brk && len(out) > n0 {
 			out[n0].brk = true
 			brk = false
+		}
+		if limit > 0 {
+			for _, t := range out[n0:] {
+				if !t.neg {
+					content++
+				}
+			}
+			if content >= limit {
+				break
+			}
 		}
 	}
 	return out
@@ -406,6 +433,42 @@ func directions(ts []term) uint8 {
 	}
 	return b
 }
+
+// wordClass is what negations, unNegated, numberWords, stopwords and
+// canon say of one lowercase word.
+type wordClass struct {
+	neg, unNeg, numWord, stop, canonical bool
+	num                                  float64 // numberWords
+	canon                                string  // canon
+}
+
+// lexicon merges the word lists analyse consults for every word, so that
+// a word costs one map look-up instead of up to five. Built once from the
+// lists, which nothing changes after.
+var lexicon = func() map[string]wordClass {
+	m := map[string]wordClass{}
+	set := func(w string, f func(*wordClass)) {
+		c := m[w]
+		f(&c)
+		m[w] = c
+	}
+	for w := range negations {
+		set(w, func(c *wordClass) { c.neg = true })
+	}
+	for w := range unNegated {
+		set(w, func(c *wordClass) { c.unNeg = true })
+	}
+	for w, v := range numberWords {
+		set(w, func(c *wordClass) { c.numWord, c.num = true, v })
+	}
+	for w := range stopwords {
+		set(w, func(c *wordClass) { c.stop = true })
+	}
+	for w, st := range canon {
+		set(w, func(c *wordClass) { c.canonical, c.canon = true, st })
+	}
+	return m
+}()
 
 // canon maps inflected and synonymous forms (as written, or as stemmed) to
 // one stem, so that a paraphrase matches its source: irregular verb forms

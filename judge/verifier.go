@@ -3,7 +3,6 @@ package judge
 import (
 	"context"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -44,6 +43,55 @@ type Verifier interface {
 
 var citeRe = regexp.MustCompile(`\[(\d{1,4})\]`)
 
+// citeAt returns the end of the citation citeRe matches at s[i] and its
+// number, or -1: "[" then one to four ASCII digits then "]" (a longer run
+// of digits is no citation).
+func citeAt(s string, i int) (end, n int) {
+	if s[i] != '[' {
+		return -1, 0
+	}
+	j := i + 1
+	for j < len(s) && j-i <= 5 && s[j] >= '0' && s[j] <= '9' {
+		n = n*10 + int(s[j]-'0')
+		j++
+	}
+	if d := j - i - 1; d < 1 || d > 4 || j >= len(s) || s[j] != ']' {
+		return -1, 0
+	}
+	return j + 1, n
+}
+
+// stripCites is citeRe.ReplaceAllString(s, ""), by a scan.
+func stripCites(s string) string {
+	var b []byte
+	last := 0
+	for i := strings.IndexByte(s, '['); i >= 0 && i < len(s); {
+		end, _ := citeAt(s, i)
+		if end < 0 {
+			k := strings.IndexByte(s[i+1:], '[')
+			if k < 0 {
+				break
+			}
+			i += 1 + k
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(s))
+		}
+		b = append(b, s[last:i]...)
+		last, i = end, end
+		if k := strings.IndexByte(s[i:], '['); k >= 0 {
+			i += k
+		} else {
+			break
+		}
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
 // Citations returns the citation numbers "[N]" in s, in order, without
 // repeats.
 func Citations(s string) []int {
@@ -51,9 +99,18 @@ func Citations(s string) []int {
 		return nil
 	}
 	var out []int
-	for _, m := range citeRe.FindAllStringSubmatch(s, -1) {
-		n, err := strconv.Atoi(m[1])
-		if err != nil {
+	for i := strings.IndexByte(s, '['); i >= 0; {
+		end, n := citeAt(s, i)
+		next := i + 1
+		if end >= 0 {
+			next = end
+		}
+		if k := strings.IndexByte(s[next:], '['); k >= 0 {
+			i = next + k
+		} else {
+			i = -1
+		}
+		if end < 0 {
 			continue
 		}
 		dup := false
@@ -73,12 +130,29 @@ func Citations(s string) []int {
 // StripCitations removes "[N]" markers and tidies the spaces they leave.
 func StripCitations(s string) string {
 	if strings.IndexByte(s, '[') >= 0 {
-		s = citeRe.ReplaceAllString(s, "")
+		s = stripCites(s)
 	}
-	s = strings.Join(strings.Fields(s), " ")
+	if !singleSpaced(s) {
+		s = strings.Join(strings.Fields(s), " ")
+	}
 	s = strings.ReplaceAll(s, " .", ".")
 	s = strings.ReplaceAll(s, " ,", ",")
 	return s
+}
+
+// singleSpaced reports whether strings.Join(strings.Fields(s), " ") is s
+// for sure: no space at an end or twice, no other ASCII space, no byte
+// that may start a non-ASCII space (false: it may not be).
+func singleSpaced(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") {
+		return s == ""
+	}
+	for _, c := range [...]byte{'\t', '\n', '\v', '\f', '\r', 0xC2, 0xE1, 0xE2, 0xE3} {
+		if strings.IndexByte(s, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 var opinionCues = []string{
@@ -88,12 +162,10 @@ var opinionCues = []string{
 	"i hope", "i suggest", "my favorite", "my favourite",
 }
 
-// spacedOpinionCues are opinionCues with the space IsOpinion looks for
-// before each.
-var spacedOpinionCues = func() []string {
-	out := make([]string, len(opinionCues))
-	for i, c := range opinionCues {
-		out[i] = " " + c
+// opinionCuesByLead are opinionCues by their first byte.
+var opinionCuesByLead = func() (out [256][]string) {
+	for _, c := range opinionCues {
+		out[c[0]] = append(out[c[0]], c)
 	}
 	return out
 }()
@@ -107,11 +179,24 @@ var metaPrefixes = []string{
 // IsOpinion reports whether a sentence states an opinion or advice rather
 // than a checkable fact.
 func IsOpinion(s string) bool {
-	l := " " + strings.ToLower(s)
-	for _, c := range spacedOpinionCues {
-		if strings.Contains(l, c) {
-			return true
+	return hasOpinionCue(strings.ToLower(s))
+}
+
+// hasOpinionCue reports whether the lowercased text l has an opinion cue at
+// its start or after a space: strings.Contains(" "+l, " "+c) for a cue c,
+// in one pass over l.
+func hasOpinionCue(l string) bool {
+	for at := 0; at < len(l); {
+		for _, c := range opinionCuesByLead[l[at]] {
+			if strings.HasPrefix(l[at:], c) {
+				return true
+			}
 		}
+		sp := strings.IndexByte(l[at:], ' ')
+		if sp < 0 {
+			break
+		}
+		at += sp + 1
 	}
 	return false
 }
@@ -131,11 +216,11 @@ func IsFactual(s string) bool {
 			return false
 		}
 	}
-	if IsOpinion(t) {
+	if hasOpinionCue(l) { // IsOpinion(t)
 		return false
 	}
 	n := 0
-	for _, tm := range analyse(t) {
+	for _, tm := range analyseUpTo(t, 2) {
 		if !tm.neg {
 			n++
 		}

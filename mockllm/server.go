@@ -1,6 +1,7 @@
 package mockllm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -283,19 +284,65 @@ type plan struct {
 	data  []byte        // the event data close frames (scratch)
 }
 
-// open starts an event: its data is appended to buf from here.
-func (p *plan) open() { p.at = len(p.buf) }
+// plans are laid-out answers whose streams have ended, for reuse: a
+// plan's buffer is a few tens of kilobytes per answer.
+var plans sync.Pool
 
-// close frames the data appended since open as one event (go-sse's
-// Message: a "data:" line per line of it, then the blank line).
+// acquirePlan returns an empty plan with room for size bytes of frames.
+func acquirePlan(size int) *plan {
+	p, _ := plans.Get().(*plan)
+	if p == nil {
+		p = &plan{}
+	}
+	if cap(p.buf) < size {
+		p.buf = make([]byte, 0, size)
+	}
+	*p = plan{buf: p.buf[:0], steps: p.steps[:0], head: p.head[:0], data: p.data[:0]}
+	return p
+}
+
+// releasePlan returns p for reuse; nothing may read it after.
+func releasePlan(p *plan) {
+	if cap(p.buf) > planKeepMax {
+		return
+	}
+	plans.Put(p)
+}
+
+// planKeepMax is the largest plan buffer kept for reuse.
+const planKeepMax = 1 << 20
+
+// open starts an event: its data is appended to buf from here, after the
+// "data: " its frame starts with.
+func (p *plan) open() {
+	p.at = len(p.buf)
+	p.buf = append(p.buf, dataField...)
+}
+
+const dataField = "data: "
+
+// close frames the data appended since open as one event, as go-sse's
+// Message frames it: a "data: " line per line of it, then the blank line.
+// Data of one line (every JSON event) is framed in place; empty data and
+// data with line breaks go through go-sse (TestFrameAsGoSSE).
 func (p *plan) close() {
-	p.data = append(p.data[:0], p.buf[p.at:]...)
-	p.buf = p.buf[:p.at]
-	var m sse.Message
-	m.AppendData(unsafe.String(unsafe.SliceData(p.data), len(p.data)))
-	m.WriteTo((*appender)(&p.buf)) //nolint:errcheck // appending cannot fail
+	data := p.buf[p.at+len(dataField):]
+	if len(data) > 0 && bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') < 0 {
+		p.buf = append(p.buf, "\n\n"...)
+	} else {
+		p.data = append(p.data[:0], data...)
+		p.buf = frameGoSSE(p.buf[:p.at], p.data)
+	}
 	p.steps = append(p.steps, step{wait: p.wait, from: p.at, to: len(p.buf)})
 	p.wait = 0
+}
+
+// frameGoSSE appends data framed by go-sse's Message to dst.
+func frameGoSSE(dst, data []byte) []byte {
+	var m sse.Message
+	m.AppendData(unsafe.String(unsafe.SliceData(data), len(data)))
+	m.WriteTo((*appender)(&dst)) //nolint:errcheck // appending cannot fail
+	return dst
 }
 
 // appender is an io.Writer that appends to the slice.
@@ -337,7 +384,7 @@ func (p *plan) usage(a answer) {
 // steps lays out the events of one streamed answer, with its pacing and
 // its faults.
 func (s *Server) steps(a answer, id, model string, created int64, includeUsage bool) *plan {
-	p := &plan{buf: make([]byte, 0, 256*(len(a.pieces)+4))}
+	p := acquirePlan(256 * (len(a.pieces) + 4))
 	p.head = append(p.head, `{"id":`...)
 	p.head = gjson.AppendJSONString(p.head, id)
 	p.head = append(p.head, `,"object":"chat.completion.chunk","created":`...)
@@ -471,6 +518,10 @@ var errCut = errors.New("simulated crash: connection cut mid-stream")
 // Close is called once fasthttp is done with the body: before its end, the
 // client went away.
 func (b *eventBody) Close() error {
+	if b.plan != nil {
+		releasePlan(b.plan)
+		b.plan, b.rest = nil, nil
+	}
 	if !b.ended {
 		b.s.log.update(b.id, func(r *Record) { r.Closed = true })
 		select {

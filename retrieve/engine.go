@@ -91,6 +91,7 @@ type Engine struct {
 	remote   Reranker      // nil unless rerank.mode is remote
 	rewriter *rewriter
 	patterns []*regexp.Regexp
+	digitPat []bool // patterns[i] matches only text with a digit (needsDigit)
 	cur      atomic.Pointer[state]
 
 	// ownEmbedder is the embedder New made (nil otherwise); Close releases
@@ -155,6 +156,7 @@ func New(cfg Config, ixCfg index.Config, snap *index.Snapshot, log *zap.Logger) 
 	e := &Engine{cfg: cfg, log: log.Named("retrieve")}
 	for _, p := range cfg.AddressPatterns {
 		e.patterns = append(e.patterns, regexp.MustCompile(p))
+		e.digitPat = append(e.digitPat, needsDigit(p))
 	}
 	if snap != nil && snap.Manifest.Embedder == "remote" || ixCfg.Embedder == "remote" {
 		if ixCfg.Remote.BaseURL != "" {
@@ -535,7 +537,11 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, 
 func (e *Engine) addressLane(p *index.Partition, text string) []index.Hit {
 	var hits []index.Hit
 	seen := map[int]bool{}
-	for _, re := range e.patterns {
+	digits := hasDigit(text)
+	for i, re := range e.patterns {
+		if e.digitPat[i] && !digits {
+			continue // it cannot match
+		}
 		for _, m := range re.FindAllString(text, 8) {
 			for _, slot := range p.Address(m) {
 				if !seen[slot] {

@@ -4,7 +4,10 @@
 #        binary run beside it as "guard-base", e.g. main's, to compare in the
 #        same run), BURST, PACED, OPEN, PACED_DURATION, IDLE_OPEN,
 #        GUARDED_OPEN, PACE, REVERSE (1: targets, and the two guards' guard
-#        mode runs, in the other order) override)
+#        mode runs, in the other order), TARGETS (the targets measured, e.g.
+#        "nginx fastproxy evproxy" for a shorter run), EVPROXY_FLAGS (e.g.
+#        "-front fasthttp": evproxy with a fasthttp server in front that hands
+#        each connection to a loop and takes it back) override)
 #
 # Paced mode (PACED=1, the default) models LLM traffic: long-lived streams
 # at token pace. First, memory per idle open stream: IDLE_OPEN (2000) wrk
@@ -29,9 +32,12 @@
 # (proxy_buffering off), Caddy 2 (reverse_proxy, flush_interval -1) and the
 # guard in pass-through (pipeline.enabled: false, log.level: warn), and
 # fastproxy (bench/anchor/fastproxy): the guard's HTTP layer, fasthttp server
-# and client, with nothing else, the floor the guard's own work sits on. The
-# same wrk run (THREADS threads, CONNS connections, DURATION) goes to each of
-# direct / nginx / Caddy / fastproxy / guard, once with a non-stream chat
+# and client, with nothing else, the floor the guard's own work sits on; and
+# evproxy (bench/anchor/evproxy): the same relay on an epoll event loop per
+# core (no netpoller, no goroutine per connection), the floor of an
+# event-loop design in Go. The same wrk run (THREADS threads, CONNS
+# connections, DURATION) goes to each of direct / nginx / Caddy / fastproxy /
+# evproxy / guard, once with a non-stream chat
 # completion and once with a 50-event SSE stream, and one table is printed
 # (also written to OUT/anchor.md): requests/s, and the CPU each target's
 # processes spent per request (utime+stime from /proc; "direct" is the
@@ -70,6 +76,7 @@ GUARD_PORT=$((PORT_BASE + 4))
 FAST_PORT=$((PORT_BASE + 5))
 GUARDED_PORT=$((PORT_BASE + 6))
 BASE_PORT=$((PORT_BASE + 7))
+EV_PORT=$((PORT_BASE + 8))
 
 missing=()
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
@@ -96,6 +103,7 @@ echo "== build" >&2
 if [ -n "${GUARD_BIN:-}" ]; then cp "$GUARD_BIN" "$OUT/guard"; else go build -o "$OUT/guard" ./cmd/guard; fi
 go build -o "$OUT/upstream" ./bench/anchor/upstream
 go build -o "$OUT/fastproxy" ./bench/anchor/fastproxy
+go build -o "$OUT/evproxy" ./bench/anchor/evproxy
 [ -n "${GUARD_BASE_BIN:-}" ] && cp "$GUARD_BASE_BIN" "$OUT/guard-base"
 
 wait_ready() { # url
@@ -107,7 +115,7 @@ wait_ready() { # url
   return 1
 }
 
-echo "== start: upstream :$UP_PORT, nginx :$NGINX_PORT, caddy :$CADDY_PORT, guard :$GUARD_PORT, fastproxy :$FAST_PORT" >&2
+echo "== start: upstream :$UP_PORT, nginx :$NGINX_PORT, caddy :$CADDY_PORT, guard :$GUARD_PORT, fastproxy :$FAST_PORT, evproxy :$EV_PORT" >&2
 "$OUT/upstream" -addr "127.0.0.1:$UP_PORT" -pace "$PACE" >"$OUT/upstream.log" 2>&1 &
 pids+=($!)
 declare -A procs # target -> its pids, for CPU per request
@@ -115,6 +123,10 @@ procs[direct]=$!
 "$OUT/fastproxy" -addr "127.0.0.1:$FAST_PORT" -upstream "127.0.0.1:$UP_PORT" >"$OUT/fastproxy.log" 2>&1 &
 pids+=($!)
 procs[fastproxy]=$!
+# shellcheck disable=SC2086 # EVPROXY_FLAGS is a list of flags
+"$OUT/evproxy" -addr "127.0.0.1:$EV_PORT" -upstream "127.0.0.1:$UP_PORT" ${EVPROXY_FLAGS:-} >"$OUT/evproxy.log" 2>&1 &
+pids+=($!)
+procs[evproxy]=$!
 sed -e "s|@OUT@|$OUT|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@UP_PORT@|$UP_PORT|g" -e "s|@NOFILE@|$NOFILE|g" \
   -e "s|@WORKER_CONNS@|$((NOFILE - 512))|g" -e "s|@KEEPALIVE@|$KEEPALIVE|g" bench/anchor/nginx.conf.in >"$OUT/nginx/nginx.conf"
 "$NGINX" -p "$OUT/nginx" -c "$OUT/nginx/nginx.conf"
@@ -150,7 +162,7 @@ YAML
   pids+=($!)
   procs[guarded]=$!
 fi
-for p in $UP_PORT $NGINX_PORT $CADDY_PORT $FAST_PORT; do wait_ready "http://127.0.0.1:$p/v1/models"; done
+for p in $UP_PORT $NGINX_PORT $CADDY_PORT $FAST_PORT $EV_PORT; do wait_ready "http://127.0.0.1:$p/v1/models"; done
 wait_ready "http://127.0.0.1:$GUARD_PORT/readyz"
 [ -x "$OUT/guard-base" ] && wait_ready "http://127.0.0.1:$BASE_PORT/readyz"
 [ "$PACED" != 0 ] && wait_ready "http://127.0.0.1:$GUARDED_PORT/readyz"
@@ -160,8 +172,11 @@ NONSTREAM='{"model":"mock-1","messages":[{"role":"user","content":"What is the r
 STREAM='{"model":"mock-1","stream":true,"messages":[{"role":"user","content":"What is the return window?"}]}'
 
 # Check each target answers both kinds before measuring.
-declare -A port=([direct]=$UP_PORT [nginx]=$NGINX_PORT [caddy]=$CADDY_PORT [fastproxy]=$FAST_PORT [guard]=$GUARD_PORT [guard-base]=$BASE_PORT [guarded]=$GUARDED_PORT)
-targets=(direct nginx caddy fastproxy "${guards[@]}")
+declare -A port=([direct]=$UP_PORT [nginx]=$NGINX_PORT [caddy]=$CADDY_PORT [fastproxy]=$FAST_PORT [evproxy]=$EV_PORT [guard]=$GUARD_PORT [guard-base]=$BASE_PORT [guarded]=$GUARDED_PORT)
+targets=(direct nginx caddy fastproxy evproxy "${guards[@]}")
+[ -n "${TARGETS:-}" ] && read -r -a targets <<<"$TARGETS"
+all_targets=(direct nginx caddy fastproxy evproxy guard guard-base guarded) # a table's columns, measured or not
+has_target() { local t; for t in "${targets[@]}"; do [ "$t" = "$1" ] && return 0; done; return 1; }
 if [ "${REVERSE:-0}" = 1 ]; then # the other order, to alternate runs in one window
   rev=()
   for ((i = ${#targets[@]} - 1; i >= 0; i--)); do rev+=("${targets[i]}"); done
@@ -225,22 +240,26 @@ if [ "$PACED" != 0 ]; then
   }
   # A few turns first (lazy set-up, the pipeline's first turns), no more:
   # a Go heap grown by a load run would hold the idle streams in its slack.
-  for name in nginx caddy fastproxy "${guards[@]}" guarded; do
+  for name in nginx caddy fastproxy evproxy "${guards[@]}" guarded; do
     for _ in 1 2 3 4 5; do curl -sfN -H 'Content-Type: application/json' -d "$STREAM" "http://127.0.0.1:${port[$name]}/v1/chat/completions" >/dev/null || true; done
   done
   declare -A idle
+  for name in "${all_targets[@]}"; do idle[$name]=; done
   for name in "${targets[@]}"; do
     [ "$name" = direct ] && continue
     echo "== idle streams: $IDLE_OPEN through $name" >&2
     idle[$name]=$(held "$name" "$IDLE_OPEN")
   done
-  echo "== idle streams: $GUARDED_OPEN through the guarded guard" >&2
-  idle[guarded]=$(held guarded "$GUARDED_OPEN")
+  if has_target guard; then
+    echo "== idle streams: $GUARDED_OPEN through the guarded guard" >&2
+    idle[guarded]=$(held guarded "$GUARDED_OPEN")
+  fi
   sleep 2
 fi
 
 if [ "$BURST" != 0 ]; then
   declare -A res cpu
+  for name in "${all_targets[@]}"; do res[nonstream.$name]= res[stream.$name]= cpu[nonstream.$name]= cpu[stream.$name]=; done
   for kind in nonstream stream; do
     body=$NONSTREAM
     [ $kind = stream ] && body=$STREAM
@@ -252,24 +271,24 @@ if [ "$BURST" != 0 ]; then
   {
     echo "wrk -t$THREADS -c$CONNS -d$DURATION, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
     echo
-    hdr="| | direct | nginx | Caddy | fastproxy (floor) | guard |"
-    sep="|---|---|---|---|---|---|"
+    hdr="| | direct | nginx | Caddy | fastproxy (floor) | evproxy (event loop) | guard |"
+    sep="|---|---|---|---|---|---|---|"
     [ -x "$OUT/guard-base" ] && { hdr+=" guard-base | guard-base / nginx |"; sep+="---|---|"; }
-    echo "$hdr guard / nginx | fastproxy / nginx |"
-    echo "$sep---|---|"
+    echo "$hdr guard / nginx | fastproxy / nginx | evproxy / nginx |"
+    echo "$sep---|---|---|"
     for kind in nonstream stream; do
       label="non-stream req/s"
       [ $kind = stream ] && label="50-event SSE streams/s"
-      row="| $label | ${res[$kind.direct]} | ${res[$kind.nginx]} | ${res[$kind.caddy]} | ${res[$kind.fastproxy]} | ${res[$kind.guard]} |"
+      row="| $label | ${res[$kind.direct]} | ${res[$kind.nginx]} | ${res[$kind.caddy]} | ${res[$kind.fastproxy]} | ${res[$kind.evproxy]} | ${res[$kind.guard]} |"
       [ -x "$OUT/guard-base" ] && row+=" ${res[$kind.guard-base]} | $(ratio "${res[$kind.guard-base]}" "${res[$kind.nginx]}") |"
-      echo "$row $(ratio "${res[$kind.guard]}" "${res[$kind.nginx]}") | $(ratio "${res[$kind.fastproxy]}" "${res[$kind.nginx]}") |"
+      echo "$row $(ratio "${res[$kind.guard]}" "${res[$kind.nginx]}") | $(ratio "${res[$kind.fastproxy]}" "${res[$kind.nginx]}") | $(ratio "${res[$kind.evproxy]}" "${res[$kind.nginx]}") |"
     done
     for kind in nonstream stream; do
       label="CPU per request (us), non-stream"
       [ $kind = stream ] && label="CPU per stream (us), SSE"
-      row="| $label | ${cpu[$kind.direct]} | ${cpu[$kind.nginx]} | ${cpu[$kind.caddy]} | ${cpu[$kind.fastproxy]} | ${cpu[$kind.guard]} |"
+      row="| $label | ${cpu[$kind.direct]} | ${cpu[$kind.nginx]} | ${cpu[$kind.caddy]} | ${cpu[$kind.fastproxy]} | ${cpu[$kind.evproxy]} | ${cpu[$kind.guard]} |"
       [ -x "$OUT/guard-base" ] && row+=" ${cpu[$kind.guard-base]} | $(ratio2 "${cpu[$kind.guard-base]}" "${cpu[$kind.nginx]}") |"
-      echo "$row $(ratio2 "${cpu[$kind.guard]}" "${cpu[$kind.nginx]}") | $(ratio2 "${cpu[$kind.fastproxy]}" "${cpu[$kind.nginx]}") |"
+      echo "$row $(ratio2 "${cpu[$kind.guard]}" "${cpu[$kind.nginx]}") | $(ratio2 "${cpu[$kind.fastproxy]}" "${cpu[$kind.nginx]}") | $(ratio2 "${cpu[$kind.evproxy]}" "${cpu[$kind.nginx]}") |"
     done
   } | tee -a "$OUT/anchor.md"
 fi
@@ -297,6 +316,7 @@ if [ "$PACED" != 0 ]; then
   }
   for open in $OPEN; do
     declare -A ps=() p50=() p99=() pc=() pm=() pe=()
+    for name in "${all_targets[@]}"; do ps[$name]= p50[$name]= p99[$name]= pc[$name]= pm[$name]= pe[$name]=; done
     for name in "${targets[@]}"; do
       echo "== paced: $open open streams through $name" >&2
       read -r ps[$name] p50[$name] p99[$name] pc[$name] pm[$name] pe[$name] <<<"$(paced "$name" "$open")"
@@ -306,21 +326,23 @@ if [ "$PACED" != 0 ]; then
       echo
       echo "paced: wrk -t$THREADS -c$open -d$PACED_DURATION, streams of 20 events $PACE apart (ideal: 1 s each, $open streams/s), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
       echo
-      hdr="| $open open | direct | nginx | Caddy | fastproxy (floor) | guard |"
-      sep="|---|---|---|---|---|---|"
+      hdr="| $open open | direct | nginx | Caddy | fastproxy (floor) | evproxy (event loop) | guard |"
+      sep="|---|---|---|---|---|---|---|"
       [ -x "$OUT/guard-base" ] && { hdr+=" guard-base |"; sep+="---|"; }
-      echo "$hdr guard / nginx |"
-      echo "$sep---|"
+      echo "$hdr guard / nginx | fastproxy / nginx | evproxy / nginx |"
+      echo "$sep---|---|---|"
       for row in "streams/s:ps:r" "p50 (ms):p50:d" "p99 (ms):p99:d" "CPU per stream (us):pc:r" "RSS mid-run (MiB):pm:r" "errors:pe:-"; do
         label=${row%%:*} rest=${row#*:} arr=${rest%%:*} how=${rest#*:}
         declare -n v=$arr
-        line="| $label | ${v[direct]} | ${v[nginx]} | ${v[caddy]} | ${v[fastproxy]} | ${v[guard]} |"
+        line="| $label | ${v[direct]} | ${v[nginx]} | ${v[caddy]} | ${v[fastproxy]} | ${v[evproxy]} | ${v[guard]} |"
         [ -x "$OUT/guard-base" ] && line+=" ${v[guard-base]} |"
-        case $how in
-        r) line+=" $(ratio2 "${v[guard]}" "${v[nginx]}") |" ;;
-        d) line+=" $(awk -v a="${v[guard]}" -v b="${v[nginx]}" 'BEGIN { printf "%+d ms", a - b }') |" ;;
-        *) line+=" |" ;;
-        esac
+        for who in guard fastproxy evproxy; do
+          case $how in
+          r) line+=" $(ratio2 "${v[$who]}" "${v[nginx]}") |" ;;
+          d) line+=" $(awk -v a="${v[$who]}" -v b="${v[nginx]}" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%+d ms", a - b }') |" ;;
+          *) line+=" |" ;;
+          esac
+        done
         unset -n v
         echo "$line"
       done
@@ -328,7 +350,7 @@ if [ "$PACED" != 0 ]; then
   done
   {
     echo
-    echo "memory per idle open stream (RSS with the streams open minus before, over the streams; upstream sent one event and waits): nginx ${idle[nginx]} B, Caddy ${idle[caddy]} B, fastproxy ${idle[fastproxy]} B, guard ${idle[guard]} B$([ -x "$OUT/guard-base" ] && echo ", guard-base ${idle[guard-base]} B") ($IDLE_OPEN open); guarded (pipeline on, demo corpus) ${idle[guarded]} B ($GUARDED_OPEN open)"
+    echo "memory per idle open stream (RSS with the streams open minus before, over the streams; upstream sent one event and waits): nginx ${idle[nginx]} B, Caddy ${idle[caddy]} B, fastproxy ${idle[fastproxy]} B, evproxy ${idle[evproxy]} B, guard ${idle[guard]} B$([ -x "$OUT/guard-base" ] && echo ", guard-base ${idle[guard-base]} B") ($IDLE_OPEN open); guarded (pipeline on, demo corpus) ${idle[guarded]} B ($GUARDED_OPEN open)"
   } | tee -a "$OUT/anchor.md"
 fi
 

@@ -33,13 +33,36 @@ var fields = [...]string{"reasoning_content", "refusal"}
 // Has reports whether a chunk or completion may hold side text: a side
 // field anywhere, or a second choice. choices is the raw "choices" array.
 func Has(data []byte, choices string) bool {
-	for _, f := range fields {
-		if bytes.Contains(data, []byte(`"`+f+`"`)) {
-			return true
+	// every quoted side field starts with `"re`: one scan finds both
+	for i := 0; ; i++ {
+		k := bytes.Index(data[i:], fieldLead)
+		if k < 0 {
+			break
+		}
+		i += k
+		for _, f := range quotedFields {
+			if bytes.HasPrefix(data[i:], f) {
+				return true
+			}
 		}
 	}
 	return strings.Count(choices, `"index"`) > 1 && gjson.Get(choices, "#").Int() > 1
 }
+
+// quotedFields are fields, quoted as JSON keys; each starts with
+// fieldLead.
+var quotedFields = func() [][]byte {
+	out := make([][]byte, len(fields))
+	for i, f := range fields {
+		out[i] = []byte(`"` + f + `"`)
+		if !bytes.HasPrefix(out[i], fieldLead) {
+			panic("sidetext: side field " + f + " does not start with " + string(fieldLead))
+		}
+	}
+	return out
+}()
+
+var fieldLead = []byte(`"re`)
 
 // Rewrite runs every side text of data (a completion when obj is
 // "message", a chunk when "delta") through f, and, when end, closes every

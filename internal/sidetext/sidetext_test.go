@@ -53,6 +53,11 @@ func TestHas(t *testing.T) {
 		{`{"choices":[{"index":0,"message":{"content":"a","refusal":null}}]}`, true},
 		{`{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}]}`, true},
 		{`{"choices":[{"index":0,"delta":{"content":"\"index\" twice: \"index\""}}]}`, false},
+		{`{"choices":[{"index":0,"delta":{"content":"re","refusal":"x"}}]}`, true},
+		{`{"choices":[{"index":0,"delta":{"content":"\"re\"refus","role":"x"}}]}`, false},
+		{`{"choices":[{"index":0,"delta":{"content":"x"},"reasoning_content":"r"}]}`, true},
+		{`"re`, false},
+		{`"refusal"`, true},
 	} {
 		if got := Has([]byte(tc.data), gjson.Get(tc.data, "choices").Raw); got != tc.want {
 			t.Errorf("Has(%s) = %v, want %v", tc.data, got, tc.want)
@@ -116,5 +121,19 @@ func TestRewriteStreamTail(t *testing.T) {
 	}
 	if want := []string{"0.refusal", "0.refusal"}; !slices.Equal(f.seen, want) {
 		t.Errorf("keys %v, want %v", f.seen, want)
+	}
+}
+
+// BenchmarkHas is the relay's per-event look for side text in an ordinary
+// content chunk (none there).
+func BenchmarkHas(b *testing.B) {
+	data := []byte(`{"id":"chatcmpl-mock-1","object":"chat.completion.chunk","created":1795759019,"model":"mock-1",` +
+		`"system_fingerprint":"mock-fp","choices":[{"index":0,"delta":{"content":" restore the database"},"logprobs":null,"finish_reason":null}]}`)
+	choices := gjson.GetBytes(data, "choices").Raw
+	b.ReportAllocs()
+	for b.Loop() {
+		if Has(data, choices) {
+			b.Fatal("side text in a content chunk")
+		}
 	}
 }
