@@ -105,7 +105,7 @@ func retrieveOrderRanks(ctx context.Context, s GateSet, embedder string) (orderR
 // to the smaller), and
 // (c) in-sample per weight. It returns the weight picked on all corpora.
 func DevRetrieveOrder(ctx context.Context, sets []GateSet, w io.Writer) (float64, error) {
-	fmt.Fprintln(w, "\nRetrieve order with the encoder lane fused in (retrieve.rerank.dense_weight: the weight of the question's encoder cosine to each pool member, as a z-score within the pool, in the local reranker), answerable dev questions, R@1 / MRR:")
+	fmt.Fprintln(w, "\nRetrieve order with the encoder lane fused in (retrieve.rerank.dense_weight: the weight of the question's encoder cosine to each pool member, as a z-score within the pool, in the order of the local reranker's pool), answerable dev questions, R@1 / MRR:")
 	var all []orderRanks
 	for _, s := range sets {
 		o, err := retrieveOrderRanks(ctx, s, index.EmbedderUSE)
