@@ -441,13 +441,15 @@ func TestTurnLogQuestionRedaction(t *testing.T) {
 	}
 }
 
-// A remote planner's outlines are replayed, not recomputed: at the
+// A remote planner's outlines are replayed, not recomputed (it keeps note
+// [1], valid in every grounded turn; a reply naming no valid note falls
+// back to the local planner, which min_support would move): at the
 // thresholds in force every turn is exact; moving the local planner's
 // min_support changes nothing (it did not plan these turns); turns the
 // remote planner never saw but new thresholds would ground are planned
 // locally and counted as approximate.
 func TestWhatIfRemotePlanner(t *testing.T) {
-	url, _ := plannerServer(t, "[2]")
+	url, _ := plannerServer(t, "[1]")
 	ts := startGuard(t, func(c *testCfg) {
 		c.Stages.Gate.Planner.Mode = "remote"
 		c.Stages.Gate.Planner.BaseURL = url
