@@ -89,9 +89,18 @@ func ClaimsQuality(ctx context.Context, n int, faults string, seed uint64, w io.
 	return out, nil
 }
 
+// claimsMutate, when set, adjusts the proxy's config of claimsRun (a test
+// pins its sample).
+var claimsMutate func(*proxy.Config)
+
 func claimsRun(ctx context.Context, n int, f mockllm.Faults, seed uint64, mode string) (ClaimsReport, error) {
 	rep := ClaimsReport{Mode: mode, UncitedByClass: map[string]int{}, ByKind: map[string][2]int{}}
-	mock, url, stop, err := startFaultyGuard(f, seed, func(c *proxy.Config) { c.Stages.Verify.Mode = mode })
+	mock, url, stop, err := startFaultyGuard(f, seed, func(c *proxy.Config) {
+		c.Stages.Verify.Mode = mode
+		if claimsMutate != nil {
+			claimsMutate(c)
+		}
+	})
 	if err != nil {
 		return rep, err
 	}

@@ -57,6 +57,9 @@ var qualitySuites = []struct {
 		if err := DevRetrievalRanks(ctx, dev, w); err != nil {
 			return err
 		}
+		if _, err := DevRetrieveOrder(ctx, dev, w); err != nil {
+			return err
+		}
 		if ChartDir == "" {
 			return nil
 		}

@@ -351,6 +351,11 @@ func (m AnswerModel) Assess(q Question, cands []Candidate) {
 		}
 		cands[i].Features = f
 		cands[i].Answer = m.scaled(prob(m.weights(cands[i].Semantic), &f), cands[i].Semantic)
+		if strictType(q.want) && matches[i].typeMiss {
+			// A passage without a phone number cannot support an answer to
+			// "what is the phone number of ...", however close its topic.
+			cands[i].Answer = 0
+		}
 		if f[FAddress] == 1 {
 			// An exact address hit or a curated-memory reference is a rule,
 			// not a guess: it keeps at least the rule score retrieve gave
@@ -417,6 +422,12 @@ const (
 	numTypes
 )
 
+// strictType reports an answer type whose absence from a passage rules
+// the passage out as an answer (the planner keeps no such note): a phone
+// number or an email address is either in the text or not, where a time,
+// a cost or a person may be said in words the detectors do not know.
+func strictType(t answerType) bool { return t == typePhone || t == typeEmail }
+
 // askedType reads the answer type off the question's wording: generic
 // English question forms, not any corpus's vocabulary.
 func askedType(q string) answerType {
@@ -430,9 +441,10 @@ func askedType(q string) answerType {
 		return false
 	}
 	switch {
-	case has("phone", "telephone", " number to call", " ring "):
+	case has("phone number", "telephone number", " number to call", " number to ring", "contact number", " number do i call",
+		" number do i ring", " number should i call", " number should i ring"):
 		return typePhone
-	case has("email", "e-mail"):
+	case has("email address", "e-mail address", " address to email", " address to e-mail", " what email", " which email"):
 		return typeEmail
 	case has(" how fast", " what speed", " top speed"):
 		return typeSpeed

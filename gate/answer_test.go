@@ -66,6 +66,11 @@ func TestAskedType(t *testing.T) {
 		{"How fast do the electric bikes go?", typeSpeed},
 		{"How old do you need to be?", typeAge},
 		{"Do toddlers need a ticket?", typeNone},
+		{"What's the email address for lost property?", typeEmail},
+		// A phone or an email as a thing, not the number or address asked for.
+		{"how much is it to use my phone in America?", typeCost},
+		{"Can I ring customer support on a Sunday morning?", typeNone},
+		{"can I email my receipts?", typeNone},
 	} {
 		if got := askedType(tc.q); got != tc.want {
 			t.Errorf("askedType(%q) = %d, want %d", tc.q, got, tc.want)
@@ -89,6 +94,28 @@ func TestAssessAddressHitKeepsRuleScore(t *testing.T) {
 	}
 	if cands[1].Answer >= 0.4 {
 		t.Errorf("unrelated passage answer %.3f", cands[1].Answer)
+	}
+}
+
+// A passage without a phone number never answers a question that asks
+// for one, however close its topic; a passage with one still can.
+func TestAssessStrictTypeMiss(t *testing.T) {
+	cands := []Candidate{
+		{ID: "hours", Title: "Workshop opening hours", Text: "The workshop is open Tuesday to Saturday, 9am to 5:30pm.", Rerank: 0.9, Lanes: []string{"dense", "lexical"}},
+		{ID: "phone", Title: "Contact the workshop", Text: "Call the workshop on 01632 960123.", Rerank: 0.5, Lanes: []string{"dense"}},
+	}
+	q := PrepareQuestion(index.Tokenize, "What is the phone number of the workshop?", nil)
+	DefaultAnswerModel().Assess(q, cands)
+	if cands[0].Answer != 0 {
+		t.Errorf("hours passage: answer %.3f, want 0 (no phone number in it)", cands[0].Answer)
+	}
+	if !(cands[1].Answer > 0) {
+		t.Errorf("phone passage: answer %.3f, want > 0", cands[1].Answer)
+	}
+	cands[0].Answer = 0
+	DefaultAnswerModel().Assess(PrepareQuestion(index.Tokenize, "When is the workshop open?", nil), cands[:1])
+	if !(cands[0].Answer > 0) {
+		t.Errorf("hours passage, hours question: answer %.3f, want > 0", cands[0].Answer)
 	}
 }
 

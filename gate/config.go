@@ -64,6 +64,16 @@ type Config struct {
 	// disclaimer) or "refuse" (a topical rail: OffTopicText, no model
 	// call).
 	OffTopic string `yaml:"off_topic"`
+	// OnTopicSim keeps an on-topic question from general knowledge: when
+	// the max relevance is below bail_out_below but the sentence encoder's
+	// best cosine between the question and a candidate reaches it, the
+	// corpus's domain is taken to be the question's (it asks about the
+	// service, just not about anything the corpus says), so the turn is
+	// refused naming the closest topics, whatever off_topic says. Only
+	// candidates with semantic features count: the lexical-only mode never
+	// applies it. 0 switches it off. Range [0,1], default 0.30 (tuned on
+	// the dev corpora by guard bench quality --gate).
+	OnTopicSim float64 `yaml:"on_topic_sim"`
 	// OffTopicText is the reply to an off-topic question with off_topic:
 	// refuse. Non-empty.
 	OffTopicText string `yaml:"off_topic_text"`
@@ -113,7 +123,7 @@ type PlannerConfig struct {
 	// planner decides and guard.degraded says "planner").
 	Mode string `yaml:"mode"`
 	// MinSupport is the least answerability a note needs to enter the
-	// outline. Range [0,1], default 0.50 (tuned on the dev corpora by guard
+	// outline. Range [0,1], default 0.20 (tuned on the dev corpora by guard
 	// bench quality --gate).
 	MinSupport float64 `yaml:"min_support"`
 	// MaxOutline caps the outline. Range [1,999], default 8.
@@ -172,6 +182,7 @@ func DefaultConfig() Config {
 		TopicsText:          "The closest topics they cover are: {topics}.",
 		ClosestTopics:       3,
 		OffTopic:            OffTopicFallback,
+		OnTopicSim:          0.30,
 		OffTopicText:        "That question is outside what the sources I can search cover, so I can't answer it here.",
 		FallbackInstruction: "None of the available sources covers this question. Answer briefly from general knowledge, and say plainly where you are unsure.",
 		Disclaimer:          "This answer is from general knowledge, not from the available sources.",
@@ -203,6 +214,7 @@ func (c Config) Validate() error {
 	unit("sufficient_max", c.SufficientMax)
 	unit("good_enough_max", c.GoodEnoughMax)
 	unit("bail_out_below", c.BailOutBelow)
+	unit("on_topic_sim", c.OnTopicSim)
 	if c.BailOutBelow > c.GoodEnoughMax {
 		errs = append(errs, fmt.Errorf("bail_out_below: must not exceed good_enough_max (%v), got %v", c.GoodEnoughMax, c.BailOutBelow))
 	}

@@ -79,7 +79,9 @@ type Outcome struct {
 	// Notes are the survivors minted as [^1]..[^k]; empty unless Ground.
 	Notes []Note
 	// Checks are the booleans the decision was made from, for the log:
-	// rerank_active, empty, sufficient, good_enough, bail_out, between, caveat.
+	// rerank_active, empty, sufficient, good_enough, bail_out, between,
+	// caveat, on_topic (below bail-out, yet close in meaning: refused),
+	// off_topic.
 	Checks map[string]bool
 	// Floored counts the candidates dropped by the prefloor.
 	Floored int
@@ -131,13 +133,18 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool) Outcome {
 			o.Coverage.PrimaryKindCount++
 		}
 	}
-	o.Closest = closest(cfg, survivors, rerankActive)
 	max := o.Coverage.Max
 	sufficient := max >= cfg.SufficientMax && o.Coverage.PrimaryKindCount >= cfg.PrimaryMin
 	goodEnough := sufficient || max >= cfg.GoodEnoughMax
 	bailOut := max < cfg.BailOutBelow
 	between := !goodEnough && !bailOut
 	caveat := between && cfg.Between == BetweenGround
+	onTopic := bailOut && !goodEnough && cfg.OnTopicSim > 0 && bestSim(cands) >= cfg.OnTopicSim
+	if onTopic && len(survivors) == 0 {
+		o.Closest = closest(cfg, cands, rerankActive) // what the refusal names: the nearest passages, floored or not
+	} else {
+		o.Closest = closest(cfg, survivors, rerankActive)
+	}
 
 	o.Checks["rerank_active"] = rerankActive
 	o.Checks["empty"] = len(survivors) == 0
@@ -146,11 +153,14 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool) Outcome {
 	o.Checks["bail_out"] = bailOut
 	o.Checks["between"] = between
 	o.Checks["caveat"] = caveat
-	o.Checks["off_topic"] = bailOut && !goodEnough && cfg.OffTopic == OffTopicRefuse
+	o.Checks["on_topic"] = onTopic
+	o.Checks["off_topic"] = bailOut && !goodEnough && !onTopic && cfg.OffTopic == OffTopicRefuse
 
 	switch { // good_enough wins over bail_out should the thresholds overlap
 	case goodEnough || caveat:
 		o.Decision = Ground
+	case onTopic:
+		o.Decision = Refuse
 	case bailOut && cfg.OffTopic == OffTopicRefuse:
 		o.Decision = Refuse
 	case bailOut:
@@ -171,6 +181,18 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool) Outcome {
 		o.Notes[i] = Note{N: i + 1, ID: c.ID, Title: c.Title, Address: c.Address, URL: c.URL, Kind: c.Kind, Text: c.Text}
 	}
 	return o
+}
+
+// bestSim is the sentence encoder's best cosine between the question and
+// a candidate with semantic features (-1 when none has them).
+func bestSim(cands []Candidate) float64 {
+	best := -1.0
+	for _, c := range cands {
+		if c.Semantic && c.Sim > best {
+			best = c.Sim
+		}
+	}
+	return best
 }
 
 // closest names the topics of the best survivors by relevance.

@@ -211,3 +211,48 @@ func TestPrimaryKindEmptyCountsEveryKind(t *testing.T) {
 		t.Fatalf("primary_kind \"\": sufficient %v decision %s count %d, want sufficient, ground, 2", o.Checks["sufficient"], o.Decision, o.Coverage.PrimaryKindCount)
 	}
 }
+
+// Below bail-out, a question whose best encoder cosine to a passage
+// reaches on_topic_sim is on the corpus's topic: it is refused naming the
+// closest passages (floored or not), whatever off_topic says; without the
+// encoder's features, below the threshold or with the check off, it is
+// off-topic as before.
+func TestOnTopicBelowBailOut(t *testing.T) {
+	pool := func(sim float64, semantic bool) []Candidate {
+		return []Candidate{
+			{ID: "hours", Kind: "library", Title: "Opening hours", Relevance: 0.10, Sim: sim, Semantic: semantic},
+			{ID: "van", Kind: "library", Title: "Van hire", Relevance: 0.05, Sim: sim / 2, Semantic: semantic},
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		cands    []Candidate
+		sim      float64
+		offTopic string
+		want     Decision
+		onTopic  bool
+	}{
+		{"close in meaning: refused as on-topic", pool(0.45, true), 0.30, OffTopicFallback, Refuse, true},
+		{"at the threshold", pool(0.30, true), 0.30, OffTopicFallback, Refuse, true},
+		{"off_topic: refuse still names the topics", pool(0.45, true), 0.30, OffTopicRefuse, Refuse, true},
+		{"below the threshold: off-topic", pool(0.29, true), 0.30, OffTopicFallback, Fallback, false},
+		{"check off", pool(0.45, true), 0, OffTopicFallback, Fallback, false},
+		{"lexical only: no encoder, no check", pool(0.45, false), 0.30, OffTopicFallback, Fallback, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.OnTopicSim, cfg.OffTopic, cfg.PrimaryKind = tc.sim, tc.offTopic, ""
+			o := Decide(cfg, tc.cands, true)
+			if o.Decision != tc.want || o.Checks["on_topic"] != tc.onTopic {
+				t.Fatalf("decision %s on_topic %v, want %s %v (checks %v)", o.Decision, o.Checks["on_topic"], tc.want, tc.onTopic, o.Checks)
+			}
+			if !tc.onTopic {
+				return
+			}
+			want := cfg.RefusalText + ` The closest topics they cover are: "Opening hours"; "Van hire".`
+			if got := RefusalMessage(cfg, o); got != want {
+				t.Errorf("refusal\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}

@@ -121,6 +121,9 @@ type candView struct {
 	Lanes     []string `json:"lanes"`
 	Floored   bool     `json:"floored"`
 	Outline   int      `json:"outline"` // 1-based position in the outline, 0 = not shown to the model
+	// Sim is the sentence encoder's cosine with the question (absent
+	// without the encoder's features); gate.on_topic_sim compares it.
+	Sim *float64 `json:"sim,omitempty"`
 }
 
 // turnDetail is one turn with everything the log kept.
@@ -225,9 +228,13 @@ func (tl *turnLog) detail(e *turnEntry) turnDetail {
 		if lanes == nil {
 			lanes = []string{}
 		}
-		d.Cands = append(d.Cands, candView{ID: c.id, Title: c.title, Kind: c.kind, Address: c.address, Score: c.score,
+		cv := candView{ID: c.id, Title: c.title, Kind: c.kind, Address: c.address, Score: c.score,
 			Rerank: c.rerank, Answer: c.answer, Relevance: rel, Forced: c.forced, Lanes: lanes,
-			Floored: !c.forced && !(rel >= floor), Outline: pos[i]})
+			Floored: !c.forced && !(rel >= floor), Outline: pos[i]}
+		if c.semantic {
+			cv.Sim = &c.sim
+		}
+		d.Cands = append(d.Cands, cv)
 	}
 	return d
 }

@@ -166,11 +166,11 @@ func TestConsoleInChromium(t *testing.T) {
 	operator(t, "GET", fmt.Sprintf("%s/v1/guard/turns?id=%d", root, id), "", "", &detail)
 	cut := strconv.FormatFloat(low+0.001, 'f', 4, 64)
 	var want whatIfBody
-	operator(t, "POST", root+"/v1/guard/whatif", "", `{"decision":"refuse","gate":{"bail_out_below":`+cut+`}}`, &want)
+	operator(t, "POST", root+"/v1/guard/whatif", "", `{"decision":"refuse","gate":{"bail_out_below":`+cut+`,"on_topic_sim":0}}`, &want)
 	if want.Changed == 0 {
 		t.Fatal("the what-if changes nothing: it would prove nothing")
 	}
-	url := fmt.Sprintf("%s/console#decision=refuse&turn=%d&whatif=bail_out_below:%s", root, id, cut)
+	url := fmt.Sprintf("%s/console#decision=refuse&turn=%d&whatif=bail_out_below:%s,on_topic_sim:0", root, id, cut)
 	dom = runChromium(t, bin, url, "", 2600)
 	if !strings.Contains(dom, `data-ready="1"`) {
 		t.Fatalf("the console did not finish loading:\n%s", dom)

@@ -113,6 +113,10 @@ type candRec struct {
 	relevance                float64 // the relevance model's score (gate.relevance: relevance)
 	forced                   bool
 	lanes                    []string
+	// sim is the sentence encoder's cosine with the question, meaningful
+	// when semantic (gate.on_topic_sim reads it).
+	sim      float64
+	semantic bool
 }
 
 // turnEntry is one logged turn. Entries are reused when the ring wraps.
@@ -146,7 +150,8 @@ func (e *turnEntry) candidates() []gate.Candidate {
 	out := make([]gate.Candidate, len(e.cands))
 	for i, c := range e.cands {
 		out[i] = gate.Candidate{ID: c.id, Title: c.title, Kind: c.kind, Address: c.address,
-			Score: c.score, Rerank: c.rerank, Answer: c.answer, Relevance: c.relevance, Forced: c.forced, Lanes: c.lanes}
+			Score: c.score, Rerank: c.rerank, Answer: c.answer, Relevance: c.relevance, Forced: c.forced, Lanes: c.lanes,
+			Sim: c.sim, Semantic: c.semantic}
 	}
 	return out
 }
@@ -284,7 +289,8 @@ func (tl *turnLog) fill(e *turnEntry, t *turnrec.Turn, now time.Time) {
 	}
 	for _, c := range tr.Cands {
 		e.cands = append(e.cands, candRec{id: c.ID, title: c.Title, kind: c.Kind, address: c.Address,
-			score: c.Score, rerank: c.Rerank, answer: c.Answer, relevance: c.Relevance, forced: c.Forced, lanes: c.Lanes})
+			score: c.Score, rerank: c.Rerank, answer: c.Answer, relevance: c.Relevance, forced: c.Forced, lanes: c.Lanes,
+			sim: c.Sim, semantic: c.Semantic})
 	}
 	if tr.Outcome != nil {
 		for _, s := range tr.Outcome.Survivors {

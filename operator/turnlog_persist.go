@@ -269,6 +269,9 @@ func (tl *turnLog) push(st *storedTurn) {
 		for _, c := range st.Cands {
 			e.cands = append(e.cands, candRec{id: c.ID, title: c.Title, kind: c.Kind, address: c.Address,
 				score: c.Score, rerank: c.Rerank, answer: c.Answer, relevance: c.Relevance, forced: c.Forced, lanes: c.Lanes})
+			if c.Sim != nil {
+				e.cands[len(e.cands)-1].sim, e.cands[len(e.cands)-1].semantic = *c.Sim, true
+			}
 		}
 		for _, id := range st.Outline {
 			for j, c := range e.cands {

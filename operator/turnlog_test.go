@@ -258,7 +258,9 @@ func TestWhatIfExact(t *testing.T) {
 		}
 		return a.decision
 	}
-	cases[0].body = fmt.Sprintf(`{"gate":{"bail_out_below":%v},"examples":100}`, cut)
+	// on_topic_sim 0: every turn raised below bail-out falls back (none
+	// is kept as on-topic by the encoder's cosine).
+	cases[0].body = fmt.Sprintf(`{"gate":{"bail_out_below":%v,"on_topic_sim":0},"examples":100}`, cut)
 	cases[0].next = func(a asked) string {
 		if a.decision == "refuse" && a.max < cut {
 			return "fallback"
@@ -439,13 +441,15 @@ func TestTurnLogQuestionRedaction(t *testing.T) {
 	}
 }
 
-// A remote planner's outlines are replayed, not recomputed: at the
+// A remote planner's outlines are replayed, not recomputed (it keeps note
+// [1], valid in every grounded turn; a reply naming no valid note falls
+// back to the local planner, which min_support would move): at the
 // thresholds in force every turn is exact; moving the local planner's
 // min_support changes nothing (it did not plan these turns); turns the
 // remote planner never saw but new thresholds would ground are planned
 // locally and counted as approximate.
 func TestWhatIfRemotePlanner(t *testing.T) {
-	url, _ := plannerServer(t, "[2]")
+	url, _ := plannerServer(t, "[1]")
 	ts := startGuard(t, func(c *testCfg) {
 		c.Stages.Gate.Planner.Mode = "remote"
 		c.Stages.Gate.Planner.BaseURL = url

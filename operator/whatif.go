@@ -37,6 +37,7 @@ type gateThresholds struct {
 	SufficientMax    *float64 `json:"sufficient_max,omitempty"`
 	GoodEnoughMax    *float64 `json:"good_enough_max,omitempty"`
 	BailOutBelow     *float64 `json:"bail_out_below,omitempty"`
+	OnTopicSim       *float64 `json:"on_topic_sim,omitempty"`
 	Between          *string  `json:"between,omitempty"`
 	MaxNotes         *int     `json:"max_notes,omitempty"`
 	Relevance        *string  `json:"relevance,omitempty"`
@@ -59,6 +60,7 @@ func (t gateThresholds) apply(cfg gate.Config) gate.Config {
 	set(&cfg.SufficientMax, t.SufficientMax)
 	set(&cfg.GoodEnoughMax, t.GoodEnoughMax)
 	set(&cfg.BailOutBelow, t.BailOutBelow)
+	set(&cfg.OnTopicSim, t.OnTopicSim)
 	if t.PrimaryKind != nil {
 		cfg.PrimaryKind = *t.PrimaryKind
 	}
@@ -87,7 +89,7 @@ func (t gateThresholds) apply(cfg gate.Config) gate.Config {
 func thresholdsOf(cfg gate.Config) gateThresholds {
 	t := gateThresholds{Prefloor: &cfg.Prefloor, PrefloorNoRerank: &cfg.PrefloorNoRerank, PrimaryKind: &cfg.PrimaryKind,
 		PrimaryMin: &cfg.PrimaryMin, SufficientMax: &cfg.SufficientMax, GoodEnoughMax: &cfg.GoodEnoughMax,
-		BailOutBelow: &cfg.BailOutBelow, Between: &cfg.Between, MaxNotes: &cfg.MaxNotes, Relevance: &cfg.Relevance}
+		BailOutBelow: &cfg.BailOutBelow, OnTopicSim: &cfg.OnTopicSim, Between: &cfg.Between, MaxNotes: &cfg.MaxNotes, Relevance: &cfg.Relevance}
 	t.Planner = &struct {
 		Mode       *string  `json:"mode,omitempty"`
 		MinSupport *float64 `json:"min_support,omitempty"`
@@ -149,7 +151,7 @@ type whatIfResult struct {
 	OtherConfig int            `json:"decided_under_other_config"`
 	Gate        gateThresholds `json:"gate"`
 	// Checks counts the turns for which each of the gate's checks holds
-	// (sufficient, good_enough, bail_out, between, empty_outline), as
+	// (sufficient, good_enough, bail_out, on_topic, between, empty_outline), as
 	// logged (recomputed at the configuration each turn was decided with)
 	// and recomputed: a check can change without the decision changing.
 	Checks map[string]*checkCount `json:"checks"`
@@ -159,7 +161,7 @@ type whatIfResult struct {
 }
 
 // whatIfChecks are the gate checks the what-if counts.
-var whatIfChecks = []string{"sufficient", "good_enough", "bail_out", "between", "empty_outline"}
+var whatIfChecks = []string{"sufficient", "good_enough", "bail_out", "on_topic", "between", "empty_outline"}
 
 type checkCount struct {
 	Before int `json:"before"`

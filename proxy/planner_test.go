@@ -115,6 +115,7 @@ func TestGateThresholdReload(t *testing.T) {
 	cfg := ts.srv.Config()
 	cfg.Stages.Gate.SufficientMax, cfg.Stages.Gate.GoodEnoughMax = 0.999, 0.999
 	cfg.Stages.Gate.BailOutBelow = 0.999
+	cfg.Stages.Gate.OnTopicSim = 1 // no cosine reaches it: below bail-out is off-topic
 	if err := ts.srv.Reload(cfg); err != nil {
 		t.Fatal(err)
 	}

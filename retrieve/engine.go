@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -295,6 +296,13 @@ type cand struct {
 	forced   bool
 	memScore float64
 	match    index.Match
+	// cos is the question's raw cosine to the chunk in the embedded
+	// encoder's space; hasCos says it was computed (the partition's dense
+	// lane is the encoder).
+	cos    float64
+	hasCos bool
+	// key orders the pool when set (fuse), else rerank does.
+	key float64
 }
 
 const (
@@ -423,6 +431,11 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 		}
 	}
 	cands := e.capPool(pool)
+	if p.Encoder() != nil && len(localQ[0]) == p.PrimaryDims() {
+		for _, c := range cands {
+			c.cos, c.hasCos = p.Cosine(localQ[0], c.slot), true
+		}
+	}
 	cpustage.Rerank.Enter()
 	res.RerankActive = e.rerank(ctx, p, q.Text, cands, degrade)
 	ordered := e.order(q.Text, p, cands)
@@ -603,6 +616,7 @@ func (e *Engine) rerank(ctx context.Context, p *index.Partition, q string, cands
 	}
 	var scores []float64
 	var err error
+	remoteFailed := false
 	if e.remote != nil {
 		rctx, cancel := context.WithTimeout(ctx, e.cfg.Rerank.Timeout)
 		scores, err = e.remote.Rerank(rctx, q, docs)
@@ -610,7 +624,7 @@ func (e *Engine) rerank(ctx context.Context, p *index.Partition, q string, cands
 		if err != nil || len(scores) != len(docs) {
 			e.log.Warn("remote rerank failed; local reranker stands in", zap.Error(err))
 			degrade("rerank")
-			scores = nil
+			scores, remoteFailed = nil, true
 		}
 	}
 	if scores == nil {
@@ -635,7 +649,69 @@ func (e *Engine) rerank(ctx context.Context, p *index.Partition, q string, cands
 			c.rerank = max(c.rerank, c.score)
 		}
 	}
+	if e.remote == nil || remoteFailed {
+		e.fuse(p, cands)
+	}
 	return true
+}
+
+// fuse sets the order key of the local reranker's pool: the rerank
+// score's logit plus rerank.dense_weight times the question's encoder
+// cosine to the chunk as a z-score within the pool, scaled by the share
+// of the chunk the encoder reads (encoderReach). The rerank score itself,
+// a feature of the gate's models, stays the term-match reranker's. No-op
+// without encoder cosines or with weight 0.
+func (e *Engine) fuse(p *index.Partition, cands []*cand) {
+	w := e.cfg.Rerank.DenseWeight
+	mean, sd := poolMoments(cands)
+	if w == 0 || sd == 0 {
+		return
+	}
+	for _, c := range cands {
+		if !c.hasCos {
+			continue
+		}
+		r := min(max(c.rerank, 1e-9), 1-1e-9)
+		z := (c.cos - mean) / sd * encoderReach(p.Chunk(c.slot))
+		c.key = 1 / (1 + math.Exp(-(math.Log(r/(1-r)) + w*z)))
+	}
+}
+
+// poolMoments returns the mean and standard deviation of the pool's
+// dense cosines (0, 0 when fewer than two carry one; sd 0 when they are
+// all equal, which the caller reads as no signal).
+func poolMoments(cands []*cand) (mean, sd float64) {
+	var n, sum, sq float64
+	for _, c := range cands {
+		if c.hasCos {
+			n++
+			sum += c.cos
+			sq += c.cos * c.cos
+		}
+	}
+	if n < 2 {
+		return 0, 0
+	}
+	mean = sum / n
+	if v := sq/n - mean*mean; v > 1e-12 {
+		sd = math.Sqrt(v)
+	}
+	return mean, sd
+}
+
+// encoderReach is the share of a chunk's text the encoder reads (its
+// vector embeds index.EncoderText, at most maxEncodedChars bytes): a long
+// page's vector is its opening, and its cosine speaks for the page only
+// that far.
+func encoderReach(ch *index.Chunk) float64 {
+	n := len(ch.Text)
+	if ch.Title != "" {
+		n += len(ch.Title) + 2
+	}
+	if n <= maxEncodedChars {
+		return 1
+	}
+	return float64(maxEncodedChars) / float64(n)
 }
 
 // askedKinds returns the kinds the question asks for by name.
@@ -657,12 +733,15 @@ func (e *Engine) askedKinds(q string) map[string]bool {
 	return out
 }
 
-// order sorts the pool: exact address hits first, then rerank score plus
-// the kind boost.
+// order sorts the pool: exact address hits first, then the fused order
+// key (or the rerank score) plus the kind boost.
 func (e *Engine) order(q string, p *index.Partition, cands []*cand) []*cand {
 	kinds := e.askedKinds(q)
 	key := func(c *cand) float64 {
 		k := c.rerank
+		if c.key != 0 {
+			k = c.key
+		}
 		if kinds[p.Chunk(c.slot).Kind] {
 			k += e.cfg.KindBoost
 		}
