@@ -25,11 +25,12 @@ func TestValidateReportsEverything(t *testing.T) {
 	cfg.Upstream.IdleTimeout = 0
 	cfg.Stages.Gate.Prefloor = 2
 	cfg.Stages.Verify.Mode = "loose"
+	cfg.Server.EventLoop = "yes"
 	err := cfg.Validate()
 	if err == nil {
 		t.Fatal("invalid config accepted")
 	}
-	for _, want := range []string{"upstream.idle_timeout", "gate.prefloor", "verify.mode"} {
+	for _, want := range []string{"upstream.idle_timeout", "gate.prefloor", "verify.mode", "server.event_loop: must be off or on"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %s", err, want)
 		}

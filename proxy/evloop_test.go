@@ -147,5 +147,33 @@ func TestEventLoopUpstreamRefusedAndDown(t *testing.T) {
 	if resp.StatusCode != 502 || !strings.Contains(events[0], "upstream_unavailable") {
 		t.Errorf("upstream down: got %d %s, want 502 upstream_unavailable", resp.StatusCode, events)
 	}
-	_, _ = io.Discard.Write(nil)
+}
+
+// Shutdown ends the loop's streams: the client's stream ends and the
+// upstream connection is closed.
+func TestEventLoopShutdownEndsStreams(t *testing.T) {
+	tc := testConfig()
+	tc.Pipeline.Enabled = false
+	loopOn(&tc)
+	tc.Mock.Pace = time.Second
+	tc.Mock.ChunkRunes = 1
+	ts := startProxy(t, tc, nil)
+	resp, err := http.Post(ts.base+"/chat/completions", "application/json", strings.NewReader(streamBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	if _, err := br.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // no grace: the open stream is ended
+	ts.srv.Shutdown(ctx)
+	io.Copy(io.Discard, br) // returns: the stream ended
+	wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer wcancel()
+	if _, err := ts.mock.WaitClosed(wctx); err != nil {
+		t.Fatalf("the upstream stream was not closed at shutdown: %v", err)
+	}
 }
