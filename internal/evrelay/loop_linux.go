@@ -745,8 +745,9 @@ func (l *Loop) upstreamReadable(u *conn) {
 	}
 }
 
-// upstreamBurst reads one burst, at most MaxPending bytes, and relays it;
-// it reports whether it stopped at that cap with the socket not drained.
+// upstreamBurst reads one burst, until the client would have MaxPending
+// bytes waiting (one read more at most), and relays it; it reports
+// whether it stopped at that cap with the socket not drained.
 func (l *Loop) upstreamBurst(u *conn) bool {
 	c := u.peer
 	if c == nil {
@@ -765,7 +766,7 @@ func (l *Loop) upstreamBurst(u *conn) bool {
 			}
 			break
 		}
-		if len(l.data) >= MaxPending {
+		if len(c.out)+len(l.data) >= MaxPending {
 			capped = true
 			break
 		}
