@@ -177,3 +177,23 @@ func TestEventLoopShutdownEndsStreams(t *testing.T) {
 		t.Fatalf("the upstream stream was not closed at shutdown: %v", err)
 	}
 }
+
+// A connection the loop keeps between requests is closed once it stayed
+// quiet for server.idle_timeout.
+func TestEventLoopIdleConnectionClosed(t *testing.T) {
+	ts := startServer(t, func(c *testCfg) { loopOn(c); c.Server.IdleTimeout = time.Millisecond })
+	c, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(ts.base, "http://"), "/v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(streamBody), streamBody)
+	if resp, events := readStream(t, br); resp.StatusCode != 200 || len(events) < 2 {
+		t.Fatalf("status %d, events %q", resp.StatusCode, events)
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second)) // a bound on a failing test, not a timing check
+	if n, err := br.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("idle connection: read %d, %v; want io.EOF (closed by the loop)", n, err)
+	}
+}
