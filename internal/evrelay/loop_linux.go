@@ -22,25 +22,6 @@ const (
 	kindWake // the loop's eventfd: streams started or cancelled, or Close
 )
 
-// Body framings of an upstream answer.
-const (
-	bodyNone = iota
-	bodyLength
-	bodyChunked
-)
-
-// States of the chunked-body decoder.
-const (
-	csSize = iota
-	csExt
-	csData
-	csDataCR
-	csDataLF
-	csTrailer
-	csTrailerLine
-	csTrailerLF
-)
-
 const maxHeader = 64 << 10 // upstream answer header bytes
 
 var crlf2 = []byte("\r\n\r\n")
@@ -77,11 +58,10 @@ type conn struct {
 	status     int
 	ctype      []byte
 	whole      []byte // the body of an answer that is not relayed
-	body       uint8
-	remain     int64
-	cs         uint8
-	digits     int
-	poolIdx    int // index in the pool while idle, -1 in use
+	body       Framing
+	remain     int64     // bytes left of a Content-Length body
+	dc         Dechunker // a chunked body's decoder
+	poolIdx    int       // index in the pool while idle, -1 in use
 }
 
 type cancelReq struct {
@@ -915,10 +895,10 @@ func (l *Loop) answer(u *conn, b []byte) (bool, error) {
 		defer func() { u.in = u.in[:0] }()
 	}
 	switch u.body {
-	case bodyNone:
+	case BodyNone:
 		u.noReuse = u.noReuse || len(b) > 0
 		return true, nil
-	case bodyLength:
+	case BodyLength:
 		take := min(int64(len(b)), u.remain)
 		l.data = append(l.data, b[:take]...)
 		u.remain -= take
@@ -930,148 +910,25 @@ func (l *Loop) answer(u *conn, b []byte) (bool, error) {
 
 // answerHead parses the answer's header h.
 func (l *Loop) answerHead(u *conn, h []byte) error {
-	line, rest, _ := bytes.Cut(h, []byte("\r\n"))
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
-		return ErrBadAnswer
-	}
-	code, err := strconv.Atoi(string(line[9:12]))
-	if err != nil {
-		return ErrBadAnswer
-	}
-	u.status = code
-	u.body, u.remain, u.cs, u.digits = bodyNone, 0, csSize, 0
-	u.noReuse = false
-	u.ctype = u.ctype[:0]
 	u.whole = u.whole[:0]
-	length := int64(-1)
-	for len(rest) > 2 {
-		var hl []byte
-		hl, rest, _ = bytes.Cut(rest, []byte("\r\n"))
-		name, val, ok := bytes.Cut(hl, []byte(":"))
-		if !ok {
-			return ErrBadAnswer
-		}
-		val = bytes.TrimSpace(val)
-		switch {
-		case bytes.EqualFold(name, []byte("Content-Length")):
-			n, err := strconv.ParseInt(string(val), 10, 64)
-			if err != nil || n < 0 {
-				return ErrBadAnswer
-			}
-			length = n
-		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
-			if !bytes.EqualFold(val, []byte("chunked")) {
-				return ErrBadAnswer
-			}
-			u.body = bodyChunked
-		case bytes.EqualFold(name, []byte("Content-Type")):
-			u.ctype = append(u.ctype, val...)
-		case bytes.EqualFold(name, []byte("Connection")):
-			u.noReuse = bytes.EqualFold(val, []byte("close"))
-		}
+	u.dc = Dechunker{}
+	a, err := ParseAnswerHead(h, false, u.ctype[:0])
+	u.status, u.ctype = a.Status, a.ContentType
+	if err != nil {
+		return err
 	}
-	switch {
-	case code < 200 || code == 204 || code == 304:
-		u.body = bodyNone
-	case u.body == bodyChunked:
-	case length >= 0:
-		u.body, u.remain = bodyLength, length
-		if length == 0 {
-			u.body = bodyNone
-		}
-	default:
-		return ErrBadAnswer // read to close: not supported
-	}
+	u.body, u.remain, u.noReuse = a.Body, a.Length, a.Close
 	mt, _, _ := bytes.Cut(u.ctype, []byte(";"))
-	u.relay = code == 200 && bytes.EqualFold(bytes.TrimSpace(mt), []byte("text/event-stream"))
+	u.relay = a.Status == 200 && bytes.EqualFold(bytes.TrimSpace(mt), []byte("text/event-stream"))
 	return nil
 }
 
 // dechunk decodes chunked body bytes b into l.data, reporting whether the
 // last chunk (and its trailer) has come.
 func (l *Loop) dechunk(u *conn, b []byte) (bool, error) {
-	for len(b) > 0 {
-		switch u.cs {
-		case csSize:
-			ch := b[0]
-			switch {
-			case ch >= '0' && ch <= '9', ch >= 'a' && ch <= 'f', ch >= 'A' && ch <= 'F':
-				if u.digits == 15 {
-					return false, ErrBadAnswer
-				}
-				u.remain = u.remain<<4 | int64(unhex(ch))
-				u.digits++
-				b = b[1:]
-			case u.digits > 0 && (ch == '\r' || ch == ';' || ch == ' ' || ch == '\t'):
-				u.cs = csExt
-			default:
-				return false, ErrBadAnswer
-			}
-		case csExt:
-			i := bytes.IndexByte(b, '\n')
-			if i < 0 {
-				return false, nil
-			}
-			b = b[i+1:]
-			u.digits = 0
-			if u.remain == 0 {
-				u.cs = csTrailer
-			} else {
-				u.cs = csData
-			}
-		case csData:
-			take := min(int64(len(b)), u.remain)
-			l.data = append(l.data, b[:take]...)
-			b = b[take:]
-			if u.remain -= take; u.remain == 0 {
-				u.cs = csDataCR
-			}
-		case csDataCR, csDataLF:
-			if b[0] == '\r' && u.cs == csDataCR {
-				u.cs = csDataLF
-				b = b[1:]
-				continue
-			}
-			if b[0] != '\n' {
-				return false, ErrBadAnswer
-			}
-			b = b[1:]
-			u.cs = csSize
-		case csTrailer:
-			switch b[0] {
-			case '\r':
-				u.cs = csTrailerLF
-				b = b[1:]
-			case '\n':
-				u.noReuse = u.noReuse || len(b) > 1
-				return true, nil
-			default:
-				u.cs = csTrailerLine
-			}
-		case csTrailerLine:
-			i := bytes.IndexByte(b, '\n')
-			if i < 0 {
-				return false, nil
-			}
-			b = b[i+1:]
-			u.cs = csTrailer
-		case csTrailerLF:
-			if b[0] != '\n' {
-				return false, ErrBadAnswer
-			}
-			u.noReuse = u.noReuse || len(b) > 1
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
+	var done, extra bool
+	var err error
+	l.data, done, extra, err = u.dc.Decode(l.data, b)
+	u.noReuse = u.noReuse || extra
+	return done, err
 }

@@ -44,6 +44,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/answer-guard/guard/internal/evrelay"
 	"github.com/valyala/fasthttp"
 	"golang.org/x/sys/unix"
 )
@@ -106,26 +107,6 @@ const (
 	kindWake // the loop's eventfd: connections handed over by the fasthttp front
 )
 
-// Body framings of a response, as the upstream sent it (the client gets
-// the same framing).
-const (
-	bodyNone = iota
-	bodyLength
-	bodyChunked
-)
-
-// States of the chunked-body decoder.
-const (
-	csSize = iota
-	csExt
-	csData
-	csDataCR
-	csDataLF
-	csTrailer
-	csTrailerLine
-	csTrailerLF
-)
-
 const (
 	maxHeader  = 64 << 10  // request or response header bytes
 	maxRequest = 1 << 20   // a whole request held while incomplete or pipelined
@@ -163,10 +144,9 @@ type conn struct {
 	req        []byte // the request, kept until the first answer byte (for the retry)
 	headReq    bool   // the request was a HEAD: no body follows the answer's header
 	hdrDone    bool
-	body       uint8
-	remain     int64 // bytes left of a Content-Length body or of the current chunk
-	cs         uint8
-	digits     int
+	body       evrelay.Framing // as the upstream sent it (the client gets the same framing)
+	remain     int64           // bytes left of a Content-Length body
+	dc         evrelay.Dechunker
 	poolIdx    int // index in the loop's pool while idle, -1 in use
 }
 
@@ -184,6 +164,7 @@ type loop struct {
 	head   []byte // the response header going to the client in this burst
 	data   []byte // the answer bytes of this burst, decoded
 	frame  []byte // what one write sends
+	ctype  []byte // the answer's Content-Type while its header is parsed
 	events []unix.EpollEvent
 	polled bool // the last wait found events
 
@@ -769,7 +750,7 @@ func (l *loop) upstreamReadable(u *conn) {
 // reports whether the client is still open.
 func (l *loop) write(c, u *conn, done bool) bool {
 	f := append(l.frame[:0], l.head...)
-	if u.body == bodyChunked {
+	if u.body == evrelay.BodyChunked {
 		if len(l.data) > 0 {
 			f = appendHex(f, len(l.data))
 			f = append(f, '\r', '\n')
@@ -834,10 +815,10 @@ func (l *loop) answer(u *conn, b []byte) (bool, error) {
 		defer func() { u.in = u.in[:0] }()
 	}
 	switch u.body {
-	case bodyNone:
+	case evrelay.BodyNone:
 		u.noReuse = u.noReuse || len(b) > 0
 		return true, nil
-	case bodyLength:
+	case evrelay.BodyLength:
 		take := min(int64(len(b)), u.remain)
 		l.data = append(l.data, b[:take]...)
 		u.remain -= take
@@ -849,165 +830,41 @@ func (l *loop) answer(u *conn, b []byte) (bool, error) {
 
 // answerHead parses the answer's header h and appends the client's.
 func (l *loop) answerHead(u *conn, h []byte) error {
-	line, rest, _ := bytes.Cut(h, []byte("\r\n"))
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
-		return errors.New("bad status line")
-	}
-	status := line[9:]
-	code, err := strconv.Atoi(string(status[:3]))
+	u.dc = evrelay.Dechunker{}
+	a, err := evrelay.ParseAnswerHead(h, u.headReq, l.ctype[:0])
+	l.ctype = a.ContentType
 	if err != nil {
-		return errors.New("bad status")
+		return err
 	}
-	u.body, u.remain, u.cs, u.digits = bodyNone, 0, csSize, 0
-	u.noReuse = false
-	length := int64(-1)
-	var ctype []byte
-	for len(rest) > 2 {
-		var hl []byte
-		hl, rest, _ = bytes.Cut(rest, []byte("\r\n"))
-		name, val, ok := bytes.Cut(hl, []byte(":"))
-		if !ok {
-			return errors.New("bad header line")
-		}
-		val = bytes.TrimSpace(val)
-		switch {
-		case bytes.EqualFold(name, []byte("Content-Length")):
-			n, err := strconv.ParseInt(string(val), 10, 64)
-			if err != nil || n < 0 {
-				return errors.New("bad Content-Length")
-			}
-			length = n
-		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
-			if !bytes.EqualFold(val, []byte("chunked")) {
-				return errors.New("unsupported Transfer-Encoding")
-			}
-			u.body = bodyChunked
-		case bytes.EqualFold(name, []byte("Content-Type")):
-			ctype = val
-		case bytes.EqualFold(name, []byte("Connection")):
-			u.noReuse = bytes.EqualFold(val, []byte("close"))
-		}
-	}
-	noBody := u.headReq || code < 200 || code == 204 || code == 304
-	switch {
-	case noBody:
-		u.body = bodyNone
-	case u.body == bodyChunked:
-	case length >= 0:
-		u.body, u.remain = bodyLength, length
-	default:
-		return errors.New("answer without a length") // read to close: not supported here
-	}
+	u.body, u.remain, u.noReuse = a.Body, a.Length, a.Close
 	h2 := append(l.head, "HTTP/1.1 "...)
-	h2 = append(h2, status...)
+	h2 = append(h2, a.StatusText...)
 	h2 = append(h2, "\r\nServer: evproxy\r\n"...)
-	if len(ctype) > 0 {
+	if len(a.ContentType) > 0 {
 		h2 = append(h2, "Content-Type: "...)
-		h2 = append(h2, ctype...)
+		h2 = append(h2, a.ContentType...)
 		h2 = append(h2, '\r', '\n')
 	}
 	switch {
-	case u.body == bodyChunked:
+	case a.Body == evrelay.BodyChunked:
 		h2 = append(h2, "Transfer-Encoding: chunked\r\n"...)
-	case length >= 0:
+	case a.Length >= 0:
 		h2 = append(h2, "Content-Length: "...)
-		h2 = strconv.AppendInt(h2, length, 10)
+		h2 = strconv.AppendInt(h2, a.Length, 10)
 		h2 = append(h2, '\r', '\n')
 	}
 	l.head = append(h2, '\r', '\n')
-	if length == 0 && u.body == bodyLength {
-		u.body = bodyNone
-	}
 	return nil
 }
 
 // dechunk decodes chunked body bytes b into l.data, reporting whether the
 // last chunk (and its trailer) has come.
 func (l *loop) dechunk(u *conn, b []byte) (bool, error) {
-	for len(b) > 0 {
-		switch u.cs {
-		case csSize:
-			ch := b[0]
-			switch {
-			case ch >= '0' && ch <= '9', ch >= 'a' && ch <= 'f', ch >= 'A' && ch <= 'F':
-				if u.digits == 15 {
-					return false, errors.New("chunk too large")
-				}
-				u.remain = u.remain<<4 | int64(unhex(ch))
-				u.digits++
-				b = b[1:]
-			case u.digits > 0 && (ch == '\r' || ch == ';' || ch == ' ' || ch == '\t'):
-				u.cs = csExt
-			default:
-				return false, errors.New("bad chunk size")
-			}
-		case csExt:
-			i := bytes.IndexByte(b, '\n')
-			if i < 0 {
-				return false, nil
-			}
-			b = b[i+1:]
-			u.digits = 0
-			if u.remain == 0 {
-				u.cs = csTrailer
-			} else {
-				u.cs = csData
-			}
-		case csData:
-			take := min(int64(len(b)), u.remain)
-			l.data = append(l.data, b[:take]...)
-			b = b[take:]
-			if u.remain -= take; u.remain == 0 {
-				u.cs = csDataCR
-			}
-		case csDataCR, csDataLF:
-			if b[0] == '\r' && u.cs == csDataCR {
-				u.cs = csDataLF
-				b = b[1:]
-				continue
-			}
-			if b[0] != '\n' {
-				return false, errors.New("bad chunk end")
-			}
-			b = b[1:]
-			u.cs = csSize
-		case csTrailer:
-			switch b[0] {
-			case '\r':
-				u.cs = csTrailerLF
-				b = b[1:]
-			case '\n':
-				u.noReuse = u.noReuse || len(b) > 1
-				return true, nil
-			default:
-				u.cs = csTrailerLine
-			}
-		case csTrailerLine:
-			i := bytes.IndexByte(b, '\n')
-			if i < 0 {
-				return false, nil
-			}
-			b = b[i+1:]
-			u.cs = csTrailer
-		case csTrailerLF:
-			if b[0] != '\n' {
-				return false, errors.New("bad trailer end")
-			}
-			u.noReuse = u.noReuse || len(b) > 1
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
+	var done, extra bool
+	var err error
+	l.data, done, extra, err = u.dc.Decode(l.data, b)
+	u.noReuse = u.noReuse || extra
+	return done, err
 }
 
 // request is what evproxy keeps of a client's request; its slices point
