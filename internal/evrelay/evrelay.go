@@ -19,6 +19,10 @@
 // wait for a slow client, closes the upstream connection when the client
 // goes away, and ends a stream the caller cancels (a timeout, a revoked
 // key, server shutdown). It is Linux only (New fails elsewhere).
+//
+// The answer-header parser (ParseAnswerHead) and the chunk decoder
+// (Dechunker) are exported for bench/anchor/evproxy, the event-loop floor
+// this package was built from, so the two loops share one copy of them.
 package evrelay
 
 import (
