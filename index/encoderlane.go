@@ -42,15 +42,18 @@ func EncoderText(c *Chunk) string {
 	if c.Title != "" {
 		text = c.Title + ". " + text
 	}
-	const maxChars = 600
-	if len(text) <= maxChars {
+	if len(text) <= EncoderMaxChars {
 		return text
 	}
-	if i := strings.LastIndexByte(text[:maxChars], ' '); i > maxChars/2 {
+	if i := strings.LastIndexByte(text[:EncoderMaxChars], ' '); i > EncoderMaxChars/2 {
 		return text[:i]
 	}
-	return text[:maxChars]
+	return text[:EncoderMaxChars]
 }
+
+// EncoderMaxChars bounds the bytes of a passage (title included) or a
+// question that the embedded encoder reads.
+const EncoderMaxChars = 600
 
 // defaultEncoder returns the embedded encoder (loaded once per process).
 func defaultEncoder() (Encoder, error) {

@@ -440,10 +440,11 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	res.RerankActive = e.rerank(ctx, p, q.Text, cands, degrade)
 	ordered := e.order(q.Text, p, cands)
 	var slots []int
-	res.Candidates, slots = e.cut(ordered, p)
+	var cos []float64
+	res.Candidates, slots, cos = e.cut(ordered, p)
 	if e.sem != nil {
 		cpustage.Semantic.Enter()
-		e.sem.fill(p, q.Text, localQ[0], slots, res.Candidates, func(text string) []float32 {
+		e.sem.fill(p, q.Text, localQ[0], slots, cos, res.Candidates, func(text string) []float32 {
 			sum := ""
 			if c, ok := e.sem.enc.(checksummer); ok {
 				sum = c.Checksum()
@@ -762,25 +763,34 @@ func (e *Engine) order(q string, p *index.Partition, cands []*cand) []*cand {
 
 // cut keeps the top k, then adds per-kind reserves from the rest of the
 // ordered pool.
-func (e *Engine) cut(ordered []*cand, p *index.Partition) ([]Candidate, []int) {
+func (e *Engine) cut(ordered []*cand, p *index.Partition) ([]Candidate, []int, []float64) {
 	n := min(e.cfg.TopK, len(ordered))
 	out := make([]Candidate, 0, n+4)
 	slots := make([]int, 0, n+4)
-	have := map[string]int{}
-	for _, c := range ordered[:n] {
+	var cos []float64 // the kept candidates' encoder cosines, nil unless every one has it
+	if len(ordered) > 0 && ordered[0].hasCos {
+		cos = make([]float64, 0, n+4)
+	}
+	keep := func(c *cand) {
 		out = append(out, e.candidate(c, p))
 		slots = append(slots, c.slot)
+		if cos != nil {
+			cos = append(cos, c.cos)
+		}
+	}
+	have := map[string]int{}
+	for _, c := range ordered[:n] {
+		keep(c)
 		have[p.Chunk(c.slot).Kind]++
 	}
 	for _, c := range ordered[n:] {
 		kind := p.Chunk(c.slot).Kind
 		if have[kind] < e.cfg.Reserves[kind] {
-			out = append(out, e.candidate(c, p))
-			slots = append(slots, c.slot)
+			keep(c)
 			have[kind]++
 		}
 	}
-	return out, slots
+	return out, slots, cos
 }
 
 func (e *Engine) candidate(c *cand, p *index.Partition) Candidate {

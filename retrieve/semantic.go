@@ -106,7 +106,7 @@ func (s *semantic) passage(p *index.Partition, slot int, embed bool) *passageSem
 // are the snapshot's: nothing is encoded here. Otherwise (hashed or
 // remote dense lane) the question (through embedQ, which may cache it)
 // and the passages are encoded here, the passages once each (cached).
-func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int, cands []Candidate, embedQ func(string) []float32) {
+func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int, cos []float64, cands []Candidate, embedQ func(string) []float32) {
 	if len(cands) == 0 {
 		return
 	}
@@ -120,9 +120,12 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 	pss := make([]*passageSem, len(cands))
 	for i := range cands {
 		ps := s.passage(p, slots[i], !own)
-		if own {
+		switch {
+		case own && cos != nil:
+			cands[i].Sim = cos[i] // the pool's cosine (RetrieveFrom): the same product
+		case own:
 			cands[i].Sim = p.Cosine(qv, slots[i])
-		} else {
+		default:
 			cands[i].Sim = encoder.Cosine(qv, ps.vec)
 		}
 		pss[i] = ps
@@ -167,8 +170,9 @@ func (s *semantic) coverage(q, p []string) (mean, worst float64) {
 // maxEncodedChars bounds the text the encoder reads of a passage or a
 // question: its cost grows with the square of the tokens, and a sentence
 // encoder's vector of a long page is mostly its opening anyway (the word
-// vectors still read the whole passage).
-const maxEncodedChars = 600
+// vectors still read the whole passage). It is the index's bound, so a
+// question and the passages' vectors are cut alike.
+const maxEncodedChars = index.EncoderMaxChars
 
 // lead is s cut to at most n bytes at a space.
 func lead(s string, n int) string {
