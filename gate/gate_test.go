@@ -256,3 +256,41 @@ func TestOnTopicBelowBailOut(t *testing.T) {
 		})
 	}
 }
+
+// on_topic_sim applies to a corpus that keeps to one topic: when the
+// partition's coherence is below on_topic_coherence (a mixed archive), a
+// question close in meaning to some passages goes per off_topic; an index
+// that keeps no coherence (0, built before it was measured) and the check
+// off (0) leave on_topic_sim alone to decide.
+func TestOnTopicCoherence(t *testing.T) {
+	pool := func(coh float64) []Candidate {
+		return []Candidate{
+			{ID: "hours", Kind: "library", Title: "Opening hours", Relevance: 0.10, Sim: 0.45, Semantic: true, Coherence: coh},
+			{ID: "van", Kind: "library", Title: "Van hire", Relevance: 0.05, Sim: 0.20, Semantic: true, Coherence: coh},
+		}
+	}
+	for _, tc := range []struct {
+		name      string
+		coh, min  float64
+		offTopic  string
+		want      Decision
+		onTopic   bool
+		offTopicC bool
+	}{
+		{"one topic: refused as on-topic", 0.50, 0.35, OffTopicFallback, Refuse, true, false},
+		{"at the threshold", 0.35, 0.35, OffTopicFallback, Refuse, true, false},
+		{"mixed archive: general knowledge", 0.30, 0.35, OffTopicFallback, Fallback, false, false},
+		{"mixed archive, off_topic: refuse", 0.30, 0.35, OffTopicRefuse, Refuse, false, true},
+		{"index without coherence: on_topic_sim decides", 0, 0.35, OffTopicFallback, Refuse, true, false},
+		{"check off", 0.30, 0, OffTopicFallback, Refuse, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.OnTopicSim, cfg.OnTopicCoherence, cfg.OffTopic, cfg.PrimaryKind = 0.30, tc.min, tc.offTopic, ""
+			o := Decide(cfg, pool(tc.coh), true)
+			if o.Decision != tc.want || o.Checks["on_topic"] != tc.onTopic || o.Checks["off_topic"] != tc.offTopicC {
+				t.Fatalf("decision %s on_topic %v off_topic %v, want %s %v %v", o.Decision, o.Checks["on_topic"], o.Checks["off_topic"], tc.want, tc.onTopic, tc.offTopicC)
+			}
+		})
+	}
+}

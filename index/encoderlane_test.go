@@ -274,3 +274,80 @@ func TestEmbedderConfigValues(t *testing.T) {
 		t.Errorf("default embedder %q, want use", got)
 	}
 }
+
+// pairCoherence is the mean cosine between the encoder vectors of two
+// different live chunks of p, pair by pair.
+func pairCoherence(p *Partition) float64 {
+	var sum float64
+	n := 0
+	for i := range p.Chunks() {
+		for j := range p.Chunks() {
+			if i != j {
+				sum += encoder.Cosine(p.vec(i), p.vec(j))
+				n++
+			}
+		}
+	}
+	return sum / float64(n)
+}
+
+// TestCoherenceKept: build and add keep the partition's coherence (the
+// mean encoder cosine between two of its chunks) in the manifest, and a
+// snapshot built before it was kept still loads, reporting none (the
+// gate then applies on_topic_sim alone).
+func TestCoherenceKept(t *testing.T) {
+	dir, man := buildFAQ(t, DefaultConfig())
+	c := man.Partitions[0].DenseCoherence
+	if c == nil {
+		t.Fatal("manifest keeps no dense_coherence")
+	}
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Partition("default", "default")
+	got, ok := p.Coherence()
+	if want := pairCoherence(p); !ok || got != *c || got < want-0.002 || got > want+0.002 {
+		t.Errorf("Coherence() = %v, %v; manifest %v; pair by pair %v", got, ok, *c, want)
+	}
+	s.Close()
+
+	extra := filepath.Join(t.TempDir(), "extra.jsonl")
+	if err := os.WriteFile(extra, []byte(`{"id":"moon","text":"The Moon's far side was first photographed by Luna 3 in October 1959."}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	added := filepath.Join(t.TempDir(), "added")
+	aman, err := Add(context.Background(), DefaultConfig(), dir, []string{extra}, nil, added, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ac := aman.Partitions[0].DenseCoherence; ac == nil || *ac >= *c {
+		t.Errorf("coherence after adding an unrelated passage: %v, want below %v", ac, *c)
+	}
+
+	// A manifest without the key: the snapshot of an earlier build.
+	path := filepath.Join(dir, "manifest.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, pi := range m["partitions"].([]any) {
+		delete(pi.(map[string]any), "dense_coherence")
+	}
+	b, _ = json.Marshal(m)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old, err := Load(dir)
+	if err != nil {
+		t.Fatalf("a snapshot without dense_coherence: %v, want it loaded", err)
+	}
+	defer old.Close()
+	if got, ok := old.Partition("default", "default").Coherence(); ok {
+		t.Errorf("Coherence() of a snapshot without it = %v, true; want none", got)
+	}
+}
