@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -290,6 +291,29 @@ func TestOnTopicCoherence(t *testing.T) {
 			o := Decide(cfg, pool(tc.coh), true)
 			if o.Decision != tc.want || o.Checks["on_topic"] != tc.onTopic || o.Checks["off_topic"] != tc.offTopicC {
 				t.Fatalf("decision %s on_topic %v off_topic %v, want %s %v %v", o.Decision, o.Checks["on_topic"], o.Checks["off_topic"], tc.want, tc.onTopic, tc.offTopicC)
+			}
+		})
+	}
+}
+
+// BenchmarkDecideOnTopic is Decide's cost on a turn below bail-out that
+// reaches the on_topic_sim check (16 semantic candidates), with the
+// on_topic_coherence check (a mixed corpus: general knowledge) and
+// without (0: refused as on-topic).
+func BenchmarkDecideOnTopic(b *testing.B) {
+	cands := make([]Candidate, 16)
+	for i := range cands {
+		cands[i] = Candidate{ID: "c", Kind: "library", Title: "Opening hours", Relevance: 0.1, Rerank: 0.3, Sim: 0.45 - float64(i)/100, Semantic: true, Coherence: 0.3}
+	}
+	for _, coh := range []float64{0.35, 0} {
+		b.Run(fmt.Sprintf("on_topic_coherence=%v", coh), func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.OnTopicCoherence = coh
+			b.ReportAllocs()
+			for b.Loop() {
+				if o := Decide(cfg, cands, true); o.Checks["on_topic"] != (coh == 0) {
+					b.Fatalf("on_topic %v with on_topic_coherence %v", o.Checks["on_topic"], coh)
+				}
 			}
 		})
 	}
