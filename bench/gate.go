@@ -893,6 +893,13 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 			strings.Join(trainAll, ", ") + "; each set weighs the same; relevance's question-level scale on every training set, answerability's on the dev corpora, classes balanced (guard bench quality --gate --fit)"
 		shipped.answer.Fit = "answerability (label: the passage answers the question); " + how
 		shipped.relevance.Fit = "relevance (label: the passage answers the question or is on its topic); " + how
+		// The coherence background takes effect in the next build (it is
+		// embedded), so a changed one needs a second run to be measured.
+		bgPath := filepath.Join(filepath.Dir(filepath.Dir(modelPath)), "index", "coherence_background.json")
+		if err := WriteEncoderBackground(dataDir, bgPath); err != nil {
+			return rep, fmt.Errorf("coherence background: %w", err)
+		}
+		fmt.Fprintf(w, "gate: wrote the encoder's coherence background to %s\n", bgPath)
 		for path, m := range map[string]gate.AnswerModel{modelPath: shipped.answer,
 			filepath.Join(filepath.Dir(modelPath), "relevancemodel.json"): shipped.relevance} {
 			b, _ := json.MarshalIndent(m, "", "  ")

@@ -35,10 +35,10 @@ type Candidate struct {
 	Focus, FocusMiss, FocusWorst, SentSoft float64
 	Semantic                               bool
 	// Coherence is the queried partition's topical coherence (the mean
-	// encoder cosine between two of its passages, measured at index
-	// build), meaningful when Semantic is set; 0 when the index keeps
-	// none (built before it was measured). gate.on_topic_coherence
-	// compares it.
+	// cosine between two of its passages' encoder vectors relative to the
+	// encoder's background, measured at index build), meaningful when
+	// Semantic is set; 0 when the index keeps none (built before it was
+	// measured). gate.on_topic_coherence compares it.
 	Coherence float64
 	// Relevance is the relevance model's calibrated probability that the
 	// passage is about the question (set by RelevanceModel.Rate after

@@ -278,11 +278,11 @@ func TestOnTopicCoherence(t *testing.T) {
 		onTopic   bool
 		offTopicC bool
 	}{
-		{"one topic: refused as on-topic", 0.50, 0.35, OffTopicFallback, Refuse, true, false},
-		{"at the threshold", 0.35, 0.35, OffTopicFallback, Refuse, true, false},
-		{"mixed archive: general knowledge", 0.30, 0.35, OffTopicFallback, Fallback, false, false},
-		{"mixed archive, off_topic: refuse", 0.30, 0.35, OffTopicRefuse, Refuse, false, true},
-		{"index without coherence: on_topic_sim decides", 0, 0.35, OffTopicFallback, Refuse, true, false},
+		{"one topic: refused as on-topic", 0.50, 0.40, OffTopicFallback, Refuse, true, false},
+		{"at the threshold", 0.40, 0.40, OffTopicFallback, Refuse, true, false},
+		{"mixed archive: general knowledge", 0.35, 0.40, OffTopicFallback, Fallback, false, false},
+		{"mixed archive, off_topic: refuse", 0.35, 0.40, OffTopicRefuse, Refuse, false, true},
+		{"index without coherence: on_topic_sim decides", 0, 0.40, OffTopicFallback, Refuse, true, false},
 		{"check off", 0.30, 0, OffTopicFallback, Refuse, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -305,7 +305,7 @@ func BenchmarkDecideOnTopic(b *testing.B) {
 	for i := range cands {
 		cands[i] = Candidate{ID: "c", Kind: "library", Title: "Opening hours", Relevance: 0.1, Rerank: 0.3, Sim: 0.45 - float64(i)/100, Semantic: true, Coherence: 0.3}
 	}
-	for _, coh := range []float64{0.35, 0} {
+	for _, coh := range []float64{0.40, 0} {
 		b.Run(fmt.Sprintf("on_topic_coherence=%v", coh), func(b *testing.B) {
 			cfg := DefaultConfig()
 			cfg.OnTopicCoherence = coh

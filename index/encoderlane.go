@@ -270,49 +270,6 @@ func calibrateEncoder(a AnchorConfig, enc Encoder, pd *partData, cache *vecCache
 		[3]float64{rmed, rp99, sd}
 }
 
-// coherence is the mean cosine between the encoder vectors of two
-// different live chunks of pd, nil without encoder vectors or with fewer
-// than two live chunks. Over n unit vectors it is (|sum|^2 - n) / (n(n-1)):
-// one pass, O(n x dims).
-func coherence(pd *partData) *float64 {
-	n := len(pd.deleted)
-	if len(pd.enc) == 0 || n == 0 || len(pd.enc)%n != 0 {
-		return nil
-	}
-	d := len(pd.enc) / n
-	sum := make([]float64, d)
-	var self float64
-	live := 0
-	for i := range n {
-		if pd.deleted[i] {
-			continue
-		}
-		live++
-		for j, x := range pd.enc[i*d : (i+1)*d] {
-			sum[j] += float64(x)
-			self += float64(x) * float64(x)
-		}
-	}
-	if live < 2 {
-		return nil
-	}
-	var sq float64
-	for _, x := range sum {
-		sq += x * x
-	}
-	c := math.Round((sq-self)/float64(live*(live-1))*1000) / 1000 // three decimals, as the anchors
-	return &c
-}
-
-// Coherence is the partition's DenseCoherence (the mean encoder cosine
-// between two of its chunks) and whether the snapshot keeps it.
-func (p *Partition) Coherence() (float64, bool) {
-	if p.coherence == nil {
-		return 0, false
-	}
-	return *p.coherence, true
-}
-
 // CheckEmbedder refuses a configuration whose index.embedder differs from
 // the one that built the snapshot: the dense lane's query vectors would
 // live in another space than the stored ones.
@@ -361,6 +318,8 @@ func (p *Partition) loadEncoder(dir string, pi PartitionInfo, man Manifest) erro
 	if pi.DenseCalibration != nil {
 		p.encCalib = *pi.DenseCalibration
 	}
-	p.coherence = pi.DenseCoherence
+	if pi.DenseCoherence != nil && pi.DenseCoherenceBasis == coherenceBasis() {
+		p.coherence = pi.DenseCoherence
+	}
 	return nil
 }

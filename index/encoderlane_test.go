@@ -276,14 +276,25 @@ func TestEmbedderConfigValues(t *testing.T) {
 }
 
 // pairCoherence is the mean cosine between the encoder vectors of two
-// different live chunks of p, pair by pair.
-func pairCoherence(p *Partition) float64 {
+// different live chunks of p relative to the background, pair by pair.
+func pairCoherence(t *testing.T, p *Partition) float64 {
+	bg, err := background()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := func(i int) []float32 {
+		v := slices.Clone(p.vec(i))
+		for j := range v {
+			v[j] -= float32(bg[j])
+		}
+		return v
+	}
 	var sum float64
 	n := 0
 	for i := range p.Chunks() {
 		for j := range p.Chunks() {
 			if i != j {
-				sum += encoder.Cosine(p.vec(i), p.vec(j))
+				sum += encoder.Cosine(rel(i), rel(j))
 				n++
 			}
 		}
@@ -292,14 +303,15 @@ func pairCoherence(p *Partition) float64 {
 }
 
 // TestCoherenceKept: build and add keep the partition's coherence (the
-// mean encoder cosine between two of its chunks) in the manifest, and a
-// snapshot built before it was kept still loads, reporting none (the
-// gate then applies on_topic_sim alone).
+// mean cosine between two of its chunks' encoder vectors relative to the
+// background) and its basis in the manifest; a snapshot built before it
+// was kept, or measured against another background, still loads and
+// reports none (the gate then applies on_topic_sim alone).
 func TestCoherenceKept(t *testing.T) {
 	dir, man := buildFAQ(t, DefaultConfig())
 	c := man.Partitions[0].DenseCoherence
-	if c == nil {
-		t.Fatal("manifest keeps no dense_coherence")
+	if c == nil || man.Partitions[0].DenseCoherenceBasis != coherenceBasis() {
+		t.Fatalf("manifest: dense_coherence %v basis %q, want one on basis %q", c, man.Partitions[0].DenseCoherenceBasis, coherenceBasis())
 	}
 	s, err := Load(dir)
 	if err != nil {
@@ -307,7 +319,7 @@ func TestCoherenceKept(t *testing.T) {
 	}
 	p := s.Partition("default", "default")
 	got, ok := p.Coherence()
-	if want := pairCoherence(p); !ok || got != *c || got < want-0.002 || got > want+0.002 {
+	if want := pairCoherence(t, p); !ok || got != *c || got < want-0.002 || got > want+0.002 {
 		t.Errorf("Coherence() = %v, %v; manifest %v; pair by pair %v", got, ok, *c, want)
 	}
 	s.Close()
@@ -325,29 +337,38 @@ func TestCoherenceKept(t *testing.T) {
 		t.Errorf("coherence after adding an unrelated passage: %v, want below %v", ac, *c)
 	}
 
-	// A manifest without the key: the snapshot of an earlier build.
+	// A manifest measured against another background, then one without
+	// the keys: the snapshot of an earlier build.
 	path := filepath.Join(dir, "manifest.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	for _, pi := range m["partitions"].([]any) {
-		delete(pi.(map[string]any), "dense_coherence")
-	}
-	b, _ = json.Marshal(m)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old, err := Load(dir)
-	if err != nil {
-		t.Fatalf("a snapshot without dense_coherence: %v, want it loaded", err)
-	}
-	defer old.Close()
-	if got, ok := old.Partition("default", "default").Coherence(); ok {
-		t.Errorf("Coherence() of a snapshot without it = %v, true; want none", got)
+	for _, change := range []struct {
+		name string
+		edit func(pi map[string]any)
+	}{
+		{"another background", func(pi map[string]any) { pi["dense_coherence_basis"] = "0123456789ab" }},
+		{"no coherence", func(pi map[string]any) { delete(pi, "dense_coherence"); delete(pi, "dense_coherence_basis") }},
+	} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, pi := range m["partitions"].([]any) {
+			change.edit(pi.(map[string]any))
+		}
+		b, _ = json.Marshal(m)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old, err := Load(dir)
+		if err != nil {
+			t.Fatalf("%s: %v, want the snapshot loaded", change.name, err)
+		}
+		if got, ok := old.Partition("default", "default").Coherence(); ok {
+			t.Errorf("%s: Coherence() = %v, true; want none", change.name, got)
+		}
+		old.Close()
 	}
 }

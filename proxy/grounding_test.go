@@ -133,10 +133,9 @@ func TestPlannerOnUpstream(t *testing.T) {
 }
 
 // mixedCorpus is an archive of short encyclopedia entries with no topic in
-// common. Its coherence (0.371 with the embedded encoder) is lower than
-// shopCorpus's (0.448) but above the default gate.on_topic_coherence
-// (0.35, tuned between HaluEval's 0.299 and the dev corpora's 0.405 and
-// up): eight short entries in one register look alike to the encoder.
+// common. Its coherence is 0.376 (raw encoder cosines: 0.371), shopCorpus's 0.517
+// (raw: 0.448); HaluEval's corpus measures 0.350 and the dev corpora
+// 0.448-0.661, so gate.on_topic_coherence was tuned to 0.40.
 func mixedCorpus(t *testing.T) string {
 	t.Helper()
 	corpus := writeCorpus(t,
@@ -173,24 +172,22 @@ func coherenceOf(t *testing.T, dir string) float64 {
 
 // A question about something a mixed archive does not hold ("What is the
 // capital of Australia?") resembles some of its entries (best cosine
-// above on_topic_sim) but is not on "the corpus's topic": with
-// gate.on_topic_coherence above the archive's coherence it goes per
-// off_topic (fallback, the general-knowledge answer behind the
-// disclaimer); with 0 (the fixed rule of Run 4) it is refused as on-topic.
+// above on_topic_sim) but is not on "the corpus's topic": the archive's
+// coherence is below gate.on_topic_coherence, so it goes per off_topic
+// (fallback, the general-knowledge answer behind the disclaimer); with
+// on_topic_coherence 0 (the fixed rule of Run 4) it is refused as on-topic.
 func TestMixedCorpusOffTopicFallsBack(t *testing.T) {
 	const q = "What is the capital of Australia?"
 	dir := mixedCorpus(t)
-	mixed, shop := coherenceOf(t, dir), coherenceOf(t, shopCorpus(t))
-	if !(mixed < 0.40 && 0.40 <= shop) {
-		t.Fatalf("coherence: mixed archive %v, shop FAQ %v; want the archive below 0.40 and the shop at or above", mixed, shop)
-	}
 	gcfg := proxy.DefaultConfig().Stages.Gate
-	ts := startGuard(t, func(c *testCfg) {
-		c.Pipeline.Index = dir
-		c.Stages.Gate.OnTopicCoherence = 0.40
-	})
+	mixed, shop := coherenceOf(t, dir), coherenceOf(t, shopCorpus(t))
+	t.Logf("coherence: mixed archive %.3f, shop FAQ %.3f", mixed, shop)
+	if !(mixed < gcfg.OnTopicCoherence && gcfg.OnTopicCoherence <= shop) {
+		t.Fatalf("coherence: mixed archive %v, shop FAQ %v; want the archive below on_topic_coherence %v and the shop at or above", mixed, shop, gcfg.OnTopicCoherence)
+	}
+	ts := startGuard(t, func(c *testCfg) { c.Pipeline.Index = dir })
 	if text, g := complete(t, ts, q, false); g.Decision != "fallback" || !strings.HasPrefix(text, gcfg.Disclaimer) {
-		t.Errorf("on_topic_coherence 0.40: decision %s text %q; want fallback", g.Decision, text)
+		t.Errorf("default: decision %s text %q; want fallback", g.Decision, text)
 	}
 	fixed := startGuard(t, func(c *testCfg) {
 		c.Pipeline.Index = dir

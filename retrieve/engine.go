@@ -46,8 +46,9 @@ type Candidate struct {
 	Focus, FocusMiss, FocusWorst, SentSoft float64
 	Semantic                               bool
 	// Coherence is the partition's topical coherence (index's
-	// DenseCoherence: the mean encoder cosine between two of its chunks),
-	// set with the semantic features; 0 when the snapshot keeps none.
+	// DenseCoherence: the mean cosine between two of its chunks' encoder
+	// vectors relative to the encoder's background), set with the
+	// semantic features; 0 when the snapshot keeps none.
 	Coherence float64
 }
 
