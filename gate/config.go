@@ -81,8 +81,8 @@ type Config struct {
 	// reaches it. Below (a mixed archive such as encyclopedia entries), a
 	// question below bail_out_below goes per off_topic even when it
 	// resembles some passages. An index built before the coherence was
-	// measured keeps none: on_topic_sim alone decides there until it is
-	// rebuilt. 0 switches the check off. Range [0,1], default 0.40 (tuned
+	// measured keeps none, nor does one whose dense lane is hashed or
+	// remote (no encoder vectors): on_topic_sim alone decides there. 0 switches the check off. Range [0,1], default 0.40 (tuned
 	// by guard bench quality --gate on the dev corpora and HaluEval train).
 	OnTopicCoherence float64 `yaml:"on_topic_coherence"`
 	// OffTopicText is the reply to an off-topic question with off_topic:
