@@ -114,7 +114,7 @@ func DefaultConfig() Config {
 	return Config{
 		Server: ServerConfig{Addr: "127.0.0.1:8080", MaxBodyBytes: 1 << 20, MaxHeaderBytes: 16 << 10,
 			MaxJSONDepth: 64, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
-			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second, GC: proctune.GC{Percent: 400}, EventLoop: "off"},
+			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second, GC: proctune.GC{Percent: 400}, EventLoop: "on"},
 		Upstream: UpstreamConfig{APIKeyEnv: "OPENAI_API_KEY", FirstByteTimeout: 30 * time.Second,
 			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
 			MaxResponseBytes: 16 << 20, ConnWaitTimeout: 10 * time.Second, IdleConnTimeout: 4 * time.Second, Probe: defaultProbe()},

@@ -44,8 +44,8 @@ func TestMaxConnsFromFileLimit(t *testing.T) {
 	if after.Cur != after.Max {
 		t.Errorf("soft file limit %d after start, want the hard limit %d", after.Cur, after.Max)
 	}
-	if want := autoMaxConns(after.Cur); c.conns.max != want || c.MaxConnsPerHost != want {
-		t.Errorf("derived max conns %d (client %d), want %d for a limit of %d", c.conns.max, c.MaxConnsPerHost, want, after.Cur)
+	if want := autoMaxConns(after.Cur); c.conns.Max != want || c.MaxConnsPerHost != want {
+		t.Errorf("derived max conns %d (client %d), want %d for a limit of %d", c.conns.Max, c.MaxConnsPerHost, want, after.Cur)
 	}
 	cfg.MaxConns = 7
 	if got := newFastClient(cfg, nil).MaxConnsPerHost; got != 7 {

@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
 
+	"github.com/answer-guard/guard/internal/evrelay"
 	"github.com/answer-guard/guard/internal/proctune"
 	"github.com/answer-guard/guard/internal/sse"
 )
@@ -46,19 +47,13 @@ type upstream struct {
 }
 
 // upstreamClient is the client to upstreams, shared by every configuration
-// the server runs, so a reload never strands connections; conns counts its
-// connections for /metrics.
+// the server runs, so a reload never strands connections. conns is the
+// process's upstream connection budget (guard_upstream_*), which the event
+// loop's connections (evloop.go) count against too.
 type upstreamClient struct {
 	*fasthttp.Client
-	conns connStats
-}
-
-// connStats are the upstream connection pool's numbers (guard_upstream_*):
-// open counts dialed connections not yet closed (in use or idle), busy the
-// requests that found max connections in use for conn_wait_timeout.
-type connStats struct {
-	max        int
-	open, busy atomic.Int64
+	conns    *evrelay.Budget
+	connWait time.Duration
 }
 
 // newFastClient is the client to upstreams. An idle connection is closed
@@ -67,8 +62,9 @@ type connStats struct {
 // derived from the process's file descriptor limit, autoMaxConns); every
 // request in flight holds one, a stream for its whole length. A request
 // that finds none free waits in fasthttp's queue up to u.ConnWaitTimeout
-// for one, then fails with 503 upstream_busy (guard_upstream_busy_total).
-// dial opens a connection (nil: TCP).
+// for one, then fails with 503 upstream_busy (guard_upstream_busy_total);
+// so does a dial that waits as long for a slot of the budget the event
+// loop's connections share (evrelay.Budget). dial opens a connection (nil: TCP).
 //
 // A request whose connection fails before any byte of the answer came
 // back (the write failed, or the upstream closed the connection without a
@@ -84,15 +80,14 @@ func newFastClient(u UpstreamConfig, dial fasthttp.DialFunc) *upstreamClient {
 	if dial == nil {
 		dial = upstreamDialer.Dial
 	}
-	uc := &upstreamClient{}
-	uc.conns.max = u.MaxConns
-	if uc.conns.max == 0 {
-		uc.conns.max = autoMaxConns(proctune.OpenFileLimit())
+	uc := &upstreamClient{conns: evrelay.NewBudget(u.MaxConns), connWait: u.ConnWaitTimeout}
+	if u.MaxConns == 0 {
+		uc.conns.Max = autoMaxConns(proctune.OpenFileLimit())
 	}
 	c := &fasthttp.Client{
 		Name:                          "answer-guard",
 		NoDefaultUserAgentHeader:      true,
-		MaxConnsPerHost:               uc.conns.max,
+		MaxConnsPerHost:               uc.conns.Max,
 		MaxConnWaitTimeout:            u.ConnWaitTimeout,
 		MaxIdleConnDuration:           u.IdleConnTimeout,
 		MaxIdemponentCallAttempts:     3,
@@ -115,6 +110,7 @@ func newFastClient(u UpstreamConfig, dial fasthttp.DialFunc) *upstreamClient {
 		return false, true
 	}
 	uc.Client = c
+	uc.conns.OnShed(c.CloseIdleConnections)
 	return uc
 }
 
@@ -144,13 +140,13 @@ func (m *metrics) registerUpstream(c *upstreamClient) {
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "guard_upstream_conns_max",
 			Help: "Most upstream connections open at once (upstream.max_conns, or what it was derived from the file descriptor limit)."},
-			func() float64 { return float64(c.conns.max) }),
+			func() float64 { return float64(c.conns.Max) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "guard_upstream_conns_open",
 			Help: "Upstream connections open now, in use or idle in the pool; at guard_upstream_conns_max, requests wait (upstream.conn_wait_timeout)."},
-			func() float64 { return float64(c.conns.open.Load()) }),
+			func() float64 { return float64(c.conns.Open()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "guard_upstream_busy_total",
 			Help: "Requests that waited upstream.conn_wait_timeout for an upstream connection in vain and got 503 upstream_busy."},
-			func() float64 { return float64(c.conns.busy.Load()) }))
+			func() float64 { return float64(c.conns.Busy.Load()) }))
 }
 
 // upstreamDialer dials every server's upstream connections: a TCPDialer
@@ -176,7 +172,7 @@ func connFailedBeforeAnswer(err error) bool {
 type trackedConn struct {
 	net.Conn
 	addr  trackedAddr
-	stats *connStats // counts it open until its first Close (nil: not counted)
+	stats *evrelay.Budget // holds a slot until its first Close (nil: none)
 	shut  atomic.Bool
 	// beforeRead, when set, is called right before each read from the
 	// network: the client's buffer is then empty, so the read may wait.
@@ -215,21 +211,25 @@ func (c *trackedConn) LocalAddr() net.Addr { return &c.addr }
 // Close closes the connection; the watch and fasthttp may both close it.
 func (c *trackedConn) Close() error {
 	if c.shut.CompareAndSwap(false, true) && c.stats != nil {
-		c.stats.open.Add(-1)
+		c.stats.Release()
 	}
 	return c.Conn.Close()
 }
 
-// track makes dial's connections trackedConns, counted in c.conns.
+// track makes dial's connections trackedConns, each holding a slot of
+// c.conns (fasthttp.ErrNoFreeConns when none freed in c.connWait).
 func (c *upstreamClient) track(dial fasthttp.DialFunc) fasthttp.DialFunc {
 	return func(addr string) (net.Conn, error) {
+		if !c.conns.Acquire(c.connWait) {
+			return nil, fasthttp.ErrNoFreeConns
+		}
 		conn, err := dial(addr)
 		if err != nil {
+			c.conns.Release()
 			return nil, err
 		}
-		tc := &trackedConn{Conn: conn, stats: &c.conns}
+		tc := &trackedConn{Conn: conn, stats: c.conns}
 		tc.addr = trackedAddr{Addr: conn.LocalAddr(), c: tc}
-		c.conns.open.Add(1)
 		return tc, nil
 	}
 }
@@ -273,14 +273,18 @@ func (u *upstream) do(req *fasthttp.Request, resp *fasthttp.Response, deadline t
 	case errors.Is(err, fasthttp.ErrTimeout):
 		return timeout
 	case errors.Is(err, fasthttp.ErrNoFreeConns):
-		u.fast.conns.busy.Add(1)
-		return &APIError{Status: 503, Type: "upstream_error", Code: "upstream_busy",
-			Message: "every upstream connection (upstream.max_conns) is in use; retry later", Err: err}
+		u.fast.conns.Busy.Add(1)
+		return busyError(err)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		return &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response",
 			Message: "the upstream response exceeds the configured size limit", Err: err}
 	}
 	return err
+}
+
+func busyError(err error) *APIError {
+	return &APIError{Status: 503, Type: "upstream_error", Code: "upstream_busy",
+		Message: "every upstream connection (upstream.max_conns) is in use; retry later", Err: err}
 }
 
 // postWhole sends a non-stream request and returns the pooled response,
