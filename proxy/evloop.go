@@ -132,7 +132,7 @@ func (e *loopStream) Refuse(dst []byte, status int, ctype, body []byte, err erro
 		ae = upstreamStatusError(status, body)
 	}
 	e.r.log.status, e.r.log.failure = ae.Status, ae
-	return evrelay.AppendResponse(dst, "answer-guard", ae.Status, ae.body())
+	return evrelay.AppendResponse(dst, "answer-guard", ae.Status, map[bool]string{true: "WWW-Authenticate: Bearer realm=\"answer-guard\"\r\n"}[ae.Status == 401], ae.body(), e.st.KeepAlive)
 }
 
 func (e *loopStream) Done(clientGone bool) {

@@ -197,3 +197,48 @@ func TestEventLoopIdleConnectionClosed(t *testing.T) {
 		t.Fatalf("idle connection: read %d, %v; want io.EOF (closed by the loop)", n, err)
 	}
 }
+
+// rawHead sends body as one HTTP/1.1 request on a new connection and
+// returns the response header as sent, its Date value replaced by "D".
+func rawHead(t *testing.T, ts *testServer, body string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(ts.base, "http://"), "/v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	br := bufio.NewReader(c)
+	var head strings.Builder
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("header: %q, %v", head.String(), err)
+		}
+		if v, ok := strings.CutPrefix(line, "Date: "); ok {
+			if _, err := http.ParseTime(strings.TrimSpace(v)); err != nil {
+				t.Errorf("Date %q: %v", v, err)
+			}
+			line = "Date: D\r\n"
+		}
+		head.WriteString(line)
+		if line == "\r\n" {
+			return head.String()
+		}
+	}
+}
+
+// The loop's response headers are the goroutine path's, byte for byte
+// (the Date's value aside): a stream, and an upstream's refusal.
+func TestEventLoopHeaderParity(t *testing.T) {
+	for _, refuse := range []float64{0, 1} {
+		var heads [2]string
+		for i, mode := range []string{"off", "on"} {
+			ts := startServer(t, func(c *testCfg) { c.Server.EventLoop = mode; c.Mock.Faults.Refuse = refuse })
+			heads[i] = rawHead(t, ts, streamBody)
+		}
+		if heads[0] != heads[1] {
+			t.Errorf("upstream refuses %v: event loop header\n%s\nwant the goroutine path's\n%s", refuse, heads[1], heads[0])
+		}
+	}
+}

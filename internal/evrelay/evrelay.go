@@ -47,7 +47,8 @@ type Handler interface {
 	// Refuse is an answer that is not a 200 event stream (status, its
 	// Content-Type and body, the body cut at maxWhole), or err when there
 	// was no answer. It appends a whole HTTP/1.1 response for the client;
-	// the connection is closed after it.
+	// the connection is given back after it as after a stream (Stream's
+	// KeepAlive, which the loop clears when it closes the connection).
 	Refuse(dst []byte, status int, ctype, body []byte, err error) []byte
 	// Done is the stream's end: the loop no longer uses the handler or
 	// the connection. clientGone reports that a write to the client

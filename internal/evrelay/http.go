@@ -69,28 +69,43 @@ func AppendRequest(dst []byte, host, path, key string, body []byte) []byte {
 	return append(dst, body...)
 }
 
-// AppendResponse appends a whole response with a JSON body, closing the
-// connection.
-func AppendResponse(dst []byte, server string, status int, body []byte) []byte {
+// AppendResponse appends a whole response with a JSON body and the
+// header lines extra (each ending in CRLF), in the order fasthttp's server
+// writes them; Connection: close unless keepAlive.
+func AppendResponse(dst []byte, server string, status int, extra string, body []byte, keepAlive bool) []byte {
 	dst = append(dst, "HTTP/1.1 "...)
 	dst = strconv.AppendInt(dst, int64(status), 10)
 	dst = append(dst, ' ')
 	dst = append(dst, http.StatusText(status)...)
-	dst = append(dst, "\r\nServer: "...)
-	dst = append(dst, server...)
-	dst = append(dst, "\r\nContent-Type: application/json\r\nContent-Length: "...)
+	dst = appendServerDate(dst, server)
+	dst = append(dst, "Content-Type: application/json\r\nContent-Length: "...)
 	dst = strconv.AppendInt(dst, int64(len(body)), 10)
-	dst = append(dst, "\r\nConnection: close\r\n\r\n"...)
+	dst = append(dst, "\r\n"...)
+	dst = append(dst, extra...)
+	if !keepAlive {
+		dst = append(dst, "Connection: close\r\n"...)
+	}
+	dst = append(dst, "\r\n"...)
 	return append(dst, body...)
 }
 
 // AppendStreamHeader appends the header of a 200 chunked event stream.
 func AppendStreamHeader(dst []byte, server string, keepAlive bool) []byte {
-	dst = append(dst, "HTTP/1.1 200 OK\r\nServer: "...)
-	dst = append(dst, server...)
-	dst = append(dst, "\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\nTransfer-Encoding: chunked\r\n"...)
+	dst = append(dst, "HTTP/1.1 200 OK"...)
+	dst = appendServerDate(dst, server)
+	dst = append(dst, "Content-Type: text/event-stream\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\nTransfer-Encoding: chunked\r\n"...)
 	if !keepAlive {
 		dst = append(dst, "Connection: close\r\n"...)
 	}
+	return append(dst, "\r\n"...)
+}
+
+// appendServerDate ends the status line and appends the Server and Date
+// lines.
+func appendServerDate(dst []byte, server string) []byte {
+	dst = append(dst, "\r\nServer: "...)
+	dst = append(dst, server...)
+	dst = append(dst, "\r\nDate: "...)
+	dst = time.Now().UTC().AppendFormat(dst, http.TimeFormat)
 	return append(dst, "\r\n"...)
 }

@@ -664,8 +664,8 @@ func (l *Loop) unpool(u *conn) {
 	u.poolIdx = -1
 }
 
-// refuse answers c with the Handler's whole response and closes it once
-// written.
+// refuse answers c with the Handler's whole response; once it is
+// written, c is given back (keep-alive) or closed.
 func (l *Loop) refuse(c *conn, status int, err error) {
 	var ctype, body []byte
 	if u := c.peer; u != nil {
@@ -673,13 +673,15 @@ func (l *Loop) refuse(c *conn, status int, err error) {
 		l.close(u)
 		c.peer = nil
 	}
-	c.closeAfter, c.inflight = true, false
+	c.inflight = false
+	c.closeAfter = c.closeAfter || l.giveBack == nil
+	c.st.KeepAlive = !c.closeAfter
 	l.frame = c.st.Handler.Refuse(l.frame[:0], status, ctype, body, err)
 	if !l.send(c, l.frame) {
 		return
 	}
 	if len(c.out) == 0 {
-		l.close(c)
+		l.finish(c)
 	}
 }
 

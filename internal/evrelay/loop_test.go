@@ -34,7 +34,7 @@ func (h *echo) End(dst []byte, err error) []byte {
 	return dst
 }
 func (h *echo) Refuse(dst []byte, status int, _, _ []byte, err error) []byte {
-	return AppendResponse(dst, "t", 502, fmt.Appendf(nil, `{"status":%d,"err":%q}`, status, fmt.Sprint(err)))
+	return AppendResponse(dst, "t", 502, "", fmt.Appendf(nil, `{"status":%d,"err":%q}`, status, fmt.Sprint(err)), false)
 }
 func (h *echo) Done(gone bool) { h.done <- gone }
 
