@@ -59,7 +59,7 @@ type upstreamClient struct {
 // newFastClient is the client to upstreams. An idle connection is closed
 // after u.IdleConnTimeout, which should be below the upstream's own
 // keep-alive limit. At most u.MaxConns connections are open at once (0:
-// derived from the process's file descriptor limit, autoMaxConns); every
+// derived from the process's file descriptor limit, evrelay.MaxFromFileLimit); every
 // request in flight holds one, a stream for its whole length. A request
 // that finds none free waits in fasthttp's queue up to u.ConnWaitTimeout
 // for one, then fails with 503 upstream_busy (guard_upstream_busy_total);
@@ -82,7 +82,7 @@ func newFastClient(u UpstreamConfig, dial fasthttp.DialFunc) *upstreamClient {
 	}
 	uc := &upstreamClient{conns: evrelay.NewBudget(u.MaxConns), connWait: u.ConnWaitTimeout}
 	if u.MaxConns == 0 {
-		uc.conns.Max = autoMaxConns(proctune.OpenFileLimit())
+		uc.conns.Max = evrelay.MaxFromFileLimit(proctune.OpenFileLimit())
 	}
 	c := &fasthttp.Client{
 		Name:                          "answer-guard",
@@ -118,22 +118,6 @@ func newFastClient(u UpstreamConfig, dial fasthttp.DialFunc) *upstreamClient {
 // response header accepted (OpenAI's are under 2 KiB, proxies in front of
 // model servers add a few hundred bytes each).
 const upstreamReadBuffer = 8 << 10
-
-// fdReserve is the part of the file descriptor limit autoMaxConns leaves
-// to everything that is not a proxied request: listeners, index and log
-// files, Redis, the remote pieces' clients, idle keep-alive clients.
-const fdReserve = 256
-
-// autoMaxConns sizes upstream.max_conns from the file descriptor limit: a
-// proxied request holds two descriptors (the client's connection and the
-// upstream's), so the upstream pool may use half of what is left after
-// fdReserve; at least 64.
-func autoMaxConns(fdLimit uint64) int {
-	if fdLimit < 2*64+fdReserve {
-		return 64
-	}
-	return int(min((fdLimit-fdReserve)/2, 1<<20))
-}
 
 // registerUpstream publishes the pool's numbers on the proxy's registry.
 func (m *metrics) registerUpstream(c *upstreamClient) {

@@ -118,3 +118,19 @@ func (b *Budget) askShed() {
 		f()
 	}
 }
+
+// fdReserve is the part of the file descriptor limit MaxFromFileLimit
+// leaves to everything that is not a proxied request: listeners, index and
+// log files, Redis, the remote pieces' clients, idle keep-alive clients.
+const fdReserve = 256
+
+// MaxFromFileLimit sizes a budget (upstream.max_conns 0) from the file
+// descriptor limit: a proxied request holds two descriptors (the client's
+// connection and the upstream's), so upstream connections may use half of
+// what is left after fdReserve; at least 64.
+func MaxFromFileLimit(fdLimit uint64) int {
+	if fdLimit < 2*64+fdReserve {
+		return 64
+	}
+	return int(min((fdLimit-fdReserve)/2, 1<<20))
+}

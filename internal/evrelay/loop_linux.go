@@ -51,6 +51,7 @@ type conn struct {
 	got        bool // an answer byte has come
 	noReuse    bool // Connection: close, or bytes after the answer
 	paused     bool // not read while the client has MaxPending bytes waiting
+	hup        bool // the peer's end came with an event: read to EOF, not to a short read
 	req        []byte
 	hdrDone    bool
 	relay      bool // a 200 event stream: the body goes through the Handler
@@ -789,6 +790,9 @@ func (l *Loop) upstreamEvent(u *conn, ev uint32) {
 		}
 	}
 	if ev&(evIn|evEnd) != 0 {
+		// Edge-triggered: an end reported with the last bytes comes only
+		// once, so the reads go on to EOF after a short one.
+		u.hup = u.hup || ev&evEnd != 0
 		l.upstreamReadable(u)
 	}
 }
@@ -877,7 +881,7 @@ func (l *Loop) upstreamBurst(u *conn) bool {
 				l.cancel(c, perr)
 				return false
 			}
-			if n < len(l.rbuf) {
+			if n < len(l.rbuf) && !u.hup {
 				break
 			}
 			continue
@@ -921,7 +925,7 @@ func (l *Loop) upstreamBurst(u *conn) bool {
 	// pool.
 	c.peer, c.inflight = nil, false
 	u.peer = nil
-	if u.noReuse || len(u.out) > 0 {
+	if u.noReuse || u.hup || len(u.out) > 0 {
 		l.close(u)
 	} else {
 		u.reused, u.got, u.hdrDone, u.paused, u.relay = true, false, false, false, false
