@@ -56,4 +56,3 @@ func TestMaxFromFileLimit(t *testing.T) {
 		}
 	}
 }
-
