@@ -37,8 +37,8 @@ type ServerConfig struct {
 	ShutdownGrace   time.Duration `yaml:"shutdown_grace"`   // how long shutdown waits for in-flight streams; default 30s
 	GC              proctune.GC   `yaml:"gc"`               // the Go garbage collector (internal/proctune); default percent 400, no memory limit
 	// EventLoop: on relays pass-through streams to a plain-HTTP upstream
-	// on an event loop (internal/evrelay; Linux), off on today's path;
-	// default off.
+	// on an event loop (internal/evrelay; Linux, elsewhere silently the
+	// goroutine path), off on the goroutine path; default on.
 	EventLoop string `yaml:"event_loop"`
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -54,6 +55,7 @@ type upstreamClient struct {
 	*fasthttp.Client
 	conns    *evrelay.Budget
 	connWait time.Duration
+	shed     sync.Once // CloseIdleConnections races fasthttp's lazy setup until a Do ran
 }
 
 // newFastClient is the client to upstreams. An idle connection is closed
@@ -110,7 +112,6 @@ func newFastClient(u UpstreamConfig, dial fasthttp.DialFunc) *upstreamClient {
 		return false, true
 	}
 	uc.Client = c
-	uc.conns.OnShed(c.CloseIdleConnections)
 	return uc
 }
 
@@ -212,6 +213,7 @@ func (c *upstreamClient) track(dial fasthttp.DialFunc) fasthttp.DialFunc {
 			c.conns.Release()
 			return nil, err
 		}
+		c.shed.Do(func() { c.conns.OnShed(c.CloseIdleConnections) })
 		tc := &trackedConn{Conn: conn, stats: c.conns}
 		tc.addr = trackedAddr{Addr: conn.LocalAddr(), c: tc}
 		return tc, nil
