@@ -327,8 +327,8 @@ func (sys gateSystem) decide(c gateCase) gate.Outcome {
 		lexicalOnly(cands)
 	}
 	sys.models.answer.Assess(c.pq, cands)
-	sys.models.relevance.Rate(cands)
 	cfg := sys.cfg
+	sys.models.relevance.Rate(cands, gate.OneTopic(cfg, cands))
 	if c.primaryAbsent {
 		cfg.PrimaryKind = ""
 	}
@@ -588,28 +588,41 @@ func fitGateModels(cases []gateCase) (gateModels, error) {
 	onTopic := func(c gateCase) (bool, bool) { return c.q.class() != classOffTopic, true }
 	answerable := func(c gateCase) (bool, bool) { return c.q.Answerable, c.q.class() != classOffTopic }
 	for _, sem := range []bool{true, false} {
-		rs, err := fitScale(cases, m.relevance, sem, onTopic)
+		rs, err := fitScale(cases, m.relevance, sem, false, onTopic)
 		if err != nil {
 			return m, err
 		}
-		as, err := fitScale(dev, m.answer, sem, answerable)
+		as, err := fitScale(dev, m.answer, sem, false, answerable)
 		if err != nil {
 			return m, err
 		}
 		if sem {
-			m.relevance.Scale, m.answer.Scale = rs, as
+			m.relevance.Scale, m.answer.Scale = [2]float64{rs[0], rs[1]}, [2]float64{as[0], as[1]}
 		} else {
-			m.relevance.LexicalScale, m.answer.LexicalScale = rs, as
+			m.relevance.LexicalScale, m.answer.LexicalScale = [2]float64{rs[0], rs[1]}, [2]float64{as[0], as[1]}
 		}
 	}
+	// Relevance's pool scale, on the training questions of corpora that
+	// keep to one topic (gate.OneTopic at the default on_topic_coherence).
+	cfg := gate.DefaultConfig()
+	onTopicOne := func(c gateCase) (bool, bool) {
+		return c.q.class() != classOffTopic, gate.OneTopic(cfg, c.cands)
+	}
+	ps, err := fitScale(cases, m.relevance, true, true, onTopicOne)
+	if err != nil {
+		return m, err
+	}
+	m.relevance.PoolScale = ps
 	return m, nil
 }
 
 // fitScale fits [A, B] of sigmoid(A*logit(best)+B) where best is the
 // highest per-passage probability among a question's top candidates and
 // the label is label(c) (questions with use false are skipped); the two
-// classes weigh the same in total.
-func fitScale(cases []gateCase, m gate.AnswerModel, semantic bool, label func(gateCase) (y, use bool)) ([2]float64, error) {
+// classes weigh the same in total. With pool, the pool scale [A, B, C] of
+// sigmoid(A*logit(best)+B+C*s) where s is the encoder's best cosine among
+// the question's candidates (gate.AnswerModel.PoolScale); else C is 0.
+func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool bool, label func(gateCase) (y, use bool)) ([3]float64, error) {
 	var rows [][]float64
 	var ys []float64
 	var sets []string
@@ -631,7 +644,11 @@ func fitScale(cases []gateCase, m gate.AnswerModel, semantic bool, label func(ga
 			best = max(best, m.Raw(cand.Features, semantic))
 		}
 		best = min(max(best, 1e-4), 1-1e-4)
-		rows = append(rows, []float64{1, math.Log(best / (1 - best))})
+		row := []float64{1, math.Log(best / (1 - best))}
+		if pool {
+			row = append(row, bestCandSim(cands))
+		}
+		rows = append(rows, row)
 		sets = append(sets, c.set)
 		if y {
 			ys = append(ys, 1)
@@ -646,7 +663,7 @@ func fitScale(cases []gateCase, m gate.AnswerModel, semantic bool, label func(ga
 		total += sw[i]
 	}
 	if pos == 0 || pos == total {
-		return [2]float64{}, errors.New("scale: one class only")
+		return [3]float64{}, errors.New("scale: one class only")
 	}
 	ws := make([]float64, len(ys))
 	for i, y := range ys {
@@ -658,9 +675,26 @@ func fitScale(cases []gateCase, m gate.AnswerModel, semantic bool, label func(ga
 	}
 	w, err := fitLogistic(rows, ys, ws, 0.01)
 	if err != nil {
-		return [2]float64{}, err
+		return [3]float64{}, err
 	}
-	return [2]float64{w[1], w[0]}, nil
+	out := [3]float64{w[1], w[0]}
+	if pool {
+		out[2] = w[2]
+	}
+	return out, nil
+}
+
+// bestCandSim is the encoder's best cosine between the question and a
+// semantic candidate (0 when none has semantic features), as the relevance
+// model's pool scale reads it.
+func bestCandSim(cands []gate.Candidate) float64 {
+	best := 0.0
+	for _, c := range cands {
+		if c.Semantic && c.Sim > best {
+			best = c.Sim
+		}
+	}
+	return best
 }
 
 // tuneGate picks planner.min_support and between on the training cases
@@ -993,7 +1027,7 @@ func (s *separation) add(m gateModels, cases []gateCase) {
 	for _, c := range cases {
 		cands := slices.Clone(c.cands)
 		m.answer.Assess(c.pq, cands)
-		m.relevance.Rate(cands)
+		m.relevance.Rate(cands, gate.OneTopic(gate.DefaultConfig(), cands))
 		a, r := 0.0, 0.0
 		for _, cand := range cands {
 			a, r = max(a, cand.Answer), max(r, cand.Relevance)
@@ -1206,7 +1240,7 @@ func DevRetrievalRanks(ctx context.Context, sets []GateSet, w io.Writer) error {
 				ret.add(rank)
 				cands := slices.Clone(c.cands)
 				models.answer.Assess(c.pq, cands)
-				models.relevance.Rate(cands)
+				models.relevance.Rate(cands, gate.OneTopic(gate.DefaultConfig(), cands))
 				idx := make([]int, len(cands))
 				for i := range idx {
 					idx[i] = i

@@ -77,6 +77,17 @@ type AnswerModel struct {
 	// weighed equally. [0, 0] is the identity.
 	Scale        [2]float64 `json:"scale"`
 	LexicalScale [2]float64 `json:"lexical_scale"`
+	// PoolScale, when not all zero, replaces Scale for semantic candidates
+	// of a partition that keeps to one topic (OneTopic): sigmoid(A*logit(p)
+	// + B + C*s) with [A, B, C], where s is the sentence encoder's best
+	// cosine between the question and any candidate. A paraphrase that
+	// shares no word with its passage gets little from the per-passage
+	// features (its best passage's p is low, as for an off-topic
+	// question), yet its meaning is close to the corpus: in a corpus of
+	// one topic that closeness is what "about it" means. A mixed archive's
+	// questions are close in meaning to some entries whatever they ask, so
+	// there Scale applies (the relevance model; docs/quality.md, Run 7).
+	PoolScale [3]float64 `json:"pool_scale"`
 	// Fit says how and on what it was fitted (for reports).
 	Fit string `json:"fit"`
 }
@@ -91,6 +102,12 @@ func (m *AnswerModel) scaled(p float64, semantic bool) float64 {
 		return p
 	}
 	return 1 / (1 + math.Exp(-(s[0]*logit(p) + s[1])))
+}
+
+// poolScaled maps p through PoolScale with the pool's best cosine s.
+func (m *AnswerModel) poolScaled(p, s float64) float64 {
+	c := m.PoolScale
+	return 1 / (1 + math.Exp(-(c[0]*logit(p) + c[1] + c[2]*s)))
 }
 
 // Raw is the per-passage probability of f before the question-level
@@ -145,12 +162,22 @@ func DefaultRelevanceModel() AnswerModel {
 }
 
 // Rate sets every candidate's Relevance to m's probability on the
-// Features Assess computed. An exact address hit or a curated-memory
-// reference keeps at least its rule score (its rerank relevance).
-func (m AnswerModel) Rate(cands []Candidate) {
+// Features Assess computed. oneTopic says the queried partition keeps to
+// one topic (OneTopic): semantic candidates are then scaled with
+// PoolScale, when the model has one. An exact address hit or a
+// curated-memory reference keeps at least its rule score (its rerank
+// relevance).
+func (m AnswerModel) Rate(cands []Candidate, oneTopic bool) {
+	pool := oneTopic && m.PoolScale != ([3]float64{})
+	best := max(bestSim(cands), 0)
 	for i := range cands {
 		f := cands[i].Features
-		cands[i].Relevance = m.scaled(prob(m.weights(cands[i].Semantic), &f), cands[i].Semantic)
+		p := prob(m.weights(cands[i].Semantic), &f)
+		if pool && cands[i].Semantic {
+			cands[i].Relevance = m.poolScaled(p, best)
+		} else {
+			cands[i].Relevance = m.scaled(p, cands[i].Semantic)
+		}
 		if f[FAddress] == 1 {
 			cands[i].Relevance = max(cands[i].Relevance, min(cands[i].Rerank, 1))
 		}

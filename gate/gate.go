@@ -145,7 +145,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool) Outcome {
 	bailOut := max < cfg.BailOutBelow
 	between := !goodEnough && !bailOut
 	caveat := between && cfg.Between == BetweenGround
-	onTopic := bailOut && !goodEnough && cfg.OnTopicSim > 0 && bestSim(cands) >= cfg.OnTopicSim && oneTopic(cfg, cands)
+	onTopic := bailOut && !goodEnough && cfg.OnTopicSim > 0 && bestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
 	if onTopic && len(survivors) == 0 {
 		o.Closest = closest(cfg, cands, rerankActive) // what the refusal names: the nearest passages, floored or not
 	} else {
@@ -201,14 +201,15 @@ func bestSim(cands []Candidate) float64 {
 	return best
 }
 
-// oneTopic reports whether the queried partition keeps to one topic, so
+// OneTopic reports whether the queried partition keeps to one topic, so
 // that a question close in meaning to it is on its topic: its coherence
 // reaches cfg.OnTopicCoherence (or that check is off, 0, or the index
 // keeps no coherence, when on_topic_sim alone decides, as before the
 // coherence was measured). A mixed archive (an encyclopedia's paragraphs)
 // falls below: a question close to some of its passages is as likely
-// about something else of the same kind.
-func oneTopic(cfg Config, cands []Candidate) bool {
+// about something else of the same kind. The relevance model's pool
+// scale (AnswerModel.Rate) applies only where it holds.
+func OneTopic(cfg Config, cands []Candidate) bool {
 	if cfg.OnTopicCoherence <= 0 {
 		return true
 	}

@@ -114,7 +114,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	cands := gatefeed.Candidates(res.Candidates)
 	p.terms.fill(cands)
 	p.answer.Assess(gatefeed.Question(req.Query, res), cands)
-	p.relevance.Rate(cands)
+	p.relevance.Rate(cands, gate.OneTopic(p.gate, cands))
 	if p.gate.CorpusCalibration {
 		gate.Recalibrate(gatefeed.Calibration(res.Calibration), cands)
 	}
