@@ -165,3 +165,29 @@ func BenchmarkGateAndPlanner(b *testing.B) {
 		ApplyOutline(o, LocalOutline(cfg, o))
 	}
 }
+
+// Relevance's pool scale: in a partition of one topic a closer best
+// meaning raises every semantic candidate's relevance, the same passage
+// features otherwise; in a mixed archive (oneTopic false), or for a
+// candidate without semantic features, the plain scale applies.
+func TestRelevancePoolScale(t *testing.T) {
+	m := DefaultRelevanceModel()
+	if m.PoolScale == ([3]float64{}) || m.PoolScale[2] <= 0 {
+		t.Fatalf("shipped relevance model's pool_scale %v: want a positive cosine term", m.PoolScale)
+	}
+	f := Features{FBias: 1, FRerank: 0.02, FLanes: 0.5, FSim: 0.35, FSimRel: 0.1, FSoft: 0.6, FFocus: 0.6, FSent: 0.6}
+	rate := func(sim float64, semantic, oneTopic bool) float64 {
+		cands := []Candidate{{Features: f, Sim: sim, Semantic: semantic}, {Features: f, Sim: 0.1, Semantic: semantic}}
+		m.Rate(cands, oneTopic)
+		return cands[0].Relevance
+	}
+	if lo, hi := rate(0.2, true, true), rate(0.4, true, true); !(hi > lo) {
+		t.Errorf("one topic: relevance at best cosine 0.4 = %.3f, at 0.2 = %.3f; want it higher", hi, lo)
+	}
+	if lo, hi := rate(0.2, true, false), rate(0.4, true, false); lo != hi {
+		t.Errorf("mixed archive: relevance moved with the best cosine: %.3f, %.3f", lo, hi)
+	}
+	if got, want := rate(0.4, false, true), m.scaled(m.Raw(f, false), false); got != want {
+		t.Errorf("lexical candidate: relevance %.4f, want the lexical scale's %.4f", got, want)
+	}
+}
