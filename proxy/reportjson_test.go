@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/sjson"
@@ -187,5 +189,57 @@ func TestUpstreamBodyAsMarshal(t *testing.T) {
 				t.Errorf("%s, system %q:\n got %s\nwant %s", name, system, got, want)
 			}
 		}
+	}
+}
+
+// BenchmarkReportJSON writes the ground turn's golden report
+// (testdata/report-ground.json) with internal/jsonw against json.Marshal,
+// which wrote it before.
+func BenchmarkReportJSON(b *testing.B) {
+	raw, err := os.ReadFile("testdata/report-ground.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("jsonw", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = rep.json()
+		}
+	})
+	b.Run("marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = json.Marshal(&rep)
+		}
+	})
+}
+
+// BenchmarkUpstreamBody builds the upstream body of the anchor question
+// with a grounded system prompt of eight 700-byte notes, against the code
+// it replaced (json.Marshal of a map for the system message).
+func BenchmarkUpstreamBody(b *testing.B) {
+	system := "Answer the user's question using only the numbered notes below.\n" +
+		strings.Repeat("[^1] (kind: reference; address: LF-4002) Error LF-4002 means the account is locked after five failed sign-ins; "+
+			strings.Repeat("an administrator can unlock it from the console, or it unlocks by itself after 30 minutes & <no> action. ", 6)+"\n", 8)
+	r, ae := parseChatRequest(requestBodies()["anchor"], 64)
+	if ae != nil {
+		b.Fatal(ae)
+	}
+	for _, impl := range []struct {
+		name  string
+		build func(*chatRequest, string, string) ([]byte, error)
+	}{{"jsonw", (*chatRequest).upstreamBody}, {"marshal", refUpstreamBody}} {
+		b.Run(impl.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := impl.build(r, "other", system); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

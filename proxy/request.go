@@ -245,7 +245,7 @@ func (r *chatRequest) upstreamBody(model, system string) ([]byte, error) {
 		}
 	}
 	if system != "" {
-		arr := jsonw.SystemMessage(append(make([]byte, 0, len(system)+len(body)+64), '['), system)
+		arr := jsonw.SystemMessage(append(make([]byte, 0, len(system)+len(system)/16+len(body)+64), '['), system)
 		for _, m := range r.messages {
 			arr = append(arr, ',')
 			arr = append(arr, m.Raw...)

@@ -8,11 +8,13 @@
 package jsonw
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
@@ -36,6 +38,9 @@ func String(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i = skipPlain(s, i); i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if safe[c] {
@@ -82,6 +87,24 @@ func String(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+const lsb, msb = 0x0101010101010101, 0x8080808080808080
+
+// skipPlain returns the end of the run of whole 8-byte words of s from i
+// on that are written as they are: ASCII, no control byte, none of '"',
+// '\\', '<', '>', '&'. The zero-byte test (x-lsb)&^x&msb may flag a byte
+// after a true zero byte, never miss one, so a word it stops at only goes
+// to the exact loop.
+func skipPlain(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		q, b, lt, gt, amp := w^('"'*lsb), w^('\\'*lsb), w^('<'*lsb), w^('>'*lsb), w^('&'*lsb)
+		if (w|(w-0x20*lsb)&^w|(q-lsb)&^q|(b-lsb)&^b|(lt-lsb)&^lt|(gt-lsb)&^gt|(amp-lsb)&^amp)&msb != 0 {
+			break
+		}
+	}
+	return i
 }
 
 // Float appends f as json.Marshal writes a float64; ok is false for NaN

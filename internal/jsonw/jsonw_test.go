@@ -35,6 +35,19 @@ func TestStringAsMarshal(t *testing.T) {
 	for range 20000 {
 		ss = append(ss, randString(r))
 	}
+	for range 5000 { // long: the word-wise skip and its tails
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(strings.Repeat("plain text ", r.IntN(3)))
+			b.WriteString(randString(r))
+		}
+		ss = append(ss, b.String())
+	}
+	for c := range 256 { // every byte at every offset of a word
+		for at := range 9 {
+			ss = append(ss, strings.Repeat("a", at)+string(rune(c))[:1]+"bcdefghijklmnop", strings.Repeat("a", at)+string([]byte{byte(c)})+"bcdefghijklmnop")
+		}
+	}
 	for _, s := range ss {
 		want, _ := json.Marshal(s)
 		if got := String(nil, s); string(got) != string(want) {
@@ -99,4 +112,15 @@ func BenchmarkString(b *testing.B) {
 			_, _ = json.Marshal(map[string]string{"role": "system", "content": s})
 		}
 	})
+}
+
+// BenchmarkStringPlain is prose without a byte to escape, the common case
+// of a note's text: the word-wise skip's best case.
+func BenchmarkStringPlain(b *testing.B) {
+	s := strings.Repeat("Opened items can be returned within 30 days of delivery with proof of purchase. ", 100)
+	b.SetBytes(int64(len(s)))
+	var buf []byte
+	for b.Loop() {
+		buf = String(buf[:0], s)
+	}
 }
