@@ -192,7 +192,7 @@ func TestSubjectClausesCachedEqualsFresh(t *testing.T) {
 }
 
 // The citation scan finds and strips what citeRe does; StripCitations'
-// whitespace shortcut gives strings.Fields' result.
+// shortcuts give strings.Fields' result and find every " ." and " ,".
 func TestCitationScanAsRegexp(t *testing.T) {
 	parts := []string{"[", "]", "1", "12", "1234", "12345", "[1]", "[12]", "[0]", "[9999]", "[10000]", "[ 1]", "[1 ]", "[[2]]",
 		"a", " ", "  ", ".", "\t", "\u00a0", "\u2019", "[^1]", "x[3]y", "[1][2]", "[1][1]"}
@@ -220,6 +220,9 @@ func TestCitationScanAsRegexp(t *testing.T) {
 		}
 		if singleSpaced(s) && strings.Join(strings.Fields(s), " ") != s {
 			t.Fatalf("singleSpaced(%q) but Fields changes it", s)
+		}
+		if got, want := spacedPunct(s+","), strings.Contains(s+",", " .") || strings.Contains(s+",", " ,"); got != want {
+			t.Fatalf("spacedPunct(%q) = %v, want %v", s+",", got, want)
 		}
 	}
 }
