@@ -78,7 +78,7 @@ func (r *Report) json() []byte {
 	if r.raw != nil {
 		return r.raw
 	}
-	b, ok := jsonw.Report(make([]byte, 0, 1024), r.Decision, r.Coverage, r.Citations, r.Markers, r.Claims, r.Summary, r.Degraded, r.LatencyMS)
+	b, ok := jsonw.Report(make([]byte, 0, 2048), r.Decision, r.Coverage, r.Citations, r.Markers, r.Claims, r.Summary, r.Degraded, r.LatencyMS)
 	if !ok { // a NaN or infinity: what encoding/json sends (nothing)
 		b, _ = json.Marshal(r)
 	}
