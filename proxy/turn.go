@@ -296,7 +296,7 @@ func (t *guardTurn) Content(ctx context.Context, dst, delta []byte) []byte {
 		// flushes only the last one it has read).
 		dst = t.st.WriteFlush(dst, delta)
 		if t.answer.Len() < maxJudgedAnswer {
-			for _, s := range t.split.Feed(string(dst[start:])) {
+			for _, s := range t.split.FeedBytes(dst[start:]) {
 				t.dispatch(ctx, s)
 			}
 		}
@@ -386,7 +386,7 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 		} else {
 			dst = t.st.Close(dst)
 			if t.answer.Len() < maxJudgedAnswer {
-				for _, s := range append(t.split.Feed(string(dst[start:])), t.split.Flush()...) {
+				for _, s := range append(t.split.FeedBytes(dst[start:]), t.split.Flush()...) {
 					t.dispatch(ctx, s)
 				}
 			}
