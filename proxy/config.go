@@ -37,8 +37,8 @@ type ServerConfig struct {
 	ShutdownGrace   time.Duration `yaml:"shutdown_grace"`   // how long shutdown waits for in-flight streams; default 30s
 	GC              proctune.GC   `yaml:"gc"`               // the Go garbage collector (internal/proctune); default percent 400, no memory limit
 	// EventLoop: on relays pass-through streams to a plain-HTTP upstream
-	// on an event loop (internal/evrelay; Linux), off on today's path;
-	// default off.
+	// on an event loop (internal/evrelay; Linux, elsewhere silently the
+	// goroutine path), off on the goroutine path; default on.
 	EventLoop string `yaml:"event_loop"`
 }
 
@@ -51,7 +51,7 @@ type UpstreamConfig struct {
 	RequestTimeout   time.Duration `yaml:"request_timeout"`    // whole request, and the whole body of a non-stream answer; default 5m
 	MaxEventBytes    int           `yaml:"max_event_bytes"`    // largest upstream SSE event accepted; default 1 MiB
 	MaxResponseBytes int           `yaml:"max_response_bytes"` // largest non-stream upstream body; default 16 MiB
-	MaxConns         int           `yaml:"max_conns"`          // connections open to the upstream at once; default 0 = derived from the file descriptor limit (autoMaxConns)
+	MaxConns         int           `yaml:"max_conns"`          // connections open to the upstream at once; default 0 = derived from the file descriptor limit (evrelay.MaxFromFileLimit)
 	ConnWaitTimeout  time.Duration `yaml:"conn_wait_timeout"`  // how long a request waits for a free upstream connection before 503 upstream_busy; default 10s
 	IdleConnTimeout  time.Duration `yaml:"idle_conn_timeout"`  // an idle upstream connection is closed after this; below typical upstream keep-alive (nginx 75s, Node 5s, many LBs 60s); default 4s
 	Probe            ProbeConfig   `yaml:"probe"`              // the readiness probe of the upstream (probe.go)
@@ -114,7 +114,7 @@ func DefaultConfig() Config {
 	return Config{
 		Server: ServerConfig{Addr: "127.0.0.1:8080", MaxBodyBytes: 1 << 20, MaxHeaderBytes: 16 << 10,
 			MaxJSONDepth: 64, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
-			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second, GC: proctune.GC{Percent: 400}, EventLoop: "off"},
+			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second, GC: proctune.GC{Percent: 400}, EventLoop: "on"},
 		Upstream: UpstreamConfig{APIKeyEnv: "OPENAI_API_KEY", FirstByteTimeout: 30 * time.Second,
 			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
 			MaxResponseBytes: 16 << 20, ConnWaitTimeout: 10 * time.Second, IdleConnTimeout: 4 * time.Second, Probe: defaultProbe()},

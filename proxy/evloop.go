@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -45,8 +46,7 @@ func (s *Server) loopStream(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	ctx.Hijack(func(h net.Conn) {
 		// Bytes fasthttp read past the request (a pipelined one) cannot go
 		// back to it: such a connection closes after the stream.
-		_, n := evrelay.Hijacked(h)
-		e.st.KeepAlive = e.st.KeepAlive && n == 0
+		e.st.KeepAlive = e.st.KeepAlive && !evrelay.Pipelined(h)
 		e.st.Header = evrelay.AppendStreamHeader(nil, "answer-guard", e.st.KeepAlive)
 		e.unhook = context.AfterFunc(upctx, func() { l.Cancel(&e.st, context.Cause(upctx)) })
 		if l.Start(&e.st) != nil {
@@ -64,7 +64,9 @@ func (s *Server) eventLoop(ap netip.AddrPort, ok bool) *evrelay.Loop {
 	s.lnMu.Lock()
 	defer s.lnMu.Unlock()
 	if s.evl == nil && ok && !s.shut {
-		s.evl, _ = evrelay.New(ap, func(c net.Conn) { go s.srv.ServeConn(c) }, s.srv.IdleTimeout) //nolint:errcheck // fasthttp logs
+		// The upstream settings are the fasthttp client's (fixed at start).
+		s.evl, _ = evrelay.New(evrelay.Config{Addr: ap, GiveBack: func(c net.Conn) { go s.srv.ServeConn(c) }, IdleTimeout: s.srv.IdleTimeout, //nolint:errcheck // fasthttp logs
+			IdleConnTimeout: s.fast.MaxIdleConnDuration, Budget: s.fast.conns, ConnWait: s.fast.connWait})
 		s.evlAt = ap
 	}
 	if !ok || s.evlAt != ap {
@@ -119,6 +121,8 @@ func (e *loopStream) take(dst []byte) []byte {
 func (e *loopStream) Refuse(dst []byte, status int, ctype, body []byte, err error) []byte {
 	var ae *APIError
 	switch {
+	case errors.Is(err, evrelay.ErrUpstreamBusy):
+		ae = busyError(err)
 	case err != nil:
 		ae = toAPIError(cause(e.ctx, err))
 	case status/100 == 2:
@@ -128,7 +132,7 @@ func (e *loopStream) Refuse(dst []byte, status int, ctype, body []byte, err erro
 		ae = upstreamStatusError(status, body)
 	}
 	e.r.log.status, e.r.log.failure = ae.Status, ae
-	return evrelay.AppendResponse(dst, "answer-guard", ae.Status, ae.body())
+	return evrelay.AppendResponse(dst, "answer-guard", ae.Status, map[bool]string{true: "WWW-Authenticate: Bearer realm=\"answer-guard\"\r\n"}[ae.Status == 401], ae.body(), e.st.KeepAlive)
 }
 
 func (e *loopStream) Done(clientGone bool) {

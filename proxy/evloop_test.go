@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -195,5 +196,122 @@ func TestEventLoopIdleConnectionClosed(t *testing.T) {
 	c.SetReadDeadline(time.Now().Add(10 * time.Second)) // a bound on a failing test, not a timing check
 	if n, err := br.Read(make([]byte, 1)); err != io.EOF {
 		t.Fatalf("idle connection: read %d, %v; want io.EOF (closed by the loop)", n, err)
+	}
+}
+
+// rawHead sends body as one HTTP/1.1 request on a new connection and
+// returns the response header as sent, its Date value replaced by "D".
+func rawHead(t *testing.T, ts *testServer, body string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(ts.base, "http://"), "/v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	br := bufio.NewReader(c)
+	var head strings.Builder
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("header: %q, %v", head.String(), err)
+		}
+		if v, ok := strings.CutPrefix(line, "Date: "); ok {
+			if _, err := http.ParseTime(strings.TrimSpace(v)); err != nil {
+				t.Errorf("Date %q: %v", v, err)
+			}
+			line = "Date: D\r\n"
+		}
+		head.WriteString(line)
+		if line == "\r\n" {
+			return head.String()
+		}
+	}
+}
+
+// The loop's response headers are the goroutine path's, byte for byte
+// (the Date's value aside): a stream, and an upstream's refusal.
+func TestEventLoopHeaderParity(t *testing.T) {
+	for _, refuse := range []float64{0, 1} {
+		var heads [2]string
+		for i, mode := range []string{"off", "on"} {
+			ts := startServer(t, func(c *testCfg) { c.Server.EventLoop = mode; c.Mock.Faults.Refuse = refuse })
+			heads[i] = rawHead(t, ts, streamBody)
+		}
+		if heads[0] != heads[1] {
+			t.Errorf("upstream refuses %v: event loop header\n%s\nwant the goroutine path's\n%s", refuse, heads[1], heads[0])
+		}
+	}
+}
+
+// With every upstream connection taken (upstream.max_conns: 1, held by a
+// loop stream), a second loop stream and a non-stream request (fasthttp's
+// client: one budget for both) each wait upstream.conn_wait_timeout, then
+// get 503 upstream_busy; the gauges count the loop's connection. Once the
+// first stream ends, its connection's slot serves the next stream.
+func TestEventLoopUpstreamBusy(t *testing.T) {
+	ts, _ := countedMock(t, func(c *testCfg) {
+		loopOn(c)
+		c.Upstream.MaxConns = 1
+		c.Upstream.ConnWaitTimeout = 150 * time.Millisecond
+		c.Mock.Pace = 100 * time.Millisecond // the stream holds its connection for seconds
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	st := ts.completions().NewStreaming(ctx, params(true))
+	if !st.Next() {
+		t.Fatalf("no first chunk: %v", st.Err())
+	}
+	if n := ts.srv.EventLoopStreams(); n != 1 {
+		t.Fatalf("event loop streams: %d, want 1", n)
+	}
+	second := ts.completions().NewStreaming(context.Background(), params(true))
+	for second.Next() {
+	}
+	var apiErr *openai.Error
+	if err := second.Err(); !errors.As(err, &apiErr) || apiErr.StatusCode != 503 || apiErr.Code != "upstream_busy" {
+		t.Errorf("second stream with the only connection taken: %v, want 503 upstream_busy", err)
+	}
+	second.Close()
+	if _, err := ts.completions().New(context.Background(), params(false)); !errors.As(err, &apiErr) || apiErr.StatusCode != 503 || apiErr.Code != "upstream_busy" {
+		t.Errorf("non-stream request with the only connection taken: %v, want 503 upstream_busy", err)
+	}
+	fams := scrape(t, ts)
+	for name, want := range map[string]float64{"guard_upstream_busy_total": 2, "guard_upstream_conns_max": 1, "guard_upstream_conns_open": 1} {
+		f := fams[name]
+		if f == nil {
+			t.Errorf("/metrics has no %s", name)
+			continue
+		}
+		m := f.GetMetric()[0]
+		if got := m.GetCounter().GetValue() + m.GetGauge().GetValue(); got != want {
+			t.Errorf("%s = %g, want %g", name, got, want)
+		}
+	}
+	cancel()
+	st.Close()
+	third := ts.completions().NewStreaming(context.Background(), params(true))
+	defer third.Close()
+	if !third.Next() {
+		t.Errorf("a stream after the first one ended: %v", third.Err())
+	}
+}
+
+// A pooled loop connection unused for upstream.idle_conn_timeout is
+// closed (the upstream reads its end).
+func TestEventLoopIdleUpstreamClosed(t *testing.T) {
+	ts, ln := countedMock(t, func(c *testCfg) { loopOn(c); c.Upstream.IdleConnTimeout = 50 * time.Millisecond })
+	if _, err := streamText(ts, "mock-1", "What is the return window?", nil); err != nil {
+		t.Fatal(err)
+	}
+	if ts.srv.EventLoopStreams() < 0 {
+		t.Fatal("the event loop never ran")
+	}
+	select {
+	case <-ln.eof:
+	case <-time.After(10 * time.Second): // a bound on a failing test, not a timing check
+		t.Fatal("the idle upstream connection was not closed")
+	}
+	if n := ln.n.Load(); n != 1 {
+		t.Errorf("%d upstream connections, want 1", n)
 	}
 }

@@ -5,25 +5,9 @@ package proxy
 import (
 	"syscall"
 	"testing"
-)
 
-func TestAutoMaxConns(t *testing.T) {
-	for _, c := range []struct {
-		limit uint64
-		want  int
-	}{
-		{0, 64},
-		{256, 64},
-		{1024, 384},
-		{20000, 9872},
-		{1 << 20, (1<<20 - 256) / 2},
-		{1 << 40, 1 << 20},
-	} {
-		if got := autoMaxConns(c.limit); got != c.want {
-			t.Errorf("autoMaxConns(%d) = %d, want %d", c.limit, got, c.want)
-		}
-	}
-}
+	"github.com/answer-guard/guard/internal/evrelay"
+)
 
 // With upstream.max_conns 0 (the default) the pool is sized from the file
 // descriptor limit, whose soft value is raised to the hard one first.
@@ -44,8 +28,8 @@ func TestMaxConnsFromFileLimit(t *testing.T) {
 	if after.Cur != after.Max {
 		t.Errorf("soft file limit %d after start, want the hard limit %d", after.Cur, after.Max)
 	}
-	if want := autoMaxConns(after.Cur); c.conns.max != want || c.MaxConnsPerHost != want {
-		t.Errorf("derived max conns %d (client %d), want %d for a limit of %d", c.conns.max, c.MaxConnsPerHost, want, after.Cur)
+	if want := evrelay.MaxFromFileLimit(after.Cur); c.conns.Max != want || c.MaxConnsPerHost != want {
+		t.Errorf("derived max conns %d (client %d), want %d for a limit of %d", c.conns.Max, c.MaxConnsPerHost, want, after.Cur)
 	}
 	cfg.MaxConns = 7
 	if got := newFastClient(cfg, nil).MaxConnsPerHost; got != 7 {

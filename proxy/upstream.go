@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
 
+	"github.com/answer-guard/guard/internal/evrelay"
 	"github.com/answer-guard/guard/internal/proctune"
 	"github.com/answer-guard/guard/internal/sse"
 )
@@ -46,29 +48,25 @@ type upstream struct {
 }
 
 // upstreamClient is the client to upstreams, shared by every configuration
-// the server runs, so a reload never strands connections; conns counts its
-// connections for /metrics.
+// the server runs, so a reload never strands connections. conns is the
+// process's upstream connection budget (guard_upstream_*), which the event
+// loop's connections (evloop.go) count against too.
 type upstreamClient struct {
 	*fasthttp.Client
-	conns connStats
-}
-
-// connStats are the upstream connection pool's numbers (guard_upstream_*):
-// open counts dialed connections not yet closed (in use or idle), busy the
-// requests that found max connections in use for conn_wait_timeout.
-type connStats struct {
-	max        int
-	open, busy atomic.Int64
+	conns    *evrelay.Budget
+	connWait time.Duration
+	shed     sync.Once // CloseIdleConnections races fasthttp's lazy setup until a Do ran
 }
 
 // newFastClient is the client to upstreams. An idle connection is closed
 // after u.IdleConnTimeout, which should be below the upstream's own
 // keep-alive limit. At most u.MaxConns connections are open at once (0:
-// derived from the process's file descriptor limit, autoMaxConns); every
+// derived from the process's file descriptor limit, evrelay.MaxFromFileLimit); every
 // request in flight holds one, a stream for its whole length. A request
 // that finds none free waits in fasthttp's queue up to u.ConnWaitTimeout
-// for one, then fails with 503 upstream_busy (guard_upstream_busy_total).
-// dial opens a connection (nil: TCP).
+// for one, then fails with 503 upstream_busy (guard_upstream_busy_total);
+// so does a dial that waits as long for a slot of the budget the event
+// loop's connections share (evrelay.Budget). dial opens a connection (nil: TCP).
 //
 // A request whose connection fails before any byte of the answer came
 // back (the write failed, or the upstream closed the connection without a
@@ -84,15 +82,14 @@ func newFastClient(u UpstreamConfig, dial fasthttp.DialFunc) *upstreamClient {
 	if dial == nil {
 		dial = upstreamDialer.Dial
 	}
-	uc := &upstreamClient{}
-	uc.conns.max = u.MaxConns
-	if uc.conns.max == 0 {
-		uc.conns.max = autoMaxConns(proctune.OpenFileLimit())
+	uc := &upstreamClient{conns: evrelay.NewBudget(u.MaxConns), connWait: u.ConnWaitTimeout}
+	if u.MaxConns == 0 {
+		uc.conns.Max = evrelay.MaxFromFileLimit(proctune.OpenFileLimit())
 	}
 	c := &fasthttp.Client{
 		Name:                          "answer-guard",
 		NoDefaultUserAgentHeader:      true,
-		MaxConnsPerHost:               uc.conns.max,
+		MaxConnsPerHost:               uc.conns.Max,
 		MaxConnWaitTimeout:            u.ConnWaitTimeout,
 		MaxIdleConnDuration:           u.IdleConnTimeout,
 		MaxIdemponentCallAttempts:     3,
@@ -123,34 +120,18 @@ func newFastClient(u UpstreamConfig, dial fasthttp.DialFunc) *upstreamClient {
 // model servers add a few hundred bytes each).
 const upstreamReadBuffer = 8 << 10
 
-// fdReserve is the part of the file descriptor limit autoMaxConns leaves
-// to everything that is not a proxied request: listeners, index and log
-// files, Redis, the remote pieces' clients, idle keep-alive clients.
-const fdReserve = 256
-
-// autoMaxConns sizes upstream.max_conns from the file descriptor limit: a
-// proxied request holds two descriptors (the client's connection and the
-// upstream's), so the upstream pool may use half of what is left after
-// fdReserve; at least 64.
-func autoMaxConns(fdLimit uint64) int {
-	if fdLimit < 2*64+fdReserve {
-		return 64
-	}
-	return int(min((fdLimit-fdReserve)/2, 1<<20))
-}
-
 // registerUpstream publishes the pool's numbers on the proxy's registry.
 func (m *metrics) registerUpstream(c *upstreamClient) {
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "guard_upstream_conns_max",
 			Help: "Most upstream connections open at once (upstream.max_conns, or what it was derived from the file descriptor limit)."},
-			func() float64 { return float64(c.conns.max) }),
+			func() float64 { return float64(c.conns.Max) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "guard_upstream_conns_open",
 			Help: "Upstream connections open now, in use or idle in the pool; at guard_upstream_conns_max, requests wait (upstream.conn_wait_timeout)."},
-			func() float64 { return float64(c.conns.open.Load()) }),
+			func() float64 { return float64(c.conns.Open()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "guard_upstream_busy_total",
 			Help: "Requests that waited upstream.conn_wait_timeout for an upstream connection in vain and got 503 upstream_busy."},
-			func() float64 { return float64(c.conns.busy.Load()) }))
+			func() float64 { return float64(c.conns.Busy.Load()) }))
 }
 
 // upstreamDialer dials every server's upstream connections: a TCPDialer
@@ -176,7 +157,7 @@ func connFailedBeforeAnswer(err error) bool {
 type trackedConn struct {
 	net.Conn
 	addr  trackedAddr
-	stats *connStats // counts it open until its first Close (nil: not counted)
+	stats *evrelay.Budget // holds a slot until its first Close (nil: none)
 	shut  atomic.Bool
 	// beforeRead, when set, is called right before each read from the
 	// network: the client's buffer is then empty, so the read may wait.
@@ -215,21 +196,26 @@ func (c *trackedConn) LocalAddr() net.Addr { return &c.addr }
 // Close closes the connection; the watch and fasthttp may both close it.
 func (c *trackedConn) Close() error {
 	if c.shut.CompareAndSwap(false, true) && c.stats != nil {
-		c.stats.open.Add(-1)
+		c.stats.Release()
 	}
 	return c.Conn.Close()
 }
 
-// track makes dial's connections trackedConns, counted in c.conns.
+// track makes dial's connections trackedConns, each holding a slot of
+// c.conns (fasthttp.ErrNoFreeConns when none freed in c.connWait).
 func (c *upstreamClient) track(dial fasthttp.DialFunc) fasthttp.DialFunc {
 	return func(addr string) (net.Conn, error) {
+		if !c.conns.Acquire(c.connWait) {
+			return nil, fasthttp.ErrNoFreeConns
+		}
 		conn, err := dial(addr)
 		if err != nil {
+			c.conns.Release()
 			return nil, err
 		}
-		tc := &trackedConn{Conn: conn, stats: &c.conns}
+		c.shed.Do(func() { c.conns.OnShed(c.CloseIdleConnections) })
+		tc := &trackedConn{Conn: conn, stats: c.conns}
 		tc.addr = trackedAddr{Addr: conn.LocalAddr(), c: tc}
-		c.conns.open.Add(1)
 		return tc, nil
 	}
 }
@@ -273,14 +259,18 @@ func (u *upstream) do(req *fasthttp.Request, resp *fasthttp.Response, deadline t
 	case errors.Is(err, fasthttp.ErrTimeout):
 		return timeout
 	case errors.Is(err, fasthttp.ErrNoFreeConns):
-		u.fast.conns.busy.Add(1)
-		return &APIError{Status: 503, Type: "upstream_error", Code: "upstream_busy",
-			Message: "every upstream connection (upstream.max_conns) is in use; retry later", Err: err}
+		u.fast.conns.Busy.Add(1)
+		return busyError(err)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		return &APIError{Status: 502, Type: "upstream_error", Code: "upstream_invalid_response",
 			Message: "the upstream response exceeds the configured size limit", Err: err}
 	}
 	return err
+}
+
+func busyError(err error) *APIError {
+	return &APIError{Status: 503, Type: "upstream_error", Code: "upstream_busy",
+		Message: "every upstream connection (upstream.max_conns) is in use; retry later", Err: err}
 }
 
 // postWhole sends a non-stream request and returns the pooled response,

@@ -3,8 +3,10 @@ package proxy_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,18 +16,35 @@ import (
 	"github.com/answer-guard/guard/mockllm"
 )
 
-// countingListener counts the connections accepted.
+// countingListener counts the connections accepted; eof gets one value
+// each time one of them reads the end of the stream (the proxy closed it).
 type countingListener struct {
 	net.Listener
-	n atomic.Int64
+	n   atomic.Int64
+	eof chan struct{}
 }
 
 func (l *countingListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
-	if err == nil {
-		l.n.Add(1)
+	if err != nil {
+		return nil, err
 	}
-	return c, err
+	l.n.Add(1)
+	return &eofConn{Conn: c, eof: l.eof}, nil
+}
+
+type eofConn struct {
+	net.Conn
+	eof  chan struct{}
+	once sync.Once
+}
+
+func (c *eofConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err == io.EOF {
+		c.once.Do(func() { c.eof <- struct{}{} })
+	}
+	return n, err
 }
 
 // countedMock starts a simulated upstream whose accepted connections are
@@ -45,7 +64,7 @@ func countedMock(t *testing.T, mutate func(*testCfg)) (*testServer, *countingLis
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := &countingListener{Listener: raw}
+	ln := &countingListener{Listener: raw, eof: make(chan struct{}, 64)}
 	go mock.Serve(ln) //nolint:errcheck // ends with Close
 	t.Cleanup(func() { mock.Close() })
 	cfg.Upstream.BaseURL = "http://" + raw.Addr().String() + "/v1"

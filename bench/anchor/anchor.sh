@@ -8,7 +8,7 @@
 #        "nginx fastproxy evproxy" for a shorter run), EVPROXY_FLAGS (e.g.
 #        "-front fasthttp": evproxy with a fasthttp server in front that hands
 #        each connection to a loop and takes it back), GUARD_SERVER (more
-#        server keys for the guard, not guard-base: e.g. "event_loop: on")
+#        server keys for the guard, not guard-base: e.g. "event_loop: off", the goroutine path)
 #        override)
 #
 # Paced mode (PACED=1, the default) models LLM traffic: long-lived streams

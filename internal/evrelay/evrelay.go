@@ -28,6 +28,8 @@ package evrelay
 import (
 	"errors"
 	"net"
+	"net/netip"
+	"time"
 )
 
 // Handler turns one stream's upstream answer into what its client gets.
@@ -45,12 +47,34 @@ type Handler interface {
 	// Refuse is an answer that is not a 200 event stream (status, its
 	// Content-Type and body, the body cut at maxWhole), or err when there
 	// was no answer. It appends a whole HTTP/1.1 response for the client;
-	// the connection is closed after it.
+	// the connection is given back after it as after a stream (Stream's
+	// KeepAlive, which the loop clears when it closes the connection).
 	Refuse(dst []byte, status int, ctype, body []byte, err error) []byte
 	// Done is the stream's end: the loop no longer uses the handler or
 	// the connection. clientGone reports that a write to the client
 	// failed or the client closed first.
 	Done(clientGone bool)
+}
+
+// Config is a loop's setting.
+type Config struct {
+	Addr netip.AddrPort // the plain-HTTP upstream
+	// GiveBack takes a client connection back for its next request (the
+	// fasthttp server's ServeConn, on a new goroutine): after a complete
+	// answer with keep-alive the loop keeps the connection, with no
+	// goroutine, until the client sends again (then GiveBack), closes it,
+	// or stays quiet for IdleTimeout (closed). Nil: closed after the answer.
+	GiveBack    func(net.Conn)
+	IdleTimeout time.Duration
+	// IdleConnTimeout: a pooled upstream connection is closed after this
+	// long unused.
+	IdleConnTimeout time.Duration
+	// Budget counts the loop's upstream connections with the process's
+	// others (nil: a budget of its own, 1<<20); a stream that finds none
+	// free waits up to ConnWait, then is refused with ErrUpstreamBusy
+	// (counted in Budget.Busy).
+	Budget   *Budget
+	ConnWait time.Duration
 }
 
 // Stream is one relayed request. Its fields are set by the caller before
@@ -84,6 +108,9 @@ var (
 	ErrUpstreamDial = errors.New("upstream connection failed")
 	// ErrBadAnswer: the upstream's answer is not valid HTTP/1.1.
 	ErrBadAnswer = errors.New("upstream sent an invalid HTTP answer")
+	// ErrUpstreamBusy: every upstream connection the Budget allows was in
+	// use for Config.ConnWait.
+	ErrUpstreamBusy = errors.New("every upstream connection is in use")
 	// ErrClosed: the loop was closed.
 	ErrClosed = errors.New("event loop closed")
 )

@@ -1,12 +1,10 @@
 package evrelay
 
 import (
-	"bufio"
 	"net"
 	"net/http"
-	"reflect"
 	"strconv"
-	"unsafe"
+	"time"
 )
 
 // FD returns the descriptor of c, a TCP connection (or a wrapper whose
@@ -34,31 +32,22 @@ func FD(c net.Conn) (fd int, ok bool) {
 	return fd, true
 }
 
-// Hijacked returns the connection a fasthttp hijack handler was given
-// (its UnsafeConn) and how many bytes fasthttp's reader still buffered
-// past the request (pipelined): -1 when it cannot tell (another fasthttp
-// layout; TestHijackedBuffered pins the one this reads).
-func Hijacked(h net.Conn) (net.Conn, int) {
-	u, ok := h.(interface{ UnsafeConn() net.Conn })
-	if !ok {
-		return h, -1
+// Pipelined reports whether the reader of h, a connection a fasthttp
+// hijack handler was given, holds bytes the client sent past its request
+// (a pipelined request, which the loop cannot hand back to fasthttp: such
+// a connection must close after its answer). It reads h with a read
+// deadline in the past: buffered bytes come back (one is consumed), and an
+// empty buffer asks the socket, which fails at once without reading
+// (Go's poller checks the deadline first), so what the kernel holds stays
+// there for the loop. It relies on h's documented behaviour only (fasthttp
+// hands the hijack handler a conn that reads the server's buffer first).
+func Pipelined(h net.Conn) bool {
+	if h.SetReadDeadline(time.Unix(1, 0)) != nil {
+		return true // cannot tell: assume so (the connection closes after)
 	}
-	v := reflect.ValueOf(h)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return u.UnsafeConn(), -1
-	}
-	f := v.Elem().FieldByName("r")
-	if !f.IsValid() || f.Kind() != reflect.Interface {
-		return u.UnsafeConn(), -1
-	}
-	r := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface()
-	switch br := r.(type) {
-	case *bufio.Reader:
-		return u.UnsafeConn(), br.Buffered()
-	case net.Conn:
-		return u.UnsafeConn(), 0
-	}
-	return u.UnsafeConn(), -1
+	var b [1]byte
+	n, _ := h.Read(b[:])
+	return h.SetReadDeadline(time.Time{}) != nil || n > 0
 }
 
 // AppendRequest appends a POST of a JSON body to path on host, asking for
@@ -80,28 +69,43 @@ func AppendRequest(dst []byte, host, path, key string, body []byte) []byte {
 	return append(dst, body...)
 }
 
-// AppendResponse appends a whole response with a JSON body, closing the
-// connection.
-func AppendResponse(dst []byte, server string, status int, body []byte) []byte {
+// AppendResponse appends a whole response with a JSON body and the
+// header lines extra (each ending in CRLF), in the order fasthttp's server
+// writes them; Connection: close unless keepAlive.
+func AppendResponse(dst []byte, server string, status int, extra string, body []byte, keepAlive bool) []byte {
 	dst = append(dst, "HTTP/1.1 "...)
 	dst = strconv.AppendInt(dst, int64(status), 10)
 	dst = append(dst, ' ')
 	dst = append(dst, http.StatusText(status)...)
-	dst = append(dst, "\r\nServer: "...)
-	dst = append(dst, server...)
-	dst = append(dst, "\r\nContent-Type: application/json\r\nContent-Length: "...)
+	dst = appendServerDate(dst, server)
+	dst = append(dst, "Content-Type: application/json\r\nContent-Length: "...)
 	dst = strconv.AppendInt(dst, int64(len(body)), 10)
-	dst = append(dst, "\r\nConnection: close\r\n\r\n"...)
+	dst = append(dst, "\r\n"...)
+	dst = append(dst, extra...)
+	if !keepAlive {
+		dst = append(dst, "Connection: close\r\n"...)
+	}
+	dst = append(dst, "\r\n"...)
 	return append(dst, body...)
 }
 
 // AppendStreamHeader appends the header of a 200 chunked event stream.
 func AppendStreamHeader(dst []byte, server string, keepAlive bool) []byte {
-	dst = append(dst, "HTTP/1.1 200 OK\r\nServer: "...)
-	dst = append(dst, server...)
-	dst = append(dst, "\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\nTransfer-Encoding: chunked\r\n"...)
+	dst = append(dst, "HTTP/1.1 200 OK"...)
+	dst = appendServerDate(dst, server)
+	dst = append(dst, "Content-Type: text/event-stream\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\nTransfer-Encoding: chunked\r\n"...)
 	if !keepAlive {
 		dst = append(dst, "Connection: close\r\n"...)
 	}
+	return append(dst, "\r\n"...)
+}
+
+// appendServerDate ends the status line and appends the Server and Date
+// lines.
+func appendServerDate(dst []byte, server string) []byte {
+	dst = append(dst, "\r\nServer: "...)
+	dst = append(dst, server...)
+	dst = append(dst, "\r\nDate: "...)
+	dst = time.Now().UTC().AppendFormat(dst, http.TimeFormat)
 	return append(dst, "\r\n"...)
 }

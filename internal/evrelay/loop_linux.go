@@ -5,7 +5,6 @@ package evrelay
 import (
 	"bytes"
 	"net"
-	"net/netip"
 	"runtime"
 	"strconv"
 	"sync"
@@ -52,6 +51,7 @@ type conn struct {
 	got        bool // an answer byte has come
 	noReuse    bool // Connection: close, or bytes after the answer
 	paused     bool // not read while the client has MaxPending bytes waiting
+	hup        bool // the peer's end came with an event: read to EOF, not to a short read
 	req        []byte
 	hdrDone    bool
 	relay      bool // a 200 event stream: the body goes through the Handler
@@ -62,6 +62,14 @@ type conn struct {
 	remain     int64     // bytes left of a Content-Length body
 	dc         Dechunker // a chunked body's decoder
 	poolIdx    int       // index in the pool while idle, -1 in use
+	pooledAt   int64     // pooled since (unix ns)
+}
+
+// waiter is a client waiting for an upstream connection (Budget full).
+type waiter struct {
+	c   *conn
+	gen uint32 // c's, so a waiter whose client went away is skipped
+	at  int64  // gives up then (unix ns): 503 upstream_busy
 }
 
 type cancelReq struct {
@@ -87,7 +95,12 @@ type Loop struct {
 	giveBack func(net.Conn)
 	idleFor  int64 // a kept idle connection is closed after this (ns)
 	idle     int   // kept idle connections
-	swept    int64 // the last idle sweep (unix ns)
+	swept    int64 // the last sweep (unix ns)
+	tick     int64 // sweep period (ns)
+	cfg      Config
+	waitq    []waiter
+	nwait    atomic.Int64 // len(waitq), for the Budget's "slot freed"
+	shedding atomic.Bool  // a Budget waiter asked for the idle pool to close
 
 	wake    int
 	mu      sync.Mutex // guards inbox, cancels, closing
@@ -103,22 +116,26 @@ type Loop struct {
 	onPause func(pending int) // tests: called on the loop thread when an upstream is paused
 }
 
-// New starts a loop relaying to the plain-HTTP upstream at addr.
-// giveBack takes a client connection back for its next request (the
-// fasthttp server's ServeConn, on a new goroutine): after a complete
-// answer with keep-alive the loop keeps the connection, with no goroutine,
-// until the client sends again (then giveBack), closes it, or stays quiet
-// for idleTimeout (closed).
-func New(addr netip.AddrPort, giveBack func(net.Conn), idleTimeout time.Duration) (*Loop, error) {
+// New starts a loop as cfg says.
+func New(cfg Config) (*Loop, error) {
+	if cfg.Budget == nil {
+		cfg.Budget = NewBudget(1 << 20)
+	}
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
-	l := &Loop{ep: ep, rbuf: make([]byte, 64<<10), events: make([]unix.EpollEvent, 256), giveBack: giveBack, idleFor: int64(idleTimeout), done: make(chan struct{})}
-	if a := addr.Addr().Unmap(); a.Is4() {
-		l.up = &unix.SockaddrInet4{Port: int(addr.Port()), Addr: a.As4()}
+	l := &Loop{ep: ep, rbuf: make([]byte, 64<<10), events: make([]unix.EpollEvent, 256), giveBack: cfg.GiveBack, idleFor: int64(cfg.IdleTimeout), cfg: cfg, done: make(chan struct{})}
+	l.tick = int64(time.Second)
+	for _, d := range []time.Duration{cfg.IdleTimeout, cfg.IdleConnTimeout, cfg.ConnWait} {
+		if d > 0 {
+			l.tick = max(min(l.tick, int64(d/4)), int64(time.Millisecond))
+		}
+	}
+	if a := cfg.Addr.Addr().Unmap(); a.Is4() {
+		l.up = &unix.SockaddrInet4{Port: int(cfg.Addr.Port()), Addr: a.As4()}
 	} else {
-		l.up = &unix.SockaddrInet6{Port: int(addr.Port()), Addr: a.As16()}
+		l.up = &unix.SockaddrInet6{Port: int(cfg.Addr.Port()), Addr: a.As16()}
 	}
 	wfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
 	if err != nil {
@@ -130,6 +147,15 @@ func New(addr netip.AddrPort, giveBack func(net.Conn), idleTimeout time.Duration
 		return nil, err
 	}
 	l.wake = wfd
+	cfg.Budget.onFreed(func() {
+		if l.nwait.Load() > 0 {
+			l.poke()
+		}
+	})
+	cfg.Budget.OnShed(func() {
+		l.shedding.Store(true)
+		l.poke()
+	})
 	go l.run()
 	return l, nil
 }
@@ -254,6 +280,7 @@ func (l *Loop) close(c *conn) {
 	fd := c.fd
 	l.release(c)
 	unix.Close(fd)
+	l.cfg.Budget.Release()
 }
 
 // done1 ends stream st for its Handler.
@@ -278,8 +305,8 @@ func (l *Loop) wait() (int, error) {
 		}
 	}
 	ms := -1
-	if l.idle > 0 {
-		ms = 1000 // the idle sweep
+	if l.idle > 0 || len(l.pool) > 0 || len(l.waitq) > 0 {
+		ms = int(max(l.tick/int64(time.Millisecond), 1)) // the sweep
 	}
 	n, err := unix.EpollWait(l.ep, l.events, ms)
 	l.polled = n > 0
@@ -321,7 +348,7 @@ func (l *Loop) run() {
 			}
 			panic("evrelay: epoll_wait: " + err.Error())
 		}
-		if l.idle > 0 {
+		if l.idle > 0 || len(l.pool) > 0 || len(l.waitq) > 0 {
 			l.sweep()
 		}
 		for i := range n {
@@ -346,22 +373,73 @@ func (l *Loop) run() {
 				}
 			}
 		}
+		if len(l.waitq) > 0 {
+			l.serveWaiters()
+		}
 	}
 }
 
-// sweep closes the kept idle connections that stayed quiet for idleFor,
-// at most once a second.
+// sweep, at most once a tick, closes the kept idle client connections
+// that stayed quiet for IdleTimeout and the pooled upstream connections
+// idle for IdleConnTimeout, and answers 503 to the clients that waited
+// ConnWait for an upstream connection in vain.
 func (l *Loop) sweep() {
 	now := time.Now().UnixNano()
-	if now-l.swept < int64(time.Second) {
+	if now-l.swept < l.tick {
 		return
 	}
 	l.swept = now
-	for _, c := range l.conns {
-		if c != nil && c.kind == kindClient && c.idleAt != 0 && now-c.idleAt >= l.idleFor {
-			l.close(c)
+	if l.idle > 0 {
+		for _, c := range l.conns {
+			if c != nil && c.kind == kindClient && c.idleAt != 0 && now-c.idleAt >= l.idleFor {
+				l.close(c)
+			}
 		}
 	}
+	for i := 0; i < len(l.pool); {
+		if u := l.pool[i]; now-u.pooledAt >= int64(l.cfg.IdleConnTimeout) {
+			l.close(u) // moves the last one to i
+			continue
+		}
+		i++
+	}
+	for len(l.waitq) > 0 && now >= l.waitq[0].at {
+		w := l.waitq[0]
+		l.waitq = l.waitq[1:]
+		if l.waiting(w) {
+			l.cfg.Budget.Busy.Add(1)
+			l.refuse(w.c, 0, ErrUpstreamBusy)
+		}
+	}
+	l.nwait.Store(int64(len(l.waitq)))
+}
+
+// waiting reports whether w's client still waits for a connection.
+func (l *Loop) waiting(w waiter) bool {
+	c := w.c
+	return c.fd >= 0 && c.gen == w.gen && c.inflight && c.peer == nil && !c.headSent
+}
+
+// serveWaiters gives the waiting clients connections while the pool or
+// the Budget has them.
+func (l *Loop) serveWaiters() {
+	for len(l.waitq) > 0 {
+		w := l.waitq[0]
+		if !l.waiting(w) {
+			l.waitq = l.waitq[1:]
+			continue
+		}
+		u, err := l.upstream()
+		if err == ErrUpstreamBusy {
+			break
+		}
+		l.waitq = l.waitq[1:]
+		l.attach(w.c, u, err)
+	}
+	if len(l.waitq) == 0 {
+		l.waitq = l.waitq[:0:0]
+	}
+	l.nwait.Store(int64(len(l.waitq)))
 }
 
 // takeOver starts the streams handed over and serves the cancels; it
@@ -374,6 +452,11 @@ func (l *Loop) takeOver() bool {
 	l.takenC, l.cancels = l.cancels, l.takenC[:0]
 	closing := l.closing
 	l.mu.Unlock()
+	if l.shedding.Swap(false) {
+		for len(l.pool) > 0 {
+			l.close(l.pool[len(l.pool)-1])
+		}
+	}
 	for _, s := range l.taken {
 		l.begin(s)
 	}
@@ -421,12 +504,28 @@ func (l *Loop) begin(s *Stream) {
 		l.refuse(c, 0, early)
 		return
 	}
-	u := l.upstream()
-	if u == nil {
-		l.refuse(c, 0, ErrUpstreamDial)
+	if len(l.waitq) == 0 {
+		u, err := l.upstream()
+		if err != ErrUpstreamBusy {
+			l.attach(c, u, err)
+			return
+		}
+	}
+	l.waitq = append(l.waitq, waiter{c: c, gen: c.gen, at: time.Now().UnixNano() + int64(l.cfg.ConnWait)})
+	l.nwait.Store(int64(len(l.waitq)))
+	if len(l.waitq) == 1 {
+		l.cfg.Budget.askShed()
+	}
+}
+
+// attach sends client c's request on u, or refuses c with err (no
+// connection).
+func (l *Loop) attach(c *conn, u *conn, err error) {
+	if err != nil {
+		l.refuse(c, 0, err)
 		return
 	}
-	u.req = append(u.req[:0], s.Request...)
+	u.req = append(u.req[:0], c.st.Request...)
 	c.peer, u.peer = u, c
 	if !u.connecting {
 		l.send(u, u.req)
@@ -516,40 +615,46 @@ func (l *Loop) clientReadable(c *conn) {
 	}
 }
 
-// upstream returns a pooled upstream connection or dials one; nil if the
-// dial fails at once.
-func (l *Loop) upstream() *conn {
+// upstream returns a pooled upstream connection or dials one, holding a
+// slot of the Budget: ErrUpstreamBusy when it has none free,
+// ErrUpstreamDial when the dial fails at once.
+func (l *Loop) upstream() (*conn, error) {
 	if n := len(l.pool); n > 0 {
 		u := l.pool[n-1]
 		l.pool = l.pool[:n-1]
 		u.poolIdx = -1
 		u.reused = true
-		return u
+		return u, nil
+	}
+	if !l.cfg.Budget.TryAcquire() {
+		return nil, ErrUpstreamBusy
 	}
 	family := unix.AF_INET
 	if _, ok := l.up.(*unix.SockaddrInet6); ok {
 		family = unix.AF_INET6
 	}
 	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil
+	if err == nil {
+		err = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+		if err == nil {
+			err = unix.Connect(fd, l.up)
+		}
+		if err != nil && err != unix.EINPROGRESS {
+			unix.Close(fd)
+		}
 	}
-	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
-		unix.Close(fd)
-		return nil
-	}
-	err = unix.Connect(fd, l.up)
 	if err != nil && err != unix.EINPROGRESS {
-		unix.Close(fd)
-		return nil
+		l.cfg.Budget.Release()
+		return nil, ErrUpstreamDial
 	}
 	u, aerr := l.add(fd, kindUpstream)
 	if aerr != nil {
 		unix.Close(fd)
-		return nil
+		l.cfg.Budget.Release()
+		return nil, ErrUpstreamDial
 	}
 	u.connecting = err != nil
-	return u
+	return u, nil
 }
 
 func (l *Loop) unpool(u *conn) {
@@ -560,8 +665,8 @@ func (l *Loop) unpool(u *conn) {
 	u.poolIdx = -1
 }
 
-// refuse answers c with the Handler's whole response and closes it once
-// written.
+// refuse answers c with the Handler's whole response; once it is
+// written, c is given back (keep-alive) or closed.
 func (l *Loop) refuse(c *conn, status int, err error) {
 	var ctype, body []byte
 	if u := c.peer; u != nil {
@@ -569,13 +674,15 @@ func (l *Loop) refuse(c *conn, status int, err error) {
 		l.close(u)
 		c.peer = nil
 	}
-	c.closeAfter, c.inflight = true, false
+	c.inflight = false
+	c.closeAfter = c.closeAfter || l.giveBack == nil
+	c.st.KeepAlive = !c.closeAfter
 	l.frame = c.st.Handler.Refuse(l.frame[:0], status, ctype, body, err)
 	if !l.send(c, l.frame) {
 		return
 	}
 	if len(c.out) == 0 {
-		l.close(c)
+		l.finish(c)
 	}
 }
 
@@ -683,6 +790,9 @@ func (l *Loop) upstreamEvent(u *conn, ev uint32) {
 		}
 	}
 	if ev&(evIn|evEnd) != 0 {
+		// Edge-triggered: an end reported with the last bytes comes only
+		// once, so the reads go on to EOF after a short one.
+		u.hup = u.hup || ev&evEnd != 0
 		l.upstreamReadable(u)
 	}
 }
@@ -698,16 +808,22 @@ func (l *Loop) upstreamGone(u *conn) {
 		return
 	}
 	if u.reused && !u.got {
-		if nu := l.upstream(); nu != nil {
-			nu.req = append(nu.req[:0], u.req...)
-			nu.reused = false // one retry
-			c.peer, nu.peer = nu, c
-			l.close(u)
-			if !nu.connecting {
-				l.send(nu, nu.req)
-			}
+		// No answer byte came (so nothing was relayed): retry once on a new
+		// connection, which takes u's slot.
+		req := u.req
+		u.req, c.peer = nil, nil
+		l.close(u)
+		nu, err := l.upstream()
+		if err != nil {
+			l.refuse(c, 0, ErrUpstreamClosed)
 			return
 		}
+		nu.req, nu.reused = req, false // one retry
+		c.peer, nu.peer = nu, c
+		if !nu.connecting {
+			l.send(nu, nu.req)
+		}
+		return
 	}
 	if !u.relay {
 		c.peer = nil
@@ -765,7 +881,7 @@ func (l *Loop) upstreamBurst(u *conn) bool {
 				l.cancel(c, perr)
 				return false
 			}
-			if n < len(l.rbuf) {
+			if n < len(l.rbuf) && !u.hup {
 				break
 			}
 			continue
@@ -809,11 +925,11 @@ func (l *Loop) upstreamBurst(u *conn) bool {
 	// pool.
 	c.peer, c.inflight = nil, false
 	u.peer = nil
-	if u.noReuse || len(u.out) > 0 {
+	if u.noReuse || u.hup || len(u.out) > 0 {
 		l.close(u)
 	} else {
 		u.reused, u.got, u.hdrDone, u.paused, u.relay = true, false, false, false, false
-		u.poolIdx = len(l.pool)
+		u.poolIdx, u.pooledAt = len(l.pool), time.Now().UnixNano()
 		l.pool = append(l.pool, u)
 	}
 	if len(c.out) == 0 {

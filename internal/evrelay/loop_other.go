@@ -2,18 +2,13 @@
 
 package evrelay
 
-import (
-	"errors"
-	"net"
-	"net/netip"
-	"time"
-)
+import "errors"
 
 // Loop is Linux only: New fails elsewhere.
 type Loop struct{}
 
 // New fails: the event loop is Linux only.
-func New(netip.AddrPort, func(net.Conn), time.Duration) (*Loop, error) {
+func New(Config) (*Loop, error) {
 	return nil, errors.New("evrelay: the event loop is Linux only")
 }
 

@@ -34,7 +34,7 @@ func (h *echo) End(dst []byte, err error) []byte {
 	return dst
 }
 func (h *echo) Refuse(dst []byte, status int, _, _ []byte, err error) []byte {
-	return AppendResponse(dst, "t", 502, fmt.Appendf(nil, `{"status":%d,"err":%q}`, status, fmt.Sprint(err)))
+	return AppendResponse(dst, "t", 502, "", fmt.Appendf(nil, `{"status":%d,"err":%q}`, status, fmt.Sprint(err)), false)
 }
 func (h *echo) Done(gone bool) { h.done <- gone }
 
@@ -91,7 +91,7 @@ func TestBackPressureBound(t *testing.T) {
 		upDone <- bw.Flush()
 	}()
 	ap := netip.MustParseAddrPort(up.Addr().String())
-	l, err := New(ap, nil, time.Minute)
+	l, err := New(Config{Addr: ap, IdleTimeout: time.Minute, IdleConnTimeout: time.Minute, ConnWait: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,33 +136,53 @@ func TestBackPressureBound(t *testing.T) {
 	}
 }
 
-// Hijacked reads the bytes fasthttp buffered past a request: a pipelined
-// second request shows as buffered (the fasthttp layout this relies on).
-func TestHijackedBuffered(t *testing.T) {
+// Pipelined sees the bytes fasthttp buffered past a request (a pipelined
+// second request) and leaves the ones still in the socket unread: a
+// request that arrives after the hijack is read whole from the connection
+// underneath.
+func TestPipelined(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan int, 2)
+	req := "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+	type result struct {
+		pipelined bool
+		later     string
+	}
+	got, sent, handled := make(chan result, 1), make(chan struct{}), make(chan struct{})
 	srv := &fasthttp.Server{KeepHijackedConns: true, Handler: func(ctx *fasthttp.RequestCtx) {
+		handled <- struct{}{}
 		ctx.HijackSetNoResponse(true)
 		ctx.Hijack(func(h net.Conn) {
-			_, n := Hijacked(h)
-			got <- n
+			<-sent
+			var r result
+			r.pipelined = Pipelined(h)
+			if !r.pipelined {
+				b := make([]byte, len(req))
+				h.(interface{ UnsafeConn() net.Conn }).UnsafeConn().SetReadDeadline(time.Now().Add(10 * time.Second))
+				n, _ := io.ReadFull(h.(interface{ UnsafeConn() net.Conn }).UnsafeConn(), b)
+				r.later = string(b[:n])
+			}
+			got <- r
 			h.Close()
 		})
 	}}
 	go srv.Serve(ln) //nolint:errcheck // ends with Shutdown
 	defer srv.Shutdown()
-	req := "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
-	for i, want := range []int{0, len(req)} {
+	for i, want := range []result{{later: req}, {pipelined: true}} {
 		c, err := net.Dial("tcp", ln.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}
 		io.WriteString(c, strings.Repeat(req, i+1))
-		if n := <-got; n != want {
-			t.Errorf("%d requests in one write: Hijacked buffered %d, want %d", i+1, n, want)
+		<-handled
+		if i == 0 {
+			io.WriteString(c, req) // after the first request was read: in the socket
+		}
+		sent <- struct{}{}
+		if r := <-got; r != want {
+			t.Errorf("%d requests in one write: got %+v, want %+v", i+1, r, want)
 		}
 		io.Copy(io.Discard, c)
 		c.Close()
