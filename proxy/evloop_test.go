@@ -322,38 +322,31 @@ func TestEventLoopIdleUpstreamClosed(t *testing.T) {
 // path, server.event_loop: off, does not: its disconnect probe is armed at
 // the first event, so it waits for upstream.first_byte_timeout.)
 func TestEventLoopClientGoneBeforeAnswer(t *testing.T) {
-	for _, mode := range []string{"on"} {
-		t.Run("event_loop="+mode, func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ln.Close()
-			upClosed := make(chan struct{})
-			go func() {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				defer c.Close()
-				io.Copy(io.Discard, c) // the request, then nothing back, until the proxy closes
-				close(upClosed)
-			}()
-			ts := startServer(t, func(c *testCfg) {
-				c.Server.EventLoop = mode
-				c.Upstream.BaseURL = "http://" + ln.Addr().String() + "/v1"
-			})
-			c, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(ts.base, "http://"), "/v1"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(streamBody), streamBody)
-			c.Close()
-			select {
-			case <-upClosed:
-			case <-time.After(30 * time.Second): // a bound on a hang, not a timing assertion
-				t.Fatal("the upstream connection was not closed after the client left")
-			}
-		})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	upClosed := make(chan struct{})
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		io.Copy(io.Discard, c) // the request, then nothing back, until the proxy closes
+		close(upClosed)
+	}()
+	ts := startServer(t, func(c *testCfg) { loopOn(c); c.Upstream.BaseURL = "http://" + ln.Addr().String() + "/v1" })
+	c, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(ts.base, "http://"), "/v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(streamBody), streamBody)
+	c.Close()
+	select {
+	case <-upClosed:
+	case <-time.After(30 * time.Second): // a bound on a hang, not a timing assertion
+		t.Fatal("the upstream connection was not closed after the client left")
 	}
 }
