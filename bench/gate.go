@@ -667,7 +667,10 @@ func fitScale(cases []gateCase, m gate.AnswerModel, semantic bool, label func(ga
 // for models m: the mean of the three class rates, pooled over the dev
 // corpora with HaluEval train (when among the cases) weighing as one
 // corpus, is maximised; ties keep the smaller min_support.
-func tuneGate(cfg gate.Config, m gateModels, cases []gateCase) gate.Config {
+//
+// mixed, when given, are cases of a corpus of many topics (HaluEval
+// train) that weigh in on on_topic_coherence alone.
+func tuneGate(cfg gate.Config, m gateModels, cases, mixed []gateCase) gate.Config {
 	var dev, halu []gateCase
 	devSets := map[string]bool{}
 	for _, c := range cases {
@@ -719,8 +722,47 @@ func tuneGate(cfg gate.Config, m gateModels, cases []gateCase) gate.Config {
 			best, bestScore = c, v
 		}
 	}
+	// on_topic_coherence last, with the mixed corpora (HaluEval train)
+	// weighing in as one mean dev corpus: a single-topic corpus wants the
+	// rule, a mixed one does not, so only both together place it. The
+	// score is flat between the corpora's coherences: the middle of the
+	// best run of grid values is kept (the largest margin on each side).
+	if len(mixed) > 0 {
+		halu = mixed
+	}
+	base = best
+	scores := make([]float64, len(onTopicCoherenceGrid))
+	top := -1.0
+	for i, coh := range onTopicCoherenceGrid {
+		c := base
+		c.OnTopicCoherence = coh
+		scores[i] = balanced(c)
+		top = max(top, scores[i])
+	}
+	run, bestRun, at := 0, 0, 0
+	for i, v := range scores {
+		if v < top-1e-9 {
+			run = 0
+			continue
+		}
+		run++
+		if run > bestRun {
+			bestRun, at = run, i-run+1
+		}
+	}
+	best.OnTopicCoherence = onTopicCoherenceGrid[at+(bestRun-1)/2]
 	return best
 }
+
+// onTopicCoherenceGrid are the on_topic_coherence values tuneGate tries
+// (0: off).
+var onTopicCoherenceGrid = func() []float64 {
+	g := []float64{0}
+	for x := 0.05; x <= 0.801; x += 0.025 {
+		g = append(g, math.Round(x*1000)/1000)
+	}
+	return g
+}()
 
 // onTopicSimGrid are the on_topic_sim values tuneGate tries (0: off).
 var onTopicSimGrid = []float64{0, 0.20, 0.225, 0.25, 0.275, 0.30, 0.325, 0.35, 0.375, 0.40, 0.45, 0.50}
@@ -837,14 +879,27 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 	for _, n := range trainAll {
 		allCases = append(allCases, prepared[n]...)
 	}
-	tunedAll := tuneGate(cfg, shipped, allCases)
-	fmt.Fprintf(w, "gate: on every training set: tuned planner.min_support %.2f, between %s, on_topic_sim %.3f (the defaults are %.2f, %s, %.3f)\n",
-		tunedAll.Planner.MinSupport, tunedAll.Between, tunedAll.OnTopicSim, cfg.Planner.MinSupport, cfg.Between, cfg.OnTopicSim)
+	mixed := prepared[hTrain.Name] // on_topic_coherence is tuned with HaluEval train
+	tunedAll := tuneGate(cfg, shipped, allCases, mixed)
+	fmt.Fprintf(w, "gate: on every training set: tuned planner.min_support %.2f, between %s, on_topic_sim %.3f, on_topic_coherence %.3f (the defaults are %.2f, %s, %.3f, %.3f)\n",
+		tunedAll.Planner.MinSupport, tunedAll.Between, tunedAll.OnTopicSim, tunedAll.OnTopicCoherence, cfg.Planner.MinSupport, cfg.Between, cfg.OnTopicSim, cfg.OnTopicCoherence)
+	for _, n := range append([]string{hTrain.Name, hTest.Name}, devNames...) {
+		if cs := prepared[n]; len(cs) > 0 {
+			fmt.Fprintf(w, "gate: %s: coherence %.3f\n", n, coherenceOf(cs))
+		}
+	}
 	if fit {
 		how := "logistic, L2 1.0, gonum BFGS, top 16 candidates per question, features that may only help kept >= 0; fitted on " +
 			strings.Join(trainAll, ", ") + "; each set weighs the same; relevance's question-level scale on every training set, answerability's on the dev corpora, classes balanced (guard bench quality --gate --fit)"
 		shipped.answer.Fit = "answerability (label: the passage answers the question); " + how
 		shipped.relevance.Fit = "relevance (label: the passage answers the question or is on its topic); " + how
+		// The coherence background takes effect in the next build (it is
+		// embedded), so a changed one needs a second run to be measured.
+		bgPath := filepath.Join(filepath.Dir(filepath.Dir(modelPath)), "index", "coherence_background.json")
+		if err := WriteEncoderBackground(dataDir, bgPath); err != nil {
+			return rep, fmt.Errorf("coherence background: %w", err)
+		}
+		fmt.Fprintf(w, "gate: wrote the encoder's coherence background to %s\n", bgPath)
 		for path, m := range map[string]gate.AnswerModel{modelPath: shipped.answer,
 			filepath.Join(filepath.Dir(modelPath), "relevancemodel.json"): shipped.relevance} {
 			b, _ := json.MarshalIndent(m, "", "  ")
@@ -859,8 +914,11 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 	// HaluEval: fitted on train (with the dev corpora), reported on test.
 	for _, set := range []string{hTrain.Name, hTest.Name} {
 		label := "out-of-sample"
-		if set == hTrain.Name && GateFitHaluEval {
+		switch {
+		case set == hTrain.Name && GateFitHaluEval:
 			label = "in-sample"
+		case set == hTrain.Name:
+			label = "in-sample for on_topic_coherence"
 		}
 		add(gateSystem{sysBefore, before, gateModels{answer: beforeModel}, true}, set, "main's model")
 		add(gateSystem{sysShipped, cfg, current, true}, set, label)
@@ -886,8 +944,8 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		for _, n := range train {
 			trainCases = append(trainCases, prepared[n]...)
 		}
-		tuned := tuneGate(cfg, loo, trainCases)
-		fmt.Fprintf(w, "gate: without %s: tuned planner.min_support %.2f, between %s, on_topic_sim %.3f\n", out, tuned.Planner.MinSupport, tuned.Between, tuned.OnTopicSim)
+		tuned := tuneGate(cfg, loo, trainCases, mixed)
+		fmt.Fprintf(w, "gate: without %s: tuned planner.min_support %.2f, between %s, on_topic_sim %.3f, on_topic_coherence %.3f\n", out, tuned.Planner.MinSupport, tuned.Between, tuned.OnTopicSim, tuned.OnTopicCoherence)
 		sep.add(loo, prepared[out])
 		curve.add(gateSystem{sysLOO, tuned, loo, true}, prepared[out])
 		add(gateSystem{sysBefore, before, gateModels{answer: beforeModel}, true}, out, "main's model")
@@ -907,6 +965,19 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		add(gateSystem{sysShipLex, cfg, current, false}, s.Name, "frozen test")
 	}
 	return rep, nil
+}
+
+// coherenceOf is the partition coherence the cases' candidates carry (0
+// when none does).
+func coherenceOf(cases []gateCase) float64 {
+	for _, c := range cases {
+		for _, cand := range c.cands {
+			if cand.Semantic && cand.Coherence != 0 {
+				return cand.Coherence
+			}
+		}
+	}
+	return 0
 }
 
 // separation pools, over the left-out corpora, each question's best

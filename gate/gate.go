@@ -34,6 +34,12 @@ type Candidate struct {
 	// (see FFocus..FSent), meaningful only when Semantic is set.
 	Focus, FocusMiss, FocusWorst, SentSoft float64
 	Semantic                               bool
+	// Coherence is the queried partition's topical coherence (the mean
+	// cosine between two of its passages' encoder vectors relative to the
+	// encoder's background, measured at index build), meaningful when
+	// Semantic is set; 0 when the index keeps none (built before it was
+	// measured). gate.on_topic_coherence compares it.
+	Coherence float64
 	// Relevance is the relevance model's calibrated probability that the
 	// passage is about the question (set by RelevanceModel.Rate after
 	// Assess); the coverage gate compares it with its thresholds.
@@ -139,7 +145,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool) Outcome {
 	bailOut := max < cfg.BailOutBelow
 	between := !goodEnough && !bailOut
 	caveat := between && cfg.Between == BetweenGround
-	onTopic := bailOut && !goodEnough && cfg.OnTopicSim > 0 && bestSim(cands) >= cfg.OnTopicSim
+	onTopic := bailOut && !goodEnough && cfg.OnTopicSim > 0 && bestSim(cands) >= cfg.OnTopicSim && oneTopic(cfg, cands)
 	if onTopic && len(survivors) == 0 {
 		o.Closest = closest(cfg, cands, rerankActive) // what the refusal names: the nearest passages, floored or not
 	} else {
@@ -193,6 +199,25 @@ func bestSim(cands []Candidate) float64 {
 		}
 	}
 	return best
+}
+
+// oneTopic reports whether the queried partition keeps to one topic, so
+// that a question close in meaning to it is on its topic: its coherence
+// reaches cfg.OnTopicCoherence (or that check is off, 0, or the index
+// keeps no coherence, when on_topic_sim alone decides, as before the
+// coherence was measured). A mixed archive (an encyclopedia's paragraphs)
+// falls below: a question close to some of its passages is as likely
+// about something else of the same kind.
+func oneTopic(cfg Config, cands []Candidate) bool {
+	if cfg.OnTopicCoherence <= 0 {
+		return true
+	}
+	for _, c := range cands {
+		if c.Semantic && c.Coherence != 0 {
+			return c.Coherence >= cfg.OnTopicCoherence
+		}
+	}
+	return true
 }
 
 // closest names the topics of the best survivors by relevance.

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -252,6 +253,67 @@ func TestOnTopicBelowBailOut(t *testing.T) {
 			want := cfg.RefusalText + ` The closest topics they cover are: "Opening hours"; "Van hire".`
 			if got := RefusalMessage(cfg, o); got != want {
 				t.Errorf("refusal\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+// on_topic_sim applies to a corpus that keeps to one topic: when the
+// partition's coherence is below on_topic_coherence (a mixed archive), a
+// question close in meaning to some passages goes per off_topic; an index
+// that keeps no coherence (0, built before it was measured) and the check
+// off (0) leave on_topic_sim alone to decide.
+func TestOnTopicCoherence(t *testing.T) {
+	pool := func(coh float64) []Candidate {
+		return []Candidate{
+			{ID: "hours", Kind: "library", Title: "Opening hours", Relevance: 0.10, Sim: 0.45, Semantic: true, Coherence: coh},
+			{ID: "van", Kind: "library", Title: "Van hire", Relevance: 0.05, Sim: 0.20, Semantic: true, Coherence: coh},
+		}
+	}
+	for _, tc := range []struct {
+		name      string
+		coh, min  float64
+		offTopic  string
+		want      Decision
+		onTopic   bool
+		offTopicC bool
+	}{
+		{"one topic: refused as on-topic", 0.50, 0.40, OffTopicFallback, Refuse, true, false},
+		{"at the threshold", 0.40, 0.40, OffTopicFallback, Refuse, true, false},
+		{"mixed archive: general knowledge", 0.35, 0.40, OffTopicFallback, Fallback, false, false},
+		{"mixed archive, off_topic: refuse", 0.35, 0.40, OffTopicRefuse, Refuse, false, true},
+		{"index without coherence: on_topic_sim decides", 0, 0.40, OffTopicFallback, Refuse, true, false},
+		{"check off", 0.30, 0, OffTopicFallback, Refuse, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.OnTopicSim, cfg.OnTopicCoherence, cfg.OffTopic, cfg.PrimaryKind = 0.30, tc.min, tc.offTopic, ""
+			o := Decide(cfg, pool(tc.coh), true)
+			if o.Decision != tc.want || o.Checks["on_topic"] != tc.onTopic || o.Checks["off_topic"] != tc.offTopicC {
+				t.Fatalf("decision %s on_topic %v off_topic %v, want %s %v %v", o.Decision, o.Checks["on_topic"], o.Checks["off_topic"], tc.want, tc.onTopic, tc.offTopicC)
+			}
+		})
+	}
+}
+
+// BenchmarkDecideOnTopic is Decide's cost on a turn below bail-out that
+// reaches the on_topic_sim check (16 semantic candidates), with the
+// on_topic_coherence check (a mixed corpus: general knowledge) and
+// without (0: refused as on-topic).
+func BenchmarkDecideOnTopic(b *testing.B) {
+	cands := make([]Candidate, 16)
+	for i := range cands {
+		cands[i] = Candidate{ID: "c", Kind: "library", Title: "Opening hours", Relevance: 0.1, Rerank: 0.3, Sim: 0.45 - float64(i)/100, Semantic: true, Coherence: 0.3}
+	}
+	for _, coh := range []float64{0.40, 0} {
+		b.Run(fmt.Sprintf("on_topic_coherence=%v", coh), func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.OnTopicCoherence = coh
+			b.ReportAllocs()
+			for b.Loop() {
+				if o := Decide(cfg, cands, true); o.Checks["on_topic"] != (coh == 0) {
+					b.Fatalf("on_topic %v with on_topic_coherence %v", o.Checks["on_topic"], coh)
+				}
 			}
 		})
 	}

@@ -318,5 +318,8 @@ func (p *Partition) loadEncoder(dir string, pi PartitionInfo, man Manifest) erro
 	if pi.DenseCalibration != nil {
 		p.encCalib = *pi.DenseCalibration
 	}
+	if pi.DenseCoherence != nil && pi.DenseCoherenceBasis == coherenceBasis() {
+		p.coherence = pi.DenseCoherence
+	}
 	return nil
 }

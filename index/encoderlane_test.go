@@ -274,3 +274,101 @@ func TestEmbedderConfigValues(t *testing.T) {
 		t.Errorf("default embedder %q, want use", got)
 	}
 }
+
+// pairCoherence is the mean cosine between the encoder vectors of two
+// different live chunks of p relative to the background, pair by pair.
+func pairCoherence(t *testing.T, p *Partition) float64 {
+	bg, err := background()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := func(i int) []float32 {
+		v := slices.Clone(p.vec(i))
+		for j := range v {
+			v[j] -= float32(bg[j])
+		}
+		return v
+	}
+	var sum float64
+	n := 0
+	for i := range p.Chunks() {
+		for j := range p.Chunks() {
+			if i != j {
+				sum += encoder.Cosine(rel(i), rel(j))
+				n++
+			}
+		}
+	}
+	return sum / float64(n)
+}
+
+// TestCoherenceKept: build and add keep the partition's coherence (the
+// mean cosine between two of its chunks' encoder vectors relative to the
+// background) and its basis in the manifest; a snapshot built before it
+// was kept, or measured against another background, still loads and
+// reports none (the gate then applies on_topic_sim alone).
+func TestCoherenceKept(t *testing.T) {
+	dir, man := buildFAQ(t, DefaultConfig())
+	c := man.Partitions[0].DenseCoherence
+	if c == nil || man.Partitions[0].DenseCoherenceBasis != coherenceBasis() {
+		t.Fatalf("manifest: dense_coherence %v basis %q, want one on basis %q", c, man.Partitions[0].DenseCoherenceBasis, coherenceBasis())
+	}
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Partition("default", "default")
+	got, ok := p.Coherence()
+	if want := pairCoherence(t, p); !ok || got != *c || got < want-0.002 || got > want+0.002 {
+		t.Errorf("Coherence() = %v, %v; manifest %v; pair by pair %v", got, ok, *c, want)
+	}
+	s.Close()
+
+	extra := filepath.Join(t.TempDir(), "extra.jsonl")
+	if err := os.WriteFile(extra, []byte(`{"id":"moon","text":"The Moon's far side was first photographed by Luna 3 in October 1959."}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	added := filepath.Join(t.TempDir(), "added")
+	aman, err := Add(context.Background(), DefaultConfig(), dir, []string{extra}, nil, added, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ac := aman.Partitions[0].DenseCoherence; ac == nil || *ac >= *c {
+		t.Errorf("coherence after adding an unrelated passage: %v, want below %v", ac, *c)
+	}
+
+	// A manifest measured against another background, then one without
+	// the keys: the snapshot of an earlier build.
+	path := filepath.Join(dir, "manifest.json")
+	for _, change := range []struct {
+		name string
+		edit func(pi map[string]any)
+	}{
+		{"another background", func(pi map[string]any) { pi["dense_coherence_basis"] = "0123456789ab" }},
+		{"no coherence", func(pi map[string]any) { delete(pi, "dense_coherence"); delete(pi, "dense_coherence_basis") }},
+	} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, pi := range m["partitions"].([]any) {
+			change.edit(pi.(map[string]any))
+		}
+		b, _ = json.Marshal(m)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old, err := Load(dir)
+		if err != nil {
+			t.Fatalf("%s: %v, want the snapshot loaded", change.name, err)
+		}
+		if got, ok := old.Partition("default", "default").Coherence(); ok {
+			t.Errorf("%s: Coherence() = %v, true; want none", change.name, got)
+		}
+		old.Close()
+	}
+}

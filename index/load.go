@@ -54,6 +54,7 @@ type Partition struct {
 	encVecs     []float32 // mapped from encoder.f32
 	encMap      *disk.Mapping
 	encCalib    Calibration
+	coherence   *float64 // DenseCoherence, nil when the snapshot has none
 	graph       *flatGraph
 	live        int // slots not deleted
 	lex         bleve.Index

@@ -72,6 +72,15 @@ type PartitionInfo struct {
 	// chunks; DenseRawAnchors are the cosines behind it.
 	DenseCalibration *Calibration `json:"dense_calibration,omitempty"`
 	DenseRawAnchors  [3]float64   `json:"dense_raw_anchors,omitzero"`
+	// DenseCoherence is the mean cosine between two different live chunks
+	// of the partition, their encoder vectors (embedder "use") taken
+	// relative to the encoder's background mean (coherence.go): high when
+	// the corpus keeps to one topic (a shop's FAQ), low when it is a mixed
+	// archive. DenseCoherenceBasis names the background (the first 12 hex
+	// digits of its file's sha256). Written at every build and add; absent
+	// in snapshots built before it was kept, or without the encoder lane.
+	DenseCoherence      *float64 `json:"dense_coherence,omitempty"`
+	DenseCoherenceBasis string   `json:"dense_coherence_basis,omitempty"`
 }
 
 // readManifest reads the manifest of the snapshot at dir.
@@ -543,7 +552,10 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 	info := PartitionInfo{Tenant: pd.tenant, KB: pd.kb, Dir: rel, Docs: pd.docs, Chunks: live, Slots: len(pd.chunks),
 		LocalModel: pd.model.Name(), Calibration: pd.model.Calib,
 		RawAnchors:       [3]float64{pd.model.Stats.RandomMedian, pd.model.Stats.RandomP99, pd.model.Stats.SameDoc},
-		DenseCalibration: pd.encCalib, DenseRawAnchors: pd.encAnchors}
+		DenseCalibration: pd.encCalib, DenseRawAnchors: pd.encAnchors, DenseCoherence: coherence(pd)}
+	if info.DenseCoherence != nil {
+		info.DenseCoherenceBasis = coherenceBasis()
+	}
 	for _, m := range pd.mem {
 		if m.Type == "pin" {
 			info.Pins++

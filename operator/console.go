@@ -129,17 +129,20 @@ type candView struct {
 // turnDetail is one turn with everything the log kept.
 type turnDetail struct {
 	turnRow
-	RerankActive bool                `json:"rerank_active"`
-	Relevance    string              `json:"relevance,omitempty"`
-	Thresholds   *gateThresholds     `json:"thresholds,omitempty"` // the gate configuration it was decided with
-	Checks       map[string]bool     `json:"checks,omitempty"`
-	Floored      int                 `json:"floored"`
-	Cands        []candView          `json:"candidate_list"`
-	Outline      []string            `json:"outline"`
-	Citations    []gauntlet.Citation `json:"citations"`
-	Markers      *turnrec.Markers    `json:"markers"`
-	Claims       []judge.Claim       `json:"claims"`
-	Summary      *judge.Summary      `json:"summary"`
+	RerankActive bool `json:"rerank_active"`
+	// Coherence is the queried partition's coherence, which
+	// gate.on_topic_coherence compares (absent when the index keeps none).
+	Coherence  *float64            `json:"coherence,omitempty"`
+	Relevance  string              `json:"relevance,omitempty"`
+	Thresholds *gateThresholds     `json:"thresholds,omitempty"` // the gate configuration it was decided with
+	Checks     map[string]bool     `json:"checks,omitempty"`
+	Floored    int                 `json:"floored"`
+	Cands      []candView          `json:"candidate_list"`
+	Outline    []string            `json:"outline"`
+	Citations  []gauntlet.Citation `json:"citations"`
+	Markers    *turnrec.Markers    `json:"markers"`
+	Claims     []judge.Claim       `json:"claims"`
+	Summary    *judge.Summary      `json:"summary"`
 }
 
 func (tl *turnLog) row(e *turnEntry) turnRow {
@@ -181,6 +184,10 @@ func (tl *turnLog) row(e *turnEntry) turnRow {
 
 func (tl *turnLog) detail(e *turnEntry) turnDetail {
 	d := turnDetail{turnRow: tl.row(e), RerankActive: e.rerankActive, Cands: []candView{}, Outline: []string{}}
+	if e.coherence != 0 {
+		coh := e.coherence
+		d.Coherence = &coh
+	}
 	if rep := &e.rep; true {
 		d.Citations, d.Markers, d.Summary = rep.Citations, rep.Markers, rep.Summary
 		d.Claims = rep.Claims

@@ -137,6 +137,7 @@ type turnEntry struct {
 	remote            bool
 	cfg               *gate.Config
 	cands             []candRec
+	coherence         float64 // the partition's coherence (gate.on_topic_coherence reads it), 0 when unknown
 	outline           []int16 // indexes into cands of the outlined notes, in outline order
 	total, ttft, wait time.Duration
 	rep               turnrec.Report
@@ -152,6 +153,9 @@ func (e *turnEntry) candidates() []gate.Candidate {
 		out[i] = gate.Candidate{ID: c.id, Title: c.title, Kind: c.kind, Address: c.address,
 			Score: c.score, Rerank: c.rerank, Answer: c.answer, Relevance: c.relevance, Forced: c.forced, Lanes: c.lanes,
 			Sim: c.sim, Semantic: c.semantic}
+		if c.semantic {
+			out[i].Coherence = e.coherence
+		}
 	}
 	return out
 }
@@ -287,7 +291,11 @@ func (tl *turnLog) fill(e *turnEntry, t *turnrec.Turn, now time.Time) {
 	if tr.Outcome != nil {
 		e.cov = tr.Outcome.Coverage
 	}
+	e.coherence = 0
 	for _, c := range tr.Cands {
+		if c.Semantic && e.coherence == 0 {
+			e.coherence = c.Coherence
+		}
 		e.cands = append(e.cands, candRec{id: c.ID, title: c.Title, kind: c.Kind, address: c.Address,
 			score: c.Score, rerank: c.Rerank, answer: c.Answer, relevance: c.Relevance, forced: c.Forced, lanes: c.Lanes,
 			sim: c.Sim, semantic: c.Semantic})

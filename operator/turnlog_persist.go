@@ -266,6 +266,9 @@ func (tl *turnLog) push(st *storedTurn) {
 			cfg.Planner.Mode = *p.Mode
 		}
 		e.cfg, e.traced, e.rerankActive, e.remote = &cfg, true, st.RerankActive, st.Planner == "remote"
+		if st.Coherence != nil {
+			e.coherence = *st.Coherence
+		}
 		for _, c := range st.Cands {
 			e.cands = append(e.cands, candRec{id: c.ID, title: c.Title, kind: c.Kind, address: c.Address,
 				score: c.Score, rerank: c.Rerank, answer: c.Answer, relevance: c.Relevance, forced: c.Forced, lanes: c.Lanes})

@@ -38,6 +38,7 @@ type gateThresholds struct {
 	GoodEnoughMax    *float64 `json:"good_enough_max,omitempty"`
 	BailOutBelow     *float64 `json:"bail_out_below,omitempty"`
 	OnTopicSim       *float64 `json:"on_topic_sim,omitempty"`
+	OnTopicCoherence *float64 `json:"on_topic_coherence,omitempty"`
 	Between          *string  `json:"between,omitempty"`
 	MaxNotes         *int     `json:"max_notes,omitempty"`
 	Relevance        *string  `json:"relevance,omitempty"`
@@ -61,6 +62,7 @@ func (t gateThresholds) apply(cfg gate.Config) gate.Config {
 	set(&cfg.GoodEnoughMax, t.GoodEnoughMax)
 	set(&cfg.BailOutBelow, t.BailOutBelow)
 	set(&cfg.OnTopicSim, t.OnTopicSim)
+	set(&cfg.OnTopicCoherence, t.OnTopicCoherence)
 	if t.PrimaryKind != nil {
 		cfg.PrimaryKind = *t.PrimaryKind
 	}
@@ -89,7 +91,7 @@ func (t gateThresholds) apply(cfg gate.Config) gate.Config {
 func thresholdsOf(cfg gate.Config) gateThresholds {
 	t := gateThresholds{Prefloor: &cfg.Prefloor, PrefloorNoRerank: &cfg.PrefloorNoRerank, PrimaryKind: &cfg.PrimaryKind,
 		PrimaryMin: &cfg.PrimaryMin, SufficientMax: &cfg.SufficientMax, GoodEnoughMax: &cfg.GoodEnoughMax,
-		BailOutBelow: &cfg.BailOutBelow, OnTopicSim: &cfg.OnTopicSim, Between: &cfg.Between, MaxNotes: &cfg.MaxNotes, Relevance: &cfg.Relevance}
+		BailOutBelow: &cfg.BailOutBelow, OnTopicSim: &cfg.OnTopicSim, OnTopicCoherence: &cfg.OnTopicCoherence, Between: &cfg.Between, MaxNotes: &cfg.MaxNotes, Relevance: &cfg.Relevance}
 	t.Planner = &struct {
 		Mode       *string  `json:"mode,omitempty"`
 		MinSupport *float64 `json:"min_support,omitempty"`

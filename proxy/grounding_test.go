@@ -131,3 +131,69 @@ func TestPlannerOnUpstream(t *testing.T) {
 		t.Errorf("decision %s with %d upstream calls; want the planner's call on the upstream too", g.Decision, n)
 	}
 }
+
+// mixedCorpus is an archive of short encyclopedia entries with no topic in
+// common. Its coherence is 0.376 (raw encoder cosines: 0.371), shopCorpus's 0.517
+// (raw: 0.448); HaluEval's corpus measures 0.350 and the dev corpora
+// 0.448-0.661, so gate.on_topic_coherence was tuned to 0.40.
+func mixedCorpus(t *testing.T) string {
+	t.Helper()
+	corpus := writeCorpus(t,
+		`{"id":"danube","text":"The Danube is Europe's second-longest river. It rises in the Black Forest in Germany and flows about 2,850 km through ten countries to the Black Sea."}`,
+		`{"id":"sibelius","text":"Jean Sibelius was a Finnish composer of the late Romantic period. His best-known works include Finlandia, the Violin Concerto and seven symphonies."}`,
+		`{"id":"tungsten","text":"Tungsten is a chemical element with the symbol W and atomic number 74. It has the highest melting point of all metals, 3,422 degrees Celsius."}`,
+		`{"id":"etna","text":"Mount Etna is an active stratovolcano on the east coast of Sicily. At about 3,300 metres it is the tallest active volcano in Europe outside the Caucasus."}`,
+		`{"id":"middlemarch","text":"Middlemarch is a novel by George Eliot, first published in eight instalments in 1871 and 1872. It is set in a fictional English Midlands town."}`,
+		`{"id":"forthbridge","text":"The Forth Bridge is a cantilever railway bridge across the Firth of Forth in Scotland. It opened in 1890 and is a World Heritage Site."}`,
+		`{"id":"puffin","text":"The Atlantic puffin is a seabird of the auk family. It breeds on cliffs in Iceland, Norway and the British Isles and feeds on small fish."}`,
+		`{"id":"ajax","text":"AFC Ajax is a professional football club based in Amsterdam. It has won the Dutch league more than thirty times and the European Cup four times."}`,
+	)
+	dir := filepath.Join(t.TempDir(), "snap")
+	if _, err := index.Build(context.Background(), proxy.DefaultConfig().Stages.Index, []string{corpus}, nil, dir, zap.NewNop()); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// coherenceOf is the coherence the index keeps for the snapshot at dir.
+func coherenceOf(t *testing.T, dir string) float64 {
+	t.Helper()
+	s, err := index.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, ok := s.Partition(index.DefaultTenant, index.DefaultKB).Coherence()
+	if !ok {
+		t.Fatalf("%s keeps no coherence", dir)
+	}
+	return c
+}
+
+// A question about something a mixed archive does not hold ("What is the
+// capital of Australia?") resembles some of its entries (best cosine
+// above on_topic_sim) but is not on "the corpus's topic": the archive's
+// coherence is below gate.on_topic_coherence, so it goes per off_topic
+// (fallback, the general-knowledge answer behind the disclaimer); with
+// on_topic_coherence 0 (the fixed rule of Run 4) it is refused as on-topic.
+func TestMixedCorpusOffTopicFallsBack(t *testing.T) {
+	const q = "What is the capital of Australia?"
+	dir := mixedCorpus(t)
+	gcfg := proxy.DefaultConfig().Stages.Gate
+	mixed, shop := coherenceOf(t, dir), coherenceOf(t, shopCorpus(t))
+	t.Logf("coherence: mixed archive %.3f, shop FAQ %.3f", mixed, shop)
+	if !(mixed < gcfg.OnTopicCoherence && gcfg.OnTopicCoherence <= shop) {
+		t.Fatalf("coherence: mixed archive %v, shop FAQ %v; want the archive below on_topic_coherence %v and the shop at or above", mixed, shop, gcfg.OnTopicCoherence)
+	}
+	ts := startGuard(t, func(c *testCfg) { c.Pipeline.Index = dir })
+	if text, g := complete(t, ts, q, false); g.Decision != "fallback" || !strings.HasPrefix(text, gcfg.Disclaimer) {
+		t.Errorf("default: decision %s text %q; want fallback", g.Decision, text)
+	}
+	fixed := startGuard(t, func(c *testCfg) {
+		c.Pipeline.Index = dir
+		c.Stages.Gate.OnTopicCoherence = 0
+	})
+	if text, g := complete(t, fixed, q, false); g.Decision != "refuse" || !strings.HasPrefix(text, gcfg.RefusalText) {
+		t.Errorf("on_topic_coherence 0: decision %s text %q; want the on-topic refusal", g.Decision, text)
+	}
+}

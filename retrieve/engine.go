@@ -45,6 +45,11 @@ type Candidate struct {
 	// words, and its best sentence's soft coverage.
 	Focus, FocusMiss, FocusWorst, SentSoft float64
 	Semantic                               bool
+	// Coherence is the partition's topical coherence (index's
+	// DenseCoherence: the mean cosine between two of its chunks' encoder
+	// vectors relative to the encoder's background), set with the
+	// semantic features; 0 when the snapshot keeps none.
+	Coherence float64
 }
 
 // MemoryNote is curated background: injected, never cited.

@@ -117,6 +117,7 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 		cpustage.Semantic.Enter()
 	}
 	qw := index.Words(q)
+	coh, _ := p.Coherence()
 	pss := make([]*passageSem, len(cands))
 	for i := range cands {
 		ps := s.passage(p, slots[i], !own)
@@ -129,7 +130,7 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 			cands[i].Sim = encoder.Cosine(qv, ps.vec)
 		}
 		pss[i] = ps
-		cands[i].Semantic = true
+		cands[i].Semantic, cands[i].Coherence = true, coh
 	}
 	if s.wv != nil {
 		mean, worst := make([]float64, len(cands)), make([]float64, len(cands))

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/index/encoder"
 	"github.com/answer-guard/guard/index/wordvec"
 	"github.com/answer-guard/guard/judge"
@@ -45,6 +46,7 @@ func printVersion(w io.Writer) error {
 	models := []struct{ name, sum string }{
 		{"gate answerability model (gate/answermodel.json)", gate.AnswerModelChecksum()},
 		{"local verifier model (judge/localmodel.json)", judge.LocalModelChecksum()},
+		{"encoder coherence background (index/coherence_background.json)", index.CoherenceBackgroundChecksum()},
 	}
 	if e, err := encoder.Default(); err == nil {
 		models = append(models, struct{ name, sum string }{"sentence encoder, USE-lite int8 (index/encoder)", e.Checksum()})

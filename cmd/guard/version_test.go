@@ -7,20 +7,20 @@ import (
 )
 
 // guard --version names the version, the commit (or why there is none),
-// the Go version and a sha256 for each of the four embedded models.
+// the Go version and a sha256 for each of the five embedded model files.
 func TestVersion(t *testing.T) {
 	for _, arg := range []string{"--version", "version"} {
 		code, out, errOut := runCLI(t, arg)
 		if code != 0 || errOut != "" {
 			t.Fatalf("guard %s: exit %d, stderr %q", arg, code, errOut)
 		}
-		for _, want := range []string{"guard ", "\ncommit   ", "\ngo       go1.", "answerability", "verifier", "USE-lite", "GloVe"} {
+		for _, want := range []string{"guard ", "\ncommit   ", "\ngo       go1.", "answerability", "verifier", "USE-lite", "GloVe", "coherence background"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("guard %s: output lacks %q:\n%s", arg, want, out)
 			}
 		}
-		if n := len(regexp.MustCompile(`(?m)^  [0-9a-f]{64}  `).FindAllString(out, -1)); n != 4 {
-			t.Errorf("guard %s: %d model checksums, want 4:\n%s", arg, n, out)
+		if n := len(regexp.MustCompile(`(?m)^  [0-9a-f]{64}  `).FindAllString(out, -1)); n != 5 {
+			t.Errorf("guard %s: %d model checksums, want 5:\n%s", arg, n, out)
 		}
 	}
 }

@@ -21,7 +21,8 @@ func Candidates(rs []retrieve.Candidate) []gate.Candidate {
 		cands[i] = gate.Candidate{ID: c.ID, Title: c.Title, Kind: c.Kind, Address: c.Address, URL: c.URL,
 			Text: c.Text, Score: c.Score, Rerank: c.Rerank, Forced: c.Forced, Lanes: c.Lanes,
 			Sim: c.Sim, Soft: c.Soft, SoftMin: c.SoftMin,
-			Focus: c.Focus, FocusMiss: c.FocusMiss, FocusWorst: c.FocusWorst, SentSoft: c.SentSoft, Semantic: c.Semantic}
+			Focus: c.Focus, FocusMiss: c.FocusMiss, FocusWorst: c.FocusWorst, SentSoft: c.SentSoft, Semantic: c.Semantic,
+			Coherence: c.Coherence}
 	}
 	return cands
 }
