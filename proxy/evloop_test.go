@@ -315,3 +315,38 @@ func TestEventLoopIdleUpstreamClosed(t *testing.T) {
 		t.Errorf("%d upstream connections, want 1", n)
 	}
 }
+
+// A client that sends its request and closes at once, before any byte of
+// the answer: the loop hears the close from the socket and closes the
+// upstream connection though the upstream sends nothing. (The goroutine
+// path, server.event_loop: off, does not: its disconnect probe is armed at
+// the first event, so it waits for upstream.first_byte_timeout.)
+func TestEventLoopClientGoneBeforeAnswer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	upClosed := make(chan struct{})
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		io.Copy(io.Discard, c) // the request, then nothing back, until the proxy closes
+		close(upClosed)
+	}()
+	ts := startServer(t, func(c *testCfg) { loopOn(c); c.Upstream.BaseURL = "http://" + ln.Addr().String() + "/v1" })
+	c, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(ts.base, "http://"), "/v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(streamBody), streamBody)
+	c.Close()
+	select {
+	case <-upClosed:
+	case <-time.After(30 * time.Second): // a bound on a hang, not a timing assertion
+		t.Fatal("the upstream connection was not closed after the client left")
+	}
+}

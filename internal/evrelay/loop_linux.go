@@ -114,6 +114,7 @@ type Loop struct {
 	streams atomic.Int64      // running now
 	pauses  atomic.Int64      // times an upstream was paused for a slow client
 	onPause func(pending int) // tests: called on the loop thread when an upstream is paused
+	onWait  func()            // tests: called on the loop thread when a stream starts waiting for a connection
 }
 
 // New starts a loop as cfg says.
@@ -515,6 +516,9 @@ func (l *Loop) begin(s *Stream) {
 	l.nwait.Store(int64(len(l.waitq)))
 	if len(l.waitq) == 1 {
 		l.cfg.Budget.askShed()
+	}
+	if l.onWait != nil {
+		l.onWait()
 	}
 }
 

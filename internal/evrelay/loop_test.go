@@ -188,3 +188,81 @@ func TestPipelined(t *testing.T) {
 		c.Close()
 	}
 }
+
+// With a budget of one connection held by a stream, a second stream waits
+// in the loop's queue and gets the slot once the first stream's client
+// leaves (its upstream connection closes). (A wait that runs out:
+// proxy's TestEventLoopUpstreamBusy.)
+func TestWaitForConnection(t *testing.T) {
+	up, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	go func() {
+		for i := 0; ; i++ {
+			c, err := up.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				if _, err := http.ReadRequest(br); err != nil {
+					return
+				}
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n9\r\ndata: x\n\n\r\n")
+				if i == 0 {
+					io.Copy(io.Discard, br) // the first answer never ends
+					return
+				}
+				io.WriteString(c, "0\r\n\r\n")
+				io.Copy(io.Discard, br)
+			}()
+		}
+	}()
+	b := NewBudget(1)
+	l, err := New(Config{Addr: netip.MustParseAddrPort(up.Addr().String()), IdleTimeout: time.Minute, IdleConnTimeout: time.Minute,
+		Budget: b, ConnWait: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	waiting := make(chan struct{}, 2)
+	l.onWait = func() { waiting <- struct{}{} }
+	start := func() (net.Conn, *bufio.Reader, *echo) {
+		srv, cli := tcpPair(t)
+		fd, _ := FD(srv)
+		h := &echo{done: make(chan bool, 1)}
+		if err := l.Start(&Stream{Conn: srv, FD: fd, Request: AppendRequest(nil, "x", "/v1/chat/completions", "", []byte("{}")),
+			Header: AppendStreamHeader(nil, "t", false), Handler: h}); err != nil {
+			t.Fatal(err)
+		}
+		return cli, bufio.NewReader(cli), h
+	}
+	cliA, brA, hA := start()
+	if line, err := brA.ReadString('\n'); err != nil || !strings.HasPrefix(line, "HTTP/1.1 200") {
+		t.Fatalf("first stream: %q, %v", line, err)
+	}
+	cliB, brB, hB := start()
+	defer cliB.Close()
+	<-waiting
+	cliA.Close() // the first stream's client leaves: its connection's slot goes to the second
+	if gone := <-hA.done; !gone {
+		t.Error("first stream: Done(clientGone=false) after its client closed")
+	}
+	resp, err := http.ReadResponse(brB, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || err != nil || string(body) != "data: x\n\n" {
+		t.Errorf("second stream: %d %q %v, want 200 and its event", resp.StatusCode, body, err)
+	}
+	if gone := <-hB.done; gone {
+		t.Error("second stream: Done(clientGone=true) for a complete answer")
+	}
+	if b.Busy.Load() != 0 {
+		t.Errorf("Busy = %d after a wait that got a connection, want 0", b.Busy.Load())
+	}
+}
