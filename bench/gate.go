@@ -1161,6 +1161,8 @@ func WriteGateReport(w io.Writer, rep GateReport) {
 		for i, n := range gate.FeatureNames {
 			fmt.Fprintf(w, "| %s | %.3f | %.3f |\n", n, m.m.Weights[i], m.m.Lexical[i])
 		}
+		fmt.Fprintf(w, "\nQuestion-level scale [A, B]: %.3f (lexical only: %.3f); pool scale [A, B, C] (one-topic partitions, C times the best encoder cosine): %.3f\n",
+			m.m.Scale, m.m.LexicalScale, m.m.PoolScale)
 	}
 	for _, e := range rep.Extra {
 		fmt.Fprintln(w, e)
