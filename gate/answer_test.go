@@ -191,3 +191,23 @@ func TestRelevancePoolScale(t *testing.T) {
 		t.Errorf("lexical candidate: relevance %.4f, want the lexical scale's %.4f", got, want)
 	}
 }
+
+// BenchmarkRatePool is the relevance model's per-turn cost over a
+// 16-candidate semantic pool with the pool scale (one partition of one
+// topic) and without it (a mixed archive).
+func BenchmarkRatePool(b *testing.B) {
+	m := DefaultRelevanceModel()
+	f := Features{FBias: 1, FRerank: 0.2, FCoverage: 0.3, FLanes: 1, FSim: 0.35, FSimRel: 0.1, FSoft: 0.6, FFocus: 0.6, FSent: 0.6}
+	cands := make([]Candidate, 16)
+	for i := range cands {
+		cands[i] = Candidate{Features: f, Sim: 0.4 - float64(i)/100, Semantic: true}
+	}
+	for _, oneTopic := range []bool{true, false} {
+		b.Run(map[bool]string{true: "one-topic", false: "mixed"}[oneTopic], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Rate(cands, oneTopic)
+			}
+		})
+	}
+}
