@@ -113,8 +113,8 @@ func TestGateThresholdReload(t *testing.T) {
 		t.Fatalf("default thresholds: decision %q, want ground", g.Decision)
 	}
 	cfg := ts.srv.Config()
-	cfg.Stages.Gate.SufficientMax, cfg.Stages.Gate.GoodEnoughMax = 0.999, 0.999
-	cfg.Stages.Gate.BailOutBelow = 0.999
+	cfg.Stages.Gate.SufficientMax, cfg.Stages.Gate.GoodEnoughMax = 1, 1 // relevance reaches 0.9998 here
+	cfg.Stages.Gate.BailOutBelow = 1
 	cfg.Stages.Gate.OnTopicSim = 1 // no cosine reaches it: below bail-out is off-topic
 	if err := ts.srv.Reload(cfg); err != nil {
 		t.Fatal(err)
