@@ -17,6 +17,7 @@ import (
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/internal/clientconn"
 	"github.com/answer-guard/guard/internal/jsonscan"
+	"github.com/answer-guard/guard/internal/peerclose"
 
 	"github.com/answer-guard/guard/internal/sidetext"
 	"github.com/answer-guard/guard/internal/sse"
@@ -329,6 +330,8 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	if rt.cfg.Server.EventLoop == "on" && s.loopStream(ctx, upctx, x, upBody) {
 		return
 	}
+	// Until the first event (the relay's probe after), a client gone ends the upstream request.
+	defer peerclose.Start(ctx.Conn(), rt.cfg.Server.DisconnectProbe, x.watch.clientGone).Stop()
 	t0 := time.Now()
 	firstBy := x.watch.firstByte(rt.cfg.Upstream.FirstByteTimeout)
 	resp, err := rt.up.postStream(upctx, x.watch, "/chat/completions", upBody, firstBy, x.deadline)

@@ -75,6 +75,8 @@ func (w *streamWatch) stop(err error) {
 	}
 }
 
+func (w *streamWatch) clientGone() { w.stop(errClientGone) }
+
 // firstByte starts the first-byte wait: the first event is due within d.
 // It returns the time at which it is due.
 func (w *streamWatch) firstByte(d time.Duration) time.Time {

@@ -1,0 +1,47 @@
+//go:build unix
+
+package peerclose
+
+import (
+	"io"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// A client that closes is seen, and gone runs once.
+func TestWatchSeesClose(t *testing.T) {
+	client, server := pair(t)
+	gone := make(chan struct{}, 2)
+	w := Start(server, time.Millisecond, func() { gone <- struct{}{} })
+	client.Close()
+	<-gone
+	if !w.Stop() {
+		t.Error("Stop after the close: got false, want true")
+	}
+	select {
+	case <-gone:
+		t.Error("gone ran twice")
+	default:
+	}
+}
+
+// A pipelining client's next request is no close, tick after tick, and
+// its bytes stay to be read; a stopped watch calls nothing.
+func TestWatchPipelinedIsOpen(t *testing.T) {
+	client, server := pair(t)
+	if _, err := client.Write([]byte("GET / HTTP/1.1\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		w := Start(server, time.Second, func() { t.Error("gone ran for a pipelined request") })
+		time.Sleep(10 * time.Second) // the bubble's clock: ten ticks
+		if w.Stop() {
+			t.Fatal("a pipelined request was taken for a close")
+		}
+	})
+	b := make([]byte, 3)
+	if _, err := io.ReadFull(server, b); err != nil || string(b) != "GET" {
+		t.Fatalf("read %q, %v; want the pipelined GET", b, err)
+	}
+}
