@@ -178,11 +178,17 @@ type exchange struct {
 func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte) {
 	rt, turn, l := x.rt, x.turn, x.log
 	t0 := time.Now()
+	// Until the answer is out, a client gone ends the upstream request and the guard's work.
+	var link peerclose.Link
+	defer peerclose.Start(ctx.Conn(), rt.cfg.Server.DisconnectProbe, func() { link.End(); x.stop(errClientGone) }).Stop()
 	// A non-stream answer arrives whole, so only the whole-request limit
 	// applies (first_byte_timeout would cut long answers short).
-	resp, err := rt.up.postWhole("/chat/completions", upBody, x.deadline)
+	resp, err := rt.up.postWhole("/chat/completions", upBody, x.deadline, &link)
 	l.upWait = time.Since(t0)
 	if err != nil {
+		if link.Ended() {
+			err = errClientGone
+		}
 		s.failChat(ctx, l, toAPIError(err))
 		return
 	}
