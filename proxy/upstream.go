@@ -360,7 +360,7 @@ func (s *upStream) Close() error {
 		return nil
 	}
 	s.closed = true
-	reusable := s.watch.unwatch(s.conn) // false: the request ended and the watch closed the connection
+	reusable := s.watch.link.Done() // false: the request ended and the watch closed the connection
 	if reusable && !s.eof && !s.failed {
 		// The reader's hook (sse.Reader's BlockNotifier) still runs before
 		// a read that would wait: the relay sends what it holds first.
@@ -425,7 +425,7 @@ func (u *upstream) postStream(ctx context.Context, w *streamWatch, path string, 
 	// ends while it waits for the header (or for a connection) closes it.
 	b := &peerclose.Body{B: body, OnSend: func() {
 		if tc, ok := resp.LocalAddr().(*trackedAddr); ok {
-			w.closeOnEnd(tc.c)
+			w.link.Use(&tc.c.Owned, tc.c)
 		}
 	}}
 	if err := u.send(req, resp, b, deadline, timeout, w.over); err != nil {
@@ -447,9 +447,6 @@ func (u *upstream) postStream(ctx context.Context, w *streamWatch, path string, 
 		rd = bytes.NewReader(resp.Body())
 	}
 	st := &upStream{req: req, resp: resp, body: rd, conn: conn, eventStream: isEventStream(b2s(resp.Header.ContentType())), watch: w}
-	// Tied since it was written on (closing ends a blocked read on any
-	// net.Conn); Close then keeps it out of the pool.
-	w.closeOnEnd(conn)
 	if sc := resp.StatusCode(); sc/100 != 2 {
 		b, _ := io.ReadAll(io.LimitReader(st, 64<<10))
 		st.Close()

@@ -27,18 +27,10 @@ type streamWatch struct {
 	deadline, first, idleFor time.Duration
 	phase                    atomic.Int32
 	waitAt                   atomic.Int64 // offset at which the relay's current wait began
-	// link ties the stream's upstream connection to it: stop closes it.
+	// link ties the upstream connection to the stream from its writing on:
+	// stop closes it (a blocked read returns), Done gives it back.
 	link peerclose.Link
 }
-
-// closeOnEnd closes c, the stream's upstream connection (a retry's
-// replaces the first attempt's), once the request ends (at once if it
-// has), so that a read blocked on it returns.
-func (w *streamWatch) closeOnEnd(c *trackedConn) { w.link.Use(&c.Owned, c) }
-
-// unwatch undoes closeOnEnd; false: the request ended and c was (or is
-// being) closed.
-func (w *streamWatch) unwatch(*trackedConn) bool { return w.link.Done() }
 
 // The timeouts a watch enforces beside request_timeout.
 const (
