@@ -1,6 +1,9 @@
 package peerclose
 
-import "testing"
+import (
+	"io"
+	"testing"
+)
 
 type closer struct{ n int }
 
@@ -44,5 +47,19 @@ func TestLink(t *testing.T) {
 	second.End()
 	if c3.n != 0 {
 		t.Fatal("End closed a connection another request uses, or after Done")
+	}
+}
+
+// BenchmarkLinkRequest is what tying costs a request: its body's send
+// ties the connection, Done unties it.
+func BenchmarkLinkRequest(b *testing.B) {
+	var o Owned
+	c := &closer{}
+	b.ReportAllocs()
+	for b.Loop() {
+		var l Link
+		body := Body{B: []byte("{}"), OnSend: func() { l.Use(&o, c) }}
+		body.WriteTo(io.Discard)
+		l.Done()
 	}
 }

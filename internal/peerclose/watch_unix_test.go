@@ -45,3 +45,14 @@ func TestWatchPipelinedIsOpen(t *testing.T) {
 		t.Fatalf("read %q, %v; want the pipelined GET", b, err)
 	}
 }
+
+// BenchmarkWatchRequest is what watching costs a request answered within
+// the interval: Start, then Stop, no tick.
+func BenchmarkWatchRequest(b *testing.B) {
+	_, server := pair(b)
+	gone := func() {}
+	b.ReportAllocs()
+	for b.Loop() {
+		Start(server, time.Second, gone).Stop()
+	}
+}
