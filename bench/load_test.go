@@ -306,3 +306,23 @@ func BenchmarkReadStream(b *testing.B) {
 		}
 	}
 }
+
+// The CPU profile a stage split comes from is saved beside the report, one
+// file per run that has one.
+func TestReportSavesStageProfile(t *testing.T) {
+	dir := t.TempDir()
+	run := RunResult{Name: "proxy", OK: 1, Latency: Percentiles{N: 1, P50: time.Millisecond, Max: time.Millisecond},
+		Seconds: []Second{{T: 0, N: 1, P50: time.Millisecond, P99: time.Millisecond}},
+		Hist:    histogram([]time.Duration{time.Millisecond}), Stages: &StageSplit{profile: []byte("profile bytes")}}
+	direct := run
+	direct.Name, direct.Stages = "direct", nil
+	if err := WriteReport(dir, LoadReport{Config: LoadConfig{Concurrency: 1, Duration: time.Second}, Runs: []RunResult{run, direct}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "stages-proxy.pprof")); err != nil || string(b) != "profile bytes" {
+		t.Errorf("stages-proxy.pprof = %q, %v; want the split's profile", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "stages-direct.pprof")); err == nil {
+		t.Error("stages-direct.pprof written for a run without a split")
+	}
+}

@@ -29,6 +29,9 @@ type StageSplit struct {
 	Samples int           `json:"samples"`
 	// Note says why there is no split (a CPU profile was already running).
 	Note string `json:"note,omitempty"`
+	// profile is the CPU profile the split comes from (pprof format, its
+	// samples labelled by stage); WriteReport saves it.
+	profile []byte
 }
 
 // StageCPU is one stage's CPU time per completed request and its share of
@@ -61,11 +64,14 @@ func startStageProfile() func(perReq time.Duration) *StageSplit {
 	}
 	return func(perReq time.Duration) *StageSplit {
 		pprof.StopCPUProfile()
+		raw := buf.Bytes() // reading buf below moves past them, leaves them
 		byStage, samples, err := profileByLabel(&buf, cpustage.Key)
 		if err != nil {
 			return &StageSplit{Note: "no stage split: " + err.Error()}
 		}
-		return splitStages(byStage, samples, perReq)
+		s := splitStages(byStage, samples, perReq)
+		s.profile = raw
+		return s
 	}
 }
 

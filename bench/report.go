@@ -118,10 +118,21 @@ func decisionWords(ds map[string]int) string {
 }
 
 // WriteReport writes report.md, report.json and the latency charts
-// (latency-time and latency-hist, PNG and SVG) into dir.
+// (latency-time and latency-hist, PNG and SVG) into dir, and for each run
+// with a stage split the CPU profile it comes from, as
+// stages-<run>.pprof (go tool pprof -tagfocus=stage=verify ...).
 func WriteReport(dir string, rep LoadReport) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create report dir: %w", err)
+	}
+	for _, r := range rep.Runs {
+		if r.Stages == nil || len(r.Stages.profile) == 0 {
+			continue
+		}
+		name := "stages-" + r.Name + ".pprof"
+		if err := os.WriteFile(filepath.Join(dir, name), r.Stages.profile, 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
 	}
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {

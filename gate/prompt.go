@@ -1,7 +1,7 @@
 package gate
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -284,7 +284,9 @@ func refGuards(refs []string) []string {
 	for i := range order {
 		order[i] = i
 	}
-	sort.Slice(order, func(a, b int) bool { return refs[order[a]] < refs[order[b]] })
+	// refs are distinct, so any sort gives this order (slices.SortFunc:
+	// no reflection, unlike sort.Slice)
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(refs[a], refs[b]) })
 	// the longest prefix shared with any other is shared with a neighbour
 	// in sorted order
 	var guards []string

@@ -246,18 +246,23 @@ func (p *Partition) Match(q *QueryTerms, i int) Match {
 	} else {
 		bn = make([]int32, len(q.biKeys))
 	}
+	// Both words of a query bigram are query terms (PrepareQuery), so a
+	// bigram is looked up only where a term follows a term.
+	prev := -1 // the previous token's position in the query, or -1
 	for j, id := range ids {
-		if k := q.find(id); k >= 0 {
+		k := q.find(id)
+		if k >= 0 {
 			tn[2*k]++
 			if j < tl {
 				tn[2*k+1] = 1
 			}
-		}
-		if j > 0 && len(q.biKeys) > 0 {
-			if k := q.findBigram(uint64(ids[j-1])<<32 | uint64(id)); k >= 0 {
-				bn[k]++
+			if prev >= 0 && len(q.biKeys) > 0 {
+				if b := q.findBigram(uint64(ids[j-1])<<32 | uint64(id)); b >= 0 {
+					bn[b]++
+				}
 			}
 		}
+		prev = k
 	}
 	m := p.local
 	var dot, title float64

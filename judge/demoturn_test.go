@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -70,7 +71,14 @@ func demoTurns(tb testing.TB) (notes [][]Passage, claims [][]string) {
 // BenchmarkDemoTurnClaims verifies the three claims of one streamed demo
 // turn (guard bench load --prompts bench/testdata/demo_prompts.txt): the
 // verify stage of a lexical-only guarded turn, per turn.
-func BenchmarkDemoTurnClaims(b *testing.B) {
+func BenchmarkDemoTurnClaims(b *testing.B) { benchDemoTurn(b, false) }
+
+// BenchmarkDemoTurnClaimsGoroutine checks each claim on a goroutine of its
+// own, as the proxy did before judge.Turn.Inline: the difference to
+// BenchmarkDemoTurnClaims is the new goroutines and their stack growth.
+func BenchmarkDemoTurnClaimsGoroutine(b *testing.B) { benchDemoTurn(b, true) }
+
+func benchDemoTurn(b *testing.B, spawn bool) {
 	j, _ := New(DefaultConfig(), nil)
 	notes, claims := demoTurns(b)
 	ctx := context.Background()
@@ -85,9 +93,15 @@ func BenchmarkDemoTurnClaims(b *testing.B) {
 			cited[n+1] = p
 		}
 		turn := j.Turn(notes[k])
+		var wg sync.WaitGroup
 		for _, s := range claims[k] {
-			turn.Claim(ctx, s, cited)
+			if spawn {
+				wg.Go(func() { turn.Claim(ctx, s, cited) })
+			} else {
+				turn.Claim(ctx, s, cited)
+			}
 		}
+		wg.Wait()
 	}
 	// CPU per turn is steadier than ns/op on a shared machine
 	b.ReportMetric(float64(cpuNs()-cpu0)/float64(b.N), "cpu-ns/op")
@@ -178,7 +192,7 @@ func TestSubjectClausesCachedEqualsFresh(t *testing.T) {
 }
 
 // The citation scan finds and strips what citeRe does; StripCitations'
-// whitespace shortcut gives strings.Fields' result.
+// shortcuts give strings.Fields' result and find every " ." and " ,".
 func TestCitationScanAsRegexp(t *testing.T) {
 	parts := []string{"[", "]", "1", "12", "1234", "12345", "[1]", "[12]", "[0]", "[9999]", "[10000]", "[ 1]", "[1 ]", "[[2]]",
 		"a", " ", "  ", ".", "\t", "\u00a0", "\u2019", "[^1]", "x[3]y", "[1][2]", "[1][1]"}
@@ -206,6 +220,9 @@ func TestCitationScanAsRegexp(t *testing.T) {
 		}
 		if singleSpaced(s) && strings.Join(strings.Fields(s), " ") != s {
 			t.Fatalf("singleSpaced(%q) but Fields changes it", s)
+		}
+		if got, want := spacedPunct(s+","), strings.Contains(s+",", " .") || strings.Contains(s+",", " ,"); got != want {
+			t.Fatalf("spacedPunct(%q) = %v, want %v", s+",", got, want)
 		}
 	}
 }

@@ -334,3 +334,25 @@ func TestTurnCombinedContext(t *testing.T) {
 		}
 	}
 }
+
+// TestTurnInline: only the local verifier without the encoder runs on the
+// caller's goroutine; a remote judge (network) or the encoder (milliseconds)
+// keep their own.
+func TestTurnInline(t *testing.T) {
+	for _, tc := range []struct {
+		verifier, encoder string
+		want              bool
+	}{{"local", "off", true}, {"local", "embedded", false}, {"llm", "off", false}, {"both", "off", false}} {
+		cfg := DefaultConfig()
+		cfg.Verifier, cfg.Local.Encoder = tc.verifier, tc.encoder
+		cfg.LLM.BaseURL, cfg.LLM.Model = "http://127.0.0.1:9/v1", "judge"
+		j, err := New(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := j.Turn(nil).Inline(); got != tc.want {
+			t.Errorf("verifier %s, encoder %s: Inline() = %v, want %v", tc.verifier, tc.encoder, got, tc.want)
+		}
+		j.Close()
+	}
+}

@@ -207,11 +207,11 @@ func (l *Local) Features(claim string, evidence []Passage) (Features, bool) {
 // signals analyses the claim text against the prepared evidence.
 func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	text = stripLeadIn(text)
-	var cts []claimTerm
 	claimNeg := false
 	var total float64
 	cf := newClaimForms(text)
 	ats := cf.terms
+	cts := make([]claimTerm, 0, min(len(ats), maxClaimTerms)) // one allocation, not a growth per doubling
 	claimDirs := directions(ats)
 	for i, tm := range ats {
 		if tm.neg {

@@ -28,6 +28,18 @@ func NewSplitter() *Splitter { return &Splitter{} }
 // Feed appends text and returns the sentences it completed, in order.
 func (s *Splitter) Feed(text string) []string {
 	s.buf = append(s.buf, text...)
+	return s.cut()
+}
+
+// FeedBytes is Feed for text in bytes, which it does not keep (the proxy
+// feeds each released delta without making a string of it).
+func (s *Splitter) FeedBytes(text []byte) []string {
+	s.buf = append(s.buf, text...)
+	return s.cut()
+}
+
+// cut returns the complete sentences at the start of buf and removes them.
+func (s *Splitter) cut() []string {
 	var out []string
 	for {
 		end := boundary(s.buf, s.scan)

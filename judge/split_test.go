@@ -62,6 +62,20 @@ func TestSplitterStreamed(t *testing.T) {
 			if j := strings.Join(got, ""); j != text {
 				t.Errorf("pieces of %d: joined %q, want %q", size, j, text)
 			}
+			// FeedBytes, from a buffer reused for every piece (as the
+			// proxy's), gives the same sentences
+			sb, buf := NewSplitter(), make([]byte, 0, 8)
+			var gotB []string
+			for i := 0; i < len(text); i += size {
+				buf = append(buf[:0], text[i:min(len(text), i+size)]...)
+				gotB = append(gotB, sb.FeedBytes(buf)...)
+				for k := range buf {
+					buf[k] = '#'
+				}
+			}
+			if gotB = append(gotB, sb.Flush()...); !reflect.DeepEqual(gotB, whole) {
+				t.Errorf("FeedBytes, pieces of %d of %q\n got %q\nwant %q", size, text, gotB, whole)
+			}
 		}
 	}
 }

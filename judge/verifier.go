@@ -135,9 +135,22 @@ func StripCitations(s string) string {
 	if !singleSpaced(s) {
 		s = strings.Join(strings.Fields(s), " ")
 	}
-	s = strings.ReplaceAll(s, " .", ".")
-	s = strings.ReplaceAll(s, " ,", ",")
+	if spacedPunct(s) {
+		s = strings.ReplaceAll(s, " .", ".")
+		s = strings.ReplaceAll(s, " ,", ",")
+	}
 	return s
+}
+
+// spacedPunct reports whether s has " ." or " ,": one pass, where the two
+// ReplaceAll calls would count each (a search that stops at every space).
+func spacedPunct(s string) bool {
+	for i := 1; i < len(s); i++ {
+		if (s[i] == '.' || s[i] == ',') && s[i-1] == ' ' {
+			return true
+		}
+	}
+	return false
 }
 
 // singleSpaced reports whether strings.Join(strings.Fields(s), " ") is s

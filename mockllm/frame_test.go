@@ -36,6 +36,6 @@ func BenchmarkPlan(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		releasePlan(s.steps(a, "chatcmpl-mock-1", "mock-1", 1795759019, false))
+		releasePlan(s.steps(a, "chatcmpl-mock-1", "mock-1", 1795759019, ""))
 	}
 }

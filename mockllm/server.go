@@ -167,8 +167,8 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		e.a.rec.Refused = e.refused
 		if !req.Stream && e.a.toolName == "" {
 			e.content, _ = json.Marshal(strings.Join(e.a.pieces, ""))
-			e.usage = usageJSON(e.a)
 		}
+		e.usage = usageJSON(e.a)
 		s.memo.put(body, e)
 	}
 	req, a := &e.req, e.a
@@ -191,10 +191,13 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		s.whole(ctx, e, a, id, model, created)
 		return
 	}
-	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	usage := "" // the usage event's object, when the client asked for one
+	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		usage = e.usage
+	}
 	ctx.SetContentType("text/event-stream")
 	ctx.Response.Header.Set("Cache-Control", "no-cache")
-	ctx.Response.SetBodyStream(&eventBody{s: s, conn: ctx.Conn(), id: id, plan: s.steps(a, id, model, created, includeUsage)}, -1)
+	ctx.Response.SetBodyStream(&eventBody{s: s, conn: ctx.Conn(), id: id, plan: s.steps(a, id, model, created, usage)}, -1)
 }
 
 func usageJSON(a answer) string {
@@ -236,7 +239,7 @@ type memoEntry struct {
 	a       answer
 	refused bool
 	content []byte // a whole answer's content as a JSON string
-	usage   string // a whole answer's usage object
+	usage   string // the answer's usage object (usageJSON), made once
 }
 
 // The memo keeps at most memoEntries bodies of at most memoBodyMax bytes:
@@ -372,18 +375,18 @@ func (p *plan) endChoice(finish string) {
 	p.close()
 }
 
-func (p *plan) usage(a answer) {
+func (p *plan) usage(usage string) {
 	p.open()
 	p.buf = append(p.buf, p.head...)
 	p.buf = append(p.buf, `,"choices":[],"usage":`...)
-	p.buf = append(p.buf, usageJSON(a)...)
+	p.buf = append(p.buf, usage...)
 	p.buf = append(p.buf, '}')
 	p.close()
 }
 
 // steps lays out the events of one streamed answer, with its pacing and
-// its faults.
-func (s *Server) steps(a answer, id, model string, created int64, includeUsage bool) *plan {
+// its faults, and a usage event with usage when it is not "".
+func (s *Server) steps(a answer, id, model string, created int64, usage string) *plan {
 	p := acquirePlan(256 * (len(a.pieces) + 4))
 	p.head = append(p.head, `{"id":`...)
 	p.head = gjson.AppendJSONString(p.head, id)
@@ -396,8 +399,8 @@ func (s *Server) steps(a answer, id, model string, created int64, includeUsage b
 		p.wait = s.cfg.SlowFirstDelay
 	}
 	done := func() *plan {
-		if includeUsage {
-			p.usage(a)
+		if usage != "" {
+			p.usage(usage)
 		}
 		p.open()
 		p.buf = append(p.buf, "[DONE]"...)

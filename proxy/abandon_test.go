@@ -64,7 +64,7 @@ func checksRunning() int {
 	buf := make([]byte, 4<<20)
 	n := 0
 	for _, g := range strings.Split(string(buf[:goruntime.Stack(buf, true)]), "\n\n") {
-		if strings.Contains(g, "proxy.(*guardTurn).dispatch.func1(") {
+		if strings.Contains(g, "proxy.(*guardTurn).dispatch.func") {
 			n++
 		}
 	}

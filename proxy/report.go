@@ -8,6 +8,7 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
+	"github.com/answer-guard/guard/internal/jsonw"
 	"github.com/answer-guard/guard/internal/turnrec"
 	"github.com/answer-guard/guard/judge"
 )
@@ -77,7 +78,10 @@ func (r *Report) json() []byte {
 	if r.raw != nil {
 		return r.raw
 	}
-	b, _ := json.Marshal(r)
+	b, ok := jsonw.Report(make([]byte, 0, 2048), r.Decision, r.Coverage, r.Citations, r.Markers, r.Claims, r.Summary, r.Degraded, r.LatencyMS)
+	if !ok { // a NaN or infinity: what encoding/json sends (nothing)
+		b, _ = json.Marshal(r)
+	}
 	return b
 }
 
@@ -95,10 +99,7 @@ func appendReport(dst, b []byte, rep *Report, has bool) []byte {
 	if rep == nil {
 		return append(dst, b...)
 	}
-	cites := []byte("[]")
-	if len(rep.URLs) > 0 {
-		cites, _ = json.Marshal(rep.URLs)
-	}
+	cites := jsonw.List(nil, rep.URLs)
 	guard := rep.json()
 	// Common case: append both fields before the object's closing brace,
 	// without re-parsing the body. If the upstream already sent either

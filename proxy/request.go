@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/answer-guard/guard/internal/jsonscan"
+	"github.com/answer-guard/guard/internal/jsonw"
 )
 
 // chatRequest is a validated chat completion request. The raw body is kept
@@ -244,10 +245,7 @@ func (r *chatRequest) upstreamBody(model, system string) ([]byte, error) {
 		}
 	}
 	if system != "" {
-		sys, _ := json.Marshal(map[string]string{"role": "system", "content": system})
-		arr := make([]byte, 0, len(sys)+len(body))
-		arr = append(arr, '[')
-		arr = append(arr, sys...)
+		arr := jsonw.SystemMessage(append(make([]byte, 0, len(system)+len(system)/16+len(body)+64), '['), system)
 		for _, m := range r.messages {
 			arr = append(arr, ',')
 			arr = append(arr, m.Raw...)

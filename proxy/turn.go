@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -295,7 +296,7 @@ func (t *guardTurn) Content(ctx context.Context, dst, delta []byte) []byte {
 		// flushes only the last one it has read).
 		dst = t.st.WriteFlush(dst, delta)
 		if t.answer.Len() < maxJudgedAnswer {
-			for _, s := range t.split.Feed(string(dst[start:])) {
+			for _, s := range t.split.FeedBytes(dst[start:]) {
 				t.dispatch(ctx, s)
 			}
 		}
@@ -304,16 +305,22 @@ func (t *guardTurn) Content(ctx context.Context, dst, delta []byte) []byte {
 	return dst
 }
 
-// dispatch verifies one completed sentence of a report-mode answer in the
-// background, against the citations shown so far (its own included: they
-// are numbered by first appearance). Finish waits for it.
+// dispatch verifies one completed sentence of a report-mode answer against
+// the citations shown so far (its own included: they are numbered by first
+// appearance), in the background unless the check is the local verifier's
+// (judge.Turn.Inline: run here, a goroutine's stack growth costs more).
+// Finish waits for it.
 func (t *guardTurn) dispatch(ctx context.Context, sentence string) {
 	t.mu.Lock()
 	i := len(t.claims)
 	t.claims = append(t.claims, judge.Claim{})
 	t.mu.Unlock()
 	cited := t.cited()
-	t.pending.Go(func() {
+	run := t.pending.Go
+	if t.jt.Inline() {
+		run = func(f func()) { f(); cpustage.Relay.Enter() }
+	}
+	run(func() {
 		cpustage.Verify.Enter()
 		c := t.jt.Claim(ctx, sentence, cited)
 		t.mu.Lock()
@@ -379,7 +386,7 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 		} else {
 			dst = t.st.Close(dst)
 			if t.answer.Len() < maxJudgedAnswer {
-				for _, s := range append(t.split.Feed(string(dst[start:])), t.split.Flush()...) {
+				for _, s := range append(t.split.FeedBytes(dst[start:]), t.split.Flush()...) {
 					t.dispatch(ctx, s)
 				}
 			}
@@ -410,26 +417,20 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 	answer := t.answer.String()
 	cites := []gauntlet.Citation{}
 	for _, c := range t.st.Citations() {
-		if strings.Contains(answer, "["+fmt.Sprint(c.N)+"]") {
+		if strings.Contains(answer, "["+strconv.Itoa(c.N)+"]") {
 			cites = append(cites, c)
-			if c.URL != "" {
-				r.URLs = append(r.URLs, c.URL)
-			} else {
-				r.URLs = append(r.URLs, c.ID)
-			}
+			r.URLs = append(r.URLs, cmp.Or(c.URL, c.ID))
 		}
 	}
 	r.Citations = cites
 
 	cpustage.Verify.Enter()
-	var jr judge.Report
 	pool := make([]judge.Passage, len(t.out.Notes))
 	for i, n := range t.out.Notes {
 		pool[i] = judge.Passage{ID: n.ID, Title: n.Title, Text: n.Text}
 	}
-	if t.out.Decision == gate.Refuse {
-		jr = judge.Report{Claims: []judge.Claim{}}
-	} else {
+	jr := judge.Report{Claims: []judge.Claim{}}
+	if t.out.Decision != gate.Refuse {
 		jr = t.p.judge.Finish(ctx, t.claims, pool, t.otherKBs())
 	}
 	// verify: what verification added to the end of the stream (waiting for

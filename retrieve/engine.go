@@ -477,7 +477,20 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, 
 		mu.Unlock()
 	}
 	g, gctx := errgroup.WithContext(ctx)
+	// The last text's lexical and address lanes run on this goroutine once
+	// the others are started: its stack is grown already, and growing a new
+	// goroutine's stack for the Bleve query cost about a tenth of the lane.
+	// The merge below does not depend on the order the lanes finish in.
+	var here []func() error
 	for ti, t := range texts {
+		last := ti == len(texts)-1
+		run := func(f func() error) {
+			if last {
+				here = append(here, f)
+			} else {
+				g.Go(f)
+			}
+		}
 		if primaryOK {
 			g.Go(func() error {
 				cpustage.Dense.Enter()
@@ -487,7 +500,7 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, 
 			})
 		}
 		if e.cfg.LexicalK > 0 {
-			g.Go(func() error {
+			run(func() error {
 				cpustage.Lexical.Enter()
 				lctx, cancel := context.WithTimeout(gctx, e.cfg.LaneTimeout)
 				defer cancel()
@@ -496,11 +509,14 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, 
 				return nil
 			})
 		}
-		g.Go(func() error {
+		run(func() error {
 			cpustage.Lexical.Enter()
 			put(laneOut{laneAddress, e.addressLane(p, t), nil})
 			return nil
 		})
+	}
+	for _, f := range here {
+		_ = f()
 	}
 	_ = g.Wait()
 	if err := ctx.Err(); err != nil {

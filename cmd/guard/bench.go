@@ -63,7 +63,7 @@ func benchLoad(ctx context.Context, args []string) error {
 	fs.StringVar(&headers, "header", "", "extra headers, 'Name: value' separated by ';' (e.g. 'X-Tenant-ID: t1')")
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "limit of one request")
 	fs.IntVar(&cfg.Warmup, "warmup", 200, "unrecorded requests before each run")
-	fs.StringVar(&out, "out", "bench-out", "report folder (report.md, report.json, latency-time and latency-hist charts as PNG and SVG)")
+	fs.StringVar(&out, "out", "bench-out", "report folder (report.md, report.json, latency-time and latency-hist charts as PNG and SVG; with --self --pipeline stages-proxy.pprof, the profile of the CPU split by stage)")
 	fs.BoolVar(&self, "self", false, "start a simulated upstream (pace 0) and a proxy in this process and compare both")
 	fs.BoolVar(&pipeline, "pipeline", false, "with --self: run the proxy with the guard pipeline instead of pass-through")
 	selfIndex := fs.String("index", "", "with --self --pipeline: index snapshot dir (guard index build) instead of the embedded demo corpus")
