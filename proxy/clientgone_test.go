@@ -2,6 +2,8 @@ package proxy_test
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -10,21 +12,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	dto "github.com/prometheus/client_model/go"
 )
 
 // holdUpstream is an upstream that answers a chat completion with nothing
 // (header false) or an event stream's header and then nothing (true),
 // until the proxy closes the connection: a model still thinking. closed
-// gets one value per closed chat connection.
+// gets one value per closed chat connection, got one per chat request
+// received.
 func holdUpstream(t *testing.T, header bool) (base string, closed <-chan struct{}) {
+	base, _, closed = holdUpstreamGot(t, header)
+	return base, closed
+}
+
+func holdUpstreamGot(t *testing.T, header bool) (base string, got, closed <-chan struct{}) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	ch := make(chan struct{}, 4)
+	ch, in := make(chan struct{}, 4), make(chan struct{}, 4)
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -38,6 +48,7 @@ func holdUpstream(t *testing.T, header bool) (base string, closed <-chan struct{
 					return
 				}
 				io.Copy(io.Discard, req.Body)
+				in <- struct{}{}
 				if header {
 					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
 				}
@@ -46,7 +57,36 @@ func holdUpstream(t *testing.T, header bool) (base string, closed <-chan struct{
 			}()
 		}
 	}()
-	return "http://" + ln.Addr().String() + "/v1", ch
+	return "http://" + ln.Addr().String() + "/v1", in, ch
+}
+
+// The openai-go client whose context ends while the model thinks (non-stream,
+// guarded): its upstream request ends with it.
+func TestClientGoneOpenAICancel(t *testing.T) {
+	base, got, closed := holdUpstreamGot(t, false)
+	ts := startGuard(t, func(c *testCfg) {
+		c.Server.EventLoop = "off"
+		c.Upstream.BaseURL = base
+		c.Upstream.RequestTimeout = time.Hour
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := ts.completions().New(ctx, openai.ChatCompletionNewParams{Model: "mock-1",
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(groundQ)}}, option.WithMaxRetries(0))
+		errc <- err
+	}()
+	<-got
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("New: %v, want context.Canceled", err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second): // a bound on a hang, not a timing assertion
+		t.Fatal("the upstream connection was not closed after the client left")
+	}
+	waitFor(t, ts, "guard_requests_total", func(v float64) bool { return v == 1 })
 }
 
 // A client that closes its connection before the first answer byte ends
