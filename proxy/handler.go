@@ -18,7 +18,6 @@ import (
 	"github.com/answer-guard/guard/internal/clientconn"
 	"github.com/answer-guard/guard/internal/jsonscan"
 	"github.com/answer-guard/guard/internal/peerclose"
-
 	"github.com/answer-guard/guard/internal/sidetext"
 	"github.com/answer-guard/guard/internal/sse"
 )
@@ -180,7 +179,7 @@ func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *e
 	t0 := time.Now()
 	// Until the answer is out, a client gone ends the upstream request and the guard's work.
 	var link peerclose.Link
-	defer peerclose.Start(ctx.Conn(), rt.cfg.Server.DisconnectProbe, func() { link.End(); x.stop(errClientGone) }).Stop()
+	defer s.cw.Start(ctx.Conn(), rt.cfg.Server.DisconnectProbe, func() { link.End(); x.stop(errClientGone) }).Stop()
 	// A non-stream answer arrives whole, so only the whole-request limit
 	// applies (first_byte_timeout would cut long answers short).
 	resp, err := rt.up.postWhole("/chat/completions", upBody, x.deadline, &link)
@@ -337,7 +336,7 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 		return
 	}
 	// Until the first event (the relay's probe after), a client gone ends the upstream request.
-	defer peerclose.Start(ctx.Conn(), rt.cfg.Server.DisconnectProbe, x.watch.clientGone).Stop()
+	defer s.cw.Start(ctx.Conn(), rt.cfg.Server.DisconnectProbe, x.watch.clientGone).Stop()
 	t0 := time.Now()
 	firstBy := x.watch.firstByte(rt.cfg.Upstream.FirstByteTimeout)
 	resp, err := rt.up.postStream(upctx, x.watch, "/chat/completions", upBody, firstBy, x.deadline)

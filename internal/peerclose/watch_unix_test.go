@@ -13,7 +13,9 @@ import (
 func TestWatchSeesClose(t *testing.T) {
 	client, server := pair(t)
 	gone := make(chan struct{}, 2)
-	w := Start(server, time.Millisecond, func() { gone <- struct{}{} })
+	var p Watcher
+	defer p.Close()
+	w := p.Start(server, time.Millisecond, func() { gone <- struct{}{} })
 	client.Close()
 	<-gone
 	if !w.Stop() {
@@ -34,11 +36,13 @@ func TestWatchPipelinedIsOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	synctest.Test(t, func(t *testing.T) {
-		w := Start(server, time.Second, func() { t.Error("gone ran for a pipelined request") })
+		var p Watcher
+		w := p.Start(server, time.Second, func() { t.Error("gone ran for a pipelined request") })
 		time.Sleep(10 * time.Second) // the bubble's clock: ten ticks
 		if w.Stop() {
 			t.Fatal("a pipelined request was taken for a close")
 		}
+		time.Sleep(2 * time.Second) // nothing watched: the goroutine ends at its next tick
 	})
 	b := make([]byte, 3)
 	if _, err := io.ReadFull(server, b); err != nil || string(b) != "GET" {
@@ -51,8 +55,10 @@ func TestWatchPipelinedIsOpen(t *testing.T) {
 func BenchmarkWatchRequest(b *testing.B) {
 	_, server := pair(b)
 	gone := func() {}
+	var p Watcher
+	defer p.Close()
 	b.ReportAllocs()
 	for b.Loop() {
-		Start(server, time.Second, gone).Stop()
+		p.Start(server, time.Second, gone).Stop()
 	}
 }
