@@ -56,6 +56,8 @@ func toAPIError(err error) *APIError {
 		return &APIError{Status: 504, Type: "upstream_error", Code: "upstream_timeout", Message: "the upstream model did not start answering in time", Err: err}
 	case errors.Is(err, errIdleTimeout):
 		return &APIError{Status: 504, Type: "upstream_error", Code: "upstream_timeout", Message: "the upstream model stalled between events", Err: err}
+	case errors.Is(err, errClientGone): // logged; the client is not there to read it
+		return &APIError{Status: 499, Type: "client_error", Code: "client_closed", Message: "the client closed the connection", Err: err}
 	case errors.Is(err, errKeyRevoked):
 		return &APIError{Status: 401, Type: "authentication_error", Code: "invalid_api_key", Message: "the API key was revoked", Err: err}
 	case errors.Is(err, errRequestTimeout), errors.Is(err, context.DeadlineExceeded):

@@ -17,7 +17,7 @@ import (
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/internal/clientconn"
 	"github.com/answer-guard/guard/internal/jsonscan"
-
+	"github.com/answer-guard/guard/internal/peerclose"
 	"github.com/answer-guard/guard/internal/sidetext"
 	"github.com/answer-guard/guard/internal/sse"
 )
@@ -177,11 +177,17 @@ type exchange struct {
 func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte) {
 	rt, turn, l := x.rt, x.turn, x.log
 	t0 := time.Now()
+	// Until the answer is out, a client gone ends the upstream request and the guard's work.
+	var link peerclose.Link
+	defer s.cw.Start(ctx.Conn(), rt.cfg.Server.DisconnectProbe, func() { link.End(); x.stop(errClientGone) }).Stop()
 	// A non-stream answer arrives whole, so only the whole-request limit
 	// applies (first_byte_timeout would cut long answers short).
-	resp, err := rt.up.postWhole("/chat/completions", upBody, x.deadline)
+	resp, err := rt.up.postWhole("/chat/completions", upBody, x.deadline, &link)
 	l.upWait = time.Since(t0)
 	if err != nil {
+		if link.Ended() {
+			err = errClientGone
+		}
 		s.failChat(ctx, l, toAPIError(err))
 		return
 	}
@@ -329,6 +335,8 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *
 	if rt.cfg.Server.EventLoop == "on" && s.loopStream(ctx, upctx, x, upBody) {
 		return
 	}
+	// Until the first event (the relay's probe after), a client gone ends the upstream request.
+	defer s.cw.Start(ctx.Conn(), rt.cfg.Server.DisconnectProbe, x.watch.clientGone).Stop()
 	t0 := time.Now()
 	firstBy := x.watch.firstByte(rt.cfg.Upstream.FirstByteTimeout)
 	resp, err := rt.up.postStream(upctx, x.watch, "/chat/completions", upBody, firstBy, x.deadline)

@@ -6,11 +6,12 @@ import (
 	"net"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/internal/netmsg"
 )
 
 // The upstream probe: /readyz reflects whether the model server answers.
@@ -146,7 +147,7 @@ func probeUpstream(up *upstream, cfg ProbeConfig) (res probeResult, detail strin
 		}
 		c, err := fasthttp.DialTimeout(host, cfg.Timeout)
 		if err != nil {
-			return probeResult{down: true, reason: "the upstream does not accept connections (" + plainNetError(err, cfg.Timeout) + ")"}, err.Error()
+			return probeResult{down: true, reason: "the upstream does not accept connections (" + netmsg.Plain(err, cfg.Timeout) + ")"}, err.Error()
 		}
 		c.Close()
 		return probeResult{}, ""
@@ -162,7 +163,7 @@ func probeUpstream(up *upstream, cfg ProbeConfig) (res probeResult, detail strin
 	resp.SkipBody = true
 	what := "GET /" + cfg.Path
 	if err := up.fast.DoTimeout(req, resp, cfg.Timeout); err != nil {
-		return probeResult{down: true, reason: fmt.Sprintf("the upstream did not answer %s (%s)", what, plainNetError(err, cfg.Timeout))}, err.Error()
+		return probeResult{down: true, reason: fmt.Sprintf("the upstream did not answer %s (%s)", what, netmsg.Plain(err, cfg.Timeout))}, err.Error()
 	}
 	switch code := resp.StatusCode(); {
 	case code == 401 || code == 403:
@@ -171,20 +172,4 @@ func probeUpstream(up *upstream, cfg ProbeConfig) (res probeResult, detail strin
 		return probeResult{down: true, reason: fmt.Sprintf("the upstream fails (%s: status %d)", what, code)}, ""
 	}
 	return probeResult{}, ""
-}
-
-// plainNetError says what went wrong without addresses or internals.
-func plainNetError(err error, timeout time.Duration) string {
-	var ne net.Error
-	switch {
-	case errors.Is(err, fasthttp.ErrTimeout), errors.Is(err, fasthttp.ErrDialTimeout), errors.As(err, &ne) && ne.Timeout():
-		return "no answer within " + timeout.String()
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, fasthttp.ErrConnectionClosed):
-		return "connection closed"
-	case strings.Contains(err.Error(), "no such host"):
-		return "host name not found"
-	}
-	return "unreachable"
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/answer-guard/guard/internal/clientconn"
 	"github.com/answer-guard/guard/internal/evrelay"
 	"github.com/answer-guard/guard/internal/logredact"
+	"github.com/answer-guard/guard/internal/peerclose"
 	"github.com/answer-guard/guard/internal/proctune"
 	"github.com/answer-guard/guard/internal/turnrec"
 )
@@ -50,13 +51,13 @@ type Server struct {
 	keyed   keyedStreams                // open streams begun with an API key (revoke.go)
 	upState atomic.Pointer[probeResult] // the last upstream probe (probe.go); nil before the first
 	probe   *prober                     // the probe loop, started by Serve; under lnMu
-	// lns are the listeners Serve was given, closed by Shutdown; shut
-	// makes a Serve that comes after Shutdown return at once.
+	// lns: the listeners Serve was given, closed by Shutdown; shut: a later Serve returns at once.
 	lnMu  sync.Mutex
 	lns   []net.Listener
 	shut  bool
-	evl   *evrelay.Loop  // server.event_loop (evloop.go), under lnMu
-	evlAt netip.AddrPort // the upstream evl relays to
+	evl   *evrelay.Loop     // server.event_loop (evloop.go), under lnMu
+	evlAt netip.AddrPort    // the upstream evl relays to
+	cw    peerclose.Watcher // a waiting request's client connection (handler.go)
 }
 
 // runtime is everything a request reads from the configuration, swapped as
@@ -287,7 +288,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = errors.Join(err, ctx.Err())
 	}
-	if s.evl != nil { // shut is set: evl no longer changes
+	if s.cw.Close(); s.evl != nil { // shut is set: evl no longer changes
 		s.evl.Close() // ends its streams
 	}
 	// The operator plane first: it has every finished turn now, and its

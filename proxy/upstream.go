@@ -19,6 +19,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/answer-guard/guard/internal/evrelay"
+	"github.com/answer-guard/guard/internal/peerclose"
 	"github.com/answer-guard/guard/internal/proctune"
 	"github.com/answer-guard/guard/internal/sse"
 )
@@ -156,9 +157,10 @@ func connFailedBeforeAnswer(err error) bool {
 // to it.
 type trackedConn struct {
 	net.Conn
-	addr  trackedAddr
-	stats *evrelay.Budget // holds a slot until its first Close (nil: none)
-	shut  atomic.Bool
+	peerclose.Owned // the request whose end closes it
+	addr            trackedAddr
+	stats           *evrelay.Budget // holds a slot until its first Close (nil: none)
+	shut            atomic.Bool
 	// beforeRead, when set, is called right before each read from the
 	// network: the client's buffer is then empty, so the read may wait.
 	// Only the goroutine reading a stream sets and calls it.
@@ -268,6 +270,20 @@ func (u *upstream) do(req *fasthttp.Request, resp *fasthttp.Response, deadline t
 	return err
 }
 
+// send sends req with the body b, retrying as RetryIfErr would (a body
+// stream turns fasthttp's own retries off), and on a connection another
+// request's end closed (peerclose.Owned) unless ended says it was its own.
+func (u *upstream) send(req *fasthttp.Request, resp *fasthttp.Response, b *peerclose.Body, deadline time.Time, timeout error, ended func() bool) (err error) {
+	for n := 1; n == 1 || n <= 3 && (connFailedBeforeAnswer(err) || errors.Is(err, net.ErrClosed) && !ended()); n++ {
+		if n > 1 {
+			u.fast.CloseIdleConnections()
+		}
+		req.SetBodyStream(b.Rewind(), len(b.B))
+		err = u.do(req, resp, deadline, timeout)
+	}
+	return err
+}
+
 func busyError(err error) *APIError {
 	return &APIError{Status: 503, Type: "upstream_error", Code: "upstream_busy",
 		Message: "every upstream connection (upstream.max_conns) is in use; retry later", Err: err}
@@ -276,11 +292,17 @@ func busyError(err error) *APIError {
 // postWhole sends a non-stream request and returns the pooled response,
 // its whole body read under deadline: the caller reads resp.Body() in
 // place and releases resp (fasthttp.ReleaseResponse) when done with it.
-func (u *upstream) postWhole(path string, body []byte, deadline time.Time) (*fasthttp.Response, error) {
+// Until it returns, l.End closes the connection the request is on.
+func (u *upstream) postWhole(path string, body []byte, deadline time.Time, l *peerclose.Link) (*fasthttp.Response, error) {
 	req, resp := u.request(fasthttp.MethodPost, path, "application/json"), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
-	req.SetBodyRaw(body)
-	if err := u.do(req, resp, deadline, errRequestTimeout); err != nil {
+	defer l.Done()
+	b := &peerclose.Body{B: body, OnSend: func() {
+		if tc, ok := resp.LocalAddr().(*trackedAddr); ok {
+			l.Use(&tc.c.Owned, tc.c)
+		}
+	}}
+	if err := u.send(req, resp, b, deadline, errRequestTimeout, l.Ended); err != nil {
 		fasthttp.ReleaseResponse(resp)
 		return nil, err
 	}
@@ -338,7 +360,7 @@ func (s *upStream) Close() error {
 		return nil
 	}
 	s.closed = true
-	reusable := s.watch.unwatch(s.conn) // false: the request ended and the watch closed the connection
+	reusable := s.watch.link.Done() // false: the request ended and the watch closed the connection
 	if reusable && !s.eof && !s.failed {
 		// The reader's hook (sse.Reader's BlockNotifier) still runs before
 		// a read that would wait: the relay sends what it holds first.
@@ -394,13 +416,19 @@ func (u *upstream) postStream(ctx context.Context, w *streamWatch, path string, 
 		deadline, timeout = requestDeadline, errRequestTimeout
 	}
 	req, resp := u.request(fasthttp.MethodPost, path, "text/event-stream"), fasthttp.AcquireResponse()
-	req.SetBodyRaw(body)
 	resp.StreamBody = true
 	fail := func(err error) (*upStream, error) {
 		releaseStream(req, resp, false)
 		return nil, err
 	}
-	if err := u.do(req, resp, deadline, timeout); err != nil {
+	// The connection is the request's from its writing on: a request that
+	// ends while it waits for the header (or for a connection) closes it.
+	b := &peerclose.Body{B: body, OnSend: func() {
+		if tc, ok := resp.LocalAddr().(*trackedAddr); ok {
+			w.link.Use(&tc.c.Owned, tc.c)
+		}
+	}}
+	if err := u.send(req, resp, b, deadline, timeout, w.over); err != nil {
 		return fail(err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -419,10 +447,6 @@ func (u *upstream) postStream(ctx context.Context, w *streamWatch, path string, 
 		rd = bytes.NewReader(resp.Body())
 	}
 	st := &upStream{req: req, resp: resp, body: rd, conn: conn, eventStream: isEventStream(b2s(resp.Header.ContentType())), watch: w}
-	// Closing the connection ends a blocked read on any net.Conn (a read
-	// deadline set in the past does too on TCP, but not on every in-memory
-	// conn); Close then keeps it out of the pool.
-	w.closeOnEnd(conn)
 	if sc := resp.StatusCode(); sc/100 != 2 {
 		b, _ := io.ReadAll(io.LimitReader(st, 64<<10))
 		st.Close()

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync/atomic"
 	"time"
+
+	"github.com/answer-guard/guard/internal/peerclose"
 )
 
 // streamWatch enforces a stream's three upstream timeouts with one timer:
@@ -25,26 +27,10 @@ type streamWatch struct {
 	deadline, first, idleFor time.Duration
 	phase                    atomic.Int32
 	waitAt                   atomic.Int64 // offset at which the relay's current wait began
-	// conn is the upstream connection stop closes (closeOnEnd), or
-	// watchEnded once stop ran: what context.AfterFunc on the request's
-	// context did, without its six allocations per stream.
-	conn atomic.Pointer[trackedConn]
+	// link ties the upstream connection to the stream from its writing on:
+	// stop closes it (a blocked read returns), Done gives it back.
+	link peerclose.Link
 }
-
-// watchEnded marks a watch whose stop ran (streamWatch.conn).
-var watchEnded = new(trackedConn)
-
-// closeOnEnd closes c, the stream's upstream connection, once the request
-// ends (at once if it has), so that a read blocked on it returns.
-func (w *streamWatch) closeOnEnd(c *trackedConn) {
-	if !w.conn.CompareAndSwap(nil, c) { // stop ran first
-		c.Close() //nolint:errcheck // closing only ends reads
-	}
-}
-
-// unwatch undoes closeOnEnd; false: the request ended and c was (or is
-// being) closed.
-func (w *streamWatch) unwatch(c *trackedConn) bool { return w.conn.CompareAndSwap(c, nil) }
 
 // The timeouts a watch enforces beside request_timeout.
 const (
@@ -70,10 +56,11 @@ func newStreamWatch(u UpstreamConfig, start time.Time) (context.Context, *stream
 func (w *streamWatch) stop(err error) {
 	w.cancel(err)
 	w.t.Stop()
-	if c := w.conn.Swap(watchEnded); c != nil && c != watchEnded {
-		c.Close() //nolint:errcheck // closing only ends reads
-	}
+	w.link.End()
 }
+
+func (w *streamWatch) clientGone() { w.stop(errClientGone) }
+func (w *streamWatch) over() bool  { return w.link.Ended() }
 
 // firstByte starts the first-byte wait: the first event is due within d.
 // It returns the time at which it is due.

@@ -24,8 +24,8 @@ func closeProbe(t *testing.T) (c *trackedConn, closed func() bool) {
 }
 
 // The watch closes the stream's upstream connection when the request
-// ends, in either order of closeOnEnd and stop, once; a connection it gave
-// back (unwatch) stays open whatever comes after.
+// ends, in either order of tying (link.Use) and stop, once; a connection it gave
+// back (link.Done) stays open whatever comes after.
 func TestWatchClosesConn(t *testing.T) {
 	u := UpstreamConfig{RequestTimeout: time.Hour, IdleTimeout: time.Hour, FirstByteTimeout: time.Hour}
 	cause := errors.New("client gone")
@@ -33,7 +33,7 @@ func TestWatchClosesConn(t *testing.T) {
 	t.Run("watched, then stopped", func(t *testing.T) {
 		ctx, w := newStreamWatch(u, time.Now())
 		c, closed := closeProbe(t)
-		w.closeOnEnd(c)
+		w.link.Use(&c.Owned, c)
 		if closed() {
 			t.Fatal("closed before the request ended")
 		}
@@ -41,8 +41,8 @@ func TestWatchClosesConn(t *testing.T) {
 		if !closed() || !errors.Is(context.Cause(ctx), cause) {
 			t.Fatalf("after stop: closed %v, cause %v", closed(), context.Cause(ctx))
 		}
-		if w.unwatch(c) {
-			t.Error("unwatch after stop reports the connection reusable")
+		if w.link.Done() {
+			t.Error("Done after stop reports the connection reusable")
 		}
 		w.stop(nil) // a second stop changes nothing
 	})
@@ -50,20 +50,20 @@ func TestWatchClosesConn(t *testing.T) {
 		_, w := newStreamWatch(u, time.Now())
 		w.stop(cause)
 		c, closed := closeProbe(t)
-		w.closeOnEnd(c)
+		w.link.Use(&c.Owned, c)
 		if !closed() {
 			t.Fatal("a connection watched after the request ended stays open")
 		}
-		if w.unwatch(c) {
-			t.Error("unwatch reports a closed connection reusable")
+		if w.link.Done() {
+			t.Error("Done reports a closed connection reusable")
 		}
 	})
-	t.Run("unwatched, then stopped", func(t *testing.T) {
+	t.Run("given back, then stopped", func(t *testing.T) {
 		_, w := newStreamWatch(u, time.Now())
 		c, closed := closeProbe(t)
-		w.closeOnEnd(c)
-		if !w.unwatch(c) {
-			t.Fatal("unwatch before the end: want reusable")
+		w.link.Use(&c.Owned, c)
+		if !w.link.Done() {
+			t.Fatal("Done before the end: want reusable")
 		}
 		w.stop(nil)
 		if closed() {

@@ -11,7 +11,7 @@ import (
 )
 
 // pair returns both ends of a loopback TCP connection.
-func pair(t *testing.T) (client, server net.Conn) {
+func pair(t testing.TB) (client, server net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
