@@ -36,9 +36,9 @@ type ServerConfig struct {
 	DisconnectProbe time.Duration `yaml:"disconnect_probe"` // how often an idle stream is probed for a gone client; default 1s
 	ShutdownGrace   time.Duration `yaml:"shutdown_grace"`   // how long shutdown waits for in-flight streams; default 30s
 	GC              proctune.GC   `yaml:"gc"`               // the Go garbage collector (internal/proctune); default percent 400, no memory limit
-	// EventLoop: on relays pass-through streams to a plain-HTTP upstream
-	// on an event loop (internal/evrelay; Linux, elsewhere silently the
-	// goroutine path), off on the goroutine path; default on.
+	// EventLoop: on relays pass-through streams to a plain-HTTP upstream on an event loop
+	// (internal/evrelay; Linux, elsewhere silently the goroutine path), off on the goroutine
+	// path, auto (the default) on the loop past evrelay.AutoStreams connections or streams.
 	EventLoop string `yaml:"event_loop"`
 }
 
@@ -114,7 +114,7 @@ func DefaultConfig() Config {
 	return Config{
 		Server: ServerConfig{Addr: "127.0.0.1:8080", MaxBodyBytes: 1 << 20, MaxHeaderBytes: 16 << 10,
 			MaxJSONDepth: 64, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
-			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second, GC: proctune.GC{Percent: 400}, EventLoop: "on"},
+			DisconnectProbe: time.Second, ShutdownGrace: 30 * time.Second, GC: proctune.GC{Percent: 400}, EventLoop: "auto"},
 		Upstream: UpstreamConfig{APIKeyEnv: "OPENAI_API_KEY", FirstByteTimeout: 30 * time.Second,
 			IdleTimeout: 30 * time.Second, RequestTimeout: 5 * time.Minute, MaxEventBytes: 1 << 20,
 			MaxResponseBytes: 16 << 20, ConnWaitTimeout: 10 * time.Second, IdleConnTimeout: 4 * time.Second, Probe: defaultProbe()},
@@ -221,8 +221,8 @@ func (s ServerConfig) validate() error {
 	posDur("idle_timeout", s.IdleTimeout)
 	posDur("disconnect_probe", s.DisconnectProbe)
 	posDur("shutdown_grace", s.ShutdownGrace)
-	if s.EventLoop != "off" && s.EventLoop != "on" {
-		errs = append(errs, fmt.Errorf("event_loop: must be off or on, got %q", s.EventLoop))
+	if s.EventLoop != "off" && s.EventLoop != "on" && s.EventLoop != "auto" {
+		errs = append(errs, fmt.Errorf("event_loop: must be auto, on or off, got %q", s.EventLoop))
 	}
 	for _, e := range unjoin(s.GC.Validate()) {
 		if e != nil {

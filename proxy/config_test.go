@@ -30,7 +30,7 @@ func TestValidateReportsEverything(t *testing.T) {
 	if err == nil {
 		t.Fatal("invalid config accepted")
 	}
-	for _, want := range []string{"upstream.idle_timeout", "gate.prefloor", "verify.mode", "server.event_loop: must be off or on"} {
+	for _, want := range []string{"upstream.idle_timeout", "gate.prefloor", "verify.mode", "server.event_loop: must be auto, on or off"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %s", err, want)
 		}

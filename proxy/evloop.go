@@ -15,9 +15,8 @@ import (
 	"github.com/answer-guard/guard/internal/sse"
 )
 
-// loopStream relays a pass-through stream on the event loop
-// (server.event_loop: on; internal/evrelay) when it can: Linux, an
-// upstream at http://IP:port, an HTTP/1.1 client over TCP. It reports
+// loopStream relays a pass-through stream on the event loop (server.event_loop; internal/evrelay)
+// when it can: Linux, an upstream at http://IP:port, an HTTP/1.1 client over TCP. It reports
 // false, having done nothing, when it cannot (the caller goes on).
 func (s *Server) loopStream(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte) bool {
 	rt := x.rt

@@ -16,6 +16,7 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/internal/clientconn"
+	"github.com/answer-guard/guard/internal/evrelay"
 	"github.com/answer-guard/guard/internal/jsonscan"
 	"github.com/answer-guard/guard/internal/peerclose"
 	"github.com/answer-guard/guard/internal/sidetext"
@@ -332,7 +333,7 @@ func (s *Server) watchKey(ctx *fasthttp.RequestCtx, x *exchange, r *relay) {
 // rest to the relay, which fasthttp reads as the response body.
 func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte) {
 	rt, l, stop := x.rt, x.log, x.stop
-	if rt.cfg.Server.EventLoop == "on" && s.loopStream(ctx, upctx, x, upBody) {
+	if el := rt.cfg.Server.EventLoop; (el == "on" || el == "auto" && max(int64(s.srv.GetOpenConnectionsCount()), s.streams.Open()) > evrelay.AutoStreams) && s.loopStream(ctx, upctx, x, upBody) {
 		return
 	}
 	// Until the first event (the relay's probe after), a client gone ends the upstream request.

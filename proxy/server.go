@@ -43,7 +43,7 @@ type Server struct {
 	srv     *fasthttp.Server
 	m       *metrics
 	ready   atomic.Bool
-	streams sync.WaitGroup // in-flight stream writers
+	streams evrelay.Streams // in-flight stream writers
 	reqSeq  atomic.Uint64
 	bound   atomic.Pointer[string]      // the listener's address, set by Serve
 	fast    *upstreamClient             // the upstream client (upstream.go), shared across reloads
