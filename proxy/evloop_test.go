@@ -350,3 +350,42 @@ func TestEventLoopClientGoneBeforeAnswer(t *testing.T) {
 		t.Fatal("the upstream connection was not closed after the client left")
 	}
 }
+
+// server.event_loop: auto keeps a pass-through stream on the goroutine
+// path while few clients are connected and relays it on the loop once
+// more than evrelay.AutoStreams (64) connections are open.
+func TestEventLoopAuto(t *testing.T) {
+	ts := startServer(t, func(c *testCfg) { c.Server.EventLoop = "auto" })
+	stream := func() {
+		s := ts.completions().NewStreaming(context.Background(), params(true))
+		for s.Next() {
+		}
+		if err := s.Err(); err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+	}
+	stream()
+	if n := ts.srv.EventLoopStreams(); n != -1 {
+		t.Fatalf("one client: the loop ran (%d streams), want the goroutine path", n)
+	}
+	host := strings.TrimSuffix(strings.TrimPrefix(ts.base, "http://"), "/v1")
+	for range 65 { // each answered once, so the server holds it open
+		c, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: guard\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	stream()
+	if n := ts.srv.EventLoopStreams(); n < 0 {
+		t.Error("66 clients: the loop never ran")
+	}
+}
