@@ -79,6 +79,10 @@ func TestSSEReader(t *testing.T) {
 		{"event type", "event: error\ndata: {}\n\nevent: ping\ndata: 1\n\n", []refEvent{{"error", "{}"}, {"other", "1"}}},
 		{"id only", "id: 7\n\n", []refEvent{{"", ""}}},
 		{"bom", "\xEF\xBB\xBFdata: a\n\n", []refEvent{{"", "a"}}},
+		// A BOM is stripped only at the stream's start (the event-stream
+		// spec's decoding); later it is part of a field name (go-sse strips
+		// it after leading blank lines too: FuzzSSEReader skips such input).
+		{"bom after a blank line", "\n\xEF\xBB\xBFevent:\n\n", nil},
 		{"pending at eof", "data: a\n\ndata: b\n", []refEvent{{"", "a"}}},
 	}
 	for _, tc := range cases {
@@ -126,8 +130,8 @@ func FuzzSSEReader(f *testing.F) {
 	f.Add([]byte("\xEF\xBB\xBFevent: error\ndata: {}\n\nid: 1\n\n: x\n\n"), []byte{2})
 	f.Add([]byte("data: a\ndata\n\ndata: b\n"), []byte{})
 	f.Fuzz(func(t *testing.T, in, cuts []byte) {
-		if len(in) > 4096 {
-			return
+		if len(in) > 4096 || len(in) > 0 && bytes.Contains(in[1:], []byte("\xEF\xBB\xBF")) {
+			return // a BOM past the start: go-sse and the spec differ (TestSSEReader)
 		}
 		want, werr := readRef(in, 1<<16)
 		got, gerr := readAll(in, cuts, 1<<16)
