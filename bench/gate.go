@@ -619,11 +619,11 @@ func fitGateModels(cases []gateCase) (gateModels, error) {
 // fitScale fits [A, B] of sigmoid(A*logit(best)+B) where best is the
 // highest per-passage probability among a question's top candidates and
 // the label is label(c) (questions with use false are skipped); the two
-// classes weigh the same in total. With pool, the pool scale [A, B, C, D]
-// of sigmoid(A*logit(best)+B+C*t+D*u) where t and u are the question's
-// pool cosines (gate.PoolCosines, gate.AnswerModel.PoolScale); else C and
-// D are 0.
-func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool bool, label func(gateCase) (y, use bool)) ([4]float64, error) {
+// classes weigh the same in total. With pool, the pool scale [A, B, C] of
+// sigmoid(A*logit(best)+B+C*t) where t is the question's pool cosine (the
+// mean of its two best encoder cosines: gate.PoolCosine,
+// gate.AnswerModel.PoolScale); else C is 0.
+func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool bool, label func(gateCase) (y, use bool)) ([3]float64, error) {
 	var rows [][]float64
 	var ys []float64
 	var sets []string
@@ -647,8 +647,7 @@ func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool bool, label f
 		best = min(max(best, 1e-4), 1-1e-4)
 		row := []float64{1, math.Log(best / (1 - best))}
 		if pool {
-			t, u := gate.PoolCosines(cands)
-			row = append(row, t, u)
+			row = append(row, gate.PoolCosine(cands))
 		}
 		rows = append(rows, row)
 		sets = append(sets, c.set)
@@ -665,7 +664,7 @@ func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool bool, label f
 		total += sw[i]
 	}
 	if pos == 0 || pos == total {
-		return [4]float64{}, errors.New("scale: one class only")
+		return [3]float64{}, errors.New("scale: one class only")
 	}
 	ws := make([]float64, len(ys))
 	for i, y := range ys {
@@ -677,11 +676,11 @@ func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool bool, label f
 	}
 	w, err := fitLogistic(rows, ys, ws, 0.01)
 	if err != nil {
-		return [4]float64{}, err
+		return [3]float64{}, err
 	}
-	out := [4]float64{w[1], w[0]}
+	out := [3]float64{w[1], w[0]}
 	if pool {
-		out[2], out[3] = w[2], w[3]
+		out[2] = w[2]
 	}
 	return out, nil
 }
@@ -1150,7 +1149,7 @@ func WriteGateReport(w io.Writer, rep GateReport) {
 		for i, n := range gate.FeatureNames {
 			fmt.Fprintf(w, "| %s | %.3f | %.3f |\n", n, m.m.Weights[i], m.m.Lexical[i])
 		}
-		fmt.Fprintf(w, "\nQuestion-level scale [A, B]: %.3f (lexical only: %.3f); pool scale [A, B, C, D] (one-topic partitions, C times the mean of the three best encoder cosines, D times the mean over the pool): %.3f\n",
+		fmt.Fprintf(w, "\nQuestion-level scale [A, B]: %.3f (lexical only: %.3f); pool scale [A, B, C] (one-topic partitions, C times the mean of the two best encoder cosines): %.3f\n",
 			m.m.Scale, m.m.LexicalScale, m.m.PoolScale)
 	}
 	for _, e := range rep.Extra {

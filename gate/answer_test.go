@@ -172,8 +172,8 @@ func BenchmarkGateAndPlanner(b *testing.B) {
 // candidate without semantic features, the plain scale applies.
 func TestRelevancePoolScale(t *testing.T) {
 	m := DefaultRelevanceModel()
-	if m.PoolScale == ([4]float64{}) || m.PoolScale[2]+m.PoolScale[3] <= 0 {
-		t.Fatalf("shipped relevance model's pool_scale %v: want positive cosine terms", m.PoolScale)
+	if m.PoolScale == ([3]float64{}) || m.PoolScale[2] <= 0 {
+		t.Fatalf("shipped relevance model's pool_scale %v: want a positive cosine term", m.PoolScale)
 	}
 	f := Features{FBias: 1, FRerank: 0.02, FLanes: 0.5, FSim: 0.35, FSimRel: 0.1, FSoft: 0.6, FFocus: 0.6, FSent: 0.6}
 	rate := func(sim float64, semantic, oneTopic bool) float64 {
