@@ -157,6 +157,61 @@ func TestReadDocsFolder(t *testing.T) {
 	}
 }
 
+// TestReadDocsEditorFiles reads files as editors and site generators write
+// them: a byte-order mark, YAML front matter, and text in Latin-1, which is a
+// bad line (named, with the offending byte) rather than decoded into U+FFFD.
+func TestReadDocsEditorFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("bom.md", "\ufeff# Face grouping\n\nFaces are grouped once you turn it on.")
+	write("front.md", "---\ntitle: \"Share links\"\nupdated: 2026-10-02\n---\n\nA share link can expire after 7 days.")
+	write("front-heading.md", "---\nweight: 3\n---\n# Refunds\n\nRefunds within 14 days.")
+	write("rule.md", "---\n\nA page that opens with a rule and never closes it.")
+	write("latin1.md", "# Caf\xe9 mode\n\nOffline albums.")
+	write("c.jsonl", "\ufeff{\"id\":\"j1\",\"text\":\"first line after a BOM\"}\n{\"id\":\"j2\",\"text\":\"caf\xe9\"}\n")
+
+	docs, bad, err := ReadDocs([]string{dir}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type doc struct{ title, text string }
+	got := map[string]doc{}
+	for _, d := range docs {
+		got[d.ID] = doc{d.Title, d.Text}
+	}
+	want := map[string]doc{
+		"bom.md":           {"Face grouping", "# Face grouping\n\nFaces are grouped once you turn it on."},
+		"front.md":         {"Share links", "\nA share link can expire after 7 days."},
+		"front-heading.md": {"Refunds", "# Refunds\n\nRefunds within 14 days."},
+		"rule.md":          {"rule", "---\n\nA page that opens with a rule and never closes it."},
+		"j1":               {"", "first line after a BOM"},
+	}
+	if len(got) != len(want) {
+		t.Errorf("docs = %q, want %q", got, want)
+	}
+	for id, w := range want {
+		if g := got[id]; g != w {
+			t.Errorf("%s = %q, want %q", id, g, w)
+		}
+	}
+	var msgs []string
+	for _, le := range bad {
+		msgs = append(msgs, le.Error())
+	}
+	wantBad := []string{
+		filepath.Join(dir, "c.jsonl") + ":2: not UTF-8 (byte 0xE9 at character 23): save the file as UTF-8",
+		filepath.Join(dir, "latin1.md") + ":1: not UTF-8 (byte 0xE9 at character 6): save the file as UTF-8",
+	}
+	if strings.Join(msgs, "\n") != strings.Join(wantBad, "\n") {
+		t.Errorf("bad lines:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(wantBad, "\n"))
+	}
+}
+
 func TestChunkDoc(t *testing.T) {
 	para := strings.Repeat("This is a sentence about backups. ", 20) // ~680 chars
 	d := Doc{ID: "d", Text: para + "\n\n" + para + "\n\nshort tail.", Kind: "lecture", Address: "HB 1", Title: "T", URL: "u"}

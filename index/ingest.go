@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Doc is one corpus document (the JSONL schema of DESIGN.md). `id` (or
@@ -88,6 +89,9 @@ var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "tit
 
 // parseDocLine decodes one corpus JSONL line and applies the defaults.
 func parseDocLine(line []byte) (Doc, error) {
+	if err := checkUTF8(line); err != nil {
+		return Doc{}, err
+	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(line, &raw); err != nil {
 		return Doc{}, plainJSONError(err)
@@ -240,6 +244,9 @@ func plainJSONError(err error) error {
 
 // parseMemoryLine decodes one curated-memory JSONL line.
 func parseMemoryLine(line []byte) (MemoryEntry, error) {
+	if err := checkUTF8(line); err != nil {
+		return MemoryEntry{}, err
+	}
 	var m MemoryEntry
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&m); err != nil {
@@ -272,12 +279,38 @@ func parseMemoryLine(line []byte) (MemoryEntry, error) {
 	return m, nil
 }
 
+// utf8BOM is the byte-order mark some editors (Windows Notepad among them)
+// write at the start of a UTF-8 file.
+const utf8BOM = "\ufeff"
+
+// checkUTF8 reports a line or file that is not UTF-8 (Latin-1 or Windows-1252
+// saved by an older editor): decoding it would turn each such byte into
+// U+FFFD, silently.
+func checkUTF8(b []byte) error {
+	if utf8.Valid(b) {
+		return nil
+	}
+	i := 0
+	for i < len(b) {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		i += size
+	}
+	return fmt.Errorf("not UTF-8 (byte 0x%02X at character %d): save the file as UTF-8", b[i], utf8.RuneCount(b[:i])+1)
+}
+
 // readLines calls fn for every non-blank line of r, with 1-based line numbers.
+// A byte-order mark at the start of the first line is dropped.
 func readLines(r io.Reader, fn func(n int, line []byte) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	n := 0
 	for {
 		line, err := br.ReadBytes('\n')
+		if n == 0 {
+			line = bytes.TrimPrefix(line, []byte(utf8BOM))
+		}
 		if len(line) > 0 {
 			n++
 			if len(line) > maxLineBytes {
@@ -377,6 +410,14 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 					return fmt.Errorf("read %s: %w", path, err)
 				}
 				rel, _ := filepath.Rel(src, path)
+				if err := checkUTF8(b); err != nil {
+					le := &LineError{File: path, Line: 1, Err: err}
+					if strict {
+						return le
+					}
+					bad = append(bad, le)
+					return nil
+				}
 				d, err := normalizeDoc(textDoc(filepath.ToSlash(rel), string(b), ext != ".txt" && ext != ".text"))
 				if err != nil {
 					le := &LineError{File: path, Line: 1, Err: err}
@@ -416,19 +457,60 @@ func dropDeletions(docs []Doc, bad []*LineError) ([]Doc, []*LineError) {
 	return kept, bad
 }
 
-// textDoc turns a Markdown or text file into a Doc; a Markdown file's first
-// "# " heading becomes its title.
+// textDoc turns a Markdown or text file into a Doc. A byte-order mark is
+// dropped. A Markdown file's front matter (a first line "---", "key: value"
+// lines, a closing "---", as Jekyll, Hugo and Docusaurus write it) is left
+// out of the text, and its "title:" becomes the title; without one, the
+// first "# " heading does; without either, the file name.
 func textDoc(id, body string, markdown bool) Doc {
+	body = strings.TrimPrefix(body, utf8BOM)
 	d := Doc{ID: id, Text: body, Title: strings.TrimSuffix(filepath.Base(id), filepath.Ext(id))}
-	if markdown {
-		for _, l := range strings.Split(body, "\n") {
-			if t, ok := strings.CutPrefix(strings.TrimSpace(l), "# "); ok {
-				d.Title = strings.TrimSpace(t)
-				break
-			}
+	if !markdown {
+		return d
+	}
+	rest, title, ok := frontMatter(body)
+	if ok {
+		d.Text = rest
+		if title != "" {
+			d.Title = title
+			return d
+		}
+	}
+	for _, l := range strings.Split(d.Text, "\n") {
+		if t, ok := strings.CutPrefix(strings.TrimSpace(l), "# "); ok {
+			d.Title = strings.TrimSpace(t)
+			break
 		}
 	}
 	return d
+}
+
+// frontMatter splits a YAML front-matter block off the start of a Markdown
+// body: it returns the body after the block and the block's title (quotes
+// removed), or ok false when the body does not open with a closed block.
+func frontMatter(body string) (rest, title string, ok bool) {
+	first, after, found := strings.Cut(body, "\n")
+	if !found || strings.TrimRight(first, " \t\r") != "---" {
+		return body, "", false
+	}
+	for off := 0; off < len(after); {
+		line, _, _ := strings.Cut(after[off:], "\n")
+		next := off + len(line) + 1
+		switch l := strings.TrimRight(line, " \t\r"); {
+		case l == "---" || l == "...":
+			if next > len(after) {
+				next = len(after)
+			}
+			return after[next:], title, true
+		case strings.HasPrefix(l, "title:"):
+			title = strings.TrimSpace(strings.TrimPrefix(l, "title:"))
+			if len(title) >= 2 && (title[0] == '"' || title[0] == '\'') && title[len(title)-1] == title[0] {
+				title = title[1 : len(title)-1]
+			}
+		}
+		off = next
+	}
+	return body, "", false
 }
 
 // readMemory reads curated-memory JSONL files.
