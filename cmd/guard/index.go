@@ -255,7 +255,7 @@ func runIndexCalibrate(ctx context.Context, args []string) error {
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(cliOut)
 		enc.SetIndent("", "  ")
 		return enc.Encode(cals)
 	}
@@ -362,6 +362,10 @@ func runIndexQuery(ctx context.Context, args []string) error {
 		snap.Close()
 		return err
 	}
+	if err := checkPartition(snap, *dir, *tenant, *kb); err != nil {
+		snap.Close()
+		return err
+	}
 	eng, err := retrieve.New(cfg.Retrieve, cfg.Index, snap, log)
 	if err != nil {
 		snap.Close()
@@ -383,12 +387,28 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	took := time.Since(start)
 	answer := answerability(q, res)
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(cliOut)
 		enc.SetIndent("", "  ")
 		return enc.Encode(queryJSON(q, *tenant, *kb, took, res, answer))
 	}
-	printResult(os.Stdout, res, took, answer)
+	printResult(cliOut, res, took, answer)
 	return nil
+}
+
+// checkPartition reports a --tenant/--kb the snapshot has no partition for
+// (a typo would otherwise print an empty result), naming the ones it has.
+func checkPartition(snap *index.Snapshot, dir, tenant, kb string) error {
+	if snap.Partition(tenant, kb) != nil {
+		return nil
+	}
+	have := make([]string, 0, len(snap.Manifest.Partitions))
+	for _, p := range snap.Manifest.Partitions {
+		have = append(have, "--tenant "+p.Tenant+" --kb "+p.KB)
+	}
+	if len(have) == 0 {
+		return fmt.Errorf("snapshot %s is empty: it has no partition (its build read no document)", dir)
+	}
+	return fmt.Errorf("snapshot %s has no partition tenant %q, kb %q; it has: %s", dir, tenant, kb, strings.Join(have, "; "))
 }
 
 // answerability is each candidate's calibrated relevance as the gate sees

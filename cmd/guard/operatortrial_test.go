@@ -1,0 +1,89 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeHelpCentre writes a small help centre as an operator would keep it: a
+// folder of Markdown files, one with front matter, one saved with a
+// byte-order mark, and a JSONL file of untitled rows for a second KB.
+func writeHelpCentre(t *testing.T) (dir, faq string) {
+	t.Helper()
+	dir = t.TempDir()
+	files := map[string]string{
+		"help/billing/refunds.md": "# Refunds\n\nPaid on the website? Ask for a full refund within 14 days of the charge.",
+		"help/sharing/links.md":   "---\ntitle: Share links\nupdated: 2026-10-02\n---\n# Share links\n\nA share link can expire after 1, 7 or 30 days; Pro members can add a password.",
+		"help/sharing/faces.md":   "\ufeff# Face grouping\n\nFace grouping is off until you turn it on in Settings > Privacy.",
+		"faq.jsonl":               `{"id":"faq-6","text":"Gift cards are valid for 2 years.","kb":"faq"}` + "\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "help"), filepath.Join(dir, "faq.jsonl")
+}
+
+// TestIndexQueryUnknownPartition: a --tenant or --kb the snapshot lacks (a
+// typo) is an error naming the partitions it has, not an empty result.
+func TestIndexQueryUnknownPartition(t *testing.T) {
+	help, faq := writeHelpCentre(t)
+	snap := filepath.Join(t.TempDir(), "snap")
+	if code, _, stderr := runCLI(t, "index", "build", "--corpus", help, "--corpus", faq, "--out", snap); code != 0 {
+		t.Fatalf("build: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "index", "query", "--index", snap, "--kb", "faqs", "gift card")
+	want := `has no partition tenant "default", kb "faqs"; it has: --tenant default --kb default; --tenant default --kb faq`
+	if code != 1 || !strings.Contains(stderr, want) || stdout != "" {
+		t.Errorf("unknown kb: exit %d, stdout %q, stderr %q; want 1 and %q", code, stdout, stderr, want)
+	}
+	if code, stdout, stderr := runCLI(t, "index", "query", "--index", snap, "--kb", "faq", "gift card"); code != 0 || !strings.Contains(stdout, "faq-6") {
+		t.Errorf("known kb: exit %d, stdout %q, stderr %q; want faq-6 found", code, stdout, stderr)
+	}
+	// The front matter is out of the text, its title in; the BOM is gone.
+	code, stdout, stderr = runCLI(t, "index", "query", "--index", snap, "--json", "--k", "3", "share link password")
+	if code != 0 {
+		t.Fatalf("query: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{`"title": "Share links"`, `"title": "Face grouping"`, `"text": "# Share links\n\nA share link`} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("query output lacks %s:\n%s", want, stdout)
+		}
+	}
+	for _, bad := range []string{"updated: 2026", `\ufeff`, "\ufeff"} {
+		if strings.Contains(stdout, bad) {
+			t.Errorf("query output holds %q:\n%s", bad, stdout)
+		}
+	}
+}
+
+// TestIndexAddDeleteAndCorpusSameID: guard index add given a corpus that
+// holds a document and --delete of the same id refuses to guess, and
+// writes no snapshot.
+func TestIndexAddDeleteAndCorpusSameID(t *testing.T) {
+	help, _ := writeHelpCentre(t)
+	dir := t.TempDir()
+	base, out := filepath.Join(dir, "v1"), filepath.Join(dir, "v2")
+	if code, _, stderr := runCLI(t, "index", "build", "--corpus", help, "--out", base); code != 0 {
+		t.Fatalf("build: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := runCLI(t, "index", "add", "--index", base, "--corpus", help, "--delete", "billing/refunds.md", "--out", out)
+	want := `--delete billing/refunds.md: the corpus also has document "billing/refunds.md" (` + filepath.Join(help, "billing/refunds.md") + ":1): drop one of the two"
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err == nil {
+		t.Errorf("a snapshot was written to %s", out)
+	}
+	// Deleting it without the corpus still works.
+	if code, stdout, stderr := runCLI(t, "index", "add", "--index", base, "--delete", "billing/refunds.md", "--out", out); code != 0 || !strings.Contains(stdout, "1 removed") {
+		t.Errorf("delete alone: exit %d, stdout %q, stderr %q; want 1 removed", code, stdout, stderr)
+	}
+}
