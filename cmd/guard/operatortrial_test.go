@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,5 +87,50 @@ func TestIndexAddDeleteAndCorpusSameID(t *testing.T) {
 	// Deleting it without the corpus still works.
 	if code, stdout, stderr := runCLI(t, "index", "add", "--index", base, "--delete", "billing/refunds.md", "--out", out); code != 0 || !strings.Contains(stdout, "1 removed") {
 		t.Errorf("delete alone: exit %d, stdout %q, stderr %q; want 1 removed", code, stdout, stderr)
+	}
+}
+
+// TestKeyWithoutPartitionWarned: an API key whose tenant or KB the served
+// snapshot lacks (a typo) is named by guard config check (a warning, exit
+// 0) and in serve's log at start and after a reload that brings one in;
+// a key that matches is not.
+func TestKeyWithoutPartitionWarned(t *testing.T) {
+	help, faq := writeHelpCentre(t)
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "snap")
+	if code, _, stderr := runCLI(t, "index", "build", "--corpus", help, "--corpus", faq, "--out", snap); code != 0 {
+		t.Fatalf("build: exit %d: %s", code, stderr)
+	}
+	key := func(name, tenant, kb string) string {
+		return fmt.Sprintf("    - {name: %s, sha256: %q, tenant: %s, kbs: [%s]}\n", name, fmt.Sprintf("%x", sha256.Sum256([]byte(name))), tenant, kb)
+	}
+	head := "server: {addr: 127.0.0.1:0}\npipeline: {index: " + snap + "}\nauth:\n  enabled: true\n  keys:\n" +
+		key("help", "default", "default") + key("faq", "default", "faq")
+	cfgPath := filepath.Join(dir, "guard.yaml")
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(cfgPath, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(head + key("typo", "default", "faqs"))
+	code, stdout, _ := runCLI(t, "config", "check", "--config", cfgPath)
+	want := "warning: auth.keys[2] (typo): snapshot " + snap + " has no partition default/faqs, so its chats find nothing (it has: default/default, default/faq)"
+	if code != 0 || !strings.Contains(stdout, want) || strings.Count(stdout, "warning") != 1 {
+		t.Errorf("config check: exit %d, output %q; want 0 and only %q", code, stdout, want)
+	}
+
+	write(head)
+	_, hup, log := serveInProcess(t, "--config", cfgPath)
+	if es := log.entries(t, "API key without a partition"); len(es) != 0 {
+		t.Errorf("start: warned %v for keys that all match", es)
+	}
+	write(head + key("typo", "bta", "faq"))
+	if err := hup(); err != nil {
+		t.Fatal(err)
+	}
+	es := log.entries(t, "API key without a partition")
+	if len(es) != 1 || !strings.Contains(fmt.Sprint(es[0]["problem"]), "auth.keys[2] (typo): snapshot "+snap+" has no partition bta/faq") {
+		t.Errorf("after reload: warnings %v, want one naming bta/faq", es)
 	}
 }

@@ -215,6 +215,7 @@ func runServe(args []string) error {
 	if err != nil {
 		return err
 	}
+	warnKeyPartitions(log, cfg)
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Server.Addr, err)
@@ -248,6 +249,9 @@ func runServe(args []string) error {
 					// trace (this is the operator's file, not a bug).
 					log.WithOptions(zap.AddStacktrace(zapcore.FatalLevel)).Error("reload rejected; keeping the running configuration",
 						zap.Strings("problems", problemLines(err)))
+				}
+				if err == nil {
+					warnKeyPartitions(log, next)
 				}
 				if onReload != nil {
 					onReload(err)
