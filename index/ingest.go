@@ -397,6 +397,12 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 			if err != nil {
 				return err
 			}
+			if hidden(src, path, de) {
+				if de.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
 			if de.IsDir() {
 				return nil
 			}
@@ -436,6 +442,50 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 		}
 	}
 	return docs, bad, nil
+}
+
+// corpusExts are the file types ReadDocs reads in a folder.
+var corpusExts = map[string]bool{".jsonl": true, ".ndjson": true, ".md": true, ".markdown": true, ".txt": true, ".text": true}
+
+// hidden reports a file or folder below src whose name starts with a dot
+// (.git, .github, an editor's .draft.md): ReadDocs does not read them, as
+// static site generators do not publish them.
+func hidden(src, path string, de fs.DirEntry) bool {
+	return path != src && strings.HasPrefix(de.Name(), ".")
+}
+
+// UnreadFiles lists the files in the folders among sources that ReadDocs
+// leaves out: hidden ones and those of another type (HTML, reStructuredText,
+// PDF, images), so a command can say what it did not index instead of
+// dropping them silently. Paths are as found under each source.
+func UnreadFiles(sources []string) ([]string, error) {
+	var out []string
+	for _, src := range sources {
+		st, err := os.Stat(src)
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		err = filepath.WalkDir(src, func(path string, de fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if hidden(src, path, de) {
+				out = append(out, path)
+				if de.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !de.IsDir() && !corpusExts[strings.ToLower(filepath.Ext(path))] {
+				out = append(out, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return out, fmt.Errorf("corpus %s: %w", src, err)
+		}
+	}
+	return out, nil
 }
 
 // dropDeletions moves the deletion lines of docs to bad: a build starts

@@ -135,6 +135,18 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	if err != nil {
 		return err
 	}
+	if unread, err := index.UnreadFiles(corpus); err == nil && len(unread) > 0 {
+		shown := unread
+		if len(shown) > 10 {
+			shown = shown[:10]
+		}
+		more := ""
+		if len(unread) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(unread)-len(shown))
+		}
+		fmt.Fprintf(cliErr, "not indexed: %d file(s) in the corpus folders are hidden or not .md, .markdown, .txt, .text, .jsonl or .ndjson: %s%s\n",
+			len(unread), strings.Join(shown, ", "), more)
+	}
 	var man index.Manifest
 	var changes index.Changes
 	switch {
@@ -163,6 +175,11 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	for _, l := range man.BadLines {
 		bad.n++
 		fmt.Fprintln(cliErr, l)
+	}
+	if man.Docs == 0 && !add {
+		// A server on it would answer every question from general knowledge.
+		os.RemoveAll(*out)
+		return fmt.Errorf("no document was read from %s: nothing indexed, no snapshot written", strings.Join(corpus, ", "))
 	}
 	fmt.Fprintf(cliOut, "snapshot %s: %d docs, %d chunks, %d partitions, %d memory entries, %d bad lines, %.1fs (%.0f chunks/s), embedder %s (%s, %d dims)\n",
 		*out, man.Docs, man.Chunks, len(man.Partitions), man.Memory, len(man.BadLines), man.BuildSeconds, man.ChunksPerSecond,

@@ -134,3 +134,39 @@ func TestKeyWithoutPartitionWarned(t *testing.T) {
 		t.Errorf("after reload: warnings %v, want one naming bta/faq", es)
 	}
 }
+
+// TestIndexBuildSaysWhatItLeftOut: files of other types and hidden ones in
+// a corpus folder are named on stderr (they were dropped silently), and a
+// build that reads no document fails and writes no snapshot.
+func TestIndexBuildSaysWhatItLeftOut(t *testing.T) {
+	help, _ := writeHelpCentre(t)
+	for name, body := range map[string]string{
+		"page.html":      "<h1>Old page</h1>",
+		".drafts/new.md": "# Draft\n\nNot published yet.",
+		"notes.MD":       "# Notes\n\nUpper-case extension, read.",
+	} {
+		p := filepath.Join(help, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := filepath.Join(t.TempDir(), "snap")
+	code, stdout, stderr := runCLI(t, "index", "build", "--corpus", help, "--out", snap)
+	want := "not indexed: 2 file(s) in the corpus folders are hidden or not .md, .markdown, .txt, .text, .jsonl or .ndjson: " +
+		filepath.Join(help, ".drafts") + ", " + filepath.Join(help, "page.html")
+	if code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stdout, "snapshot "+snap+": 4 docs") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 0, 4 docs and %q", code, stdout, stderr, want)
+	}
+
+	empty := t.TempDir()
+	os.WriteFile(filepath.Join(empty, "readme.html"), []byte("<p>no</p>"), 0o644)
+	out := filepath.Join(t.TempDir(), "none")
+	code, _, stderr = runCLI(t, "index", "build", "--corpus", empty, "--out", out)
+	if code != 1 || !strings.Contains(stderr, "no document was read from "+empty+": nothing indexed, no snapshot written") {
+		t.Errorf("empty corpus: exit %d, stderr %q; want 1 and no document read", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("empty corpus: %s was left behind", out)
+	}
+}
