@@ -187,6 +187,9 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	if add {
 		printChanges(cliOut, changes, *verbose)
 	}
+	for _, w := range danglingRefs(*out) {
+		fmt.Fprintln(cliErr, "warning: "+w)
+	}
 	if h := man.HaluGate; h != nil && h.Derived > 0 {
 		fmt.Fprintf(cliOut, "halugate: %d derived entries (%d checked, %d unchanged), %d claims, %d not supported; risk high %d, medium %d, low %d, unchecked %d; %d kept out of retrieval (guard index audit --index %s)\n",
 			h.Derived, h.Checked, h.Reused, h.Claims, h.Flagged, h.High, h.Medium, h.Low, h.Unchecked, h.Excluded, *out)
@@ -200,6 +203,39 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		fmt.Fprintf(cliOut, "calibration %s/%s: %s\n", c.Tenant, c.KB, calibrationLine(c))
 	}
 	return bad.finish("snapshot " + *out + " written without them")
+}
+
+// danglingRefs lists the curated-memory refs of the snapshot at dir that
+// name no document or chunk of their partition (a folder corpus's ids are
+// paths such as billing/plans.md, so plans.md names nothing): such a pin
+// or note can never bring its passage in.
+func danglingRefs(dir string) []string {
+	snap, err := index.Load(dir)
+	if err != nil {
+		return nil
+	}
+	defer snap.Close()
+	var out []string
+	for _, pi := range snap.Manifest.Partitions {
+		p := snap.Partition(pi.Tenant, pi.KB)
+		if p == nil {
+			continue
+		}
+		for _, m := range p.Memory() {
+			for _, ref := range m.Refs {
+				if len(p.Resolve(ref)) > 0 {
+					continue
+				}
+				what := m.Question
+				if m.Type == "note" {
+					what = m.Note
+				}
+				out = append(out, fmt.Sprintf("memory %s %q (%s/%s): ref %q is not a document of the partition, so it never reaches the notes",
+					m.Type, clip(what, 60), pi.Tenant, pi.KB, ref))
+			}
+		}
+	}
+	return out
 }
 
 // printChanges says what guard index add did to its input documents:

@@ -170,3 +170,23 @@ func TestIndexBuildSaysWhatItLeftOut(t *testing.T) {
 		t.Errorf("empty corpus: %s was left behind", out)
 	}
 }
+
+// TestIndexBuildWarnsOfDanglingMemoryRefs: a pin whose ref names no
+// document of its partition (a folder corpus's ids are paths) is named at
+// build time; one that resolves is not.
+func TestIndexBuildWarnsOfDanglingMemoryRefs(t *testing.T) {
+	help, _ := writeHelpCentre(t)
+	dir := t.TempDir()
+	mem := filepath.Join(dir, "memory.jsonl")
+	body := `{"type":"pin","question":"can I get my money back?","refs":["billing/refunds.md"]}
+{"type":"note","note":"Refunds take five working days.","triggers":["refund"],"refs":["refunds.md"]}
+`
+	if err := os.WriteFile(mem, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "index", "build", "--corpus", help, "--memory", mem, "--out", filepath.Join(dir, "snap"))
+	want := `warning: memory note "Refunds take five working days." (default/default): ref "refunds.md" is not a document of the partition`
+	if code != 0 || !strings.Contains(stderr, want) || strings.Count(stderr, "warning:") != 1 {
+		t.Errorf("exit %d, stderr %q; want 0 and only %q", code, stderr, want)
+	}
+}
