@@ -175,7 +175,15 @@ func TestReadDocsEditorFiles(t *testing.T) {
 	write("latin1.md", "# Caf\xe9 mode\n\nOffline albums.")
 	write("c.jsonl", "\ufeff{\"id\":\"j1\",\"text\":\"first line after a BOM\"}\n{\"id\":\"j2\",\"text\":\"caf\xe9\"}\n")
 
-	docs, bad, err := ReadDocs([]string{dir}, false)
+	write("single.markdown", "---\ntitle: One page\n---\nGiven on its own.")
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The folder, and one file of another folder given on its own (its name
+	// is its id; read as Markdown, not as JSON lines).
+	os.Rename(filepath.Join(dir, "single.markdown"), filepath.Join(sub, "single.markdown"))
+	docs, bad, err := ReadDocs([]string{dir, filepath.Join(sub, "single.markdown")}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,11 +193,13 @@ func TestReadDocsEditorFiles(t *testing.T) {
 		got[d.ID] = doc{d.Title, d.Text}
 	}
 	want := map[string]doc{
-		"bom.md":           {"Face grouping", "# Face grouping\n\nFaces are grouped once you turn it on."},
-		"front.md":         {"Share links", "\nA share link can expire after 7 days."},
-		"front-heading.md": {"Refunds", "# Refunds\n\nRefunds within 14 days."},
-		"rule.md":          {"rule", "---\n\nA page that opens with a rule and never closes it."},
-		"j1":               {"", "first line after a BOM"},
+		"bom.md":              {"Face grouping", "# Face grouping\n\nFaces are grouped once you turn it on."},
+		"front.md":            {"Share links", "\nA share link can expire after 7 days."},
+		"front-heading.md":    {"Refunds", "# Refunds\n\nRefunds within 14 days."},
+		"rule.md":             {"rule", "---\n\nA page that opens with a rule and never closes it."},
+		"j1":                  {"", "first line after a BOM"},
+		"sub/single.markdown": {"One page", "Given on its own."},
+		"single.markdown":     {"One page", "Given on its own."},
 	}
 	if len(got) != len(want) {
 		t.Errorf("docs = %q, want %q", got, want)

@@ -382,12 +382,41 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 			return add(d, path, n)
 		})
 	}
+	// readText reads one Markdown or text file as the document id.
+	readText := func(path, id string) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		ext := strings.ToLower(filepath.Ext(path))
+		err = checkUTF8(b)
+		if err == nil {
+			var d Doc
+			if d, err = normalizeDoc(textDoc(id, string(b), ext != ".txt" && ext != ".text")); err == nil {
+				return add(d, path, 1)
+			}
+		}
+		le := &LineError{File: path, Line: 1, Err: err}
+		if strict {
+			return le
+		}
+		bad = append(bad, le)
+		return nil
+	}
 	for _, src := range sources {
 		st, err := os.Stat(src)
 		if err != nil {
 			return nil, bad, fmt.Errorf("corpus %s: %w", src, err)
 		}
 		if !st.IsDir() {
+			switch strings.ToLower(filepath.Ext(src)) {
+			case ".md", ".markdown", ".txt", ".text":
+				// A single file given on its own: its name is its id.
+				if err := readText(src, filepath.Base(src)); err != nil {
+					return nil, bad, err
+				}
+				continue
+			}
 			if err := readJSONL(src); err != nil {
 				return nil, bad, err
 			}
@@ -411,29 +440,8 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 			case ".jsonl", ".ndjson":
 				return readJSONL(path)
 			case ".md", ".markdown", ".txt", ".text":
-				b, err := os.ReadFile(path)
-				if err != nil {
-					return fmt.Errorf("read %s: %w", path, err)
-				}
 				rel, _ := filepath.Rel(src, path)
-				if err := checkUTF8(b); err != nil {
-					le := &LineError{File: path, Line: 1, Err: err}
-					if strict {
-						return le
-					}
-					bad = append(bad, le)
-					return nil
-				}
-				d, err := normalizeDoc(textDoc(filepath.ToSlash(rel), string(b), ext != ".txt" && ext != ".text"))
-				if err != nil {
-					le := &LineError{File: path, Line: 1, Err: err}
-					if strict {
-						return le
-					}
-					bad = append(bad, le)
-					return nil
-				}
-				return add(d, path, 1)
+				return readText(path, filepath.ToSlash(rel))
 			}
 			return nil
 		})
