@@ -101,9 +101,14 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	fs.Var(&corpus, "corpus", "corpus JSONL file or Markdown/text folder (repeatable)")
 	fs.Var(&memory, "memory", "curated-memory JSONL file (repeatable)")
 	out := fs.String("out", "", "output snapshot dir (must not exist or be empty)")
-	base := fs.String("index", "", "base snapshot dir (add)")
+	var base *string
+	var demo *bool
+	if add {
+		base = fs.String("index", "", "base snapshot dir (required)")
+	} else {
+		demo = fs.Bool("demo", false, "build the embedded demo corpus")
+	}
 	policy := addBadFlags(fs)
-	demo := fs.Bool("demo", false, "build the embedded demo corpus (build)")
 	var deletes multiFlag
 	var tenant, kb string
 	if add {
@@ -128,6 +133,12 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	}
 	if *out == "" {
 		return usageErrorf(fs, "--out is required")
+	}
+	if base == nil {
+		base = new(string)
+	}
+	if demo == nil {
+		demo = new(bool)
 	}
 	log := cliLogger(*verbose)
 	defer log.Sync()

@@ -190,3 +190,19 @@ func TestIndexBuildWarnsOfDanglingMemoryRefs(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 0 and only %q", code, stderr, want)
 	}
 }
+
+// TestIndexBuildAddFlagsApart: build takes no --index (it starts from
+// nothing; the flag was ignored) and add no --demo: each is a usage error.
+func TestIndexBuildAddFlagsApart(t *testing.T) {
+	help, _ := writeHelpCentre(t)
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"index", "build", "--corpus", help, "--index", dir, "--out", filepath.Join(dir, "a")},
+		{"index", "add", "--demo", "--index", dir, "--out", filepath.Join(dir, "b")},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if code != 2 || !strings.Contains(stderr, "flag provided but not defined") {
+			t.Errorf("guard %q: exit %d, stderr %q; want 2 naming the flag", args, code, stderr)
+		}
+	}
+}
