@@ -197,6 +197,9 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		man.Embedder, man.Model, man.Dims)
 	if add {
 		printChanges(cliOut, changes, *verbose)
+		for _, w := range addedTwice(*out, changes.Added) {
+			fmt.Fprintln(cliErr, "warning: "+w)
+		}
 	}
 	for _, w := range danglingRefs(*out) {
 		fmt.Fprintln(cliErr, "warning: "+w)
@@ -214,6 +217,56 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		fmt.Fprintf(cliOut, "calibration %s/%s: %s\n", c.Tenant, c.KB, calibrationLine(c))
 	}
 	return bad.finish("snapshot " + *out + " written without them")
+}
+
+// addedTwice lists the documents guard index add added whose text is that
+// of another document of their partition: the same file under a second id,
+// as when a subfolder of the folder the base was built from is given to
+// --corpus (ids are paths relative to the folder given).
+func addedTwice(dir string, added []index.DocRef) []string {
+	if len(added) == 0 {
+		return nil
+	}
+	snap, err := index.Load(dir)
+	if err != nil {
+		return nil
+	}
+	defer snap.Close()
+	byPart := map[[2]string][]string{}
+	for _, r := range added {
+		k := [2]string{r.Tenant, r.KB}
+		byPart[k] = append(byPart[k], r.ID)
+	}
+	var out []string
+	for k, ids := range byPart {
+		p := snap.Partition(k[0], k[1])
+		if p == nil {
+			continue
+		}
+		text := map[string]string{}
+		var order []string
+		for _, c := range p.Chunks() {
+			if _, ok := text[c.DocID]; !ok {
+				order = append(order, c.DocID)
+			}
+			text[c.DocID] += c.Text + "\n"
+		}
+		isNew := map[string]bool{}
+		for _, id := range ids {
+			isNew[id] = true
+		}
+		for _, id := range ids {
+			for _, other := range order {
+				if other != id && !isNew[other] && text[other] == text[id] {
+					out = append(out, fmt.Sprintf("added %q (%s/%s) has the text of %q already there: ids are paths relative to the --corpus folder, so give the folder the base was built from (or --delete the old id)",
+						id, k[0], k[1], other))
+					break
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // danglingRefs lists the curated-memory refs of the snapshot at dir that

@@ -206,3 +206,24 @@ func TestIndexBuildAddFlagsApart(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexAddWarnsOfTheSameFileTwice: add given a subfolder of the folder
+// the base was built from adds its files again under shorter ids; each is
+// named with the id it duplicates. The folder itself adds nothing.
+func TestIndexAddWarnsOfTheSameFileTwice(t *testing.T) {
+	help, _ := writeHelpCentre(t)
+	dir := t.TempDir()
+	base := filepath.Join(dir, "v1")
+	if code, _, stderr := runCLI(t, "index", "build", "--corpus", help, "--out", base); code != 0 {
+		t.Fatalf("build: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "index", "add", "--index", base, "--corpus", filepath.Join(help, "billing"), "--out", filepath.Join(dir, "v2"))
+	want := `warning: added "refunds.md" (default/default) has the text of "billing/refunds.md" already there`
+	if code != 0 || !strings.Contains(stdout, "1 added") || !strings.Contains(stderr, want) || strings.Count(stderr, "warning:") != 1 {
+		t.Errorf("subfolder: exit %d, stdout %q, stderr %q; want 0, 1 added and only %q", code, stdout, stderr, want)
+	}
+	code, stdout, stderr = runCLI(t, "index", "add", "--index", base, "--corpus", help, "--out", filepath.Join(dir, "v3"))
+	if code != 0 || !strings.Contains(stdout, "0 added, 0 replaced, 3 unchanged") || strings.Contains(stderr, "warning:") {
+		t.Errorf("same folder: exit %d, stdout %q, stderr %q; want 3 unchanged, no warning", code, stdout, stderr)
+	}
+}
