@@ -165,6 +165,9 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		if *base == "" || len(corpus)+len(memory)+len(deletes) == 0 {
 			return usageErrorf(fs, "add needs --index and at least one --corpus, --memory or --delete")
 		}
+		if err := checkSnapshotDir(*base); err != nil {
+			return err
+		}
 		refs := make([]index.DocRef, len(deletes))
 		for i, id := range deletes {
 			refs[i] = index.DocRef{Tenant: tenant, KB: kb, ID: id}
@@ -362,6 +365,9 @@ func runIndexCalibrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkSnapshotDir(*dir); err != nil {
+		return err
+	}
 	cals, err := index.ReadAnswerCalibration(*dir)
 	if err != nil {
 		return err
@@ -470,6 +476,9 @@ func runIndexQuery(ctx context.Context, args []string) error {
 		if _, err := index.BuildDemo(ctx, cfg.Index, *dir, log); err != nil {
 			return err
 		}
+	}
+	if err := checkSnapshotDir(*dir); err != nil {
+		return err
 	}
 	snap, err := index.Load(*dir)
 	if err != nil {

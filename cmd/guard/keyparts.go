@@ -1,9 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/proxy"
@@ -52,4 +57,42 @@ func warnKeyPartitions(log *zap.Logger, cfg proxy.Config) {
 	for _, w := range keyPartitionWarnings(cfg) {
 		log.Warn("API key without a partition", zap.String("problem", w))
 	}
+}
+
+// checkSnapshotDir says plainly when dir, given as an index snapshot, is
+// not one: a corpus folder or file passed by mistake is named as such, with
+// the command that makes a snapshot of it.
+func checkSnapshotDir(dir string) error {
+	_, err := index.ReadManifest(dir)
+	if err == nil || !(errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) {
+		return nil // a snapshot, or a problem the loader words itself
+	}
+	if _, serr := os.Stat(dir); serr != nil {
+		return fmt.Errorf("index %s: no such snapshot directory (guard index build --corpus PATH --out %s makes one)", dir, dir)
+	}
+	if looksLikeCorpus(dir) {
+		return fmt.Errorf("index %s: this is a corpus, not an index snapshot (it has no manifest.json): build one with guard index build --corpus %s --out DIR, then pass DIR", dir, dir)
+	}
+	return fmt.Errorf("index %s: not an index snapshot (it has no manifest.json): guard index build --corpus PATH --out DIR makes one", dir)
+}
+
+// looksLikeCorpus reports whether path is a file guard index build reads
+// as a corpus, or a folder holding one.
+func looksLikeCorpus(path string) bool {
+	corpus := func(name string) bool {
+		switch strings.ToLower(filepath.Ext(name)) {
+		case ".jsonl", ".ndjson", ".md", ".markdown", ".txt", ".text":
+			return true
+		}
+		return false
+	}
+	found := false
+	filepath.WalkDir(path, func(p string, de fs.DirEntry, err error) error {
+		if err == nil && !de.IsDir() && corpus(p) {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }

@@ -227,3 +227,28 @@ func TestIndexAddWarnsOfTheSameFileTwice(t *testing.T) {
 		t.Errorf("same folder: exit %d, stdout %q, stderr %q; want 3 unchanged, no warning", code, stdout, stderr)
 	}
 }
+
+// TestNotASnapshot: a corpus folder or file, or a missing directory, given
+// where a snapshot is expected is named as what it is, with the command
+// that makes a snapshot, by serve and by the index commands alike.
+func TestNotASnapshot(t *testing.T) {
+	help, faq := writeHelpCentre(t)
+	missing := filepath.Join(t.TempDir(), "idx", "v1")
+	corpus := "this is a corpus, not an index snapshot (it has no manifest.json): build one with guard index build --corpus "
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--index", help, "--addr", "127.0.0.1:0"}, "index " + help + ": " + corpus + help + " --out DIR, then pass DIR"},
+		{[]string{"serve", "--index", faq, "--addr", "127.0.0.1:0"}, "index " + faq + ": " + corpus + faq},
+		{[]string{"serve", "--index", missing, "--addr", "127.0.0.1:0"}, "index " + missing + ": no such snapshot directory (guard index build --corpus PATH --out " + missing + " makes one)"},
+		{[]string{"index", "query", "--index", help, "question"}, "index " + help + ": " + corpus},
+		{[]string{"index", "calibrate", "--index", help}, "index " + help + ": " + corpus},
+		{[]string{"index", "add", "--index", help, "--corpus", faq, "--out", filepath.Join(t.TempDir(), "o")}, "index " + help + ": " + corpus},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("guard %q: exit %d, stderr %q; want 1 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

@@ -179,6 +179,11 @@ func runServe(args []string) error {
 	if err != nil {
 		return err
 	}
+	if file.Pipeline.Index != "" {
+		if err := checkSnapshotDir(file.Pipeline.Index); err != nil {
+			return err
+		}
+	}
 	cfg := file.Config
 	log, stopLog, err := newLogger(cfg.Log.Level, cfg.Log.FlushInterval)
 	if err != nil {
@@ -236,6 +241,9 @@ func runServe(args []string) error {
 				// Reload: the file, with the flags over the keys it did not change.
 				file, err := f.load()
 				var next proxy.Config
+				if err == nil && file.Pipeline.Index != "" {
+					err = checkSnapshotDir(file.Pipeline.Index)
+				}
 				if err == nil {
 					next, err = upstreamOf(file.Config, mock)
 				}
