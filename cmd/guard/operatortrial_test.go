@@ -252,3 +252,28 @@ func TestNotASnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestGapsSaysWhereTheKeyComesFrom: guard gaps against a server with auth
+// on, with no key in its variable, says which variable to set; with the
+// admin key there it lists the queue.
+func TestGapsSaysWhereTheKeyComesFrom(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "guard.yaml")
+	body := "auth:\n  enabled: true\n  keys:\n    - {name: chat, sha256: \"" + fmt.Sprintf("%x", sha256.Sum256([]byte("chat-key"))) + "\", tenant: default, kbs: [default]}\n" +
+		"  admin_keys:\n    - {name: ops, sha256: \"" + fmt.Sprintf("%x", sha256.Sum256([]byte("ops-key"))) + "\"}\n"
+	if err := os.WriteFile(cfgPath, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr, _, _ := serveInProcess(t, "--config", cfgPath)
+	t.Setenv("TRIAL_ADMIN_KEY", "")
+	code, _, stderr := runCLI(t, "gaps", "--addr", "http://"+addr, "--key-env", "TRIAL_ADMIN_KEY")
+	want := "401 Unauthorized: "
+	hint := "(no key was sent: put an admin key (auth.admin_keys) in $TRIAL_ADMIN_KEY, or name another variable with --key-env)"
+	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, hint) {
+		t.Errorf("no key: exit %d, stderr %q; want 1 with %q", code, stderr, hint)
+	}
+	t.Setenv("TRIAL_ADMIN_KEY", "ops-key")
+	if code, stdout, stderr := runCLI(t, "gaps", "--addr", "http://"+addr, "--key-env", "TRIAL_ADMIN_KEY"); code != 0 || !strings.Contains(stdout, "0 of 0 entries") {
+		t.Errorf("admin key: exit %d, stdout %q, stderr %q; want the (empty) list", code, stdout, stderr)
+	}
+}
