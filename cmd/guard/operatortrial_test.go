@@ -244,6 +244,7 @@ func TestNotASnapshot(t *testing.T) {
 		{[]string{"serve", "--index", missing, "--addr", "127.0.0.1:0"}, "index " + missing + ": no such snapshot directory (guard index build --corpus PATH --out " + missing + " makes one)"},
 		{[]string{"index", "query", "--index", help, "question"}, "index " + help + ": " + corpus},
 		{[]string{"index", "calibrate", "--index", help}, "index " + help + ": " + corpus},
+		{[]string{"index", "audit", "--index", help}, "index " + help + ": " + corpus},
 		{[]string{"index", "add", "--index", help, "--corpus", faq, "--out", filepath.Join(t.TempDir(), "o")}, "index " + help + ": " + corpus},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
