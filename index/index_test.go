@@ -173,6 +173,9 @@ func TestReadDocsEditorFiles(t *testing.T) {
 	write("front-heading.md", "---\nweight: 3\n---\n# Refunds\n\nRefunds within 14 days.")
 	write("rule.md", "---\n\nA page that opens with a rule and never closes it.")
 	write("latin1.md", "# Caf\xe9 mode\n\nOffline albums.")
+	write("setext.md", "Exporting your library\n======================\n\nZip files of 50 GB.")
+	write("fenced.md", "Run this first:\n\n```sh\n# install the desktop app\n```\n\n# Desktop app #\n\nWindows and macOS.")
+	write("utf16.md", "\xff\xfe#\x00 \x00")
 	write("c.jsonl", "\ufeff{\"id\":\"j1\",\"text\":\"first line after a BOM\"}\n{\"id\":\"j2\",\"text\":\"caf\xe9\"}\n")
 
 	write("single.markdown", "---\ntitle: One page\n---\nGiven on its own.")
@@ -198,6 +201,8 @@ func TestReadDocsEditorFiles(t *testing.T) {
 		"front-heading.md":    {"Refunds", "# Refunds\n\nRefunds within 14 days."},
 		"rule.md":             {"rule", "---\n\nA page that opens with a rule and never closes it."},
 		"j1":                  {"", "first line after a BOM"},
+		"setext.md":           {"Exporting your library", "Exporting your library\n======================\n\nZip files of 50 GB."},
+		"fenced.md":           {"Desktop app", "Run this first:\n\n```sh\n# install the desktop app\n```\n\n# Desktop app #\n\nWindows and macOS."},
 		"sub/single.markdown": {"One page", "Given on its own."},
 		"single.markdown":     {"One page", "Given on its own."},
 	}
@@ -216,6 +221,7 @@ func TestReadDocsEditorFiles(t *testing.T) {
 	wantBad := []string{
 		filepath.Join(dir, "c.jsonl") + ":2: not UTF-8 (byte 0xE9 at character 23): save the file as UTF-8",
 		filepath.Join(dir, "latin1.md") + ":1: not UTF-8 (byte 0xE9 at character 6): save the file as UTF-8",
+		filepath.Join(dir, "utf16.md") + ":1: UTF-16, not UTF-8: save the file as UTF-8",
 	}
 	if strings.Join(msgs, "\n") != strings.Join(wantBad, "\n") {
 		t.Errorf("bad lines:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(wantBad, "\n"))

@@ -290,6 +290,9 @@ func checkUTF8(b []byte) error {
 	if utf8.Valid(b) {
 		return nil
 	}
+	if bytes.HasPrefix(b, []byte{0xFF, 0xFE}) || bytes.HasPrefix(b, []byte{0xFE, 0xFF}) {
+		return errors.New("UTF-16, not UTF-8: save the file as UTF-8") // Windows Notepad's "Unicode"
+	}
 	i := 0
 	for i < len(b) {
 		r, size := utf8.DecodeRune(b[i:])
@@ -534,13 +537,45 @@ func textDoc(id, body string, markdown bool) Doc {
 			return d
 		}
 	}
-	for _, l := range strings.Split(d.Text, "\n") {
-		if t, ok := strings.CutPrefix(strings.TrimSpace(l), "# "); ok {
-			d.Title = strings.TrimSpace(t)
-			break
-		}
+	if t := markdownTitle(d.Text); t != "" {
+		d.Title = t
 	}
 	return d
+}
+
+// markdownTitle returns the text of a Markdown body's first level-one
+// heading: "# Title" (closing #s dropped) or a line underlined with "=".
+// Lines inside fenced code blocks are not headings (a shell comment
+// "# install" is not a title). "" when there is none.
+func markdownTitle(body string) string {
+	lines := strings.Split(body, "\n")
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if fence != "" {
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = t[:3]
+			continue
+		}
+		if h, ok := strings.CutPrefix(t, "# "); ok {
+			h = strings.TrimSpace(h)
+			if trimmed := strings.TrimRight(h, "#"); trimmed != h && (trimmed == "" || strings.HasSuffix(trimmed, " ")) {
+				h = strings.TrimSpace(trimmed)
+			}
+			return h
+		}
+		if t != "" && i+1 < len(lines) {
+			if u := strings.TrimSpace(lines[i+1]); u != "" && strings.Trim(u, "=") == "" {
+				return t
+			}
+		}
+	}
+	return ""
 }
 
 // frontMatter splits a YAML front-matter block off the start of a Markdown
