@@ -169,7 +169,7 @@ func TestReadDocsEditorFiles(t *testing.T) {
 		}
 	}
 	write("bom.md", "\ufeff# Face grouping\n\nFaces are grouped once you turn it on.")
-	write("front.md", "---\ntitle: \"Share links\"\nupdated: 2026-10-02\n---\n\nA share link can expire after 7 days.")
+	write("front.md", "---\ntitle: \"Share links\"\nupdated: 2026-10-02\nurl: https://help.example/sharing/links\nkind: faq\ntags: [sharing, links]\n---\n\nA share link can expire after 7 days.")
 	write("front-heading.md", "---\nweight: 3\n---\n# Refunds\n\nRefunds within 14 days.")
 	write("rule.md", "---\n\nA page that opens with a rule and never closes it.")
 	write("latin1.md", "# Caf\xe9 mode\n\nOffline albums.")
@@ -194,6 +194,12 @@ func TestReadDocsEditorFiles(t *testing.T) {
 	got := map[string]doc{}
 	for _, d := range docs {
 		got[d.ID] = doc{d.Title, d.Text}
+		if d.ID == "front.md" && (d.URL != "https://help.example/sharing/links" || d.Kind != "faq") {
+			t.Errorf("front.md: url %q, kind %q; want the front matter's", d.URL, d.Kind)
+		}
+		if d.ID == "bom.md" && (d.URL != "" || d.Kind != "library") {
+			t.Errorf("bom.md: url %q, kind %q; want none and library", d.URL, d.Kind)
+		}
 	}
 	want := map[string]doc{
 		"bom.md":              {"Face grouping", "# Face grouping\n\nFaces are grouped once you turn it on."},

@@ -521,19 +521,22 @@ func dropDeletions(docs []Doc, bad []*LineError) ([]Doc, []*LineError) {
 // textDoc turns a Markdown or text file into a Doc. A byte-order mark is
 // dropped. A Markdown file's front matter (a first line "---", "key: value"
 // lines, a closing "---", as Jekyll, Hugo and Docusaurus write it) is left
-// out of the text, and its "title:" becomes the title; without one, the
-// first "# " heading does; without either, the file name.
+// out of the text; its "title:" becomes the title, and its "url:", "kind:"
+// and "address:" the document's (other keys are ignored). Without a title
+// there, the first level-one heading is the title; without either, the
+// file name.
 func textDoc(id, body string, markdown bool) Doc {
 	body = strings.TrimPrefix(body, utf8BOM)
 	d := Doc{ID: id, Text: body, Title: strings.TrimSuffix(filepath.Base(id), filepath.Ext(id))}
 	if !markdown {
 		return d
 	}
-	rest, title, ok := frontMatter(body)
+	rest, keys, ok := frontMatter(body)
 	if ok {
 		d.Text = rest
-		if title != "" {
-			d.Title = title
+		d.URL, d.Kind, d.Address = keys["url"], keys["kind"], keys["address"]
+		if t := keys["title"]; t != "" {
+			d.Title = t
 			return d
 		}
 	}
@@ -579,31 +582,35 @@ func markdownTitle(body string) string {
 }
 
 // frontMatter splits a YAML front-matter block off the start of a Markdown
-// body: it returns the body after the block and the block's title (quotes
-// removed), or ok false when the body does not open with a closed block.
-func frontMatter(body string) (rest, title string, ok bool) {
+// body: it returns the body after the block and the block's top-level
+// "key: value" pairs with plain values (quotes removed; lists, nested maps
+// and multi-line values are left out), or ok false when the body does not
+// open with a closed block.
+func frontMatter(body string) (rest string, keys map[string]string, ok bool) {
 	first, after, found := strings.Cut(body, "\n")
 	if !found || strings.TrimRight(first, " \t\r") != "---" {
-		return body, "", false
+		return body, nil, false
 	}
+	keys = map[string]string{}
 	for off := 0; off < len(after); {
 		line, _, _ := strings.Cut(after[off:], "\n")
 		next := off + len(line) + 1
-		switch l := strings.TrimRight(line, " \t\r"); {
-		case l == "---" || l == "...":
-			if next > len(after) {
-				next = len(after)
+		l := strings.TrimRight(line, " \t\r")
+		if l == "---" || l == "..." {
+			return after[min(next, len(after)):], keys, true
+		}
+		if k, v, ok := strings.Cut(l, ":"); ok && k != "" && !strings.ContainsAny(k[:1], " \t#-") {
+			v = strings.TrimSpace(v)
+			if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+				v = v[1 : len(v)-1]
 			}
-			return after[next:], title, true
-		case strings.HasPrefix(l, "title:"):
-			title = strings.TrimSpace(strings.TrimPrefix(l, "title:"))
-			if len(title) >= 2 && (title[0] == '"' || title[0] == '\'') && title[len(title)-1] == title[0] {
-				title = title[1 : len(title)-1]
+			if v != "" && v != "|" && v != ">" {
+				keys[strings.ToLower(strings.TrimSpace(k))] = v
 			}
 		}
 		off = next
 	}
-	return body, "", false
+	return body, nil, false
 }
 
 // readMemory reads curated-memory JSONL files.
