@@ -1,5 +1,8 @@
 package main
 
+// This file checks what an operator hands the commands against the snapshot
+// it names: an --index that is not a snapshot, API keys without a partition.
+
 import (
 	"errors"
 	"fmt"
