@@ -81,9 +81,11 @@ const (
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-// validName reports whether s may name a tenant or a KB (it becomes a
-// directory name in the snapshot).
-func validName(s string) bool { return nameRE.MatchString(s) }
+// ValidName reports whether s may name a tenant or a KB (it becomes a
+// directory name in the snapshot): 1-64 letters, digits, '.', '-' or '_',
+// the first a letter or a digit. The proxy holds the X-Tenant-ID and
+// X-KB-ID headers to it.
+func ValidName(s string) bool { return nameRE.MatchString(s) }
 
 var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true, "sources": true, "deleted": true}
 
@@ -187,10 +189,10 @@ func normalizeDoc(d Doc) (Doc, error) {
 		d.URL, d.droppedScheme = "", strings.ToLower(scheme)
 	}
 	d.Title = plainTitle(d.Title)
-	if !validName(d.Tenant) {
+	if !ValidName(d.Tenant) {
 		return Doc{}, fmt.Errorf("doc %q: invalid tenant %q", d.ID, d.Tenant)
 	}
-	if !validName(d.KB) {
+	if !ValidName(d.KB) {
 		return Doc{}, fmt.Errorf("doc %q: invalid kb %q", d.ID, d.KB)
 	}
 	return d, nil
@@ -258,7 +260,7 @@ func parseMemoryLine(line []byte) (MemoryEntry, error) {
 	if m.KB == "" {
 		m.KB = DefaultKB
 	}
-	if !validName(m.Tenant) || !validName(m.KB) {
+	if !ValidName(m.Tenant) || !ValidName(m.KB) {
 		return MemoryEntry{}, fmt.Errorf("invalid tenant/kb %q/%q", m.Tenant, m.KB)
 	}
 	switch m.Type {
