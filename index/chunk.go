@@ -7,7 +7,11 @@ import (
 
 // Chunk is the unit that is embedded, indexed and cited. A document that
 // fits in one chunk keeps its id; longer ones get "id#1", "id#2", ...
-// Every chunk keeps its document's id, title, kind, address and url.
+// numbered in text order from 1 across the whole document (sections
+// included), so an id names the same passage for as long as the document's
+// text and the chunk sizes are unchanged. Every chunk keeps its document's
+// id, kind, address and url, and its title: a Markdown section's chunk is
+// titled "Page title: Section heading", any other the document's title.
 type Chunk struct {
 	ID      string
 	DocID   string
@@ -22,20 +26,79 @@ type Chunk struct {
 // chunkDoc splits d on paragraph, then sentence, then word boundaries into
 // pieces of at most maxChars characters (a single overlong word excepted),
 // merging a trailing piece shorter than minChars into its predecessor.
+// A Markdown document is first cut into its level-2+ sections (see
+// docSections): no chunk spans two sections that each reach minChars.
 func chunkDoc(d Doc, maxChars, minChars int) []Chunk {
-	pieces := splitText(strings.TrimSpace(d.Text), maxChars)
-	if len(pieces) > 1 && len(pieces[len(pieces)-1]) < minChars {
-		last := pieces[len(pieces)-1]
-		pieces = pieces[:len(pieces)-1]
-		pieces[len(pieces)-1] += "\n\n" + last
+	type piece struct{ text, title string }
+	var all []piece
+	for _, sec := range docSections(d, minChars) {
+		pieces := splitText(sec.text, maxChars)
+		if len(pieces) > 1 && len(pieces[len(pieces)-1]) < minChars {
+			last := pieces[len(pieces)-1]
+			pieces = pieces[:len(pieces)-1]
+			pieces[len(pieces)-1] += "\n\n" + last
+		}
+		title := d.Title
+		if sec.heading != "" && title != "" {
+			title += ": " + sec.heading
+		} else if sec.heading != "" {
+			title = sec.heading
+		}
+		for _, p := range pieces {
+			all = append(all, piece{p, title})
+		}
 	}
-	out := make([]Chunk, len(pieces))
-	for i, p := range pieces {
+	out := make([]Chunk, len(all))
+	for i, p := range all {
 		id := d.ID
-		if len(pieces) > 1 {
+		if len(all) > 1 {
 			id = d.ID + "#" + strconv.Itoa(i+1)
 		}
-		out[i] = Chunk{ID: id, DocID: d.ID, Seq: i + 1, Text: p, Title: d.Title, Kind: d.Kind, Address: d.Address, URL: d.URL}
+		out[i] = Chunk{ID: id, DocID: d.ID, Seq: i + 1, Text: p.text, Title: p.title, Kind: d.Kind, Address: d.Address, URL: d.URL}
+	}
+	return out
+}
+
+// docSection is a run of a document's text chunked on its own, and the
+// heading its chunks are titled by ("" for the document's title).
+type docSection struct{ text, heading string }
+
+// docSections cuts d's text at its Markdown sections. The part before the
+// first section is a section of its own, titled by the page, unless it
+// holds no more than the page's title heading (then it opens the first
+// section). A section shorter than minChars is merged into the one after it
+// (the last into the one before), keeping the first one's heading. A
+// document without sections is one section.
+func docSections(d Doc, minChars int) []docSection {
+	text := d.Text
+	if len(d.sections) == 0 {
+		return []docSection{{text: strings.TrimSpace(text)}}
+	}
+	var secs []docSection
+	pre := strings.TrimSpace(text[:d.sections[0].Off])
+	for i, s := range d.sections {
+		end := len(text)
+		if i+1 < len(d.sections) {
+			end = d.sections[i+1].Off
+		}
+		secs = append(secs, docSection{text: strings.TrimSpace(text[s.Off:end]), heading: s.Heading})
+	}
+	if pre != "" && pre != d.Title {
+		secs = append([]docSection{{text: pre}}, secs...)
+	} else if pre != "" {
+		secs[0].text = pre + "\n\n" + secs[0].text
+	}
+	var out []docSection
+	for _, s := range secs {
+		if n := len(out); n > 0 && len(out[n-1].text) < minChars {
+			out[n-1].text += "\n\n" + s.text
+			continue
+		}
+		out = append(out, s)
+	}
+	if n := len(out); n > 1 && len(out[n-1].text) < minChars {
+		out[n-2].text += "\n\n" + out[n-1].text
+		out = out[:n-1]
 	}
 	return out
 }

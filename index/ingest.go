@@ -43,6 +43,9 @@ type Doc struct {
 	Deleted bool `json:"deleted,omitempty"`
 	// Origin is the input file and line ("file:line"), for reports.
 	Origin string `json:"-"`
+	// sections are where a Markdown file's level-2+ sections start in
+	// Text (see markdownText); chunkDoc keeps them apart.
+	sections []mdSection
 }
 
 // MemoryEntry is one curated-memory line: a pin (a curated question whose
@@ -526,7 +529,8 @@ func dropDeletions(docs []Doc, bad []*LineError) ([]Doc, []*LineError) {
 // out of the text; its "title:" becomes the title, and its "url:", "kind:"
 // and "address:" the document's (other keys are ignored). Without a title
 // there, the first level-one heading is the title; without either, the
-// file name.
+// file name. A Markdown body is made plain text (markdownText), and its
+// level-2+ sections are kept for chunkDoc.
 func textDoc(id, body string, markdown bool) Doc {
 	body = strings.TrimPrefix(body, utf8BOM)
 	d := Doc{ID: id, Text: body, Title: strings.TrimSuffix(filepath.Base(id), filepath.Ext(id))}
@@ -535,14 +539,12 @@ func textDoc(id, body string, markdown bool) Doc {
 	}
 	rest, keys, ok := frontMatter(body)
 	if ok {
-		d.Text = rest
 		d.URL, d.Kind, d.Address = keys["url"], keys["kind"], keys["address"]
-		if t := keys["title"]; t != "" {
-			d.Title = t
-			return d
-		}
 	}
-	if t := markdownTitle(d.Text); t != "" {
+	d.Text, d.sections = markdownText(rest)
+	if t := keys["title"]; t != "" {
+		d.Title = t
+	} else if t := mdInline(markdownTitle(rest)); t != "" {
 		d.Title = t
 	}
 	return d

@@ -1,0 +1,423 @@
+package index
+
+import (
+	"html"
+	"regexp"
+	"strings"
+)
+
+// Markdown is read as plain text at ingest, so that notes, the lexical and
+// dense lanes, the model's footnotes and the verifier see words, not markup.
+// The reader is a small line-based subset of CommonMark, written for help
+// centres and handbooks rather than for rendering:
+//
+//   - A heading ("## Two-step verification", or a line underlined with "="
+//     or "-") becomes a paragraph of its own, so chunking and sentence
+//     splitting never glue it to the next sentence. A level-2 or deeper
+//     heading also starts a section (see chunkDoc).
+//   - Emphasis, strong, strikethrough and inline-code markers are dropped;
+//     inline code's text is kept as written.
+//   - A link keeps its text and drops its destination (the document's url is
+//     what a citation links to; a destination in the text is noise to the
+//     lanes and the verifier); a bare autolink "<https://...>" keeps its URL.
+//     An image keeps its alt text. Link reference definitions are dropped.
+//   - HTML comments and raw HTML tags are dropped (the text between tags is
+//     kept); the entities &amp; &lt; &gt; &quot; &apos; &nbsp; and numeric
+//     ones are decoded.
+//   - List markers ("- ", "* ", "1. "), task boxes and blockquote markers are
+//     dropped, each item staying on its own line; a table row becomes a line
+//     of its cells separated by ", ", and the row of dashes under the header
+//     is dropped.
+//   - A fenced code block's lines are kept verbatim as a paragraph of their
+//     own (the fence lines are dropped); none of them is a heading.
+//
+// The output is valid UTF-8 and never longer than the input plus
+// mdGrowth bytes.
+
+// mdSection is where a level-2+ section starts in the plain text.
+type mdSection struct {
+	// Off is the byte offset of the heading's paragraph in the text.
+	Off int
+	// Heading is the heading's plain text.
+	Heading string
+}
+
+// mdGrowth bounds how much longer than its input markdownText's output can
+// be (a fence or heading at the very start turns into a paragraph break).
+const mdGrowth = 2
+
+// markdownText turns a Markdown body (front matter already removed) into
+// plain text, and returns where its level-2+ sections start.
+func markdownText(body string) (string, []mdSection) {
+	body = strings.ReplaceAll(body, "\r\n", "\n")
+	body = dropHTMLComments(body)
+	lines := strings.Split(body, "\n")
+	var b strings.Builder
+	b.Grow(len(body))
+	var secs []mdSection
+	// breakPara ends the current paragraph: the next line starts after a
+	// blank line.
+	inPara := false
+	breakPara := func() {
+		if inPara {
+			b.WriteString("\n\n")
+		}
+		inPara = false
+	}
+	writeLine := func(s string) {
+		if s == "" {
+			return
+		}
+		if inPara {
+			b.WriteByte('\n')
+		}
+		b.WriteString(s)
+		inPara = true
+	}
+	heading := func(level int, text string) {
+		text = mdInline(text)
+		if text == "" {
+			breakPara()
+			return
+		}
+		breakPara()
+		if level >= 2 {
+			secs = append(secs, mdSection{Off: b.Len(), Heading: text})
+		}
+		b.WriteString(text)
+		inPara = true
+		breakPara()
+	}
+	fence := ""
+	for i := 0; i < len(lines); i++ {
+		raw := lines[i]
+		t := strings.TrimSpace(raw)
+		if fence != "" {
+			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+				fence = ""
+				breakPara()
+				continue
+			}
+			writeLine(strings.TrimRight(raw, " \t\r"))
+			continue
+		}
+		if f := fenceOpen(raw); f != "" {
+			fence = f
+			breakPara()
+			continue
+		}
+		if t == "" {
+			breakPara()
+			continue
+		}
+		if level, text, ok := atxHeading(raw); ok {
+			heading(level, text)
+			continue
+		}
+		if i+1 < len(lines) && !isListItem(t) && !strings.HasPrefix(t, "|") {
+			if u := strings.TrimSpace(lines[i+1]); u != "" && leadingSpaces(lines[i+1]) < 4 {
+				level := 0
+				switch {
+				case strings.Trim(u, "=") == "":
+					level = 1
+				case strings.Trim(u, "-") == "" && !inPara:
+					level = 2
+				}
+				if level > 0 {
+					heading(level, t)
+					i++
+					continue
+				}
+			}
+		}
+		if isThematicBreak(t) {
+			breakPara()
+			continue
+		}
+		if refDefRE.MatchString(t) {
+			continue
+		}
+		for strings.HasPrefix(t, ">") { // blockquote
+			t = strings.TrimSpace(t[1:])
+		}
+		if isTableRule(t) {
+			continue
+		}
+		if strings.HasPrefix(t, "|") || (strings.Count(t, "|") >= 2 && i+1 < len(lines) && isTableRule(strings.TrimSpace(lines[i+1]))) {
+			writeLine(tableRow(t))
+			continue
+		}
+		if rest, ok := cutListMarker(t); ok {
+			writeLine(mdInline(rest))
+			continue
+		}
+		writeLine(mdInline(t))
+	}
+	return strings.ToValidUTF8(strings.TrimSpace(b.String()), ""), secs
+}
+
+// dropHTMLComments removes "<!-- ... -->", across lines too; an unclosed
+// comment runs to the end.
+func dropHTMLComments(s string) string {
+	if !strings.Contains(s, "<!--") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "<!--")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		j := strings.Index(s[i+4:], "-->")
+		if j < 0 {
+			return b.String()
+		}
+		s = s[i+4+j+3:]
+	}
+}
+
+func leadingSpaces(l string) int {
+	n := 0
+	for n < len(l) && l[n] == ' ' {
+		n++
+	}
+	return n
+}
+
+// fenceOpen returns the fence ("```" or "~~~") a line opens, or "".
+func fenceOpen(l string) string {
+	if leadingSpaces(l) > 3 {
+		return ""
+	}
+	t := strings.TrimSpace(l)
+	for _, f := range []string{"```", "~~~"} {
+		if strings.HasPrefix(t, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// atxHeading reports a "#" heading: its level and text (closing #s dropped).
+func atxHeading(l string) (int, string, bool) {
+	if leadingSpaces(l) > 3 {
+		return 0, "", false
+	}
+	t := strings.TrimSpace(l)
+	level := 0
+	for level < len(t) && t[level] == '#' {
+		level++
+	}
+	if level == 0 || level > 6 || (level < len(t) && t[level] != ' ' && t[level] != '\t') {
+		return 0, "", false
+	}
+	h := strings.TrimSpace(t[level:])
+	if trimmed := strings.TrimRight(h, "#"); trimmed != h && (trimmed == "" || strings.HasSuffix(trimmed, " ")) {
+		h = strings.TrimSpace(trimmed)
+	}
+	return level, h, true
+}
+
+func isThematicBreak(t string) bool {
+	s := strings.ReplaceAll(t, " ", "")
+	if len(s) < 3 {
+		return false
+	}
+	c := s[0]
+	return (c == '-' || c == '*' || c == '_') && strings.Trim(s, string(c)) == ""
+}
+
+// isTableRule reports a table's header rule: "|---|:--:|" or "--- | ---".
+func isTableRule(t string) bool {
+	return strings.Contains(t, "-") && strings.Contains(t, "|") && strings.Trim(t, "|-: \t") == ""
+}
+
+// tableRow turns "| a | b |" into "a, b" (or "a b" where ", " would make
+// the line longer than the row).
+func tableRow(t string) string {
+	t = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(t, "|"), "|"))
+	var cells []string
+	for _, c := range strings.Split(t, "|") {
+		if c = mdInline(strings.TrimSpace(c)); c != "" {
+			cells = append(cells, c)
+		}
+	}
+	if s := strings.Join(cells, ", "); len(s) <= len(t) {
+		return s
+	}
+	return strings.Join(cells, " ")
+}
+
+var (
+	listRE   = regexp.MustCompile(`^(?:[-*+]|[0-9]{1,9}[.)])[ \t]+`)
+	taskRE   = regexp.MustCompile(`^\[[ xX]\][ \t]+`)
+	refDefRE = regexp.MustCompile(`^\[[^\]]+\]:\s*\S+`)
+)
+
+func isListItem(t string) bool { return listRE.MatchString(t) }
+
+// cutListMarker drops a list marker and a task box ("- [x] ").
+func cutListMarker(t string) (string, bool) {
+	loc := listRE.FindStringIndex(t)
+	if loc == nil {
+		return t, false
+	}
+	t = t[loc[1]:]
+	if loc := taskRE.FindStringIndex(t); loc != nil {
+		t = t[loc[1]:]
+	}
+	return t, true
+}
+
+var (
+	htmlTagRE = regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>`)
+	entityRE  = regexp.MustCompile(`&(?:amp|lt|gt|quot|apos|nbsp|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});`)
+)
+
+// mdInline makes one line of Markdown plain: code spans kept as written,
+// links and images reduced to their text, raw HTML tags dropped, emphasis
+// markers and backslash escapes removed, a few entities decoded.
+func mdInline(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s) && strings.IndexByte("\\`*_{}[]()#+-.!<>|~", s[i+1]) >= 0:
+			b.WriteByte(s[i+1])
+			i += 2
+			continue
+		case c == '`':
+			n := runOf(s, i, '`')
+			if j := strings.Index(s[i+n:], s[i:i+n]); j >= 0 && runOf(s, i+n+j, '`') == n {
+				b.WriteString(strings.TrimSpace(s[i+n : i+n+j]))
+				i += n + j + n
+				continue
+			}
+			b.WriteString(s[i : i+n])
+			i += n
+			continue
+		case c == '!' && i+1 < len(s) && s[i+1] == '[':
+			if text, end, ok := mdLink(s, i+1); ok {
+				b.WriteString(mdInline(text))
+				i = end
+				continue
+			}
+		case c == '[':
+			if text, end, ok := mdLink(s, i); ok {
+				b.WriteString(mdInline(text))
+				i = end
+				continue
+			}
+		case c == '<':
+			if j := strings.IndexByte(s[i:], '>'); j > 0 {
+				inner := s[i+1 : i+j]
+				if (strings.HasPrefix(inner, "http://") || strings.HasPrefix(inner, "https://") || strings.HasPrefix(inner, "mailto:")) && !strings.ContainsAny(inner, " <") {
+					b.WriteString(strings.TrimPrefix(inner, "mailto:"))
+					i += j + 1
+					continue
+				}
+				if loc := htmlTagRE.FindStringIndex(s[i:]); loc != nil && loc[0] == 0 {
+					i += loc[1]
+					continue
+				}
+			}
+		case c == '*' || c == '_' || c == '~':
+			n := runOf(s, i, c)
+			if c == '~' && n < 2 {
+				break
+			}
+			if emphasisRun(s, i, n) {
+				i += n
+				continue
+			}
+			b.WriteString(s[i : i+n])
+			i += n
+			continue
+		case c == '&':
+			if loc := entityRE.FindStringIndex(s[i:]); loc != nil && loc[0] == 0 {
+				e := s[i : i+loc[1]]
+				if e == "&nbsp;" {
+					b.WriteByte(' ')
+				} else {
+					b.WriteString(html.UnescapeString(e))
+				}
+				i += loc[1]
+				continue
+			}
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+func runOf(s string, i int, c byte) int {
+	n := 0
+	for i+n < len(s) && s[i+n] == c {
+		n++
+	}
+	return n
+}
+
+// emphasisRun reports whether the run of n markers at s[i] opens or closes
+// emphasis: a word character on one side only. A run inside a word
+// (snake_case, 2*3) or between spaces ("a * b") is text.
+func emphasisRun(s string, i, n int) bool {
+	before := i == 0 || isSpaceOrPunct(s[i-1])
+	after := i+n >= len(s) || isSpaceOrPunct(s[i+n])
+	return before != after
+}
+
+func isSpaceOrPunct(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(".,;:!?()[]{}\"'/-*_~`<>", c) >= 0
+}
+
+// mdLink parses "[text](dest)", "[text][ref]" or "[text][]" starting at the
+// '[' at s[i]: the text, the index after the link, and ok. A bracket that
+// is not followed by a destination or a reference is not a link.
+func mdLink(s string, i int) (string, int, bool) {
+	depth := 0
+	j := i
+	for ; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+			continue
+		case '[':
+			depth++
+		case ']':
+			depth--
+		}
+		if depth == 0 {
+			break
+		}
+	}
+	if j >= len(s) || depth != 0 {
+		return "", 0, false
+	}
+	text := s[i+1 : j]
+	if j+1 < len(s) && s[j+1] == '(' {
+		depth := 0
+		for k := j + 1; k < len(s); k++ {
+			switch s[k] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+				if depth == 0 {
+					return text, k + 1, true
+				}
+			}
+		}
+		return "", 0, false
+	}
+	if j+1 < len(s) && s[j+1] == '[' {
+		if k := strings.IndexByte(s[j+1:], ']'); k >= 0 {
+			return text, j + 1 + k + 1, true
+		}
+	}
+	return "", 0, false
+}
