@@ -31,8 +31,16 @@ type Chunk struct {
 func chunkDoc(d Doc, maxChars, minChars int) []Chunk {
 	type piece struct{ text, title string }
 	var all []piece
+	// A Markdown document's chunks keep its paragraph breaks (a heading
+	// stays a paragraph of its own) and rejoin a long paragraph's sentences
+	// with a space; other documents' units are joined by one newline, as
+	// they always were (their chunk ids and texts stay as built).
+	paraSep, inSep := "\n", "\n"
+	if d.markdown {
+		paraSep, inSep = "\n\n", " "
+	}
 	for _, sec := range docSections(d, minChars) {
-		pieces := splitText(sec.text, maxChars)
+		pieces := splitText(sec.text, maxChars, paraSep, inSep)
 		if len(pieces) > 1 && len(pieces[len(pieces)-1]) < minChars {
 			last := pieces[len(pieces)-1]
 			pieces = pieces[:len(pieces)-1]
@@ -103,35 +111,51 @@ func docSections(d Doc, minChars int) []docSection {
 	return out
 }
 
-func splitText(text string, maxChars int) []string {
+// splitText cuts text into pieces of at most maxChars on paragraph, then
+// sentence, then word boundaries. Within a piece, units that open a
+// paragraph are joined by paraSep, the rest (sentences and words of a long
+// paragraph) by inSep.
+func splitText(text string, maxChars int, paraSep, inSep string) []string {
 	if len(text) <= maxChars {
 		return []string{text}
 	}
-	var units []string
+	type unit struct {
+		s    string
+		para bool
+	}
+	var units []unit
 	for _, para := range splitParagraphs(text) {
 		if len(para) <= maxChars {
-			units = append(units, para)
+			units = append(units, unit{para, true})
 			continue
 		}
+		first := true
 		for _, s := range splitSentences(para) {
-			if len(s) <= maxChars {
-				units = append(units, s)
-				continue
+			ws := []string{s}
+			if len(s) > maxChars {
+				ws = splitWords(s, maxChars)
 			}
-			units = append(units, splitWords(s, maxChars)...)
+			for _, w := range ws {
+				units = append(units, unit{w, first})
+				first = false
+			}
 		}
 	}
 	var out []string
 	var cur strings.Builder
 	for _, u := range units {
-		if cur.Len() > 0 && cur.Len()+1+len(u) > maxChars {
+		sep := inSep
+		if u.para {
+			sep = paraSep
+		}
+		if cur.Len() > 0 && cur.Len()+len(sep)+len(u.s) > maxChars {
 			out = append(out, cur.String())
 			cur.Reset()
 		}
 		if cur.Len() > 0 {
-			cur.WriteString("\n")
+			cur.WriteString(sep)
 		}
-		cur.WriteString(u)
+		cur.WriteString(u.s)
 	}
 	if cur.Len() > 0 {
 		out = append(out, cur.String())

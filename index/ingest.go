@@ -43,8 +43,10 @@ type Doc struct {
 	Deleted bool `json:"deleted,omitempty"`
 	// Origin is the input file and line ("file:line"), for reports.
 	Origin string `json:"-"`
-	// sections are where a Markdown file's level-2+ sections start in
-	// Text (see markdownText); chunkDoc keeps them apart.
+	// markdown marks a Markdown file read as plain text (markdownText);
+	// sections are where its level-2+ sections start in Text. chunkDoc
+	// keeps them apart and keeps the paragraph breaks of such a document.
+	markdown bool
 	sections []mdSection
 }
 
@@ -541,6 +543,7 @@ func textDoc(id, body string, markdown bool) Doc {
 	if ok {
 		d.URL, d.Kind, d.Address = keys["url"], keys["kind"], keys["address"]
 	}
+	d.markdown = true
 	d.Text, d.sections = markdownText(rest)
 	if t := keys["title"]; t != "" {
 		d.Title = t

@@ -4,6 +4,7 @@ import (
 	"html"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Markdown is read as plain text at ingest, so that notes, the lexical and
@@ -49,7 +50,7 @@ const mdGrowth = 2
 // markdownText turns a Markdown body (front matter already removed) into
 // plain text, and returns where its level-2+ sections start.
 func markdownText(body string) (string, []mdSection) {
-	body = strings.ReplaceAll(body, "\r\n", "\n")
+	body = strings.ReplaceAll(strings.ToValidUTF8(body, ""), "\r\n", "\n")
 	body = dropHTMLComments(body)
 	lines := strings.Split(body, "\n")
 	var b strings.Builder
@@ -89,6 +90,7 @@ func markdownText(body string) (string, []mdSection) {
 		breakPara()
 	}
 	fence := ""
+	inTable := false
 	for i := 0; i < len(lines); i++ {
 		raw := lines[i]
 		t := strings.TrimSpace(raw)
@@ -107,6 +109,7 @@ func markdownText(body string) (string, []mdSection) {
 			continue
 		}
 		if t == "" {
+			inTable = false
 			breakPara()
 			continue
 		}
@@ -143,7 +146,10 @@ func markdownText(body string) (string, []mdSection) {
 		if isTableRule(t) {
 			continue
 		}
-		if strings.HasPrefix(t, "|") || (strings.Count(t, "|") >= 2 && i+1 < len(lines) && isTableRule(strings.TrimSpace(lines[i+1]))) {
+		if !inTable && strings.Contains(t, "|") && i+1 < len(lines) && isTableRule(strings.TrimSpace(lines[i+1])) {
+			inTable = true
+		}
+		if strings.HasPrefix(t, "|") || (inTable && strings.Contains(t, "|")) {
 			writeLine(tableRow(t))
 			continue
 		}
@@ -153,7 +159,12 @@ func markdownText(body string) (string, []mdSection) {
 		}
 		writeLine(mdInline(t))
 	}
-	return strings.ToValidUTF8(strings.TrimSpace(b.String()), ""), secs
+	out := strings.TrimRightFunc(b.String(), unicode.IsSpace)
+	trimmed := strings.TrimLeftFunc(out, unicode.IsSpace)
+	for i := range secs {
+		secs[i].Off -= len(out) - len(trimmed)
+	}
+	return trimmed, secs
 }
 
 // dropHTMLComments removes "<!-- ... -->", across lines too; an unclosed

@@ -54,7 +54,7 @@ func TestIndexQueryUnknownPartition(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("query: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{`"title": "Share links"`, `"title": "Face grouping"`, `"text": "# Share links\n\nA share link`} {
+	for _, want := range []string{`"title": "Share links"`, `"title": "Face grouping"`, `"text": "Share links\n\nA share link`} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("query output lacks %s:\n%s", want, stdout)
 		}

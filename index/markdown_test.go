@@ -1,0 +1,183 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"go.uber.org/zap"
+)
+
+func TestMarkdownText(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"heading apart from the next sentence", "## Two-step verification\nTurn on two-step verification.", "Two-step verification\n\nTurn on two-step verification."},
+		{"closing hashes", "### Refunds ###\ntext", "Refunds\n\ntext"},
+		{"setext", "Storage\n=======\nFree 5 GB.\n\nLimits\n------\nPro 2 TB.", "Storage\n\nFree 5 GB.\n\nLimits\n\nPro 2 TB."},
+		{"not a heading", "#hashtag and 5 # 3", "#hashtag and 5 # 3"},
+		{"emphasis and code", "Open **Settings > Security**, then *Backup* and __Wi-Fi__; run `drift --sync **all**`.", "Open Settings > Security, then Backup and Wi-Fi; run drift --sync **all**."},
+		{"intraword and spaced markers", "snake_case_name and 2 * 3 and ~~old~~ price", "snake_case_name and 2 * 3 and old price"},
+		{"links and images", "See [the plans](https://x.example/plans \"Plans\") and ![a phone](img/p.png) or [ref text][1] or <https://x.example/a>.\n\n[1]: https://x.example/ref", "See the plans and a phone or ref text or https://x.example/a."},
+		{"html", "Text <!-- a\ncomment --> more <b>bold</b> <br/> 3 < 4 &amp; &lt;tag&gt; &#233;", "Text more bold 3 < 4 & <tag> é"},
+		{"lists", "Plans:\n- Free\n* Plus\n+ Pro\n1. first\n2) second\n- [x] done\n> quoted", "Plans:\nFree\nPlus\nPro\nfirst\nsecond\ndone\nquoted"},
+		{"table", "| Plan | Price |\n|:-----|------:|\n| Plus | £2.99 |\n\nA | B\n--|--\n1 | 2", "Plan, Price\nPlus, £2.99\n\nA, B\n1, 2"},
+		{"fence verbatim", "Run:\n```sh\n# not a heading\n  echo **hi** [x](y)\n```\nDone.", "Run:\n\n# not a heading\n  echo **hi** [x](y)\n\nDone."},
+		{"thematic break", "a\n\n---\n\nb\n***\nc", "a\n\nb\n\nc"},
+		{"escapes", `\*not emphasis\* and \# and \[x\]`, "*not emphasis* and # and [x]"},
+		{"crlf", "# T\r\n\r\nBody.\r\n", "T\n\nBody."},
+	} {
+		got, _ := markdownText(tc.in)
+		if got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestMarkdownSections(t *testing.T) {
+	text, secs := markdownText("# Page\n\nIntro.\n\n## One\n\nA.\n\n```\n## in code\n```\n\n### Two *deep*\n\nB.")
+	var got []string
+	for _, s := range secs {
+		got = append(got, s.Heading+"@"+text[s.Off:s.Off+len(s.Heading)])
+	}
+	if want := "One@One|Two deep@Two deep"; strings.Join(got, "|") != want {
+		t.Errorf("sections = %q, want %q (text %q)", strings.Join(got, "|"), want, text)
+	}
+}
+
+// FuzzMarkdownText: markdownText never panics, its output is valid UTF-8,
+// never longer than its input plus mdGrowth, and its sections point at
+// their headings in it.
+func FuzzMarkdownText(f *testing.F) {
+	for _, s := range []string{
+		"# T\n\n## A\nx **y** [z](http://a) ![i](j) <!-- c --> <b>t</b>\n- a\n| a | b |\n|---|---|\n```\ncode\n```\n",
+		"S\n===\n\nT\n---\n\n> q\n1. x `c` &amp; &#0; \\*", "[a][b] [c](d(e)f) <http://x> ~~s~~ _u_", "|a|b|c|d|e|f|\n|-|-|-|-|-|-|",
+		"```\n", "<!--", "#", "\xff# x", "a\n=",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out, secs := markdownText(in)
+		if !utf8.ValidString(out) {
+			t.Fatalf("not UTF-8: %q", out)
+		}
+		if len(out) > len(in)+mdGrowth {
+			t.Fatalf("output %d bytes from %d: %q -> %q", len(out), len(in), in, out)
+		}
+		last := -1
+		for _, s := range secs {
+			if s.Off <= last || !strings.HasPrefix(out[s.Off:], s.Heading) {
+				t.Fatalf("section %+v not at its heading in %q", s, out)
+			}
+			last = s.Off
+		}
+	})
+}
+
+// TestChunkMarkdownLongSection: a section longer than a chunk is split
+// within itself, every piece titled by the section; ids run on across
+// sections.
+func TestChunkMarkdownLongSection(t *testing.T) {
+	long := strings.Repeat("Backups run every night over Wi-Fi. ", 30) // ~1080 chars
+	d := textDoc("p.md", "# Page\n\n## Big\n\n"+long+"\n\n"+long+"\n\n## Small\n\n"+strings.Repeat("Short text here. ", 15), true)
+	var got []string
+	for _, c := range chunkDoc(d, 1200, 200) {
+		got = append(got, c.ID+"|"+c.Title+"|"+c.Text[:min(12, len(c.Text))])
+	}
+	want := []string{"p.md#1|Page: Big|Page\n\nBig\n\nB", "p.md#2|Page: Big|Backups run ", "p.md#3|Page: Small|Small\n\nShort"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("chunks:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestBuildMarkdownSections builds a snapshot from Markdown files on disk
+// and reads its chunks back: plain text, one chunk per section that
+// reaches the minimum size, titled "Page title: Section heading", ids
+// "file#n" in text order.
+func TestBuildMarkdownSections(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range markdownHelp {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := filepath.Join(t.TempDir(), "snap")
+	if _, err := Build(context.Background(), DefaultConfig(), []string{dir}, nil, snap, zap.NewNop()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got := map[string][2]string{}
+	for _, c := range s.Partition(DefaultTenant, DefaultKB).Chunks() {
+		got[c.ID] = [2]string{c.Title, c.Text}
+	}
+	want := map[string][2]string{
+		"desktop/guide.md#1": {"Desktop guide", "Desktop app\n\nThe desktop app backs up the photo folders on your computer. It runs on Windows and macOS; there is no Linux version, so on a Linux laptop use the website instead. Sign in with the same account as on your phone, and your photos appear in one library."},
+		"desktop/guide.md#2": {"Desktop guide: Installing on Windows", "Installing on Windows\n\nDownload the installer from the downloads page.\nRun DriftwoodSetup.exe and follow the steps.\nChoose the folders to back up; Pictures is chosen for you.\n\nWindows 10 or later is needed. The app starts with Windows and waits in the notification area."},
+		"desktop/guide.md#3": {"Desktop guide: Installing on macOS", "Installing on macOS\n\nVersion, Supported\nmacOS 13 or later, yes\nmacOS 12, no\n\nDrag the app to Applications, then allow it in System Settings > Privacy so it can read your photo library. Apple silicon and Intel Macs both work.\n\nUninstalling\n\nDrag the app to the Bin."},
+		"billing.md#1":       {"Billing questions: Refunds", "Billing questions\n\nRefunds\n\nPaid on the website? Ask for a full refund within 14 days of the charge from Account > Billing. Paid through the App Store or Google Play? Those stores refund their own charges: ask them, as we cannot see or reverse those payments."},
+		"billing.md#2":       {"Billing questions: Cancelling", "Cancelling\n\nCancel from Account > Billing at any time. You keep your paid storage until the end of the period you paid for; after that, photos over the free 5 GB stay safe but new ones wait on your phone."},
+		"codes.md":           {"codes", "Before any heading, a short line.\n\nBackup codes\n\n## not a heading\necho done\n\nKeep them safe."},
+	}
+	if len(got) != len(want) {
+		t.Errorf("chunk ids %v, want %d", keysOf(got), len(want))
+	}
+	for id, w := range want {
+		if g := got[id]; g != w {
+			t.Errorf("%s:\n got %q\nwant %q", id, g, w)
+		}
+	}
+}
+
+func keysOf[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// markdownHelp is a small help centre in Markdown: front matter, a page
+// whose only text before its sections is its title, sections with lists,
+// links, a table, code fences and a small trailing subsection, and a file
+// without a title.
+var markdownHelp = map[string]string{
+	"desktop/guide.md": `---
+title: Desktop guide
+---
+# Desktop app
+
+The **desktop app** backs up the photo folders on your computer. <!-- TODO: screenshots --> It runs on Windows and macOS; there is no Linux version, so on a Linux laptop use the [website](https://driftwood.example/web) instead. Sign in with the same account as on your phone, and your photos appear in one library.
+
+## Installing on Windows
+
+1. Download the installer from the [downloads page](https://driftwood.example/download).
+2. Run ` + "`DriftwoodSetup.exe`" + ` and follow the steps.
+3. Choose the folders to back up; *Pictures* is chosen for you.
+
+Windows 10 or later is needed. The app starts with Windows and waits in the notification area.
+
+## Installing on macOS
+
+| Version | Supported |
+|---------|-----------|
+| macOS 13 or later | yes |
+| macOS 12 | no |
+
+Drag the app to Applications, then allow it in System Settings > Privacy so it can read your photo library. Apple silicon and Intel Macs both work.
+
+### Uninstalling
+
+Drag the app to the Bin.
+`,
+	"billing.md": "# Billing questions\n\n## Refunds\n\nPaid on the website? Ask for a full refund within 14 days of the charge from **Account > Billing**. Paid through the App Store or Google Play? Those stores refund their own charges: ask them, as we cannot see or reverse those payments.\n\n## Cancelling\n\nCancel from **Account > Billing** at any time. You keep your paid storage until the end of the period you paid for; after that, photos over the free 5 GB stay safe but new ones wait on your phone.\n",
+	"codes.md":   "Before any heading, a short line.\n\n## Backup codes\n\n```sh\n## not a heading\necho done\n```\n\nKeep them safe.\n",
+}
