@@ -374,17 +374,28 @@ func runOf(s string, i int, c byte) int {
 }
 
 // emphasisRun reports whether the run of n markers at s[i] opens or closes
-// emphasis: a word character on one side only. A run inside a word
-// (snake_case, 2*3) or between spaces ("a * b") is text.
+// emphasis (it is left- or right-flanking, as CommonMark defines it). A run
+// between two word characters (snake_case, 2*3) or between spaces
+// ("a * b") is text.
 func emphasisRun(s string, i, n int) bool {
-	before := i == 0 || isSpaceOrPunct(s[i-1])
-	after := i+n >= len(s) || isSpaceOrPunct(s[i+n])
-	return before != after
+	var prev, next byte = ' ', ' '
+	if i > 0 {
+		prev = s[i-1]
+	}
+	if i+n < len(s) {
+		next = s[i+n]
+	}
+	if !isSpace(prev) && !isPunct(prev) && !isSpace(next) && !isPunct(next) {
+		return false
+	}
+	left := !isSpace(next) && (!isPunct(next) || isSpace(prev) || isPunct(prev))
+	right := !isSpace(prev) && (!isPunct(prev) || isSpace(next) || isPunct(next))
+	return left || right
 }
 
-func isSpaceOrPunct(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(".,;:!?()[]{}\"'/-*_~`<>", c) >= 0
-}
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func isPunct(c byte) bool { return strings.IndexByte("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", c) >= 0 }
 
 // mdLink parses "[text](dest)", "[text][ref]" or "[text][]" starting at the
 // '[' at s[i]: the text, the index after the link, and ok. A bracket that

@@ -17,7 +17,7 @@ func TestMarkdownText(t *testing.T) {
 		{"closing hashes", "### Refunds ###\ntext", "Refunds\n\ntext"},
 		{"setext", "Storage\n=======\nFree 5 GB.\n\nLimits\n------\nPro 2 TB.", "Storage\n\nFree 5 GB.\n\nLimits\n\nPro 2 TB."},
 		{"not a heading", "#hashtag and 5 # 3", "#hashtag and 5 # 3"},
-		{"emphasis and code", "Open **Settings > Security**, then *Backup* and __Wi-Fi__; run `drift --sync **all**`.", "Open Settings > Security, then Backup and Wi-Fi; run drift --sync **all**."},
+		{"emphasis and code", "Tap **Forgot password?** now. Open **Settings > Security**, then *Backup* and __Wi-Fi__; run `drift --sync **all**`.", "Tap Forgot password? now. Open Settings > Security, then Backup and Wi-Fi; run drift --sync **all**."},
 		{"intraword and spaced markers", "snake_case_name and 2 * 3 and ~~old~~ price", "snake_case_name and 2 * 3 and old price"},
 		{"links and images", "See [the plans](https://x.example/plans \"Plans\") and ![a phone](img/p.png) or [ref text][1] or <https://x.example/a>.\n\n[1]: https://x.example/ref", "See the plans and a phone or ref text or https://x.example/a."},
 		{"html", "Text <!-- a\ncomment --> more <b>bold</b> <br/> 3 < 4 &amp; &lt;tag&gt; &#233;", "Text more bold 3 < 4 & <tag> é"},
