@@ -100,9 +100,9 @@ func newFastClient(u UpstreamConfig, dial fasthttp.DialFunc) *upstreamClient {
 		// buffer); a streamed body passes through it into the SSE reader's
 		// own buffer, so a bigger one only costs memory per open stream.
 		ReadBufferSize: upstreamReadBuffer,
-		// The request (header and body) passes through this buffer; it is
-		// held only while a request is written.
-		WriteBufferSize: 4 << 10,
+		// The request (header and body) passes through this buffer, held only
+		// while a request is written (16 KiB: eight 700-byte notes, one write).
+		WriteBufferSize: 16 << 10,
 	}
 	c.Dial = uc.track(dial)
 	c.RetryIfErr = func(_ *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
