@@ -620,8 +620,9 @@ func fitGateModels(cases []gateCase) (gateModels, error) {
 // highest per-passage probability among a question's top candidates and
 // the label is label(c) (questions with use false are skipped); the two
 // classes weigh the same in total. With pool, the pool scale [A, B, C] of
-// sigmoid(A*logit(best)+B+C*s) where s is the encoder's best cosine among
-// the question's candidates (gate.AnswerModel.PoolScale); else C is 0.
+// sigmoid(A*logit(best)+B+C*t) where t is the question's pool cosine (the
+// mean of its two best encoder cosines: gate.PoolCosine,
+// gate.AnswerModel.PoolScale); else C is 0.
 func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool bool, label func(gateCase) (y, use bool)) ([3]float64, error) {
 	var rows [][]float64
 	var ys []float64
@@ -646,7 +647,7 @@ func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool bool, label f
 		best = min(max(best, 1e-4), 1-1e-4)
 		row := []float64{1, math.Log(best / (1 - best))}
 		if pool {
-			row = append(row, bestCandSim(cands))
+			row = append(row, gate.PoolCosine(cands))
 		}
 		rows = append(rows, row)
 		sets = append(sets, c.set)
@@ -682,19 +683,6 @@ func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool bool, label f
 		out[2] = w[2]
 	}
 	return out, nil
-}
-
-// bestCandSim is the encoder's best cosine between the question and a
-// semantic candidate (0 when none has semantic features), as the relevance
-// model's pool scale reads it.
-func bestCandSim(cands []gate.Candidate) float64 {
-	best := 0.0
-	for _, c := range cands {
-		if c.Semantic && c.Sim > best {
-			best = c.Sim
-		}
-	}
-	return best
 }
 
 // tuneGate picks planner.min_support and between on the training cases
@@ -1161,7 +1149,7 @@ func WriteGateReport(w io.Writer, rep GateReport) {
 		for i, n := range gate.FeatureNames {
 			fmt.Fprintf(w, "| %s | %.3f | %.3f |\n", n, m.m.Weights[i], m.m.Lexical[i])
 		}
-		fmt.Fprintf(w, "\nQuestion-level scale [A, B]: %.3f (lexical only: %.3f); pool scale [A, B, C] (one-topic partitions, C times the best encoder cosine): %.3f\n",
+		fmt.Fprintf(w, "\nQuestion-level scale [A, B]: %.3f (lexical only: %.3f); pool scale [A, B, C] (one-topic partitions, C times the mean of the two best encoder cosines): %.3f\n",
 			m.m.Scale, m.m.LexicalScale, m.m.PoolScale)
 	}
 	for _, e := range rep.Extra {

@@ -79,14 +79,15 @@ type AnswerModel struct {
 	LexicalScale [2]float64 `json:"lexical_scale"`
 	// PoolScale, when not all zero, replaces Scale for semantic candidates
 	// of a partition that keeps to one topic (OneTopic): sigmoid(A*logit(p)
-	// + B + C*s) with [A, B, C], where s is the sentence encoder's best
-	// cosine between the question and any candidate. A paraphrase that
-	// shares no word with its passage gets little from the per-passage
-	// features (its best passage's p is low, as for an off-topic
-	// question), yet its meaning is close to the corpus: in a corpus of
-	// one topic that closeness is what "about it" means. A mixed archive's
-	// questions are close in meaning to some entries whatever they ask, so
-	// there Scale applies (the relevance model; docs/quality.md, Run 7).
+	// + B + C*t) with [A, B, C], where t is the mean of the sentence
+	// encoder's two best cosines between the question and a candidate
+	// (PoolCosine). A paraphrase that shares no word with its passage gets
+	// little from the per-passage features (its best passage's p is low,
+	// as for an off-topic question), yet its meaning is close to the
+	// corpus: in a corpus of one topic that closeness is what "about it"
+	// means. A mixed archive's questions are close in meaning to some
+	// entries whatever they ask, so there Scale applies (the relevance
+	// model; docs/quality.md, Runs 7 and 8c).
 	PoolScale [3]float64 `json:"pool_scale"`
 	// Fit says how and on what it was fitted (for reports).
 	Fit string `json:"fit"`
@@ -104,10 +105,11 @@ func (m *AnswerModel) scaled(p float64, semantic bool) float64 {
 	return 1 / (1 + math.Exp(-(s[0]*logit(p) + s[1])))
 }
 
-// poolScaled maps p through PoolScale with the pool's best cosine s.
-func (m *AnswerModel) poolScaled(p, s float64) float64 {
+// poolScaled maps p through PoolScale with the pool's cosine term t
+// (PoolCosine).
+func (m *AnswerModel) poolScaled(p, t float64) float64 {
 	c := m.PoolScale
-	return 1 / (1 + math.Exp(-(c[0]*logit(p) + c[1] + c[2]*s)))
+	return 1 / (1 + math.Exp(-(c[0]*logit(p) + c[1] + c[2]*t)))
 }
 
 // Raw is the per-passage probability of f before the question-level
@@ -169,12 +171,15 @@ func DefaultRelevanceModel() AnswerModel {
 // relevance).
 func (m AnswerModel) Rate(cands []Candidate, oneTopic bool) {
 	pool := oneTopic && m.PoolScale != ([3]float64{})
-	best := max(bestSim(cands), 0)
+	var t float64
+	if pool {
+		t = PoolCosine(cands)
+	}
 	for i := range cands {
 		f := cands[i].Features
 		p := prob(m.weights(cands[i].Semantic), &f)
 		if pool && cands[i].Semantic {
-			cands[i].Relevance = m.poolScaled(p, best)
+			cands[i].Relevance = m.poolScaled(p, t)
 		} else {
 			cands[i].Relevance = m.scaled(p, cands[i].Semantic)
 		}

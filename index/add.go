@@ -59,7 +59,16 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 	if err != nil {
 		return Manifest{}, err
 	}
+	inCorpus := make(map[[3]string]string, len(docs))
+	for _, d := range docs {
+		inCorpus[[3]string{d.Tenant, d.KB, d.ID}] = d.Origin
+	}
 	for _, r := range o.deletes {
+		// Both a new version and a deletion of one id: which was meant is
+		// not for Add to guess.
+		if at, ok := inCorpus[[3]string{r.Tenant, r.KB, r.ID}]; ok {
+			return Manifest{}, fmt.Errorf("--delete %s: the corpus also has document %q (%s): drop one of the two", r.ID, r.ID, at)
+		}
 		docs = append(docs, Doc{ID: r.ID, Tenant: r.Tenant, KB: r.KB, Deleted: true, Origin: "--delete"})
 	}
 	ch := o.changes

@@ -60,7 +60,7 @@ func FuzzParseDocLine(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if d.ID == "" || strings.TrimSpace(d.Text) == "" || d.Kind == "" || !validName(d.Tenant) || !validName(d.KB) {
+		if d.ID == "" || strings.TrimSpace(d.Text) == "" || d.Kind == "" || !ValidName(d.Tenant) || !ValidName(d.KB) {
 			t.Fatalf("accepted an invalid doc: %+v", d)
 		}
 		if d.URL != "" && !httpURL(d.URL) || strings.ContainsAny(d.Title, "<>") {
@@ -154,6 +154,83 @@ func TestReadDocsFolder(t *testing.T) {
 	}
 	if got["sub/guide.md"] != "The Guide" || got["notes.txt"] != "notes" || len(got) != 2 {
 		t.Errorf("folder docs = %v, want sub/guide.md (The Guide) and notes.txt", got)
+	}
+}
+
+// TestReadDocsEditorFiles reads files as editors and site generators write
+// them: a byte-order mark, YAML front matter, and text in Latin-1, which is a
+// bad line (named, with the offending byte) rather than decoded into U+FFFD.
+func TestReadDocsEditorFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("bom.md", "\ufeff# Face grouping\n\nFaces are grouped once you turn it on.")
+	write("front.md", "---\ntitle: \"Share links\"\nupdated: 2026-10-02\nurl: https://help.example/sharing/links\nkind: faq\ntags: [sharing, links]\n---\n\nA share link can expire after 7 days.")
+	write("front-heading.md", "---\nweight: 3\n---\n# Refunds\n\nRefunds within 14 days.")
+	write("rule.md", "---\n\nA page that opens with a rule and never closes it.")
+	write("latin1.md", "# Caf\xe9 mode\n\nOffline albums.")
+	write("setext.md", "Exporting your library\n======================\n\nZip files of 50 GB.")
+	write("fenced.md", "Run this first:\n\n```sh\n# install the desktop app\n```\n\n# Desktop app #\n\nWindows and macOS.")
+	write("utf16.md", "\xff\xfe#\x00 \x00")
+	write("c.jsonl", "\ufeff{\"id\":\"j1\",\"text\":\"first line after a BOM\"}\n{\"id\":\"j2\",\"text\":\"caf\xe9\"}\n")
+
+	write("single.markdown", "---\ntitle: One page\n---\nGiven on its own.")
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The folder, and one file of another folder given on its own (its name
+	// is its id; read as Markdown, not as JSON lines).
+	os.Rename(filepath.Join(dir, "single.markdown"), filepath.Join(sub, "single.markdown"))
+	docs, bad, err := ReadDocs([]string{dir, filepath.Join(sub, "single.markdown")}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type doc struct{ title, text string }
+	got := map[string]doc{}
+	for _, d := range docs {
+		got[d.ID] = doc{d.Title, d.Text}
+		if d.ID == "front.md" && (d.URL != "https://help.example/sharing/links" || d.Kind != "faq") {
+			t.Errorf("front.md: url %q, kind %q; want the front matter's", d.URL, d.Kind)
+		}
+		if d.ID == "bom.md" && (d.URL != "" || d.Kind != "library") {
+			t.Errorf("bom.md: url %q, kind %q; want none and library", d.URL, d.Kind)
+		}
+	}
+	want := map[string]doc{
+		"bom.md":              {"Face grouping", "# Face grouping\n\nFaces are grouped once you turn it on."},
+		"front.md":            {"Share links", "\nA share link can expire after 7 days."},
+		"front-heading.md":    {"Refunds", "# Refunds\n\nRefunds within 14 days."},
+		"rule.md":             {"rule", "---\n\nA page that opens with a rule and never closes it."},
+		"j1":                  {"", "first line after a BOM"},
+		"setext.md":           {"Exporting your library", "Exporting your library\n======================\n\nZip files of 50 GB."},
+		"fenced.md":           {"Desktop app", "Run this first:\n\n```sh\n# install the desktop app\n```\n\n# Desktop app #\n\nWindows and macOS."},
+		"sub/single.markdown": {"One page", "Given on its own."},
+		"single.markdown":     {"One page", "Given on its own."},
+	}
+	if len(got) != len(want) {
+		t.Errorf("docs = %q, want %q", got, want)
+	}
+	for id, w := range want {
+		if g := got[id]; g != w {
+			t.Errorf("%s = %q, want %q", id, g, w)
+		}
+	}
+	var msgs []string
+	for _, le := range bad {
+		msgs = append(msgs, le.Error())
+	}
+	wantBad := []string{
+		filepath.Join(dir, "c.jsonl") + ":2: not UTF-8 (byte 0xE9 at character 23): save the file as UTF-8",
+		filepath.Join(dir, "latin1.md") + ":1: not UTF-8 (byte 0xE9 at character 6): save the file as UTF-8",
+		filepath.Join(dir, "utf16.md") + ":1: UTF-16, not UTF-8: save the file as UTF-8",
+	}
+	if strings.Join(msgs, "\n") != strings.Join(wantBad, "\n") {
+		t.Errorf("bad lines:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(wantBad, "\n"))
 	}
 }
 

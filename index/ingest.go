@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Doc is one corpus document (the JSONL schema of DESIGN.md). `id` (or
@@ -80,14 +81,19 @@ const (
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-// validName reports whether s may name a tenant or a KB (it becomes a
-// directory name in the snapshot).
-func validName(s string) bool { return nameRE.MatchString(s) }
+// ValidName reports whether s may name a tenant or a KB (it becomes a
+// directory name in the snapshot): 1-64 letters, digits, '.', '-' or '_',
+// the first a letter or a digit. The proxy holds the X-Tenant-ID and
+// X-KB-ID headers to it.
+func ValidName(s string) bool { return nameRE.MatchString(s) }
 
 var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true, "sources": true, "deleted": true}
 
 // parseDocLine decodes one corpus JSONL line and applies the defaults.
 func parseDocLine(line []byte) (Doc, error) {
+	if err := checkUTF8(line); err != nil {
+		return Doc{}, err
+	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(line, &raw); err != nil {
 		return Doc{}, plainJSONError(err)
@@ -183,10 +189,10 @@ func normalizeDoc(d Doc) (Doc, error) {
 		d.URL, d.droppedScheme = "", strings.ToLower(scheme)
 	}
 	d.Title = plainTitle(d.Title)
-	if !validName(d.Tenant) {
+	if !ValidName(d.Tenant) {
 		return Doc{}, fmt.Errorf("doc %q: invalid tenant %q", d.ID, d.Tenant)
 	}
-	if !validName(d.KB) {
+	if !ValidName(d.KB) {
 		return Doc{}, fmt.Errorf("doc %q: invalid kb %q", d.ID, d.KB)
 	}
 	return d, nil
@@ -240,6 +246,9 @@ func plainJSONError(err error) error {
 
 // parseMemoryLine decodes one curated-memory JSONL line.
 func parseMemoryLine(line []byte) (MemoryEntry, error) {
+	if err := checkUTF8(line); err != nil {
+		return MemoryEntry{}, err
+	}
 	var m MemoryEntry
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&m); err != nil {
@@ -251,7 +260,7 @@ func parseMemoryLine(line []byte) (MemoryEntry, error) {
 	if m.KB == "" {
 		m.KB = DefaultKB
 	}
-	if !validName(m.Tenant) || !validName(m.KB) {
+	if !ValidName(m.Tenant) || !ValidName(m.KB) {
 		return MemoryEntry{}, fmt.Errorf("invalid tenant/kb %q/%q", m.Tenant, m.KB)
 	}
 	switch m.Type {
@@ -272,12 +281,41 @@ func parseMemoryLine(line []byte) (MemoryEntry, error) {
 	return m, nil
 }
 
+// utf8BOM is the byte-order mark some editors (Windows Notepad among them)
+// write at the start of a UTF-8 file.
+const utf8BOM = "\ufeff"
+
+// checkUTF8 reports a line or file that is not UTF-8 (Latin-1 or Windows-1252
+// saved by an older editor): decoding it would turn each such byte into
+// U+FFFD, silently.
+func checkUTF8(b []byte) error {
+	if utf8.Valid(b) {
+		return nil
+	}
+	if bytes.HasPrefix(b, []byte{0xFF, 0xFE}) || bytes.HasPrefix(b, []byte{0xFE, 0xFF}) {
+		return errors.New("UTF-16, not UTF-8: save the file as UTF-8") // Windows Notepad's "Unicode"
+	}
+	i := 0
+	for i < len(b) {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		i += size
+	}
+	return fmt.Errorf("not UTF-8 (byte 0x%02X at character %d): save the file as UTF-8", b[i], utf8.RuneCount(b[:i])+1)
+}
+
 // readLines calls fn for every non-blank line of r, with 1-based line numbers.
+// A byte-order mark at the start of the first line is dropped.
 func readLines(r io.Reader, fn func(n int, line []byte) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	n := 0
 	for {
 		line, err := br.ReadBytes('\n')
+		if n == 0 {
+			line = bytes.TrimPrefix(line, []byte(utf8BOM))
+		}
 		if len(line) > 0 {
 			n++
 			if len(line) > maxLineBytes {
@@ -349,12 +387,41 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 			return add(d, path, n)
 		})
 	}
+	// readText reads one Markdown or text file as the document id.
+	readText := func(path, id string) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		ext := strings.ToLower(filepath.Ext(path))
+		err = checkUTF8(b)
+		if err == nil {
+			var d Doc
+			if d, err = normalizeDoc(textDoc(id, string(b), ext != ".txt" && ext != ".text")); err == nil {
+				return add(d, path, 1)
+			}
+		}
+		le := &LineError{File: path, Line: 1, Err: err}
+		if strict {
+			return le
+		}
+		bad = append(bad, le)
+		return nil
+	}
 	for _, src := range sources {
 		st, err := os.Stat(src)
 		if err != nil {
 			return nil, bad, fmt.Errorf("corpus %s: %w", src, err)
 		}
 		if !st.IsDir() {
+			switch strings.ToLower(filepath.Ext(src)) {
+			case ".md", ".markdown", ".txt", ".text":
+				// A single file given on its own: its name is its id.
+				if err := readText(src, filepath.Base(src)); err != nil {
+					return nil, bad, err
+				}
+				continue
+			}
 			if err := readJSONL(src); err != nil {
 				return nil, bad, err
 			}
@@ -364,6 +431,12 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 			if err != nil {
 				return err
 			}
+			if hidden(src, path, de) {
+				if de.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
 			if de.IsDir() {
 				return nil
 			}
@@ -372,21 +445,8 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 			case ".jsonl", ".ndjson":
 				return readJSONL(path)
 			case ".md", ".markdown", ".txt", ".text":
-				b, err := os.ReadFile(path)
-				if err != nil {
-					return fmt.Errorf("read %s: %w", path, err)
-				}
 				rel, _ := filepath.Rel(src, path)
-				d, err := normalizeDoc(textDoc(filepath.ToSlash(rel), string(b), ext != ".txt" && ext != ".text"))
-				if err != nil {
-					le := &LineError{File: path, Line: 1, Err: err}
-					if strict {
-						return le
-					}
-					bad = append(bad, le)
-					return nil
-				}
-				return add(d, path, 1)
+				return readText(path, filepath.ToSlash(rel))
 			}
 			return nil
 		})
@@ -395,6 +455,50 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 		}
 	}
 	return docs, bad, nil
+}
+
+// corpusExts are the file types ReadDocs reads in a folder.
+var corpusExts = map[string]bool{".jsonl": true, ".ndjson": true, ".md": true, ".markdown": true, ".txt": true, ".text": true}
+
+// hidden reports a file or folder below src whose name starts with a dot
+// (.git, .github, an editor's .draft.md): ReadDocs does not read them, as
+// static site generators do not publish them.
+func hidden(src, path string, de fs.DirEntry) bool {
+	return path != src && strings.HasPrefix(de.Name(), ".")
+}
+
+// UnreadFiles lists the files in the folders among sources that ReadDocs
+// leaves out: hidden ones and those of another type (HTML, reStructuredText,
+// PDF, images), so a command can say what it did not index instead of
+// dropping them silently. Paths are as found under each source.
+func UnreadFiles(sources []string) ([]string, error) {
+	var out []string
+	for _, src := range sources {
+		st, err := os.Stat(src)
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		err = filepath.WalkDir(src, func(path string, de fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if hidden(src, path, de) {
+				out = append(out, path)
+				if de.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !de.IsDir() && !corpusExts[strings.ToLower(filepath.Ext(path))] {
+				out = append(out, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return out, fmt.Errorf("corpus %s: %w", src, err)
+		}
+	}
+	return out, nil
 }
 
 // dropDeletions moves the deletion lines of docs to bad: a build starts
@@ -416,19 +520,99 @@ func dropDeletions(docs []Doc, bad []*LineError) ([]Doc, []*LineError) {
 	return kept, bad
 }
 
-// textDoc turns a Markdown or text file into a Doc; a Markdown file's first
-// "# " heading becomes its title.
+// textDoc turns a Markdown or text file into a Doc. A byte-order mark is
+// dropped. A Markdown file's front matter (a first line "---", "key: value"
+// lines, a closing "---", as Jekyll, Hugo and Docusaurus write it) is left
+// out of the text; its "title:" becomes the title, and its "url:", "kind:"
+// and "address:" the document's (other keys are ignored). Without a title
+// there, the first level-one heading is the title; without either, the
+// file name.
 func textDoc(id, body string, markdown bool) Doc {
+	body = strings.TrimPrefix(body, utf8BOM)
 	d := Doc{ID: id, Text: body, Title: strings.TrimSuffix(filepath.Base(id), filepath.Ext(id))}
-	if markdown {
-		for _, l := range strings.Split(body, "\n") {
-			if t, ok := strings.CutPrefix(strings.TrimSpace(l), "# "); ok {
-				d.Title = strings.TrimSpace(t)
-				break
+	if !markdown {
+		return d
+	}
+	rest, keys, ok := frontMatter(body)
+	if ok {
+		d.Text = rest
+		d.URL, d.Kind, d.Address = keys["url"], keys["kind"], keys["address"]
+		if t := keys["title"]; t != "" {
+			d.Title = t
+			return d
+		}
+	}
+	if t := markdownTitle(d.Text); t != "" {
+		d.Title = t
+	}
+	return d
+}
+
+// markdownTitle returns the text of a Markdown body's first level-one
+// heading: "# Title" (closing #s dropped) or a line underlined with "=".
+// Lines inside fenced code blocks are not headings (a shell comment
+// "# install" is not a title). "" when there is none.
+func markdownTitle(body string) string {
+	lines := strings.Split(body, "\n")
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if fence != "" {
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = t[:3]
+			continue
+		}
+		if h, ok := strings.CutPrefix(t, "# "); ok {
+			h = strings.TrimSpace(h)
+			if trimmed := strings.TrimRight(h, "#"); trimmed != h && (trimmed == "" || strings.HasSuffix(trimmed, " ")) {
+				h = strings.TrimSpace(trimmed)
+			}
+			return h
+		}
+		if t != "" && i+1 < len(lines) {
+			if u := strings.TrimSpace(lines[i+1]); u != "" && strings.Trim(u, "=") == "" {
+				return t
 			}
 		}
 	}
-	return d
+	return ""
+}
+
+// frontMatter splits a YAML front-matter block off the start of a Markdown
+// body: it returns the body after the block and the block's top-level
+// "key: value" pairs with plain values (quotes removed; lists, nested maps
+// and multi-line values are left out), or ok false when the body does not
+// open with a closed block.
+func frontMatter(body string) (rest string, keys map[string]string, ok bool) {
+	first, after, found := strings.Cut(body, "\n")
+	if !found || strings.TrimRight(first, " \t\r") != "---" {
+		return body, nil, false
+	}
+	keys = map[string]string{}
+	for off := 0; off < len(after); {
+		line, _, _ := strings.Cut(after[off:], "\n")
+		next := off + len(line) + 1
+		l := strings.TrimRight(line, " \t\r")
+		if l == "---" || l == "..." {
+			return after[min(next, len(after)):], keys, true
+		}
+		if k, v, ok := strings.Cut(l, ":"); ok && k != "" && !strings.ContainsAny(k[:1], " \t#-") {
+			v = strings.TrimSpace(v)
+			if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+				v = v[1 : len(v)-1]
+			}
+			if v != "" && v != "|" && v != ">" {
+				keys[strings.ToLower(strings.TrimSpace(k))] = v
+			}
+		}
+		off = next
+	}
+	return body, nil, false
 }
 
 // readMemory reads curated-memory JSONL files.

@@ -113,6 +113,16 @@ type Hit struct {
 	Score float64
 }
 
+// ReadManifest reads the manifest of the snapshot at dir without opening
+// its partitions (for a command that only checks what a snapshot holds).
+func ReadManifest(dir string) (Manifest, error) {
+	man, err := readManifest(dir)
+	if err != nil {
+		return man, fmt.Errorf("snapshot %s: %w", dir, err)
+	}
+	return man, nil
+}
+
 // Load opens the snapshot at dir read-only.
 func Load(dir string) (*Snapshot, error) {
 	man, err := readManifest(dir)

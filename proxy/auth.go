@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/answer-guard/guard/index"
 )
 
 // keyEntry is a configured API key: its SHA-256 and what it may read.
@@ -59,12 +61,7 @@ func (rt *runtime) authorizeAdmin(ctx *fasthttp.RequestCtx) *APIError {
 	if ae != nil {
 		return ae
 	}
-	admin, tenant := false, false
-	for i := range rt.adminKeys {
-		if subtle.ConstantTimeCompare(sum[:], rt.adminKeys[i][:]) == 1 {
-			admin = true
-		}
-	}
+	admin, tenant := rt.isAdmin(sum), false
 	for i := range rt.keys {
 		if subtle.ConstantTimeCompare(sum[:], rt.keys[i].hash[:]) == 1 {
 			tenant = true
@@ -92,12 +89,7 @@ func (rt *runtime) authorizeOperator(ctx *fasthttp.RequestCtx) (tenant string, k
 	if ae != nil {
 		return "", nil, ae
 	}
-	admin := false
-	for i := range rt.adminKeys {
-		if subtle.ConstantTimeCompare(sum[:], rt.adminKeys[i][:]) == 1 {
-			admin = true
-		}
-	}
+	admin := rt.isAdmin(sum)
 	var match *keyEntry
 	for i := range rt.keys {
 		if subtle.ConstantTimeCompare(sum[:], rt.keys[i].hash[:]) == 1 {
@@ -113,6 +105,16 @@ func (rt *runtime) authorizeOperator(ctx *fasthttp.RequestCtx) (tenant string, k
 	return "", nil, &APIError{Status: 401, Type: "authentication_error", Code: "invalid_api_key", Message: "invalid API key"}
 }
 
+// isAdmin reports whether sum is an admin key's, comparing every key in
+// constant time.
+func (rt *runtime) isAdmin(sum [sha256.Size]byte) bool {
+	admin := false
+	for i := range rt.adminKeys {
+		admin = subtle.ConstantTimeCompare(sum[:], rt.adminKeys[i][:]) == 1 || admin
+	}
+	return admin
+}
+
 // bearerSum is the SHA-256 of the request's bearer key.
 func bearerSum(ctx *fasthttp.RequestCtx) ([sha256.Size]byte, *APIError) {
 	auth := ctx.Request.Header.Peek("Authorization")
@@ -124,29 +126,15 @@ func bearerSum(ctx *fasthttp.RequestCtx) ([sha256.Size]byte, *APIError) {
 	return sha256.Sum256(bytes.TrimSpace(auth[len(prefix):])), nil
 }
 
-// validName bounds tenant and KB names taken from headers.
-func validName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
-
 // partitionHeaders reads and checks the X-Tenant-ID and X-KB-ID headers
 // ("" when absent).
 func partitionHeaders(ctx *fasthttp.RequestCtx) (tenant, kb string, ae *APIError) {
 	tenant = string(bytes.TrimSpace(ctx.Request.Header.Peek("X-Tenant-ID")))
 	kb = string(bytes.TrimSpace(ctx.Request.Header.Peek("X-KB-ID")))
 	for _, h := range []struct{ name, v string }{{"X-Tenant-ID", tenant}, {"X-KB-ID", kb}} {
-		if h.v != "" && !validName(h.v) {
+		if h.v != "" && !index.ValidName(h.v) {
 			return "", "", &APIError{Status: 400, Type: "invalid_request_error", Code: "invalid_header",
-				Message: h.name + " must be 1-64 characters of letters, digits, '.', '-' or '_'"}
+				Message: h.name + " must be 1-64 letters, digits, '.', '-' or '_', the first a letter or a digit"}
 		}
 	}
 	return tenant, kb, nil
@@ -178,6 +166,10 @@ func (rt *runtime) authorize(ctx *fasthttp.RequestCtx) (tenant, kb string, ae *A
 		if subtle.ConstantTimeCompare(sum[:], rt.keys[i].hash[:]) == 1 {
 			match = &rt.keys[i]
 		}
+	}
+	if match == nil && rt.isAdmin(sum) {
+		return "", "", &APIError{Status: 403, Type: "permission_error", Code: "tenant_key_required",
+			Message: "an admin key (auth.admin_keys) reads the operator endpoints only: chat and models take a tenant key (auth.keys)"}
 	}
 	if match == nil {
 		return "", "", &APIError{Status: 401, Type: "authentication_error", Code: "invalid_api_key",

@@ -169,7 +169,7 @@ func TestOperatorEndpointsAndMethods(t *testing.T) {
 		{"/metrics", "sk-admin", 200},
 		{"/healthz", "", 200},
 		{"/readyz", "", 200},
-		{"/v1/models", "sk-admin", 401}, // an admin key cannot act as a tenant
+		{"/v1/models", "sk-admin", 403}, // an admin key cannot act as a tenant (tenant_key_required)
 	} {
 		if code, body := get(t, root+tc.path, tc.key); code != tc.want {
 			t.Errorf("GET %s key %q: %d %s, want %d", tc.path, tc.key, code, body, tc.want)

@@ -529,6 +529,7 @@ func TestAuthAndTenancy(t *testing.T) {
 			{Name: "acme", SHA256: sha("sk-acme"), Tenant: "acme", KBs: []string{"docs", "faq"}},
 			{Name: "globex", SHA256: sha("sk-globex"), Tenant: "globex", KBs: []string{"docs"}},
 		}
+		c.Auth.AdminKeys = []proxy.AdminKeyConfig{{Name: "ops", SHA256: sha("sk-admin")}}
 	})
 	body := `{"model":"mock-1","messages":[{"role":"user","content":"x"}]}`
 	cases := []struct {
@@ -542,6 +543,8 @@ func TestAuthAndTenancy(t *testing.T) {
 		{"tenant mismatch", "sk-acme", "globex", "", 403},
 		{"kb not allowed", "sk-globex", "", "faq", 403},
 		{"bad header", "sk-acme", "a b", "", 400},
+		{"header not a partition name", "sk-acme", "", ".faq", 400},
+		{"admin key", "sk-admin", "", "", 403}, // tenant_key_required, not "invalid API key"
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -96,6 +96,9 @@ func runIndexAudit(args []string) error {
 	default:
 		return usageErrorf(fs, "--fail-on: want high or medium, got %q", *failOn)
 	}
+	if err := checkSnapshotDir(*dir); err != nil {
+		return err
+	}
 	entries, err := index.ReadAudit(*dir)
 	if err != nil {
 		return err

@@ -106,6 +106,9 @@ func checkMain(args []string) (int, error) {
 			return 2, err
 		}
 	}
+	if err := checkSnapshotDir(*dir); err != nil {
+		return 2, err
+	}
 	snap, err := index.Load(*dir)
 	if err != nil {
 		return 2, err

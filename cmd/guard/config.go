@@ -74,7 +74,9 @@ const configUsage = `usage: guard config check --config F
 Reads F as guard serve would and prints every problem at once, one per line
 as file:line: key.path: what is wrong (unknown keys with a did-you-mean,
 values of the wrong type, values out of range). Exit status 0 when the file
-is good, 1 when it has problems, 2 on a usage error. For CI pipelines.`
+is good, 1 when it has problems, 2 on a usage error. For CI pipelines.
+With auth on and pipeline.index set, an API key whose tenant and KB the
+snapshot has no partition for is printed as a warning (exit status 0).`
 
 func runConfig(args []string) error {
 	if len(args) == 0 || args[0] != "check" {
@@ -96,8 +98,11 @@ func runConfig(args []string) error {
 	if *path == "" {
 		return usageErrorf(fs, "--config is required")
 	}
-	_, err := loadFile(*path)
+	f, err := loadFile(*path)
 	if err == nil {
+		for _, w := range keyPartitionWarnings(f.Config) {
+			fmt.Fprintf(cliOut, "%s: warning: %s\n", *path, w)
+		}
 		fmt.Fprintf(cliOut, "%s: ok\n", *path)
 		return nil
 	}

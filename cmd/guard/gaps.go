@@ -71,7 +71,7 @@ func runGaps(args []string) error {
 		return fmt.Errorf("read gaps: %w", err)
 	}
 	if resp.StatusCode != 200 {
-		return fmt.Errorf("get gaps: %s: %s", resp.Status, strings.TrimSpace(string(body)))
+		return fmt.Errorf("get gaps: %s: %s%s", resp.Status, strings.TrimSpace(string(body)), keyHint(resp.StatusCode, *keyEnv))
 	}
 	if *asJSON {
 		_, err := cliOut.Write(body)
@@ -148,7 +148,7 @@ func runGapAction(action string, args []string) error {
 		return fmt.Errorf("read answer: %w", err)
 	}
 	if resp.StatusCode != 200 {
-		return fmt.Errorf("%s gap %s: %s: %s", action, id, resp.Status, strings.TrimSpace(string(out)))
+		return fmt.Errorf("%s gap %s: %s: %s%s", action, id, resp.Status, strings.TrimSpace(string(out)), keyHint(resp.StatusCode, *keyEnv))
 	}
 	var res struct {
 		Gap gapEntry `json:"gap"`
@@ -158,4 +158,17 @@ func runGapAction(action string, args []string) error {
 	}
 	fmt.Fprintf(cliOut, "%s %s (%s/%s, %s): %s\n", res.Gap.ID, res.Gap.Status, res.Gap.Tenant, res.Gap.KB, res.Gap.Kind, res.Gap.Text)
 	return nil
+}
+
+// keyHint says where the key of a 401 from the operator routes came from:
+// an environment variable, which a new operator may not have set. (A 403
+// explains itself: a tenant key where an admin key is needed.)
+func keyHint(status int, keyEnv string) string {
+	if status != http.StatusUnauthorized {
+		return ""
+	}
+	if os.Getenv(keyEnv) == "" {
+		return fmt.Sprintf(" (no key was sent: put an admin key (auth.admin_keys) in $%s, or name another variable with --key-env)", keyEnv)
+	}
+	return fmt.Sprintf(" (the key sent was $%s's)", keyEnv)
 }

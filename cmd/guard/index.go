@@ -101,9 +101,14 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	fs.Var(&corpus, "corpus", "corpus JSONL file or Markdown/text folder (repeatable)")
 	fs.Var(&memory, "memory", "curated-memory JSONL file (repeatable)")
 	out := fs.String("out", "", "output snapshot dir (must not exist or be empty)")
-	base := fs.String("index", "", "base snapshot dir (add)")
+	var base *string
+	var demo *bool
+	if add {
+		base = fs.String("index", "", "base snapshot dir (required)")
+	} else {
+		demo = fs.Bool("demo", false, "build the embedded demo corpus")
+	}
 	policy := addBadFlags(fs)
-	demo := fs.Bool("demo", false, "build the embedded demo corpus (build)")
 	var deletes multiFlag
 	var tenant, kb string
 	if add {
@@ -129,11 +134,29 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	if *out == "" {
 		return usageErrorf(fs, "--out is required")
 	}
+	if base == nil {
+		base = new(string)
+	}
+	if demo == nil {
+		demo = new(bool)
+	}
 	log := cliLogger(*verbose)
 	defer log.Sync()
 	hv, err := haluGateVerifier(ic.HaluGate, cfg.Verify, log)
 	if err != nil {
 		return err
+	}
+	if unread, err := index.UnreadFiles(corpus); err == nil && len(unread) > 0 {
+		shown := unread
+		if len(shown) > 10 {
+			shown = shown[:10]
+		}
+		more := ""
+		if len(unread) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(unread)-len(shown))
+		}
+		fmt.Fprintf(cliErr, "not indexed: %d file(s) in the corpus folders are hidden or not .md, .markdown, .txt, .text, .jsonl or .ndjson: %s%s\n",
+			len(unread), strings.Join(shown, ", "), more)
 	}
 	var man index.Manifest
 	var changes index.Changes
@@ -141,6 +164,9 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	case add:
 		if *base == "" || len(corpus)+len(memory)+len(deletes) == 0 {
 			return usageErrorf(fs, "add needs --index and at least one --corpus, --memory or --delete")
+		}
+		if err := checkSnapshotDir(*base); err != nil {
+			return err
 		}
 		refs := make([]index.DocRef, len(deletes))
 		for i, id := range deletes {
@@ -164,11 +190,22 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		bad.n++
 		fmt.Fprintln(cliErr, l)
 	}
+	if man.Docs == 0 && !add {
+		// A server on it would answer every question from general knowledge.
+		os.RemoveAll(*out)
+		return fmt.Errorf("no document was read from %s: nothing indexed, no snapshot written", strings.Join(corpus, ", "))
+	}
 	fmt.Fprintf(cliOut, "snapshot %s: %d docs, %d chunks, %d partitions, %d memory entries, %d bad lines, %.1fs (%.0f chunks/s), embedder %s (%s, %d dims)\n",
 		*out, man.Docs, man.Chunks, len(man.Partitions), man.Memory, len(man.BadLines), man.BuildSeconds, man.ChunksPerSecond,
 		man.Embedder, man.Model, man.Dims)
 	if add {
 		printChanges(cliOut, changes, *verbose)
+		for _, w := range addedTwice(*out, changes.Added) {
+			fmt.Fprintln(cliErr, "warning: "+w)
+		}
+	}
+	for _, w := range danglingRefs(*out) {
+		fmt.Fprintln(cliErr, "warning: "+w)
 	}
 	if h := man.HaluGate; h != nil && h.Derived > 0 {
 		fmt.Fprintf(cliOut, "halugate: %d derived entries (%d checked, %d unchanged), %d claims, %d not supported; risk high %d, medium %d, low %d, unchecked %d; %d kept out of retrieval (guard index audit --index %s)\n",
@@ -183,6 +220,89 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		fmt.Fprintf(cliOut, "calibration %s/%s: %s\n", c.Tenant, c.KB, calibrationLine(c))
 	}
 	return bad.finish("snapshot " + *out + " written without them")
+}
+
+// addedTwice lists the documents guard index add added whose text is that
+// of another document of their partition: the same file under a second id,
+// as when a subfolder of the folder the base was built from is given to
+// --corpus (ids are paths relative to the folder given).
+func addedTwice(dir string, added []index.DocRef) []string {
+	if len(added) == 0 {
+		return nil
+	}
+	snap, err := index.Load(dir)
+	if err != nil {
+		return nil
+	}
+	defer snap.Close()
+	byPart := map[[2]string][]string{}
+	for _, r := range added {
+		k := [2]string{r.Tenant, r.KB}
+		byPart[k] = append(byPart[k], r.ID)
+	}
+	var out []string
+	for k, ids := range byPart {
+		p := snap.Partition(k[0], k[1])
+		if p == nil {
+			continue
+		}
+		text := map[string]string{}
+		var order []string
+		for _, c := range p.Chunks() {
+			if _, ok := text[c.DocID]; !ok {
+				order = append(order, c.DocID)
+			}
+			text[c.DocID] += c.Text + "\n"
+		}
+		isNew := map[string]bool{}
+		for _, id := range ids {
+			isNew[id] = true
+		}
+		for _, id := range ids {
+			for _, other := range order {
+				if other != id && !isNew[other] && text[other] == text[id] {
+					out = append(out, fmt.Sprintf("added %q (%s/%s) has the text of %q already there: ids are paths relative to the --corpus folder, so give the folder the base was built from (or --delete the old id)",
+						id, k[0], k[1], other))
+					break
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// danglingRefs lists the curated-memory refs of the snapshot at dir that
+// name no document or chunk of their partition (a folder corpus's ids are
+// paths such as billing/plans.md, so plans.md names nothing): such a pin
+// or note can never bring its passage in.
+func danglingRefs(dir string) []string {
+	snap, err := index.Load(dir)
+	if err != nil {
+		return nil
+	}
+	defer snap.Close()
+	var out []string
+	for _, pi := range snap.Manifest.Partitions {
+		p := snap.Partition(pi.Tenant, pi.KB)
+		if p == nil {
+			continue
+		}
+		for _, m := range p.Memory() {
+			for _, ref := range m.Refs {
+				if len(p.Resolve(ref)) > 0 {
+					continue
+				}
+				what := m.Question
+				if m.Type == "note" {
+					what = m.Note
+				}
+				out = append(out, fmt.Sprintf("memory %s %q (%s/%s): ref %q is not a document of the partition, so it never reaches the notes",
+					m.Type, clip(what, 60), pi.Tenant, pi.KB, ref))
+			}
+		}
+	}
+	return out
 }
 
 // printChanges says what guard index add did to its input documents:
@@ -245,6 +365,9 @@ func runIndexCalibrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkSnapshotDir(*dir); err != nil {
+		return err
+	}
 	cals, err := index.ReadAnswerCalibration(*dir)
 	if err != nil {
 		return err
@@ -255,7 +378,7 @@ func runIndexCalibrate(ctx context.Context, args []string) error {
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(cliOut)
 		enc.SetIndent("", "  ")
 		return enc.Encode(cals)
 	}
@@ -354,11 +477,18 @@ func runIndexQuery(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	if err := checkSnapshotDir(*dir); err != nil {
+		return err
+	}
 	snap, err := index.Load(*dir)
 	if err != nil {
 		return err
 	}
 	if err := snap.CheckEmbedder(cfg.Index); err != nil {
+		snap.Close()
+		return err
+	}
+	if err := checkPartition(snap, *dir, *tenant, *kb); err != nil {
 		snap.Close()
 		return err
 	}
@@ -383,12 +513,28 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	took := time.Since(start)
 	answer := answerability(q, res)
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(cliOut)
 		enc.SetIndent("", "  ")
 		return enc.Encode(queryJSON(q, *tenant, *kb, took, res, answer))
 	}
-	printResult(os.Stdout, res, took, answer)
+	printResult(cliOut, res, took, answer)
 	return nil
+}
+
+// checkPartition reports a --tenant/--kb the snapshot has no partition for
+// (a typo would otherwise print an empty result), naming the ones it has.
+func checkPartition(snap *index.Snapshot, dir, tenant, kb string) error {
+	if snap.Partition(tenant, kb) != nil {
+		return nil
+	}
+	have := make([]string, 0, len(snap.Manifest.Partitions))
+	for _, p := range snap.Manifest.Partitions {
+		have = append(have, "--tenant "+p.Tenant+" --kb "+p.KB)
+	}
+	if len(have) == 0 {
+		return fmt.Errorf("snapshot %s is empty: it has no partition (its build read no document)", dir)
+	}
+	return fmt.Errorf("snapshot %s has no partition tenant %q, kb %q; it has: %s", dir, tenant, kb, strings.Join(have, "; "))
 }
 
 // answerability is each candidate's calibrated relevance as the gate sees

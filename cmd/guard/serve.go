@@ -179,6 +179,11 @@ func runServe(args []string) error {
 	if err != nil {
 		return err
 	}
+	if file.Pipeline.Index != "" {
+		if err := checkSnapshotDir(file.Pipeline.Index); err != nil {
+			return err
+		}
+	}
 	cfg := file.Config
 	log, stopLog, err := newLogger(cfg.Log.Level, cfg.Log.FlushInterval)
 	if err != nil {
@@ -215,6 +220,7 @@ func runServe(args []string) error {
 	if err != nil {
 		return err
 	}
+	warnKeyPartitions(log, cfg)
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Server.Addr, err)
@@ -235,6 +241,9 @@ func runServe(args []string) error {
 				// Reload: the file, with the flags over the keys it did not change.
 				file, err := f.load()
 				var next proxy.Config
+				if err == nil && file.Pipeline.Index != "" {
+					err = checkSnapshotDir(file.Pipeline.Index)
+				}
 				if err == nil {
 					next, err = upstreamOf(file.Config, mock)
 				}
@@ -248,6 +257,9 @@ func runServe(args []string) error {
 					// trace (this is the operator's file, not a bug).
 					log.WithOptions(zap.AddStacktrace(zapcore.FatalLevel)).Error("reload rejected; keeping the running configuration",
 						zap.Strings("problems", problemLines(err)))
+				}
+				if err == nil {
+					warnKeyPartitions(log, next)
 				}
 				if onReload != nil {
 					onReload(err)
