@@ -10,11 +10,15 @@ import (
 
 // benchTarget starts a proxy (pass-through or full pipeline) over an
 // in-process simulated upstream with no pacing.
-func benchTarget(b *testing.B, pipeline bool) (proxied, direct string) {
+func benchTarget(b *testing.B, pipeline, lexical bool) (proxied, direct string) {
 	b.Helper()
 	tc := testConfig()
 	tc.Log.Level = "error"
 	tc.Pipeline.Enabled = pipeline
+	if lexical {
+		// Lexical-only mode (issue 28): no sentence encoder.
+		tc.Stages.Retrieve.Semantic, tc.Stages.Index.Embedder = false, "hashed"
+	}
 	var f proxy.PipelineFactory
 	if pipeline {
 		f = proxy.NewPipeline(nil)
@@ -42,15 +46,17 @@ func post(b *testing.B, c *fasthttp.Client, url string, body []byte) {
 // difference of the two ns/op is the proxy's added latency per request.
 func BenchmarkProxyOverhead(b *testing.B) {
 	for _, mode := range []struct {
-		name     string
-		pipeline bool
-		body     string
+		name              string
+		pipeline, lexical bool
+		body              string
 	}{
-		{"passthrough/nonstream", false, `{"model":"mock-1","messages":[{"role":"system","content":"` + "Notes:\\n[^1] (kind: lecture; address: HB 1.2) The return window is 30 days from delivery." + `"},{"role":"user","content":"What is the return window?"}]}`},
-		{"passthrough/stream", false, `{"model":"mock-1","stream":true,"messages":[{"role":"system","content":"` + "Notes:\\n[^1] (kind: lecture; address: HB 1.2) The return window is 30 days from delivery." + `"},{"role":"user","content":"What is the return window?"}]}`},
-		{"guard/nonstream", true, `{"model":"mock-1","messages":[{"role":"user","content":"What does error LF-4002 mean?"}]}`},
+		{"passthrough/nonstream", false, false, `{"model":"mock-1","messages":[{"role":"system","content":"` + "Notes:\\n[^1] (kind: lecture; address: HB 1.2) The return window is 30 days from delivery." + `"},{"role":"user","content":"What is the return window?"}]}`},
+		{"passthrough/stream", false, false, `{"model":"mock-1","stream":true,"messages":[{"role":"system","content":"` + "Notes:\\n[^1] (kind: lecture; address: HB 1.2) The return window is 30 days from delivery." + `"},{"role":"user","content":"What is the return window?"}]}`},
+		{"guard/nonstream", true, false, `{"model":"mock-1","messages":[{"role":"user","content":"What does error LF-4002 mean?"}]}`},
+		// A grounded streamed turn, lexical-only, as bench load's demo prompts.
+		{"guard/stream-lexical", true, true, `{"model":"mock-1","stream":true,"messages":[{"role":"user","content":"What is the return window?"}]}`},
 	} {
-		proxied, direct := benchTarget(b, mode.pipeline)
+		proxied, direct := benchTarget(b, mode.pipeline, mode.lexical)
 		c := &fasthttp.Client{MaxConnsPerHost: 64}
 		body := []byte(mode.body)
 		// cpu-us/op is the whole process's CPU per request (client,

@@ -81,8 +81,9 @@ type relay struct {
 const hexDigits = "0123456789abcdef"
 
 // chunkRoom is the room kept at the start of relay.out for an HTTP chunk's
-// size line, so that a chunk goes out in one write without a copy.
-const chunkRoom = 10
+// size line, so that a chunk goes out in one write without a copy. outMax
+// bounds what waits for the upstream to pause (internal/waitread).
+const chunkRoom, outMax = 10, 32 << 10
 
 var relayPool sync.Pool
 
@@ -118,15 +119,11 @@ func (r *relay) free() {
 
 // emit queues one data event; flush writes it.
 func (r *relay) emit(data []byte) {
-	r.out = append(r.out, "data: "...)
-	r.out = append(r.out, data...)
-	r.out = append(r.out, "\n\n"...)
+	r.out = append(append(append(r.out, "data: "...), data...), "\n\n"...)
 }
 
 func (r *relay) emitString(data string) {
-	r.out = append(r.out, "data: "...)
-	r.out = append(r.out, data...)
-	r.out = append(r.out, "\n\n"...)
+	r.out = append(append(append(r.out, "data: "...), data...), "\n\n"...)
 }
 
 // flush writes the queued events in one write. On failure the client is
@@ -289,6 +286,9 @@ func (r *relay) run(ctx context.Context, w io.Writer, first sse.Event) {
 	}
 	ok := r.event(ctx, first)
 	for ok && !r.done && !r.gone {
+		if len(r.out) > outMax { // an upstream that never pauses: write anyway
+			r.flush()
+		}
 		ev, more, err := r.src.Next(r.waitFn)
 		if err != nil {
 			r.failMidStream(ctx, cause(ctx, err))

@@ -109,32 +109,7 @@ func appendReport(dst, b []byte, rep *Report, has bool) []byte {
 		b, _ = sjson.SetRawBytes(b, "guard", guard)
 		return append(dst, b...)
 	}
-	return appendMembersTo(dst, b, citationsKey, cites, guardKey, guard)
+	return jsonw.AppendMembersTo(dst, b, citationsKey, cites, guardKey, guard)
 }
 
 var citationsKey, guardKey = []byte(`"citations":`), []byte(`,"guard":`)
-
-// appendMembers returns a copy of the JSON object b with the text of parts
-// (one or more "key":value members) added before its closing brace, after
-// a comma unless the object is empty. b must be an object.
-func appendMembers(b []byte, parts ...[]byte) []byte {
-	n := len(b) + 1
-	for _, p := range parts {
-		n += len(p)
-	}
-	return appendMembersTo(make([]byte, 0, n), b, parts...)
-}
-
-// appendMembersTo is appendMembers appending to dst, which must not
-// overlap b.
-func appendMembersTo(dst, b []byte, parts ...[]byte) []byte {
-	end := bytes.LastIndexByte(b, '}')
-	dst = append(dst, b[:end]...)
-	if start := bytes.IndexByte(b, '{'); start >= 0 && start < end && len(bytes.TrimSpace(b[start+1:end])) > 0 {
-		dst = append(dst, ',')
-	}
-	for _, p := range parts {
-		dst = append(dst, p...)
-	}
-	return append(dst, b[end:]...)
-}

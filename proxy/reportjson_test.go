@@ -12,6 +12,7 @@ import (
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
+	"github.com/answer-guard/guard/internal/jsonw"
 	"github.com/answer-guard/guard/judge"
 )
 
@@ -115,7 +116,7 @@ func TestReportJSONAsMarshal(t *testing.T) {
 			wantCites, _ = json.Marshal(rep.URLs)
 		}
 		body := []byte(`{"id":"x","choices":[]}`)
-		wantBody := appendMembers(body, citationsKey, wantCites, guardKey, want)
+		wantBody := jsonw.AppendMembers(body, citationsKey, wantCites, guardKey, want)
 		if got := attachReportTo(body, rep, false); string(got) != string(wantBody) {
 			t.Fatalf("report %d attached:\n got %s\nwant %s", i, got, wantBody)
 		}
@@ -154,7 +155,7 @@ func refUpstreamBody(r *chatRequest, model, system string) ([]byte, error) {
 	switch {
 	case !r.stream, r.includeUsage:
 	case !r.hasStreamOpt:
-		body = appendMembers(body, streamUsage)
+		body = jsonw.AppendMembers(body, streamUsage)
 	default:
 		if body, err = sjson.SetBytes(body, "stream_options.include_usage", true); err != nil {
 			return nil, err
@@ -177,16 +178,21 @@ func TestUpstreamBodyAsMarshal(t *testing.T) {
 			if ae != nil {
 				t.Fatal(ae)
 			}
-			got, err := r.upstreamBody("other", system)
-			if err != nil {
-				t.Fatal(err)
+			if r.msgsEnd == 0 {
+				t.Fatalf("%s: the messages array's place was not kept", name)
 			}
-			want, err := refUpstreamBody(r, "other", system)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s, system %q:\n got %s\nwant %s", name, system, got, want)
+			for _, model := range []string{"other", r.model} { // the one-pass body keeps the model
+				got, err := r.upstreamBody(model, system)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := refUpstreamBody(r, model, system)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(got) != string(want) {
+					t.Errorf("%s, model %s, system %q:\n got %s\nwant %s", name, model, system, got, want)
+				}
 			}
 		}
 	}
@@ -233,13 +239,21 @@ func BenchmarkUpstreamBody(b *testing.B) {
 		name  string
 		build func(*chatRequest, string, string) ([]byte, error)
 	}{{"jsonw", (*chatRequest).upstreamBody}, {"marshal", refUpstreamBody}} {
-		b.Run(impl.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := impl.build(r, "other", system); err != nil {
-					b.Fatal(err)
-				}
+		// The request's own model (a turn's common case: one pass) and
+		// another one (sjson sets it).
+		for _, model := range []string{r.model, "other"} {
+			name := impl.name + "/same-model"
+			if model != r.model {
+				name = impl.name + "/other-model"
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := impl.build(r, model, system); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

@@ -16,14 +16,15 @@ import (
 // chatRequest is a validated chat completion request. The raw body is kept
 // so every field the proxy does not own reaches the upstream untouched.
 type chatRequest struct {
-	raw          []byte
-	model        string
-	stream       bool
-	includeUsage bool   // the client asked for usage on streams
-	hasStreamOpt bool   // the body has a stream_options member (even null)
-	query        string // text of the last user message
-	messages     []gjson.Result
-	msgBuf       [4]gjson.Result // messages' backing array for short conversations
+	raw             []byte
+	model           string
+	stream          bool
+	includeUsage    bool   // the client asked for usage on streams
+	hasStreamOpt    bool   // the body has a stream_options member (even null)
+	query           string // text of the last user message
+	messages        []gjson.Result
+	msgBuf          [4]gjson.Result // messages' backing array for short conversations
+	msgsAt, msgsEnd int             // the messages array is raw[msgsAt:msgsEnd] (msgsEnd 0: unknown)
 	// actions are the tools that fired this turn: function names of the
 	// assistant's tool calls after the last user message whose result came
 	// back in a tool message (what [action:NAME] markers may name).
@@ -99,6 +100,9 @@ func (r *chatRequest) parse(body []byte, maxDepth int) *APIError {
 		return true
 	})
 	*r = chatRequest{raw: body}
+	if at, end := msgs.Index, msgs.Index+len(msgs.Raw); at > 0 && end <= len(body) && b2s(body[at:end]) == msgs.Raw {
+		r.msgsAt, r.msgsEnd = at, end
+	}
 	switch {
 	case !m.Exists():
 		return badRequest("missing_required_parameter", "model", "you must provide a model parameter")
@@ -239,6 +243,15 @@ func contentText(c gjson.Result) string {
 func (r *chatRequest) upstreamBody(model, system string) ([]byte, error) {
 	body := r.raw
 	var err error
+	if model == r.model && system != "" && r.msgsEnd > 0 && (!r.stream || r.includeUsage || !r.hasStreamOpt) {
+		// The common turn: one pass, one buffer (jsonw.ChatBody).
+		var usage []byte
+		if r.stream && !r.includeUsage {
+			usage = streamUsage
+		}
+		dst := make([]byte, 0, len(body)+len(system)+len(system)/16+len(usage)+64)
+		return jsonw.ChatBody(dst, body, r.msgsAt, r.msgsEnd, system, len(r.messages), func(i int) string { return r.messages[i].Raw }, usage), nil
+	}
 	if model != r.model {
 		if body, err = sjson.SetBytes(body, "model", model); err != nil {
 			return nil, err
@@ -259,7 +272,7 @@ func (r *chatRequest) upstreamBody(model, system string) ([]byte, error) {
 	case !r.stream, r.includeUsage:
 	case !r.hasStreamOpt:
 		// The common case: add the member without re-parsing the body.
-		body = appendMembers(body, streamUsage)
+		body = jsonw.AppendMembers(body, streamUsage)
 	default:
 		if body, err = sjson.SetBytes(body, "stream_options.include_usage", true); err != nil {
 			return nil, err

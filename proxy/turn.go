@@ -228,7 +228,7 @@ func noteAddress(notes []gate.Note) func(string) bool {
 			keep = map[string]bool{}
 		}
 		keep[n.Address] = true
-		for _, w := range strings.Fields(n.Address) {
+		for w := range strings.FieldsSeq(n.Address) {
 			keep[w] = true
 		}
 	}

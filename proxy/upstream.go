@@ -22,6 +22,7 @@ import (
 	"github.com/answer-guard/guard/internal/peerclose"
 	"github.com/answer-guard/guard/internal/proctune"
 	"github.com/answer-guard/guard/internal/sse"
+	"github.com/answer-guard/guard/internal/waitread"
 )
 
 // upstream is the client for the OpenAI-compatible model server: one
@@ -100,9 +101,9 @@ func newFastClient(u UpstreamConfig, dial fasthttp.DialFunc) *upstreamClient {
 		// buffer); a streamed body passes through it into the SSE reader's
 		// own buffer, so a bigger one only costs memory per open stream.
 		ReadBufferSize: upstreamReadBuffer,
-		// The request (header and body) passes through this buffer; it is
-		// held only while a request is written.
-		WriteBufferSize: 4 << 10,
+		// The request (header and body) passes through this buffer, held only
+		// while a request is written (16 KiB: eight 700-byte notes, one write).
+		WriteBufferSize: 16 << 10,
 	}
 	c.Dial = uc.track(dial)
 	c.RetryIfErr = func(_ *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
@@ -161,18 +162,14 @@ type trackedConn struct {
 	addr            trackedAddr
 	stats           *evrelay.Budget // holds a slot until its first Close (nil: none)
 	shut            atomic.Bool
-	// beforeRead, when set, is called right before each read from the
-	// network: the client's buffer is then empty, so the read may wait.
-	// Only the goroutine reading a stream sets and calls it.
+	// beforeRead, when set, is called right before a read has to wait for
+	// the network (internal/waitread: no byte has arrived). Only the
+	// goroutine reading a stream sets and calls it.
 	beforeRead func()
+	wr         *waitread.Reader // reads and closes Conn
 }
 
-func (c *trackedConn) Read(p []byte) (int, error) {
-	if c.beforeRead != nil {
-		c.beforeRead()
-	}
-	return c.Conn.Read(p)
-}
+func (c *trackedConn) Read(p []byte) (int, error) { return c.wr.Read(p, c.beforeRead) }
 
 type trackedAddr struct {
 	net.Addr // the connection's own local address
@@ -200,7 +197,7 @@ func (c *trackedConn) Close() error {
 	if c.shut.CompareAndSwap(false, true) && c.stats != nil {
 		c.stats.Release()
 	}
-	return c.Conn.Close()
+	return c.wr.Close() // also in beforeRead, which may end the stream
 }
 
 // track makes dial's connections trackedConns, each holding a slot of
@@ -216,7 +213,7 @@ func (c *upstreamClient) track(dial fasthttp.DialFunc) fasthttp.DialFunc {
 			return nil, err
 		}
 		c.shed.Do(func() { c.conns.OnShed(c.CloseIdleConnections) })
-		tc := &trackedConn{Conn: conn, stats: c.conns}
+		tc := &trackedConn{Conn: conn, stats: c.conns, wr: waitread.New(conn)}
 		tc.addr = trackedAddr{Addr: conn.LocalAddr(), c: tc}
 		return tc, nil
 	}

@@ -6,6 +6,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/answer-guard/guard/internal/waitread"
 )
 
 // closeProbe is a trackedConn over one end of a pipe; closed reports
@@ -14,7 +16,7 @@ func closeProbe(t *testing.T) (c *trackedConn, closed func() bool) {
 	t.Helper()
 	a, b := net.Pipe()
 	t.Cleanup(func() { a.Close(); b.Close() })
-	return &trackedConn{Conn: a}, func() bool {
+	return &trackedConn{Conn: a, wr: waitread.New(a)}, func() bool {
 		b.SetReadDeadline(time.Now().Add(-time.Second)) //nolint:errcheck
 		_, err := b.Read(make([]byte, 1))
 		// A closed far end reads as EOF; an open one times out at once.

@@ -390,10 +390,15 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	}
 	cpustage.Retrieve.Enter()
 	pool := map[int]*cand{}
+	var block []cand // candidates are made in blocks, each never grown: pointers into it stay valid
 	get := func(slot int) *cand {
 		c := pool[slot]
 		if c == nil {
-			c = &cand{slot: slot, lexRank: -1}
+			if len(block) == cap(block) {
+				block = make([]cand, 0, 32)
+			}
+			block = append(block, cand{slot: slot, lexRank: -1})
+			c = &block[len(block)-1]
 			pool[slot] = c
 		}
 		return c
@@ -816,12 +821,21 @@ func (e *Engine) cut(ordered []*cand, p *index.Partition) ([]Candidate, []int, [
 
 func (e *Engine) candidate(c *cand, p *index.Partition) Candidate {
 	ch := p.Chunk(c.slot)
-	var lanes []string
-	for i, name := range laneNames {
-		if c.lanes&(1<<i) != 0 {
-			lanes = append(lanes, name)
-		}
-	}
 	return Candidate{ID: ch.ID, DocID: ch.DocID, Title: ch.Title, Kind: ch.Kind, Address: ch.Address, URL: ch.URL, Text: ch.Text,
-		Score: c.score, Rerank: c.rerank, Lanes: lanes, Forced: c.forced}
+		Score: c.score, Rerank: c.rerank, Lanes: laneSets[c.lanes], Forced: c.forced}
 }
+
+// laneSets[m] names the lanes of mask m in laneNames' order (nil for none).
+// Candidates share them: read-only, and clipped, so an append copies.
+var laneSets = func() [][]string {
+	t := make([][]string, 1<<len(laneNames))
+	for m := range t {
+		for i, name := range laneNames {
+			if m&(1<<i) != 0 {
+				t[m] = append(t[m], name)
+			}
+		}
+		t[m] = slices.Clip(t[m])
+	}
+	return t
+}()

@@ -467,3 +467,20 @@ func TestDemoHandbookAddressForms(t *testing.T) {
 		}
 	}
 }
+
+// laneSets holds, for every lane mask, the names the per-candidate loop
+// it replaced made: nil for none, laneNames' order, clipped.
+func TestLaneSets(t *testing.T) {
+	for m := range 1 << len(laneNames) {
+		var want []string
+		for i, name := range laneNames {
+			if m&(1<<i) != 0 {
+				want = append(want, name)
+			}
+		}
+		got := laneSets[m]
+		if !slices.Equal(got, want) || (got == nil) != (want == nil) || cap(got) != len(got) {
+			t.Errorf("mask %04b: %q (cap %d), want %q", m, got, cap(got), want)
+		}
+	}
+}

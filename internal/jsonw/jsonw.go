@@ -8,6 +8,7 @@
 package jsonw
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
@@ -74,6 +75,54 @@ func SystemMessage(dst []byte, content string) []byte {
 	dst = append(dst, `{"content":`...)
 	dst = String(dst, content)
 	return append(dst, `,"role":"system"}`...)
+}
+
+// ChatBody appends a chat request body with the system message put first
+// in its messages array, in one pass: body with body[at:end] (the array)
+// replaced by [SystemMessage(system), msg(0), ..., msg(n-1)] (each msg
+// raw JSON), and member, when not empty, added as the object's last
+// member. It writes what sjson.SetRawBytes(body, "messages", array) and
+// then adding member after a comma write, without their two copies of
+// the body.
+func ChatBody(dst, body []byte, at, end int, system string, n int, msg func(i int) string, member []byte) []byte {
+	dst = append(dst, body[:at]...)
+	dst = SystemMessage(append(dst, '['), system)
+	for i := range n {
+		dst = append(append(dst, ','), msg(i)...)
+	}
+	dst = append(dst, ']')
+	tail := body[end:]
+	if len(member) == 0 {
+		return append(dst, tail...)
+	}
+	k := bytes.LastIndexByte(tail, '}')
+	dst = append(append(append(dst, tail[:k]...), ','), member...)
+	return append(dst, tail[k:]...)
+}
+
+// AppendMembers returns a copy of the JSON object b with the text of parts
+// (one or more "key":value members) added before its closing brace, after
+// a comma unless the object is empty. b must be an object.
+func AppendMembers(b []byte, parts ...[]byte) []byte {
+	n := len(b) + 1
+	for _, p := range parts {
+		n += len(p)
+	}
+	return AppendMembersTo(make([]byte, 0, n), b, parts...)
+}
+
+// AppendMembersTo is AppendMembers appending to dst, which must not
+// overlap b.
+func AppendMembersTo(dst, b []byte, parts ...[]byte) []byte {
+	end := bytes.LastIndexByte(b, '}')
+	dst = append(dst, b[:end]...)
+	if start := bytes.IndexByte(b, '{'); start >= 0 && start < end && len(bytes.TrimSpace(b[start+1:end])) > 0 {
+		dst = append(dst, ',')
+	}
+	for _, p := range parts {
+		dst = append(dst, p...)
+	}
+	return append(dst, b[end:]...)
 }
 
 // Report appends the proxy's "guard" object with these members, in this
