@@ -72,11 +72,11 @@ func chunkDoc(d Doc, maxChars, minChars int) []Chunk {
 type docSection struct{ text, heading string }
 
 // docSections cuts d's text at its Markdown sections. The part before the
-// first section is a section of its own, titled by the page, unless it
-// holds no more than the page's title heading (then it opens the first
-// section). A section shorter than minChars is merged into the one after it
-// (the last into the one before), keeping the first one's heading. A
-// document without sections is one section.
+// first section is a section of its own, titled by the page, when it
+// reaches minChars. A section shorter than minChars is merged into the one
+// after it (the last into the one before), keeping the first one's heading
+// (the next one's, for a short part before the first section). A document
+// without sections is one section.
 func docSections(d Doc, minChars int) []docSection {
 	text := d.Text
 	if len(d.sections) == 0 {
@@ -91,15 +91,18 @@ func docSections(d Doc, minChars int) []docSection {
 		}
 		secs = append(secs, docSection{text: strings.TrimSpace(text[s.Off:end]), heading: s.Heading})
 	}
-	if pre != "" && pre != d.Title {
+	if pre != "" {
 		secs = append([]docSection{{text: pre}}, secs...)
-	} else if pre != "" {
-		secs[0].text = pre + "\n\n" + secs[0].text
 	}
 	var out []docSection
 	for _, s := range secs {
 		if n := len(out); n > 0 && len(out[n-1].text) < minChars {
 			out[n-1].text += "\n\n" + s.text
+			if out[n-1].heading == "" {
+				// A short lead (often just the page's title heading) is
+				// part of the first section's chunk, titled by it.
+				out[n-1].heading = s.heading
+			}
 			continue
 		}
 		out = append(out, s)

@@ -125,7 +125,7 @@ func TestBuildMarkdownSections(t *testing.T) {
 		"desktop/guide.md#3": {"Desktop guide: Installing on macOS", "Installing on macOS\n\nVersion, Supported\nmacOS 13 or later, yes\nmacOS 12, no\n\nDrag the app to Applications, then allow it in System Settings > Privacy so it can read your photo library. Apple silicon and Intel Macs both work.\n\nUninstalling\n\nDrag the app to the Bin."},
 		"billing.md#1":       {"Billing questions: Refunds", "Billing questions\n\nRefunds\n\nPaid on the website? Ask for a full refund within 14 days of the charge from Account > Billing. Paid through the App Store or Google Play? Those stores refund their own charges: ask them, as we cannot see or reverse those payments."},
 		"billing.md#2":       {"Billing questions: Cancelling", "Cancelling\n\nCancel from Account > Billing at any time. You keep your paid storage until the end of the period you paid for; after that, photos over the free 5 GB stay safe but new ones wait on your phone."},
-		"codes.md":           {"codes", "Before any heading, a short line.\n\nBackup codes\n\n## not a heading\necho done\n\nKeep them safe."},
+		"codes.md":           {"codes: Backup codes", "Before any heading, a short line.\n\nBackup codes\n\n## not a heading\necho done\n\nKeep them safe."},
 	}
 	if len(got) != len(want) {
 		t.Errorf("chunk ids %v, want %d", keysOf(got), len(want))
@@ -148,7 +148,7 @@ func keysOf[V any](m map[string]V) []string {
 // markdownHelp is a small help centre in Markdown: front matter, a page
 // whose only text before its sections is its title, sections with lists,
 // links, a table, code fences and a small trailing subsection, and a file
-// without a title.
+// without a title whose short lead joins its only section.
 var markdownHelp = map[string]string{
 	"desktop/guide.md": `---
 title: Desktop guide
@@ -180,4 +180,13 @@ Drag the app to the Bin.
 `,
 	"billing.md": "# Billing questions\n\n## Refunds\n\nPaid on the website? Ask for a full refund within 14 days of the charge from **Account > Billing**. Paid through the App Store or Google Play? Those stores refund their own charges: ask them, as we cannot see or reverse those payments.\n\n## Cancelling\n\nCancel from **Account > Billing** at any time. You keep your paid storage until the end of the period you paid for; after that, photos over the free 5 GB stay safe but new ones wait on your phone.\n",
 	"codes.md":   "Before any heading, a short line.\n\n## Backup codes\n\n```sh\n## not a heading\necho done\n```\n\nKeep them safe.\n",
+}
+
+func BenchmarkMarkdownText(b *testing.B) {
+	page := strings.Repeat(markdownHelp["desktop/guide.md"], 4) // ~4 KB
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	for b.Loop() {
+		markdownText(page)
+	}
 }
