@@ -34,7 +34,7 @@ func TestGapsCommand(t *testing.T) {
 
 // TestGapsResolveDismissCommand closes gap entries from the command line:
 // the id from guard gaps, resolve with a note, the open list empties, the
-// resolved list has it; an unknown id fails (exit 1), a missing one is a
+// resolved list has it; an unknown id fails (exit 1), a missing one or two are a
 // usage error (exit 2).
 func TestGapsResolveDismissCommand(t *testing.T) {
 	base := startProxy(t, true)
@@ -57,7 +57,8 @@ func TestGapsResolveDismissCommand(t *testing.T) {
 	for _, g := range list.Data {
 		ids[g.Text] = g.ID
 	}
-	code, out, errOut := runCLI(t, "gaps", "resolve", "--addr", base, "--note", "added a page", ids["What is the capital of Mongolia?"])
+	// flags after the id, as the README writes it: guard gaps resolve ID --note why
+	code, out, errOut := runCLI(t, "gaps", "resolve", ids["What is the capital of Mongolia?"], "--addr", base, "--note", "added a page")
 	if code != 0 || !strings.Contains(out, "resolved") {
 		t.Fatalf("gaps resolve: exit %d\n%s%s", code, out, errOut)
 	}
@@ -72,6 +73,9 @@ func TestGapsResolveDismissCommand(t *testing.T) {
 	}
 	if code, _, errOut = runCLI(t, "gaps", "resolve", "--addr", base, "nosuchid"); code != 1 || !strings.Contains(errOut, "404") {
 		t.Errorf("resolve of an unknown id: exit %d %s, want 1 with 404", code, errOut)
+	}
+	if code, _, errOut = runCLI(t, "gaps", "dismiss", "a", "--addr", base, "b"); code != 2 || !strings.Contains(errOut, `["a" "b"]`) {
+		t.Errorf("dismiss with two ids: exit %d %s, want 2 naming both", code, errOut)
 	}
 	if code, _, _ = runCLI(t, "gaps", "dismiss", "--addr", base); code != 2 {
 		t.Errorf("dismiss without an id: exit %d, want 2", code)
