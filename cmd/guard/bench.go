@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -106,7 +105,7 @@ func benchLoad(ctx context.Context, args []string) error {
 	var rep bench.LoadReport
 	if self {
 		if cfg.Target != "" || direct != "" {
-			return errors.New("--self starts its own servers: drop --target and --direct")
+			return usageErrorf(fs, "--self starts its own servers: drop --target and --direct")
 		}
 		opt := bench.SelfOptions{Load: cfg, Pipeline: pipeline, Pace: pace, Index: *selfIndex, QuestionCache: *questionCache}
 		if *config != "" {

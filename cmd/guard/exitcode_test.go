@@ -58,6 +58,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"bench", "load", "--rate", "fast"}, 2, false},
 		{[]string{"bench", "load"}, 2, false},
 		{[]string{"bench", "load", "--config", missing, "--self"}, 1, false},
+		{[]string{"bench", "load", "--self", "--target", "http://127.0.0.1:1/v1"}, 2, false},
 		{[]string{"bench", "quality", "--help"}, 0, true},
 		{[]string{"bench", "quality", "--bogus"}, 2, false},
 		{[]string{"bench", "chaos", "--help"}, 0, true},
@@ -84,9 +85,20 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"gaps", "--bogus"}, 2, false},
 		{[]string{"gaps", "stray"}, 2, false},
 		{[]string{"gaps", "--addr", "127.0.0.1:1"}, 1, false},
+		{[]string{"gaps", "resolve", "--help"}, 0, true},
+		{[]string{"gaps", "resolve"}, 2, false},
+		{[]string{"gaps", "dismiss", "--bogus"}, 2, false},
+		{[]string{"gaps", "dismiss", "x", "--addr", "127.0.0.1:1"}, 1, false},
+
+		{[]string{"config", "--help"}, 0, true},
+		{[]string{"config"}, 2, false},
+		{[]string{"config", "check", "--help"}, 0, true},
+		{[]string{"config", "check", "--bogus"}, 2, false},
+		{[]string{"config", "check"}, 2, false},
 
 		{[]string{"mockllm", "--help"}, 0, true},
 		{[]string{"mockllm", "--pace", "soon"}, 2, false},
+		{[]string{"mockllm", "--faults", "bogus=1"}, 2, false},
 		{[]string{"mockllm", "--config", missing}, 1, false},
 	}
 	for _, tt := range tests {

@@ -43,7 +43,7 @@ func runMockLLM(args []string) error {
 	}
 	if *faults != "" {
 		if cfg.Faults, err = mockllm.ParseFaults(*faults); err != nil {
-			return err
+			return usageErrorf(fs, "--faults: %v", err)
 		}
 	}
 	f := cfg.Faults
