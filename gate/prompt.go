@@ -200,8 +200,51 @@ func cleaner(cfg Config, notes []Note) func(string) string {
 		}
 		s = stripMarkers(s)
 		s = neutralizeNumbers(s)
-		return collapseSpace(s)
+		return collapseSpace(endParagraphs(s))
 	}
+}
+
+// endParagraphs ends with a full stop each paragraph of s (text up to a
+// blank line) that ends without closing punctuation: a note is one line in
+// the prompt, and a Markdown page's heading or a list's last item must not
+// run into the sentence after it ("Two-step verification Turn on ...").
+// Text without a line break is returned as it is.
+func endParagraphs(s string) string {
+	if strings.IndexByte(s, '\n') < 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0 // s[last:] is not written yet
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\n' {
+			continue
+		}
+		j := i + 1 // a blank line: only spaces up to the next break
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r') {
+			j++
+		}
+		if j >= len(s) || s[j] != '\n' {
+			continue
+		}
+		text := strings.TrimRight(s[:i], " \t\r\n")
+		if len(text) > last && !strings.ContainsRune(".!?:;\"')]\u201d\u2019", lastRune(text)) {
+			b.WriteString(s[last:len(text)])
+			b.WriteByte('.')
+			last = len(text)
+		}
+		i = j
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// lastRune is the last rune of a non-empty s.
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
 }
 
 // collapseSpace is strings.Join(strings.Fields(s), " "), returning s itself

@@ -304,3 +304,26 @@ func TestNoteLinesAreNotes(t *testing.T) {
 		}
 	}
 }
+
+// A paragraph that ends without closing punctuation (a Markdown heading, a
+// list's last item) ends with a full stop before the next, so a note's one
+// line keeps the heading a sentence of its own; line breaks inside a
+// paragraph and text that already closes are left as they are.
+func TestEndParagraphs(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"no break at all", "no break at all"},
+		{"Two-step verification\n\nTurn on codes.", "Two-step verification.\n\nTurn on codes."},
+		{"Heading\r\n \r\nText", "Heading.\r\n \r\nText"},
+		{"wrapped\nline\n\nnext", "wrapped\nline.\n\nnext"},
+		{"Done.\n\nNext", "Done.\n\nNext"},
+		{"Ask: \n\nthis", "Ask: \n\nthis"},
+		{"A\n\n\n\nB\n\nC", "A.\n\n\n\nB.\n\nC"},
+		{"\n\nlead", "\n\nlead"},
+		{"trail\n\n", "trail.\n\n"},
+		{"\u201cquoted\u201d\n\nx", "\u201cquoted\u201d\n\nx"},
+	} {
+		if got := endParagraphs(tc.in); got != tc.want {
+			t.Errorf("endParagraphs(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
