@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,12 +34,29 @@ func TestShippedConfigMatchesDefaults(t *testing.T) {
 	// are the same setting.
 	gb, _ := yaml.Marshal(got)
 	wb, _ := yaml.Marshal(want)
-	if string(gb) != string(wb) {
-		t.Errorf("configs/guard.yaml differs from the defaults:\n--- file\n%s\n--- defaults\n%s", gb, wb)
-	}
-	var fileNode, defNode yaml.Node
+	var fileNode, defNode, gotNode yaml.Node
 	yaml.Unmarshal(b, &fileNode)
 	yaml.Unmarshal(wb, &defNode)
+	yaml.Unmarshal(gb, &gotNode)
+	if string(gb) != string(wb) {
+		// name each differing setting, not two whole dumps
+		gv, wv := map[string]string{}, map[string]string{}
+		leafValues(gotNode.Content[0], "", gv)
+		leafValues(defNode.Content[0], "", wv)
+		var diff []string
+		for k, w := range wv {
+			if g, ok := gv[k]; !ok || g != w {
+				diff = append(diff, fmt.Sprintf("  %s: file %s, code default %s", k, orNone(g, ok), w))
+			}
+		}
+		for k, g := range gv {
+			if _, ok := wv[k]; !ok {
+				diff = append(diff, fmt.Sprintf("  %s: file %s, no code default", k, g))
+			}
+		}
+		slices.Sort(diff)
+		t.Errorf("configs/guard.yaml differs from the defaults the code uses (the code's default wins unless it is a bug):\n%s", strings.Join(diff, "\n"))
+	}
 	have := map[string]bool{}
 	keyPaths(fileNode.Content[0], "", have)
 	need := map[string]bool{}
@@ -51,6 +69,30 @@ func TestShippedConfigMatchesDefaults(t *testing.T) {
 	if _, err := loadFile("../../configs/guard.yaml"); err != nil {
 		t.Errorf("loadFile: %v", err)
 	}
+}
+
+// leafValues collects the dotted key path of every scalar or sequence in a
+// YAML mapping with its value, re-encoded on one line.
+func leafValues(n *yaml.Node, prefix string, out map[string]string) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		p := n.Content[i].Value
+		if prefix != "" {
+			p = prefix + "." + p
+		}
+		if v := n.Content[i+1]; v.Kind == yaml.MappingNode && len(v.Content) > 0 {
+			leafValues(v, p, out)
+		} else {
+			b, _ := yaml.Marshal(v)
+			out[p] = strings.Join(strings.Fields(string(b)), " ")
+		}
+	}
+}
+
+func orNone(v string, ok bool) string {
+	if !ok {
+		return "(absent)"
+	}
+	return v
 }
 
 // keyPaths collects the dotted key paths of a YAML mapping.
