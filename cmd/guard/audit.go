@@ -70,6 +70,7 @@ var riskRank = map[string]int{index.RiskLow: 0, index.RiskUnchecked: 0, index.Ri
 // With --fail-on it exits 1 when an entry is at or above that risk.
 func runIndexAudit(args []string) error {
 	fs := flag.NewFlagSet("index audit", flag.ContinueOnError)
+	synopsis(fs, "guard index audit --index DIR [--format text|json|github] [--fail-on high|medium] [--all]")
 	dir := fs.String("index", "", "snapshot dir")
 	format := fs.String("format", "text", "text | json | github (workflow annotations)")
 	failOn := fs.String("fail-on", "", "exit 1 when an entry's risk is at or above this: high | medium")

@@ -41,6 +41,7 @@ func runBench(args []string) error {
 
 func benchLoad(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench load", flag.ContinueOnError)
+	synopsis(fs, "guard bench load --self [--stream] [--pipeline] [flags]", "guard bench load --target URL [--direct URL] [flags]   (loopback only)")
 	var (
 		cfg             bench.LoadConfig
 		direct, prompts string
@@ -162,6 +163,7 @@ func runTargets(ctx context.Context, cfg bench.LoadConfig, direct string) (bench
 
 func benchQuality(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench quality", flag.ContinueOnError)
+	synopsis(fs, "guard bench quality [--retrieval] [--verify] [--claims] [--gauntlet] [--gate] [--fit] [--dump SET] [--data DIR] [--out DIR]")
 	var retrieval, verify, claims, gauntlet, gateSuite bool
 	var data, out string
 	fs.BoolVar(&retrieval, "retrieval", false, "run the retrieval suite (BEIR SciFact, KJV addresses)")
@@ -251,6 +253,7 @@ func defaultDataDir() string {
 
 func benchChaos(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench chaos", flag.ContinueOnError)
+	synopsis(fs, "guard bench chaos [--list] [--only NAME] [--long]")
 	var long, list bool
 	var only string
 	fs.BoolVar(&long, "long", os.Getenv("GUARD_CHAOS_LONG") == "1", "long form: many more requests per scenario")

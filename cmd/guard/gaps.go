@@ -26,6 +26,7 @@ func runGaps(args []string) error {
 		return runGapAction(args[0], args[1:])
 	}
 	fs := flag.NewFlagSet("gaps", flag.ContinueOnError)
+	synopsis(fs, "guard gaps [--addr URL] [--status S] [--kind K] [--tenant T] [--kb K] [--limit N] [--json]", "guard gaps resolve|dismiss|reopen ID [--addr URL] [--note why]")
 	addr := fs.String("addr", "http://127.0.0.1:8080", "the proxy's address (http://host:port, with or without /v1)")
 	keyEnv := fs.String("key-env", "GUARD_ADMIN_KEY", "environment variable holding the admin key (needed when auth is on)")
 	tenant := fs.String("tenant", "", "only this tenant")
@@ -116,6 +117,7 @@ func proxyBase(addr string) string {
 // /v1/guard/gaps/ID/ACTION.
 func runGapAction(action string, args []string) error {
 	fs := flag.NewFlagSet("gaps "+action, flag.ContinueOnError)
+	synopsis(fs, "guard gaps "+action+" ID [--addr URL] [--note why]   (ID: the id column of guard gaps)")
 	addr := fs.String("addr", "http://127.0.0.1:8080", "the proxy's address (http://host:port, with or without /v1)")
 	keyEnv := fs.String("key-env", "GUARD_ADMIN_KEY", "environment variable holding the admin key (needed when auth is on)")
 	note := fs.String("note", "", "why (kept with the entry)")

@@ -96,6 +96,11 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		name = "add"
 	}
 	fs := flag.NewFlagSet("index "+name, flag.ContinueOnError)
+	if add {
+		synopsis(fs, "guard index add [--config F] --index DIR [--corpus PATH]... [--memory F.jsonl...] [--delete ID... [--tenant T --kb K]] [--strict|--skip-bad] [-v] --out NEWDIR")
+	} else {
+		synopsis(fs, "guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--strict|--skip-bad] --out DIR")
+	}
 	var corpus, memory multiFlag
 	cfgPath := fs.String("config", "", "config file (default: built-in defaults)")
 	fs.Var(&corpus, "corpus", "corpus JSONL file or Markdown/text folder (repeatable)")
@@ -418,6 +423,7 @@ func fmtQuantiles(v []float64) string {
 
 func runIndexQuery(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("index query", flag.ContinueOnError)
+	synopsis(fs, `guard index query [--config F] [--index DIR] [--tenant T --kb K] [--k N] [--json] "question"`, "guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]")
 	cfgPath := fs.String("config", "", "config file (default: built-in defaults)")
 	dir := fs.String("index", "", "snapshot dir (default: the embedded demo corpus, built into a temp dir)")
 	tenant := fs.String("tenant", index.DefaultTenant, "tenant")

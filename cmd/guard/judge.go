@@ -46,6 +46,7 @@ type judgeLine struct {
 
 func runJudge(args []string) error {
 	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
+	synopsis(fs, "guard judge --pairs F.jsonl [--verifier local|llm] [--json] [--strict|--skip-bad]", "guard judge --pairwise --a A.jsonl --b B.jsonl [--judge-base-url URL --judge-model M] [--out F] [--report F]")
 	def := judge.DefaultConfig()
 	config := fs.String("config", "", "config file: its verify section is the base the flags override (default: built-in defaults)")
 	pairs := fs.String("pairs", "", "JSONL file of {\"id\",\"claim\",\"evidence\":[...]} lines (- for stdin)")

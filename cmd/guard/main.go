@@ -123,6 +123,22 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return exitCode(2)
 }
 
+// synopsis makes fs's usage start with the command line it takes (its
+// arguments and required flags), then the flags, in place of the flag
+// package's bare "Usage of NAME:".
+func synopsis(fs *flag.FlagSet, lines ...string) {
+	fs.Usage = func() {
+		for i, l := range lines {
+			if i == 0 {
+				fmt.Fprintf(fs.Output(), "usage: %s\n", l)
+			} else {
+				fmt.Fprintf(fs.Output(), "       %s\n", l)
+			}
+		}
+		fs.PrintDefaults()
+	}
+}
+
 // usageErrorf reports a command-line mistake that the flag package cannot
 // see (a missing required flag, a stray argument): the message and fs's
 // usage on stderr, status 2.

@@ -23,6 +23,7 @@ func runMockLLM(args []string) error {
 	}
 	cfg := full.Mock
 	fs := flag.NewFlagSet("mockllm", flag.ContinueOnError)
+	synopsis(fs, "guard mockllm [--config F] [--addr HOST:PORT] [--faults name=rate,...]")
 	fs.String("config", "", "config file: its mock section is the base the flags override (default: built-in defaults)")
 	defAddr := cfg.Addr
 	if defAddr == "" {

@@ -170,6 +170,7 @@ func readAnswers(path string, bad *badLines) ([]judge.Answer, error) {
 // proxy (non-stream), the answer stored with its guard report and notes.
 func benchAnswers(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench answers", flag.ContinueOnError)
+	synopsis(fs, "guard bench answers --target URL --questions Q.jsonl --out A.jsonl [flags]   (Q.jsonl: {\"id\",\"question\"} lines)")
 	target := fs.String("target", "", "the proxy's base URL, e.g. http://127.0.0.1:8080/v1")
 	questions := fs.String("questions", "", `questions JSONL: {"id","question"} (or "text"; BEIR's "_id")`)
 	out := fs.String("out", "", "answers JSONL to write (input of guard judge --pairwise)")

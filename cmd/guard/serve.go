@@ -164,6 +164,7 @@ var (
 func runServe(args []string) error {
 	var f serveFlags
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	synopsis(fs, "guard serve [--config F] [--addr A] [--upstream URL] [--index DIR] [--cpuprofile F]")
 	fs.StringVar(&f.config, "config", "", "config file (default: built-in defaults, the same as configs/guard.yaml)")
 	fs.StringVar(&f.addr, "addr", "", "listen address, overrides server.addr")
 	fs.StringVar(&f.upstream, "upstream", "", "OpenAI-compatible base URL, e.g. http://127.0.0.1:9090/v1; overrides upstream.base_url")
