@@ -69,7 +69,7 @@ var (
 	headingRE  = regexp.MustCompile(`^ {0,3}(#{1,6})(?:\s+(.*?))?\s*#*\s*$`)
 	setextRE   = regexp.MustCompile(`^ {0,3}(=+|-+)\s*$`)
 	listRE     = regexp.MustCompile(`^\s*(?:[-*+]|\d{1,9}[.)])\s+`)
-	refsHeadRE = regexp.MustCompile(`(?i)^(references|sources|bibliography|citations|notes|works cited|footnotes)\b`)
+	refsHeadRE = regexp.MustCompile(`(?i)^(?:references|sources|bibliography|citations|notes|works cited|footnotes)(?:\s+(?:and|&)\s+(?:references|sources|notes|further reading))?\s*:?$`) // the whole heading: "Notes on installing" is a section
 	refItemRE  = regexp.MustCompile(`^\s*(?:[-*+]\s+)?(?:\[(\d{1,4})\]|(\d{1,4})[.)])\s+(.*)$`)
 	tableSepRE = regexp.MustCompile(`^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$`)
 	numListRE  = regexp.MustCompile(`^\d{1,3}(?:\s*[,;]\s*\d{1,3}|\s*[-–]\s*\d{1,3})*$`) // [2020] is a year, not a reference
@@ -101,6 +101,7 @@ func parse(src string, isCorpus resolver) parsed {
 	}
 	var fence string // open fence run, "" outside code
 	inComment, inRefs, lastBlank, inList := false, false, true, false
+	headed := false  // a heading was seen
 	var lastDef *def // a footnote definition that may continue on indented lines
 	for i := 0; i < len(lines); i++ {
 		ln := i + 1
@@ -172,13 +173,16 @@ func parse(src string, isCorpus resolver) parsed {
 		}
 		if m := headingRE.FindStringSubmatch(l); m != nil {
 			flush()
-			inRefs = refsHeadRE.MatchString(strings.TrimSpace(m[2]))
+			// a document's first heading at level one is its title ("# Notes"), never a reference list
+			inRefs = refsHeadRE.MatchString(strings.TrimSpace(m[2])) && (len(m[1]) > 1 || headed)
+			headed = true
 			lastBlank, inList = false, false
 			continue
 		}
 		if setextRE.MatchString(l) && len(cur) > 0 {
 			// the paragraph above was a setext heading
-			inRefs = refsHeadRE.MatchString(strings.TrimSpace(cur[0].text))
+			inRefs = refsHeadRE.MatchString(strings.TrimSpace(cur[0].text)) && (strings.TrimSpace(l)[0] == '-' || headed)
+			headed = true
 			cur = nil
 			continue
 		}

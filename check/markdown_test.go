@@ -69,6 +69,12 @@ func TestParse(t *testing.T) {
 			"3: Water boils ; 100 C [1]\n1=footnote [^t] def=\"d\" url=\"\"\n"},
 		{"blockquote", "> Quoted fact [^q].\n\n[^q]: d\n", "1: Quoted fact [1].\n1=footnote [^q] def=\"d\" url=\"\"\n"},
 		{"CRLF", "A is B.[^a]\r\n\r\n[^a]: d\r\n", "1: A is B.[1]\n1=footnote [^a] def=\"d\" url=\"\"\n"},
+		{"a title that says Notes is a title", "# Notes\n\nWater boils at 100 C.\n",
+			"3: Water boils at 100 C.\n"},
+		{"a section about notes is a section", "Intro.\n\n## Notes on boiling\n\nWater boils at 100 C.\n",
+			"1: Intro.\n5: Water boils at 100 C.\n"},
+		{"a later Notes heading lists references", "# Page\n\nA is B [1].\n\n# Notes\n\n1. First source\n",
+			"3: A is B [1].\n1=numbered [1] def=\"First source\" url=\"\"\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := render(parse(tc.src, corpusURL)); got != tc.want {
