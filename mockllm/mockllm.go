@@ -150,6 +150,12 @@ func (c Config) Validate() error {
 	if c.LogSize < 0 || c.LogSize > 10_000_000 {
 		errs = append(errs, fmt.Errorf("log_size: must be in [0,10000000], got %d", c.LogSize))
 	}
+	if c.SlowFirstDelay < 0 {
+		errs = append(errs, fmt.Errorf("slow_first_delay: must be >= 0, got %s", c.SlowFirstDelay))
+	}
+	if c.StallDelay < 0 {
+		errs = append(errs, fmt.Errorf("stall_delay: must be >= 0, got %s", c.StallDelay))
+	}
 	if c.HugeEventBytes < 0 {
 		errs = append(errs, fmt.Errorf("huge_event_bytes: must be >= 0, got %d", c.HugeEventBytes))
 	}
