@@ -82,7 +82,9 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 	}
 	bad = append(bad, badMem...)
 	// Listed in the manifest (BadLines), for the caller to report once;
-	// each at debug level here.
+	// each at debug level here. Only this add's own: the base's were
+	// reported (and skipped or refused) when it was made.
+	man.BadLines = nil
 	for _, le := range bad {
 		log.Debug("skipped bad line", zap.String("at", le.Error()))
 		man.BadLines = append(man.BadLines, le.Error())

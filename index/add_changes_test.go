@@ -134,6 +134,15 @@ func TestBuildRejectsDeletionLines(t *testing.T) {
 	if len(man.BadLines) != 1 || !strings.HasPrefix(man.BadLines[0], src+":2: ") {
 		t.Errorf("bad lines %q, want one at %s:2", man.BadLines, src)
 	}
+	// An add of a clean file onto that snapshot lists no bad line: the
+	// base's were reported when it was built.
+	clean := filepath.Join(dir, "clean.jsonl")
+	if err := os.WriteFile(clean, []byte(`{"id":"c","text":"gamma"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if man, err := Add(context.Background(), DefaultConfig(), filepath.Join(dir, "s"), []string{clean}, nil, filepath.Join(dir, "s1"), zap.NewNop()); err != nil || len(man.BadLines) != 0 {
+		t.Errorf("add of a clean file: bad lines %q, err %v; want none", man.BadLines, err)
+	}
 	cfg := DefaultConfig()
 	cfg.Strict = true
 	if _, err := Build(context.Background(), cfg, []string{src}, nil, filepath.Join(dir, "s2"), zap.NewNop()); err == nil || !strings.Contains(err.Error(), ":2: ") {
