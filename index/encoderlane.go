@@ -101,6 +101,14 @@ func (p *progress) add(n int) {
 	}
 }
 
+// plural is word with an "s" unless n is 1.
+func plural(n int64, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
 func (p *progress) finish() {
 	d := p.done.Load()
 	if d == 0 {
@@ -109,7 +117,7 @@ func (p *progress) finish() {
 	secs := time.Since(p.start).Seconds()
 	rate := float64(d) / max(secs, 1e-9)
 	if p.w != nil {
-		fmt.Fprintf(p.w, "encoder: %d passages in %.1fs, %.0f/s\n", d, secs, rate)
+		fmt.Fprintf(p.w, "encoder: %d %s in %.1fs, %.0f/s\n", d, plural(d, "passage"), secs, rate)
 	}
 	p.log.Info("encoded passages", zap.Int64("passages", d), zap.Float64("seconds", secs), zap.Float64("per_s", rate))
 }

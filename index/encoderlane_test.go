@@ -372,3 +372,17 @@ func TestCoherenceKept(t *testing.T) {
 		old.Close()
 	}
 }
+
+// The encoder's last progress line counts in words that agree with the
+// count ("1 passage", "2 passages").
+func TestProgressFinishLine(t *testing.T) {
+	for n, want := range map[int]string{1: "encoder: 1 passage in ", 2: "encoder: 2 passages in "} {
+		var b strings.Builder
+		p := newProgress(&b, zap.NewNop(), n)
+		p.add(n)
+		p.finish()
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%d passages: %q, want it to contain %q", n, b.String(), want)
+		}
+	}
+}
