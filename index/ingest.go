@@ -465,6 +465,10 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 // corpusExts are the file types ReadDocs reads in a folder.
 var corpusExts = map[string]bool{".jsonl": true, ".ndjson": true, ".md": true, ".markdown": true, ".txt": true, ".text": true}
 
+// CorpusFile reports whether ReadDocs reads a file of this name in a
+// corpus folder (by its extension).
+func CorpusFile(name string) bool { return corpusExts[strings.ToLower(filepath.Ext(name))] }
+
 // hidden reports a file or folder below src whose name starts with a dot
 // (.git, .github, an editor's .draft.md): ReadDocs does not read them, as
 // static site generators do not publish them.
@@ -544,48 +548,14 @@ func textDoc(id, body string, markdown bool) Doc {
 		d.URL, d.Kind, d.Address = keys["url"], keys["kind"], keys["address"]
 	}
 	d.markdown = true
-	d.Text, d.sections = markdownText(rest)
+	var title string
+	d.Text, title, d.sections = markdownText(rest)
 	if t := keys["title"]; t != "" {
 		d.Title = t
-	} else if t := mdInline(markdownTitle(rest)); t != "" {
-		d.Title = t
+	} else if title != "" {
+		d.Title = title
 	}
 	return d
-}
-
-// markdownTitle returns the text of a Markdown body's first level-one
-// heading: "# Title" (closing #s dropped) or a line underlined with "=".
-// Lines inside fenced code blocks are not headings (a shell comment
-// "# install" is not a title). "" when there is none.
-func markdownTitle(body string) string {
-	lines := strings.Split(body, "\n")
-	fence := ""
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			continue
-		}
-		if h, ok := strings.CutPrefix(t, "# "); ok {
-			h = strings.TrimSpace(h)
-			if trimmed := strings.TrimRight(h, "#"); trimmed != h && (trimmed == "" || strings.HasSuffix(trimmed, " ")) {
-				h = strings.TrimSpace(trimmed)
-			}
-			return h
-		}
-		if t != "" && i+1 < len(lines) {
-			if u := strings.TrimSpace(lines[i+1]); u != "" && strings.Trim(u, "=") == "" {
-				return t
-			}
-		}
-	}
-	return ""
 }
 
 // frontMatter splits a YAML front-matter block off the start of a Markdown

@@ -48,14 +48,15 @@ type mdSection struct {
 const mdGrowth = 2
 
 // markdownText turns a Markdown body (front matter already removed) into
-// plain text, and returns where its level-2+ sections start.
-func markdownText(body string) (string, []mdSection) {
+// plain text, and returns its title (the plain text of its first level-one
+// heading, "# Title" or a line underlined with "="; "" when none) and where
+// its level-2+ sections start.
+func markdownText(body string) (text, title string, secs []mdSection) {
 	body = strings.ReplaceAll(strings.ToValidUTF8(body, ""), "\r\n", "\n")
 	body = dropHTMLComments(body)
 	lines := strings.Split(body, "\n")
 	var b strings.Builder
 	b.Grow(len(body))
-	var secs []mdSection
 	// breakPara ends the current paragraph: the next line starts after a
 	// blank line.
 	inPara := false
@@ -84,6 +85,8 @@ func markdownText(body string) (string, []mdSection) {
 		breakPara()
 		if level >= 2 {
 			secs = append(secs, mdSection{Off: b.Len(), Heading: text})
+		} else if title == "" {
+			title = text
 		}
 		b.WriteString(text)
 		inPara = true
@@ -164,7 +167,7 @@ func markdownText(body string) (string, []mdSection) {
 	for i := range secs {
 		secs[i].Off -= len(out) - len(trimmed)
 	}
-	return trimmed, secs
+	return trimmed, title, secs
 }
 
 // dropHTMLComments removes "<!-- ... -->", across lines too; an unclosed

@@ -28,7 +28,7 @@ func TestMarkdownText(t *testing.T) {
 		{"escapes", `\*not emphasis\* and \# and \[x\]`, "*not emphasis* and # and [x]"},
 		{"crlf", "# T\r\n\r\nBody.\r\n", "T\n\nBody."},
 	} {
-		got, _ := markdownText(tc.in)
+		got, _, _ := markdownText(tc.in)
 		if got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
@@ -36,7 +36,7 @@ func TestMarkdownText(t *testing.T) {
 }
 
 func TestMarkdownSections(t *testing.T) {
-	text, secs := markdownText("# Page\n\nIntro.\n\n## One\n\nA.\n\n```\n## in code\n```\n\n### Two *deep*\n\nB.")
+	text, _, secs := markdownText("# Page\n\nIntro.\n\n## One\n\nA.\n\n```\n## in code\n```\n\n### Two *deep*\n\nB.")
 	var got []string
 	for _, s := range secs {
 		got = append(got, s.Heading+"@"+text[s.Off:s.Off+len(s.Heading)])
@@ -58,7 +58,7 @@ func FuzzMarkdownText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		out, secs := markdownText(in)
+		out, _, secs := markdownText(in)
 		if !utf8.ValidString(out) {
 			t.Fatalf("not UTF-8: %q", out)
 		}

@@ -45,19 +45,11 @@ func checkMain(args []string) (int, error) {
 	minCtx := fs.Int("min-context", -1, "override verify.min_context_chars: a document whose resolved sources total fewer characters is not verified")
 	noUncited := fs.Bool("no-uncited", false, "do not look uncited sentences up in the corpus")
 	verbose := fs.Bool("v", false, "log progress")
-	// Accept flags after the files too.
-	var files []string
-	for rest := args; ; {
-		if err := parseFlags(fs, rest); err != nil {
-			var code exitCode
-			errors.As(err, &code)
-			return int(code), nil // parseFlags has printed the usage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		rest = fs.Args()[1:]
+	files, err := parseInterspersed(fs, args) // flags after the files too
+	if err != nil {
+		var code exitCode
+		errors.As(err, &code)
+		return int(code), nil // parseFlags has printed the usage
 	}
 	if len(files) == 0 {
 		return 2, errors.New("no file given\n" + checkUsage)

@@ -122,17 +122,9 @@ func runGapAction(action string, args []string) error {
 	keyEnv := fs.String("key-env", "GUARD_ADMIN_KEY", "environment variable holding the admin key (needed when auth is on)")
 	note := fs.String("note", "", "why (kept with the entry)")
 	timeout := fs.Duration("timeout", 10*time.Second, "request timeout")
-	// Accept flags after the id too (guard gaps resolve ID --note why).
-	var ids []string
-	for rest := args; ; {
-		if err := parseFlags(fs, rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		ids = append(ids, fs.Arg(0))
-		rest = fs.Args()[1:]
+	ids, err := parseInterspersed(fs, args) // guard gaps resolve ID --note why
+	if err != nil {
+		return err
 	}
 	if len(ids) != 1 || strings.TrimSpace(ids[0]) == "" || strings.ContainsAny(ids[0], "/?#") {
 		return usageErrorf(fs, "want one entry id (the id column of guard gaps), got %q", ids)

@@ -435,18 +435,9 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	tag := fs.String("tag", "guard", "TREC run tag")
 	verbose := fs.Bool("v", false, "log progress")
 	policy := addBadFlags(fs)
-	// Accept flags after the question too.
-	var pos []string
-	rest := args
-	for {
-		if err := parseFlags(fs, rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
+	pos, err := parseInterspersed(fs, args) // flags after the question too
+	if err != nil {
+		return err
 	}
 	kSet := false
 	fs.Visit(func(f *flag.Flag) { kSet = kSet || f.Name == "k" })

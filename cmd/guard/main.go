@@ -103,6 +103,22 @@ type exitCode int
 
 func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) }
 
+// parseInterspersed parses args with flags before, between and after the
+// positional arguments (guard gaps resolve ID --note why) and returns the
+// positional ones in order; errors as parseFlags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for rest := args; ; rest = fs.Args()[1:] {
+		if err := parseFlags(fs, rest); err != nil {
+			return pos, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+	}
+}
+
 // parseFlags parses args with fs, the one way every command reads its
 // flags: --help prints the usage on stdout and ends with status 0; an
 // unknown flag or a bad value prints the problem and the usage on stderr

@@ -82,16 +82,9 @@ func checkSnapshotDir(dir string) error {
 // looksLikeCorpus reports whether path is a file guard index build reads
 // as a corpus, or a folder holding one.
 func looksLikeCorpus(path string) bool {
-	corpus := func(name string) bool {
-		switch strings.ToLower(filepath.Ext(name)) {
-		case ".jsonl", ".ndjson", ".md", ".markdown", ".txt", ".text":
-			return true
-		}
-		return false
-	}
 	found := false
 	filepath.WalkDir(path, func(p string, de fs.DirEntry, err error) error {
-		if err == nil && !de.IsDir() && corpus(p) {
+		if err == nil && !de.IsDir() && index.CorpusFile(p) {
 			found = true
 			return filepath.SkipAll
 		}
