@@ -250,7 +250,7 @@ func (r *chatRequest) upstreamBody(model, system string) ([]byte, error) {
 			usage = streamUsage
 		}
 		dst := make([]byte, 0, len(body)+len(system)+len(system)/16+len(usage)+64)
-		return jsonw.ChatBody(dst, body, r.msgsAt, r.msgsEnd, system, len(r.messages), func(i int) string { return r.messages[i].Raw }, usage), nil
+		return jsonw.ChatBody(dst, body, r.msgsAt, r.msgsEnd, system, len(r.messages), r.message, usage), nil
 	}
 	if model != r.model {
 		if body, err = sjson.SetBytes(body, "model", model); err != nil {
@@ -258,12 +258,7 @@ func (r *chatRequest) upstreamBody(model, system string) ([]byte, error) {
 		}
 	}
 	if system != "" {
-		arr := jsonw.SystemMessage(append(make([]byte, 0, len(system)+len(system)/16+len(body)+64), '['), system)
-		for _, m := range r.messages {
-			arr = append(arr, ',')
-			arr = append(arr, m.Raw...)
-		}
-		arr = append(arr, ']')
+		arr := jsonw.Messages(make([]byte, 0, len(system)+len(system)/16+len(body)+64), system, len(r.messages), r.message)
 		if body, err = sjson.SetRawBytes(body, "messages", arr); err != nil {
 			return nil, err
 		}
@@ -280,6 +275,9 @@ func (r *chatRequest) upstreamBody(model, system string) ([]byte, error) {
 	}
 	return body, nil
 }
+
+// message is message i's raw JSON.
+func (r *chatRequest) message(i int) string { return r.messages[i].Raw }
 
 var streamUsage = []byte(`"stream_options":{"include_usage":true}`)
 

@@ -77,6 +77,16 @@ func SystemMessage(dst []byte, content string) []byte {
 	return append(dst, `,"role":"system"}`...)
 }
 
+// Messages appends a messages array with the system message first:
+// [SystemMessage(system), msg(0), ..., msg(n-1)], each msg raw JSON.
+func Messages(dst []byte, system string, n int, msg func(i int) string) []byte {
+	dst = SystemMessage(append(dst, '['), system)
+	for i := range n {
+		dst = append(append(dst, ','), msg(i)...)
+	}
+	return append(dst, ']')
+}
+
 // ChatBody appends a chat request body with the system message put first
 // in its messages array, in one pass: body with body[at:end] (the array)
 // replaced by [SystemMessage(system), msg(0), ..., msg(n-1)] (each msg
@@ -85,12 +95,7 @@ func SystemMessage(dst []byte, content string) []byte {
 // then adding member after a comma write, without their two copies of
 // the body.
 func ChatBody(dst, body []byte, at, end int, system string, n int, msg func(i int) string, member []byte) []byte {
-	dst = append(dst, body[:at]...)
-	dst = SystemMessage(append(dst, '['), system)
-	for i := range n {
-		dst = append(append(dst, ','), msg(i)...)
-	}
-	dst = append(dst, ']')
+	dst = Messages(append(dst, body[:at]...), system, n, msg)
 	tail := body[end:]
 	if len(member) == 0 {
 		return append(dst, tail...)
