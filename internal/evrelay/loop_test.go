@@ -16,6 +16,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/answer-guard/guard/internal/leaktest"
+	"github.com/answer-guard/guard/internal/looptest"
 )
 
 func TestMain(m *testing.M) { leaktest.Main(m) }
@@ -40,20 +41,7 @@ func (h *echo) Done(gone bool) { h.done <- gone }
 
 // tcpPair returns both ends of a loopback TCP connection.
 func tcpPair(t *testing.T) (server, client net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err = net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, err = ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	client, server = looptest.Pair(t)
 	return server, client
 }
 

@@ -8,27 +8,12 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/answer-guard/guard/internal/looptest"
 )
 
 // pair returns both ends of a loopback TCP connection.
-func pair(t testing.TB) (client, server net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err = net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, err = ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close(); server.Close() })
-	return client, server
-}
+var pair = looptest.Pair
 
 // An open client is not closed, and peeking consumes none of what it sent.
 func TestOpenPeerKeepsItsBytes(t *testing.T) {
