@@ -306,3 +306,57 @@ func TestDemoTurnClaimsConcurrent(t *testing.T) {
 		t.Errorf("concurrent verdicts differ: %s", e)
 	}
 }
+
+// A passage's sentence index (prepared.in) gives the signals the
+// per-sentence look-ups give: every demo passage, with each of its
+// sentences (and the demo turns' claims) as a claim, against the passage
+// and against the passage with a neighbour, indexed and not.
+func TestSignalsIndexedEqualsPerSentence(t *testing.T) {
+	l := NewLocal(DefaultConfig().Local)
+	ps := demoPassages(t)
+	unindexed := func(docs []*prepared) []*prepared {
+		out := make([]*prepared, len(docs))
+		for i, d := range docs {
+			c := *d
+			c.in = nil
+			out[i] = &c
+		}
+		return out
+	}
+	_, turns := demoTurns(t)
+	checked := 0
+	for i, p := range ps {
+		docs := []*prepared{prepare(p.Title, p.Text), prepare(ps[(i+1)%len(ps)].Title, ps[(i+1)%len(ps)].Text)}
+		for k, d := range docs {
+			for si := range d.sents {
+				for key := range d.sents[si].stems {
+					if d.in[key]&(1<<si) == 0 {
+						t.Fatalf("passage %d: sentence %d has %q, the index does not say so", i, si, key)
+					}
+				}
+			}
+			for key, m := range d.in {
+				for si := range d.sents {
+					if _, ok := d.sents[si].stems[key]; ok != (m&(1<<si) != 0) {
+						t.Fatalf("passage %d doc %d: index of %q is %b, sentence %d says %v", i, k, key, m, si, ok)
+					}
+				}
+			}
+		}
+		claims := append(Split(p.Text), turns[i%len(turns)]...)
+		for _, c := range claims {
+			c = StripCitations(c)
+			for _, ds := range [][]*prepared{docs[:1], docs} {
+				got, okGot := l.signals(c, ds)
+				want, okWant := l.signals(c, unindexed(ds))
+				if okGot != okWant || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%q against passage %d: indexed signals\n%+v\nper sentence\n%+v", c, i, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d claims checked", checked)
+	}
+}

@@ -162,7 +162,12 @@ func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passag
 	if c.Citations == nil {
 		c.Citations = []int{}
 	}
-	factual := IsFactual(text)
+	var factual bool
+	if strings.IndexByte(text, '[') < 0 {
+		factual = isFactualStripped(text) // StripCitations again would find nothing to do
+	} else {
+		factual = IsFactual(text)
+	}
 	switch {
 	case IsOpinion(text):
 		c.Verdict, c.Severity, c.Method, c.Reason = Opinion, Info, "none", "opinion: not checked"
@@ -219,7 +224,7 @@ func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passag
 		if len(ps) > 1 {
 			// keep only the sources that do not contradict the claim
 			for i, p := range ps {
-				if lv := j.local.verify(text, preps[i:i+1]); lv.Label == Contradiction {
+				if lv := j.local.verifyChecked(text, preps[i:i+1]); lv.Label == Contradiction {
 					drop = append(drop, p.N)
 				}
 			}
@@ -242,7 +247,7 @@ func (j *Judge) verify(ctx context.Context, text string, ps []Passage, preps []*
 	start := time.Now()
 	defer func() { j.m.observe(time.Since(start)) }()
 	if j.llm == nil {
-		v := j.local.verify(text, preps)
+		v := j.local.verifyChecked(text, preps)
 		j.m.verdict(v.Label)
 		return v, false
 	}
@@ -259,7 +264,7 @@ func (j *Judge) verify(ctx context.Context, text string, ps []Passage, preps []*
 	}()
 	var local Verdict
 	if j.cfg.Verifier == "both" {
-		local = j.local.verify(text, preps) // concurrently with the LLM call
+		local = j.local.verifyChecked(text, preps) // concurrently with the LLM call
 	}
 	r := <-ch
 	if r.err == nil {
@@ -271,7 +276,7 @@ func (j *Judge) verify(ctx context.Context, text string, ps []Passage, preps []*
 		c.Write(zap.Error(r.err))
 	}
 	if j.cfg.Verifier != "both" {
-		local = j.local.verify(text, preps)
+		local = j.local.verifyChecked(text, preps)
 	}
 	j.m.verdict(local.Label)
 	return local, true

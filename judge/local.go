@@ -97,7 +97,16 @@ func (l *Local) Verify(_ context.Context, claim string, evidence []Passage) (Ver
 type prepared struct {
 	sents []evSent
 	chars int
+	// in maps each key of the sentences' stems sets to the sentences that
+	// hold it (bit i: sents[i]), so a claim term is looked up once per
+	// passage, not once per sentence; nil when the passage has more than
+	// 64 sentences (then each sentence's set is read).
+	in map[string]uint64
 }
+
+// holding returns the sentences whose stems set has key, as a bit set
+// (p.in must not be nil).
+func (p *prepared) holding(key string) uint64 { return p.in[key] }
 
 type evSent struct {
 	text  string
@@ -161,6 +170,14 @@ func prepare(title, text string) *prepared {
 		es.neg = negs > 0
 		p.sents = append(p.sents, es)
 	}
+	if len(p.sents) <= 64 {
+		p.in = map[string]uint64{}
+		for i := range p.sents {
+			for k := range p.sents[i].stems {
+				p.in[k] |= 1 << i
+			}
+		}
+	}
 	return p
 }
 
@@ -179,6 +196,22 @@ func (l *Local) verify(claim string, docs []*prepared) Verdict {
 	if IsOpinion(text) {
 		return Verdict{Label: Opinion, Confidence: 0.7, Severity: Info, Method: "local", Reason: "opinion"}
 	}
+	return l.verifyText(text, docs)
+}
+
+// verifyChecked is verify for a claim text that Judge.check has already
+// stripped of citations (StripCitations) and found not to be an opinion:
+// both again would find nothing to do, unless the text still holds a "["
+// (stripping "[1[2]]" leaves "[1]"), where verify runs whole.
+func (l *Local) verifyChecked(text string, docs []*prepared) Verdict {
+	if strings.IndexByte(text, '[') >= 0 {
+		return l.verify(text, docs)
+	}
+	return l.verifyText(text, docs)
+}
+
+// verifyText is verify after its opinion check.
+func (l *Local) verifyText(text string, docs []*prepared) Verdict {
 	sg, ok := l.signals(text, docs)
 	if !ok {
 		return Verdict{Label: Neutral, Confidence: 0.5, Severity: Minor, Method: "local", Reason: "no_content"}
@@ -377,13 +410,18 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	}
 	anchorsFound = numSomewhere
 	for _, d := range docs {
-		for si := range d.sents {
-			for k := range cts {
-				if cts[k].isNum || anchors&(1<<k) == 0 {
-					continue
-				}
+		for k := range cts {
+			if cts[k].isNum || anchors&(1<<k) == 0 || anchorsFound&(1<<k) != 0 {
+				continue
+			}
+			if d.in != nil && d.holding(cts[k].stem) != 0 {
+				anchorsFound |= 1 << k
+				continue
+			}
+			for si := range d.sents {
 				if _, ok := d.sents[si].stems[cts[k].stem]; ok || cts[k].forms.in(&d.sents[si]) {
 					anchorsFound |= 1 << k
+					break
 				}
 			}
 		}
@@ -405,10 +443,29 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	if total <= 0 {
 		return signals{}, false
 	}
+	// the sentences of a passage that hold each claim term (its stem or
+	// 5-character prefix) and an antonym of it, when the passage is indexed
+	var hold, anti [maxClaimTerms]uint64
 	for _, d := range docs {
 		evChars += d.chars
 		prevOK = false
 		docE = 0
+		if d.in != nil {
+			for k := range cts {
+				c := &cts[k]
+				if c.isNum {
+					continue
+				}
+				hold[k] = d.holding(c.stem)
+				if len(c.stem) >= 6 {
+					hold[k] |= d.holding("\x00" + c.stem[:5])
+				}
+				anti[k] = 0
+				for _, a := range c.anti {
+					anti[k] |= d.holding(a)
+				}
+			}
+		}
 		for si := range d.sents {
 			s := &d.sents[si]
 			var sc sentScore
@@ -436,6 +493,15 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 								break
 							}
 						}
+					}
+					continue
+				}
+				if d.in != nil {
+					switch {
+					case hold[k]&(1<<si) != 0 || c.entity && c.forms.in(s):
+						sc.covered |= 1 << k
+					case anti[k]&(1<<si) != 0:
+						sc.antiConf |= 1 << k
 					}
 					continue
 				}

@@ -668,9 +668,7 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 	carry := w.carrier(best)
 	ev := carry.ev
 	after := w.after
-	cl := c.scopeInfo()
 	f = scopeFinding{span: clauses[best]}
-	widen := cl.univ != ""
 	// numeric and period dimensions
 	// the claim must restate the clause: most of the clause's content stems
 	// beyond its conditions (an answer naming one entity of a long
@@ -691,14 +689,32 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 	if need == 0 || float64(have) < scopeRestate*float64(need) {
 		return scopeFinding{}, false, false
 	}
-	dims := map[string][]scopeCond{}
+	var dims map[string][]scopeCond
 	for _, c := range ev.conds {
 		// "daily", "every month" in the evidence restrict nothing; a day or
 		// month named alone there is a date
 		if !c.univ && !c.single {
+			if dims == nil {
+				dims = map[string][]scopeCond{}
+			}
 			dims[c.dim] = append(dims[c.dim], c)
 		}
 	}
+	if len(dims) == 0 && len(ev.words) == 0 {
+		// the clause sets no condition: only a widening claim against a
+		// contrasting clause can be found, so the claim's own conditions
+		// are read only when the window has such a clause
+		i := contrastClause(w, best, cs)
+		if i < 0 {
+			return f, false, true
+		}
+		if c.scopeInfo().univ != "" {
+			return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: window, what: clauses[i]}, true, true
+		}
+		return f, false, true
+	}
+	cl := c.scopeInfo()
+	widen := cl.univ != ""
 	claimDims := map[string][]scopeCond{}
 	for _, c := range append(cl.conds, cl.points...) {
 		claimDims[c.dim] = append(claimDims[c.dim], c)
@@ -823,28 +839,38 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 	// opposite of part of the claim's subject: "free at any cash machine"
 	// against "free at our own machines; other banks' machines charge 2 euros"
 	if widen {
-		for i, c := range clauses {
-			if i == best {
-				continue
-			}
-			shared, contrast := false, false
-			for _, t := range w.terms[i] {
-				if t.neg {
-					contrast = true
-				}
-				if !t.isNum && cs[t.stem] {
-					shared = true
-				}
-				if contrastStems[t.stem] {
-					contrast = true
-				}
-			}
-			if shared && contrast {
-				return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: window, what: c}, true, true
-			}
+		if i := contrastClause(w, best, cs); i >= 0 {
+			return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: window, what: clauses[i]}, true, true
 		}
 	}
 	return f, false, true
+}
+
+// contrastClause returns the first clause of w but best that shares a
+// claim stem (cs) and sets its case against another's (a negation or a
+// contrastStems word), or -1.
+func contrastClause(w *scopeWindow, best int, cs map[string]bool) int {
+	for i := range w.clauses {
+		if i == best {
+			continue
+		}
+		shared, contrast := false, false
+		for _, t := range w.terms[i] {
+			if t.neg {
+				contrast = true
+			}
+			if !t.isNum && cs[t.stem] {
+				shared = true
+			}
+			if contrastStems[t.stem] {
+				contrast = true
+			}
+		}
+		if shared && contrast {
+			return i
+		}
+	}
+	return -1
 }
 
 // contrastStems are the words of a clause that set its case against

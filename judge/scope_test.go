@@ -23,6 +23,7 @@ func TestScopeVerdicts(t *testing.T) {
 		pool     = "The outdoor pool is open from May to September, daily from 10:00 to 19:00."
 		reading  = "The reading room is open Monday to Thursday from 9:00 to 20:00."
 		leave    = "New employees receive 25 days of paid leave per year after their probation period."
+		withdraw = "Withdrawals are free at our own machines; other banks' machines charge 2 euros."
 	)
 	v := NewLocal(DefaultConfig().Local)
 	for _, tt := range []struct {
@@ -42,6 +43,9 @@ func TestScopeVerdicts(t *testing.T) {
 		{reading, "The reading room is open every weekday from 9:00 to 20:00.", Contradiction, ReasonScopeWidened},
 		{reading, "From Monday through Thursday the reading room opens at 9:00 and closes at 20:00.", Entailment, ""},
 		{leave, "New employees receive 25 days of paid leave per year.", Neutral, ReasonConditionDropped},
+		// a clause without conditions, another that contrasts with it
+		{withdraw, "Withdrawals are free at any cash machine.", Contradiction, ReasonScopeWidened},
+		{withdraw, "Withdrawals are free at our own machines.", Entailment, ""},
 	} {
 		got, _ := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "faq", Text: tt.evidence}})
 		switch {

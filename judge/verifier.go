@@ -218,7 +218,13 @@ func hasOpinionCue(l string) bool {
 // has at least two content words, is not a question, a heading, an opinion
 // or conversational filler.
 func IsFactual(s string) bool {
-	t := strings.TrimSpace(StripCitations(s))
+	return isFactualStripped(StripCitations(s))
+}
+
+// isFactualStripped is IsFactual of a text StripCitations leaves as it is
+// (one it returned, holding no "[").
+func isFactualStripped(s string) bool {
+	t := strings.TrimSpace(s)
 	if t == "" || strings.HasPrefix(t, "#") || strings.HasSuffix(t, "?") || strings.HasSuffix(t, ":") {
 		return false
 	}
