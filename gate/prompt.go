@@ -177,6 +177,58 @@ const defaultGroundRules = "Answer the user's question using only the numbered n
 // note's address is kept), apply cfg.Scrub, remove footnote-looking markers,
 // neutralise bare bracketed numbers, and collapse whitespace.
 func cleaner(cfg Config, notes []Note) func(string) string {
+	refs := noteRefs(notes)
+	guards := refGuards(refs)
+	return func(s string) string {
+		// what depends on the text alone is kept across turns (noteTexts)
+		nt := noteTexts.get(s)
+		var bs *bigramSet
+		if len(refs) >= bigramRefs {
+			bs = &nt.bigrams
+		}
+		h := hideGuardedSet(s, refs, guards, bs)
+		if cfg.Scrub != nil {
+			h = cfg.Scrub(h)
+		}
+		if h == s {
+			return nt.rest
+		}
+		return cleanRest(h)
+	}
+}
+
+// noteRefs lists the URLs and IDs of notes to hide, each once, in note
+// order: those of 3 bytes or more that are no note's address.
+func noteRefs(notes []Note) []string {
+	if len(notes) > smallNotes {
+		return noteRefsMap(notes)
+	}
+	// a turn's few notes: a look through them is cheaper than two maps
+	isAddr := func(s string) bool {
+		for i := range notes {
+			if notes[i].Address == s {
+				return true
+			}
+		}
+		return false
+	}
+	refs := make([]string, 0, 2*len(notes))
+	for _, n := range notes {
+		for _, s := range [2]string{n.URL, n.ID} {
+			if len(s) < 3 || slices.Contains(refs, s) || isAddr(s) {
+				continue
+			}
+			refs = append(refs, s)
+		}
+	}
+	return refs
+}
+
+// smallNotes is the most notes noteRefs looks through without maps.
+const smallNotes = 16
+
+// noteRefsMap is noteRefs with maps, for many notes.
+func noteRefsMap(notes []Note) []string {
 	addr := make(map[string]bool, len(notes))
 	for _, n := range notes {
 		addr[n.Address] = true
@@ -192,16 +244,7 @@ func cleaner(cfg Config, notes []Note) func(string) string {
 			refs = append(refs, s)
 		}
 	}
-	guards := refGuards(refs)
-	return func(s string) string {
-		s = hideGuarded(s, refs, guards)
-		if cfg.Scrub != nil {
-			s = cfg.Scrub(s)
-		}
-		s = stripMarkers(s)
-		s = neutralizeNumbers(s)
-		return collapseSpace(endParagraphs(s))
-	}
+	return refs
 }
 
 // endParagraphs ends with a full stop each paragraph of s (text up to a
@@ -366,12 +409,18 @@ func hideGuarded(s string, refs, guards []string) string {
 const bigramRefs = 3
 
 func hideGuardedBy(s string, refs, guards []string, bigrams bool) string {
-	var cut []bool    // the bytes of s to remove, made at the first match
-	var absent string // the last guard s was found not to contain
 	var bs *bigramSet
 	if bigrams {
 		bs = newBigramSet(s)
 	}
+	return hideGuardedSet(s, refs, guards, bs)
+}
+
+// hideGuardedSet is hideGuardedBy with s's bigram set made already (nil:
+// none is read).
+func hideGuardedSet(s string, refs, guards []string, bs *bigramSet) string {
+	var cut []bool    // the bytes of s to remove, made at the first match
+	var absent string // the last guard s was found not to contain
 	for k, ref := range refs {
 		if bs != nil && !bs.mayContain(ref) {
 			continue

@@ -1,0 +1,94 @@
+package gate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// cleanInline is the note cleaner as it was before noteTexts: every step
+// on every text of every turn.
+func cleanInline(cfg Config, notes []Note) func(string) string {
+	addr := make(map[string]bool, len(notes))
+	for _, n := range notes {
+		addr[n.Address] = true
+	}
+	var refs []string
+	seen := map[string]bool{"": true}
+	for _, n := range notes {
+		for _, s := range []string{n.URL, n.ID} {
+			if seen[s] || addr[s] || len(s) < 3 {
+				continue
+			}
+			seen[s] = true
+			refs = append(refs, s)
+		}
+	}
+	return func(s string) string {
+		s = hideRefs(s, refs)
+		if cfg.Scrub != nil {
+			s = cfg.Scrub(s)
+		}
+		s = stripMarkers(s)
+		s = neutralizeNumbers(s)
+		return collapseSpace(endParagraphs(s))
+	}
+}
+
+// The cleaner with the texts' preparations kept across turns gives what
+// every step run inline gives: seeded texts with markers, bracketed
+// numbers, paragraphs, spaces, ids and URLs, against turns of one to eight
+// notes, with and without a scrub that changes the text, from a miss and
+// from a hit.
+func TestCleanerCachedEqualsInline(t *testing.T) {
+	parts := []string{"Rent is due ", "on 1 October", ". ", "[^2]", "[^x]", "[3]", "[1, 2]", "(4)", "\n\n", "\n", "  ", "\t",
+		"\u00a0", "hb-1-1", "hb-1-10 ", "doc_7f3a9c", "https://ex.org/faq/faq-0001", "faq-0002", "[lockers]", "lockers ",
+		"Heading", "£8 per wheel", "café", "x.y", "-", "SEC-4711 ", "end"}
+	var texts []string
+	for i := range 1500 {
+		var b strings.Builder
+		for k := range 1 + i%11 {
+			b.WriteString(parts[(i*7+k*k*5+k*3)%len(parts)])
+		}
+		texts = append(texts, b.String())
+	}
+	var notes []Note
+	for i := range 8 {
+		id := fmt.Sprintf("faq-%04d", i)
+		notes = append(notes, Note{N: i + 1, ID: id, URL: "https://ex.org/faq/" + id, Address: fmt.Sprintf("Prices %d", i)})
+	}
+	notes = append(notes, Note{N: 9, ID: "lockers", Address: "Lockers"}, Note{N: 10, ID: "hb-1-1", Address: "hb-1-1"})
+	scrubs := []func(string) string{nil, func(s string) string { return strings.ReplaceAll(s, "SEC-4711", "") }}
+	for _, scrub := range scrubs {
+		cfg := DefaultConfig()
+		cfg.Scrub = scrub
+		for _, ns := range [][]Note{notes[:1], notes[:2], notes[:3], notes[:8], notes, notes[8:]} {
+			got, want := cleaner(cfg, ns), cleanInline(cfg, ns)
+			for _, s := range texts {
+				for range 2 { // a miss, then a hit
+					if g, w := got(s), want(s); g != w {
+						t.Fatalf("clean(%q) with %d notes = %q, want %q", s, len(ns), g, w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// noteRefs without maps lists what the maps list: ids and URLs repeated,
+// short, empty, equal to an address of another note.
+func TestNoteRefsAsMaps(t *testing.T) {
+	vals := []string{"", "ab", "abc", "faq-1", "faq-2", "https://ex.org/faq-1", "Lockers", "lockers", "hb-1-1"}
+	for i := range 5000 {
+		var notes []Note
+		for k := range 1 + i%(smallNotes+4) {
+			v := func(j int) string { return vals[(i*7+k*k*3+j*5+k)%len(vals)] }
+			notes = append(notes, Note{N: k + 1, ID: v(0), URL: v(1), Address: v(2)})
+		}
+		got, want := noteRefs(notes), noteRefsMap(notes)
+		if len(got) != len(want) || (len(got) > 0 && !slices.Equal(got, want)) {
+			t.Fatalf("noteRefs(%v) = %q, want %q", notes, got, want)
+		}
+	}
+}
