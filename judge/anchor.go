@@ -91,14 +91,18 @@ func formsOf(raw string) entityForms {
 
 // in reports whether the entity occurs in s as a squashed word (plural
 // allowed) or as the initials of consecutive words.
-func (f entityForms) in(s *evSent) bool {
+func (f entityForms) in(s *evSent) bool { return f.inWords(s.words, s.initials) }
+
+// inWords reports whether the entity occurs in squashed words or as a run
+// of initials (see squash).
+func (f entityForms) inWords(words, initials string) bool {
 	if f.word == "" {
 		return false
 	}
-	if strings.Contains(s.words, f.word) || strings.Contains(s.words, f.plural) {
+	if strings.Contains(words, f.word) || strings.Contains(words, f.plural) {
 		return true
 	}
-	return f.acronym != "" && strings.Contains(s.initials, f.acronym)
+	return f.acronym != "" && strings.Contains(initials, f.acronym)
 }
 
 // aliases returns the stems of the entities written alone in brackets in a

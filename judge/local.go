@@ -102,6 +102,9 @@ type prepared struct {
 	// passage, not once per sentence; nil when the passage has more than
 	// 64 sentences (then each sentence's set is read).
 	in map[string]uint64
+	// words and initials are the sentences' squashed words and initials
+	// one after another: an entity not in them is in no sentence
+	words, initials string
 }
 
 // holding returns the sentences whose stems set has key, as a bit set
@@ -170,6 +173,12 @@ func prepare(title, text string) *prepared {
 		es.neg = negs > 0
 		p.sents = append(p.sents, es)
 	}
+	var words, initials strings.Builder
+	for i := range p.sents {
+		words.WriteString(p.sents[i].words)
+		initials.WriteString(p.sents[i].initials)
+	}
+	p.words, p.initials = words.String(), initials.String()
 	if len(p.sents) <= 64 {
 		p.in = map[string]uint64{}
 		for i := range p.sents {
@@ -418,8 +427,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				anchorsFound |= 1 << k
 				continue
 			}
+			inText := d.in == nil || cts[k].forms.inWords(d.words, d.initials)
 			for si := range d.sents {
-				if _, ok := d.sents[si].stems[cts[k].stem]; ok || cts[k].forms.in(&d.sents[si]) {
+				if _, ok := d.sents[si].stems[cts[k].stem]; ok || inText && cts[k].forms.in(&d.sents[si]) {
 					anchorsFound |= 1 << k
 					break
 				}
@@ -446,6 +456,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	// the sentences of a passage that hold each claim term (its stem or
 	// 5-character prefix) and an antonym of it, when the passage is indexed
 	var hold, anti [maxClaimTerms]uint64
+	var ent [maxClaimTerms]bool // the entity may be in the passage (prepared.words)
 	for _, d := range docs {
 		evChars += d.chars
 		prevOK = false
@@ -464,6 +475,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				for _, a := range c.anti {
 					anti[k] |= d.holding(a)
 				}
+				ent[k] = c.entity && c.forms.inWords(d.words, d.initials)
 			}
 		}
 		for si := range d.sents {
@@ -498,7 +510,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				}
 				if d.in != nil {
 					switch {
-					case hold[k]&(1<<si) != 0 || c.entity && c.forms.in(s):
+					case hold[k]&(1<<si) != 0 || ent[k] && c.forms.in(s):
 						sc.covered |= 1 << k
 					case anti[k]&(1<<si) != 0:
 						sc.antiConf |= 1 << k

@@ -155,3 +155,23 @@ func BenchmarkNormPhrases(b *testing.B) {
 		})
 	}
 }
+
+// A pair set finds what strings.Contains finds: every substring of its
+// text, and nothing that is not one.
+func TestPairSetContains(t *testing.T) {
+	s := "puncture repair costs £8 per wheel, no more than 2 at once; mondays - fridays"
+	var ps pairSet
+	ps.fill(s)
+	for i := range len(s) {
+		for j := i; j <= len(s); j++ {
+			if !ps.contains(s, s[i:j]) {
+				t.Fatalf("contains(%q) = false for a substring", s[i:j])
+			}
+		}
+	}
+	for _, sub := range []string{"qqzz", "no less than", "free of charge", "apart from", "mondays to", "or older", "costs nothing"} {
+		if got, want := ps.contains(s, sub), strings.Contains(s, sub); got != want {
+			t.Errorf("contains(%q) = %v, want %v", sub, got, want)
+		}
+	}
+}

@@ -1013,12 +1013,18 @@ var phraseNorms = []struct {
 func normPhrases(text string) string {
 	folds := strings.Contains(text, "\u017f") || strings.Contains(text, "\u212a")
 	lower := strings.ToLower(text)
+	// the pairs of adjacent bytes of lower: a literal with a pair it lacks
+	// is not in it, and most literals are ruled out so, without a search
+	var pairs pairSet
+	if !folds {
+		pairs.fill(lower)
+	}
 	for _, n := range phraseNorms {
 		if folds {
 			if !hasKey(lower, n.key) {
 				continue
 			}
-		} else if (len(n.key) > 1 && !strings.Contains(lower, n.key)) || !hasNeed(lower, n.need, n.allOf) {
+		} else if (len(n.key) > 1 && !pairs.contains(lower, n.key)) || !pairs.hasNeed(lower, n.need, n.allOf) {
 			// a literal key is one scan where the need literals are
 			// several, and none is there without it
 			continue
@@ -1031,9 +1037,49 @@ func normPhrases(text string) string {
 		}
 		if t != text {
 			text, lower = t, strings.ToLower(t)
+			if !folds {
+				pairs.fill(lower)
+			}
 		}
 	}
 	return text
+}
+
+// pairSet is a 1,024-bit filter of the pairs of adjacent bytes of a text:
+// a string with a pair the set lacks is not in the text (a pair it has
+// may be a collision, so a hit says nothing).
+type pairSet [16]uint64
+
+func pairOf(a, b byte) uint { return (uint(a)*37 ^ uint(b)) & 1023 }
+
+// fill makes ps the set of s's pairs.
+func (ps *pairSet) fill(s string) {
+	*ps = pairSet{}
+	for i := 0; i+1 < len(s); i++ {
+		h := pairOf(s[i], s[i+1])
+		ps[h>>6] |= 1 << (h & 63)
+	}
+}
+
+// contains is strings.Contains(s, sub) for the s ps was filled from.
+func (ps *pairSet) contains(s, sub string) bool {
+	for i := 0; i+1 < len(sub); i++ {
+		h := pairOf(sub[i], sub[i+1])
+		if ps[h>>6]&(1<<(h&63)) == 0 {
+			return false
+		}
+	}
+	return strings.Contains(s, sub)
+}
+
+// hasNeed is hasNeed(lower, need, allOf) for the lower ps was filled from.
+func (ps *pairSet) hasNeed(lower string, need []string, allOf bool) bool {
+	for _, w := range need {
+		if ps.contains(lower, w) != allOf {
+			return !allOf
+		}
+	}
+	return allOf
 }
 
 var (
