@@ -199,7 +199,10 @@ type Question struct {
 	total   float64
 	rare    [2]int // indexes into terms of the two highest-IDF terms (-1 if absent)
 	bigrams [][2]string
-	want    answerType
+	// pairTerms are the indexes into terms of each bigram's two terms: a
+	// passage holds the pair only if it holds both
+	pairTerms [][2]int
+	want      answerType
 }
 
 // Tokenizer splits a text into the index's stemmed content terms (stopwords
@@ -212,12 +215,12 @@ type Tokenizer func(text string) []string
 func PrepareQuestion(tok Tokenizer, q string, idf func(string) float64) Question {
 	toks := tok(q)
 	pq := Question{tok: tok, rare: [2]int{-1, -1}, want: askedType(q)}
-	seen := make(map[string]bool, len(toks))
+	seen := make(map[string]int, len(toks)) // term -> its index in pq.terms
 	for _, t := range toks {
-		if seen[t] {
+		if _, ok := seen[t]; ok {
 			continue
 		}
-		seen[t] = true
+		seen[t] = len(pq.terms)
 		w := 1.0
 		if idf != nil {
 			w = idf(t)
@@ -237,6 +240,7 @@ func PrepareQuestion(tok Tokenizer, q string, idf func(string) float64) Question
 	}
 	for i := 1; i < len(toks); i++ {
 		pq.bigrams = append(pq.bigrams, [2]string{toks[i-1], toks[i]})
+		pq.pairTerms = append(pq.pairTerms, [2]int{seen[toks[i-1]], seen[toks[i]]})
 	}
 	return pq
 }
@@ -297,10 +301,21 @@ func (q *Question) match(title, text string, pt *PassageTerms) passageMatch {
 		pt = newPassageTerms(q.tok, title, text) // used once: answer types are checked below as needed
 	}
 	set := pt.set
+	// each term looked up once; the rare terms and the pairs read the
+	// answers (a pair is in the passage only if both its terms are)
+	var inBuf [32]bool
+	in := inBuf[:0]
+	if len(q.terms) > len(inBuf) {
+		in = make([]bool, 0, len(q.terms))
+	}
+	for _, t := range q.terms {
+		_, ok := set[t]
+		in = append(in, ok)
+	}
 	if q.total > 0 {
 		var found float64
-		for i, t := range q.terms {
-			if _, ok := set[t]; ok {
+		for i := range q.terms {
+			if in[i] {
 				found += q.weights[i]
 			}
 		}
@@ -312,7 +327,7 @@ func (q *Question) match(title, text string, pt *PassageTerms) passageMatch {
 			continue
 		}
 		n++
-		if _, ok := set[q.terms[r]]; ok {
+		if in[r] {
 			hit++
 		}
 	}
@@ -321,7 +336,10 @@ func (q *Question) match(title, text string, pt *PassageTerms) passageMatch {
 	}
 	if len(q.bigrams) > 0 {
 		var b float64
-		for _, bg := range q.bigrams {
+		for k, bg := range q.bigrams {
+			if pk := q.pairTerms[k]; !in[pk[0]] || !in[pk[1]] {
+				continue
+			}
 			if _, ok := pt.pairs[bg]; ok {
 				b++
 			}

@@ -3,7 +3,6 @@ package gate
 import (
 	"context"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -227,12 +226,15 @@ func closest(cfg Config, survivors []Candidate, rerankActive bool) []string {
 		return nil
 	}
 	idx := make([]int, len(survivors))
+	rel := make([]float64, len(survivors))
 	for i := range idx {
 		idx[i] = i
+		rel[i] = relevance(cfg, survivors[i], rerankActive)
 	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		return relevance(cfg, survivors[idx[a]], rerankActive) > relevance(cfg, survivors[idx[b]], rerankActive)
-	})
+	// the order sort.SliceStable gives with "a before b when rel[a] >
+	// rel[b]" (the same stable insertion and merge steps), without its
+	// reflection
+	slices.SortStableFunc(idx, func(a, b int) int { return byHigher(rel[a], rel[b]) })
 	var out []string
 	for _, i := range idx {
 		t := topicOf(survivors[i])
@@ -247,15 +249,35 @@ func closest(cfg Config, survivors []Candidate, rerankActive bool) []string {
 	return out
 }
 
+// byHigher orders a before b when a > b (NaN ties with everything, as
+// with a "less" of a > b).
+func byHigher(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case b > a:
+		return 1
+	}
+	return 0
+}
+
 // topicLeadWords is how many words of an untitled passage name its topic.
 const topicLeadWords = 8
 
 // topicOf is a passage's title, or the first words of its text.
 func topicOf(c Candidate) string {
-	if t := strings.Join(strings.Fields(c.Title), " "); t != "" {
+	if t := collapseSpace(c.Title); t != "" {
 		return t
 	}
-	words := strings.Fields(c.Text)
+	// the first words are all it reads: Fields' first topicLeadWords+1
+	var lead [topicLeadWords + 1]string
+	words := lead[:0]
+	for w := range strings.FieldsSeq(c.Text) {
+		words = append(words, w)
+		if len(words) > topicLeadWords {
+			break
+		}
+	}
 	if len(words) <= topicLeadWords {
 		return strings.TrimRight(strings.Join(words, " "), ".,;:")
 	}
@@ -290,7 +312,7 @@ func LocalOutline(cfg Config, o Outcome) []int {
 			idx = append(idx, i)
 		}
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return o.Survivors[idx[a]].Answer > o.Survivors[idx[b]].Answer })
+	slices.SortStableFunc(idx, func(a, b int) int { return byHigher(o.Survivors[a].Answer, o.Survivors[b].Answer) })
 	if len(idx) > cfg.Planner.MaxOutline {
 		idx = idx[:cfg.Planner.MaxOutline]
 	}
