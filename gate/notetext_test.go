@@ -92,3 +92,31 @@ func TestNoteRefsAsMaps(t *testing.T) {
 		}
 	}
 }
+
+// The default prompt, its note lines written straight into it, is what the
+// template engine makes of DefaultSystemTemplate for the same turn:
+// grounded with and without caveat, with memory, and fallback.
+func TestSystemPromptDefaultAsTemplate(t *testing.T) {
+	cfg := rerankConfig()
+	cfg.Scrub = func(s string) string { return strings.ReplaceAll(s, "SEC-4711", "") }
+	var cands []Candidate
+	for i := range 5 {
+		id := fmt.Sprintf("faq-%04d", i)
+		cands = append(cands, Candidate{ID: id, URL: "https://ex.org/faq/" + id, Kind: "library", Address: fmt.Sprintf("Prices (%d)", i),
+			Rerank: 0.9 - float64(i)/10, Text: fmt.Sprintf("Line %d [^3] of %s, SEC-4711\n\nsee [2] and https://ex.org/faq/faq-0001 .", i, id)})
+	}
+	ground := Decide(cfg, cands, true)
+	caveat := ground
+	caveat.Checks = map[string]bool{"caveat": true}
+	fallback := Outcome{Decision: Fallback}
+	viaTemplate := cfg
+	viaTemplate.SystemTemplate = DefaultSystemTemplate + "{{/* a copy: the template engine runs */}}"
+	for _, o := range []Outcome{ground, caveat, fallback} {
+		for _, memory := range [][]string{nil, {"Users of the\nlibrary are students [^2].", ""}} {
+			got, want := SystemPrompt(cfg, o, memory), SystemPrompt(viaTemplate, o, memory)
+			if got != want || got == "" {
+				t.Fatalf("%s: default prompt\n%q\nwant\n%q", o.Decision, got, want)
+			}
+		}
+	}
+}

@@ -74,37 +74,8 @@ func SystemPrompt(cfg Config, o Outcome, memory []string) string {
 			d.Caveat = cfg.Caveat
 		}
 		d.NoteList = make([]NoteLine, len(o.Notes))
-		size := 0
 		for i, n := range o.Notes {
-			nl := NoteLine{N: n.N, Kind: header(n.Kind), Address: header(n.Address), Text: clean(n.Text)}
-			d.NoteList[i] = nl
-			size += len(nl.Kind) + len(nl.Address) + len(nl.Text) + 40
-		}
-		// the lines are written once, into Notes; each Line views its part
-		var b strings.Builder
-		b.Grow(size)
-		starts := make([]int, len(o.Notes)+1)
-		for i, nl := range d.NoteList {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			starts[i] = b.Len()
-			b.WriteString("[^")
-			b.WriteString(strconv.Itoa(nl.N))
-			b.WriteString("] (kind: ")
-			b.WriteString(nl.Kind)
-			b.WriteString("; address: ")
-			b.WriteString(nl.Address)
-			b.WriteString(") ")
-			b.WriteString(nl.Text)
-		}
-		d.Notes = b.String()
-		for i := range d.NoteList {
-			end := len(d.Notes)
-			if i+1 < len(d.NoteList) {
-				end = starts[i+1] - 1
-			}
-			d.NoteList[i].Line = d.Notes[starts[i]:end]
+			d.NoteList[i] = NoteLine{N: n.N, Kind: header(n.Kind), Address: header(n.Address), Text: clean(n.Text)}
 		}
 	}
 	var mb strings.Builder
@@ -122,7 +93,24 @@ func SystemPrompt(cfg Config, o Outcome, memory []string) string {
 	d.Memory = mb.String()
 
 	if cfg.SystemTemplate == DefaultSystemTemplate {
-		return defaultPrompt(&d)
+		// the note lines go straight into the prompt: no template reads
+		// Notes or each Line
+		return defaultPromptWith(&d, notesSize(d.NoteList), func(b *strings.Builder) { writeNotes(b, d.NoteList, nil) })
+	}
+	if d.NoteList != nil {
+		// the lines are written once, into Notes; each Line views its part
+		var b strings.Builder
+		b.Grow(notesSize(d.NoteList))
+		starts := make([]int, len(d.NoteList))
+		writeNotes(&b, d.NoteList, starts)
+		d.Notes = b.String()
+		for i := range d.NoteList {
+			end := len(d.Notes)
+			if i+1 < len(d.NoteList) {
+				end = starts[i+1] - 1
+			}
+			d.NoteList[i].Line = d.Notes[starts[i]:end]
+		}
 	}
 	t, err := compiled(cfg.SystemTemplate)
 	var b strings.Builder
@@ -141,8 +129,14 @@ func SystemPrompt(cfg Config, o Outcome, memory []string) string {
 // template engine's reflection cost as much as the rest of the prompt);
 // TestDefaultPromptIsTemplate holds the two to the byte.
 func defaultPrompt(d *PromptData) string {
+	return defaultPromptWith(d, len(d.Notes), func(b *strings.Builder) { b.WriteString(d.Notes) })
+}
+
+// defaultPromptWith is defaultPrompt with the Notes block written by notes
+// (about notesLen bytes) in its place.
+func defaultPromptWith(d *PromptData, notesLen int, notes func(*strings.Builder)) string {
 	var b strings.Builder
-	b.Grow(len(d.Notes) + len(d.Memory) + len(d.Caveat) + len(d.FallbackInstruction) + len(d.Disclaimer) + 512)
+	b.Grow(notesLen + len(d.Memory) + len(d.Caveat) + len(d.FallbackInstruction) + len(d.Disclaimer) + 512)
 	switch d.Decision {
 	case string(Ground):
 		b.WriteString(defaultGroundRules)
@@ -151,7 +145,7 @@ func defaultPrompt(d *PromptData) string {
 			b.WriteString(d.Caveat)
 		}
 		b.WriteString("\n\nNotes:\n")
-		b.WriteString(d.Notes)
+		notes(&b)
 	case string(Fallback):
 		b.WriteString(d.FallbackInstruction)
 		b.WriteString("\nThis notice is already shown to the user ahead of your answer; do not repeat it: \"")
@@ -164,6 +158,37 @@ func defaultPrompt(d *PromptData) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// notesSize is about the length of the Notes block of lines.
+func notesSize(lines []NoteLine) int {
+	size := 0
+	for _, nl := range lines {
+		size += len(nl.Kind) + len(nl.Address) + len(nl.Text) + 40
+	}
+	return size
+}
+
+// writeNotes writes the Notes block: each line "[^n] (kind: K; address:
+// A) text", one per line; starts (nil, or one per line) gets where each
+// line starts in b.
+func writeNotes(b *strings.Builder, lines []NoteLine, starts []int) {
+	for i, nl := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if starts != nil {
+			starts[i] = b.Len()
+		}
+		b.WriteString("[^")
+		b.WriteString(strconv.Itoa(nl.N))
+		b.WriteString("] (kind: ")
+		b.WriteString(nl.Kind)
+		b.WriteString("; address: ")
+		b.WriteString(nl.Address)
+		b.WriteString(") ")
+		b.WriteString(nl.Text)
+	}
 }
 
 // defaultGroundRules opens DefaultSystemTemplate's grounded prompt.
