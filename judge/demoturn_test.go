@@ -360,3 +360,24 @@ func TestSignalsIndexedEqualsPerSentence(t *testing.T) {
 		t.Fatalf("only %d claims checked", checked)
 	}
 }
+
+// check's IsFactual, sharing IsOpinion's lowercasing, is IsFactual.
+func TestIsFactualLowerAsIsFactual(t *testing.T) {
+	texts := []string{"", " ", "#", "Why?", "Note:", "1. I think so.", "- I think it opens at 9.", "I think it opens at 9.",
+		"Sure, the pool opens at 9.", "  Rent is due on 1 October.", "Rent is due on 1 October.  ", "3 rooms are free.", "İ think"}
+	for _, p := range demoPassages(t) {
+		texts = append(texts, Split(p.Text)...)
+	}
+	for _, s := range texts {
+		for _, v := range []string{s, "1) " + s, "> " + s, "I believe " + s} {
+			v = StripCitations(v)
+			if strings.IndexByte(v, '[') >= 0 {
+				continue
+			}
+			lower := strings.ToLower(v)
+			if got, want := isFactualLower(v, lower, hasOpinionCue(lower)), IsFactual(v); got != want {
+				t.Errorf("isFactualLower(%q) = %v, IsFactual %v", v, got, want)
+			}
+		}
+	}
+}

@@ -224,18 +224,31 @@ func IsFactual(s string) bool {
 // isFactualStripped is IsFactual of a text StripCitations leaves as it is
 // (one it returned, holding no "[").
 func isFactualStripped(s string) bool {
+	return isFactualLower(s, "", false)
+}
+
+// isFactualLower is isFactualStripped(s); lower, when not "", is
+// strings.ToLower(s) and opinion hasOpinionCue(lower), used when the
+// trimmed text is s itself.
+func isFactualLower(s, lower string, opinion bool) bool {
 	t := strings.TrimSpace(s)
 	if t == "" || strings.HasPrefix(t, "#") || strings.HasSuffix(t, "?") || strings.HasSuffix(t, ":") {
 		return false
 	}
 	t = strings.TrimLeft(t, "-*+> 0123456789.)")
-	l := strings.ToLower(t)
+	var l string
+	if lower != "" && len(t) == len(s) { // nothing trimmed: t is s
+		l = lower
+	} else {
+		l = strings.ToLower(t)
+		opinion = hasOpinionCue(l)
+	}
 	for _, p := range metaPrefixes {
 		if strings.HasPrefix(l, p) {
 			return false
 		}
 	}
-	if hasOpinionCue(l) { // IsOpinion(t)
+	if opinion { // IsOpinion(t)
 		return false
 	}
 	n := 0
