@@ -120,3 +120,38 @@ func TestSystemPromptDefaultAsTemplate(t *testing.T) {
 		}
 	}
 }
+
+// Turns on several goroutines share noteTexts: each gets what the inline
+// cleaner gives (go test -race checks the cache's locking).
+func TestCleanerConcurrent(t *testing.T) {
+	var notes []Note
+	for i := range 8 {
+		id := fmt.Sprintf("faq-%04d", i)
+		notes = append(notes, Note{N: i + 1, ID: id, URL: "https://ex.org/faq/" + id, Address: fmt.Sprintf("Prices %d", i)})
+	}
+	cfg := DefaultConfig()
+	want := cleanInline(cfg, notes)
+	var texts []string
+	for i := range 200 {
+		texts = append(texts, fmt.Sprintf("Note %d  costs [^1] faq-%04d\n\nsee [2].", i, i%9))
+	}
+	errs := make(chan string, 4)
+	for g := range 4 {
+		go func() {
+			clean := cleaner(cfg, notes)
+			for k := range 2000 {
+				s := texts[(k*7+g)%len(texts)]
+				if got, w := clean(s), want(s); got != w {
+					errs <- fmt.Sprintf("clean(%q) = %q, want %q", s, got, w)
+					return
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for range 4 {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
+	}
+}
