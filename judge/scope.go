@@ -652,12 +652,13 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 		}
 	}
 	best, bestN := 0, -1
+	var seenBuf [16]string // a clause's claim stems counted so far (few: a slice, not a map per clause)
 	for i := range clauses {
 		n := 0
-		seen := map[string]bool{}
+		seen := seenBuf[:0]
 		for _, t := range w.terms[i] {
-			if !t.isNum && cs[t.stem] && !seen[t.stem] {
-				seen[t.stem] = true
+			if !t.isNum && cs[t.stem] && !slices.Contains(seen, t.stem) {
+				seen = append(seen, t.stem)
 				n++
 			}
 		}
@@ -675,12 +676,12 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 	// sentence drops nothing the sentence conditions)
 	condStems := carry.cond
 	have, need := 0, 0
-	seen := map[string]bool{}
+	seen := seenBuf[:0]
 	for _, t := range carry.content {
-		if t.isNum || t.neg || condStems[t.stem] || seen[t.stem] {
+		if t.isNum || t.neg || condStems[t.stem] || slices.Contains(seen, t.stem) {
 			continue
 		}
-		seen[t.stem] = true
+		seen = append(seen, t.stem)
 		need++
 		if cs[t.stem] {
 			have++
