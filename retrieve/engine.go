@@ -66,6 +66,10 @@ type Result struct {
 	RerankActive bool     // a reranker (remote or local) ordered the pool
 	Degraded     []string // remote pieces that failed and were stood in for or skipped
 	ShortCircuit bool     // a strong memory note short-circuited the corpus sweep
+	// Expansion lists the question's words the partition does not know
+	// and the partition's words the lexical lane added for each
+	// (retrieve.expand_max).
+	Expansion []Expansion
 	// IDF weighs a stemmed term by its rarity in the queried partition
 	// (the answerability model's coverage features); nil when no
 	// partition matched.
@@ -104,6 +108,9 @@ type Engine struct {
 	ownEmbedder *index.RemoteEmbedder
 	// sem computes the semantic features; nil unless cfg.Semantic.
 	sem *semantic
+	// exp expands the lexical query into the partition's vocabulary; nil
+	// unless cfg.Semantic and cfg.ExpandMax > 0.
+	exp *expander
 	// questions caches questions' encoder vectors (nil when off).
 	questions *questionCache
 	// kinds caches each partition's set of kinds (*index.Partition ->
@@ -189,6 +196,7 @@ func New(cfg Config, ixCfg index.Config, snap *index.Snapshot, log *zap.Logger) 
 			return nil, fmt.Errorf("word vectors: %w", err)
 		}
 		e.sem = newSemantic(enc, wv)
+		e.exp = newExpander(wv, cfg.ExpandMinCos, cfg.ExpandMax)
 	}
 	e.Swap(snap)
 	return e, nil
@@ -199,10 +207,11 @@ func New(cfg Config, ixCfg index.Config, snap *index.Snapshot, log *zap.Logger) 
 // before the engine serves queries.
 func (e *Engine) SetSemantic(enc SentenceEncoder, wv WordVectors) {
 	if enc == nil {
-		e.sem = nil
+		e.sem, e.exp = nil, nil
 		return
 	}
 	e.sem = newSemantic(enc, wv)
+	e.exp = newExpander(wv, e.cfg.ExpandMinCos, e.cfg.ExpandMax)
 }
 
 // Swap publishes snap atomically. Queries already running finish on the
@@ -214,6 +223,9 @@ func (e *Engine) Swap(snap *index.Snapshot) {
 	old := e.cur.Swap(next)
 	if e.sem != nil {
 		e.sem.reset()
+	}
+	if e.exp != nil {
+		e.exp.reset()
 	}
 	e.kinds.Clear()
 	if old != nil {
@@ -419,7 +431,10 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	}
 	res.ShortCircuit = mem.shortCircuit
 	if !mem.shortCircuit {
-		if err := e.sweep(ctx, p, texts, primaryQ, primaryOK, get, degrade); err != nil {
+		if e.exp != nil && e.cfg.LexicalK > 0 {
+			res.Expansion = e.exp.expand(p, q.Text)
+		}
+		if err := e.sweep(ctx, p, texts, expansionWords(res.Expansion), primaryQ, primaryOK, get, degrade); err != nil {
 			return Result{}, err
 		}
 		cpustage.Retrieve.Enter()
@@ -466,8 +481,9 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 }
 
 // sweep runs the dense, lexical and address lanes for every query text
-// concurrently and merges their hits into the pool.
-func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, primaryQ [][]float32, primaryOK bool,
+// concurrently and merges their hits into the pool. The first text's
+// lexical query is widened by extra (the expansion of the question).
+func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts, extra []string, primaryQ [][]float32, primaryOK bool,
 	get func(int) *cand, degrade func(string)) error {
 	type laneOut struct {
 		lane uint8
@@ -509,7 +525,13 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, 
 				cpustage.Lexical.Enter()
 				lctx, cancel := context.WithTimeout(gctx, e.cfg.LaneTimeout)
 				defer cancel()
-				hits, err := p.Lexical(lctx, t, e.cfg.LexicalK)
+				var hits []index.Hit
+				var err error
+				if ti == 0 && len(extra) > 0 {
+					hits, err = p.LexicalExpanded(lctx, t, extra, e.cfg.ExpandBoost, e.cfg.LexicalK)
+				} else {
+					hits, err = p.Lexical(lctx, t, e.cfg.LexicalK)
+				}
 				put(laneOut{laneLexical, hits, err})
 				return nil
 			})
