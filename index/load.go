@@ -113,6 +113,10 @@ var graphEf = 64
 type Hit struct {
 	Index int
 	Score float64
+	// Base is LexicalExpanded's score for the question's own words (0
+	// for a chunk only the extra words found); Score adds the extra
+	// words' part. Other lanes leave it 0.
+	Base float64
 }
 
 // ReadManifest reads the manifest of the snapshot at dir without opening
@@ -418,7 +422,7 @@ func (p *Partition) Dense(q []float32, k, overfetch int) ([]Hit, error) {
 		for _, f := range found {
 			i := int(f.key)
 			if !p.deleted[i] {
-				hits = append(hits, Hit{i, 1 - float64(f.dist)})
+				hits = append(hits, Hit{Index: i, Score: 1 - float64(f.dist)})
 			}
 		}
 	} else {
@@ -472,7 +476,7 @@ func (p *Partition) LexicalExpanded(ctx context.Context, text string, extra []st
 		if i, ok := at[h.Index]; ok {
 			hits[i].Score += boost * h.Score
 		} else {
-			hits = append(hits, Hit{h.Index, boost * h.Score})
+			hits = append(hits, Hit{Index: h.Index, Score: boost * h.Score})
 		}
 	}
 	slices.SortFunc(hits, func(a, b Hit) int {
@@ -502,7 +506,7 @@ func (p *Partition) lexical(ctx context.Context, q blevequery.Query, k int) ([]H
 		if err != nil || i < 0 || i >= len(p.chunks) || p.deleted[i] {
 			continue
 		}
-		hits = append(hits, Hit{i, h.Score})
+		hits = append(hits, Hit{Index: i, Score: h.Score, Base: h.Score})
 	}
 	return hits, nil
 }
@@ -550,7 +554,7 @@ func (p *Partition) scanTopK(q []float32, k int) []Hit {
 		if p.deleted[i] {
 			continue
 		}
-		c := Hit{i, p.Cosine(q, i)}
+		c := Hit{Index: i, Score: p.Cosine(q, i)}
 		switch {
 		case len(h) < k:
 			if h = append(h, c); len(h) == k {

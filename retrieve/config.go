@@ -57,9 +57,12 @@ type Config struct {
 	// query into the corpus's own words (issue 28): each content word of
 	// the question whose stem the partition never uses adds its ExpandMax
 	// nearest words of the partition's vocabulary by word-vector (GloVe)
-	// cosine, each at ExpandMinCos or above ("tyre" -> "puncture"), matched
-	// in a second BM25 query whose score counts ExpandBoost times. Only
-	// with semantic on (the word vectors are loaded then). ExpandMax 0
+	// cosine, each at ExpandMinCos or above ("cab" -> "taxis"), matched in
+	// a second BM25 query whose score counts ExpandBoost times. It moves
+	// the pool's order only: a chunk the extra words alone found is not a
+	// lexical-lane hit, and the rerank score (the gate's feature) reads
+	// the question's own BM25. Only with semantic on (the word vectors
+	// are loaded then). ExpandMax 0
 	// switches it off; in [0,10]. ExpandMinCos in [0,1], ExpandBoost in
 	// [0,1].
 	ExpandMax    int     `yaml:"expand_max"`

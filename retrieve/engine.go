@@ -304,10 +304,16 @@ func (e *Engine) Kinds(tenant, kb string) []string {
 
 // cand is a pool member while a query is being answered.
 type cand struct {
-	slot     int
-	lanes    uint8
-	lexical  float64
-	lexRank  int
+	slot    int
+	lanes   uint8
+	lexical float64 // BM25 of the question's own words (the rerank feature)
+	lexRank int
+	// lexExp is the lexical score with the expansion's part
+	// (LexicalExpanded), order is the local reranker's score with it in
+	// place of lexical: it orders the pool, while rerank, the gate's
+	// feature, stays the question's own (0: no expansion).
+	lexExp   float64
+	order    float64
 	score    float64
 	rerank   float64
 	forced   bool
@@ -560,16 +566,27 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts, extra []s
 			}
 			continue
 		}
-		for rank, h := range o.hits {
+		rank := 0
+		for _, h := range o.hits {
+			if o.lane == laneLexical && h.Base == 0 {
+				// Found by the expansion alone: a candidate for the
+				// pool, neither forced past the prefloor nor a lexical
+				// lane hit in the gate's features.
+				c := get(h.Index)
+				c.lexExp = max(c.lexExp, h.Score)
+				continue
+			}
 			c := get(h.Index)
 			c.lanes |= o.lane
 			switch o.lane {
 			case laneLexical:
 				c.forced = true
-				c.lexical = max(c.lexical, h.Score)
+				c.lexical = max(c.lexical, h.Base)
+				c.lexExp = max(c.lexExp, h.Score)
 				if c.lexRank < 0 || rank < c.lexRank {
 					c.lexRank = rank
 				}
+				rank++
 			case laneAddress:
 				c.forced = true
 			}
@@ -699,9 +716,39 @@ func (e *Engine) rerank(ctx context.Context, p *index.Partition, q string, cands
 		}
 	}
 	if e.remote == nil || remoteFailed {
+		e.orderExpanded(ctx, p, q, docs, cands)
 		e.fuse(p, cands)
 	}
 	return true
+}
+
+// orderExpanded sets c.order, the local reranker's score with the
+// expanded lexical score in place of the question's own, when the
+// expansion found anything (retrieve.expand_max): the expansion moves the
+// pool's order, not the rerank score the gate reads.
+func (e *Engine) orderExpanded(ctx context.Context, p *index.Partition, q string, docs []RerankDoc, cands []*cand) {
+	var maxExp float64
+	differs := false
+	for _, c := range cands {
+		maxExp = max(maxExp, c.lexExp)
+		differs = differs || c.lexExp != c.lexical
+	}
+	if !differs || maxExp == 0 {
+		return
+	}
+	for i, c := range cands {
+		docs[i].Lexical = c.lexExp / maxExp
+	}
+	scores, err := e.localReranker(p).Rerank(ctx, q, docs)
+	if err != nil {
+		return
+	}
+	for i, c := range cands {
+		c.order = scores[i]
+		if c.lanes&(laneAddress|laneMemory) != 0 {
+			c.order = max(c.order, c.score)
+		}
+	}
 }
 
 // fuse sets the order key of the local reranker's pool: the rerank
@@ -720,7 +767,11 @@ func (e *Engine) fuse(p *index.Partition, cands []*cand) {
 		if !c.hasCos {
 			continue
 		}
-		r := min(max(c.rerank, 1e-9), 1-1e-9)
+		r := c.rerank
+		if c.order != 0 {
+			r = c.order
+		}
+		r = min(max(r, 1e-9), 1-1e-9)
 		z := (c.cos - mean) / sd * encoderReach(p.Chunk(c.slot))
 		c.key = 1 / (1 + math.Exp(-(math.Log(r/(1-r)) + w*z)))
 	}
@@ -788,6 +839,9 @@ func (e *Engine) order(q string, p *index.Partition, cands []*cand) []*cand {
 	kinds := e.askedKinds(q)
 	key := func(c *cand) float64 {
 		k := c.rerank
+		if c.order != 0 {
+			k = c.order
+		}
 		if c.key != 0 {
 			k = c.key
 		}

@@ -14,9 +14,11 @@ import (
 // (issue 28): a content word of the question whose stem the partition
 // never uses ("tyre", "pensioners") adds its nearest words of the
 // partition's vocabulary by word-vector cosine ("puncture", "seniors"),
-// at minCos or above, at most max of them (distinct stems). Restricting
-// the candidates to the partition's vocabulary is what keeps it from a
-// thesaurus's noise: a word can only become a word the corpus uses.
+// at minCos or above, at most max of them (distinct stems). A word can
+// only become a word the corpus uses, but GloVe's cosine is relatedness,
+// not synonymy ("tap" -> "garden", "table"), so the expansion moves the
+// pool's order only and never a feature the gate reads (engine.go,
+// orderExpanded; docs/quality.md Run 9).
 type expander struct {
 	wv     rowVectors
 	minCos float32
@@ -31,7 +33,7 @@ type expander struct {
 // expand or to be an expansion: "much", "get" and "say" are absent from a
 // small corpus for no reason of meaning, and "one", "take" and "need" sit
 // near everything.
-var expandCommon int32 = 500
+const expandCommon = 500
 
 // maxExpandMemo bounds the remembered expansions of one partition.
 const maxExpandMemo = 65536
