@@ -138,15 +138,21 @@ func burstSplits(body string) map[string][]int {
 // relaySplit relays body, arriving in the reads cuts gives, through turn
 // and returns the client's bytes with the report's latencies zeroed.
 func relaySplit(t testing.TB, body string, cuts []int, usage bool, turn Turn) string {
+	var out bytes.Buffer
+	relayReads(t, &Server{m: newMetrics(), log: nopLogger()}, &out, body, cuts, usage, turn)
+	return latencyRE.ReplaceAllString(out.String(), `"latency_ms":{}`)
+}
+
+// relayReads relays body, arriving in the reads cuts gives, through turn
+// to w.
+func relayReads(t testing.TB, s *Server, w io.Writer, body string, cuts []int, usage bool, turn Turn) {
 	cfg := DefaultConfig()
 	cfg.Server.DisconnectProbe = time.Hour
 	rt := &runtime{cfg: cfg}
 	src := sse.NewReader(&splitReader{b: []byte(body), cuts: cuts}, cfg.Upstream.MaxEventBytes)
 	defer src.Release()
-	var out bytes.Buffer
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	s := &Server{m: newMetrics(), log: nopLogger()}
 	r := newRelay(&exchange{s: s, rt: rt, req: &chatRequest{stream: true, includeUsage: usage}, turn: turn,
 		log: &reqLog{start: time.Now()}, stop: func(err error) { cancel(err) }}, src)
 	defer r.free()
@@ -154,8 +160,7 @@ func relaySplit(t testing.TB, body string, cuts []int, usage bool, turn Turn) st
 	if err != nil || !ok {
 		t.Fatalf("no first event: %v %v", ok, err)
 	}
-	r.run(ctx, &out, first)
-	return latencyRE.ReplaceAllString(out.String(), `"latency_ms":{}`)
+	r.run(ctx, w, first)
 }
 
 var latencyRE = regexp.MustCompile(`"latency_ms":\{[^}]*\}`)
