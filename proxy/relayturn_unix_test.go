@@ -4,6 +4,7 @@ package proxy
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"syscall"
 	"testing"
@@ -53,6 +54,35 @@ func BenchmarkRelayTurn(b *testing.B) {
 			}
 			cpu += procCPU() - c0
 			b.ReportMetric(cpu*1e6/float64(b.N), "cpu-us/op")
+		})
+	}
+}
+
+// BenchmarkRelayWords is the relay's cost per event (ns/op, cpu-ns/op)
+// through a real lexical-only guard turn, for content deltas of a word or
+// two that end no sentence (so no claim is checked): the events of a
+// demo answer between its sentence ends, 50 per upstream read or one.
+func BenchmarkRelayWords(b *testing.B) {
+	pipe := lexicalPipeline(b)
+	words := []string{`" The"`, `" account"`, `" is"`, `" locked"`, `" after"`, `" five"`, `" failed"`, `" sign"`, `"-in"`, `" attempts"`,
+		`" and"`, `" an"`, `" administrator"`, `" can"`, `" unlock"`, `" it"`, `" from"`, `" the"`, `" console"`, `" [^1]"`}
+	for _, burst := range []int{50, 1} {
+		b.Run(fmt.Sprintf("burst%d", burst), func(b *testing.B) {
+			turn, err := pipe.Begin(context.Background(), TurnRequest{Tenant: "default", KB: "default", Model: "mock-1", Stream: true, Query: "What does error LF-4002 mean?"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(turn.Abandon)
+			step := relayLoopOf(b, turn, burst, io.Discard, words)
+			for range 1000 { // grow the buffers
+				step()
+			}
+			b.ReportAllocs()
+			c0 := procCPU()
+			for b.Loop() {
+				step()
+			}
+			b.ReportMetric((procCPU()-c0)*1e9/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
