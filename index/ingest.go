@@ -311,6 +311,24 @@ func checkUTF8(b []byte) error {
 	return fmt.Errorf("not UTF-8 (byte 0x%02X at character %d): save the file as UTF-8", b[i], utf8.RuneCount(b[:i])+1)
 }
 
+// errSkipFile stops reading a JSONL file that notJSONLines rejected.
+var errSkipFile = errors.New("skip file")
+
+// notJSONLines explains a file whose first line shows it is JSON but not
+// JSON Lines: an array, or an object printed over several lines (as jq,
+// Python's json.dump with indent, and editors write it). Such a file is
+// one bad line, with the command that converts it. It returns nil for any
+// other first line.
+func notJSONLines(first []byte, path string) error {
+	switch {
+	case first[0] == '[':
+		return fmt.Errorf("a JSON array, not JSON Lines (one object per line): convert it with jq -c '.[]' %s > FILE.jsonl", path)
+	case string(first) == "{":
+		return fmt.Errorf("a JSON object printed over several lines, not JSON Lines (one object per line): convert it with jq -c . %s > FILE.jsonl", path)
+	}
+	return nil
+}
+
 // readLines calls fn for every non-blank line of r, with 1-based line numbers.
 // A byte-order mark at the start of the first line is dropped.
 func readLines(r io.Reader, fn func(n int, line []byte) error) error {
@@ -371,7 +389,8 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 			return fmt.Errorf("open corpus %s: %w", path, err)
 		}
 		defer f.Close()
-		return readLines(f, func(n int, line []byte) error {
+		first := true
+		err = readLines(f, func(n int, line []byte) error {
 			if line == nil {
 				le := &LineError{File: path, Line: n, Err: fmt.Errorf("line longer than %d bytes", maxLineBytes)}
 				if strict {
@@ -381,6 +400,18 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 				return nil
 			}
 			d, err := parseDocLine(line)
+			if err != nil && first {
+				if ferr := notJSONLines(line, path); ferr != nil {
+					// One report for the file, not one per line of it.
+					le := &LineError{File: path, Line: n, Err: ferr}
+					if strict {
+						return le
+					}
+					bad = append(bad, le)
+					return errSkipFile
+				}
+			}
+			first = false
 			if err != nil {
 				le := &LineError{File: path, Line: n, Err: err}
 				if strict {
@@ -391,6 +422,10 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 			}
 			return add(d, path, n)
 		})
+		if errors.Is(err, errSkipFile) {
+			return nil
+		}
+		return err
 	}
 	// readText reads one Markdown or text file as the document id.
 	readText := func(path, id string) error {
@@ -419,13 +454,18 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 			return nil, bad, fmt.Errorf("corpus %s: %w", src, err)
 		}
 		if !st.IsDir() {
-			switch strings.ToLower(filepath.Ext(src)) {
+			switch ext := strings.ToLower(filepath.Ext(src)); ext {
 			case ".md", ".markdown", ".txt", ".text":
 				// A single file given on its own: its name is its id.
 				if err := readText(src, filepath.Base(src)); err != nil {
 					return nil, bad, err
 				}
 				continue
+			case ".jsonl", ".ndjson", ".json", "":
+			default:
+				// Read as JSON lines, a CSV or a PDF would be one bad
+				// line per line of it, none saying what is wrong.
+				return nil, bad, fmt.Errorf("corpus %s: a %s file is not read: corpus files are JSON Lines (.jsonl, .ndjson), Markdown (.md, .markdown) or plain text (.txt, .text)", src, ext)
 			}
 			if err := readJSONL(src); err != nil {
 				return nil, bad, err
@@ -599,6 +639,7 @@ func readMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error
 		if err != nil {
 			return nil, bad, fmt.Errorf("open memory %s: %w", path, err)
 		}
+		first := true
 		err = readLines(f, func(n int, line []byte) error {
 			var m MemoryEntry
 			var err error
@@ -606,7 +647,18 @@ func readMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error
 				err = fmt.Errorf("line longer than %d bytes", maxLineBytes)
 			} else {
 				m, err = parseMemoryLine(line)
+				if err != nil && first {
+					if ferr := notJSONLines(line, path); ferr != nil {
+						le := &LineError{File: path, Line: n, Err: ferr}
+						if strict {
+							return le
+						}
+						bad = append(bad, le)
+						return errSkipFile
+					}
+				}
 			}
+			first = false
 			if err != nil {
 				le := &LineError{File: path, Line: n, Err: err}
 				if strict {
@@ -619,6 +671,9 @@ func readMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error
 			return nil
 		})
 		f.Close()
+		if errors.Is(err, errSkipFile) {
+			err = nil
+		}
 		if err != nil {
 			return nil, bad, err
 		}
