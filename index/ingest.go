@@ -65,6 +65,9 @@ type MemoryEntry struct {
 	// Sources marks a derived entry: its answer or note was written from
 	// these ids, and HaluGate checks it against them at index time.
 	Sources []string `json:"sources,omitempty"`
+
+	file string // where readMemory read it (for a LineError)
+	line int
 }
 
 // LineError is a bad input line, reported with its file and line number.
@@ -95,7 +98,11 @@ func ValidName(s string) bool { return nameRE.MatchString(s) }
 var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true, "sources": true, "deleted": true}
 
 // parseDocLine decodes one corpus JSONL line and applies the defaults.
-func parseDocLine(line []byte) (Doc, error) {
+func parseDocLine(line []byte) (Doc, error) { return parseDocLineIn(line, DocRef{}) }
+
+// parseDocLineIn is parseDocLine with part's tenant and KB (when set) for
+// a line that names none.
+func parseDocLineIn(line []byte, part DocRef) (Doc, error) {
 	if err := checkUTF8(line); err != nil {
 		return Doc{}, err
 	}
@@ -165,7 +172,26 @@ func parseDocLine(line []byte) (Doc, error) {
 	if err := errors.Join(errs...); err != nil {
 		return Doc{}, err
 	}
-	return normalizeDoc(d)
+	return normalizeDoc(inPartition(d, part))
+}
+
+// WithPartition puts the documents and curated-memory entries of Build's
+// or Add's sources that name no tenant or KB (every Markdown and text
+// file; JSONL lines without "tenant" or "kb") in tenant and kb instead of
+// "default". An empty name keeps "default".
+func WithPartition(tenant, kb string) Option {
+	return func(o *options) { o.part = DocRef{Tenant: tenant, KB: kb} }
+}
+
+// inPartition gives d part's tenant and KB where d names none.
+func inPartition(d Doc, part DocRef) Doc {
+	if d.Tenant == "" {
+		d.Tenant = part.Tenant
+	}
+	if d.KB == "" {
+		d.KB = part.KB
+	}
+	return d
 }
 
 func normalizeDoc(d Doc) (Doc, error) {
@@ -250,7 +276,11 @@ func plainJSONError(err error) error {
 }
 
 // parseMemoryLine decodes one curated-memory JSONL line.
-func parseMemoryLine(line []byte) (MemoryEntry, error) {
+func parseMemoryLine(line []byte) (MemoryEntry, error) { return parseMemoryLineIn(line, DocRef{}) }
+
+// parseMemoryLineIn is parseMemoryLine with part's tenant and KB (when
+// set) for an entry that names none.
+func parseMemoryLineIn(line []byte, part DocRef) (MemoryEntry, error) {
 	if err := checkUTF8(line); err != nil {
 		return MemoryEntry{}, err
 	}
@@ -258,6 +288,12 @@ func parseMemoryLine(line []byte) (MemoryEntry, error) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&m); err != nil {
 		return MemoryEntry{}, plainJSONError(err)
+	}
+	if m.Tenant == "" {
+		m.Tenant = part.Tenant
+	}
+	if m.KB == "" {
+		m.KB = part.KB
 	}
 	if m.Tenant == "" {
 		m.Tenant = DefaultTenant
@@ -365,6 +401,12 @@ func readLines(r io.Reader, fn func(n int, line []byte) error) error {
 // becomes its id). Bad lines are returned as *LineError and skipped; with
 // strict, the first bad line is an error.
 func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
+	return readDocs(sources, strict, DocRef{})
+}
+
+// readDocs is ReadDocs with part's tenant and KB (when set) for the
+// documents that name none.
+func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, error) {
 	var docs []Doc
 	var bad []*LineError
 	seen := map[[3]string]string{}
@@ -399,7 +441,7 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 				bad = append(bad, le)
 				return nil
 			}
-			d, err := parseDocLine(line)
+			d, err := parseDocLineIn(line, part)
 			if err != nil && first {
 				if ferr := notJSONLines(line, path); ferr != nil {
 					// One report for the file, not one per line of it.
@@ -437,7 +479,7 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 		err = checkUTF8(b)
 		if err == nil {
 			var d Doc
-			if d, err = normalizeDoc(textDoc(id, string(b), ext != ".txt" && ext != ".text")); err == nil {
+			if d, err = normalizeDoc(inPartition(textDoc(id, string(b), ext != ".txt" && ext != ".text"), part)); err == nil {
 				return add(d, path, 1)
 			}
 		}
@@ -631,7 +673,7 @@ func frontMatter(body string) (rest string, keys map[string]string, ok bool) {
 }
 
 // readMemory reads curated-memory JSONL files.
-func readMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error) {
+func readMemory(files []string, strict bool, part DocRef) ([]MemoryEntry, []*LineError, error) {
 	var out []MemoryEntry
 	var bad []*LineError
 	for _, path := range files {
@@ -646,7 +688,7 @@ func readMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error
 			if line == nil {
 				err = fmt.Errorf("line longer than %d bytes", maxLineBytes)
 			} else {
-				m, err = parseMemoryLine(line)
+				m, err = parseMemoryLineIn(line, part)
 				if err != nil && first {
 					if ferr := notJSONLines(line, path); ferr != nil {
 						le := &LineError{File: path, Line: n, Err: ferr}
@@ -667,6 +709,7 @@ func readMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error
 				bad = append(bad, le)
 				return nil
 			}
+			m.file, m.line = path, n
 			out = append(out, m)
 			return nil
 		})
@@ -679,4 +722,25 @@ func readMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error
 		}
 	}
 	return out, bad, nil
+}
+
+// memoryWithoutDocs moves to bad the curated-memory entries whose tenant
+// and KB hold no document (hasDocs false): their refs can name nothing,
+// and a partition of memory alone has no lanes to load. The usual cause
+// is a memory file without "kb" beside a corpus placed in another KB.
+func memoryWithoutDocs(mem []MemoryEntry, hasDocs func(tenant, kb string) bool, strict bool) ([]MemoryEntry, []*LineError, error) {
+	var keep []MemoryEntry
+	var bad []*LineError
+	for _, m := range mem {
+		if hasDocs(m.Tenant, m.KB) {
+			keep = append(keep, m)
+			continue
+		}
+		le := &LineError{File: m.file, Line: m.line, Err: fmt.Errorf("memory %s: tenant %q, kb %q has no corpus document, so its refs name nothing: give the entry the tenant and kb of its documents (or index build --tenant/--kb)", m.Type, m.Tenant, m.KB)}
+		if strict {
+			return nil, nil, le
+		}
+		bad = append(bad, le)
+	}
+	return keep, bad, nil
 }

@@ -67,7 +67,7 @@ func TestReadMemoryNotJSONLines(t *testing.T) {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mem, bad, err := readMemory([]string{p}, false)
+	mem, bad, err := readMemory([]string{p}, false, DocRef{})
 	if err != nil || len(mem) != 0 || len(bad) != 1 || !strings.Contains(bad[0].Error(), "printed over several lines") {
 		t.Errorf("memory: entries %v, bad %v, err %v; want one bad line naming the shape", mem, bad, err)
 	}
