@@ -49,8 +49,8 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const indexUsage = `usage:
-  guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--strict|--skip-bad] --out DIR
-  guard index add   [--config F] --index DIR [--corpus PATH]... [--memory F.jsonl...] [--delete ID... [--tenant T --kb K]] [--strict|--skip-bad] [-v] --out NEWDIR
+  guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--tenant T --kb K] [--strict|--skip-bad] --out DIR
+  guard index add   [--config F] --index DIR [--corpus PATH]... [--memory F.jsonl...] [--delete ID...] [--tenant T --kb K] [--strict|--skip-bad] [-v] --out NEWDIR
   guard index query [--config F] [--index DIR] [--tenant T --kb K] [--k N] [--json] "question"
   guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]
   guard index calibrate [--config F] --index DIR [--questions N] [--write] [--json]

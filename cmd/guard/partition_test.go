@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,5 +94,23 @@ func TestMemoryInPartitionWithoutDocuments(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "index", "build", "--strict", "--corpus", corpus, "--memory", memory, "--out", filepath.Join(dir, "v3")); code != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("strict build: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+}
+
+// TestGapsSaysWhereTheProxyListens: guard gaps at an address where nothing
+// listens (its default, with the proxy on another port) says to give the
+// proxy's address, for the list and for resolve alike.
+func TestGapsSaysWhereTheProxyListens(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // a loopback port nothing listens on now
+	hint := "(is guard serve running there? give its address with --addr"
+	for _, args := range [][]string{{"gaps", "--addr", "http://" + addr}, {"gaps", "resolve", "abc", "--addr", "http://" + addr}} {
+		if code, _, stderr := runCLI(t, args...); code != 1 || !strings.Contains(stderr, "connection refused") || !strings.Contains(stderr, hint) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 with %q", args, code, stderr, hint)
+		}
 	}
 }
