@@ -2,6 +2,8 @@ package main
 
 import (
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +114,28 @@ func TestGapsSaysWhereTheProxyListens(t *testing.T) {
 		if code, _, stderr := runCLI(t, args...); code != 1 || !strings.Contains(stderr, "connection refused") || !strings.Contains(stderr, hint) {
 			t.Errorf("%v: exit %d, stderr %q; want 1 with %q", args, code, stderr, hint)
 		}
+	}
+}
+
+// TestServeWarnsOfUpstreamWithoutPath: guard serve --upstream
+// http://host:port (no /v1) warns at start, naming the URL to use; a chat
+// through it got a bare 404 upstream_rejected before, and nothing said why.
+func TestServeWarnsOfUpstreamWithoutPath(t *testing.T) {
+	for _, tc := range []struct{ base, want string }{
+		{"http://127.0.0.1:11434", "use http://127.0.0.1:11434/v1 unless"},
+		{"http://127.0.0.1:11434/", "use http://127.0.0.1:11434/v1 unless"},
+		{"http://127.0.0.1:11434/v1", ""},
+		{"https://openrouter.ai/api/v1", ""},
+	} {
+		got := upstreamPathWarning(tc.base)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("upstreamPathWarning(%q) = %q, want %q", tc.base, got, tc.want)
+		}
+	}
+	mock := httptest.NewServer(http.NotFoundHandler()) // an upstream that serves only under /v1
+	defer mock.Close()
+	_, _, log := serveInProcess(t, "--upstream", mock.URL)
+	if es := log.entries(t, upstreamPathWarning(mock.URL)); len(es) != 1 || es[0]["base_url"] != mock.URL {
+		t.Errorf("serve log: warnings %v, want one naming %s", es, mock.URL)
 	}
 }

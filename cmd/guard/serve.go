@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -222,6 +224,9 @@ func runServe(args []string) error {
 		return err
 	}
 	warnKeyPartitions(log, cfg)
+	if w := upstreamPathWarning(cfg.Upstream.BaseURL); w != "" {
+		log.Warn(w, zap.String("base_url", cfg.Upstream.BaseURL))
+	}
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Server.Addr, err)
@@ -277,4 +282,18 @@ func runServe(args []string) error {
 			return err
 		}
 	}
+}
+
+// upstreamPathWarning returns a warning for an upstream base URL without a
+// path (http://127.0.0.1:11434): the proxy asks base_url + /chat/completions,
+// and OpenAI, Ollama, vLLM and llama.cpp's server answer under /v1, so each
+// chat got a 404 upstream_rejected with the upstream's own words and nothing
+// at start said why. "" when the URL has a path (or does not parse: the
+// config's validation says so).
+func upstreamPathWarning(base string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || strings.Trim(u.Path, "/") != "" {
+		return ""
+	}
+	return "upstream.base_url has no path: requests go to base_url + /chat/completions, and most OpenAI-compatible servers (OpenAI, Ollama, vLLM, llama.cpp) answer under /v1: use " + strings.TrimRight(base, "/") + "/v1 unless yours serves at the root"
 }
