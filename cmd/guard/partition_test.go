@@ -139,3 +139,25 @@ func TestServeWarnsOfUpstreamWithoutPath(t *testing.T) {
 		t.Errorf("serve log: warnings %v, want one naming %s", es, mock.URL)
 	}
 }
+
+// TestUpstreamKeyWarning: a remote upstream with its key variable empty is
+// warned of; a loopback one, or one whose key is set, is not.
+func TestUpstreamKeyWarning(t *testing.T) {
+	t.Setenv("TRIAL_KEY_SET", "sk-test")
+	t.Setenv("TRIAL_KEY_EMPTY", "")
+	for _, tc := range []struct {
+		base, env string
+		warn      bool
+	}{
+		{"https://api.openai.com/v1", "TRIAL_KEY_EMPTY", true},
+		{"https://api.openai.com/v1", "TRIAL_KEY_SET", false},
+		{"http://127.0.0.1:11434/v1", "TRIAL_KEY_EMPTY", false},
+		{"http://localhost:8000/v1", "TRIAL_KEY_EMPTY", false},
+		{"http://[::1]:8000/v1", "TRIAL_KEY_EMPTY", false},
+	} {
+		got := upstreamKeyWarning(tc.base, tc.env)
+		if (got != "") != tc.warn || tc.warn && !strings.Contains(got, "$"+tc.env+" is empty") {
+			t.Errorf("upstreamKeyWarning(%q, %q) = %q, want a warning: %v", tc.base, tc.env, got, tc.warn)
+		}
+	}
+}

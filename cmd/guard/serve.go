@@ -227,6 +227,9 @@ func runServe(args []string) error {
 	if w := upstreamPathWarning(cfg.Upstream.BaseURL); w != "" {
 		log.Warn(w, zap.String("base_url", cfg.Upstream.BaseURL))
 	}
+	if w := upstreamKeyWarning(cfg.Upstream.BaseURL, cfg.Upstream.APIKeyEnv); w != "" {
+		log.Warn(w, zap.String("base_url", cfg.Upstream.BaseURL), zap.String("api_key_env", cfg.Upstream.APIKeyEnv))
+	}
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Server.Addr, err)
@@ -296,4 +299,23 @@ func upstreamPathWarning(base string) string {
 		return ""
 	}
 	return "upstream.base_url has no path: requests go to base_url + /chat/completions, and most OpenAI-compatible servers (OpenAI, Ollama, vLLM, llama.cpp) answer under /v1: use " + strings.TrimRight(base, "/") + "/v1 unless yours serves at the root"
+}
+
+// upstreamKeyWarning returns a warning when the upstream is not on this
+// host and the variable upstream.api_key_env names is unset or empty: its
+// requests go without a key, and a hosted API answers each chat 401. A
+// loopback upstream (Ollama, vLLM, the simulated one) needs none.
+func upstreamKeyWarning(base, keyEnv string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || keyEnv == "" || os.Getenv(keyEnv) != "" {
+		return ""
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return ""
+	}
+	return "upstream.api_key_env: $" + keyEnv + " is empty: requests to the upstream go without an API key (export " + keyEnv + "=..., or name another variable in upstream.api_key_env)"
 }
