@@ -8,11 +8,13 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -56,12 +58,12 @@ type guardObj struct {
 
 // complete runs one question through the openai-go client, stream or not,
 // and returns the answer text and the guard object.
-func complete(t *testing.T, ts *testServer, q string, stream bool) (string, guardObj) {
+func complete(t *testing.T, ts *testServer, q string, stream bool, opts ...option.RequestOption) (string, guardObj) {
 	t.Helper()
 	p := openai.ChatCompletionNewParams{Model: "mock-1", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(q)}}
 	var g guardObj
 	if !stream {
-		resp, err := ts.completions().New(context.Background(), p)
+		resp, err := ts.completions().New(context.Background(), p, opts...)
 		if err != nil {
 			t.Fatalf("New: %v", err)
 		}
@@ -73,7 +75,7 @@ func complete(t *testing.T, ts *testServer, q string, stream bool) (string, guar
 		}
 		return resp.Choices[0].Message.Content, raw.Guard
 	}
-	s := ts.completions().NewStreaming(context.Background(), p)
+	s := ts.completions().NewStreaming(context.Background(), p, opts...)
 	var text strings.Builder
 	for s.Next() {
 		ch := s.Current()
@@ -231,6 +233,23 @@ func TestRemoteStagesDownDegrade(t *testing.T) {
 			if !found {
 				t.Errorf("stream=%v: degraded %v lacks %q", stream, g.Degraded, want)
 			}
+		}
+	}
+}
+
+// A partition with no corpus (a misspelt X-KB-ID with auth off) cannot
+// ground: the turn falls back, and the report says "corpus" among the
+// degraded pieces instead of looking like an ordinary fallback.
+func TestUnknownPartitionSaysCorpus(t *testing.T) {
+	ts := startGuard(t, nil)
+	for _, stream := range []bool{false, true} {
+		_, g := complete(t, ts, groundQ, stream, option.WithHeader("X-KB-ID", "no-such-kb"))
+		if g.Decision != "fallback" || !slices.Contains(g.Degraded, "corpus") {
+			t.Errorf("stream=%v unknown kb: decision %q degraded %v, want fallback with corpus", stream, g.Decision, g.Degraded)
+		}
+		_, g = complete(t, ts, groundQ, stream)
+		if g.Decision != "ground" || slices.Contains(g.Degraded, "corpus") {
+			t.Errorf("stream=%v default kb: decision %q degraded %v", stream, g.Decision, g.Degraded)
 		}
 	}
 }

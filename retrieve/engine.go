@@ -319,12 +319,19 @@ const (
 
 var laneNames = []string{"dense", "lexical", "address", "memory"}
 
+// NoCorpus is the degraded piece of a turn whose tenant and KB have no
+// indexed passages (a misspelt X-KB-ID with auth off, a tenant whose corpus
+// was never built): the turn cannot ground, and the report says why rather
+// than falling back to general knowledge in silence.
+const NoCorpus = "corpus"
+
 // Retrieve runs the lanes for q and returns the final ranked candidates.
-// An unknown (tenant, kb) returns an empty Result and no error.
+// An unknown (tenant, kb) returns a Result with no candidates, degraded
+// NoCorpus, and no error.
 func (e *Engine) Retrieve(ctx context.Context, q Query) (Result, error) {
 	st := e.acquire()
 	if st == nil {
-		return Result{}, nil
+		return Result{Degraded: []string{NoCorpus}}, nil
 	}
 	defer st.release()
 	return e.RetrieveFrom(ctx, st.snap, q)
@@ -335,7 +342,10 @@ func (e *Engine) Retrieve(ctx context.Context, q Query) (Result, error) {
 // over one snapshot).
 func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query) (Result, error) {
 	p := snap.Partition(q.Tenant, q.KB)
-	if p == nil || strings.TrimSpace(q.Text) == "" {
+	if p == nil {
+		return Result{Degraded: []string{NoCorpus}}, nil
+	}
+	if strings.TrimSpace(q.Text) == "" {
 		return Result{}, nil
 	}
 	kinds := e.kindSet(p)
