@@ -55,7 +55,7 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 			return Manifest{}, fmt.Errorf("base snapshot %s: built by encoder model %.12s, this binary embeds %.12s: rebuild the index instead", base, man.EncoderChecksum, enc.Checksum())
 		}
 	}
-	docs, bad, err := ReadDocs(sources, cfg.Strict)
+	docs, bad, err := readDocs(sources, cfg.Strict, o.part)
 	if err != nil {
 		return Manifest{}, err
 	}
@@ -76,11 +76,23 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 		ch = &Changes{}
 	}
 	*ch = Changes{}
-	mem, badMem, err := readMemory(memory, cfg.Strict)
+	mem, badMem, err := readMemory(memory, cfg.Strict, o.part)
+	if err != nil {
+		return Manifest{}, err
+	}
+	withDocs := map[[2]string]bool{}
+	for _, pi := range man.Partitions {
+		withDocs[[2]string{pi.Tenant, pi.KB}] = true
+	}
+	for _, d := range docs {
+		withDocs[[2]string{d.Tenant, d.KB}] = withDocs[[2]string{d.Tenant, d.KB}] || !d.Deleted
+	}
+	mem, orphans, err := memoryWithoutDocs(mem, func(t, kb string) bool { return withDocs[[2]string{t, kb}] }, cfg.Strict)
 	if err != nil {
 		return Manifest{}, err
 	}
 	bad = append(bad, badMem...)
+	bad = append(bad, orphans...)
 	// Listed in the manifest (BadLines), for the caller to report once;
 	// each at debug level here. Only this add's own: the base's were
 	// reported (and skipped or refused) when it was made.

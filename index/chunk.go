@@ -176,13 +176,18 @@ func splitParagraphs(text string) []string {
 	return out
 }
 
-// splitSentences splits after '.', '!' or '?' followed by whitespace.
+// splitSentences splits after '.', '!' or '?' followed by whitespace,
+// except after a section or list number that opens a sentence ("4. Children
+// and railcards", "12. Lost property"): it stays with its heading.
 func splitSentences(p string) []string {
 	var out []string
 	start := 0
 	for i := 0; i < len(p)-1; i++ {
 		c := p[i]
 		if (c == '.' || c == '!' || c == '?') && (p[i+1] == ' ' || p[i+1] == '\n' || p[i+1] == '\t') {
+			if c == '.' && listNumber(strings.TrimSpace(p[start:i])) {
+				continue
+			}
 			if s := strings.TrimSpace(p[start : i+1]); s != "" {
 				out = append(out, s)
 			}
@@ -193,6 +198,20 @@ func splitSentences(p string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// listNumber reports whether s is a number of one to three digits, as
+// numbers a section or list item.
+func listNumber(s string) bool {
+	if len(s) == 0 || len(s) > 3 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func splitWords(s string, maxChars int) []string {

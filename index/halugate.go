@@ -115,6 +115,7 @@ type options struct {
 	progress io.Writer // encoder progress lines (WithProgress)
 	encCache *vecCache // encoder vectors by text (BuildDemo)
 	encoder  Encoder   // replaces the embedded encoder (tests)
+	part     DocRef    // partition of documents and memory entries naming none (WithPartition)
 }
 
 // WithVerifier hands HaluGate its claim verifier. Without one, derived

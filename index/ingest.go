@@ -65,6 +65,9 @@ type MemoryEntry struct {
 	// Sources marks a derived entry: its answer or note was written from
 	// these ids, and HaluGate checks it against them at index time.
 	Sources []string `json:"sources,omitempty"`
+
+	file string // where readMemory read it (for a LineError)
+	line int
 }
 
 // LineError is a bad input line, reported with its file and line number.
@@ -95,7 +98,11 @@ func ValidName(s string) bool { return nameRE.MatchString(s) }
 var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true, "sources": true, "deleted": true}
 
 // parseDocLine decodes one corpus JSONL line and applies the defaults.
-func parseDocLine(line []byte) (Doc, error) {
+func parseDocLine(line []byte) (Doc, error) { return parseDocLineIn(line, DocRef{}) }
+
+// parseDocLineIn is parseDocLine with part's tenant and KB (when set) for
+// a line that names none.
+func parseDocLineIn(line []byte, part DocRef) (Doc, error) {
 	if err := checkUTF8(line); err != nil {
 		return Doc{}, err
 	}
@@ -165,7 +172,26 @@ func parseDocLine(line []byte) (Doc, error) {
 	if err := errors.Join(errs...); err != nil {
 		return Doc{}, err
 	}
-	return normalizeDoc(d)
+	return normalizeDoc(inPartition(d, part))
+}
+
+// WithPartition puts the documents and curated-memory entries of Build's
+// or Add's sources that name no tenant or KB (every Markdown and text
+// file; JSONL lines without "tenant" or "kb") in tenant and kb instead of
+// "default". An empty name keeps "default".
+func WithPartition(tenant, kb string) Option {
+	return func(o *options) { o.part = DocRef{Tenant: tenant, KB: kb} }
+}
+
+// inPartition gives d part's tenant and KB where d names none.
+func inPartition(d Doc, part DocRef) Doc {
+	if d.Tenant == "" {
+		d.Tenant = part.Tenant
+	}
+	if d.KB == "" {
+		d.KB = part.KB
+	}
+	return d
 }
 
 func normalizeDoc(d Doc) (Doc, error) {
@@ -250,7 +276,11 @@ func plainJSONError(err error) error {
 }
 
 // parseMemoryLine decodes one curated-memory JSONL line.
-func parseMemoryLine(line []byte) (MemoryEntry, error) {
+func parseMemoryLine(line []byte) (MemoryEntry, error) { return parseMemoryLineIn(line, DocRef{}) }
+
+// parseMemoryLineIn is parseMemoryLine with part's tenant and KB (when
+// set) for an entry that names none.
+func parseMemoryLineIn(line []byte, part DocRef) (MemoryEntry, error) {
 	if err := checkUTF8(line); err != nil {
 		return MemoryEntry{}, err
 	}
@@ -258,6 +288,12 @@ func parseMemoryLine(line []byte) (MemoryEntry, error) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&m); err != nil {
 		return MemoryEntry{}, plainJSONError(err)
+	}
+	if m.Tenant == "" {
+		m.Tenant = part.Tenant
+	}
+	if m.KB == "" {
+		m.KB = part.KB
 	}
 	if m.Tenant == "" {
 		m.Tenant = DefaultTenant
@@ -311,6 +347,24 @@ func checkUTF8(b []byte) error {
 	return fmt.Errorf("not UTF-8 (byte 0x%02X at character %d): save the file as UTF-8", b[i], utf8.RuneCount(b[:i])+1)
 }
 
+// errSkipFile stops reading a JSONL file that notJSONLines rejected.
+var errSkipFile = errors.New("skip file")
+
+// notJSONLines explains a file whose first line shows it is JSON but not
+// JSON Lines: an array, or an object printed over several lines (as jq,
+// Python's json.dump with indent, and editors write it). Such a file is
+// one bad line, with the command that converts it. It returns nil for any
+// other first line.
+func notJSONLines(first []byte, path string) error {
+	switch {
+	case first[0] == '[':
+		return fmt.Errorf("a JSON array, not JSON Lines (one object per line): convert it with jq -c '.[]' %s > FILE.jsonl", path)
+	case string(first) == "{":
+		return fmt.Errorf("a JSON object printed over several lines, not JSON Lines (one object per line): convert it with jq -c . %s > FILE.jsonl", path)
+	}
+	return nil
+}
+
 // readLines calls fn for every non-blank line of r, with 1-based line numbers.
 // A byte-order mark at the start of the first line is dropped.
 func readLines(r io.Reader, fn func(n int, line []byte) error) error {
@@ -347,6 +401,12 @@ func readLines(r io.Reader, fn func(n int, line []byte) error) error {
 // becomes its id). Bad lines are returned as *LineError and skipped; with
 // strict, the first bad line is an error.
 func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
+	return readDocs(sources, strict, DocRef{})
+}
+
+// readDocs is ReadDocs with part's tenant and KB (when set) for the
+// documents that name none.
+func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, error) {
 	var docs []Doc
 	var bad []*LineError
 	seen := map[[3]string]string{}
@@ -371,7 +431,8 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 			return fmt.Errorf("open corpus %s: %w", path, err)
 		}
 		defer f.Close()
-		return readLines(f, func(n int, line []byte) error {
+		first := true
+		err = readLines(f, func(n int, line []byte) error {
 			if line == nil {
 				le := &LineError{File: path, Line: n, Err: fmt.Errorf("line longer than %d bytes", maxLineBytes)}
 				if strict {
@@ -380,7 +441,19 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 				bad = append(bad, le)
 				return nil
 			}
-			d, err := parseDocLine(line)
+			d, err := parseDocLineIn(line, part)
+			if err != nil && first {
+				if ferr := notJSONLines(line, path); ferr != nil {
+					// One report for the file, not one per line of it.
+					le := &LineError{File: path, Line: n, Err: ferr}
+					if strict {
+						return le
+					}
+					bad = append(bad, le)
+					return errSkipFile
+				}
+			}
+			first = false
 			if err != nil {
 				le := &LineError{File: path, Line: n, Err: err}
 				if strict {
@@ -391,6 +464,10 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 			}
 			return add(d, path, n)
 		})
+		if errors.Is(err, errSkipFile) {
+			return nil
+		}
+		return err
 	}
 	// readText reads one Markdown or text file as the document id.
 	readText := func(path, id string) error {
@@ -402,7 +479,7 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 		err = checkUTF8(b)
 		if err == nil {
 			var d Doc
-			if d, err = normalizeDoc(textDoc(id, string(b), ext != ".txt" && ext != ".text")); err == nil {
+			if d, err = normalizeDoc(inPartition(textDoc(id, string(b), ext != ".txt" && ext != ".text"), part)); err == nil {
 				return add(d, path, 1)
 			}
 		}
@@ -419,13 +496,18 @@ func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 			return nil, bad, fmt.Errorf("corpus %s: %w", src, err)
 		}
 		if !st.IsDir() {
-			switch strings.ToLower(filepath.Ext(src)) {
+			switch ext := strings.ToLower(filepath.Ext(src)); ext {
 			case ".md", ".markdown", ".txt", ".text":
 				// A single file given on its own: its name is its id.
 				if err := readText(src, filepath.Base(src)); err != nil {
 					return nil, bad, err
 				}
 				continue
+			case ".jsonl", ".ndjson", ".json", "":
+			default:
+				// Read as JSON lines, a CSV or a PDF would be one bad
+				// line per line of it, none saying what is wrong.
+				return nil, bad, fmt.Errorf("corpus %s: a %s file is not read: corpus files are JSON Lines (.jsonl, .ndjson), Markdown (.md, .markdown) or plain text (.txt, .text)", src, ext)
 			}
 			if err := readJSONL(src); err != nil {
 				return nil, bad, err
@@ -591,7 +673,7 @@ func frontMatter(body string) (rest string, keys map[string]string, ok bool) {
 }
 
 // readMemory reads curated-memory JSONL files.
-func readMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error) {
+func readMemory(files []string, strict bool, part DocRef) ([]MemoryEntry, []*LineError, error) {
 	var out []MemoryEntry
 	var bad []*LineError
 	for _, path := range files {
@@ -599,14 +681,26 @@ func readMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error
 		if err != nil {
 			return nil, bad, fmt.Errorf("open memory %s: %w", path, err)
 		}
+		first := true
 		err = readLines(f, func(n int, line []byte) error {
 			var m MemoryEntry
 			var err error
 			if line == nil {
 				err = fmt.Errorf("line longer than %d bytes", maxLineBytes)
 			} else {
-				m, err = parseMemoryLine(line)
+				m, err = parseMemoryLineIn(line, part)
+				if err != nil && first {
+					if ferr := notJSONLines(line, path); ferr != nil {
+						le := &LineError{File: path, Line: n, Err: ferr}
+						if strict {
+							return le
+						}
+						bad = append(bad, le)
+						return errSkipFile
+					}
+				}
 			}
+			first = false
 			if err != nil {
 				le := &LineError{File: path, Line: n, Err: err}
 				if strict {
@@ -615,13 +709,38 @@ func readMemory(files []string, strict bool) ([]MemoryEntry, []*LineError, error
 				bad = append(bad, le)
 				return nil
 			}
+			m.file, m.line = path, n
 			out = append(out, m)
 			return nil
 		})
 		f.Close()
+		if errors.Is(err, errSkipFile) {
+			err = nil
+		}
 		if err != nil {
 			return nil, bad, err
 		}
 	}
 	return out, bad, nil
+}
+
+// memoryWithoutDocs moves to bad the curated-memory entries whose tenant
+// and KB hold no document (hasDocs false): their refs can name nothing,
+// and a partition of memory alone has no lanes to load. The usual cause
+// is a memory file without "kb" beside a corpus placed in another KB.
+func memoryWithoutDocs(mem []MemoryEntry, hasDocs func(tenant, kb string) bool, strict bool) ([]MemoryEntry, []*LineError, error) {
+	var keep []MemoryEntry
+	var bad []*LineError
+	for _, m := range mem {
+		if hasDocs(m.Tenant, m.KB) {
+			keep = append(keep, m)
+			continue
+		}
+		le := &LineError{File: m.file, Line: m.line, Err: fmt.Errorf("memory %s: tenant %q, kb %q has no corpus document, so its refs name nothing: give the entry the tenant and kb of its documents (or index build --tenant/--kb)", m.Type, m.Tenant, m.KB)}
+		if strict {
+			return nil, nil, le
+		}
+		bad = append(bad, le)
+	}
+	return keep, bad, nil
 }

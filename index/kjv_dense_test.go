@@ -143,7 +143,7 @@ func TestExactScanTopK(t *testing.T) {
 		var all []Hit
 		for i := range p.chunks {
 			if !p.deleted[i] {
-				all = append(all, Hit{i, p.Cosine(q, i)})
+				all = append(all, Hit{Index: i, Score: p.Cosine(q, i)})
 			}
 		}
 		slices.SortFunc(all, func(a, b Hit) int {

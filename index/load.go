@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
+	blevequery "github.com/blevesearch/bleve/v2/search/query"
 	"github.com/viterin/vek/vek32"
 
 	"github.com/answer-guard/guard/index/internal/disk"
@@ -64,6 +65,7 @@ type Partition struct {
 	idPrefix    catalogPrefix // built from catalog on first use (catalogprefix.go)
 	byID        slotIndex
 	answerCal   *AnswerCalibration
+	words       partitionWords // the vocabulary of surface words, on first use (vocab.go)
 }
 
 // Chunk returns the chunk in slot, which must be a slot the partition
@@ -111,6 +113,10 @@ var graphEf = 64
 type Hit struct {
 	Index int
 	Score float64
+	// Base is LexicalExpanded's score for the question's own words (0
+	// for a chunk only the extra words found); Score adds the extra
+	// words' part. Other lanes leave it 0.
+	Base float64
 }
 
 // ReadManifest reads the manifest of the snapshot at dir without opening
@@ -416,7 +422,7 @@ func (p *Partition) Dense(q []float32, k, overfetch int) ([]Hit, error) {
 		for _, f := range found {
 			i := int(f.key)
 			if !p.deleted[i] {
-				hits = append(hits, Hit{i, 1 - float64(f.dist)})
+				hits = append(hits, Hit{Index: i, Score: 1 - float64(f.dist)})
 			}
 		}
 	} else {
@@ -441,6 +447,54 @@ func (p *Partition) Dense(q []float32, k, overfetch int) ([]Hit, error) {
 func (p *Partition) Lexical(ctx context.Context, text string, k int) ([]Hit, error) {
 	q := bleve.NewMatchQuery(text)
 	q.SetField("body")
+	return p.lexical(ctx, q, k)
+}
+
+// LexicalExpanded is Lexical with extra words (a query expansion): they
+// are matched in a second BM25 query, and a chunk's score is its score
+// for text plus boost times its score for the extra words (a chunk in
+// only one of the two top-k lists gets that list's part). Two queries
+// and a sum, not one disjunction: Bleve's disjunction multiplies by the
+// share of its clauses that match, which would double a chunk that
+// matches both. With no extra words it is Lexical.
+func (p *Partition) LexicalExpanded(ctx context.Context, text string, extra []string, boost float64, k int) ([]Hit, error) {
+	hits, err := p.Lexical(ctx, text, k)
+	if err != nil || len(extra) == 0 || boost <= 0 {
+		return hits, err
+	}
+	x := bleve.NewMatchQuery(strings.Join(extra, " "))
+	x.SetField("body")
+	more, err := p.lexical(ctx, x, k)
+	if err != nil {
+		return nil, err
+	}
+	at := make(map[int]int, len(hits))
+	for i, h := range hits {
+		at[h.Index] = i
+	}
+	for _, h := range more {
+		if i, ok := at[h.Index]; ok {
+			hits[i].Score += boost * h.Score
+		} else {
+			hits = append(hits, Hit{Index: h.Index, Score: boost * h.Score})
+		}
+	}
+	slices.SortFunc(hits, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return a.Index - b.Index
+	})
+	if len(hits) > k {
+		hits = hits[:k]
+	}
+	return hits, nil
+}
+
+func (p *Partition) lexical(ctx context.Context, q blevequery.Query, k int) ([]Hit, error) {
 	req := bleve.NewSearchRequestOptions(q, k, 0, false)
 	res, err := p.lex.SearchInContext(ctx, req)
 	if err != nil {
@@ -452,7 +506,7 @@ func (p *Partition) Lexical(ctx context.Context, text string, k int) ([]Hit, err
 		if err != nil || i < 0 || i >= len(p.chunks) || p.deleted[i] {
 			continue
 		}
-		hits = append(hits, Hit{i, h.Score})
+		hits = append(hits, Hit{Index: i, Score: h.Score, Base: h.Score})
 	}
 	return hits, nil
 }
@@ -500,7 +554,7 @@ func (p *Partition) scanTopK(q []float32, k int) []Hit {
 		if p.deleted[i] {
 			continue
 		}
-		c := Hit{i, p.Cosine(q, i)}
+		c := Hit{Index: i, Score: p.Cosine(q, i)}
 		switch {
 		case len(h) < k:
 			if h = append(h, c); len(h) == k {

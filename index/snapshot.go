@@ -169,7 +169,8 @@ func Build(ctx context.Context, cfg Config, sources []string, memory []string, o
 	if err := cfg.Validate(); err != nil {
 		return Manifest{}, fmt.Errorf("index config: %w", err)
 	}
-	docs, bad, err := ReadDocs(sources, cfg.Strict)
+	part := applyOptions(opts).part
+	docs, bad, err := readDocs(sources, cfg.Strict, part)
 	if err != nil {
 		return Manifest{}, err
 	}
@@ -177,10 +178,19 @@ func Build(ctx context.Context, cfg Config, sources []string, memory []string, o
 	if cfg.Strict && len(bad) > 0 {
 		return Manifest{}, bad[0]
 	}
-	mem, badMem, err := readMemory(memory, cfg.Strict)
+	mem, badMem, err := readMemory(memory, cfg.Strict, part)
 	if err != nil {
 		return Manifest{}, err
 	}
+	withDocs := map[[2]string]bool{}
+	for _, d := range docs {
+		withDocs[[2]string{d.Tenant, d.KB}] = true
+	}
+	mem, orphans, err := memoryWithoutDocs(mem, func(t, kb string) bool { return withDocs[[2]string{t, kb}] }, cfg.Strict)
+	if err != nil {
+		return Manifest{}, err
+	}
+	badMem = append(badMem, orphans...)
 	return buildFrom(ctx, cfg, docs, mem, append(bad, badMem...), out, log, opts...)
 }
 

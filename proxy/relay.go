@@ -68,6 +68,7 @@ type relay struct {
 	text       []byte // an unescaped content delta
 	compact    bytes.Buffer
 	memo       jsonscan.ChunkMemo
+	sideMemo   sidetext.Memo
 	head       string // id/object/created/model of the upstream chunks, for chunks we add
 	finished   bool
 	done       bool
@@ -445,6 +446,8 @@ func (r *relay) event(ctx context.Context, ev sse.Event) bool {
 		r.failMidStream(ctx, errors.New("upstream sent an event that is not JSON"))
 		return false
 	}
+	sf, filter := r.turn.(sidetext.Filter)
+	side := filter && !r.pass && r.sideMemo.Has(data, f.Choices, f.Content, r.memo.Hit()) // before data changes
 	if !ev.OneLine && (bytes.IndexByte(data, '\n') >= 0 || bytes.IndexByte(data, '\r') >= 0) {
 		// A multi-line data field: re-emit it on one line so each event
 		// stays one "data:" line for the client.
@@ -504,8 +507,8 @@ func (r *relay) event(ctx context.Context, ev sse.Event) bool {
 			}
 		}
 	}
-	if sf, ok := r.turn.(sidetext.Filter); ok && !r.pass {
-		if end := strings.HasPrefix(f.Finish, `"`); sidetext.Has(data, f.Choices) || end && r.sides {
+	if filter && !r.pass {
+		if end := strings.HasPrefix(f.Finish, `"`); side || end && r.sides {
 			// Other choices, reasoning_content, refusal (side.go, internal/sidetext): the
 			// chunk is rewritten whole, off the fast path.
 			r.sides = true

@@ -104,11 +104,15 @@ type relayCase struct {
 // relayLoop starts a relay over an upstream that repeats a burst of
 // events without end, writing to w; step relays one event.
 func relayLoop(tb testing.TB, turn Turn, burst int, w io.Writer) (step func()) {
-	contents := []string{
+	return relayLoopOf(tb, turn, burst, w, []string{
 		`"The return window is 30 days "`,
 		`"from delivery [^1]. Ask doc_1a2b \"support\"\n"`,
 		`"caf\u00e9 \ud83d\ude00 ok. "`,
-	}
+	})
+}
+
+// relayLoopOf is relayLoop with events of the given raw contents, in turn.
+func relayLoopOf(tb testing.TB, turn Turn, burst int, w io.Writer, contents []string) (step func()) {
 	var b []byte
 	for i := 0; i < burst; i++ {
 		b = append(b, "data: "...)

@@ -53,6 +53,21 @@ type Config struct {
 	// text) in megabytes, about 400 questions per MB. Default 8; 0 turns
 	// it off; at most 4096.
 	QuestionCacheMB int `yaml:"question_cache_mb"`
+	// ExpandMax, ExpandMinCos and ExpandBoost widen the lexical lane's
+	// query into the corpus's own words (issue 28): each content word of
+	// the question whose stem the partition never uses adds its ExpandMax
+	// nearest words of the partition's vocabulary by word-vector (GloVe)
+	// cosine, each at ExpandMinCos or above ("cab" -> "taxis"), matched in
+	// a second BM25 query whose score counts ExpandBoost times. It moves
+	// the pool's order only: a chunk the extra words alone found is not a
+	// lexical-lane hit, and the rerank score (the gate's feature) reads
+	// the question's own BM25. Only with semantic on (the word vectors
+	// are loaded then). ExpandMax 0
+	// switches it off; in [0,10]. ExpandMinCos in [0,1], ExpandBoost in
+	// [0,1].
+	ExpandMax    int     `yaml:"expand_max"`
+	ExpandMinCos float64 `yaml:"expand_min_cos"`
+	ExpandBoost  float64 `yaml:"expand_boost"`
 }
 
 // MemoryConfig holds the asymmetric curated-memory thresholds.
@@ -130,6 +145,9 @@ func DefaultConfig() Config {
 		Semantic: true,
 
 		QuestionCacheMB: 8,
+		ExpandMax:       3,
+		ExpandMinCos:    0.4,
+		ExpandBoost:     0.5,
 	}
 }
 
@@ -148,6 +166,11 @@ func (c Config) Validate() error {
 	if c.QuestionCacheMB < 0 || c.QuestionCacheMB > 4096 {
 		bad("question_cache_mb: must be in [0,4096], got %d", c.QuestionCacheMB)
 	}
+	if c.ExpandMax < 0 || c.ExpandMax > 10 {
+		bad("expand_max: must be in [0,10], got %d", c.ExpandMax)
+	}
+	unit("expand_min_cos", c.ExpandMinCos)
+	unit("expand_boost", c.ExpandBoost)
 	if c.TopK < 1 || c.TopK > c.PoolCap {
 		bad("top_k: must be in [1,pool_cap], got %d", c.TopK)
 	}

@@ -66,6 +66,10 @@ type Result struct {
 	RerankActive bool     // a reranker (remote or local) ordered the pool
 	Degraded     []string // remote pieces that failed and were stood in for or skipped
 	ShortCircuit bool     // a strong memory note short-circuited the corpus sweep
+	// Expansion lists the question's words the partition does not know
+	// and the partition's words the lexical lane added for each
+	// (retrieve.expand_max).
+	Expansion []Expansion
 	// IDF weighs a stemmed term by its rarity in the queried partition
 	// (the answerability model's coverage features); nil when no
 	// partition matched.
@@ -104,6 +108,9 @@ type Engine struct {
 	ownEmbedder *index.RemoteEmbedder
 	// sem computes the semantic features; nil unless cfg.Semantic.
 	sem *semantic
+	// exp expands the lexical query into the partition's vocabulary; nil
+	// unless cfg.Semantic and cfg.ExpandMax > 0.
+	exp *expander
 	// questions caches questions' encoder vectors (nil when off).
 	questions *questionCache
 	// kinds caches each partition's set of kinds (*index.Partition ->
@@ -189,6 +196,7 @@ func New(cfg Config, ixCfg index.Config, snap *index.Snapshot, log *zap.Logger) 
 			return nil, fmt.Errorf("word vectors: %w", err)
 		}
 		e.sem = newSemantic(enc, wv)
+		e.exp = newExpander(wv, cfg.ExpandMinCos, cfg.ExpandMax)
 	}
 	e.Swap(snap)
 	return e, nil
@@ -199,10 +207,11 @@ func New(cfg Config, ixCfg index.Config, snap *index.Snapshot, log *zap.Logger) 
 // before the engine serves queries.
 func (e *Engine) SetSemantic(enc SentenceEncoder, wv WordVectors) {
 	if enc == nil {
-		e.sem = nil
+		e.sem, e.exp = nil, nil
 		return
 	}
 	e.sem = newSemantic(enc, wv)
+	e.exp = newExpander(wv, e.cfg.ExpandMinCos, e.cfg.ExpandMax)
 }
 
 // Swap publishes snap atomically. Queries already running finish on the
@@ -214,6 +223,9 @@ func (e *Engine) Swap(snap *index.Snapshot) {
 	old := e.cur.Swap(next)
 	if e.sem != nil {
 		e.sem.reset()
+	}
+	if e.exp != nil {
+		e.exp.reset()
 	}
 	e.kinds.Clear()
 	if old != nil {
@@ -292,10 +304,16 @@ func (e *Engine) Kinds(tenant, kb string) []string {
 
 // cand is a pool member while a query is being answered.
 type cand struct {
-	slot     int
-	lanes    uint8
-	lexical  float64
-	lexRank  int
+	slot    int
+	lanes   uint8
+	lexical float64 // BM25 of the question's own words (the rerank feature)
+	lexRank int
+	// lexExp is the lexical score with the expansion's part
+	// (LexicalExpanded), order is the local reranker's score with it in
+	// place of lexical: it orders the pool, while rerank, the gate's
+	// feature, stays the question's own (0: no expansion).
+	lexExp   float64
+	order    float64
 	score    float64
 	rerank   float64
 	forced   bool
@@ -429,7 +447,10 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	}
 	res.ShortCircuit = mem.shortCircuit
 	if !mem.shortCircuit {
-		if err := e.sweep(ctx, p, texts, primaryQ, primaryOK, get, degrade); err != nil {
+		if e.exp != nil && e.cfg.LexicalK > 0 {
+			res.Expansion = e.exp.expand(p, q.Text)
+		}
+		if err := e.sweep(ctx, p, texts, expansionWords(res.Expansion), primaryQ, primaryOK, get, degrade); err != nil {
 			return Result{}, err
 		}
 		cpustage.Retrieve.Enter()
@@ -476,8 +497,9 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 }
 
 // sweep runs the dense, lexical and address lanes for every query text
-// concurrently and merges their hits into the pool.
-func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, primaryQ [][]float32, primaryOK bool,
+// concurrently and merges their hits into the pool. The first text's
+// lexical query is widened by extra (the expansion of the question).
+func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts, extra []string, primaryQ [][]float32, primaryOK bool,
 	get func(int) *cand, degrade func(string)) error {
 	type laneOut struct {
 		lane uint8
@@ -519,7 +541,13 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, 
 				cpustage.Lexical.Enter()
 				lctx, cancel := context.WithTimeout(gctx, e.cfg.LaneTimeout)
 				defer cancel()
-				hits, err := p.Lexical(lctx, t, e.cfg.LexicalK)
+				var hits []index.Hit
+				var err error
+				if ti == 0 && len(extra) > 0 {
+					hits, err = p.LexicalExpanded(lctx, t, extra, e.cfg.ExpandBoost, e.cfg.LexicalK)
+				} else {
+					hits, err = p.Lexical(lctx, t, e.cfg.LexicalK)
+				}
 				put(laneOut{laneLexical, hits, err})
 				return nil
 			})
@@ -548,16 +576,27 @@ func (e *Engine) sweep(ctx context.Context, p *index.Partition, texts []string, 
 			}
 			continue
 		}
-		for rank, h := range o.hits {
+		rank := 0
+		for _, h := range o.hits {
+			if o.lane == laneLexical && h.Base == 0 {
+				// Found by the expansion alone: a candidate for the
+				// pool, neither forced past the prefloor nor a lexical
+				// lane hit in the gate's features.
+				c := get(h.Index)
+				c.lexExp = max(c.lexExp, h.Score)
+				continue
+			}
 			c := get(h.Index)
 			c.lanes |= o.lane
 			switch o.lane {
 			case laneLexical:
 				c.forced = true
-				c.lexical = max(c.lexical, h.Score)
+				c.lexical = max(c.lexical, h.Base)
+				c.lexExp = max(c.lexExp, h.Score)
 				if c.lexRank < 0 || rank < c.lexRank {
 					c.lexRank = rank
 				}
+				rank++
 			case laneAddress:
 				c.forced = true
 			}
@@ -687,9 +726,39 @@ func (e *Engine) rerank(ctx context.Context, p *index.Partition, q string, cands
 		}
 	}
 	if e.remote == nil || remoteFailed {
+		e.orderExpanded(ctx, p, q, docs, cands)
 		e.fuse(p, cands)
 	}
 	return true
+}
+
+// orderExpanded sets c.order, the local reranker's score with the
+// expanded lexical score in place of the question's own, when the
+// expansion found anything (retrieve.expand_max): the expansion moves the
+// pool's order, not the rerank score the gate reads.
+func (e *Engine) orderExpanded(ctx context.Context, p *index.Partition, q string, docs []RerankDoc, cands []*cand) {
+	var maxExp float64
+	differs := false
+	for _, c := range cands {
+		maxExp = max(maxExp, c.lexExp)
+		differs = differs || c.lexExp != c.lexical
+	}
+	if !differs || maxExp == 0 {
+		return
+	}
+	for i, c := range cands {
+		docs[i].Lexical = c.lexExp / maxExp
+	}
+	scores, err := e.localReranker(p).Rerank(ctx, q, docs)
+	if err != nil {
+		return
+	}
+	for i, c := range cands {
+		c.order = scores[i]
+		if c.lanes&(laneAddress|laneMemory) != 0 {
+			c.order = max(c.order, c.score)
+		}
+	}
 }
 
 // fuse sets the order key of the local reranker's pool: the rerank
@@ -708,7 +777,11 @@ func (e *Engine) fuse(p *index.Partition, cands []*cand) {
 		if !c.hasCos {
 			continue
 		}
-		r := min(max(c.rerank, 1e-9), 1-1e-9)
+		r := c.rerank
+		if c.order != 0 {
+			r = c.order
+		}
+		r = min(max(r, 1e-9), 1-1e-9)
 		z := (c.cos - mean) / sd * encoderReach(p.Chunk(c.slot))
 		c.key = 1 / (1 + math.Exp(-(math.Log(r/(1-r)) + w*z)))
 	}
@@ -776,6 +849,9 @@ func (e *Engine) order(q string, p *index.Partition, cands []*cand) []*cand {
 	kinds := e.askedKinds(q)
 	key := func(c *cand) float64 {
 		k := c.rerank
+		if c.order != 0 {
+			k = c.order
+		}
 		if c.key != 0 {
 			k = c.key
 		}

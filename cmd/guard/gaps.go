@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -64,7 +66,7 @@ func runGaps(args []string) error {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("get gaps: %w", err)
+		return fmt.Errorf("get gaps: %w%s", err, dialHint(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
@@ -143,7 +145,7 @@ func runGapAction(action string, args []string) error {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s gap: %w", action, err)
+		return fmt.Errorf("%s gap: %w%s", action, err, dialHint(err))
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -161,6 +163,16 @@ func runGapAction(action string, args []string) error {
 	}
 	fmt.Fprintf(cliOut, "%s %s (%s/%s, %s): %s\n", res.Gap.ID, res.Gap.Status, res.Gap.Tenant, res.Gap.KB, res.Gap.Kind, res.Gap.Text)
 	return nil
+}
+
+// dialHint says what a refused connection most often means here: the
+// proxy listens elsewhere (server.addr of its config, or serve --addr) and
+// --addr kept its default.
+func dialHint(err error) string {
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		return ""
+	}
+	return " (is guard serve running there? give its address with --addr: server.addr of its config, or serve's --addr)"
 }
 
 // keyHint says where the key of a 401 from the operator routes came from:

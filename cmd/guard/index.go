@@ -49,8 +49,8 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const indexUsage = `usage:
-  guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--strict|--skip-bad] --out DIR
-  guard index add   [--config F] --index DIR [--corpus PATH]... [--memory F.jsonl...] [--delete ID... [--tenant T --kb K]] [--strict|--skip-bad] [-v] --out NEWDIR
+  guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--tenant T --kb K] [--strict|--skip-bad] --out DIR
+  guard index add   [--config F] --index DIR [--corpus PATH]... [--memory F.jsonl...] [--delete ID...] [--tenant T --kb K] [--strict|--skip-bad] [-v] --out NEWDIR
   guard index query [--config F] [--index DIR] [--tenant T --kb K] [--k N] [--json] "question"
   guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]
   guard index calibrate [--config F] --index DIR [--questions N] [--write] [--json]
@@ -97,9 +97,9 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	}
 	fs := flag.NewFlagSet("index "+name, flag.ContinueOnError)
 	if add {
-		synopsis(fs, "guard index add [--config F] --index DIR [--corpus PATH]... [--memory F.jsonl...] [--delete ID... [--tenant T --kb K]] [--strict|--skip-bad] [-v] --out NEWDIR")
+		synopsis(fs, "guard index add [--config F] --index DIR [--corpus PATH]... [--memory F.jsonl...] [--delete ID...] [--tenant T --kb K] [--strict|--skip-bad] [-v] --out NEWDIR")
 	} else {
-		synopsis(fs, "guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--strict|--skip-bad] --out DIR")
+		synopsis(fs, "guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--tenant T --kb K] [--strict|--skip-bad] --out DIR")
 	}
 	var corpus, memory multiFlag
 	cfgPath := fs.String("config", "", "config file (default: built-in defaults)")
@@ -118,8 +118,11 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	var tenant, kb string
 	if add {
 		fs.Var(&deletes, "delete", "remove the document with this id (repeatable; in --tenant/--kb)")
-		fs.StringVar(&tenant, "tenant", index.DefaultTenant, "partition tenant of --delete")
-		fs.StringVar(&kb, "kb", index.DefaultKB, "partition KB of --delete")
+		fs.StringVar(&tenant, "tenant", index.DefaultTenant, "tenant of --delete, and of the corpus documents and memory entries that name none (every Markdown and text file)")
+		fs.StringVar(&kb, "kb", index.DefaultKB, "KB of --delete, and of the corpus documents and memory entries that name none (every Markdown and text file)")
+	} else {
+		fs.StringVar(&tenant, "tenant", index.DefaultTenant, "tenant of the corpus documents and memory entries that name none (every Markdown and text file)")
+		fs.StringVar(&kb, "kb", index.DefaultKB, "KB of the corpus documents and memory entries that name none (every Markdown and text file)")
 	}
 	verbose := fs.Bool("v", false, "log progress (add: and list the ids added, replaced, unchanged, removed)")
 	if err := parseFlags(fs, args); err != nil {
@@ -127,6 +130,11 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf(fs, "unexpected argument %q: give each corpus path its own --corpus", fs.Arg(0))
+	}
+	for _, n := range [][2]string{{"tenant", tenant}, {"kb", kb}} {
+		if !index.ValidName(n[1]) {
+			return usageErrorf(fs, "--%s %q: 1-64 letters, digits, '.', '-' or '_', the first a letter or digit", n[0], n[1])
+		}
 	}
 	cfg, err := loadIndexSections(*cfgPath)
 	if err != nil {
@@ -178,14 +186,17 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 			refs[i] = index.DocRef{Tenant: tenant, KB: kb, ID: id}
 		}
 		man, err = index.Add(ctx, ic, *base, corpus, memory, *out, log, index.WithVerifier(hv),
-			index.WithDelete(refs...), index.WithChanges(&changes), index.WithProgress(os.Stderr))
+			index.WithDelete(refs...), index.WithChanges(&changes), index.WithProgress(os.Stderr), index.WithPartition(tenant, kb))
 	case *demo:
+		if tenant != index.DefaultTenant || kb != index.DefaultKB {
+			return usageErrorf(fs, "--tenant and --kb place --corpus documents; the demo corpus keeps its own partition")
+		}
 		man, err = index.BuildDemo(ctx, ic, *out, log, index.WithProgress(os.Stderr))
 	default:
 		if len(corpus) == 0 {
 			return usageErrorf(fs, "--corpus (or --demo) is required")
 		}
-		man, err = index.Build(ctx, ic, corpus, memory, *out, log, index.WithVerifier(hv), index.WithProgress(os.Stderr))
+		man, err = index.Build(ctx, ic, corpus, memory, *out, log, index.WithVerifier(hv), index.WithProgress(os.Stderr), index.WithPartition(tenant, kb))
 	}
 	if err != nil {
 		return err

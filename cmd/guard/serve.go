@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -222,6 +224,12 @@ func runServe(args []string) error {
 		return err
 	}
 	warnKeyPartitions(log, cfg)
+	if w := upstreamPathWarning(cfg.Upstream.BaseURL); w != "" {
+		log.Warn(w, zap.String("base_url", cfg.Upstream.BaseURL))
+	}
+	if w := upstreamKeyWarning(cfg.Upstream.BaseURL, cfg.Upstream.APIKeyEnv); w != "" {
+		log.Warn(w, zap.String("base_url", cfg.Upstream.BaseURL), zap.String("api_key_env", cfg.Upstream.APIKeyEnv))
+	}
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Server.Addr, err)
@@ -277,4 +285,37 @@ func runServe(args []string) error {
 			return err
 		}
 	}
+}
+
+// upstreamPathWarning returns a warning for an upstream base URL without a
+// path (http://127.0.0.1:11434): the proxy asks base_url + /chat/completions,
+// and OpenAI, Ollama, vLLM and llama.cpp's server answer under /v1, so each
+// chat got a 404 upstream_rejected with the upstream's own words and nothing
+// at start said why. "" when the URL has a path (or does not parse: the
+// config's validation says so).
+func upstreamPathWarning(base string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || strings.Trim(u.Path, "/") != "" {
+		return ""
+	}
+	return "upstream.base_url has no path: requests go to base_url + /chat/completions, and most OpenAI-compatible servers (OpenAI, Ollama, vLLM, llama.cpp) answer under /v1: use " + strings.TrimRight(base, "/") + "/v1 unless yours serves at the root"
+}
+
+// upstreamKeyWarning returns a warning when the upstream is not on this
+// host and the variable upstream.api_key_env names is unset or empty: its
+// requests go without a key, and a hosted API answers each chat 401. A
+// loopback upstream (Ollama, vLLM, the simulated one) needs none.
+func upstreamKeyWarning(base, keyEnv string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || keyEnv == "" || os.Getenv(keyEnv) != "" {
+		return ""
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return ""
+	}
+	return "upstream.api_key_env: $" + keyEnv + " is empty: requests to the upstream go without an API key (export " + keyEnv + "=..., or name another variable in upstream.api_key_env)"
 }

@@ -339,6 +339,7 @@ type ChunkMemo struct {
 	hasChoice  bool
 	report     bool
 	ok         bool // prev is usable
+	hit        bool // the last Scan took the shortcut
 }
 
 // span is a field's bounds in prev (0, 0 when absent), and for each bound
@@ -357,14 +358,21 @@ func (m *ChunkMemo) Scan(data string) (Chunk, bool) {
 		if n := len(data) - tail; n > m.cOff && data[m.cOff] == '"' &&
 			data[:m.cOff] == string(m.prev[:m.cOff]) && data[n:] == string(m.prev[m.cEnd:]) {
 			if end, ok := scanString(data, m.cOff+1); ok && end == n {
+				m.hit = true
 				return m.view(data, n-m.cEnd), true
 			}
 		}
 	}
+	m.hit = false
 	v, ok := ScanChunk(data)
 	m.remember(data, v, ok)
 	return v, ok
 }
+
+// Hit reports whether the last Scan took the shortcut: its event has the
+// bytes around its content value of the event scanned whole before it
+// (the last Scan that was not a hit), only its content string differs.
+func (m *ChunkMemo) Hit() bool { return m.hit }
 
 // fields lists v's fields in the order of ChunkMemo.spans.
 func (v *Chunk) fields() [8]*string {

@@ -49,6 +49,46 @@ func Has(data []byte, choices string) bool {
 	return strings.Count(choices, `"index"`) > 1 && gjson.Get(choices, "#").Int() > 1
 }
 
+// Memo is Has for a stream's chunks, most of which differ from the one
+// before only in their content string (a [jsonscan.ChunkMemo] hit): once a
+// chunk scanned whole is known to hold no side text, neither in its
+// content nor around it, a chunk that has its bytes around the content is
+// checked by its content alone. The zero Memo knows nothing.
+type Memo struct{ clean bool }
+
+// Has is Has(data, choices) for a chunk whose raw content value is content
+// ("" when none). same reports that data has the bytes around its content
+// of the chunk Has last saw with same false (a ChunkMemo hit); a chunk that
+// is not the same is checked whole and remembered.
+//
+// The content is a JSON string: a quote inside it is escaped, so a quoted
+// side field or "index" can only match in it when its text is exactly that
+// word (the match starts at its opening quote and ends at its closing one)
+// or it holds an escaped quote, and no match can cross its ends (before it
+// is `":`, after it ',', '}' or white space). So a chunk the same as a clean
+// one, whose content is neither, holds what the clean one holds outside its
+// content, which is nothing (and as many choices).
+func (m *Memo) Has(data []byte, choices, content string, same bool) bool {
+	if same && m.clean && !mentions(content) {
+		return false
+	}
+	has := Has(data, choices)
+	if !same {
+		m.clean = !has && !mentions(content)
+	}
+	return has
+}
+
+// mentions reports whether a raw JSON string value may hold a match Has
+// looks for: a quote inside it, or a text that is a side field or "index".
+func mentions(raw string) bool {
+	if len(raw) < 2 {
+		return raw != ""
+	}
+	inner := raw[1 : len(raw)-1]
+	return strings.IndexByte(inner, '"') >= 0 || inner == "index" || slices.Contains(fields[:], inner)
+}
+
 // quotedFields are fields, quoted as JSON keys; each starts with
 // fieldLead.
 var quotedFields = func() [][]byte {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/answer-guard/guard/internal/jsonscan"
 )
 
 // holdLast is a Filter that upper-cases side text and holds each field's
@@ -133,6 +135,52 @@ func BenchmarkHas(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if Has(data, choices) {
+			b.Fatal("side text in a content chunk")
+		}
+	}
+}
+
+// FuzzMemo: through a stream's chunks, Memo.Has (told when the chunk memo
+// took its shortcut) says what Has says of each chunk.
+func FuzzMemo(f *testing.F) {
+	ev := func(c, more string) string {
+		return `{"id":"x","choices":[{"index":0,"delta":{"content":` + c + more + `},"finish_reason":null}]}`
+	}
+	f.Add(ev(`"a"`, ""), ev(`"refusal"`, ""), ev(`"b"`, ""))
+	f.Add(ev(`"a"`, `,"refusal":"no"`), ev(`"b"`, `,"refusal":"no"`), ev(`"index"`, ""))
+	f.Add(ev(`"\"refusal"`, ""), ev(`"x\"reasoning_content"`, ""), ev(`"a"`, ""))
+	f.Add(ev(`"a"`, ""), ev(`"b"`, ""), `{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}]}`)
+	f.Add(`{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"\"index\""}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"index"}},{"index":1,"delta":{"content":"\"index\""}}]}`, ev(`null`, ""))
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		var cm jsonscan.ChunkMemo
+		var m Memo
+		for _, data := range []string{a, b, c, b, a, c} {
+			v, ok := cm.Scan(data)
+			if !ok {
+				continue
+			}
+			want := Has([]byte(data), v.Choices)
+			if got := m.Has([]byte(data), v.Choices, v.Content, cm.Hit()); got != want {
+				t.Fatalf("Memo.Has(%q) = %v, Has = %v (hit %v)", data, got, want, cm.Hit())
+			}
+		}
+	})
+}
+
+// BenchmarkMemoHas is BenchmarkHas for a chunk the chunk memo found the
+// same as the one before but for its content (most of a stream's).
+func BenchmarkMemoHas(b *testing.B) {
+	data := []byte(`{"id":"chatcmpl-mock-1","object":"chat.completion.chunk","created":1795759019,"model":"mock-1",` +
+		`"system_fingerprint":"mock-fp","choices":[{"index":0,"delta":{"content":" restore the database"},"logprobs":null,"finish_reason":null}]}`)
+	var cm jsonscan.ChunkMemo
+	v, _ := cm.Scan(string(data))
+	var m Memo
+	m.Has(data, v.Choices, v.Content, cm.Hit())
+	v, _ = cm.Scan(string(data))
+	b.ReportAllocs()
+	for b.Loop() {
+		if m.Has(data, v.Choices, v.Content, cm.Hit()) {
 			b.Fatal("side text in a content chunk")
 		}
 	}
