@@ -16,6 +16,7 @@ import (
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
 	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/internal/termcache"
 	"github.com/answer-guard/guard/judge"
 	"github.com/answer-guard/guard/retrieve"
 )
@@ -36,8 +37,8 @@ type engineHolder struct {
 	docs    int       // documents in that snapshot (its manifest)
 	ixCfg   index.Config
 	rCfg    retrieve.Config
-	demoDir string     // temp dir of the embedded demo snapshot, removed on Close
-	terms   *termCache // passages' prepared terms, across turns and reloads (terms.go)
+	demoDir string           // temp dir of the embedded demo snapshot, removed on Close
+	terms   *termcache.Cache // passages' prepared terms, across turns and reloads (internal/termcache)
 }
 
 // NewPipeline returns the factory of the guard pipeline: retrieval over the
@@ -88,11 +89,11 @@ func NewPipeline(log *zap.Logger) PipelineFactory {
 
 // engine returns the engine for cfg and the passage-terms cache, made with
 // the first pipeline (a server whose pipeline is off never starts one).
-func (h *engineHolder) engine(cfg Config) (*retrieve.Engine, *termCache, error) {
+func (h *engineHolder) engine(cfg Config) (*retrieve.Engine, *termcache.Cache, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.terms == nil {
-		h.terms = newTermCache()
+		h.terms = termcache.New()
 	}
 	eng, err := h.swapIn(cfg)
 	return eng, h.terms, err
@@ -178,7 +179,7 @@ func (h *engineHolder) close() {
 		h.demoDir = ""
 	}
 	if h.terms != nil {
-		h.terms.close() // a turn still running finds it closed: Get misses, Set is dropped
+		h.terms.Close() // a turn still running finds it closed: Get misses, Set is dropped
 	}
 }
 
@@ -199,7 +200,7 @@ type guardPipe struct {
 	planner *remotePlanner
 	// terms is the holder's passage-terms cache, shared across reloads; read
 	// without the holder's lock, which a reload holds while it indexes.
-	terms *termCache
+	terms *termcache.Cache
 }
 
 // Serving names the snapshot the pipeline's engine serves ("embedded demo

@@ -113,7 +113,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	cpustage.Gate.Enter()
 	t.degraded = append(t.degraded, res.Degraded...)
 	cands := gatefeed.Candidates(res.Candidates)
-	p.terms.fill(cands)
+	p.terms.Fill(cands)
 	p.answer.Assess(gatefeed.Question(req.Query, res), cands)
 	p.relevance.Rate(cands, gate.OneTopic(p.gate, cands))
 	if p.gate.CorpusCalibration {
