@@ -225,7 +225,7 @@ func noteAddress(notes []gate.Note) func(string) bool {
 			continue
 		}
 		if keep == nil {
-			keep = map[string]bool{}
+			keep = make(map[string]bool, 4*len(notes)) // an address and its words: no growth
 		}
 		keep[n.Address] = true
 		for w := range strings.FieldsSeq(n.Address) {
