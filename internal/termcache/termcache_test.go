@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/answer-guard/guard/gate"
@@ -57,5 +58,38 @@ func BenchmarkFill(b *testing.B) {
 	for b.Loop() {
 		copy(cands, src)
 		tc.Fill(cands)
+	}
+}
+
+// TestFillConcurrent fills the same passages from several goroutines (run
+// it under -race): every candidate still gets its own text's terms.
+func TestFillConcurrent(t *testing.T) {
+	tc := New()
+	defer tc.Close()
+	src := termsCands(32)
+	want := make([]*gate.PassageTerms, len(src))
+	for i, c := range src {
+		want[i] = gate.NewPassageTerms(gatefeed.Tokenize, c.Title, c.Text)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan int, 4)
+	for range 4 {
+		wg.Go(func() {
+			for range 20 {
+				cands := append([]gate.Candidate(nil), src...)
+				tc.Fill(cands)
+				for i, c := range cands {
+					if !reflect.DeepEqual(c.Terms, want[i]) {
+						errs <- i
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for i := range errs {
+		t.Errorf("candidate %d has other terms than its text's", i)
 	}
 }
