@@ -206,7 +206,7 @@ func cleaner(cfg Config, notes []Note) func(string) string {
 	guards := refGuards(refs)
 	return func(s string) string {
 		// what depends on the text alone is kept across turns (noteTexts)
-		nt := noteTexts.get(s)
+		nt := noteTexts.Get(s, newNoteText)
 		var bs *bigramSet
 		if len(refs) >= bigramRefs {
 			bs = &nt.bigrams

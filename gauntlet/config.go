@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/answer-guard/guard/internal/textcache"
 )
 
 // Config holds the gauntlet's knobs (top-level section "gauntlet").
@@ -99,7 +101,7 @@ type Spec struct {
 	catalogNumbers bool
 	card, action   string // "[card:", "[action:"
 	pool           sync.Pool
-	notes          *noteCache // prepared note texts (ScrubNote)
+	notes          *textcache.Cache[*NoteScrub] // prepared note texts kept across turns (ScrubNote); a value depends on the text and the spec only
 }
 
 // Compile validates cfg and compiles it.
@@ -114,7 +116,7 @@ func Compile(cfg Config) (*Spec, error) {
 		catalogNumbers: cfg.CatalogNumbers,
 		card:           "[" + cfg.CardPrefix,
 		action:         "[" + cfg.ActionPrefix,
-		notes:          newNoteCache(),
+		notes:          textcache.New[*NoteScrub](32 << 20),
 	}
 	s.minIDLen = 1 << 30
 	s.pre = []*prefixNFA{}

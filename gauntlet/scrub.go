@@ -50,8 +50,12 @@ func (s *Spec) PrepareNote(text string) *NoteScrub {
 	return n
 }
 
-// size is roughly the bytes n keeps, for the cache's bound.
-func (n *NoteScrub) size() int {
+// Source is the text n was made from (the note cache checks a hit
+// against it).
+func (n *NoteScrub) Source() string { return n.src }
+
+// Size is roughly the bytes n keeps, for the note cache's bound.
+func (n *NoteScrub) Size() int {
 	sz := 64 + len(n.src) + 16*len(n.toks) + 4*len(n.segs)
 	if n.text != n.src {
 		sz += len(n.text)
