@@ -365,6 +365,49 @@ func notJSONLines(first []byte, path string) error {
 	return nil
 }
 
+// eachJSONLine reads the JSON lines of r (the file path) with parse and
+// hands each good one to keep with its line number. A line too long or
+// not parsed is a *LineError appended to bad (returned at once when
+// strict); a first line that shows the file is not JSON Lines at all (a
+// JSON array, a pretty-printed object) is one *LineError for the whole
+// file, which is then skipped.
+func eachJSONLine[T any](r io.Reader, path string, strict bool, bad *[]*LineError, parse func([]byte) (T, error), keep func(T, int) error) error {
+	first := true
+	report := func(n int, err error) error {
+		le := &LineError{File: path, Line: n, Err: err}
+		if strict {
+			return le
+		}
+		*bad = append(*bad, le)
+		return nil
+	}
+	err := readLines(r, func(n int, line []byte) error {
+		if line == nil {
+			first = false
+			return report(n, fmt.Errorf("line longer than %d bytes", maxLineBytes))
+		}
+		v, err := parse(line)
+		if err != nil && first {
+			if ferr := notJSONLines(line, path); ferr != nil {
+				// One report for the file, not one per line of it.
+				if err := report(n, ferr); err != nil {
+					return err
+				}
+				return errSkipFile
+			}
+		}
+		first = false
+		if err != nil {
+			return report(n, err)
+		}
+		return keep(v, n)
+	})
+	if errors.Is(err, errSkipFile) {
+		return nil
+	}
+	return err
+}
+
 // readLines calls fn for every non-blank line of r, with 1-based line numbers.
 // A byte-order mark at the start of the first line is dropped.
 func readLines(r io.Reader, fn func(n int, line []byte) error) error {
@@ -431,43 +474,8 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 			return fmt.Errorf("open corpus %s: %w", path, err)
 		}
 		defer f.Close()
-		first := true
-		err = readLines(f, func(n int, line []byte) error {
-			if line == nil {
-				le := &LineError{File: path, Line: n, Err: fmt.Errorf("line longer than %d bytes", maxLineBytes)}
-				if strict {
-					return le
-				}
-				bad = append(bad, le)
-				return nil
-			}
-			d, err := parseDocLineIn(line, part)
-			if err != nil && first {
-				if ferr := notJSONLines(line, path); ferr != nil {
-					// One report for the file, not one per line of it.
-					le := &LineError{File: path, Line: n, Err: ferr}
-					if strict {
-						return le
-					}
-					bad = append(bad, le)
-					return errSkipFile
-				}
-			}
-			first = false
-			if err != nil {
-				le := &LineError{File: path, Line: n, Err: err}
-				if strict {
-					return le
-				}
-				bad = append(bad, le)
-				return nil
-			}
-			return add(d, path, n)
-		})
-		if errors.Is(err, errSkipFile) {
-			return nil
-		}
-		return err
+		return eachJSONLine(f, path, strict, &bad, func(line []byte) (Doc, error) { return parseDocLineIn(line, part) },
+			func(d Doc, n int) error { return add(d, path, n) })
 	}
 	// readText reads one Markdown or text file as the document id.
 	readText := func(path, id string) error {
@@ -681,42 +689,13 @@ func readMemory(files []string, strict bool, part DocRef) ([]MemoryEntry, []*Lin
 		if err != nil {
 			return nil, bad, fmt.Errorf("open memory %s: %w", path, err)
 		}
-		first := true
-		err = readLines(f, func(n int, line []byte) error {
-			var m MemoryEntry
-			var err error
-			if line == nil {
-				err = fmt.Errorf("line longer than %d bytes", maxLineBytes)
-			} else {
-				m, err = parseMemoryLineIn(line, part)
-				if err != nil && first {
-					if ferr := notJSONLines(line, path); ferr != nil {
-						le := &LineError{File: path, Line: n, Err: ferr}
-						if strict {
-							return le
-						}
-						bad = append(bad, le)
-						return errSkipFile
-					}
-				}
-			}
-			first = false
-			if err != nil {
-				le := &LineError{File: path, Line: n, Err: err}
-				if strict {
-					return le
-				}
-				bad = append(bad, le)
+		err = eachJSONLine(f, path, strict, &bad, func(line []byte) (MemoryEntry, error) { return parseMemoryLineIn(line, part) },
+			func(m MemoryEntry, n int) error {
+				m.file, m.line = path, n
+				out = append(out, m)
 				return nil
-			}
-			m.file, m.line = path, n
-			out = append(out, m)
-			return nil
-		})
+			})
 		f.Close()
-		if errors.Is(err, errSkipFile) {
-			err = nil
-		}
 		if err != nil {
 			return nil, bad, err
 		}
