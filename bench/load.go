@@ -14,13 +14,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
 
+	"github.com/answer-guard/guard/internal/cputime"
 	"github.com/answer-guard/guard/internal/sse"
 )
 
@@ -483,15 +483,6 @@ func sampleResource(t int) Resource {
 	return Resource{T: t, Goroutines: runtime.NumGoroutine(), RSSBytes: rss(), HeapBytes: int64(ms.HeapAlloc)}
 }
 
-// cpuTime is the user+system CPU time of this process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // rss reads VmRSS from /proc/self/status (0 where there is no procfs).
 func rss() int64 {
 	b, err := os.ReadFile("/proc/self/status")
@@ -560,7 +551,7 @@ func run(ctx context.Context, name string, cfg LoadConfig, l *loader, progress i
 	if cfg.Stages {
 		stages = startStageProfile()
 	}
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	start := time.Now()
 	var resMu sync.Mutex
 	var resources []Resource
@@ -583,7 +574,7 @@ func run(ctx context.Context, name string, cfg LoadConfig, l *loader, progress i
 	res := summarize(name, cfg, mode, rec, elapsed)
 	res.Resources = resources
 	if n := rec.done.Load(); n > 0 {
-		res.CPUPerRequest = (cpuTime() - cpu0) / time.Duration(n)
+		res.CPUPerRequest = (cputime.Process() - cpu0) / time.Duration(n)
 	}
 	if stages != nil {
 		res.Stages = stages(res.CPUPerRequest)

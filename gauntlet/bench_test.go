@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/answer-guard/guard/internal/cputime"
 )
 
 // answerText builds a seeded, answer-like text of about n bytes: sentences
@@ -74,7 +76,7 @@ func BenchmarkStream(b *testing.B) {
 			dst := make([]byte, 0, 2*len(text))
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
-			cpu0, n := cpuSeconds(), 0
+			cpu0, n := cputime.Process().Seconds(), 0
 			for b.Loop() {
 				st.Reset(o)
 				dst = dst[:0]
@@ -104,7 +106,7 @@ func BenchmarkStreamFlush(b *testing.B) {
 			dst := make([]byte, 0, 2*len(text))
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
-			cpu0, n := cpuSeconds(), 0
+			cpu0, n := cputime.Process().Seconds(), 0
 			for b.Loop() {
 				st.Reset(o)
 				dst = dst[:0]
@@ -176,7 +178,7 @@ func TestWriteAllocs(t *testing.T) {
 func BenchmarkBaselineScan(b *testing.B) {
 	text := answerText(64 << 10)
 	b.SetBytes(int64(len(text)))
-	n, cpu0, loops := 0, cpuSeconds(), 0
+	n, cpu0, loops := 0, cputime.Process().Seconds(), 0
 	for b.Loop() {
 		for _, c := range text {
 			if class[c] == cSpecial {
@@ -194,7 +196,7 @@ func BenchmarkBaselineScan(b *testing.B) {
 // reportCPU adds MB per CPU second: on a shared machine the wall-clock MB/s
 // undercounts what one core does when the process only gets part of it.
 func reportCPU(b *testing.B, cpu0 float64, bytes int) {
-	if d := cpuSeconds() - cpu0; d > 0 && cpu0 > 0 {
+	if d := cputime.Process().Seconds() - cpu0; d > 0 && cpu0 > 0 {
 		b.ReportMetric(float64(bytes)/d/1e6, "MB/cpu-s")
 	}
 }
@@ -213,7 +215,7 @@ func BenchmarkStreamWriteFlush(b *testing.B) {
 			dst := make([]byte, 0, 2*len(text))
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
-			cpu0, n := cpuSeconds(), 0
+			cpu0, n := cputime.Process().Seconds(), 0
 			for b.Loop() {
 				st.Reset(o)
 				dst = dst[:0]

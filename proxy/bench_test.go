@@ -5,6 +5,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/answer-guard/guard/internal/cputime"
 	"github.com/answer-guard/guard/proxy"
 )
 
@@ -65,11 +66,11 @@ func BenchmarkProxyOverhead(b *testing.B) {
 		for _, target := range []struct{ name, url string }{{"direct", direct}, {"proxied", proxied}} {
 			b.Run(mode.name+"/"+target.name, func(b *testing.B) {
 				b.ReportAllocs()
-				cpu0 := cpuSeconds()
+				cpu0 := cputime.Process().Seconds()
 				for b.Loop() {
 					post(b, c, target.url, body)
 				}
-				b.ReportMetric((cpuSeconds()-cpu0)*1e6/float64(b.N), "cpu-us/op")
+				b.ReportMetric((cputime.Process().Seconds()-cpu0)*1e6/float64(b.N), "cpu-us/op")
 			})
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/answer-guard/guard/internal/cputime"
 )
 
 // TestForwardBatchEqualsOne: a pass over several sequences gives each the
@@ -93,7 +95,7 @@ func BenchmarkEmbedConcurrent(b *testing.B) {
 			b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0))) // 32 goroutines
 			var next sync.Mutex
 			i := 0
-			c0 := cpuTime()
+			c0 := cputime.Process()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					next.Lock()
@@ -103,7 +105,7 @@ func BenchmarkEmbedConcurrent(b *testing.B) {
 					e.Embed(q)
 				}
 			})
-			if c := cpuTime() - c0; c > 0 {
+			if c := cputime.Process() - c0; c > 0 {
 				b.ReportMetric(float64(c)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 			}
 		})

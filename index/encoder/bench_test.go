@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/answer-guard/guard/internal/cputime"
 )
 
 const (
@@ -36,13 +38,13 @@ func BenchmarkEmbed(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			var per []time.Duration
-			c0 := cpuTime()
+			c0 := cputime.Process()
 			for b.Loop() {
-				t0 := threadCPUTime()
+				t0 := cputime.Thread()
 				e.Embed(bc.text)
-				per = append(per, threadCPUTime()-t0)
+				per = append(per, cputime.Thread()-t0)
 			}
-			if c := cpuTime() - c0; c > 0 {
+			if c := cputime.Process() - c0; c > 0 {
 				b.ReportMetric(float64(c.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			}
 			if len(per) > 0 && per[0] >= 0 {

@@ -1,5 +1,0 @@
-//go:build !unix
-
-package proxy_test
-
-func cpuSeconds() float64 { return 0 }
