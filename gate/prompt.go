@@ -373,16 +373,6 @@ func plainSpaced(s string) bool {
 // (U+0085, U+00A0, U+1680, U+2000-U+205F, U+3000), 0 the rest.
 var spaceClass = [256]uint8{' ': 1, '\t': 2, '\n': 2, '\v': 2, '\f': 2, '\r': 2, 0xC2: 3, 0xE1: 3, 0xE2: 3, 0xE3: 3}
 
-// hideRefs removes each of refs (ids and URLs) from s where it stands as a
-// whole token: not glued to a letter, digit, '-', '_' or '.' before it, nor
-// to a letter, digit, '-' or '_' after it (a trailing '.', ':', '/', '@' or
-// '#' that ends the token may follow). A ref made of letters only (a slug
-// such as "lockers") is an ordinary word as well: it is removed only where
-// it stands as a reference (refContext), never from prose.
-func hideRefs(s string, refs []string) string {
-	return hideGuardedBy(s, refs, nil, false)
-}
-
 // refGuardMin is the shortest prefix refGuards shares out.
 const refGuardMin = 8
 
@@ -422,27 +412,19 @@ func refGuards(refs []string) []string {
 	return guards
 }
 
-// hideGuarded is hideRefs, skipping the refs whose guard (refGuards; nil
-// for none) s does not contain, and, when there are several refs, those
-// with a pair of adjacent bytes s lacks (bigramSet).
-func hideGuarded(s string, refs, guards []string) string {
-	return hideGuardedBy(s, refs, guards, len(refs) >= bigramRefs)
-}
-
-// bigramRefs is the number of refs from which hideGuarded first makes the
+// bigramRefs is the number of refs from which the prompt first makes the
 // text's bigram set: one pass over the text, against a search per ref.
 const bigramRefs = 3
 
-func hideGuardedBy(s string, refs, guards []string, bigrams bool) string {
-	var bs *bigramSet
-	if bigrams {
-		bs = newBigramSet(s)
-	}
-	return hideGuardedSet(s, refs, guards, bs)
-}
-
-// hideGuardedSet is hideGuardedBy with s's bigram set made already (nil:
-// none is read).
+// hideGuardedSet removes each of refs (ids and URLs) from s where it
+// stands as a whole token: not glued to a letter, digit, '-', '_' or '.'
+// before it, nor to a letter, digit, '-' or '_' after it (a trailing '.',
+// ':', '/', '@' or '#' that ends the token may follow). A ref made of
+// letters only (a slug such as "lockers") is an ordinary word as well: it
+// is removed only where it stands as a reference (refContext), never from
+// prose. It skips the refs whose guard (refGuards; nil for none) s does not
+// contain and, with bs (s's bigram set; nil: none is read), those with a
+// pair of adjacent bytes s lacks.
 func hideGuardedSet(s string, refs, guards []string, bs *bigramSet) string {
 	var cut []bool    // the bytes of s to remove, made at the first match
 	var absent string // the last guard s was found not to contain
