@@ -15,13 +15,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
 
 	"github.com/answer-guard/guard/internal/cputime"
-	"github.com/answer-guard/guard/internal/sse"
 )
 
 // LoadConfig is one load run: where to send, how hard and for how long.
@@ -306,106 +304,6 @@ func (l *loader) one(at time.Duration, lag time.Duration, start time.Time) sampl
 	}
 	s.decision = internDecision(gjson.GetBytes(resp.Body(), "guard.decision").Str)
 	return s
-}
-
-// maxStreamEvent bounds one event of a streamed answer (the reader grows
-// its buffer up to it, from 4 KiB); the simulated upstream's huge event
-// fault stays far below.
-const maxStreamEvent = 16 << 20
-
-// finishNamed reports whether an event has a "finish_reason" key whose
-// value is a string (not null): a test on the text, before any parse.
-func finishNamed(data string) bool {
-	// Searched from its first letter, not its quote: JSON is full of
-	// quotes, and strings.Index tries each.
-	const key = `finish_reason"`
-	for {
-		i := strings.Index(data, key)
-		if i < 0 {
-			return false
-		}
-		quoted := i > 0 && data[i-1] == '"'
-		data = strings.TrimLeft(data[i+len(key):], " \t\r\n")
-		if !quoted {
-			continue
-		}
-		if len(data) > 0 && data[0] == ':' {
-			if v := strings.TrimLeft(data[1:], " \t\r\n"); len(v) > 0 && v[0] == '"' {
-				return true
-			}
-		}
-	}
-}
-
-// internDecision returns the decision names without a copy per request.
-func internDecision(d string) string {
-	for _, k := range []string{"ground", "refuse", "fallback", "passthrough"} {
-		if d == k {
-			return k
-		}
-	}
-	return strings.Clone(d)
-}
-
-// readStream reads an SSE answer to its end. It returns the time to the
-// first non-empty content delta, the error kind ("" when the stream
-// finished and ended with [DONE]) and the guard's decision from the final
-// chunk ("" when it carries none).
-//
-// The generator shares the machine with what it measures, so it reads
-// with the proxy's own reader (internal/sse: no copy and no allocation per
-// event, FuzzSSEReader holds it to go-sse's reading), not go-sse's Read,
-// which cost 60 us and 50 allocations per 24-event stream against 6 us
-// and none (BenchmarkReadStream). CheckStream, where the contract matters
-// more than the cost, reads with go-sse.
-func readStream(r io.Reader, t0 time.Time) (ttft time.Duration, kind, decision string) {
-	if r == nil {
-		return 0, "stream_empty", ""
-	}
-	src := sse.NewReader(r, maxStreamEvent)
-	defer src.Release()
-	finished, errEvent := false, false
-	for {
-		ev, more, err := src.Next(nil)
-		if err != nil {
-			if errors.Is(err, sse.ErrEventTooLarge) {
-				return ttft, "stream_event_too_large", decision
-			}
-			return ttft, errKind(err), decision
-		}
-		if !more {
-			return ttft, "stream_no_done", decision
-		}
-		// data views the reader's buffer: valid until the next event.
-		data := strings.TrimSpace(unsafe.String(unsafe.SliceData(ev.Data), len(ev.Data)))
-		if data == "[DONE]" {
-			switch {
-			case errEvent:
-				return ttft, "stream_error_event", decision
-			case !finished:
-				return ttft, "stream_unfinished", decision
-			}
-			return ttft, "", decision
-		}
-		// An event is walked with gjson only where a cheap test says it
-		// may matter: until the first content, and for a finish reason or
-		// an error (a structural key cannot occur inside a JSON string,
-		// whose quotes are escaped).
-		if ttft == 0 {
-			if c := gjson.Get(data, "choices.0.delta.content"); c.Type == gjson.String && c.Str != "" {
-				ttft = time.Since(t0)
-			}
-		}
-		if strings.Contains(data, `"error"`) && gjson.Get(data, "error").Exists() {
-			errEvent = true
-		}
-		if !finished && finishNamed(data) && gjson.Get(data, "choices.0.finish_reason").Type == gjson.String {
-			finished = true
-			// gjson's Str of an unescaped string views data: copied
-			// unless it is one of the known names.
-			decision = internDecision(gjson.Get(data, "guard.decision").Str)
-		}
-	}
 }
 
 func errKind(err error) string {
