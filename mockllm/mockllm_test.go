@@ -307,3 +307,64 @@ func TestAnswerLevelFaultsAlwaysSent(t *testing.T) {
 		}
 	}
 }
+
+// The OpenAI routes live under /v1 only, both of them, as BaseURL says:
+// GET /v1/models and POST /v1/chat/completions answer; the same paths at
+// the root, and the wrong methods, are a 404 whose message names the
+// routes.
+func TestRoutesUnderV1(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Pace = 0
+	srv, err := Start(cfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if !strings.HasSuffix(srv.BaseURL(), "/v1") {
+		t.Fatalf("base URL %s does not end in /v1", srv.BaseURL())
+	}
+	root := "http://" + srv.Addr()
+	const chat = `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	for _, c := range []struct {
+		method, path string
+		want         int
+	}{
+		{"GET", "/v1/models", 200},
+		{"POST", "/v1/chat/completions", 200},
+		{"GET", "/models", 404},
+		{"POST", "/chat/completions", 404},
+		{"POST", "/v1/models", 404},
+		{"GET", "/v1/chat/completions", 404},
+	} {
+		req, err := http.NewRequest(c.method, root+c.path, strings.NewReader(chat))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s %s: %d, want %d (%s)", c.method, c.path, resp.StatusCode, c.want, b)
+			continue
+		}
+		var out struct {
+			Object  string
+			Choices []json.RawMessage
+			Error   struct{ Message, Code string }
+		}
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Errorf("%s %s: %v: %s", c.method, c.path, err, b)
+			continue
+		}
+		switch {
+		case c.want == 404 && (out.Error.Code != "not_found" || !strings.Contains(out.Error.Message, "no route "+c.method+" "+c.path) ||
+			!strings.Contains(out.Error.Message, "GET /v1/models, POST /v1/chat/completions")):
+			t.Errorf("%s %s: error %+v does not name the routes", c.method, c.path, out.Error)
+		case c.want == 200 && c.path == "/v1/models" && out.Object != "list", c.want == 200 && c.path == "/v1/chat/completions" && len(out.Choices) != 1:
+			t.Errorf("%s %s: unexpected body %s", c.method, c.path, b)
+		}
+	}
+}

@@ -132,9 +132,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		}
 		json.NewEncoder(ctx).Encode(s.log.Records()) //nolint:errcheck
 	default:
+		// The OpenAI routes are served under /v1 only, as the base URL
+		// (BaseURL) says; the message names them.
 		ctx.SetStatusCode(404)
 		ctx.SetContentType("application/json")
-		fmt.Fprintf(ctx, `{"error":{"message":"no route %s","type":"invalid_request_error","code":"not_found"}}`, strconv.Quote(path))
+		msg := "no route " + string(ctx.Method()) + " " + path + " (the simulated upstream serves GET /v1/models, POST /v1/chat/completions and GET /mock/records)"
+		b, _ := json.Marshal(msg)
+		fmt.Fprintf(ctx, `{"error":{"message":%s,"type":"invalid_request_error","code":"not_found"}}`, b)
 	}
 }
 
