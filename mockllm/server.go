@@ -48,6 +48,9 @@ func New(cfg Config) (*Server, error) {
 		// last 8 bytes alone), and the header with the first chunk as two.
 		// 8 KiB sends each in one, as a server with a ready burst would.
 		WriteBufferSize: 8 << 10,
+		// The proxy's request of a grounded turn is about 7 KB (its
+		// notes): read in one read, not a 4 KiB one and the rest.
+		ReadBufferSize: 16 << 10,
 	}
 	return s, nil
 }
