@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/answer-guard/guard/internal/cputime"
 	"github.com/answer-guard/guard/internal/sse"
 	"github.com/answer-guard/guard/mockllm"
+	"github.com/answer-guard/guard/proxy"
 )
 
 // guardStream is a guarded turn's stream as the proxy sends it to the
@@ -266,4 +268,52 @@ func readStreamRefView(r io.Reader) {
 			_ = internDecision(gjson.Get(data, "guard.decision").Str)
 		}
 	}
+}
+
+// BenchmarkSelfTurn is one guarded turn of a lexical-only --self run
+// (retrieve.semantic false, index.embedder hashed, no question cache, the
+// demo questions), 32 in flight: the load generator, the proxy with its
+// pipeline and operator plane, and the simulated upstream in this process,
+// as guard bench load --self --stream --pipeline runs them. B/op and
+// allocs/op count every allocation of the process (the garbage collector's
+// work, "other" in the stage split, follows them); cpu-us/op is the
+// process's CPU time per turn.
+func BenchmarkSelfTurn(b *testing.B) {
+	mcfg := mockllm.DefaultConfig()
+	mcfg.Pace = 0
+	mcfg.LogSize = 0
+	ip, err := StartInProcess(mcfg, func(c *proxy.Config) {
+		c.Pipeline.Enabled = true
+		c.Stages.Retrieve.Semantic = false
+		c.Stages.Index.Embedder = "hashed"
+		c.Stages.Retrieve.QuestionCacheMB = 0
+	}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ip.Close()
+	prompts, err := ReadPrompts("testdata/demo_prompts.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, err := newLoader(LoadConfig{Target: ip.ProxyURL, Concurrency: 32, Stream: true, MaxRequests: 1, Prompts: prompts})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.close()
+	warm(context.Background(), l, 256)
+	b.SetParallelism(16) // 32 goroutines on 2 CPUs
+	b.ReportAllocs()
+	cpu0 := cputime.Process()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if s := l.one(0, 0, time.Time{}); s.kind != "" {
+				b.Error(s.kind)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	cpuPerOp(b, cpu0)
 }

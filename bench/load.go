@@ -240,6 +240,11 @@ func newLoader(cfg LoadConfig) (*loader, error) {
 		DisableHeaderNamesNormalizing: true,
 		NoDefaultUserAgentHeader:      true,
 		MaxResponseBodySize:           64 << 20,
+		// A guarded turn's answer is 11-32 KB: read whatever has arrived
+		// in one read, not 4 KiB (the default) at a time. strace over
+		// 2,256 lexical-only turns (BenchmarkSelfTurn): the process's
+		// reads 16.5 -> 11.1 per turn; the proxy's writes unchanged.
+		ReadBufferSize: 32 << 10,
 	}
 	return l, nil
 }
