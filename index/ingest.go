@@ -488,6 +488,11 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 		}
 		ext := strings.ToLower(filepath.Ext(path))
 		err = checkUTF8(b)
+		if err == nil && strings.TrimSpace(strings.TrimPrefix(string(b), utf8BOM)) == "" {
+			// said as "doc \"notes.md\": missing text" it read as a field
+			// missing from a JSON line
+			err = errors.New("the file is empty (nothing to index)")
+		}
 		if err == nil {
 			var d Doc
 			if d, err = normalizeDoc(inPartition(textDoc(id, string(b), ext != ".txt" && ext != ".text"), part)); err == nil {

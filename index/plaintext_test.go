@@ -100,3 +100,30 @@ func TestPlainTextNotes(t *testing.T) {
 		t.Errorf("JSON line read as %+v (%v), want its text and no title", docs, err)
 	}
 }
+
+// TestReadDocsEmptyFile: an empty or blank Markdown or text file is a bad
+// line that says so (it was `doc "empty.md": missing text`, the wording of
+// a JSON line without a text field); the folder's other files are read.
+func TestReadDocsEmptyFile(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"empty.md": "", "blank.txt": "\ufeff \n\n", "ok.txt": "Open 9 to 5."} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docs, bad, err := ReadDocs([]string{dir}, false)
+	if err != nil || len(docs) != 1 || docs[0].ID != "ok.txt" {
+		t.Fatalf("ReadDocs: %v, docs %+v", err, docs)
+	}
+	var got []string
+	for _, le := range bad {
+		got = append(got, le.Error())
+	}
+	want := []string{
+		filepath.Join(dir, "blank.txt") + ":1: the file is empty (nothing to index)",
+		filepath.Join(dir, "empty.md") + ":1: the file is empty (nothing to index)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("bad lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
