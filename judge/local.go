@@ -306,8 +306,11 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		hasFreeNum                 bool // a number in the sentence that no claim number matches
 		dirs                       uint8
 		w                          float64
-		neg                        bool
-		text                       string
+		// negMask holds the claim terms a negation cue of the sentence
+		// governs (neg: any)
+		negMask uint64
+		neg     bool
+		text    string
 	}
 	var (
 		bestE, bestC, bestAny float64
@@ -350,7 +353,15 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			numConfl |= b.numConf
 			antiConfl |= b.antiConf
 			free = free || b.hasFreeNum
-			if b.w > a.w {
+			// a window is negated where one sentence negates a claim term
+			// the other does not state plainly ("Arlo floor lamp, E27
+			// fitting. A bulb is not included." against "a bulb is
+			// included"); a term both state leaves the heavier one's word
+			na, nb := a.negMask&^b.covered, b.negMask&^a.covered
+			switch {
+			case na != 0 || nb != 0:
+				neg = true
+			case b.w > a.w:
 				neg = b.neg
 			}
 		}
@@ -484,9 +495,12 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			sc.text, sc.dirs = s.text, s.dirs
 			// a negation counts where it governs a claim term ("but not
 			// naive T cells" says nothing about the rest)
-			for k := 0; s.neg && k < len(cts) && !sc.neg; k++ {
-				sc.neg = !cts[k].isNum && stemIn(cts[k].stem, s.negScope)
+			for k := 0; s.neg && k < len(cts); k++ {
+				if !cts[k].isNum && stemIn(cts[k].stem, s.negScope) {
+					sc.negMask |= 1 << k
+				}
 			}
+			sc.neg = sc.negMask != 0
 			for k := range cts {
 				c := &cts[k]
 				if c.isNum {
