@@ -127,3 +127,25 @@ func TestReadDocsEmptyFile(t *testing.T) {
 		t.Errorf("bad lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// FuzzPlainText: plainText changes only whitespace (the words of the file
+// are the text's, in order, the title line included), and a title is one
+// of the file's lines, trimmed.
+func FuzzPlainText(f *testing.F) {
+	f.Add("Kestrel Valley Railway\n\n1. About\n1.1 These apply.\n")
+	f.Add("Refund policy\r\nRefunds take 20 days.\r\n")
+	f.Add("trains run every hour from the\nnorth platform.")
+	f.Add("\n\n  Title  \nA\nB\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		text, title := plainText(body)
+		if got, want := strings.Fields(text), strings.Fields(body); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("plainText(%q) words %q, want %q", body, got, want)
+		}
+		if title != "" && !strings.Contains("\n"+strings.ReplaceAll(body, "\r\n", "\n")+"\n", title) {
+			t.Fatalf("plainText(%q) title %q is not a line of it", body, title)
+		}
+		if title != strings.TrimSpace(title) || strings.Contains(title, "\n") {
+			t.Fatalf("plainText(%q) title %q not one trimmed line", body, title)
+		}
+	})
+}
