@@ -25,7 +25,11 @@ type StageSplit struct {
 	Stages []StageCPU `json:"stages"` // pipeline order, then upstream, loadgen, other
 	// Proxy is the sum of the proxy's stages (retrieval lanes, gate,
 	// planner, verify, relay) per request.
-	Proxy   time.Duration `json:"proxy_per_request_ns"`
+	Proxy time.Duration `json:"proxy_per_request_ns"`
+	// Harness is the bench's own part per request: the simulated upstream
+	// and the load generator (upstream + loadgen). "other" (the garbage
+	// collector, the runtime) is in neither sum.
+	Harness time.Duration `json:"harness_per_request_ns"`
 	Samples int           `json:"samples"`
 	// Note says why there is no split (a CPU profile was already running).
 	Note string `json:"note,omitempty"`
@@ -101,8 +105,11 @@ func splitStages(byStage map[string]int64, samples int, perReq time.Duration) *S
 			st.Share = float64(v) / float64(total)
 			st.PerRequest = time.Duration(st.Share * float64(perReq))
 		}
-		if !benchParts[name] {
+		switch {
+		case !benchParts[name]:
 			s.Proxy += st.PerRequest
+		case name != "other":
+			s.Harness += st.PerRequest
 		}
 		s.Stages = append(s.Stages, st)
 	}
@@ -128,6 +135,7 @@ func writeStages(w io.Writer, runs []RunResult) {
 			fmt.Fprintf(w, "| %s | %s | %.1f%% |\n", st.Stage, fmtStageDur(st.PerRequest), 100*st.Share)
 		}
 		fmt.Fprintf(w, "| **proxy (all but upstream, loadgen, other)** | **%s** | |\n", fmtStageDur(s.Proxy))
+		fmt.Fprintf(w, "| **bench harness (upstream, loadgen)** | **%s** | |\n", fmtStageDur(s.Harness))
 	}
 }
 

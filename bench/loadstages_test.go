@@ -84,12 +84,14 @@ func TestSplitStagesSharesTheProcessCPU(t *testing.T) {
 	if want := "embed=6ms relay=2ms loadgen=1ms other=1ms"; strings.Join(got, " ") != want {
 		t.Errorf("got %s, want %s", strings.Join(got, " "), want)
 	}
-	if s.Proxy != 8*time.Millisecond {
-		t.Errorf("proxy %s, want 8ms (embed + relay)", s.Proxy)
+	if s.Proxy != 8*time.Millisecond || s.Harness != time.Millisecond {
+		t.Errorf("proxy %s, harness %s; want 8ms (embed + relay) and 1ms (loadgen; other in neither)", s.Proxy, s.Harness)
 	}
 	var md bytes.Buffer
 	writeStages(&md, []RunResult{{Name: "proxy", CPUPerRequest: 10 * time.Millisecond, Stages: s}})
-	if !strings.Contains(md.String(), "| embed | 6.000 ms | 60.0% |") {
-		t.Errorf("markdown lacks the embed row:\n%s", md.String())
+	for _, want := range []string{"| embed | 6.000 ms | 60.0% |", "| **bench harness (upstream, loadgen)** | **1.000 ms** | |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
 	}
 }
