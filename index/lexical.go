@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"math"
 	"slices"
 	"sort"
@@ -25,13 +26,15 @@ const lexField = "body"
 
 // lexReader answers the lexical lane's match query from the partition's
 // Bleve index without Bleve's search machinery: the query's tokens come
-// from the field's own analyzer, each token's postings are read through
-// Bleve's term field reader, and the BM25 score, the disjunction's sum and
-// coordination factor, and the top-k order are Bleve's own, computed in
-// the same order with the same operations, so every hit and score is
-// Bleve's to the bit (TestLexicalAsBleve). What it skips is per query: a
-// new index snapshot reference, the query tree, a searcher per token with
-// its document-match pool, the collector's heap of document matches, and
+// from the field's own analyzer, each term's postings are read once
+// through Bleve's term field reader and kept with their BM25 scores (the
+// snapshot is read-only; a process-wide budget bounds them), and the
+// query norm, the disjunction's sum and coordination factor and the
+// top-k order are Bleve's own, computed in the same order with the same
+// operations, so every hit and score is Bleve's to the bit
+// (TestLexicalAsBleve). What it skips per query: a new index snapshot
+// reference, the query tree, a searcher and postings iterator per token,
+// the document-match pool, the collector's heap of document matches, and
 // the stored "_id" read of each hit (a hit's slot is kept by its document
 // number after the first read).
 //
@@ -47,7 +50,13 @@ type lexReader struct {
 	// for an id that is no slot.
 	slots   []atomic.Int32
 	scratch sync.Pool // *lexScratch
+	post    sync.Map  // string(term) -> *lexPostings (postings)
+	kept    atomic.Int64
 }
+
+// errNotScorch: a posting's document id is not a scorch document number
+// (lexReader falls back to Bleve).
+var errNotScorch = errors.New("lexical: not a scorch document number")
 
 // lexScratch is one query's accumulators, indexed by document number.
 type lexScratch struct {
@@ -55,15 +64,24 @@ type lexScratch struct {
 	matched []uint8
 	touched []uint64
 	top     []lexHit
-	tfd     bleveindex.TermFieldDoc
 	clauses []lexClause
 }
 
 type lexClause struct {
-	tfr    bleveindex.TermFieldReader
+	post   *lexPostings
 	count  uint64 // documents holding the term
 	idf    float64
 	weight float64 // the query weight: idf times the query norm
+}
+
+// lexPostings is a term's postings with each posting's BM25 score before
+// the query weight (TermQueryScorer.docScore), which depends on the term
+// and the snapshot alone.
+type lexPostings struct {
+	count uint64 // the term field reader's count: BM25's document frequency
+	idf   float64
+	docs  []uint32 // document numbers, ascending
+	score []float64
 }
 
 // byCount orders clauses as Bleve's OrderedSearcherList orders their
@@ -126,7 +144,10 @@ func newLexReader(idx bleve.Index, chunks int) *lexReader {
 	return &lexReader{r: is, an: an, docs: docs, avgLen: avg, slots: make([]atomic.Int32, chunks+1)}
 }
 
-func (lr *lexReader) close() error { return lr.r.Close() }
+func (lr *lexReader) close() error {
+	lexCacheBudget.Add(lr.kept.Swap(0))
+	return lr.r.Close()
+}
 
 // search returns the top k hits for text, or ok false when Bleve must run
 // the query (see lexReader).
@@ -152,21 +173,18 @@ func (lr *lexReader) search(ctx context.Context, text string, k int, p *Partitio
 	defer lr.scratch.Put(s)
 	cs := s.clauses[:0]
 	defer func() {
-		for i := range cs {
-			cs[i].tfr.Close()
-			cs[i].tfr = nil
-		}
+		clear(cs)
 		s.clauses = cs[:0]
 	}()
 	for _, t := range tokens {
-		tfr, err := lr.r.TermFieldReader(ctx, t.Term, lexField, true, true, false)
+		pl, err := lr.postings(ctx, t.Term)
+		if err == errNotScorch {
+			return nil, false, nil
+		}
 		if err != nil {
 			return nil, true, err
 		}
-		n := tfr.Count()
-		cs = append(cs, lexClause{tfr: tfr, count: n,
-			// TermQueryScorer.computeIDF, BM25.
-			idf: math.Log(1 + (float64(lr.docs)-float64(n)+0.5)/(float64(n)+0.5))})
+		cs = append(cs, lexClause{post: pl, count: pl.count, idf: pl.idf})
 	}
 	sort.Sort(byCount(cs))
 	// DisjunctionSliceSearcher.computeQueryNorm with each term's boost 1.
@@ -181,36 +199,21 @@ func (lr *lexReader) search(ctx context.Context, text string, k int, p *Partitio
 	}
 
 	s.touched = s.touched[:0]
-	done := false
-	defer func() {
-		if !done { // an error left accumulators set
-			for _, n := range s.touched {
-				s.sum[n], s.matched[n] = 0, 0
-			}
-		}
-	}()
 	for i := range cs {
-		c := &cs[i]
-		for {
-			d, err := c.tfr.Next(s.tfd.Reset())
-			if err != nil {
-				return nil, true, err
-			}
-			if d == nil {
-				break
-			}
-			if len(d.ID) != 8 {
-				return nil, false, nil // not scorch's document numbers
-			}
-			n := binary.BigEndian.Uint64(d.ID)
-			if n >= uint64(len(s.sum)) {
-				s.grow(n)
+		pl, w := cs[i].post, cs[i].weight
+		for j, n := range pl.docs {
+			if int(n) >= len(s.sum) {
+				s.grow(uint64(n))
 			}
 			if s.matched[n] == 0 {
-				s.touched = append(s.touched, n)
+				s.touched = append(s.touched, uint64(n))
 			}
 			s.matched[n]++
-			s.sum[n] += c.score(d, lr.avgLen)
+			score := pl.score[j]
+			if w != 1.0 { // TermQueryScorer.Score
+				score = score * w
+			}
+			s.sum[n] += score
 		}
 	}
 
@@ -230,7 +233,6 @@ func (lr *lexReader) search(ctx context.Context, text string, k int, p *Partitio
 			heapDown(top, 0)
 		}
 	}
-	done = true
 	slices.SortFunc(top, func(a, b lexHit) int {
 		if lexBefore(a, b) {
 			return -1
@@ -250,9 +252,9 @@ func (lr *lexReader) search(ctx context.Context, text string, k int, p *Partitio
 	return hits, true, nil
 }
 
-// score is TermQueryScorer.Score for one posting: BM25 with the field
-// length read back from the posting's norm, times the query weight.
-func (c *lexClause) score(d *bleveindex.TermFieldDoc, avgLen float64) float64 {
+// docScore is TermQueryScorer.docScore (BM25) for one posting, with
+// the field length read back from the posting's norm.
+func docScore(idf float64, d *bleveindex.TermFieldDoc, avgLen float64) float64 {
 	var tf float64
 	if d.Freq < scorer.MaxSqrtCache {
 		tf = scorer.SqrtCache[int(d.Freq)]
@@ -260,12 +262,65 @@ func (c *lexClause) score(d *bleveindex.TermFieldDoc, avgLen float64) float64 {
 		tf = math.Sqrt(float64(d.Freq))
 	}
 	fieldLength := 1 / (d.Norm * d.Norm)
-	score := c.idf * (tf * search.BM25_k1) /
+	return idf * (tf * search.BM25_k1) /
 		(tf + search.BM25_k1*(1-search.BM25_b+(search.BM25_b*fieldLength/avgLen)))
-	if c.weight != 1.0 {
-		score = score * c.weight
+}
+
+// lexCacheBudget is the number of postings the lexReaders of the process
+// may keep (about 12 bytes each); a term read past it is read again for
+// each query.
+var lexCacheBudget atomic.Int64
+
+func init() { lexCacheBudget.Store(lexCachePostings) }
+
+const lexCachePostings = 4 << 20
+
+// postings returns term's postings, kept for the reader's life while the
+// budget lasts: the snapshot is read-only, so they never change.
+func (lr *lexReader) postings(ctx context.Context, term []byte) (*lexPostings, error) {
+	if v, ok := lr.post.Load(string(term)); ok {
+		return v.(*lexPostings), nil
 	}
-	return score
+	tfr, err := lr.r.TermFieldReader(ctx, term, lexField, true, true, false)
+	if err != nil {
+		return nil, err
+	}
+	defer tfr.Close()
+	n := tfr.Count()
+	pl := &lexPostings{count: n,
+		// TermQueryScorer.computeIDF, BM25.
+		idf: math.Log(1 + (float64(lr.docs)-float64(n)+0.5)/(float64(n)+0.5))}
+	pl.docs = make([]uint32, 0, n)
+	pl.score = make([]float64, 0, n)
+	var d bleveindex.TermFieldDoc
+	for {
+		next, err := tfr.Next(d.Reset())
+		if err != nil {
+			return nil, err
+		}
+		if next == nil {
+			break
+		}
+		if len(next.ID) != 8 {
+			return nil, errNotScorch
+		}
+		num := binary.BigEndian.Uint64(next.ID)
+		if num > math.MaxUint32 {
+			return nil, errNotScorch
+		}
+		pl.docs = append(pl.docs, uint32(num))
+		pl.score = append(pl.score, docScore(pl.idf, next, lr.avgLen))
+	}
+	if size := int64(len(pl.docs)) + 1; lexCacheBudget.Add(-size) >= 0 {
+		if v, loaded := lr.post.LoadOrStore(string(term), pl); loaded {
+			lexCacheBudget.Add(size)
+			return v.(*lexPostings), nil
+		}
+		lr.kept.Add(size)
+	} else {
+		lexCacheBudget.Add(size)
+	}
+	return pl, nil
 }
 
 func (s *lexScratch) grow(n uint64) {

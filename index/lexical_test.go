@@ -144,6 +144,20 @@ func TestLexicalAsBleveAfterAdd(t *testing.T) {
 	defer s.Close()
 	p := s.Partition(DefaultTenant, DefaultKB)
 	checkLexicalAsBleve(t, p, lexQueries(p, 300, 2))
+
+	// With the postings budget spent, terms are read for each query.
+	s2, err := Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	left := lexCacheBudget.Swap(0)
+	defer lexCacheBudget.Add(left)
+	p2 := s2.Partition(DefaultTenant, DefaultKB)
+	checkLexicalAsBleve(t, p2, lexQueries(p2, 300, 4))
+	if n := p2.lexR.kept.Load(); n != 0 {
+		t.Errorf("kept %d postings past the budget", n)
+	}
 }
 
 // TestLexicalConcurrent: queries on four goroutines (shared reader, pooled
