@@ -417,8 +417,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 		}
 	}
 	cpustage.Retrieve.Enter()
-	// Sized for the lanes' hits: most turns fill it without growing it.
-	pool := make(map[int]*cand, 2*e.cfg.LexicalK+e.cfg.DenseK)
+	pool := map[int]*cand{}
 	var block []cand // candidates are made in blocks, each never grown: pointers into it stay valid
 	get := func(slot int) *cand {
 		c := pool[slot]
