@@ -111,7 +111,6 @@ type QueryTerms struct {
 	mask    uint64
 	biKeys  []uint64  // the bigrams: first id << 32 | second id
 	biW     []float64 // their unit-vector weights, by the same position
-	biIDF   []float64 // the sum of their two terms' idf, likewise
 	biMask  uint64
 	index   map[uint32]int // term positions, for long queries only (see position)
 	biIndex map[uint64]int // bigram positions, likewise
@@ -197,7 +196,6 @@ func (m *LocalModel) PrepareQuery(text string) *QueryTerms {
 				biPos[key] = len(q.biKeys)
 				q.biKeys = append(q.biKeys, key)
 				q.biW = append(q.biW, sp[toks[i-1]+" "+toks[i]])
-				q.biIDF = append(q.biIDF, m.idfID(a)+m.idfID(b))
 				q.biMask |= 1 << ((key ^ key>>32) & 63)
 			}
 		}
@@ -222,21 +220,6 @@ func (mt Match) Relevance() float64 {
 		return 0
 	}
 	return math.Pow(mt.Coverage, 0.7) * math.Pow(mt.Cosine, 0.3)
-}
-
-// logTFs[n] is 1 + ln n, Match's term-frequency factor, for small n.
-var logTFs = func() (t [64]float64) {
-	for n := 1; n < len(t); n++ {
-		t[n] = 1 + math.Log(float64(n))
-	}
-	return t
-}()
-
-func logTF(n int32) float64 {
-	if n < int32(len(logTFs)) {
-		return logTFs[n]
-	}
-	return 1 + math.Log(float64(n))
 }
 
 // Match scores chunk i against q exactly, from the stored term ids.
@@ -285,7 +268,7 @@ func (p *Partition) Match(q *QueryTerms, i int) Match {
 	var dot, title float64
 	for k, t := range q.terms {
 		if n := tn[2*k]; n > 0 {
-			dot += t.w * logTF(n) * t.idf // t.idf is m.idfID(q.ids[k])
+			dot += t.w * (1 + math.Log(float64(n))) * m.idfID(q.ids[k])
 			mt.Coverage += t.w * t.w
 		}
 		if tn[2*k+1] > 0 {
@@ -293,11 +276,11 @@ func (p *Partition) Match(q *QueryTerms, i int) Match {
 		}
 	}
 	seen := 0
-	for k := range q.biKeys {
+	for k, key := range q.biKeys {
 		if n := bn[k]; n > 0 {
 			w := q.biW[k]
 			seen++
-			dot += w * m.BigramWeight * logTF(n) * q.biIDF[k] / 2
+			dot += w * m.BigramWeight * (1 + math.Log(float64(n))) * (m.idfID(uint32(key>>32)) + m.idfID(uint32(key))) / 2
 			mt.Coverage += w * w
 		}
 	}
