@@ -196,6 +196,7 @@ type exchange struct {
 // gone ends link (chat's probe): the upstream request, and the guard's work.
 func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte, link *peerclose.Link) {
 	rt, turn, l := x.rt, x.turn, x.log
+	defer releaseTurn(turn) // the answer is out or failed, and summarized
 	t0 := time.Now()
 	// A non-stream answer arrives whole, so only the whole-request limit
 	// applies (first_byte_timeout would cut long answers short).
@@ -273,6 +274,7 @@ func (s *Server) failChat(ctx *fasthttp.RequestCtx, l *reqLog, ae *APIError) {
 func (s *Server) direct(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, answer string) {
 	req, l := x.req, x.log
 	defer x.stop(nil)
+	defer releaseTurn(x.turn)
 	out, rep := x.turn.Finish(upctx, nil)
 	text := answer + string(out)
 	id := "chatcmpl-guard-" + strconv.FormatUint(l.id, 10)

@@ -385,6 +385,9 @@ func (r *relay) Close() error {
 		r.turn.Abandon()
 		r.summarizeOnce()
 	}
+	// The relay was the turn's last user (Read ended it: finished, or
+	// abandoned and joined), and fasthttp is done with the body.
+	releaseTurn(r.turn)
 	s, stop := r.s, r.stop
 	// The upstream stream is closed before its context ends: a context
 	// that ends first closes the connection (upstream.postStream), which a
