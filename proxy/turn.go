@@ -269,6 +269,8 @@ type guardTurn struct {
 	strictDrops  int
 	strictVerify time.Duration
 	scratch      []byte
+	citedMap     map[int]judge.Passage // cited's last map, for citedN citations
+	citedN       int
 	pending      sync.WaitGroup
 	mu           sync.Mutex // guards claims while report-mode checks run
 }
@@ -335,14 +337,21 @@ func (t *guardTurn) keep(b []byte) {
 	}
 }
 
-// cited maps the citation numbers shown so far to their passages.
+// cited maps the citation numbers shown so far to their passages. A
+// turn's citations only grow (numbered by first appearance), so the map is
+// made again only when one was added since the last call; a map handed
+// out is never changed (a check in the background may still read it).
 func (t *guardTurn) cited() map[int]judge.Passage {
 	cs := t.st.Citations()
+	if t.citedMap != nil && len(cs) == t.citedN {
+		return t.citedMap
+	}
 	m := make(map[int]judge.Passage, len(cs))
 	for _, c := range cs {
 		n := t.byID[c.ID]
 		m[c.N] = judge.Passage{N: c.N, ID: c.ID, Title: c.Title, Text: n.Text}
 	}
+	t.citedMap, t.citedN = m, len(cs)
 	return m
 }
 
