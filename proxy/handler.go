@@ -351,6 +351,10 @@ func (s *Server) watchKey(ctx *fasthttp.RequestCtx, x *exchange, r *relay) {
 // rest to the relay, which fasthttp reads as the response body.
 func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte) {
 	rt, l, stop := x.rt, x.log, x.stop
+	if x.watch.over() { // ended while it was planned (client gone, request_timeout): send nothing
+		s.failChat(ctx, l, toAPIError(cause(upctx, errNotSent)))
+		return
+	}
 	if el := rt.cfg.Server.EventLoop; (el == "on" || el == "auto" && max(int64(s.srv.GetOpenConnectionsCount()), s.streams.Open()) > evrelay.AutoStreams) && s.loopStream(ctx, upctx, x, upBody) {
 		return
 	}

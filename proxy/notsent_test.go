@@ -62,23 +62,27 @@ func countingUpstream(t *testing.T) (base string, n func() int) {
 
 // A client that leaves while its turn is planned ends the request (499):
 // planning is told (its context ends), and no upstream connection is taken
-// or dialed for the request, streamed or not, whether planning then
-// returned a turn or an error.
+// or dialed for the request, streamed or not (on the event loop too),
+// whether planning then returned a turn or an error.
 func TestClientGoneBeforeSendDialsNothing(t *testing.T) {
 	for _, tc := range []struct {
-		name         string
-		stream, fail bool
+		name               string
+		stream, fail, loop bool
 	}{
-		{"stream", true, false},
-		{"stream/plan failed", true, true},
-		{"whole", false, false},
-		{"whole/plan failed", false, true},
+		{"stream", true, false, false},
+		{"stream/plan failed", true, true, false},
+		{"stream/event loop", true, false, true},
+		{"whole", false, false, false},
+		{"whole/plan failed", false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base, accepted := countingUpstream(t)
 			cfg := DefaultConfig()
 			cfg.Upstream.BaseURL = base
 			cfg.Server.EventLoop = "off"
+			if tc.loop {
+				cfg.Server.EventLoop = "on"
+			}
 			cfg.Server.DisconnectProbe = 5 * time.Millisecond
 			pipe := &stallPipe{begun: make(chan struct{}, 1), fail: tc.fail}
 			srv, err := New(cfg, nil, func(Config) (Pipeline, error) { return pipe, nil })
