@@ -18,9 +18,12 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -41,6 +44,64 @@ type interVariant struct {
 	k      int     // principal components kept (0: the whole 512 dims)
 	bag    bool    // positives: every sentence of an answer passage (weight 1/n); else its best by cosine
 	lambda float64 // L2 on standardised features, with the rows' weights summing to the passages used
+	halu   bool    // add HaluEval train's items (the sentence holding the right answer against the paragraph's others)
+}
+
+// haluItem is a HaluEval train item for the interaction's fit: the
+// question's vector, its knowledge paragraph's sentence vectors, and the
+// one sentence that holds the right answer.
+type haluItem struct {
+	q     []float64
+	sents [][]float64
+	pos   int
+}
+
+// haluItems reads HaluEval QA's train half (the split HaluEvalGateSets
+// uses, by a hash of the question; every item of the half, indexed or
+// not) and keeps the items whose right answer is in exactly one sentence
+// of a paragraph of two or more.
+func haluItems(dataDir string, embed func(string) []float64) ([]haluItem, error) {
+	var out []haluItem
+	err := scanJSONL(filepath.Join(dataDir, "halueval", "qa_one-turn_data.json"), func(b []byte) error {
+		var it struct {
+			Knowledge, Question string
+			Right               string `json:"right_answer"`
+		}
+		if err := json.Unmarshal(b, &it); err != nil {
+			return err
+		}
+		h := fnv.New32a()
+		h.Write([]byte(it.Question))
+		if h.Sum32()%2 == 1 {
+			return nil // the test half
+		}
+		// HaluEval joins its two source paragraphs without a space
+		k := it.Knowledge
+		var fixed strings.Builder
+		for i := 0; i < len(k); i++ {
+			fixed.WriteByte(k[i])
+			if k[i] == '.' && i+1 < len(k) && k[i+1] >= 'A' && k[i+1] <= 'Z' && i > 0 && k[i-1] >= 'a' && k[i-1] <= 'z' {
+				fixed.WriteByte(' ')
+			}
+		}
+		sents := probeSentences("", fixed.String())
+		pos, n := -1, 0
+		for i, st := range sents {
+			if strings.Contains(strings.ToLower(st), strings.ToLower(it.Right)) {
+				pos, n = i, n+1
+			}
+		}
+		if n != 1 || len(sents) < 2 {
+			return nil
+		}
+		item := haluItem{q: embed(it.Question), pos: pos}
+		for _, st := range sents {
+			item.sents = append(item.sents, embed(st))
+		}
+		out = append(out, item)
+		return nil
+	})
+	return out, err
 }
 
 // interModel is one fitted interaction model.
@@ -50,13 +111,21 @@ type interModel struct {
 	pcs    [][]float64 // k principal directions
 	mu, sd []float64   // standardisation of the feature vector
 	w      []float64   // bias first
+	proj   map[*float64][]float64
 }
 
 func (m *interModel) project(x []float64) []float64 {
 	if m.v.k == 0 {
 		return x
 	}
+	if p, ok := m.proj[&x[0]]; ok {
+		return p // the embed cache hands out one slice per text
+	}
 	out := make([]float64, m.v.k)
+	if m.proj == nil {
+		m.proj = map[*float64][]float64{}
+	}
+	m.proj[&x[0]] = out
 	for j, p := range m.pcs {
 		var z float64
 		for d := range x {
@@ -110,7 +179,7 @@ func cos64(a, b []float64) float64 {
 const interNegTop = 3
 
 // fitInter fits an interaction model on the cases of the named sets.
-func fitInter(v interVariant, names []string, prepared map[string][]gateCase, data map[string][]interData) (*interModel, error) {
+func fitInter(v interVariant, names []string, prepared map[string][]gateCase, data map[string][]interData, halu []haluItem) (*interModel, error) {
 	m := &interModel{v: v}
 	if v.k > 0 {
 		// PCA on the training questions and sentences.
@@ -199,6 +268,34 @@ func fitInter(v interVariant, names []string, prepared map[string][]gateCase, da
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("no rows")
+	}
+	if v.halu {
+		// HaluEval train weighs as one mean dev corpus
+		var devW float64
+		for _, w := range ws {
+			devW += w
+		}
+		devW /= float64(len(names))
+		start := len(rows)
+		for _, it := range halu {
+			qp := m.project(it.q)
+			for i, s := range it.sents {
+				y, w := 0.0, 1/float64(len(it.sents)-1)
+				if i == it.pos {
+					y, w = 1, 1
+				}
+				rows = append(rows, interRaw(qp, m.project(s), cos64(it.q, s)))
+				ys = append(ys, y)
+				ws = append(ws, w)
+			}
+		}
+		var hw float64
+		for _, w := range ws[start:] {
+			hw += w
+		}
+		for i := start; i < len(ws); i++ {
+			ws[i] *= devW / hw
+		}
 	}
 	// balance the classes; the weights sum to the number of passages used
 	var pos, total float64
@@ -347,13 +444,24 @@ func TestInteractProbe(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	t.Logf("encoded %d distinct texts", len(cache))
+	halu, err := haluItems("../../shared/data", embed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("encoded %d distinct texts; %d HaluEval train items", len(cache), len(halu))
 
 	variants := []interVariant{
-		{"pca32 bag L10", 32, true, 10},
-		{"pca64 bag L10", 64, true, 10},
-		{"pca64 best L10", 64, false, 10},
-		{"full bag L100", 0, true, 100},
+		{"pca32 bag L10", 32, true, 10, false},
+		{"pca64 bag L10", 64, true, 10, false},
+		{"pca16 bag L10", 16, true, 10, false},
+		{"pca32 bag L100", 32, true, 100, false},
+		{"pca32 best L10", 32, false, 10, false},
+		{"halu pca32 bag L10", 32, true, 10, true},
+		{"halu pca64 bag L10", 64, true, 10, true},
+		{"full bag L100", 0, true, 100, false},
+		{"full bag L30", 0, true, 30, false},
+		{"full bag L300", 0, true, 300, false},
+		{"halu full bag L100", 0, true, 100, true},
 	}
 	if sel := os.Getenv("INTERPROBE_VARIANTS"); sel != "" {
 		var keep []interVariant
@@ -444,7 +552,7 @@ func TestInteractProbe(t *testing.T) {
 					tr = append(tr, n)
 				}
 			}
-			m, err := fitInter(v, tr, prepared, data)
+			m, err := fitInter(v, tr, prepared, data, halu)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -502,7 +610,7 @@ func TestInteractProbe(t *testing.T) {
 						tr = append(tr, o)
 					}
 				}
-				m, err := fitInter(v, tr, prepared, data)
+				m, err := fitInter(v, tr, prepared, data, halu)
 				if err != nil {
 					t.Fatal(err)
 				}
