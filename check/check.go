@@ -83,6 +83,10 @@ type Deps struct {
 	// Partition is the (tenant, kb) partition citations resolve against;
 	// nil means an empty corpus (every citation is unknown).
 	Partition *index.Partition
+	// Others are the snapshot's other partitions: a citation that names
+	// nothing in Partition is looked up there only to say which tenant and
+	// KB hold it (it stays an unknown citation).
+	Others []*index.Partition
 	// Retriever looks uncited sentences up; nil skips that step.
 	Retriever Retriever
 	// Tenant and KB scope retrieval.
@@ -106,6 +110,8 @@ type Checker struct {
 	cfg   Config
 	deps  Deps
 	cat   *catalog
+	pats  []*regexp.Regexp
+	other []*catalog // Deps.Others', built at the first unknown citation
 	log   *zap.Logger
 	stats Stats
 }
@@ -132,7 +138,7 @@ func New(cfg Config, deps Deps, log *zap.Logger) (*Checker, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Checker{cfg: cfg, deps: deps, log: log.Named("check"),
+	return &Checker{cfg: cfg, deps: deps, log: log.Named("check"), pats: pats,
 		cat: newCatalog(deps.Partition, pats, cfg.MinTitleChars, cfg.MaxPassageChars)}, nil
 }
 
@@ -162,6 +168,9 @@ type resolved struct {
 	slots []int
 	how   string
 	p     judge.Passage
+	// elsewhere is the partition of Deps.Others that holds an unresolved
+	// citation's document ("" when none does).
+	elsewhere *index.Partition
 }
 
 // Check audits the Markdown text src, reported under the name file.
@@ -186,6 +195,9 @@ func (c *Checker) Check(ctx context.Context, file, src string) ([]Finding, error
 			r.p = c.cat.passage(r.slots)
 		} else {
 			c.stats.Unresolved++
+			if ct.defined || ct.kind == KindFootnote {
+				r.elsewhere = c.heldElsewhere(text, ct.url)
+			}
 		}
 		rs[i] = r
 	}
@@ -246,7 +258,7 @@ func (c *Checker) sentence(ctx context.Context, turn *judge.Turn, file string, s
 				reported[n] = true
 				f := base
 				f.Severity, f.Kind, f.Citation = Critical, FindUnknownCitation, r.label
-				f.Message = unknownMessage(r)
+				f.Message = unknownMessage(r, c.deps.Tenant, c.deps.KB)
 				out = append(out, f)
 			}
 			continue
@@ -310,7 +322,35 @@ func (c *Checker) sentence(ctx context.Context, turn *judge.Turn, file string, s
 	return append(out, f)
 }
 
-func unknownMessage(r resolved) string {
+// heldElsewhere returns the first of Deps.Others whose catalog resolves
+// a citation (text, url), or nil.
+func (c *Checker) heldElsewhere(text, url string) *index.Partition {
+	if c.other == nil {
+		c.other = make([]*catalog, 0, len(c.deps.Others))
+		for _, p := range c.deps.Others {
+			if p != nil && p != c.deps.Partition {
+				c.other = append(c.other, newCatalog(p, c.pats, c.cfg.MinTitleChars, c.cfg.MaxPassageChars))
+			}
+		}
+	}
+	for _, oc := range c.other {
+		if s, _ := oc.resolve(text, url); len(s) > 0 {
+			return oc.p
+		}
+	}
+	return nil
+}
+
+func unknownMessage(r resolved, tenant, kb string) string {
+	if p := r.elsewhere; p != nil {
+		what := clip(firstNonEmpty(r.def, firstNonEmpty(r.url, strings.TrimSuffix(strings.TrimPrefix(r.label, "[^"), "]"))), 120)
+		where := fmt.Sprintf("--kb %s", p.KB)
+		if p.Tenant != tenant {
+			where = fmt.Sprintf("--tenant %s --kb %s", p.Tenant, p.KB)
+		}
+		return fmt.Sprintf("citation %s names no document of tenant %q, KB %q: %q is in tenant %q, KB %q (check with %s)",
+			r.label, tenant, kb, what, p.Tenant, p.KB, where)
+	}
 	switch {
 	case !r.defined && r.kind == KindFootnote:
 		return fmt.Sprintf("footnote %s has no definition and names no corpus document", r.label)

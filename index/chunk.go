@@ -31,12 +31,13 @@ type Chunk struct {
 func chunkDoc(d Doc, maxChars, minChars int) []Chunk {
 	type piece struct{ text, title string }
 	var all []piece
-	// A Markdown document's chunks keep its paragraph breaks (a heading
-	// stays a paragraph of its own) and rejoin a long paragraph's sentences
-	// with a space; other documents' units are joined by one newline, as
-	// they always were (their chunk ids and texts stay as built).
+	// A Markdown or plain-text file's chunks keep its paragraph breaks (a
+	// heading stays a paragraph of its own) and rejoin a long paragraph's
+	// sentences with a space; other documents' units (JSON lines) are joined
+	// by one newline, as they always were (their chunk ids and texts stay
+	// as built).
 	paraSep, inSep := "\n", "\n"
-	if d.markdown {
+	if d.markdown || d.paragraphs {
 		paraSep, inSep = "\n\n", " "
 	}
 	for _, sec := range docSections(d, minChars) {

@@ -48,6 +48,9 @@ type Doc struct {
 	// keeps them apart and keeps the paragraph breaks of such a document.
 	markdown bool
 	sections []mdSection
+	// paragraphs marks a plain-text file (plainText): chunkDoc keeps its
+	// paragraph breaks, as a Markdown page's.
+	paragraphs bool
 }
 
 // MemoryEntry is one curated-memory line: a pin (a curated question whose
@@ -485,6 +488,11 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 		}
 		ext := strings.ToLower(filepath.Ext(path))
 		err = checkUTF8(b)
+		if err == nil && strings.TrimSpace(strings.TrimPrefix(string(b), utf8BOM)) == "" {
+			// said as "doc \"notes.md\": missing text" it read as a field
+			// missing from a JSON line
+			err = errors.New("the file is empty (nothing to index)")
+		}
 		if err == nil {
 			var d Doc
 			if d, err = normalizeDoc(inPartition(textDoc(id, string(b), ext != ".txt" && ext != ".text"), part)); err == nil {
@@ -626,11 +634,19 @@ func dropDeletions(docs []Doc, bad []*LineError) ([]Doc, []*LineError) {
 // and "address:" the document's (other keys are ignored). Without a title
 // there, the first level-one heading is the title; without either, the
 // file name. A Markdown body is made plain text (markdownText), and its
-// level-2+ sections are kept for chunkDoc.
+// level-2+ sections are kept for chunkDoc. A plain-text file is titled by
+// its first line when that reads as a title, else by its file name, and
+// its title and heading lines become paragraphs (plainText).
 func textDoc(id, body string, markdown bool) Doc {
 	body = strings.TrimPrefix(body, utf8BOM)
 	d := Doc{ID: id, Text: body, Title: strings.TrimSuffix(filepath.Base(id), filepath.Ext(id))}
 	if !markdown {
+		var title string
+		d.Text, title = plainText(body)
+		if title != "" {
+			d.Title = title
+		}
+		d.paragraphs = true
 		return d
 	}
 	rest, keys, ok := frontMatter(body)

@@ -117,8 +117,9 @@ type evSent struct {
 	nums  []term
 	neg   bool
 	// negScope holds the stems a negation cue governs: the next negObjs
-	// content terms of its clause
+	// content terms of its clause; negEnds[i] is where cue i's end
 	negScope []string
+	negEnds  []int
 	dirs     uint8 // dirUp, dirDown: the changes the sentence states
 	// words and initials are the squashed sentence (see squash), for
 	// entities written another way
@@ -127,6 +128,11 @@ type evSent struct {
 
 // negObjs is how many content terms after a negation cue it governs.
 const negObjs = 4
+
+// negNear is how many of them it governs closely: a term there that the
+// evidence states without a negation is a changed polarity even where
+// another negation of the claim matches the evidence's.
+const negNear = 2
 
 // prepare analyses a passage; a non-empty title is its first sentence.
 func prepare(title, text string) *prepared {
@@ -154,6 +160,7 @@ func prepare(title, text string) *prepared {
 					n++
 				}
 			}
+			es.negEnds = append(es.negEnds, len(es.negScope))
 		}
 		es.dirs = directions(ts)
 		es.words, es.initials = squash(t)
@@ -255,16 +262,27 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	ats := cf.terms
 	cts := make([]claimTerm, 0, min(len(ats), maxClaimTerms)) // one allocation, not a growth per doubling
 	claimDirs := directions(ats)
+	// claimCues counts the claim's negation cues that govern a content
+	// term; nearStems are the first negNear terms each governs
+	claimCues := 0
+	var nearStems []string
 	for i, tm := range ats {
 		if tm.neg {
 			// as in the evidence, a negation counts when it governs a
 			// content term of its clause ("leave undated only what will
 			// not." negates nothing it names)
-			for j, n := i+1, 0; j < len(ats) && n < negObjs && !ats[j].brk && !claimNeg; j++ {
+			governs := false
+			for j, n := i+1, 0; j < len(ats) && n < negObjs && !ats[j].brk; j++ {
 				if !ats[j].neg && !ats[j].isNum {
-					claimNeg = true
+					claimNeg, governs = true, true
+					if n < negNear {
+						nearStems = append(nearStems, ats[j].stem)
+					}
 				}
 				n++
+			}
+			if governs {
+				claimCues++
 			}
 			continue
 		}
@@ -300,14 +318,25 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	if len(cts) == 0 {
 		return signals{}, false
 	}
+	// claimNear holds the claim terms a claim negation governs closely
+	var claimNear uint64
+	for k := range cts {
+		if !cts[k].isNum && stemIn(cts[k].stem, nearStems) {
+			claimNear |= 1 << k
+		}
+	}
 
 	type sentScore struct {
 		covered, numConf, antiConf uint64
 		hasFreeNum                 bool // a number in the sentence that no claim number matches
 		dirs                       uint8
 		w                          float64
-		neg                        bool
-		text                       string
+		// negMask holds the claim terms a negation cue of the sentence
+		// governs (neg: any)
+		negMask uint64
+		neg     bool
+		negs    int // the sentence's negation cues that govern a claim term
+		text    string
 	}
 	var (
 		bestE, bestC, bestAny float64
@@ -343,14 +372,25 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		numConfl, antiConfl := a.numConf, a.antiConf
 		free := a.hasFreeNum
 		neg := a.neg
+		negMask, negs := a.negMask, a.negs
 		dirs := a.dirs
 		if b != nil {
+			negMask |= b.negMask
+			negs += b.negs
 			dirs |= b.dirs
 			covered |= b.covered
 			numConfl |= b.numConf
 			antiConfl |= b.antiConf
 			free = free || b.hasFreeNum
-			if b.w > a.w {
+			// a window is negated where one sentence negates a claim term
+			// the other does not state plainly ("Arlo floor lamp, E27
+			// fitting. A bulb is not included." against "a bulb is
+			// included"); a term both state leaves the heavier one's word
+			na, nb := a.negMask&^b.covered, b.negMask&^a.covered
+			switch {
+			case na != 0 || nb != 0:
+				neg = true
+			case b.w > a.w:
 				neg = b.neg
 			}
 		}
@@ -364,6 +404,12 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			bestAny, anySpan = cov, windowText(b, &a)
 		}
 		negMismatch := neg != claimNeg
+		if !negMismatch && claimNeg && claimCues > negs && claimNear&covered&^negMask != 0 {
+			// the claim adds a negation to a term the window states
+			// plainly, beside one both have ("If login fails, check that
+			// the clock is not correct" against "... is correct")
+			negMismatch = true
+		}
 		if numConfl == 0 && antiConfl == 0 && !negMismatch {
 			if claimDirs&^dirs != 0 {
 				return // the claim states a change the window does not
@@ -484,8 +530,23 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			sc.text, sc.dirs = s.text, s.dirs
 			// a negation counts where it governs a claim term ("but not
 			// naive T cells" says nothing about the rest)
-			for k := 0; s.neg && k < len(cts) && !sc.neg; k++ {
-				sc.neg = !cts[k].isNum && stemIn(cts[k].stem, s.negScope)
+			for k := 0; s.neg && k < len(cts); k++ {
+				if !cts[k].isNum && stemIn(cts[k].stem, s.negScope) {
+					sc.negMask |= 1 << k
+				}
+			}
+			sc.neg = sc.negMask != 0
+			if sc.neg {
+				from := 0
+				for _, end := range s.negEnds {
+					for k := 0; k < len(cts); k++ {
+						if !cts[k].isNum && stemIn(cts[k].stem, s.negScope[from:end]) {
+							sc.negs++
+							break
+						}
+					}
+					from = end
+				}
 			}
 			for k := range cts {
 				c := &cts[k]

@@ -105,10 +105,22 @@ func checkMain(args []string) (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	part := snap.Partition(*tenant, *kb)
-	if part == nil {
+	if err := checkPartition(snap, *dir, *tenant, *kb); err != nil {
 		snap.Close()
-		return 2, fmt.Errorf("index %s has no partition tenant=%q kb=%q", *dir, *tenant, *kb)
+		return 2, err
+	}
+	part := snap.Partition(*tenant, *kb)
+	// the other partitions, to name the one that holds a citation this one
+	// lacks (same tenant first)
+	var others []*index.Partition
+	for _, same := range []bool{true, false} {
+		for _, pi := range snap.Manifest.Partitions {
+			if (pi.Tenant == *tenant) == same {
+				if p := snap.Partition(pi.Tenant, pi.KB); p != nil && p != part {
+					others = append(others, p)
+				}
+			}
+		}
 	}
 	eng, err := retrieve.New(cfg.Stages.Retrieve, cfg.Stages.Index, snap, log)
 	if err != nil {
@@ -124,7 +136,7 @@ func checkMain(args []string) (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	ck, err := check.New(cc, check.Deps{Partition: part, Retriever: eng, Tenant: *tenant, KB: *kb, Judge: j,
+	ck, err := check.New(cc, check.Deps{Partition: part, Others: others, Retriever: eng, Tenant: *tenant, KB: *kb, Judge: j,
 		Local: judge.NewLocal(vc.Local), Spec: spec, AddressPatterns: cfg.Stages.Retrieve.AddressPatterns}, log)
 	if err != nil {
 		return 2, err
@@ -137,7 +149,7 @@ func checkMain(args []string) (int, error) {
 		}
 		all = append(all, fs...)
 	}
-	if err := check.Write(os.Stdout, cc.Format, all, ck.Stats()); err != nil {
+	if err := check.Write(cliOut, cc.Format, all, ck.Stats()); err != nil {
 		return 2, err
 	}
 	if n := check.AtOrAbove(all, cc.FailOn); n > 0 {

@@ -42,6 +42,11 @@ func runGaps(args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
+		if a := fs.Arg(0); a == "resolve" || a == "dismiss" || a == "reopen" {
+			// guard gaps --addr URL resolve ID: the flags came first
+			flagArgs := args[:len(args)-fs.NArg()]
+			return runGapAction(a, append(append([]string{}, fs.Args()[1:]...), flagArgs...))
+		}
 		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	if *limit < 1 {

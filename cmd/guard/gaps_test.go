@@ -65,6 +65,17 @@ func TestGapsResolveDismissCommand(t *testing.T) {
 	if code, out, _ = runCLI(t, "gaps", "dismiss", "--addr", base, ids["Who wrote the novel Moby Dick?"]); code != 0 || !strings.Contains(out, "dismissed") {
 		t.Fatalf("gaps dismiss: exit %d\n%s", code, out)
 	}
+	// flags before the action, as one adds it to a listing command (it was
+	// "unexpected argument \"reopen\""): guard gaps --addr URL reopen ID
+	if code, out, errOut = runCLI(t, "gaps", "--addr", base, "reopen", ids["Who wrote the novel Moby Dick?"]); code != 0 || !strings.Contains(out, "open") {
+		t.Fatalf("gaps --addr URL reopen ID: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut = runCLI(t, "gaps", "--addr", base, "dismiss", ids["Who wrote the novel Moby Dick?"], "--note", "off-topic"); code != 0 || !strings.Contains(out, "dismissed") {
+		t.Fatalf("gaps --addr URL dismiss ID --note: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut = runCLI(t, "gaps", "--addr", base, "--status", "all", "dismiss", "x"); code != 2 || !strings.Contains(errOut, "status") {
+		t.Errorf("a listing flag before an action: exit %d %s, want 2 naming it", code, errOut)
+	}
 	if _, out, _ = runCLI(t, "gaps", "--addr", base); !strings.Contains(out, "0 of 0 entries") {
 		t.Errorf("open gaps after resolve and dismiss:\n%s", out)
 	}

@@ -21,11 +21,13 @@ import (
 // keyPartitionWarnings lists the API keys of cfg that name a tenant and KB
 // the served snapshot (pipeline.index) has no partition for: every chat on
 // such a key finds nothing and falls back to general knowledge, with no
-// error anywhere, so a typo in a key's tenant or kbs goes unseen. nil when
-// auth is off, no snapshot is configured (the demo corpus), or the
+// error anywhere, so a typo in a key's tenant or kbs goes unseen. With auth
+// off it warns instead when the snapshot has no default/default partition,
+// where a chat that sends no X-Tenant-ID / X-KB-ID goes (a corpus built
+// with --kb). nil when no snapshot is configured (the demo corpus), or the
 // manifest cannot be read (serving reports that itself).
 func keyPartitionWarnings(cfg proxy.Config) []string {
-	if !cfg.Auth.Enabled || cfg.Pipeline.Index == "" {
+	if cfg.Pipeline.Index == "" {
 		return nil
 	}
 	man, err := index.ReadManifest(cfg.Pipeline.Index)
@@ -40,6 +42,13 @@ func keyPartitionWarnings(cfg proxy.Config) []string {
 	}
 	sort.Strings(names)
 	var out []string
+	if !cfg.Auth.Enabled {
+		if len(names) > 0 && !have[[2]string{index.DefaultTenant, index.DefaultKB}] {
+			out = append(out, fmt.Sprintf("snapshot %s has no partition %s/%s, so a chat that sends no X-Tenant-ID / X-KB-ID header finds nothing and falls back (degraded: corpus); it has: %s",
+				cfg.Pipeline.Index, index.DefaultTenant, index.DefaultKB, strings.Join(names, ", ")))
+		}
+		return out
+	}
 	for i, k := range cfg.Auth.Keys {
 		kbs := k.KBs
 		if len(kbs) == 0 {
@@ -58,7 +67,11 @@ func keyPartitionWarnings(cfg proxy.Config) []string {
 // warnKeyPartitions logs keyPartitionWarnings at start and after a reload.
 func warnKeyPartitions(log *zap.Logger, cfg proxy.Config) {
 	for _, w := range keyPartitionWarnings(cfg) {
-		log.Warn("API key without a partition", zap.String("problem", w))
+		msg := "API key without a partition"
+		if !cfg.Auth.Enabled {
+			msg = "no default partition"
+		}
+		log.Warn(msg, zap.String("problem", w))
 	}
 }
 

@@ -1,0 +1,85 @@
+package index
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// plainTitleMax and plainHeadingMax bound, in characters, a plain-text
+// file's title line and a heading line inside it: longer lines are prose.
+const (
+	plainTitleMax   = 100
+	plainHeadingMax = 60
+)
+
+// plainText reads a plain-text file's body (.txt, .text). Its first line is
+// the title when it reads as one: at most plainTitleMax characters, no
+// closing punctuation, and more text after it that does not continue it
+// (the next line, when not blank, opens with a capital or a digit). Title
+// and heading lines (see headingLine) become paragraphs of their own, as a
+// Markdown heading does, so that a note reads "Conditions of Travel. 6.
+// Luggage, bicycles and animals. 6.1 You may ..." and not one run-on
+// sentence; the title line stays in the text, as a Markdown page's first
+// heading does. Everything else is kept as written (line breaks within a
+// paragraph included). title is "" when the first line is not a title.
+func plainText(body string) (text, title string) {
+	body = strings.ReplaceAll(body, "\r\n", "\n")
+	lines := strings.Split(body, "\n")
+	first := 0
+	for first < len(lines) && strings.TrimSpace(lines[first]) == "" {
+		first++
+	}
+	if first == len(lines) {
+		return body, ""
+	}
+	next := func(i int) string { // the line after i, "" at the end
+		if i+1 < len(lines) {
+			return strings.TrimSpace(lines[i+1])
+		}
+		return ""
+	}
+	rest := strings.TrimSpace(strings.Join(lines[first+1:], "\n"))
+	if t := strings.TrimSpace(lines[first]); rest != "" && utf8.RuneCountInString(t) <= plainTitleMax &&
+		!closedLine(t) && (next(first) == "" || opensBlock(next(first))) {
+		title = t
+	}
+	var b strings.Builder
+	b.Grow(len(body) + 16)
+	for i := first; i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], " \t")
+		b.WriteString(l)
+		if i == len(lines)-1 {
+			break
+		}
+		b.WriteByte('\n')
+		t := strings.TrimSpace(l)
+		if n := next(i); n != "" && t != "" && ((i == first && title != "") || headingLine(t, n)) {
+			// a paragraph break after a title or heading line
+			b.WriteByte('\n')
+		}
+	}
+	return strings.TrimSpace(b.String()), title
+}
+
+// headingLine reports whether line t, followed by the non-blank line next,
+// is a heading: short (plainHeadingMax), no closing punctuation, opening
+// with a capital or a digit, and next opening a block the same way (a
+// hard-wrapped sentence's next line mostly opens in lower case).
+func headingLine(t, next string) bool {
+	return utf8.RuneCountInString(t) <= plainHeadingMax && !closedLine(t) && opensBlock(t) && opensBlock(next)
+}
+
+// closedLine reports whether t ends as a sentence or clause does, or as a
+// line that continues (a comma, a colon introducing a list).
+func closedLine(t string) bool {
+	r, _ := utf8.DecodeLastRuneInString(t)
+	return strings.ContainsRune(".!?:;,\"')]\u201d\u2019", r)
+}
+
+// opensBlock reports whether t opens with a capital letter, a digit or a
+// list bullet.
+func opensBlock(t string) bool {
+	r, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsUpper(r) || unicode.IsDigit(r) || r == '-' || r == '*' || r == '\u2022'
+}
