@@ -254,7 +254,6 @@ func lexicalOnly(cands []gate.Candidate) {
 	for i := range cands {
 		cands[i].Sim, cands[i].Soft, cands[i].SoftMin, cands[i].Semantic = 0, 0, 0, false
 		cands[i].Focus, cands[i].FocusMiss, cands[i].FocusWorst, cands[i].SentSoft = 0, 0, 0, 0
-		cands[i].Interact = 0
 	}
 }
 
@@ -438,7 +437,7 @@ const gateLambda = 1.0
 // says whether candidate i of c is a positive, and use whether c enters
 // the fit at all. With semantic false the semantic features are 0 (the
 // lexical-only weights).
-func fitGateModel(cases []gateCase, semantic bool, label func(c gateCase, i int) bool, use func(c gateCase) bool, skip []int) (gate.Features, error) {
+func fitGateModel(cases []gateCase, semantic bool, label func(c gateCase, i int) bool, use func(c gateCase) bool) (gate.Features, error) {
 	var rows [][]float64
 	var ys []float64
 	var sets []string
@@ -457,9 +456,6 @@ func fitGateModel(cases []gateCase, semantic bool, label func(c gateCase, i int)
 			}
 			f := cand.Features
 			for _, k := range unfittedFeatures {
-				f[k] = 0
-			}
-			for _, k := range skip {
 				f[k] = 0
 			}
 			rows = append(rows, f[:])
@@ -549,14 +545,9 @@ func setWeights(sets []string) []float64 {
 // order; docs/quality.md, Run 4b).
 var unfittedFeatures = []int{gate.FTop}
 
-// answerOnlyFeatures are left out of the relevance fit: the learned
-// interaction (FInteract) is trained to tell an answer from a near miss,
-// not to tell a topic.
-var answerOnlyFeatures = []int{gate.FInteract}
-
 // monotoneFeatures may only raise a model's probability.
 var monotoneFeatures = []int{gate.FRerank, gate.FCoverage, gate.FRare, gate.FBigram, gate.FTypeHit, gate.FAddress,
-	gate.FSim, gate.FSoft, gate.FSoftMin, gate.FFocus, gate.FFocusWorst, gate.FSent, gate.FInteract}
+	gate.FSim, gate.FSoft, gate.FSoftMin, gate.FFocus, gate.FFocusWorst, gate.FSent}
 
 // harmfulFeatures may only lower a model's probability.
 var harmfulFeatures = []int{gate.FTypeMiss, gate.FFocusMiss}
@@ -570,11 +561,11 @@ func fitGateModels(cases []gateCase) (gateModels, error) {
 	all := func(gateCase) bool { return true }
 	labelled := func(c gateCase) bool { return c.q.class() != classOnTopic || len(c.related) > 0 }
 	for _, sem := range []bool{true, false} {
-		a, err := fitGateModel(cases, sem, gateCase.answers, all, nil)
+		a, err := fitGateModel(cases, sem, gateCase.answers, all)
 		if err != nil {
 			return m, err
 		}
-		r, err := fitGateModel(cases, sem, gateCase.about, labelled, answerOnlyFeatures)
+		r, err := fitGateModel(cases, sem, gateCase.about, labelled)
 		if err != nil {
 			return m, err
 		}

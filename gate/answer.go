@@ -46,18 +46,15 @@ const (
 	FFocusMiss  // IDF-weighted share of the question's words with no match at cosine >= 0.5
 	FFocusWorst // the lower best cosine of the question's two highest-IDF words
 	FSent       // the best sentence's IDF-weighted soft coverage (title included)
-	// FInteract is a learned question-sentence interaction over the
-	// encoder's vectors (Candidate.Interact), 0 when none was computed.
-	FInteract
 	NumFeatures
 )
 
 // FeatureNames name the features in reports and in answermodel.json.
 var FeatureNames = [NumFeatures]string{"bias", "rerank", "coverage", "rare", "bigram", "type_hit", "type_miss", "top", "margin", "address", "lanes",
-	"sim", "sim_rel", "sim_margin", "soft", "soft_min", "focus", "focus_miss", "focus_worst", "sent", "interact"}
+	"sim", "sim_rel", "sim_margin", "soft", "soft_min", "focus", "focus_miss", "focus_worst", "sent"}
 
 // semanticFeatures are the features only the semantic mode has.
-var semanticFeatures = []int{FSim, FSimRel, FSimMargin, FSoft, FSoftMin, FFocus, FFocusMiss, FFocusWorst, FSent, FInteract}
+var semanticFeatures = []int{FSim, FSimRel, FSimMargin, FSoft, FSoftMin, FFocus, FFocusMiss, FFocusWorst, FSent}
 
 // Features are one pair's feature values.
 type Features [NumFeatures]float64
@@ -401,7 +398,6 @@ func (m AnswerModel) Assess(q Question, cands []Candidate) {
 			f[FFocusMiss] = cands[i].FocusMiss
 			f[FFocusWorst] = cands[i].FocusWorst
 			f[FSent] = cands[i].SentSoft
-			f[FInteract] = cands[i].Interact
 		}
 		cands[i].Features = f
 		cands[i].Answer = m.scaled(prob(m.weights(cands[i].Semantic), &f), cands[i].Semantic)

@@ -32,11 +32,7 @@ type Candidate struct {
 	// Focus, FocusMiss, FocusWorst and SentSoft are the focus features
 	// (see FFocus..FSent), meaningful only when Semantic is set.
 	Focus, FocusMiss, FocusWorst, SentSoft float64
-	// Interact is the learned question-sentence interaction score of the
-	// passage's best sentence (FInteract), meaningful only when Semantic
-	// is set; 0 when none was computed.
-	Interact float64
-	Semantic bool
+	Semantic                               bool
 	// Coherence is the queried partition's topical coherence (the mean
 	// cosine between two of its passages' encoder vectors relative to the
 	// encoder's background, measured at index build), meaningful when
