@@ -482,9 +482,12 @@ func strictType(t answerType) bool { return t == typePhone || t == typeEmail }
 // English question forms, not any corpus's vocabulary.
 func askedType(q string) answerType {
 	s := " " + strings.ToLower(q) + " "
+	// A phrase with a pair of adjacent bytes the question lacks is not
+	// in it: most of the phrases are passed over without a search.
+	bs := newBigramSet(s)
 	has := func(ws ...string) bool {
 		for _, w := range ws {
-			if strings.Contains(s, w) {
+			if bs.mayContain(w) && strings.Contains(s, w) {
 				return true
 			}
 		}

@@ -217,13 +217,21 @@ func (s *Spec) Get(o Options) *Stream {
 	return s.New(o)
 }
 
-// Put returns st to the spec's pool. st, and any slice it returned
-// (Citations), must not be used after Put.
+// Put returns st to the spec's pool, closed or not. st, and any slice it
+// returned (Citations), must not be used after Put. A pooled stream keeps
+// nothing of its last response: no note, citation or address (the next
+// Get's Reset starts it as New does).
 func (s *Spec) Put(st *Stream) {
 	if st == nil || st.spec != s {
 		return
 	}
 	st.Reset(Options{})
+	clear(st.srcs[:cap(st.srcs)])
+	clear(st.cites[:cap(st.cites)])
+	clear(st.addrs[:cap(st.addrs)])
+	clear(st.exempt)
+	clear(st.byID)
+	st.exemptOK = false
 	s.pool.Put(st)
 }
 

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	blevequery "github.com/blevesearch/bleve/v2/search/query"
@@ -59,6 +60,8 @@ type Partition struct {
 	graph       *flatGraph
 	live        int // slots not deleted
 	lex         bleve.Index
+	lexOnce     sync.Once
+	lexR        *lexReader // lexical.go; nil when Bleve answers every query
 	address     slotIndex
 	aliases     map[string]string
 	catalog     map[string]struct{}
@@ -300,6 +303,11 @@ func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 func (s *Snapshot) Close() error {
 	var errs []error
 	for _, p := range s.parts {
+		if p.lexR != nil {
+			if err := p.lexR.close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		if p.lex != nil {
 			if err := p.lex.Close(); err != nil {
 				errs = append(errs, err)
@@ -445,8 +453,25 @@ func (p *Partition) Dense(q []float32, k, overfetch int) ([]Hit, error) {
 
 // Lexical runs a BM25 match query over chunk titles and texts.
 func (p *Partition) Lexical(ctx context.Context, text string, k int) ([]Hit, error) {
+	return p.lexicalText(ctx, text, k)
+}
+
+// lexicalText is Bleve's match query on the body field, answered by the
+// partition's lexReader where it can (the same hits and scores).
+func (p *Partition) lexicalText(ctx context.Context, text string, k int) ([]Hit, error) {
+	p.lexOnce.Do(func() { p.lexR = newLexReader(p.lex, len(p.chunks)) })
+	if p.lexR != nil {
+		if hits, ok, err := p.lexR.search(ctx, text, k, p); ok {
+			return hits, err
+		}
+	}
+	return p.bleveLexical(ctx, text, k)
+}
+
+// bleveLexical runs text as a Bleve match query (lexReader's reference).
+func (p *Partition) bleveLexical(ctx context.Context, text string, k int) ([]Hit, error) {
 	q := bleve.NewMatchQuery(text)
-	q.SetField("body")
+	q.SetField(lexField)
 	return p.lexical(ctx, q, k)
 }
 
@@ -462,9 +487,7 @@ func (p *Partition) LexicalExpanded(ctx context.Context, text string, extra []st
 	if err != nil || len(extra) == 0 || boost <= 0 {
 		return hits, err
 	}
-	x := bleve.NewMatchQuery(strings.Join(extra, " "))
-	x.SetField("body")
-	more, err := p.lexical(ctx, x, k)
+	more, err := p.lexicalText(ctx, strings.Join(extra, " "), k)
 	if err != nil {
 		return nil, err
 	}

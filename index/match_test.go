@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"github.com/answer-guard/guard/internal/cputime"
 	"math"
 	"path/filepath"
 	"strings"
@@ -144,10 +145,12 @@ func BenchmarkMatch(b *testing.B) {
 	q := p.Local().PrepareQuery("How do I restore a workspace backup after the API rate limit error?")
 	n := len(p.terms.TitleLen)
 	i := 0
+	c0 := cputime.Process()
 	for b.Loop() {
 		p.Match(q, i)
 		if i++; i == n {
 			i = 0
 		}
 	}
+	b.ReportMetric(float64(cputime.Process()-c0)/float64(b.N), "cpu-ns/op")
 }

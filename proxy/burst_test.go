@@ -68,6 +68,11 @@ func burstStreams() []struct {
 	multi := burstEvent(`{"content":"Error"}`, "") +
 		"data: {\"id\":\"chatcmpl-b1\",\"choices\":[{\"index\":0,\n" + `data: "delta":{"content":" LF-4002 [^1]."},"finish_reason":null}]}` + "\n\n" +
 		": a comment\n\n" + burstEvent(`{"content":" Next"}`, "") + burstEvent(`{}`, "stop") + "data: [DONE]\n\n"
+	// A misbehaving upstream: content after the finish chunk, and a second
+	// finish (the turn's stream is used after Finish, and only the relay's
+	// end may give it back).
+	after := burstEvent(`{"content":"Error LF-4002 [^1]."}`, "") + burstEvent(`{}`, "stop") +
+		burstEvent(`{"content":" More doc_1a2b [^2]."}`, "") + burstEvent(`{}`, "stop") + "data: [DONE]\n\n"
 	return []struct {
 		name, body string
 		usage      bool
@@ -80,6 +85,7 @@ func burstStreams() []struct {
 		{"tool-calls", tools, false},
 		{"side-text", side, false},
 		{"multi-line", multi, false},
+		{"after-finish", after, false},
 	}
 }
 
@@ -161,6 +167,9 @@ func relayReads(t testing.TB, s *Server, w io.Writer, body string, cuts []int, u
 		t.Fatalf("no first event: %v %v", ok, err)
 	}
 	r.run(ctx, w, first)
+	// As relay.Close: the turn's pooled parts go back, for the next
+	// turn (the next split) to reuse.
+	releaseTurn(turn)
 }
 
 var latencyRE = regexp.MustCompile(`"latency_ms":\{[^}]*\}`)

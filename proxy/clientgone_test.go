@@ -8,7 +8,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +31,14 @@ func holdUpstream(t *testing.T, header bool) (base string, closed <-chan struct{
 }
 
 func holdUpstreamGot(t *testing.T, header bool) (base string, got, closed <-chan struct{}) {
+	base, got, closed, _ = holdUpstreamDialed(t, header)
+	return base, got, closed
+}
+
+// holdUpstreamDialed is holdUpstreamGot with dialed, which tells how many
+// connections the upstream accepted so far: those made before a marker
+// connection it dials itself (ahead of it in the accept queue).
+func holdUpstreamDialed(t *testing.T, header bool) (base string, got, closed <-chan struct{}, dialed func() int) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -35,15 +46,48 @@ func holdUpstreamGot(t *testing.T, header bool) (base string, got, closed <-chan
 	}
 	t.Cleanup(func() { ln.Close() })
 	ch, in := make(chan struct{}, 4), make(chan struct{}, 4)
+	var mu sync.Mutex
+	var seen []string            // accepted connections' remote addresses, in order
+	markers := map[string]bool{} // the marker connections' addresses
+	dialed = func() int {
+		m, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		mu.Lock()
+		markers[m.LocalAddr().String()] = true
+		mu.Unlock()
+		for bound := time.Now().Add(30 * time.Second); ; runtime.Gosched() {
+			mu.Lock()
+			i := slices.Index(seen, m.LocalAddr().String())
+			mu.Unlock()
+			if i >= 0 {
+				return i
+			}
+			if time.Now().After(bound) { // a bound on a hang, not a timing assertion
+				t.Fatal("the marker connection was not accepted")
+			}
+		}
+	}
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
+			mu.Lock()
+			seen = append(seen, c.RemoteAddr().String())
+			mu.Unlock()
 			go func() {
 				defer c.Close()
 				req, err := http.ReadRequest(bufio.NewReader(c))
+				mu.Lock()
+				marker := markers[c.RemoteAddr().String()]
+				mu.Unlock()
+				if marker {
+					return
+				}
 				if err != nil {
 					// The proxy closed the connection before a whole
 					// request was out: its client was gone before the
@@ -68,7 +112,7 @@ func holdUpstreamGot(t *testing.T, header bool) (base string, got, closed <-chan
 			}()
 		}
 	}()
-	return "http://" + ln.Addr().String() + "/v1", in, ch
+	return "http://" + ln.Addr().String() + "/v1", in, ch, dialed
 }
 
 // The openai-go client whose context ends while the model thinks (non-stream,
@@ -104,7 +148,8 @@ func TestClientGoneOpenAICancel(t *testing.T) {
 // its upstream request at once on the goroutine path, guarded or not,
 // streamed or not, whether the upstream sent its header or not:
 // the upstream sees its connection close long before first_byte_timeout
-// (one hour here), and the request counts as the client's (499).
+// (one hour here), or never gets one when the close was seen while the
+// turn was planned, and the request counts as the client's (499).
 func TestClientGoneBeforeFirstEvent(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -121,7 +166,7 @@ func TestClientGoneBeforeFirstEvent(t *testing.T) {
 		{"guarded/whole", startGuard, groundQ, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			base, closed := holdUpstream(t, tc.header)
+			base, _, closed, dialed := holdUpstreamDialed(t, tc.header)
 			ts := tc.start(t, func(c *testCfg) {
 				c.Server.EventLoop = "off"
 				c.Upstream.BaseURL = base
@@ -134,13 +179,15 @@ func TestClientGoneBeforeFirstEvent(t *testing.T) {
 			body := fmt.Sprintf(`{"model":"mock-1","stream":%t,"messages":[{"role":"user","content":%q}]}`, tc.stream, tc.q)
 			fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 			c.Close()
+			waitFor(t, ts, "guard_requests_total", func(v float64) bool { return v == 1 })
+			if dialed() == 0 {
+				return // the close was seen before the send: nothing was dialed
+			}
 			select {
 			case <-closed:
 			case <-time.After(30 * time.Second): // a bound on a hang, not a timing assertion
 				t.Fatal("the upstream connection was not closed after the client left")
 			}
-			// The summary follows the upstream's close: wait for it.
-			waitFor(t, ts, "guard_requests_total", func(v float64) bool { return v == 1 })
 		})
 	}
 }

@@ -40,6 +40,9 @@ var (
 	errIdleTimeout      = errors.New("upstream idle timeout")
 	errClientGone       = errors.New("client disconnected")
 	errRequestTimeout   = errors.New("request timeout")
+	// errNotSent: the request ended (its cause is the context's or the
+	// link's) before it was sent upstream.
+	errNotSent = errors.New("the request ended before it was sent upstream")
 )
 
 // toAPIError is the one place that maps any error to what the client sees.

@@ -60,9 +60,10 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	// The request's log, its parsed body and its exchange in one
 	// allocation.
 	st := &struct {
-		log reqLog
-		req chatRequest
-		x   exchange
+		log  reqLog
+		req  chatRequest
+		x    exchange
+		link peerclose.Link // a whole answer's tie to its upstream connection
 	}{log: reqLog{id: s.reqSeq.Add(1), start: time.Now()}}
 	l := &st.log
 	tenant, kb, ae := rt.authorize(ctx)
@@ -118,6 +119,19 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		upctx, stop = c, func(error) { cancel() }
 	}
 
+	// From here until the answer's first event (a stream's relay probes
+	// on its own after it) or its end, a client gone ends the request:
+	// planning under upctx stops and no upstream request is sent (a dial
+	// closed at once cost the upstream a connection).
+	var gone func()
+	if watch != nil {
+		gone = watch.clientGone
+	} else {
+		gone = func() { st.link.End(); stop(errClientGone) }
+	}
+	probe := s.cw.Start(ctx.Conn(), rt.cfg.Server.DisconnectProbe, gone)
+	defer probe.Stop()
+
 	query := req.query
 	if len(query) > rt.cfg.Pipeline.MaxQueryChars {
 		// Retrieval's cost grows with the question; the upstream still
@@ -128,6 +142,10 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	turn, err := rt.pipe.Begin(upctx, TurnRequest{Tenant: tenant, KB: kb, Model: req.model, Stream: req.stream, Query: query, Actions: req.actions})
 	if err != nil {
 		stop(err)
+		if probe.Stop() { // planning stopped because the client left
+			s.fail(ctx, "chat", toAPIError(errClientGone))
+			return
+		}
 		s.fail(ctx, "chat", &APIError{Status: 500, Type: "server_error", Code: "pipeline_error", Message: "the guard pipeline failed", Err: err})
 		return
 	}
@@ -152,7 +170,7 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	defer stop(nil)
-	s.wholeChat(ctx, upctx, x, upBody)
+	s.wholeChat(ctx, upctx, x, upBody, &st.link)
 }
 
 // exchange is one chat request past planning: what the handler, the relay
@@ -174,16 +192,15 @@ type exchange struct {
 	deadline time.Time
 }
 
-// wholeChat relays a non-stream completion.
-func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte) {
+// wholeChat relays a non-stream completion. Until it returns, a client
+// gone ends link (chat's probe): the upstream request, and the guard's work.
+func (s *Server) wholeChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte, link *peerclose.Link) {
 	rt, turn, l := x.rt, x.turn, x.log
+	defer releaseTurn(turn) // the answer is out or failed, and summarized
 	t0 := time.Now()
-	// Until the answer is out, a client gone ends the upstream request and the guard's work.
-	var link peerclose.Link
-	defer s.cw.Start(ctx.Conn(), rt.cfg.Server.DisconnectProbe, func() { link.End(); x.stop(errClientGone) }).Stop()
 	// A non-stream answer arrives whole, so only the whole-request limit
 	// applies (first_byte_timeout would cut long answers short).
-	resp, err := rt.up.postWhole("/chat/completions", upBody, x.deadline, &link)
+	resp, err := rt.up.postWhole("/chat/completions", upBody, x.deadline, link)
 	l.upWait = time.Since(t0)
 	if err != nil {
 		if link.Ended() {
@@ -257,6 +274,7 @@ func (s *Server) failChat(ctx *fasthttp.RequestCtx, l *reqLog, ae *APIError) {
 func (s *Server) direct(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, answer string) {
 	req, l := x.req, x.log
 	defer x.stop(nil)
+	defer releaseTurn(x.turn)
 	out, rep := x.turn.Finish(upctx, nil)
 	text := answer + string(out)
 	id := "chatcmpl-guard-" + strconv.FormatUint(l.id, 10)
@@ -333,11 +351,15 @@ func (s *Server) watchKey(ctx *fasthttp.RequestCtx, x *exchange, r *relay) {
 // rest to the relay, which fasthttp reads as the response body.
 func (s *Server) streamChat(ctx *fasthttp.RequestCtx, upctx context.Context, x *exchange, upBody []byte) {
 	rt, l, stop := x.rt, x.log, x.stop
+	if x.watch.over() { // ended while it was planned (client gone, request_timeout): send nothing
+		s.failChat(ctx, l, toAPIError(cause(upctx, errNotSent)))
+		return
+	}
 	if el := rt.cfg.Server.EventLoop; (el == "on" || el == "auto" && max(int64(s.srv.GetOpenConnectionsCount()), s.streams.Open()) > evrelay.AutoStreams) && s.loopStream(ctx, upctx, x, upBody) {
 		return
 	}
-	// Until the first event (the relay's probe after), a client gone ends the upstream request.
-	defer s.cw.Start(ctx.Conn(), rt.cfg.Server.DisconnectProbe, x.watch.clientGone).Stop()
+	// Until the first event (the relay's probe after), a client gone ends
+	// the upstream request (chat's probe).
 	t0 := time.Now()
 	firstBy := x.watch.firstByte(rt.cfg.Upstream.FirstByteTimeout)
 	resp, err := rt.up.postStream(upctx, x.watch, "/chat/completions", upBody, firstBy, x.deadline)

@@ -69,7 +69,8 @@ type relay struct {
 	compact    bytes.Buffer
 	memo       jsonscan.ChunkMemo
 	sideMemo   sidetext.Memo
-	head       string // id/object/created/model of the upstream chunks, for chunks we add
+	head       []byte // id/object/created/model of the upstream chunks, for chunks we add
+	fin        []byte // the finish chunk with the report
 	finished   bool
 	done       bool
 	sentDone   bool
@@ -111,8 +112,11 @@ func (r *relay) free() {
 	if cap(r.out) > keep || cap(r.buf) > keep || cap(r.edit) > keep || cap(r.text) > keep || r.compact.Cap() > keep {
 		return
 	}
+	if cap(r.fin) > keep {
+		r.fin = nil
+	}
 	*r = relay{waitFn: r.waitFn, out: r.out[:chunkRoom], buf: r.buf[:0], edit: r.edit[:0], text: r.text[:0],
-		compact: r.compact, usage: r.usage[:0], memo: r.memo}
+		compact: r.compact, usage: r.usage[:0], memo: r.memo, head: r.head[:0], fin: r.fin[:0]}
 	r.memo.Reset()
 	r.compact.Reset()
 	relayPool.Put(r)
@@ -385,6 +389,9 @@ func (r *relay) Close() error {
 		r.turn.Abandon()
 		r.summarizeOnce()
 	}
+	// The relay was the turn's last user (Read ended it: finished, or
+	// abandoned and joined), and fasthttp is done with the body.
+	releaseTurn(r.turn)
 	s, stop := r.s, r.stop
 	// The upstream stream is closed before its context ends: a context
 	// that ends first closes the connection (upstream.postStream), which a
@@ -469,9 +476,13 @@ func (r *relay) event(ctx context.Context, ev sse.Event) bool {
 		r.done, r.sentDone = true, true
 		return false
 	}
-	if r.head == "" && !r.pass { // only a held tail needs it: pass-through holds none
-		r.head = fmt.Sprintf(`{"id":%s,"object":"chat.completion.chunk","created":%s,"model":%s`,
-			orNull(f.ID), orNull(f.Created), orNull(f.Model))
+	if len(r.head) == 0 && !r.pass { // only a held tail needs it: pass-through holds none
+		r.head = append(r.head, `{"id":`...)
+		r.head = append(r.head, orNull(f.ID)...)
+		r.head = append(r.head, `,"object":"chat.completion.chunk","created":`...)
+		r.head = append(r.head, orNull(f.Created)...)
+		r.head = append(r.head, `,"model":`...)
+		r.head = append(r.head, orNull(f.Model)...)
 	}
 	if strings.HasPrefix(f.Choices, "[") && !f.HasChoice {
 		// The usage chunk: forced upstream, forwarded only if asked for.
@@ -527,7 +538,10 @@ func (r *relay) event(ctx context.Context, ev sse.Event) bool {
 			prev := gjson.GetBytes(data, "choices.0.delta.content").Str
 			data, _ = sjson.SetBytes(data, "choices.0.delta.content", prev+string(tail))
 		}
-		data = attachReportTo(data, rep, f.Report) // the tail set no report member
+		// The tail set no report member. Written into the relay's own
+		// buffer: data is the reader's, r.edit or r.compact, never r.fin.
+		r.fin = appendReport(r.fin[:0], data, rep, f.Report)
+		data = r.fin
 		r.log.report = rep
 		r.finished = true
 	}
@@ -587,8 +601,8 @@ func (r *relay) flushTail(ctx context.Context) {
 	tail, rep := r.turn.Finish(ctx, r.buf[:0])
 	r.log.report = rep
 	r.finished = true // no finish chunk will follow
-	if len(tail) > 0 && r.head != "" {
-		r.emitString(r.head + `,"choices":[{"index":0,"delta":{"content":` + jsonString(string(tail)) + `},"logprobs":null,"finish_reason":null}]}`)
+	if len(tail) > 0 && len(r.head) > 0 {
+		r.emitString(string(r.head) + `,"choices":[{"index":0,"delta":{"content":` + jsonString(string(tail)) + `},"logprobs":null,"finish_reason":null}]}`)
 	}
 }
 

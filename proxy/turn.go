@@ -195,7 +195,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 			}
 		},
 	}
-	t.st = p.spec.New(t.stOpts)
+	t.st = p.spec.Get(t.stOpts) // back to the pool at release
 	t.strictMode = p.judge.Mode() == "strict"
 	if t.out.Decision != gate.Refuse {
 		t.split = judge.NewSplitter()
@@ -269,6 +269,8 @@ type guardTurn struct {
 	strictDrops  int
 	strictVerify time.Duration
 	scratch      []byte
+	citedMap     map[int]judge.Passage // cited's last map, for citedN citations
+	citedN       int
 	pending      sync.WaitGroup
 	mu           sync.Mutex // guards claims while report-mode checks run
 }
@@ -335,14 +337,21 @@ func (t *guardTurn) keep(b []byte) {
 	}
 }
 
-// cited maps the citation numbers shown so far to their passages.
+// cited maps the citation numbers shown so far to their passages. A
+// turn's citations only grow (numbered by first appearance), so the map is
+// made again only when one was added since the last call; a map handed
+// out is never changed (a check in the background may still read it).
 func (t *guardTurn) cited() map[int]judge.Passage {
 	cs := t.st.Citations()
+	if t.citedMap != nil && len(cs) == t.citedN {
+		return t.citedMap
+	}
 	m := make(map[int]judge.Passage, len(cs))
 	for _, c := range cs {
 		n := t.byID[c.ID]
 		m[c.N] = judge.Passage{N: c.N, ID: c.ID, Title: c.Title, Text: n.Text}
 	}
+	t.citedMap, t.citedN = m, len(cs)
 	return m
 }
 
@@ -500,6 +509,29 @@ var (
 // Abandon waits for the report-mode checks already started; their context
 // (the request's) has ended, so a remote judge call returns at once.
 func (t *guardTurn) Abandon() { t.pending.Wait() }
+
+// releaser is a Turn with pooled parts: release gives them back once the
+// request is done with the turn (its report built and summarized, every
+// check it started joined). Nothing may call the turn after release.
+type releaser interface{ release() }
+
+// releaseTurn ends t's life: the request's last use of it.
+func releaseTurn(t Turn) {
+	if r, ok := t.(releaser); ok {
+		r.release()
+	}
+}
+
+// release gives the gauntlet stream back to the spec's pool. The report
+// shares nothing with it (Finish copies the citations, the counts and the
+// audit out), and the turn drops it: a call after release fails on a nil
+// stream instead of writing into another turn's.
+func (t *guardTurn) release() {
+	if st := t.st; st != nil {
+		t.st = nil
+		t.p.spec.Put(st)
+	}
+}
 
 // passthrough is the pipeline with every stage switched off: the answer is
 // relayed as the upstream wrote it and the report says so.

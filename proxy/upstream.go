@@ -270,8 +270,13 @@ func (u *upstream) do(req *fasthttp.Request, resp *fasthttp.Response, deadline t
 // send sends req with the body b, retrying as RetryIfErr would (a body
 // stream turns fasthttp's own retries off), and on a connection another
 // request's end closed (peerclose.Owned) unless ended says it was its own.
+// A request that ended already (its client left while it was planned) is
+// not sent: no connection is taken or dialed for it.
 func (u *upstream) send(req *fasthttp.Request, resp *fasthttp.Response, b *peerclose.Body, deadline time.Time, timeout error, ended func() bool) (err error) {
 	for n := 1; n == 1 || n <= 3 && (connFailedBeforeAnswer(err) || errors.Is(err, net.ErrClosed) && !ended()); n++ {
+		if ended() {
+			return errNotSent
+		}
 		if n > 1 {
 			u.fast.CloseIdleConnections()
 		}
