@@ -12,20 +12,29 @@ import (
 
 // term is one analysed word or number of a text.
 type term struct {
-	stem   string  // stemmed lowercase form ("" for numbers)
-	raw    string  // lowercase surface form of a word
-	num    float64 // value when isNum
-	dec    int     // decimals written, for rounding comparisons
+	stem string  // stemmed lowercase form ("" for numbers)
+	raw  string  // lowercase surface form of a word
+	num  float64 // value when isNum
+	// unit: the unit as written, lowercase, a key of units ("" for none).
+	// A quantity with a unit ("90 minutes") is also its value in the base
+	// unit of its dimension ("time", 5400 s), so that "1.5 hours"
+	// matches it. The dimension and base value are read from units, not
+	// kept: a term is 64 bytes (96 with them), and every claim's terms
+	// are made afresh.
+	unit   string
+	dec    int32 // decimals written, for rounding comparisons
 	isNum  bool
 	entity bool // capitalised mid-sentence, acronym or alphanumeric code
 	neg    bool // a negation cue
 	brk    bool // a clause boundary (, ; : brackets, sentence end) precedes it
-	// dim and base: a quantity with a unit ("90 minutes") is also its value
-	// in the base unit of its dimension ("time", 5400 s), so that "1.5
-	// hours" matches it
-	dim  string
-	base float64
-	unit string // the unit as written, lowercase
+}
+
+// dim is the dimension of t's unit ("time", "length"), "" without one.
+func (t *term) dim() string {
+	if t.unit == "" {
+		return ""
+	}
+	return units[t.unit].dim
 }
 
 // analyse splits text into terms. Stopwords are dropped except negation
@@ -93,8 +102,8 @@ func analyseUpTo(text string, limit int) []term {
 				if j >= len(text) || !isLetterByte(text[j]) || glued[strings.ToLower(unitAt(text, j))] {
 					k := skipSpaceStr(text, j)
 					if u := unitAt(text, k); u != "" {
-						if un, ok := units[strings.ToLower(u)]; ok {
-							out = append(out, term{num: v, dec: dec, isNum: true, dim: un.dim, base: v * un.f, unit: strings.ToLower(u)})
+						if _, ok := units[strings.ToLower(u)]; ok {
+							out = append(out, term{num: v, dec: int32(dec), isNum: true, unit: strings.ToLower(u)})
 							i = k + len(u)
 							first = false
 							break
@@ -116,7 +125,7 @@ func analyseUpTo(text string, limit int) []term {
 					}
 					j = k
 				} else {
-					out = append(out, term{num: v, dec: dec, isNum: true})
+					out = append(out, term{num: v, dec: int32(dec), isNum: true})
 				}
 			}
 			i = j
@@ -170,8 +179,8 @@ func analyseUpTo(text string, limit int) []term {
 				nt := term{num: v, isNum: true}
 				k = skipSpaceStr(text, j)
 				if u := unitAt(text, k); u != "" {
-					if un, ok := units[strings.ToLower(u)]; ok {
-						nt.dim, nt.base, nt.unit = un.dim, v*un.f, strings.ToLower(u)
+					if _, ok := units[strings.ToLower(u)]; ok {
+						nt.unit = strings.ToLower(u)
 						j = k + len(u)
 					}
 				}
@@ -239,14 +248,18 @@ func wordAt(s string, i int) string {
 // numEqual compares a claim number with an evidence number at the claim's
 // precision ("3.5" matches "3.49"; "3" does not match "3.5").
 func numEqual(claim, ev term) bool {
-	if claim.dim != "" && claim.dim == ev.dim && units[claim.unit] != units[ev.unit] {
-		// the same quantity in another unit of its dimension: exact for
-		// time, within rounding for the others ("38 metres (125 ft)")
-		tol := 1e-9
-		if claim.dim != "time" {
-			tol = 0.005
+	if claim.unit != "" && ev.unit != "" {
+		if cu, eu := units[claim.unit], units[ev.unit]; cu.dim == eu.dim && cu != eu {
+			// the same quantity in another unit of its dimension: exact
+			// for time, within rounding for the others ("38 metres (125
+			// ft)")
+			tol := 1e-9
+			if cu.dim != "time" {
+				tol = 0.005
+			}
+			cb, eb := float64(claim.num*cu.f), float64(ev.num*eu.f) // the values in the base unit, rounded as when they were kept
+			return math.Abs(cb-eb) <= tol*math.Max(math.Abs(cb), math.Abs(eb))
 		}
-		return math.Abs(claim.base-ev.base) <= tol*math.Max(math.Abs(claim.base), math.Abs(ev.base))
 	}
 	if claim.num == ev.num {
 		return true
