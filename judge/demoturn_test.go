@@ -227,6 +227,39 @@ func TestCitationScanAsRegexp(t *testing.T) {
 	}
 }
 
+// joinFields gives strings.Join(strings.Fields(s), " ") for texts made of
+// every ASCII and Unicode space, non-space runes, broken UTF-8 (a lone lead
+// byte, a stray continuation byte, a cut rune) and the demo claims.
+func TestJoinFieldsAsFields(t *testing.T) {
+	parts := []string{"a", "Bc", " ", "  ", "\t", "\n", "\v", "\f", "\r", "\u0085", "\u00a0", "\u1680", "\u2000", "\u2003",
+		"\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\u200b", "\u2019", "\xc2", "\xe2\x80", "\x80", "\xff", ".", "[1]", "é"}
+	texts := []string{"", " ", "a", " a ", "a  b", "\u00a0a\u00a0"}
+	_, claims := demoTurns(t)
+	for _, c := range claims {
+		texts = append(texts, c...)
+	}
+	for i := range 30000 {
+		var b strings.Builder
+		for k := range 1 + i%9 {
+			b.WriteString(parts[(i*7+k*k*5+k*3+i/len(parts))%len(parts)])
+		}
+		texts = append(texts, b.String())
+	}
+	changed := 0
+	for _, s := range texts {
+		want := strings.Join(strings.Fields(s), " ")
+		if got := joinFields(s); got != want {
+			t.Fatalf("joinFields(%q) = %q, want %q", s, got, want)
+		}
+		if want != s {
+			changed++
+		}
+	}
+	if changed < len(texts)/2 {
+		t.Fatalf("only %d of %d texts changed by Fields: the test reads too little", changed, len(texts))
+	}
+}
+
 // The merged lexicon says of every word what the separate lists say.
 func TestLexiconIsTheLists(t *testing.T) {
 	words := []string{"", "not", "the", "twelve", "lit", "unrelated", "xyzzy"}

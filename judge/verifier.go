@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Verdict labels.
@@ -133,7 +135,7 @@ func StripCitations(s string) string {
 		s = stripCites(s)
 	}
 	if !singleSpaced(s) {
-		s = strings.Join(strings.Fields(s), " ")
+		s = joinFields(s)
 	}
 	if spacedPunct(s) {
 		s = strings.ReplaceAll(s, " .", ".")
@@ -151,6 +153,37 @@ func spacedPunct(s string) bool {
 		}
 	}
 	return false
+}
+
+// joinFields is strings.Join(strings.Fields(s), " "), written in one pass
+// into one buffer (not a slice of fields and then their join).
+func joinFields(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	gap := false // a space was seen since the last byte of a field
+	for i := 0; i < len(s); {
+		c := s[i]
+		size := 1
+		space := false
+		if c < utf8.RuneSelf {
+			space = c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
+		}
+		if space {
+			gap = true
+		} else {
+			if gap && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			gap = false
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // singleSpaced reports whether strings.Join(strings.Fields(s), " ") is s
