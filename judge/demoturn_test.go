@@ -134,7 +134,23 @@ func TestAnalyseUpToIsPrefix(t *testing.T) {
 			if n < limit && len(got) != len(all) {
 				t.Fatalf("analyseUpTo(%q, %d) stops short: %v of %v", s, limit, got, all)
 			}
+			var buf [1]term
+			if in := analyseAppend(buf[:0], s, limit); !slices.Equal(in, got) {
+				t.Fatalf("analyseAppend(buf, %q, %d) = %v, want %v", s, limit, in, got)
+			}
 		}
+	}
+}
+
+// IsFactual's look at a claim's first terms allocates nothing for a claim
+// in lower case (its terms go to a buffer on the stack).
+func TestIsFactualLowerAllocs(t *testing.T) {
+	s := "aspirin reduces the risk of heart attack in adults."
+	if !isFactualLower(s, s, false) {
+		t.Fatalf("isFactualLower(%q) = false", s)
+	}
+	if n := testing.AllocsPerRun(100, func() { isFactualLower(s, s, false) }); n != 0 {
+		t.Errorf("isFactualLower allocates %v times, want 0", n)
 	}
 }
 

@@ -53,7 +53,13 @@ func analyseUpTo(text string, limit int) []term {
 	if limit > 0 {
 		n = min(n, 2*limit)
 	}
-	out := make([]term, 0, n)
+	return analyseAppend(make([]term, 0, n), text, limit)
+}
+
+// analyseAppend is analyseUpTo(text, limit) appended to out: a caller that
+// only counts the terms passes a buffer of its own (on its stack) and
+// allocates nothing unless the terms outgrow it.
+func analyseAppend(out []term, text string, limit int) []term {
 	content := 0  // terms that are not negation cues
 	first := true // sentence-initial word: capitalisation says nothing
 	brk := false  // a clause boundary was seen since the last term

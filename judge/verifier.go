@@ -285,7 +285,8 @@ func isFactualLower(s, lower string, opinion bool) bool {
 		return false
 	}
 	n := 0
-	for _, tm := range analyseUpTo(t, 2) {
+	var buf [4]term // analyseUpTo's own first allocation for a limit of 2
+	for _, tm := range analyseAppend(buf[:0], t, 2) {
 		if !tm.neg {
 			n++
 		}
