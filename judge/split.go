@@ -10,7 +10,8 @@ import (
 // ends at '.', '!' or '?' (plus closing quotes/brackets and any trailing
 // citation markers such as "[1][2]") followed by whitespace and the start of
 // the next sentence, or at a line break. Abbreviations ("e.g.", "Dr."),
-// initials ("J. Smith"), decimals ("3.14") and list numbers ("1. ") do not
+// initials ("J. Smith"), decimals ("3.14") and list or section numbers ("1. "
+// at line start, "## 6. " in a heading, "notes: 6. " after a colon) do not
 // end a sentence. Each returned sentence carries its trailing whitespace, so
 // concatenating everything Feed and Flush return gives back the input.
 //
@@ -233,16 +234,12 @@ func sentenceDot(buf []byte, i int) bool {
 	if word == "" {
 		return true
 	}
-	// list number at line start: "1. ", "12. "
+	// A list or section number is not a sentence of its own: at line start
+	// ("1. ", "12. "), after a Markdown heading's hashes ("## 6. Luggage")
+	// or after a colon ("Based on the notes: 6. Luggage, ..."; up to three
+	// digits there, so "Founded: 1998. We ..." still ends at the year).
 	if allDigits(word) {
-		ls := w
-		for ls > 0 && (buf[ls-1] == ' ' || buf[ls-1] == '\t') {
-			ls--
-		}
-		if ls == 0 || buf[ls-1] == '\n' {
-			return false
-		}
-		return true
+		return !listNumber(buf, w, len(word))
 	}
 	// single capital letter initial: "J. Smith"; dotted acronyms "U.S." are
 	// handled by the abbreviation list.
@@ -253,6 +250,28 @@ func sentenceDot(buf []byte, i int) bool {
 		return false
 	}
 	return true
+}
+
+// listNumber reports whether the n digits at w, followed by a '.', are a
+// list or section number: first on their line (after spaces and any "#"
+// heading marks), or after a colon when they are at most three digits.
+func listNumber(buf []byte, w, n int) bool {
+	ls := w
+	for ls > 0 && (buf[ls-1] == ' ' || buf[ls-1] == '\t') {
+		ls--
+	}
+	if ls > 0 && buf[ls-1] == ':' {
+		return n <= 3
+	}
+	if ls < w { // "## 6." needs the space after the hashes
+		for ls > 0 && buf[ls-1] == '#' {
+			ls--
+		}
+		for ls > 0 && (buf[ls-1] == ' ' || buf[ls-1] == '\t') {
+			ls--
+		}
+	}
+	return ls == 0 || buf[ls-1] == '\n'
 }
 
 var abbreviations = map[string]struct{}{

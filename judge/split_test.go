@@ -25,6 +25,11 @@ func TestSplit(t *testing.T) {
 		{"question and exclamation", "Is it? Yes! Indeed.", []string{"Is it? ", "Yes! ", "Indeed."}},
 		{"quote close", "He said \"stop.\" Then left.", []string{"He said \"stop.\" ", "Then left."}},
 		{"paragraphs", "One.\n\nTwo.", []string{"One.\n\n", "Two."}},
+		{"section number after a colon", "Based on the notes: 6. Luggage, bicycles and animals. 6.1 You may take three items.", []string{"Based on the notes: 6. Luggage, bicycles and animals. ", "6.1 You may take three items."}},
+		{"section number in a heading", "## 6. Luggage, bicycles and animals\nTwo dogs travel free.", []string{"## 6. Luggage, bicycles and animals\n", "Two dogs travel free."}},
+		{"year after a colon ends", "Founded: 1998. We grew.", []string{"Founded: 1998. ", "We grew."}},
+		{"number mid-line ends", "The total is 6. Then pay.", []string{"The total is 6. ", "Then pay."}},
+		{"hashes mid-line", "Channel ## 6. Next one.", []string{"Channel ## 6. ", "Next one."}},
 		{"empty", "", nil},
 	}
 	for _, tt := range tests {
@@ -46,6 +51,7 @@ func TestSplitterStreamed(t *testing.T) {
 		"Dr. Smith met Mr. Jones, e.g. at noon. Pi is 3.14159 exactly [12]. The U.S. Army agreed.",
 		"Facts:\n1. The first item [1].\n2. The second item\n- a dash item.\n\nEnd [2].",
 		"Short. Another one! A third? \"Quoted.\" (Paren.) Last.",
+		"Based on the notes: 6. Luggage, bicycles and animals.[1] ## 12. Fares\n### 3. Off-Peak [2]. Done: 1998. Yes.",
 	}
 	for _, text := range texts {
 		whole := Split(text)
@@ -121,7 +127,7 @@ func TestCitations(t *testing.T) {
 }
 
 func FuzzSplitter(f *testing.F) {
-	for _, s := range []string{"A. B.", "Dr. X [1]. Y", "1. a\n2. b", "3.14 is pi. [2][3] ok", "\"q.\" x"} {
+	for _, s := range []string{"A. B.", "Dr. X [1]. Y", "1. a\n2. b", "3.14 is pi. [2][3] ok", "\"q.\" x", "notes: 6. L", "## 6. H\nx"} {
 		f.Add(s, 3)
 	}
 	f.Fuzz(func(t *testing.T, text string, size int) {

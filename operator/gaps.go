@@ -24,7 +24,7 @@ import (
 
 // The gap queue gathers, per tenant and KB, where the corpus is thin:
 // questions the guard refused or answered from general knowledge
-// (fallback), and uncited factual claims the verifier classified `gap`.
+// (fallback), off-topic refusals apart (off_topic), and uncited factual claims the verifier classified `gap`.
 // Near-duplicates (by word overlap) are one entry with a count and the
 // first and last time seen. It is bounded per (tenant, KB) and in total,
 // kept in memory, and written to state.dir/gaps.json (periodically and at
@@ -83,7 +83,7 @@ type GapsConfig struct {
 	// FlushInterval is how often a changed queue is written to state.dir
 	// (and at shutdown). Default 5s, > 0. Read at start.
 	FlushInterval time.Duration `yaml:"flush_interval"`
-	// ReaskLimit is how many open refused and fallback entries are asked
+	// ReaskLimit is how many open refused, fallback and off_topic entries are asked
 	// again, most frequent first, after a reload puts a new snapshot or new
 	// thresholds in force (retrieval and the gate only, no model call); an
 	// entry that now grounds is marked resolved. 0 = never. Default 1000,
@@ -120,6 +120,10 @@ const (
 	GapRefused  = "refused"
 	GapFallback = "fallback"
 	GapClaim    = "gap" // an uncited claim the verifier classified gap
+	// GapOffTopic is a question refused as outside the corpus (the gate's
+	// off_topic check, gate.off_topic: refuse): kept apart from refused,
+	// the on-topic questions the corpus does not answer.
+	GapOffTopic = "off_topic"
 )
 
 // Gap statuses.
@@ -139,8 +143,8 @@ type Gap struct {
 	ID     string `json:"id"`
 	Tenant string `json:"tenant"`
 	KB     string `json:"kb"`
-	Kind   string `json:"kind"` // refused | fallback | gap
-	// Text is the question (refused, fallback) or the claim (gap), as
+	Kind   string `json:"kind"` // refused | fallback | gap | off_topic
+	// Text is the question (refused, fallback, off_topic) or the claim (gap), as
 	// first seen.
 	Text string `json:"text"`
 	// Question is the question a gap claim answered.
@@ -463,7 +467,7 @@ func sortGaps(gs []*Gap) {
 }
 
 // observe files a finished turn's gaps: the question of a refused or
-// fallback turn, and each uncited claim of a grounded answer that the
+// fallback turn (an off-topic refusal as kind off_topic), and each uncited claim of a grounded answer that the
 // verifier classified gap (once per turn).
 func (q *gapQueue) observe(cfg GapsConfig, t *turnrec.Turn) {
 	if q == nil || !cfg.Enabled || t.Query == "" {
@@ -475,7 +479,11 @@ func (q *gapQueue) observe(cfg GapsConfig, t *turnrec.Turn) {
 	}
 	switch t.Report.Decision {
 	case gate.Refuse:
-		q.add(cfg, t.Tenant, t.KB, GapRefused, t.Query, "", cov)
+		kind := GapRefused
+		if t.Gate != nil && t.Gate.Outcome != nil && t.Gate.Outcome.Checks["off_topic"] {
+			kind = GapOffTopic
+		}
+		q.add(cfg, t.Tenant, t.KB, kind, t.Query, "", cov)
 	case gate.Fallback:
 		q.add(cfg, t.Tenant, t.KB, GapFallback, t.Query, "", cov)
 	case gate.Ground:

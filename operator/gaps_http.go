@@ -56,10 +56,10 @@ func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 	}
 	f.kind = string(args.Peek("kind"))
 	switch f.kind {
-	case "", GapRefused, GapFallback, GapClaim:
+	case "", GapRefused, GapFallback, GapClaim, GapOffTopic:
 	default:
 		return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_parameter", Param: "kind",
-			Message: "kind must be refused, fallback or gap"}
+			Message: "kind must be refused, fallback, gap or off_topic"}
 	}
 	switch f.status = string(args.Peek("status")); f.status {
 	case "":

@@ -11,7 +11,7 @@ import (
 )
 
 // After a reload puts a new snapshot or new thresholds in force, the open
-// refused and fallback entries of the gap queue are asked again through
+// refused, fallback and off_topic entries of the gap queue are asked again through
 // the host (retrieval and the gate, no model call), most frequent first,
 // up to gaps.reask_limit; one that now grounds is marked resolved, with the
 // coverage it reached. The pass runs off the reload's path on one
@@ -75,11 +75,11 @@ func (p *Plane) stopReask() {
 	}
 }
 
-// reaskOpen asks up to limit open refused and fallback entries again and
-// resolves those that ground; it returns how many it resolved and asked.
+// reaskOpen asks up to limit open refused, fallback and off_topic entries
+// again and resolves those that ground; it returns how many it resolved and asked.
 func (p *Plane) reaskOpen(ctx context.Context, limit int) (resolved, asked int) {
 	var open []*Gap
-	for _, kind := range []string{GapRefused, GapFallback} {
+	for _, kind := range []string{GapRefused, GapFallback, GapOffTopic} {
 		open = append(open, p.gapQ.list(gapFilter{kind: kind, status: GapOpen})...)
 	}
 	sortGaps(open)

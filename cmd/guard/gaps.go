@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register("gaps", "the gap queue of a running proxy: list it (refused, fallback and gap questions), or resolve|dismiss ID", runGaps)
+	register("gaps", "the gap queue of a running proxy: list it (refused, fallback, gap and off_topic questions), or resolve|dismiss ID", runGaps)
 }
 
 // runGaps prints GET /v1/guard/gaps of a running proxy, most frequent first;
@@ -33,7 +33,7 @@ func runGaps(args []string) error {
 	keyEnv := fs.String("key-env", "GUARD_ADMIN_KEY", "environment variable holding the admin key (needed when auth is on)")
 	tenant := fs.String("tenant", "", "only this tenant")
 	kb := fs.String("kb", "", "only this knowledge base")
-	kind := fs.String("kind", "", "only this kind: refused | fallback | gap")
+	kind := fs.String("kind", "", "only this kind: refused | fallback | gap | off_topic (refused as outside the corpus, gate.off_topic: refuse)")
 	status := fs.String("status", "open", "only this status: open | resolved | dismissed | all")
 	limit := fs.Int("limit", 50, "at most this many entries")
 	asJSON := fs.Bool("json", false, "print the JSON body")

@@ -11,9 +11,11 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
@@ -77,17 +79,35 @@ func runIndex(args []string) error {
 	return usageText(args, indexUsage, fmt.Sprintf("guard index: unknown subcommand %q", args[0]))
 }
 
+// cliLogger is a command's logger: warnings, and with verbose everything
+// down to debug, in zap's development format on the command's stderr
+// (cliErr), never on stdout, which holds what the command prints.
 func cliLogger(verbose bool) *zap.Logger {
-	cfg := zap.NewDevelopmentConfig()
-	cfg.DisableStacktrace = true
-	if !verbose {
-		cfg.Level = zap.NewAtomicLevelAt(zap.WarnLevel)
+	return cliLoggerTo(&lockedWriter{w: cliErr}, verbose)
+}
+
+// cliLoggerTo is cliLogger writing to w.
+func cliLoggerTo(w io.Writer, verbose bool) *zap.Logger {
+	level := zap.WarnLevel
+	if verbose {
+		level = zap.DebugLevel
 	}
-	l, err := cfg.Build()
-	if err != nil {
-		return zap.NewNop()
-	}
-	return l
+	ws := zapcore.AddSync(w)
+	core := zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), ws, level)
+	return zap.New(core, zap.Development(), zap.AddCaller(), zap.ErrorOutput(ws))
+}
+
+// lockedWriter serialises writes to w: a command's logger and the
+// encoder's progress lines share its stderr from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func runIndexBuild(ctx context.Context, args []string, add bool) error {
@@ -153,7 +173,8 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	if demo == nil {
 		demo = new(bool)
 	}
-	log := cliLogger(*verbose)
+	errw := &lockedWriter{w: cliErr} // logs and progress; stdout holds the summary and the id listing
+	log := cliLoggerTo(errw, *verbose)
 	defer log.Sync()
 	hv, err := haluGateVerifier(ic.HaluGate, cfg.Verify, log)
 	if err != nil {
@@ -186,17 +207,17 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 			refs[i] = index.DocRef{Tenant: tenant, KB: kb, ID: id}
 		}
 		man, err = index.Add(ctx, ic, *base, corpus, memory, *out, log, index.WithVerifier(hv),
-			index.WithDelete(refs...), index.WithChanges(&changes), index.WithProgress(os.Stderr), index.WithPartition(tenant, kb))
+			index.WithDelete(refs...), index.WithChanges(&changes), index.WithProgress(errw), index.WithPartition(tenant, kb))
 	case *demo:
 		if tenant != index.DefaultTenant || kb != index.DefaultKB {
 			return usageErrorf(fs, "--tenant and --kb place --corpus documents; the demo corpus keeps its own partition")
 		}
-		man, err = index.BuildDemo(ctx, ic, *out, log, index.WithProgress(os.Stderr))
+		man, err = index.BuildDemo(ctx, ic, *out, log, index.WithProgress(errw))
 	default:
 		if len(corpus) == 0 {
 			return usageErrorf(fs, "--corpus (or --demo) is required")
 		}
-		man, err = index.Build(ctx, ic, corpus, memory, *out, log, index.WithVerifier(hv), index.WithProgress(os.Stderr), index.WithPartition(tenant, kb))
+		man, err = index.Build(ctx, ic, corpus, memory, *out, log, index.WithVerifier(hv), index.WithProgress(errw), index.WithPartition(tenant, kb))
 	}
 	if err != nil {
 		return err
