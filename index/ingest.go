@@ -337,7 +337,7 @@ func checkUTF8(b []byte) error {
 		return nil
 	}
 	if bytes.HasPrefix(b, []byte{0xFF, 0xFE}) || bytes.HasPrefix(b, []byte{0xFE, 0xFF}) {
-		return errors.New("UTF-16, not UTF-8: save the file as UTF-8") // Windows Notepad's "Unicode"
+		return errors.New("UTF-16, not UTF-8: save the file as UTF-8 (iconv -f utf-16 -t utf-8 converts it)") // Windows Notepad's "Unicode"
 	}
 	i := 0
 	for i < len(b) {
@@ -347,7 +347,7 @@ func checkUTF8(b []byte) error {
 		}
 		i += size
 	}
-	return fmt.Errorf("not UTF-8 (byte 0x%02X at character %d): save the file as UTF-8", b[i], utf8.RuneCount(b[:i])+1)
+	return fmt.Errorf("not UTF-8 (byte 0x%02X at character %d): save the file as UTF-8 (from Latin-1, iconv -f latin1 -t utf-8 converts it)", b[i], utf8.RuneCount(b[:i])+1)
 }
 
 // errSkipFile stops reading a JSONL file that notJSONLines rejected.
