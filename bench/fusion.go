@@ -142,7 +142,7 @@ func DevRetrieveOrder(ctx context.Context, sets []GateSet, w io.Writer) (float64
 		fmt.Fprintf(w, "| %s | %s | %g | %s |\n", o.set, r1mrr(z), DenseWeightGrid[wi], r1mrr(l))
 	}
 	wAll := best("")
-	fmt.Fprintf(w, "| all | %s | (on all nine: %g) | %s |\n", r1mrr(zero), DenseWeightGrid[wAll], r1mrr(loo))
+	fmt.Fprintf(w, "| all | %s | (on all: %g) | %s |\n", r1mrr(zero), DenseWeightGrid[wAll], r1mrr(loo))
 	var cells []string
 	for wi, dw := range DenseWeightGrid {
 		var st rankStats
