@@ -42,7 +42,7 @@ func lexQueries(p *Partition, n int, seed uint64) []string {
 	return qs
 }
 
-// checkLexicalAsBleve compares lexicalText (lexReader where it answers)
+// checkLexicalAsBleve compares Lexical (lexReader where it answers)
 // with Bleve's own match query: the same hits in the same order with the
 // same score bits, for several k.
 func checkLexicalAsBleve(t *testing.T, p *Partition, qs []string) {
@@ -55,7 +55,7 @@ func checkLexicalAsBleve(t *testing.T, p *Partition, qs []string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := p.lexicalText(ctx, q, k)
+			got, err := p.Lexical(ctx, q, k)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -451,14 +451,10 @@ func (p *Partition) Dense(q []float32, k, overfetch int) ([]Hit, error) {
 	return hits, nil
 }
 
-// Lexical runs a BM25 match query over chunk titles and texts.
+// Lexical runs a BM25 match query over chunk titles and texts: Bleve's
+// match query on the body field, answered by the partition's lexReader
+// where it can (the same hits and scores).
 func (p *Partition) Lexical(ctx context.Context, text string, k int) ([]Hit, error) {
-	return p.lexicalText(ctx, text, k)
-}
-
-// lexicalText is Bleve's match query on the body field, answered by the
-// partition's lexReader where it can (the same hits and scores).
-func (p *Partition) lexicalText(ctx context.Context, text string, k int) ([]Hit, error) {
 	p.lexOnce.Do(func() { p.lexR = newLexReader(p.lex, len(p.chunks)) })
 	if p.lexR != nil {
 		if hits, ok, err := p.lexR.search(ctx, text, k, p); ok {
@@ -487,7 +483,7 @@ func (p *Partition) LexicalExpanded(ctx context.Context, text string, extra []st
 	if err != nil || len(extra) == 0 || boost <= 0 {
 		return hits, err
 	}
-	more, err := p.lexicalText(ctx, strings.Join(extra, " "), k)
+	more, err := p.Lexical(ctx, strings.Join(extra, " "), k)
 	if err != nil {
 		return nil, err
 	}
