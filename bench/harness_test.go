@@ -59,6 +59,11 @@ func BenchmarkHarnessTurn(b *testing.B) {
 	if s := l.one(0, 0, time.Time{}); s.kind != "" {
 		b.Fatal(s.kind)
 	}
+	runTurns(b, l)
+}
+
+// runTurns times l's turns from 32 goroutines and reports CPU per turn.
+func runTurns(b *testing.B, l *loader) {
 	b.SetParallelism(16) // 32 goroutines on 2 CPUs
 	b.ReportAllocs()
 	cpu0 := cputime.Process()
@@ -302,18 +307,5 @@ func BenchmarkSelfTurn(b *testing.B) {
 	}
 	defer l.close()
 	warm(context.Background(), l, 256)
-	b.SetParallelism(16) // 32 goroutines on 2 CPUs
-	b.ReportAllocs()
-	cpu0 := cputime.Process()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if s := l.one(0, 0, time.Time{}); s.kind != "" {
-				b.Error(s.kind)
-				return
-			}
-		}
-	})
-	b.StopTimer()
-	cpuPerOp(b, cpu0)
+	runTurns(b, l)
 }
