@@ -24,10 +24,10 @@ type linear struct {
 	wr []int8
 }
 
-func newLinear(m *modelfile.Matrix, bias []float32) linear {
+func newLinear(m *modelfile.Matrix, bias []float32, a *weightArena) linear {
 	l := linear{in: m.Rows, out: m.Cols, bias: bias}
 	if m.Q != nil && m.PerColumn && haveDot2x4 && m.Rows%8 == 0 && m.Cols%2 == 0 {
-		l.wq, l.scale = make([]int8, len(m.Q)), m.Scale
+		l.wq, l.scale = a.int8s(len(m.Q)), m.Scale
 		for r := 0; r < m.Rows; r++ {
 			for c := 0; c < m.Cols; c++ {
 				l.wq[c*m.Rows+r] = m.Q[r*m.Cols+c]
@@ -239,13 +239,14 @@ type model struct {
 }
 
 func newModel(w *modelfile.Weights) *model {
+	var a weightArena
 	m := &model{
 		tok:     newTokenizer(w.Pieces, w.Scores),
 		emb:     w.Embedding,
 		inv:     w.InvTimescales,
 		eps:     w.Epsilon,
 		maxLen:  w.MaxLen,
-		hidden:  newLinear(&w.Hidden, w.HiddenBias),
+		hidden:  newLinear(&w.Hidden, w.HiddenBias, &a),
 		dims:    w.Hidden.Cols,
 		embDims: w.Embedding.Cols,
 	}
@@ -264,16 +265,17 @@ func newModel(w *modelfile.Weights) *model {
 		l := layer{
 			in: L.QKV.Rows, out: L.Out.Cols, heads: L.Heads, scale: L.AttnScale,
 			ln1s: L.LN1Scale, ln1b: L.LN1Bias, ln2s: L.LN2Scale, ln2b: L.LN2Bias,
-			qkv: newLinear(&L.QKV, L.QKVBias), o: newLinear(&L.Out, L.OutBias),
-			ffn1: newLinear(&L.FFN1, L.FFN1Bias), ffn2: newLinear(&L.FFN2, L.FFN2Bias),
+			qkv: newLinear(&L.QKV, L.QKVBias, &a), o: newLinear(&L.Out, L.OutBias, &a),
+			ffn1: newLinear(&L.FFN1, L.FFN1Bias, &a), ffn2: newLinear(&L.FFN2, L.FFN2Bias, &a),
 		}
 		l.ffn2.keepRows(&L.FFN2)
 		if L.Residual.Cols > 0 {
-			r := newLinear(&L.Residual, L.ResidualBias)
+			r := newLinear(&L.Residual, L.ResidualBias, &a)
 			l.res = &r
 		}
 		m.layers[i] = l
 	}
+	a.release(m)
 	return m
 }
 
