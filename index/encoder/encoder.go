@@ -26,6 +26,7 @@ import (
 	"sync"
 
 	"github.com/answer-guard/guard/index/encoder/modelfile"
+	"github.com/answer-guard/guard/internal/resident"
 )
 
 //go:embed model/use-lite-int8.bin
@@ -50,6 +51,10 @@ var (
 func Default() (*Encoder, error) {
 	defaultOnce.Do(func() {
 		defaultEnc, defaultErr = Load(modelBytes)
+		// Load read the whole file; the model keeps transposed copies of
+		// most matrices, and reads only the embedding table and the second
+		// FFN's rows in place: the rest of the file need not stay resident.
+		resident.PageOut(modelBytes)
 	})
 	return defaultEnc, defaultErr
 }

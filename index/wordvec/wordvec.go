@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/answer-guard/guard/internal/resident"
 )
 
 //go:embed model/glove-100d-int8.bin
@@ -53,7 +55,12 @@ var (
 
 // Default returns the embedded vectors, loading them on first use.
 func Default() (*Vectors, error) {
-	defaultOnce.Do(func() { defaultVec, defaultErr = Load(modelBytes) })
+	defaultOnce.Do(func() {
+		defaultVec, defaultErr = Load(modelBytes)
+		// Load read every row (their norms); a turn reads a few hundred
+		// of the 100,000: the file need not stay resident.
+		resident.PageOut(modelBytes)
+	})
 	return defaultVec, defaultErr
 }
 
