@@ -350,6 +350,7 @@ func TestLocalOperatorMisjudgements(t *testing.T) {
 		{"a negated list: a middle item", pets, "Cats are not allowed.", Entailment, "covered"},
 		{"a negated list: its first item allowed", pets, "Dogs are allowed.", Contradiction, "negation"},
 		{"a negated list: its last item allowed", pets, "Pets are allowed.", Contradiction, "negation"},
+		{"a contrast after the comma is no list", "No dogs, but cats or rabbits are welcome.", "Cats are welcome.", Entailment, "covered"},
 		{"a clause after the comma is no list", "No refunds, and exchanges are possible within 30 days.", "Exchanges are possible within 30 days.", Entailment, "covered"},
 	}
 	for _, tt := range tests {

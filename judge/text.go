@@ -268,7 +268,8 @@ const negListItem = 3
 // by "or", "nor" or "and" ("cats or other pets are allowed", "cats, birds
 // or fish"). A clause ("and the dogs must be leashed" after a comma) or
 // other punctuation ends it: not a list. ", or pets" is one; ", and" is
-// not (it joins clauses more often than it ends a list).
+// not (it joins clauses more often than it ends a list), nor is ", but
+// ..." and the like (contrast).
 func negList(text string, i int) bool {
 	words := 0
 	for items := 0; i < len(text) && items < 8; {
@@ -288,11 +289,13 @@ func negList(text string, i int) bool {
 			for j < len(text) && (isLetterByte(text[j]) || (text[j] >= '0' && text[j] <= '9') || text[j] >= 0x80 || text[j] == '-' || text[j] == '\'') {
 				j++
 			}
-			switch strings.ToLower(text[i:j]) {
-			case "or", "nor":
+			switch lw := strings.ToLower(text[i:j]); {
+			case lw == "or" || lw == "nor":
 				return true
-			case "and":
+			case lw == "and":
 				return words > 0
+			case words == 0 && contrast[lw]:
+				return false // "not on Sundays, but on Mondays or ..."
 			}
 			words++
 			if words > negListItem {
@@ -305,6 +308,10 @@ func negList(text string, i int) bool {
 	}
 	return false
 }
+
+// contrast are the words that open a clause set against a negated one,
+// not an item of its list.
+var contrast = map[string]bool{"but": true, "except": true, "only": true, "instead": true, "rather": true, "unless": true}
 
 func isLetterByte(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
 
