@@ -387,19 +387,12 @@ func TestNounPhraseStems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := nounPhraseStems(tt.text)
-		want := map[string]bool{}
+		var want []string
 		for _, w := range tt.want {
-			want[canonStem(w)] = true
+			want = append(want, canonStem(w))
 		}
-		if len(got) != len(want) {
+		if !slices.Equal(got, want) {
 			t.Errorf("nounPhraseStems(%q) = %v, want %v", tt.text, got, want)
-			continue
-		}
-		for w := range want {
-			if !got[w] {
-				t.Errorf("nounPhraseStems(%q) = %v, want %v", tt.text, got, want)
-				break
-			}
 		}
 	}
 }
@@ -430,4 +423,31 @@ func FuzzMoneyListPhrase(f *testing.F) {
 			t.Fatalf("Verify(%q) has no label", s)
 		}
 	})
+}
+
+func TestMoneyCues(t *testing.T) {
+	tests := []struct {
+		text        string
+		free, price bool
+	}{
+		{"Parking is FREE for guests.", true, false},
+		{"A gluten-free menu costs £12.", false, true},
+		{"Feel free to ask; the fee is 5 euros.", false, true},
+		{"There is No charge for towels.", true, false},
+		{"Nobody charges extra; no fees apply.", true, false},
+		{"nocharge, nofee", false, false},
+		{"Entry: adults $ 10, children free.", true, true},
+		{"A fee of 5 per bag.", false, true},
+		{"Pay at the desk within 30 minutes.", false, false},
+		{"The lamp takes 2 bulbs.", false, false},
+		{"Complimentary breakfast; gratis", true, false},
+	}
+	for _, tt := range tests {
+		if got := freeCue(normPhrases(tt.text)); got != tt.free {
+			t.Errorf("freeCue(%q) = %v, want %v", tt.text, got, tt.free)
+		}
+		if got := priceCue(normPhrases(tt.text)); got != tt.price {
+			t.Errorf("priceCue(%q) = %v, want %v", tt.text, got, tt.price)
+		}
+	}
 }

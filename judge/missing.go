@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -59,18 +60,17 @@ const relatedPrefix = 4
 // periods, not things; abstract nouns ("the incidence of", "a
 // relationship") name no thing the evidence must (abstractNoun). A number
 // opens no phrase: "5 ride free" is as common as "2 bulbs".
-func nounPhraseStems(text string) map[string]bool {
+func nounPhraseStems(text string) []string {
 	text = blankHedges(text)
-	var out map[string]bool
+	var out []string
 	in := false // in a phrase
 	taken := 0  // words the phrase has taken
 	head := ""  // its last word
 	closePhrase := func() {
 		if in && head != "" && !abstractNoun(head) {
-			if out == nil {
-				out = map[string]bool{}
+			if st := canonStem(head); !slices.Contains(out, st) {
+				out = append(out, st)
 			}
-			out[canonStem(head)] = true
 		}
 		in, taken, head = false, 0, ""
 	}
@@ -132,7 +132,7 @@ func blankHedges(text string) string {
 	var b []byte
 	for _, h := range hedges {
 		for i := 0; i+len(h) <= len(text); i++ {
-			if (i > 0 && isWordByte(text[i-1])) || !strings.EqualFold(text[i:i+len(h)], h) || (i+len(h) < len(text) && isWordByte(text[i+len(h)])) {
+			if text[i]|0x20 != h[0] || (i > 0 && isWordByte(text[i-1])) || !strings.EqualFold(text[i:i+len(h)], h) || (i+len(h) < len(text) && isWordByte(text[i+len(h)])) {
 				continue
 			}
 			if b == nil {
@@ -234,18 +234,19 @@ func (p *prepared) vocabulary() []vocabWord {
 // covers; anchors the names, numbers and exclusive words, which
 // missing_anchor reads.
 func missingTerm(text string, cts []claimTerm, covered, anchors uint64, docs []*prepared) string {
-	var nps map[string]bool
+	var nps []string
+	read := false
 	for k := range cts {
 		c := &cts[k]
 		if c.isNum || c.w == 0 || covered&(1<<k) != 0 || anchors&(1<<k) != 0 {
 			continue
 		}
-		if nps == nil {
-			if nps = nounPhraseStems(text); nps == nil {
+		if !read {
+			if nps, read = nounPhraseStems(text), true; nps == nil {
 				return ""
 			}
 		}
-		if !nps[c.stem] || hasSynonym(c.raw, cts, covered, docs) {
+		if !slices.Contains(nps, c.stem) || hasSynonym(c.raw, cts, covered, docs) {
 			continue
 		}
 		return c.raw

@@ -24,30 +24,49 @@ const (
 // nothing: "free" or "gratis" or "complimentary" as a word of its own
 // (not "gluten-free", not "feel free"), "no charge", "no fee".
 func freeCue(t string) bool {
-	l := strings.ToLower(t)
 	for _, w := range []string{"free", "gratis", "complimentary"} {
 		for i := 0; ; {
-			j := strings.Index(l[i:], w)
-			if j < 0 {
+			s := indexFold(t, w, i)
+			if s < 0 {
 				break
 			}
-			s, e := i+j, i+j+len(w)
+			e := s + len(w)
 			i = e
-			if s > 0 && (isWordByte(l[s-1]) || l[s-1] == '-') || e < len(l) && (isWordByte(l[e]) || l[e] == '-') {
+			if s > 0 && (isWordByte(t[s-1]) || t[s-1] == '-') || e < len(t) && (isWordByte(t[e]) || t[e] == '-') {
 				continue
 			}
-			if w == "free" && strings.HasSuffix(l[:s], "feel ") {
+			if w == "free" && s >= 5 && strings.EqualFold(t[s-5:s], "feel ") {
 				continue
 			}
 			return true
 		}
 	}
-	for _, p := range []string{"no charge", "no extra charge", "no fee", "no fees", "not charged", "no cost", "no extra cost"} {
-		if hasKey(l, p) {
-			return true
+	for i := 0; ; {
+		s := indexFold(t, "no", i)
+		if s < 0 {
+			return false
+		}
+		i = s + 2
+		if s > 0 && isWordByte(t[s-1]) {
+			continue
+		}
+		for _, p := range []string{"no charge", "no extra charge", "no fee", "no fees", "not charged", "no cost", "no extra cost"} {
+			if e := s + len(p); e <= len(t) && strings.EqualFold(t[s:e], p) && (e == len(t) || !isWordByte(t[e])) {
+				return true
+			}
 		}
 	}
-	return false
+}
+
+// indexFold is the index of the first ASCII-case-insensitive match of
+// the lowercase sub in s at or after from, -1 when none.
+func indexFold(s, sub string, from int) int {
+	for i := from; i+len(sub) <= len(s); i++ {
+		if s[i]|0x20 == sub[0] && strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // currencyWords are the words that make the number before them a price
