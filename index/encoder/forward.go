@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/answer-guard/guard/index/encoder/modelfile"
+	"github.com/answer-guard/guard/internal/resident"
 	"github.com/viterin/vek/vek32"
 )
 
@@ -24,10 +25,10 @@ type linear struct {
 	wr []int8
 }
 
-func newLinear(m *modelfile.Matrix, bias []float32, a *weightArena) linear {
+func newLinear(m *modelfile.Matrix, bias []float32, a *resident.Arena) linear {
 	l := linear{in: m.Rows, out: m.Cols, bias: bias}
 	if m.Q != nil && m.PerColumn && haveDot2x4 && m.Rows%8 == 0 && m.Cols%2 == 0 {
-		l.wq, l.scale = a.int8s(len(m.Q)), m.Scale
+		l.wq, l.scale = resident.Make[int8](a, len(m.Q)), m.Scale
 		for r := 0; r < m.Rows; r++ {
 			for c := 0; c < m.Cols; c++ {
 				l.wq[c*m.Rows+r] = m.Q[r*m.Cols+c]
@@ -239,7 +240,11 @@ type model struct {
 }
 
 func newModel(w *modelfile.Weights) *model {
-	var a weightArena
+	// The transposed int8 weights (about 5 MB) live outside the Go heap
+	// where the system allows it, for the model's life: they hold no
+	// pointers, and on the heap they would count five times in the
+	// collector's goal under the proxy's server.gc.percent 400.
+	var a resident.Arena
 	m := &model{
 		tok:     newTokenizer(w.Pieces, w.Scores),
 		emb:     w.Embedding,
@@ -275,7 +280,7 @@ func newModel(w *modelfile.Weights) *model {
 		}
 		m.layers[i] = l
 	}
-	a.release(m)
+	resident.ReleaseWith(&a, m)
 	return m
 }
 

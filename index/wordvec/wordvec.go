@@ -31,10 +31,11 @@ const magic = "AGGLOVE\x01"
 //
 // The words and the int8 rows stay where Load found them (the embedded
 // file: read-only data, not heap). The words are found through an
-// open-addressing table of row numbers, not a map of strings: 1.4 MB
-// instead of about 5 MB of heap for the 100,000 words, with no pointers
-// for the collector to scan. Under the proxy's server.gc.percent 400 each
-// live megabyte of heap is five at the peak.
+// open-addressing table of row numbers, not a map of strings (1.4 MB
+// against about 5 MB for the 100,000 words), which with the scales and
+// norms lives outside the Go heap where the system allows it
+// (internal/resident's Arena). Under the proxy's server.gc.percent 400
+// each live megabyte of heap is five at the peak.
 type Vectors struct {
 	dims     int
 	words    []byte   // the file's word list: per word a length byte, then the bytes
@@ -127,12 +128,18 @@ func Load(b []byte) (*Vectors, error) {
 	if dims == 0 || n == 0 || n > len(p) {
 		return nil, errors.New("load word vectors: bad header")
 	}
-	v := &Vectors{dims: dims, woff: make([]uint32, n), seed: maphash.MakeSeed(), checksum: hex.EncodeToString(sum[:])}
+	// The table, offsets, scales and norms (2.2 MB for the embedded file)
+	// live outside the Go heap where the system allows it: no pointers,
+	// the vectors' whole life.
+	var a resident.Arena
+	v := &Vectors{dims: dims, seed: maphash.MakeSeed(), checksum: hex.EncodeToString(sum[:])}
+	defer resident.ReleaseWith(&a, v) // at return: every region is made by then
+	v.woff = resident.Make[uint32](&a, n)
 	size := 1
 	for size < 2*n {
 		size <<= 1
 	}
-	v.slots = make([]int32, size)
+	v.slots = resident.Make[int32](&a, size)
 	list := p
 	off := 0
 	for i := 0; i < n; i++ {
@@ -151,13 +158,13 @@ func Load(b []byte) (*Vectors, error) {
 	if len(p) != n*4+n*dims {
 		return nil, fmt.Errorf("load word vectors: %d bytes of vectors, want %d", len(p), n*4+n*dims)
 	}
-	v.scale = make([]float32, n)
+	v.scale = resident.Make[float32](&a, n)
 	for i := range v.scale {
 		v.scale[i] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*i:]))
 	}
 	raw := p[4*n:]
 	v.q = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw))
-	v.qnorm = make([]float32, n)
+	v.qnorm = resident.Make[float32](&a, n)
 	for i := range v.qnorm {
 		var s int32
 		for _, x := range v.q[i*dims : (i+1)*dims] {

@@ -1,5 +1,6 @@
-// Package resident tells the system which read-only data a process need
-// not keep in memory now.
+// Package resident places long-lived data in memory: PageOut tells the
+// system which read-only pages a process need not keep resident now, and
+// an Arena keeps pointer-free data outside the Go heap.
 package resident
 
 // PageOut asks the system to reclaim the whole memory pages inside b now:

@@ -19,3 +19,18 @@ func pageOut(b []byte) {
 	}
 	unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_PAGEOUT)
 }
+
+// mapAnon maps n bytes of zeroed anonymous memory, outside the Go heap;
+// nil when the system refuses.
+func mapAnon(n int) []byte {
+	if n <= 0 {
+		return nil
+	}
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+func unmap(b []byte) { unix.Munmap(b) }
