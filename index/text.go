@@ -35,7 +35,13 @@ func stem(w string) string {
 	if v, ok := stemCache.Load(w); ok {
 		return v.(string)
 	}
-	s := porterstemmer.StemString(w)
+	s, ok := canon[w]
+	if !ok {
+		s = porterstemmer.StemString(w)
+		if c, ok := canon[s]; ok {
+			s = c
+		}
+	}
 	stemMu.Lock()
 	if stemCount < stemCacheMax {
 		stemCount++
