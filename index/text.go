@@ -35,13 +35,7 @@ func stem(w string) string {
 	if v, ok := stemCache.Load(w); ok {
 		return v.(string)
 	}
-	s, ok := canon[w]
-	if !ok {
-		s = porterstemmer.StemString(w)
-		if c, ok := canon[s]; ok {
-			s = c
-		}
-	}
+	s := porterstemmer.StemString(w)
 	stemMu.Lock()
 	if stemCount < stemCacheMax {
 		stemCount++

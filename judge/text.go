@@ -8,8 +8,6 @@ import (
 	"unicode/utf8"
 
 	porterstemmer "github.com/blevesearch/go-porterstemmer"
-
-	"github.com/answer-guard/guard/internal/wordforms"
 )
 
 // term is one analysed word or number of a text.
@@ -496,7 +494,51 @@ var lexicon = func() map[string]wordClass {
 // ("lit", "bought"), and common synonyms ("purchase" for "buy").
 var canon = func() map[string]string {
 	m := map[string]string{}
-	for _, g := range wordforms.Groups {
+	groups := []string{
+		"light lit lighted lighting lights",
+		"buy bought buying buys purchase purchased purchases purchasing",
+		"begin began begun beginning begins start started starts starting commence commenced",
+		"end ended ends ending finish finished finishes conclude concluded",
+		"build built building builds construct constructed",
+		"make made making makes",
+		"take took taken takes taking",
+		"hold held holds holding",
+		"lead led leads leading",
+		"sell sold sells selling",
+		"pay paid pays paying",
+		"write wrote written writes writing",
+		"find found finds finding",
+		"give gave given gives giving",
+		"leave left leaves leaving depart departs departed departing",
+		"run ran runs running",
+		"win won wins winning",
+		"know knew known",
+		"grow grew grown growing grows",
+		"show showed shown shows showing demonstrate demonstrated demonstrates",
+		"need needs needed require requires required requirement",
+		"get gets got obtain obtains obtained receive receives received",
+		"allow allows allowed permit permits permitted",
+		"help helps helped assist assists assisted",
+		"use used uses using utilise utilised utilize utilized employ employed",
+		"big large huge",
+		"small little tiny",
+		"quick fast rapid rapidly quickly",
+		"tall high",
+		"car automobile",
+		"kid kids child children",
+		"cost costs price priced",
+		"free gratis",
+		"shut close closed closes",
+		"open opened opens",
+		"travel travels travelled traveled traveling travelling journey",
+		"live lives lived reside resides resided",
+		"die died dies death",
+		"born birth",
+		"automate automated automatic",
+		"every each",
+		"see seen saw visible",
+	}
+	for _, g := range groups {
 		ws := strings.Fields(g)
 		c := ws[0]
 		if len(c) > 3 {

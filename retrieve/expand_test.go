@@ -58,7 +58,7 @@ func TestExpandIntoCorpusWords(t *testing.T) {
 	}{
 		{"can I take a cab home?", "cab", "taxis", "travel"},
 		{"can I claim a beer with dinner?", "beer", "alcohol", "drinks"},
-		{"what does the yearly check cover?", "yearly", "annual", "service"},
+		{"when do you shut?", "shut", "closed", "hours"},
 		{"is there a discount for pensioners?", "pensioners", "seniors", "prices"},
 	} {
 		q := Query{Tenant: "t", KB: "k", Text: tc.q}
@@ -103,15 +103,6 @@ func TestExpandLeavesKnownAndCommonWords(t *testing.T) {
 	}
 	if len(r.Expansion) != 0 {
 		t.Errorf("expansion %v, want none", r.Expansion)
-	}
-	// "shut" reads as "closed" (index's word forms): a word the corpus
-	// uses, so not expanded, and its passage first.
-	r, err = e.Retrieve(context.Background(), Query{Tenant: "t", KB: "k", Text: "when do you shut?"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Expansion) != 0 || len(r.Candidates) == 0 || r.Candidates[0].DocID != "hours" {
-		t.Errorf("when do you shut?: expansion %v, order %v; want none, hours first", r.Expansion, ids(r))
 	}
 }
 
