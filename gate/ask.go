@@ -72,8 +72,8 @@ func contactType(q string) (answerType, bool) {
 		return false
 	}
 	switch {
-	case has(" your phone", " your telephone", " your number", " your contact number", " your mobile number",
-		" ur number", " ur phone", " call you ", " ring you ", " phone you ", " call u ", " ring u ", " text you ") ||
+	case has(" your number", " your mobile number", " ur number", " call you ", " ring you ", " phone you ", " call u ",
+		" ring u ", " text you ") ||
 		has("phone number", "telephone number", "contact number") && has(" you ", " your ", " u ", " ur "):
 		return typePhone, true
 	case has(" your email", " your e-mail", " ur email", " email you ", " e-mail you ", " email u ") ||

@@ -27,6 +27,8 @@ func TestAskOf(t *testing.T) {
 		{"What is the phone number of the lost property office?", Ask{Type: "phone"}},
 		{"What's the email address for complaints?", Ask{Type: "email"}},
 		{"do you sell phone cases?", Ask{}},
+		{"how much does your phone insurance cost?", Ask{Type: "cost"}},
+		{"whats ur phone number", Ask{Type: "phone", Contact: true}},
 		{"where is the nearest station", Ask{Type: "place"}},
 		{"when do the dahlias go out", Ask{Type: "time"}},
 		{"how much is one driving lesson", Ask{Type: "cost"}},
