@@ -75,9 +75,11 @@ type docSection struct{ text, heading string }
 // docSections cuts d's text at its Markdown sections. The part before the
 // first section is a section of its own, titled by the page, when it
 // reaches minChars. A section shorter than minChars is merged into the one
-// after it (the last into the one before), keeping the first one's heading
-// (the next one's, for a short part before the first section). A document
-// without sections is one section.
+// after it (the last into the one before), and the merged section is
+// headed by both headings ("3.4 Garden contents; 3.5 Students and
+// visitors"), so a citation's title and a refusal's closest topics name
+// what the chunk holds; a short part before the first section takes the
+// next one's heading alone. A document without sections is one section.
 func docSections(d Doc, minChars int) []docSection {
 	text := d.Text
 	if len(d.sections) == 0 {
@@ -99,20 +101,28 @@ func docSections(d Doc, minChars int) []docSection {
 	for _, s := range secs {
 		if n := len(out); n > 0 && len(out[n-1].text) < minChars {
 			out[n-1].text += "\n\n" + s.text
-			if out[n-1].heading == "" {
-				// A short lead (often just the page's title heading) is
-				// part of the first section's chunk, titled by it.
-				out[n-1].heading = s.heading
-			}
+			out[n-1].heading = joinHeadings(out[n-1].heading, s.heading)
 			continue
 		}
 		out = append(out, s)
 	}
 	if n := len(out); n > 1 && len(out[n-1].text) < minChars {
 		out[n-2].text += "\n\n" + out[n-1].text
+		out[n-2].heading = joinHeadings(out[n-2].heading, out[n-1].heading)
 		out = out[:n-1]
 	}
 	return out
+}
+
+// joinHeadings heads a merged section: a's heading, then b's ("" is none).
+func joinHeadings(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
 
 // splitText cuts text into pieces of at most maxChars on paragraph, then

@@ -442,9 +442,9 @@ func readLines(r io.Reader, fn func(n int, line []byte) error) error {
 	}
 }
 
-// ReadDocs reads corpus sources: JSONL files, or folders holding JSONL,
-// Markdown and plain-text files (a file's path relative to the folder
-// becomes its id). Bad lines are returned as *LineError and skipped; with
+// ReadDocs reads corpus sources: JSONL or CSV files (readCSV), or folders
+// holding JSONL, CSV, Markdown and plain-text files (a Markdown or text
+// file's path relative to the folder becomes its id). Bad lines are returned as *LineError and skipped; with
 // strict, the first bad line is an error.
 func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 	return readDocs(sources, strict, DocRef{})
@@ -479,6 +479,14 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 		defer f.Close()
 		return eachJSONLine(f, path, strict, &bad, func(line []byte) (Doc, error) { return parseDocLineIn(line, part) },
 			func(d Doc, n int) error { return add(d, path, n) })
+	}
+	readCSVFile := func(path string) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("open corpus %s: %w", path, err)
+		}
+		defer f.Close()
+		return readCSV(f, path, strict, &bad, part, func(d Doc, n int) error { return add(d, path, n) })
 	}
 	// readText reads one Markdown or text file as the document id.
 	readText := func(path, id string) error {
@@ -519,11 +527,18 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 					return nil, bad, err
 				}
 				continue
+			case ".csv", ".tsv":
+				if err := readCSVFile(src); err != nil {
+					return nil, bad, err
+				}
+				continue
 			case ".jsonl", ".ndjson", ".json", "":
+			case ".xlsx", ".xls", ".ods", ".numbers":
+				return nil, bad, fmt.Errorf("corpus %s: a spreadsheet is not read: save it as CSV (UTF-8), its first row naming the columns id and text (title, url, ... optional)", src)
 			default:
-				// Read as JSON lines, a CSV or a PDF would be one bad
-				// line per line of it, none saying what is wrong.
-				return nil, bad, fmt.Errorf("corpus %s: a %s file is not read: corpus files are JSON Lines (.jsonl, .ndjson), Markdown (.md, .markdown) or plain text (.txt, .text)", src, ext)
+				// Read as JSON lines, a PDF would be one bad line per
+				// line of it, none saying what is wrong.
+				return nil, bad, fmt.Errorf("corpus %s: a %s file is not read: corpus files are JSON Lines (.jsonl, .ndjson), CSV with a header row (.csv, .tsv), Markdown (.md, .markdown) or plain text (.txt, .text)", src, ext)
 			}
 			if err := readJSONL(src); err != nil {
 				return nil, bad, err
@@ -547,6 +562,8 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 			switch ext {
 			case ".jsonl", ".ndjson":
 				return readJSONL(path)
+			case ".csv", ".tsv":
+				return readCSVFile(path)
 			case ".md", ".markdown", ".txt", ".text":
 				rel, _ := filepath.Rel(src, path)
 				return readText(path, filepath.ToSlash(rel))
@@ -561,7 +578,7 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 }
 
 // corpusExts are the file types ReadDocs reads in a folder.
-var corpusExts = map[string]bool{".jsonl": true, ".ndjson": true, ".md": true, ".markdown": true, ".txt": true, ".text": true}
+var corpusExts = map[string]bool{".jsonl": true, ".ndjson": true, ".csv": true, ".tsv": true, ".md": true, ".markdown": true, ".txt": true, ".text": true}
 
 // CorpusFile reports whether ReadDocs reads a file of this name in a
 // corpus folder (by its extension).

@@ -93,8 +93,9 @@ func TestChunkMarkdownLongSection(t *testing.T) {
 
 // TestBuildMarkdownSections builds a snapshot from Markdown files on disk
 // and reads its chunks back: plain text, one chunk per section that
-// reaches the minimum size, titled "Page title: Section heading", ids
-// "file#n" in text order.
+// reaches the minimum size, titled "Page title: Section heading" (both
+// headings for a short section merged into another), ids "file#n" in text
+// order.
 func TestBuildMarkdownSections(t *testing.T) {
 	dir := t.TempDir()
 	for name, body := range markdownHelp {
@@ -122,7 +123,7 @@ func TestBuildMarkdownSections(t *testing.T) {
 	want := map[string][2]string{
 		"desktop/guide.md#1": {"Desktop guide", "Desktop app\n\nThe desktop app backs up the photo folders on your computer. It runs on Windows and macOS; there is no Linux version, so on a Linux laptop use the website instead. Sign in with the same account as on your phone, and your photos appear in one library."},
 		"desktop/guide.md#2": {"Desktop guide: Installing on Windows", "Installing on Windows\n\nDownload the installer from the downloads page.\nRun DriftwoodSetup.exe and follow the steps.\nChoose the folders to back up; Pictures is chosen for you.\n\nWindows 10 or later is needed. The app starts with Windows and waits in the notification area."},
-		"desktop/guide.md#3": {"Desktop guide: Installing on macOS", "Installing on macOS\n\nVersion, Supported\nmacOS 13 or later, yes\nmacOS 12, no\n\nDrag the app to Applications, then allow it in System Settings > Privacy so it can read your photo library. Apple silicon and Intel Macs both work.\n\nUninstalling\n\nDrag the app to the Bin."},
+		"desktop/guide.md#3": {"Desktop guide: Installing on macOS; Uninstalling", "Installing on macOS\n\nVersion, Supported\nmacOS 13 or later, yes\nmacOS 12, no\n\nDrag the app to Applications, then allow it in System Settings > Privacy so it can read your photo library. Apple silicon and Intel Macs both work.\n\nUninstalling\n\nDrag the app to the Bin."},
 		"billing.md#1":       {"Billing questions: Refunds", "Billing questions\n\nRefunds\n\nPaid on the website? Ask for a full refund within 14 days of the charge from Account > Billing. Paid through the App Store or Google Play? Those stores refund their own charges: ask them, as we cannot see or reverse those payments."},
 		"billing.md#2":       {"Billing questions: Cancelling", "Cancelling\n\nCancel from Account > Billing at any time. You keep your paid storage until the end of the period you paid for; after that, photos over the free 5 GB stay safe but new ones wait on your phone."},
 		"codes.md":           {"codes: Backup codes", "Before any heading, a short line.\n\nBackup codes\n\n## not a heading\necho done\n\nKeep them safe."},
@@ -188,5 +189,36 @@ func BenchmarkMarkdownText(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		markdownText(page)
+	}
+}
+
+// TestMergedSectionsTitled: trial 5's policy pages, on disk, where a short
+// clause section merges into its neighbour: the chunk is titled by both
+// headings, so the citation of "3.5 Students and visitors" no longer reads
+// "3.4 Garden contents" alone; sections that stand alone keep their own.
+func TestMergedSectionsTitled(t *testing.T) {
+	snap := filepath.Join(t.TempDir(), "snap")
+	corpus := filepath.Join("..", "bench", "testdata", "trial5", "insurance")
+	if _, err := Build(context.Background(), DefaultConfig(), []string{corpus}, nil, snap, zap.NewNop()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got := map[string]string{}
+	for _, c := range s.Partition(DefaultTenant, DefaultKB).Chunks() {
+		got[c.ID] = c.Title
+	}
+	for id, want := range map[string]string{
+		"02-buildings.md#3": "Section 2: Buildings: 2.2 The excess; 2.3 Tracing a leak",
+		"03-contents.md#5":  "Section 3: Contents: 3.4 Garden contents; 3.5 Students and visitors",
+		"03-contents.md#4":  "Section 3: Contents: 3.3 Food in your freezer",
+		"04-extras.md#1":    "Section 5: Optional extras: 5.1 Accidental damage", // the page's short lead, before the first section
+	} {
+		if got[id] != want {
+			t.Errorf("%s titled %q, want %q", id, got[id], want)
+		}
 	}
 }

@@ -75,8 +75,10 @@ Reads F as guard serve would and prints every problem at once, one per line
 as file:line: key.path: what is wrong (unknown keys with a did-you-mean,
 values of the wrong type, values out of range). Exit status 0 when the file
 is good, 1 when it has problems, 2 on a usage error. For CI pipelines.
-With auth on and pipeline.index set, an API key whose tenant and KB the
-snapshot has no partition for is printed as a warning (exit status 0).`
+A pipeline.index that is not a snapshot directory is a problem (guard serve
+would not start with it). With auth on and pipeline.index set, an API key
+whose tenant and KB the snapshot has no partition for is printed as a
+warning (exit status 0).`
 
 func runConfig(args []string) error {
 	if len(args) == 0 || args[0] != "check" {
@@ -99,14 +101,24 @@ func runConfig(args []string) error {
 		return usageErrorf(fs, "--config is required")
 	}
 	f, err := loadFile(*path)
-	if err == nil {
+	var lines []string
+	if err != nil {
+		lines = problemLines(err)
+	}
+	// guard serve refuses to start (and a reload to apply) with a
+	// pipeline.index that is not a snapshot: so does the check.
+	if f.Pipeline.Index != "" {
+		if serr := checkSnapshotDir(f.Pipeline.Index); serr != nil {
+			lines = append(lines, fmt.Sprintf("%s: pipeline.index: %v", *path, serr))
+		}
+	}
+	if len(lines) == 0 {
 		for _, w := range keyPartitionWarnings(f.Config) {
 			fmt.Fprintf(cliOut, "%s: warning: %s\n", *path, w)
 		}
 		fmt.Fprintf(cliOut, "%s: ok\n", *path)
 		return nil
 	}
-	lines := problemLines(err)
 	for _, l := range lines {
 		fmt.Fprintln(cliOut, l)
 	}

@@ -52,3 +52,35 @@ func TestNoDefaultPartitionWarned(t *testing.T) {
 		t.Errorf("config check of a snapshot with default/default: exit %d, output %q", code, stdout)
 	}
 }
+
+// TestConfigCheckSnapshotDir: a pipeline.index that is not a snapshot (a
+// path that does not exist, a corpus folder) was "ok" to guard config check
+// while guard serve refused to start with it (trial 5); it is now a problem,
+// listed with the file's others, exit 1.
+func TestConfigCheckSnapshotDir(t *testing.T) {
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "policy")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(folder, "cover.md"), []byte("# Cover\n\nThe excess is 250 pounds.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "guard.yaml")
+	for _, tc := range []struct{ index, extra, want string }{
+		{filepath.Join(dir, "nosuch"), "", "pipeline.index: index " + filepath.Join(dir, "nosuch") + ": no such snapshot directory"},
+		{folder, "gate: {off_topc: refuse}\n", "pipeline.index: index " + folder + ": this is a corpus, not an index snapshot"},
+	} {
+		if err := os.WriteFile(cfgPath, []byte("pipeline: {index: "+tc.index+"}\n"+tc.extra), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, _ := runCLI(t, "config", "check", "--config", cfgPath)
+		n := "1 problem(s)"
+		if tc.extra != "" {
+			n = "2 problem(s)"
+		}
+		if code != 1 || !strings.Contains(stdout, cfgPath+": "+tc.want) || !strings.Contains(stdout, n) {
+			t.Errorf("%s: exit %d, output %q; want 1, %q and %s", tc.index, code, stdout, tc.want, n)
+		}
+	}
+}

@@ -189,7 +189,7 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		if len(unread) > len(shown) {
 			more = fmt.Sprintf(" and %d more", len(unread)-len(shown))
 		}
-		fmt.Fprintf(cliErr, "not indexed: %d file(s) in the corpus folders are hidden or not .md, .markdown, .txt, .text, .jsonl or .ndjson: %s%s\n",
+		fmt.Fprintf(cliErr, "not indexed: %d file(s) in the corpus folders are hidden or not .md, .markdown, .txt, .text, .jsonl, .ndjson, .csv or .tsv: %s%s\n",
 			len(unread), strings.Join(shown, ", "), more)
 	}
 	var man index.Manifest

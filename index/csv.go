@@ -1,0 +1,228 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// A CSV corpus file is a spreadsheet's export: its first row names the
+// columns, with the names of the JSON Lines fields (id, text, title, kind,
+// address, url, tenant, kb, deleted; case and surrounding spaces ignored,
+// BEIR's _id for id), and every other row is one document. id and text are
+// required columns; any other column is kept in the document's meta under
+// its header. An empty cell is a field not given (a title, tenant or kb
+// then takes its default). The separator is a tab for .tsv; for .csv the
+// one of comma, semicolon (spreadsheets in locales with a decimal comma)
+// and tab that the header row uses most. Quoted cells may hold separators,
+// quotes ("") and line breaks.
+
+// csvFields are the columns that fill a Doc field; "meta" and "sources" are
+// lists or objects, which a cell does not hold.
+var csvFields = map[string]bool{"id": true, "_id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "deleted": true}
+
+// readCSV reads the CSV corpus file r (named path) and hands each good row
+// to keep as a Doc in part (where the row names no tenant or kb) with its
+// line number. A bad row is a *LineError appended to bad (returned at once
+// when strict); a header without the required columns is one *LineError
+// for the whole file, which is then skipped, as is the rest of a file after
+// a row the CSV reader cannot parse.
+func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocRef, keep func(Doc, int) error) error {
+	report := func(n int, err error) error {
+		le := &LineError{File: path, Line: n, Err: err}
+		if strict {
+			return le
+		}
+		*bad = append(*bad, le)
+		return nil
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
+	cr := csv.NewReader(br)
+	cr.Comma = csvComma(br, path)
+	cr.LazyQuotes = true // a stray quote inside a cell, as spreadsheets let one type
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return report(1, errors.New("the file is empty (nothing to index)"))
+	}
+	if err != nil {
+		return report(1, fmt.Errorf("header row: %w", csvError(err)))
+	}
+	cols, err := csvHeader(header)
+	if err != nil {
+		return report(1, err)
+	}
+	for {
+		row, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil && !errors.Is(err, csv.ErrFieldCount) {
+			line := 0
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				line = pe.StartLine
+			}
+			return report(line, fmt.Errorf("%w (the rest of the file is not read)", csvError(err)))
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			if rerr := report(line, fmt.Errorf("a row of %d cells under a header of %d", len(row), len(cols))); rerr != nil {
+				return rerr
+			}
+			continue
+		}
+		if blankRow(row) {
+			continue
+		}
+		d, err := csvDoc(cols, row)
+		if err == nil {
+			d, err = normalizeDoc(inPartition(d, part))
+		}
+		if err != nil {
+			if rerr := report(line, err); rerr != nil {
+				return rerr
+			}
+			continue
+		}
+		if err := keep(d, line); err != nil {
+			return err
+		}
+	}
+}
+
+// csvComma picks the separator of a .csv file from its header row: the one
+// of comma, semicolon and tab it holds most (comma on a tie or none); a
+// .tsv file's is a tab.
+func csvComma(br *bufio.Reader, path string) rune {
+	if strings.EqualFold(filepath.Ext(path), ".tsv") {
+		return '\t'
+	}
+	head, _ := br.Peek(br.Size())
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	comma, most := ',', bytes.Count(head, []byte{','})
+	for _, c := range []rune{';', '\t'} {
+		if n := bytes.Count(head, []byte(string(c))); n > most {
+			comma, most = c, n
+		}
+	}
+	return comma
+}
+
+// csvHeader reads the header row: each column's name, lower-cased and
+// trimmed. It is an error when the id or text column is missing, when a
+// name repeats or is empty, or for a list column (meta, sources).
+func csvHeader(header []string) ([]string, error) {
+	cols := make([]string, len(header))
+	seen := map[string]bool{}
+	for i, h := range header {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if err := checkUTF8([]byte(h)); err != nil {
+			return nil, fmt.Errorf("header row: %w", err)
+		}
+		switch {
+		case h == "":
+			return nil, fmt.Errorf("header row: column %d has no name", i+1)
+		case seen[h]:
+			return nil, fmt.Errorf("header row: column %q twice", h)
+		case h == "meta" || h == "sources":
+			return nil, fmt.Errorf("header row: a %q column is not read from CSV (it is a list or an object): give such documents as JSON lines", h)
+		}
+		seen[h] = true
+		cols[i] = h
+	}
+	var missing []string
+	if !seen["id"] && !seen["_id"] {
+		missing = append(missing, "id")
+	}
+	if !seen["text"] {
+		missing = append(missing, "text")
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("the first row names the columns, and it has no %s column (it has %s): a CSV corpus needs a header row with id and text (title, kind, address, url, tenant, kb optional)",
+			strings.Join(missing, " or "), strings.Join(cols, ", "))
+	}
+	return cols, nil
+}
+
+// csvDoc makes a row into a Doc by its columns' names.
+func csvDoc(cols, row []string) (Doc, error) {
+	var d Doc
+	var id, bid string
+	for i, v := range row {
+		if err := checkUTF8([]byte(v)); err != nil {
+			return Doc{}, fmt.Errorf("column %q: %w", cols[i], err)
+		}
+		if strings.TrimSpace(v) == "" {
+			continue
+		}
+		switch c := cols[i]; c {
+		case "id":
+			id = strings.TrimSpace(v)
+		case "_id":
+			bid = strings.TrimSpace(v)
+		case "text":
+			d.Text = v
+		case "title":
+			d.Title = v
+		case "kind":
+			d.Kind = strings.TrimSpace(v)
+		case "address":
+			d.Address = strings.TrimSpace(v)
+		case "url":
+			d.URL = strings.TrimSpace(v)
+		case "tenant":
+			d.Tenant = strings.TrimSpace(v)
+		case "kb":
+			d.KB = strings.TrimSpace(v)
+		case "deleted":
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "true", "yes", "1":
+				d.Deleted = true
+			case "false", "no", "0":
+			default:
+				return Doc{}, fmt.Errorf("column \"deleted\": %q is not true or false", v)
+			}
+		default:
+			if d.Meta == nil {
+				d.Meta = map[string]any{}
+			}
+			d.Meta[c] = v
+		}
+	}
+	d.ID = id
+	if d.ID == "" {
+		d.ID = bid
+	}
+	return d, nil
+}
+
+// blankRow reports a row whose cells are all blank (a spreadsheet's
+// trailing empty rows, ",,,").
+func blankRow(row []string) bool {
+	for _, v := range row {
+		if strings.TrimSpace(v) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// csvError says a CSV reader's error without repeating its position (the
+// bad line gives the line).
+func csvError(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
