@@ -59,7 +59,12 @@ func questionType(q string) (answerType, bool) {
 // "your" being the service) and which type of answer that is (typeNone
 // for "how can i contact you").
 func contactType(q string) (answerType, bool) {
-	s := " " + strings.Map(contactRune, strings.ToLower(q)) + " "
+	lower := strings.ToLower(q)
+	// most questions name neither "you" nor "ur": no copy is made for them
+	if !strings.Contains(lower, "you") && !strings.Contains(lower, " u") && !strings.Contains(lower, "ur") {
+		return typeNone, false
+	}
+	s := " " + strings.Map(contactRune, lower) + " "
 	if !strings.Contains(s, " you") && !strings.Contains(s, " your") && !strings.Contains(s, " u ") && !strings.Contains(s, " ur ") {
 		return typeNone, false
 	}
