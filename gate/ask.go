@@ -61,7 +61,8 @@ func questionType(q string) (answerType, bool) {
 func contactType(q string) (answerType, bool) {
 	lower := strings.ToLower(q)
 	// most questions name neither "you" nor "ur": no copy is made for them
-	if !strings.Contains(lower, "you") && !strings.Contains(lower, " u") && !strings.Contains(lower, "ur") {
+	if !strings.Contains(lower, "you") && !strings.Contains(lower, " u") && !strings.Contains(lower, "ur") &&
+		!strings.HasPrefix(lower, "u") {
 		return typeNone, false
 	}
 	s := " " + strings.Map(contactRune, lower) + " "

@@ -29,6 +29,7 @@ func TestAskOf(t *testing.T) {
 		{"do you sell phone cases?", Ask{}},
 		{"how much does your phone insurance cost?", Ask{Type: "cost"}},
 		{"whats ur phone number", Ask{Type: "phone", Contact: true}},
+		{"ur number?", Ask{Type: "phone", Contact: true}},
 		{"where is the nearest station", Ask{Type: "place"}},
 		{"when do the dahlias go out", Ask{Type: "time"}},
 		{"how much is one driving lesson", Ask{Type: "cost"}},
