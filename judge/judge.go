@@ -603,6 +603,8 @@ var reasonActions = map[string]string{
 	"swapped_roles":        "the cited source names the same parties in the opposite roles",
 	"entity_mismatch":      "the cited source names someone or something else",
 	"missing_anchor":       "a name or number of the claim is not in the cited source",
+	ReasonMissingTerm:      "a thing the claim names is not in the cited source",
+	ReasonPriceMismatch:    "the cited source gives another price: correct it from the evidence",
 	"direction_unstated":   "the cited source does not state this change (increase or decrease)",
 	"low_overlap":          "the cited source shares little with the claim: cite the source it came from",
 	"not_covered":          "the cited source does not state all of this: rephrase, or cite a source that does",
@@ -619,7 +621,7 @@ func reasonText(v Verdict) string {
 	what := v.Detail
 	if what == "" {
 		what = reasonActions[v.Reason]
-	} else if a := reasonActions[v.Reason]; a != "" && v.Reason != "wrong_subject" && v.Reason != "missing_anchor" && v.Reason != "entity_mismatch" && v.Reason != ReasonScopeWidened && v.Reason != ReasonConditionDropped && v.Reason != ReasonRangeMismatch {
+	} else if a := reasonActions[v.Reason]; a != "" && v.Reason != "wrong_subject" && v.Reason != "missing_anchor" && v.Reason != ReasonMissingTerm && v.Reason != "entity_mismatch" && v.Reason != ReasonScopeWidened && v.Reason != ReasonConditionDropped && v.Reason != ReasonRangeMismatch {
 		what = a + " (" + what + ")"
 	}
 	if what == "" {

@@ -105,6 +105,8 @@ type prepared struct {
 	// words and initials are the sentences' squashed words and initials
 	// one after another: an entity not in them is in no sentence
 	words, initials string
+	// vocab is the passage's distinct words, for synonyms (vocabulary)
+	vocab *passageVocab
 }
 
 // holding returns the sentences whose stems set has key, as a bit set
@@ -121,6 +123,9 @@ type evSent struct {
 	negScope []string
 	negEnds  []int
 	dirs     uint8 // dirUp, dirDown: the changes the sentence states
+	// free: the sentence says something costs nothing; price: it states
+	// a price (freeCue, priceCue)
+	free, price bool
 	// words and initials are the squashed sentence (see squash), for
 	// entities written another way
 	words, initials string
@@ -136,7 +141,7 @@ const negNear = 2
 
 // prepare analyses a passage; a non-empty title is its first sentence.
 func prepare(title, text string) *prepared {
-	p := &prepared{chars: len(text)}
+	p := &prepared{chars: len(text), vocab: new(passageVocab)}
 	sents := Split(text)
 	if t := strings.TrimSpace(title); t != "" {
 		sents = append([]string{t}, sents...)
@@ -148,13 +153,18 @@ func prepare(title, text string) *prepared {
 		}
 		es := evSent{text: t, stems: map[string]struct{}{}}
 		negs := 0
-		ts := analyse(normPhrases(t))
+		norm := normPhrases(t)
+		ts := analyse(norm)
+		es.free, es.price = freeCue(norm), priceCue(norm)
 		for i, tm := range ts {
 			if !tm.neg {
 				continue
 			}
 			n := 0
 			for j := i + 1; j < len(ts) && n < negObjs && !ts[j].brk; j++ {
+				if ts[j].lst {
+					n = 0 // each item of a negated list, and negObjs after the last
+				}
 				if !ts[j].neg && !ts[j].isNum {
 					es.negScope = append(es.negScope, ts[j].stem)
 					n++
@@ -273,6 +283,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			// not." negates nothing it names)
 			governs := false
 			for j, n := i+1, 0; j < len(ats) && n < negObjs && !ats[j].brk; j++ {
+				if ats[j].lst {
+					n = 0
+				}
 				if !ats[j].neg && !ats[j].isNum {
 					claimNeg, governs = true, true
 					if n < negNear {
@@ -336,7 +349,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		negMask uint64
 		neg     bool
 		negs    int // the sentence's negation cues that govern a claim term
-		text    string
+		// free, price: the sentence's freeCue and priceCue
+		free, price bool
+		text        string
 	}
 	var (
 		bestE, bestC, bestAny float64
@@ -349,7 +364,21 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		dirsAll               uint8  // changes some sentence states
 		evChars               int
 		prev                  sentScore
+		// claimFree, claimPrice: the claim's freeCue and priceCue; money
+		// holds its terms that state the price or its absence (numbers,
+		// "free", "costs")
+		claimFree, claimPrice bool
+		money, allTerms       uint64
 	)
+	claimFree, claimPrice = freeCue(cf.norm), priceCue(cf.norm)
+	allTerms = ^uint64(0) >> (64 - len(cts))
+	if claimFree || claimPrice {
+		for k := range cts {
+			if cts[k].isNum || moneyStems[cts[k].stem] {
+				money |= 1 << k
+			}
+		}
+	}
 	weigh := func(m uint64) float64 {
 		var s float64
 		for m != 0 {
@@ -374,7 +403,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		neg := a.neg
 		negMask, negs := a.negMask, a.negs
 		dirs := a.dirs
+		saysFree, price := a.free, a.price
 		if b != nil {
+			saysFree, price = saysFree || b.free, price || b.price
 			negMask |= b.negMask
 			negs += b.negs
 			dirs |= b.dirs
@@ -399,6 +430,17 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		if !free {
 			numConfl = 0
 		}
+		// a price where the claim says free, or free where it gives one,
+		// about the claim's thing (the window covers the rest of it)
+		var priceConfl uint64
+		if money != 0 && (claimFree && price && !saysFree || claimPrice && !claimFree && saysFree && !price) {
+			if rest := weigh(allTerms &^ money); rest > 0 && weigh(covered&^money) >= priceMinCover*rest {
+				priceConfl = money &^ covered
+				if priceConfl == 0 {
+					priceConfl = money
+				}
+			}
+		}
 		cov := weigh(covered)
 		if cov > bestAny {
 			bestAny, anySpan = cov, windowText(b, &a)
@@ -410,7 +452,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			// the clock is not correct" against "... is correct")
 			negMismatch = true
 		}
-		if numConfl == 0 && antiConfl == 0 && !negMismatch {
+		if numConfl == 0 && antiConfl == 0 && priceConfl == 0 && !negMismatch {
 			if claimDirs&^dirs != 0 {
 				return // the claim states a change the window does not
 			}
@@ -420,12 +462,14 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			docE |= covered
 			return
 		}
-		covC := weigh(covered | numConfl | antiConfl)
+		covC := weigh(covered | numConfl | antiConfl | priceConfl)
 		if covC > bestC {
 			bestC, cSpan = covC, windowText(b, &a)
 			switch {
 			case numConfl != 0:
 				cReason = "number_mismatch"
+			case priceConfl != 0:
+				cReason = ReasonPriceMismatch
 			case antiConfl != 0:
 				cReason = "antonym"
 			default:
@@ -528,6 +572,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			s := &d.sents[si]
 			var sc sentScore
 			sc.text, sc.dirs = s.text, s.dirs
+			sc.free, sc.price = s.free, s.price
 			// a negation counts where it governs a claim term ("but not
 			// naive T cells" says nothing about the rest)
 			for k := 0; s.neg && k < len(cts); k++ {
@@ -639,6 +684,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	need -= 1e-9
 	sg := signals{claim: text, forms: cf, anySpan0: anySpan, bestE: bestE, need: need, bestDoc: bestDoc, bestAny: bestAny, bestC: bestC,
 		bag: weigh(anyCov), cReason: cReason, eSpan: eSpan, cSpan: cSpan, total: total, evChars: evChars}
+	sg.claimFree = claimFree
 	sg.missAnchor = weigh(anchors &^ anchorsFound)
 	sg.missingAnchor = anchors&^anchorsFound != 0
 	if sg.missingAnchor {
@@ -722,6 +768,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		sg.bestE = need
 	}
 	sg.rule = sg.bestE >= need && !(l.cfg.Anchors && sg.missingAnchor)
+	if evChars <= missingTermMaxChars {
+		sg.missingTerm = missingTerm(text, cts, anyCov, anchors, docs)
+	}
 	if eSpan != "" {
 		sg.wrongSubject, sg.other = wrongSubject(cts, eSpan)
 		sg.swapped = swappedRoles(text, cts, eSpan)
@@ -739,8 +788,10 @@ type signals struct {
 	total                                     float64
 	evChars                                   int
 	missingAnchor, dirUnmet, rule             bool
+	claimFree                                 bool // the claim says something costs nothing (freeCue)
 	wrongSubject, swapped                     bool
 	missing                                   string // a claim anchor found nowhere
+	missingTerm                               string // a noun-phrase word of the claim found nowhere, no synonym either
 	other                                     string // the subject the evidence says it of instead
 	otherEntity, anySpan                      string // the entity the best window names instead of a missing one
 	cReason, eSpan, cSpan                     string
@@ -766,7 +817,7 @@ func (s *signals) features(conflict float64) Features {
 	f[FBag] = s.bag
 	f[FMissAnchor] = s.missAnchor
 	if s.bestC >= conflict && s.bestC >= s.bestE {
-		if s.cReason == "number_mismatch" {
+		if s.cReason == "number_mismatch" || s.cReason == ReasonPriceMismatch {
 			f[FNumConf] = s.bestC
 		} else {
 			f[FPolConf] = s.bestC
@@ -814,7 +865,7 @@ func (l *Local) decide(s *signals) Verdict {
 	case s.otherEntity != "":
 		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestAny)), Severity: Major, Evidence: trimSpan(s.anySpan), Method: "local",
 			Reason: "entity_mismatch", Detail: fmt.Sprintf("the cited source names %q where the claim names %q", s.otherEntity, s.missing)}
-	case entail && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
+	case entail && s.missingTerm == "" && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
 		if l.cfg.Scope != "off" {
 			if f, ok := s.forms.checkScope(s.eSpan); ok {
 				return scopeVerdict(f, s.bestE)
@@ -827,6 +878,13 @@ func (l *Local) decide(s *signals) Verdict {
 	case s.bestC >= l.cfg.Conflict && s.bestC >= s.bestE:
 		sev := Major
 		reason, detail := s.cReason, ""
+		if s.cReason == ReasonPriceMismatch {
+			sev = Critical
+			detail = "the cited source gives a price where the claim says it is free"
+			if !s.claimFree {
+				detail = "the cited source says it is free where the claim gives a price"
+			}
+		}
 		if s.cReason == "number_mismatch" {
 			sev = Critical
 			// a bound or range of the claim that the source's does not hold
@@ -860,6 +918,8 @@ func (l *Local) decide(s *signals) Verdict {
 			v.Reason, v.Detail = "direction_unstated", "the claim states a change (increase or decrease) the cited source does not"
 		case s.bag < 0.5:
 			v.Reason, v.Detail = "low_overlap", "the cited source shares little with the claim: it is probably not the source of this"
+		case s.missingTerm != "":
+			v.Reason, v.Detail = ReasonMissingTerm, fmt.Sprintf("%q appears nowhere in the cited source, nor a synonym of it", s.missingTerm)
 		}
 		return v
 	}

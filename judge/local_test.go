@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -319,5 +320,134 @@ func TestPrepCacheKeysTitle(t *testing.T) {
 	}
 	if c := pc.get(Passage{ID: "p", Title: "Opening hours", Text: "We open at nine."}); c != a {
 		t.Fatalf("the same passage was analysed twice")
+	}
+}
+
+// TestLocalOperatorMisjudgements covers three misjudgements operators met:
+// a claim entailed without its key term, "free" against a price, and a
+// negation over a list cut short at its first comma.
+func TestLocalOperatorMisjudgements(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	const (
+		lamp  = "Arlo floor lamp, brass, E27 fitting, £89."
+		pets  = "No dogs, cats or other pets are allowed."
+		price = "Parking for guests is £12 a night."
+		free  = "Parking for guests is free."
+	)
+	tests := []struct {
+		name, ev, claim string
+		want, why       string
+	}{
+		{"a thing the source never names", lamp, "The Arlo floor lamp comes with a bulb.", Neutral, ReasonMissingTerm},
+		{"the same thing named", "Arlo floor lamp, brass, E27 fitting, bulb included, £89.", "The Arlo floor lamp comes with a bulb.", Entailment, "covered"},
+		{"a word-vector synonym stands in", "Guests may borrow an umbrella at reception.", "Visitors may borrow an umbrella at reception.", Entailment, "covered"},
+		{"free against a price", price, "Parking is free for guests.", Contradiction, ReasonPriceMismatch},
+		{"at no cost against a price", price, "Guests can park at no cost.", Contradiction, ReasonPriceMismatch},
+		{"a price against free", free, "Parking for guests costs £12 a night.", Contradiction, ReasonPriceMismatch},
+		{"free where a price is of something else", "Breakfast costs £12. Parking for guests is free.", "Parking is free for guests.", Entailment, "covered"},
+		{"free with a price after it is a condition", "Parking for guests is free for the first 3 hours, then £2 an hour.", "Parking is free for guests.", Contradiction, ReasonConditionDropped},
+		{"a negated list: its last item", pets, "Pets are not allowed.", Entailment, "covered"},
+		{"a negated list: a middle item", pets, "Cats are not allowed.", Entailment, "covered"},
+		{"a negated list: its first item allowed", pets, "Dogs are allowed.", Contradiction, "negation"},
+		{"a negated list: its last item allowed", pets, "Pets are allowed.", Contradiction, "negation"},
+		{"a contrast after the comma is no list", "No dogs, but cats or rabbits are welcome.", "Cats are welcome.", Entailment, "covered"},
+		{"a clause after the comma is no list", "No refunds, and exchanges are possible within 30 days.", "Exchanges are possible within 30 days.", Entailment, "covered"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "n", Text: tt.ev}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Label != tt.want || got.Reason != tt.why {
+				t.Errorf("Verify(%q) against %q = %s/%s (%s), want %s/%s", tt.claim, tt.ev, got.Label, got.Reason, got.Detail, tt.want, tt.why)
+			}
+		})
+	}
+}
+
+// The noun phrases missingTerm reads: words after a determiner, not after
+// a number, and no periods.
+func TestNounPhraseStems(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"The Arlo floor lamp comes with a bulb.", []string{"lamp", "bulb"}},
+		{"Kids under 5 ride free.", nil},
+		{"The pool opens every day at 10:00.", []string{"pool"}},
+		{"It has no bulb, cable or plug.", []string{"bulb"}},
+		{"The drug reduced the risk of a stroke.", []string{"drug", "stroke"}},
+		{"The hotel offers a shuttle.", []string{"hotel", "shuttle"}},
+		{"It reduces the incidence of a serious infection.", nil},
+		{"Deletion of JAM-A increases gut permeability.", nil},
+		{"The repair of a large blue glass lamp base.", nil},
+		{"As a rule, a backup is encrypted.", []string{"backup"}},
+		{"On the free plan you get a maximum of 3 projects.", []string{"plan"}},
+	}
+	for _, tt := range tests {
+		got := nounPhraseStems(tt.text)
+		var want []string
+		for _, w := range tt.want {
+			want = append(want, canonStem(w))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("nounPhraseStems(%q) = %v, want %v", tt.text, got, want)
+		}
+	}
+}
+
+// The readers the three fixes added never panic; a term follows a clause
+// boundary or a list comma, not both; analyseUpTo stays a prefix of
+// analyse with lists; a text verified against itself gets a label.
+func FuzzMoneyListPhrase(f *testing.F) {
+	for _, s := range []string{"No dogs, cats or other pets are allowed.", "Parking is £12 a night; free for guests.",
+		"costs 12, a fee of", "No a, b, c, d, e or f", "The Arlo floor lamp comes with a bulb.", "JAM-A", "no ,, or", "€", "£ 5 euros"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		freeCue(s)
+		priceCue(s)
+		nounPhraseStems(s)
+		all := analyse(s)
+		for _, tm := range all {
+			if tm.brk && tm.lst {
+				t.Fatalf("analyse(%q): a term after both a boundary and a list comma: %+v", s, tm)
+			}
+		}
+		if got := analyseUpTo(s, 2); len(got) > len(all) || !slices.Equal(got, all[:len(got)]) {
+			t.Fatalf("analyseUpTo(%q, 2) = %v, not a prefix of %v", s, got, all)
+		}
+		v, _ := NewLocal(DefaultConfig().Local).Verify(context.Background(), s, []Passage{{N: 1, Text: s}})
+		if v.Label == "" {
+			t.Fatalf("Verify(%q) has no label", s)
+		}
+	})
+}
+
+func TestMoneyCues(t *testing.T) {
+	tests := []struct {
+		text        string
+		free, price bool
+	}{
+		{"Parking is FREE for guests.", true, false},
+		{"A gluten-free menu costs £12.", false, true},
+		{"Feel free to ask; the fee is 5 euros.", false, true},
+		{"There is No charge for towels.", true, false},
+		{"Nobody charges extra; no fees apply.", true, false},
+		{"nocharge, nofee", false, false},
+		{"Entry: adults $ 10, children free.", true, true},
+		{"A fee of 5 per bag.", false, true},
+		{"Pay at the desk within 30 minutes.", false, false},
+		{"The lamp takes 2 bulbs.", false, false},
+		{"Complimentary breakfast; gratis", true, false},
+	}
+	for _, tt := range tests {
+		if got := freeCue(normPhrases(tt.text)); got != tt.free {
+			t.Errorf("freeCue(%q) = %v, want %v", tt.text, got, tt.free)
+		}
+		if got := priceCue(normPhrases(tt.text)); got != tt.price {
+			t.Errorf("priceCue(%q) = %v, want %v", tt.text, got, tt.price)
+		}
 	}
 }

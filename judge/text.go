@@ -22,11 +22,14 @@ type term struct {
 	// kept: a term is 64 bytes (96 with them), and every claim's terms
 	// are made afresh.
 	unit   string
-	dec    int32 // decimals written, for rounding comparisons
+	dec    int16 // decimals written, for rounding comparisons
 	isNum  bool
 	entity bool // capitalised mid-sentence, acronym or alphanumeric code
 	neg    bool // a negation cue
 	brk    bool // a clause boundary (, ; : brackets, sentence end) precedes it
+	// lst: a comma of a negated list precedes it ("No dogs, cats or other
+	// pets"): no clause boundary, the negation goes on over the list
+	lst bool
 }
 
 // dim is the dimension of t's unit ("time", "length"), "" without one.
@@ -46,8 +49,9 @@ func analyse(text string) []term {
 
 // analyseUpTo is analyse, stopping as soon as the terms hold limit terms
 // that are not negation cues (0: no limit). The scan reads text left to
-// right and a term depends only on the text up to its end, so what it
-// returns is the first terms of analyse(text).
+// right and a term depends only on the text before it and, for a comma
+// before it, the list that comma may open (negList), so what it returns is
+// the first terms of analyse(text).
 func analyseUpTo(text string, limit int) []term {
 	n := len(text)/8 + 2 // about a term per 8 bytes of prose
 	if limit > 0 {
@@ -63,6 +67,10 @@ func analyseAppend(out []term, text string, limit int) []term {
 	content := 0  // terms that are not negation cues
 	first := true // sentence-initial word: capitalisation says nothing
 	brk := false  // a clause boundary was seen since the last term
+	lst := false  // a comma of a negated list was seen since the last term
+	// negOpen: a negation cue was seen in this clause; sinceNeg counts the
+	// content terms since it or since the last comma of its list
+	negOpen, sinceNeg := false, 0
 	i := 0
 	for i < len(text) {
 		r, sz := utf8.DecodeRuneInString(text[i:])
@@ -109,7 +117,7 @@ func analyseAppend(out []term, text string, limit int) []term {
 					k := skipSpaceStr(text, j)
 					if u := unitAt(text, k); u != "" {
 						if _, ok := units[strings.ToLower(u)]; ok {
-							out = append(out, term{num: v, dec: int32(dec), isNum: true, unit: strings.ToLower(u)})
+							out = append(out, term{num: v, dec: int16(dec), isNum: true, unit: strings.ToLower(u)})
 							i = k + len(u)
 							first = false
 							break
@@ -131,7 +139,7 @@ func analyseAppend(out []term, text string, limit int) []term {
 					}
 					j = k
 				} else {
-					out = append(out, term{num: v, dec: int32(dec), isNum: true})
+					out = append(out, term{num: v, dec: int16(dec), isNum: true})
 				}
 			}
 			i = j
@@ -211,14 +219,32 @@ func analyseAppend(out []term, text string, limit int) []term {
 				first = true
 			}
 			switch r {
-			case '.', '!', '?', ':', ';', ',', '(', ')', '[', ']', '\n':
+			case ',':
+				if negOpen && sinceNeg >= 1 && sinceNeg <= negListItem && negList(text, i+1) {
+					lst, sinceNeg = true, 0
+				} else {
+					brk = true
+				}
+			case '.', '!', '?', ':', ';', '(', ')', '[', ']', '\n':
 				brk = true
 			}
 			i += sz
 		}
-		if brk && len(out) > n0 {
-			out[n0].brk = true
-			brk = false
+		if len(out) > n0 {
+			if brk {
+				out[n0].brk = true
+				brk, lst, negOpen = false, false, false
+			} else if lst {
+				out[n0].lst = true
+				lst = false
+			}
+			for _, t := range out[n0:] {
+				if t.neg {
+					negOpen, sinceNeg = true, 0
+				} else if negOpen {
+					sinceNeg++
+				}
+			}
 		}
 		if limit > 0 {
 			for _, t := range out[n0:] {
@@ -233,6 +259,59 @@ func analyseAppend(out []term, text string, limit int) []term {
 	}
 	return out
 }
+
+// negListItem is how many words an item of a negated list may have.
+const negListItem = 3
+
+// negList reports whether text[i:], just after a comma, goes on a list:
+// items of one to negListItem words, separated by commas, the last joined
+// by "or", "nor" or "and" ("cats or other pets are allowed", "cats, birds
+// or fish"). A clause ("and the dogs must be leashed" after a comma) or
+// other punctuation ends it: not a list. ", or pets" is one; ", and" is
+// not (it joins clauses more often than it ends a list), nor is ", but
+// ..." and the like (contrast).
+func negList(text string, i int) bool {
+	words := 0
+	for items := 0; i < len(text) && items < 8; {
+		c := text[i]
+		switch {
+		case c == ' ' || c == '\t':
+			i++
+		case c == ',':
+			if words == 0 {
+				return false
+			}
+			words = 0
+			items++
+			i++
+		case isLetterByte(c) || (c >= '0' && c <= '9') || c >= 0x80:
+			j := i
+			for j < len(text) && (isLetterByte(text[j]) || (text[j] >= '0' && text[j] <= '9') || text[j] >= 0x80 || text[j] == '-' || text[j] == '\'') {
+				j++
+			}
+			switch lw := strings.ToLower(text[i:j]); {
+			case lw == "or" || lw == "nor":
+				return true
+			case lw == "and":
+				return words > 0
+			case words == 0 && contrast[lw]:
+				return false // "not on Sundays, but on Mondays or ..."
+			}
+			words++
+			if words > negListItem {
+				return false
+			}
+			i = j
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// contrast are the words that open a clause set against a negated one,
+// not an item of its list.
+var contrast = map[string]bool{"but": true, "except": true, "only": true, "instead": true, "rather": true, "unless": true}
 
 func isLetterByte(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
 
