@@ -146,10 +146,18 @@ func prepare(title, text string) *prepared {
 	if t := strings.TrimSpace(title); t != "" {
 		sents = append([]string{t}, sents...)
 	}
+	var lists listReader
 	for _, s := range sents {
 		t := strings.TrimSpace(s)
 		if t == "" {
 			continue
+		}
+		// an item of a negated list is read with its lead, whose
+		// negation governs the item's terms (lists.go)
+		lead, excluded := lists.next(t)
+		if lead != "" {
+			excluded = excludedStems(t)
+			t = lead + " " + t
 		}
 		es := evSent{text: t, stems: map[string]struct{}{}}
 		negs := 0
@@ -171,6 +179,11 @@ func prepare(title, text string) *prepared {
 				}
 			}
 			es.negEnds = append(es.negEnds, len(es.negScope))
+		}
+		if len(excluded) > 0 {
+			es.negScope = append(es.negScope, excluded...)
+			es.negEnds = append(es.negEnds, len(es.negScope))
+			negs++
 		}
 		es.dirs = directions(ts)
 		es.words, es.initials = squash(t)

@@ -645,6 +645,24 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 	if len(clauses) == 0 {
 		return scopeFinding{}, false, false
 	}
+	if rest, ok := quotes(c.text, window); ok {
+		// a claim that is a sentence of the window word for word keeps
+		// every condition of that sentence; only another sentence that
+		// sets its case against a widening claim is read
+		if c.scopeInfo().univ != "" && rest != "" {
+			cs := map[string]bool{}
+			for _, t := range c.terms {
+				if !t.neg && !t.isNum {
+					cs[t.stem] = true
+				}
+			}
+			rw := scopeWindows.get(rest)
+			if i := contrastClause(rw, -1, cs); i >= 0 {
+				return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: window, what: rw.clauses[i]}, true, true
+			}
+		}
+		return scopeFinding{span: window}, false, true
+	}
 	cs := map[string]bool{}
 	for _, t := range c.terms {
 		if !t.neg && !t.isNum {
@@ -690,7 +708,7 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 	if need == 0 || float64(have) < scopeRestate*float64(need) {
 		return scopeFinding{}, false, false
 	}
-	var dims map[string][]scopeCond
+	var dims, dates map[string][]scopeCond
 	for _, c := range ev.conds {
 		// "daily", "every month" in the evidence restrict nothing; a day or
 		// month named alone there is a date
@@ -699,6 +717,14 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 				dims = map[string][]scopeCond{}
 			}
 			dims[c.dim] = append(dims[c.dim], c)
+		} else if c.single {
+			// a date sets no condition, but a claim naming the same day
+			// keeps to the clause ("every Monday, Wednesday and Friday"
+			// reads "Monday" alone)
+			if dates == nil {
+				dates = map[string][]scopeCond{}
+			}
+			dates[c.dim] = append(dates[c.dim], c)
 		}
 	}
 	if len(dims) == 0 && len(ev.words) == 0 {
@@ -774,8 +800,21 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 			f.excluded = true
 			continue
 		}
+		// a universal the claim limits itself, with a limit the clause
+		// holds, widens nothing: "any time ..., as long as you do it
+		// before 9am" against the same words
+		limited := false
 		for _, c := range ccs {
+			limited = limited || !c.univ && contains(es, c)
+		}
+		for _, c := range ccs {
+			if c.univ && limited {
+				continue
+			}
 			in := contains(es, c)
+			if !in && (d == "day" || d == "month") {
+				in = contains(append(slices.Clip(es), dates[d]...), c)
+			}
 			if d == "nth-day" {
 				in = c.dim == "nth-day" && c.mask&^es[0].mask == 0
 			}
@@ -845,6 +884,36 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 		}
 	}
 	return f, false, true
+}
+
+// quotes reports whether claim is a sentence of window word for word (case,
+// spacing, citation markers and the closing punctuation aside), and returns
+// the window's other sentences.
+func quotes(claim, window string) (rest string, ok bool) {
+	cl := quoteForm(claim)
+	if len(cl) == 0 || len(cl) > len(window) {
+		return "", false
+	}
+	sents := Split(window)
+	for i, s := range sents {
+		if quoteForm(s) == cl {
+			var b strings.Builder
+			for k, o := range sents {
+				if k != i {
+					b.WriteString(o)
+				}
+			}
+			return strings.TrimSpace(b.String()), true
+		}
+	}
+	return "", false
+}
+
+// quoteForm is s for comparing quotes: without citation markers, lower
+// case, single-spaced, without closing punctuation.
+func quoteForm(s string) string {
+	s = strings.ToLower(StripCitations(s))
+	return strings.TrimRight(strings.TrimSpace(s), ".!?;:,\"' ")
 }
 
 // contrastClause returns the first clause of w but best that shares a
