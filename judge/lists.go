@@ -14,7 +14,9 @@ import "strings"
 // The lead's negation goes to each item instead: prepare reads an item as
 // its lead followed by the item ("We do not cover: (b) storm or flood
 // damage ..."), the span a verdict shows, with a negation that governs the
-// item's content terms up to a contrast ("unless", "except", "but"). A
+// item's content terms up to a contrast ("unless", "except", "but"); an
+// unnegated claim that states what follows the contrast ("covered if the
+// item was hidden in a locked boot") is read without the lead's negation. A
 // lead negates when a negation cue governs a word of cover or permission
 // ("not cover", "not included", "are not allowed", "will not pay for") or
 // nothing in the lead ("You must not:"), or when it names exclusions
@@ -140,9 +142,9 @@ func listEnd(s string) bool {
 
 // excludedStems returns the content stems of item (its marker, if any,
 // read past) that a negating lead governs: those before a contrast word,
-// in each of its ";"-separated parts.
-func excludedStems(item string) []string {
-	var out []string
+// in each of its ";"-separated parts; except holds those after one, what
+// the item lets back in ("unless the item was hidden in a locked boot").
+func excludedStems(item string) (excluded, except []string) {
 	for _, part := range strings.Split(item, ";") {
 		part = strings.TrimSpace(part)
 		part = part[listMarker(part):]
@@ -156,11 +158,34 @@ func excludedStems(item string) []string {
 		}
 		for _, t := range analyse(normPhrases(part[:cut])) {
 			if !t.neg && !t.isNum {
-				out = append(out, t.stem)
+				excluded = append(excluded, t.stem)
+			}
+		}
+		for _, t := range analyse(normPhrases(part[cut:])) {
+			if !t.neg && !t.isNum {
+				except = append(except, t.stem)
 			}
 		}
 	}
-	return out
+	return excluded, except
+}
+
+// statesException reports whether a claim whose content stems are
+// claimStems names what an item lets back in (except): at least half of
+// it, and two stems or more. Such a claim ("Theft from a car is covered
+// if the item was hidden in a locked boot") is about the exception, which
+// the lead does not negate.
+func statesException(except []string, has func(string) bool) bool {
+	if len(except) < 2 {
+		return false
+	}
+	n := 0
+	for _, st := range except {
+		if has(st) {
+			n++
+		}
+	}
+	return n >= 2 && 2*n >= len(except)
 }
 
 // listReader follows the sentences of a passage through negated lists.
@@ -169,31 +194,53 @@ type listReader struct {
 	prevEnd bool   // the last item ends in ";" or "," (listEnd)
 }
 
-// next reads sentence t (trimmed) and returns the lead t is an item of
-// ("" none) and, for a sentence holding its own negating lead and list
-// ("Not included: towels; bedding."), the stems after the colon.
-func (r *listReader) next(t string) (lead string, inline []string) {
+// listItem is a sentence read as an item of a negated list.
+type listItem struct {
+	// text is the sentence as read: the item after its lead ("We do not
+	// cover: (b) storm ..."), or the sentence itself for an inline list
+	text             string
+	excluded, except []string // excludedStems of the item or the list after the colon
+	// leadCues: the lead's negation cues, the text's first
+	leadCues int
+}
+
+// next reads sentence t (trimmed) and returns it as an item of a negated
+// list, on its own line after its lead or after the lead's colon in t
+// ("Not included: towels; bedding."); ok is false for any other sentence.
+func (r *listReader) next(t string) (it listItem, ok bool) {
 	if r.lead != "" {
 		if listMarker(t) > 0 || r.prevEnd || listEnd(t) {
-			lead = r.lead
 			r.prevEnd = listEnd(t)
-			return lead, nil
+			it.excluded, it.except = excludedStems(t)
+			return listItem{text: r.lead + " " + t, excluded: it.excluded, except: it.except, leadCues: cues(r.lead)}, true
 		}
 		r.lead = ""
 	}
 	colon := strings.IndexByte(t, ':')
 	if colon < 0 {
-		return "", nil
+		return it, false
 	}
 	rest := strings.TrimSpace(t[colon+1:])
 	if rest == "" {
 		if strings.HasSuffix(t, ":") && negatingLead(t[:colon]) {
 			r.lead, r.prevEnd = t, false
 		}
-		return "", nil
+		return it, false
 	}
 	if (listMarker(rest) > 0 || strings.Contains(rest, ";")) && negatingLead(t[:colon]) {
-		return "", excludedStems(rest)
+		it.excluded, it.except = excludedStems(rest)
+		return listItem{text: t, excluded: it.excluded, except: it.except, leadCues: cues(t[:colon+1])}, true
 	}
-	return "", nil
+	return it, false
+}
+
+// cues counts the negation cues of lead as prepare reads them.
+func cues(lead string) int {
+	n := 0
+	for _, t := range analyse(normPhrases(lead)) {
+		if t.neg {
+			n++
+		}
+	}
+	return n
 }

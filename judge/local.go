@@ -122,7 +122,15 @@ type evSent struct {
 	// content terms of its clause; negEnds[i] is where cue i's end
 	negScope []string
 	negEnds  []int
-	dirs     uint8 // dirUp, dirDown: the changes the sentence states
+	// leadNeg: the last leadNeg stems of negScope (its last cue) are an
+	// item's that a negating list lead governs; except holds what the
+	// item lets back in (lists.go)
+	leadNeg int
+	except  []string
+	// leadCues: the first leadCues cues are the lead's own ("not
+	// cover"), governing negScope[:leadScope]
+	leadCues, leadScope int
+	dirs                uint8 // dirUp, dirDown: the changes the sentence states
 	// free: the sentence says something costs nothing; price: it states
 	// a price (freeCue, priceCue)
 	free, price bool
@@ -154,10 +162,9 @@ func prepare(title, text string) *prepared {
 		}
 		// an item of a negated list is read with its lead, whose
 		// negation governs the item's terms (lists.go)
-		lead, excluded := lists.next(t)
-		if lead != "" {
-			excluded = excludedStems(t)
-			t = lead + " " + t
+		item, inList := lists.next(t)
+		if inList {
+			t = item.text
 		}
 		es := evSent{text: t, stems: map[string]struct{}{}}
 		negs := 0
@@ -180,9 +187,13 @@ func prepare(title, text string) *prepared {
 			}
 			es.negEnds = append(es.negEnds, len(es.negScope))
 		}
-		if len(excluded) > 0 {
-			es.negScope = append(es.negScope, excluded...)
+		if inList && len(item.excluded) > 0 {
+			if c := min(item.leadCues, len(es.negEnds)); c > 0 {
+				es.leadCues, es.leadScope = c, es.negEnds[c-1]
+			}
+			es.negScope = append(es.negScope, item.excluded...)
 			es.negEnds = append(es.negEnds, len(es.negScope))
+			es.leadNeg, es.except = len(item.excluded), item.except
 			negs++
 		}
 		es.dirs = directions(ts)
@@ -556,6 +567,14 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	if total <= 0 {
 		return signals{}, false
 	}
+	claimHas := func(st string) bool {
+		for k := range cts {
+			if !cts[k].isNum && (cts[k].stem == st || len(st) >= 6 && len(cts[k].stem) >= 6 && cts[k].stem[:5] == st[:5]) {
+				return true
+			}
+		}
+		return false
+	}
 	// the sentences of a passage that hold each claim term (its stem or
 	// 5-character prefix) and an antonym of it, when the passage is indexed
 	var hold, anti [maxClaimTerms]uint64
@@ -587,18 +606,24 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			sc.text, sc.dirs = s.text, s.dirs
 			sc.free, sc.price = s.free, s.price
 			// a negation counts where it governs a claim term ("but not
-			// naive T cells" says nothing about the rest)
+			// naive T cells" says nothing about the rest); a list lead's
+			// not on an item's exception that an unnegated claim states
+			negScope, negEnds, from0 := s.negScope, s.negEnds, 0
+			if s.leadNeg > 0 && !claimNeg && statesException(s.except, claimHas) {
+				from0 = s.leadScope
+				negScope, negEnds = negScope[:len(negScope)-s.leadNeg], negEnds[s.leadCues:len(negEnds)-1]
+			}
 			for k := 0; s.neg && k < len(cts); k++ {
-				if !cts[k].isNum && stemIn(cts[k].stem, s.negScope) {
+				if !cts[k].isNum && stemIn(cts[k].stem, negScope[from0:]) {
 					sc.negMask |= 1 << k
 				}
 			}
 			sc.neg = sc.negMask != 0
 			if sc.neg {
-				from := 0
-				for _, end := range s.negEnds {
+				from := from0
+				for _, end := range negEnds {
 					for k := 0; k < len(cts); k++ {
-						if !cts[k].isNum && stemIn(cts[k].stem, s.negScope[from:end]) {
+						if !cts[k].isNum && stemIn(cts[k].stem, negScope[from:end]) {
 							sc.negs++
 							break
 						}
