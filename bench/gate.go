@@ -332,7 +332,7 @@ func (sys gateSystem) decide(c gateCase) gate.Outcome {
 	if c.primaryAbsent {
 		cfg.PrimaryKind = ""
 	}
-	o := gate.Decide(cfg, cands, c.rerank)
+	o := gate.Decide(cfg, cands, c.rerank, c.pq.Ask())
 	return gate.ApplyOutline(o, gate.LocalOutline(cfg, o))
 }
 

@@ -203,6 +203,9 @@ type Question struct {
 	// passage holds the pair only if it holds both
 	pairTerms [][2]int
 	want      answerType
+	// contact: the question asks for the service's own contact details
+	// (Ask.Contact); want is then the detail's type.
+	contact bool
 }
 
 // Tokenizer splits a text into the index's stemmed content terms (stopwords
@@ -214,7 +217,8 @@ type Tokenizer func(text string) []string
 // idf; a nil idf weighs every term 1.
 func PrepareQuestion(tok Tokenizer, q string, idf func(string) float64) Question {
 	toks := tok(q)
-	pq := Question{tok: tok, rare: [2]int{-1, -1}, want: askedType(q)}
+	pq := Question{tok: tok, rare: [2]int{-1, -1}}
+	pq.want, pq.contact = questionType(q)
 	seen := make(map[string]int, len(toks)) // term -> its index in pq.terms
 	for _, t := range toks {
 		if _, ok := seen[t]; ok {
@@ -400,6 +404,7 @@ func (m AnswerModel) Assess(q Question, cands []Candidate) {
 			f[FSent] = cands[i].SentSoft
 		}
 		cands[i].Features = f
+		cands[i].TypeHit = matches[i].typeHit
 		cands[i].Answer = m.scaled(prob(m.weights(cands[i].Semantic), &f), cands[i].Semantic)
 		if strictType(q.want) && matches[i].typeMiss {
 			// A passage without a phone number cannot support an answer to

@@ -129,7 +129,7 @@ func TestPlannerOutline(t *testing.T) {
 		{ID: "b", Kind: "lecture", Answer: 0.9, Relevance: 0.9, Forced: true},
 		{ID: "c", Kind: "lecture", Answer: 0.2, Relevance: 0.7, Forced: true},
 	}
-	o := Decide(cfg, cands, true)
+	o := Decide(cfg, cands, true, Ask{})
 	if o.Decision != Ground {
 		t.Fatalf("decision %s", o.Decision)
 	}
@@ -137,7 +137,7 @@ func TestPlannerOutline(t *testing.T) {
 	if len(o.Notes) != 2 || o.Notes[0].ID != "b" || o.Notes[0].N != 1 || o.Notes[1].ID != "a" || o.Notes[1].N != 2 || o.Coverage.Outline != 2 {
 		t.Fatalf("outline %+v", o.Notes)
 	}
-	o2 := Decide(cfg, cands, true)
+	o2 := Decide(cfg, cands, true, Ask{})
 	o2 = ApplyOutline(o2, nil)
 	if o2.Decision != Refuse || len(o2.Notes) != 0 || !o2.Checks["empty_outline"] {
 		t.Fatalf("empty outline: decision %s notes %d checks %v", o2.Decision, len(o2.Notes), o2.Checks)
@@ -161,7 +161,7 @@ func BenchmarkGateAndPlanner(b *testing.B) {
 		q := PrepareQuestion(index.Tokenize, "When is the second rent payment due?", idf)
 		cs := append([]Candidate(nil), cands...)
 		m.Assess(q, cs)
-		o := Decide(cfg, cs, true)
+		o := Decide(cfg, cs, true, Ask{})
 		ApplyOutline(o, LocalOutline(cfg, o))
 	}
 }

@@ -104,7 +104,7 @@ func BenchmarkDemoTurnGate(b *testing.B) {
 		q := PrepareQuestion(index.Tokenize, questions[k], idf)
 		am.Assess(q, cs)
 		rm.Rate(cs, OneTopic(cfg, cs))
-		o := Decide(cfg, cs, true)
+		o := Decide(cfg, cs, true, Ask{})
 		o = ApplyOutline(o, LocalOutline(cfg, o))
 		SystemPrompt(pcfg, o, nil)
 	}

@@ -21,6 +21,10 @@ type Candidate struct {
 	// AnswerModel.Assess before Decide.
 	Answer   float64
 	Features Features
+	// TypeHit: the question asks for an answer type and the passage holds
+	// one (set by Assess); Decide reads it for a contact question
+	// (Ask.Contact) that asks for a phone number or an email address.
+	TypeHit bool
 	// Sim is the sentence encoder's cosine between the question and the
 	// passage (title and text), Soft the word vectors' soft coverage of the
 	// question's words by the passage's; both meaningful only when
@@ -86,7 +90,9 @@ type Outcome struct {
 	// Checks are the booleans the decision was made from, for the log:
 	// rerank_active, empty, sufficient, good_enough, bail_out, between,
 	// caveat, on_topic (below bail-out, yet close in meaning: refused),
-	// off_topic.
+	// off_topic; for a contact question (Ask.Contact) also contact,
+	// contact_hit (grounded on the passages holding the phone number or
+	// email asked for) and contact_gap (refused as on-topic).
 	Checks map[string]bool
 	// Floored counts the candidates dropped by the prefloor.
 	Floored int
@@ -117,25 +123,49 @@ func relevance(cfg Config, c Candidate, rerankActive bool) float64 {
 
 // Decide applies the prefloor and the coverage gate to cands (in retrieve's
 // order) and mints the notes of a grounded turn. It never modifies cands.
-func Decide(cfg Config, cands []Candidate, rerankActive bool) Outcome {
+//
+// ask is what the question asks for (AskOf). A question for the service's
+// own phone number or email address (Ask.Contact) is grounded on the
+// candidates that hold one (TypeHit), first and whatever their relevance,
+// and refused as a gap of the corpus when none does; any other contact
+// question is decided by the thresholds, but refused as on-topic (naming
+// the closest topics) where they would bail out. The zero Ask decides by
+// the thresholds alone.
+func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	floor := cfg.PrefloorNoRerank
 	if rerankActive {
 		floor = cfg.Prefloor
 	}
-	o := Outcome{Checks: make(map[string]bool, 8)}
+	o := Outcome{Checks: make(map[string]bool, 12)}
+	strict := ask.Contact && ask.strict()
+	contactHit := false
+	if strict {
+		for _, c := range cands {
+			contactHit = contactHit || c.TypeHit
+		}
+	}
 	survivors := make([]Candidate, 0, len(cands))
-	for _, c := range cands {
-		r := relevance(cfg, c, rerankActive)
-		if !c.Forced && !(r >= floor) { // NaN is below every floor
-			o.Floored++
-			continue
+	for pass := range 2 { // with a contact hit, the passages that hold it first
+		if pass == 1 && !contactHit {
+			break
 		}
-		survivors = append(survivors, c)
-		if r > o.Coverage.Max {
-			o.Coverage.Max = r
-		}
-		if cfg.PrimaryKind == "" || c.Kind == cfg.PrimaryKind {
-			o.Coverage.PrimaryKindCount++
+		for _, c := range cands {
+			hit := contactHit && c.TypeHit
+			if contactHit && hit != (pass == 0) {
+				continue
+			}
+			r := relevance(cfg, c, rerankActive)
+			if !hit && !c.Forced && !(r >= floor) { // NaN is below every floor
+				o.Floored++
+				continue
+			}
+			survivors = append(survivors, c)
+			if r > o.Coverage.Max {
+				o.Coverage.Max = r
+			}
+			if cfg.PrimaryKind == "" || c.Kind == cfg.PrimaryKind {
+				o.Coverage.PrimaryKindCount++
+			}
 		}
 	}
 	max := o.Coverage.Max
@@ -145,7 +175,11 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool) Outcome {
 	between := !goodEnough && !bailOut
 	caveat := between && cfg.Between == BetweenGround
 	onTopic := bailOut && !goodEnough && cfg.OnTopicSim > 0 && bestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
-	if onTopic && len(survivors) == 0 {
+	// contactGap: a contact question the corpus cannot answer (no passage
+	// holds the phone number or email asked for, or nothing clears
+	// bail-out): refused as on-topic, never answered from general knowledge
+	contactGap := ask.Contact && (strict && !contactHit || bailOut && !goodEnough && !contactHit)
+	if (onTopic || contactGap) && len(survivors) == 0 {
 		o.Closest = closest(cfg, cands, rerankActive) // what the refusal names: the nearest passages, floored or not
 	} else {
 		o.Closest = closest(cfg, survivors, rerankActive)
@@ -159,9 +193,18 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool) Outcome {
 	o.Checks["between"] = between
 	o.Checks["caveat"] = caveat
 	o.Checks["on_topic"] = onTopic
-	o.Checks["off_topic"] = bailOut && !goodEnough && !onTopic && cfg.OffTopic == OffTopicRefuse
+	o.Checks["off_topic"] = bailOut && !goodEnough && !onTopic && !contactGap && !contactHit && cfg.OffTopic == OffTopicRefuse
+	if ask.Contact {
+		o.Checks["contact"] = true
+		o.Checks["contact_hit"] = contactHit
+		o.Checks["contact_gap"] = contactGap
+	}
 
 	switch { // good_enough wins over bail_out should the thresholds overlap
+	case contactHit:
+		o.Decision = Ground
+	case contactGap:
+		o.Decision = Refuse
 	case goodEnough || caveat:
 		o.Decision = Ground
 	case onTopic:
@@ -304,15 +347,25 @@ func RefusalMessage(cfg Config, o Outcome) string {
 
 // LocalOutline is the local synthesis planner: the indexes into
 // o.Survivors of the notes whose answerability reaches
-// cfg.Planner.MinSupport, best first, at most cfg.Planner.MaxOutline.
+// cfg.Planner.MinSupport, best first, at most cfg.Planner.MaxOutline. A
+// note that holds the phone number or email a contact question asks for
+// (Checks["contact_hit"]) supports the answer by rule, as a passage
+// without one cannot (strictType).
 func LocalOutline(cfg Config, o Outcome) []int {
 	var idx []int
+	hit := o.Checks["contact_hit"]
 	for i, c := range o.Survivors {
-		if c.Answer >= cfg.Planner.MinSupport {
+		if c.Answer >= cfg.Planner.MinSupport || hit && c.TypeHit {
 			idx = append(idx, i)
 		}
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return byHigher(o.Survivors[a].Answer, o.Survivors[b].Answer) })
+	key := func(i int) float64 { // a contact hit first (answerability is at most 1)
+		if hit && o.Survivors[i].TypeHit {
+			return o.Survivors[i].Answer + 2
+		}
+		return o.Survivors[i].Answer
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return byHigher(key(a), key(b)) })
 	if len(idx) > cfg.Planner.MaxOutline {
 		idx = idx[:cfg.Planner.MaxOutline]
 	}

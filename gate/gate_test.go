@@ -40,7 +40,7 @@ func TestPrefloor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := Decide(rerankConfig(), []Candidate{tt.cand}, tt.rerankActive)
+			o := Decide(rerankConfig(), []Candidate{tt.cand}, tt.rerankActive, Ask{})
 			if o.Floored != tt.wantFloored {
 				t.Errorf("Floored = %d, want %d", o.Floored, tt.wantFloored)
 			}
@@ -90,7 +90,7 @@ func TestDecideBoundaries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := Decide(tt.cfg, tt.cands, true)
+			o := Decide(tt.cfg, tt.cands, true, Ask{})
 			if o.Decision != tt.want {
 				t.Errorf("Decision = %q, want %q (checks %v)", o.Decision, tt.want, o.Checks)
 			}
@@ -119,7 +119,7 @@ func TestDecideNotes(t *testing.T) {
 		{ID: "c", Kind: "verse", Rerank: 0.1, Forced: true, Address: "John 3:16"},
 		{ID: "d", Kind: "library", Rerank: 0.5},
 	}
-	o := Decide(cfg, cands, true)
+	o := Decide(cfg, cands, true, Ask{})
 	var got []string
 	for _, n := range o.Notes {
 		got = append(got, n.ID)
@@ -185,7 +185,7 @@ func TestRelevanceOffTopicAndRefusal(t *testing.T) {
 			cfg.OffTopic = tc.offTopic
 			cfg.PrimaryKind = ""
 			cfg.Planner.MinSupport = 0.5 // above every note's answerability here
-			o := Decide(cfg, tc.cands, true)
+			o := Decide(cfg, tc.cands, true, Ask{})
 			o = ApplyOutline(o, LocalOutline(cfg, o))
 			if o.Decision != tc.want || o.Checks["off_topic"] != tc.wantCheck {
 				t.Fatalf("decision %s off_topic %v, want %s %v (checks %v)", o.Decision, o.Checks["off_topic"], tc.want, tc.wantCheck, o.Checks)
@@ -204,11 +204,11 @@ func TestRelevanceOffTopicAndRefusal(t *testing.T) {
 func TestPrimaryKindEmptyCountsEveryKind(t *testing.T) {
 	cands := []Candidate{{ID: "a", Kind: "library", Relevance: 0.6, Answer: 0.9}, {ID: "b", Kind: "library", Relevance: 0.5, Answer: 0.9}}
 	cfg := DefaultConfig()
-	if o := Decide(cfg, cands, true); o.Checks["sufficient"] || o.Decision != Refuse {
+	if o := Decide(cfg, cands, true, Ask{}); o.Checks["sufficient"] || o.Decision != Refuse {
 		t.Fatalf("primary_kind lecture: sufficient %v decision %s, want insufficient, refused", o.Checks["sufficient"], o.Decision)
 	}
 	cfg.PrimaryKind = ""
-	if o := Decide(cfg, cands, true); !o.Checks["sufficient"] || o.Decision != Ground || o.Coverage.PrimaryKindCount != 2 {
+	if o := Decide(cfg, cands, true, Ask{}); !o.Checks["sufficient"] || o.Decision != Ground || o.Coverage.PrimaryKindCount != 2 {
 		t.Fatalf("primary_kind \"\": sufficient %v decision %s count %d, want sufficient, ground, 2", o.Checks["sufficient"], o.Decision, o.Coverage.PrimaryKindCount)
 	}
 }
@@ -243,7 +243,7 @@ func TestOnTopicBelowBailOut(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.OnTopicSim, cfg.OffTopic, cfg.PrimaryKind = tc.sim, tc.offTopic, ""
-			o := Decide(cfg, tc.cands, true)
+			o := Decide(cfg, tc.cands, true, Ask{})
 			if o.Decision != tc.want || o.Checks["on_topic"] != tc.onTopic {
 				t.Fatalf("decision %s on_topic %v, want %s %v (checks %v)", o.Decision, o.Checks["on_topic"], tc.want, tc.onTopic, o.Checks)
 			}
@@ -288,7 +288,7 @@ func TestOnTopicCoherence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.OnTopicSim, cfg.OnTopicCoherence, cfg.OffTopic, cfg.PrimaryKind = 0.30, tc.min, tc.offTopic, ""
-			o := Decide(cfg, pool(tc.coh), true)
+			o := Decide(cfg, pool(tc.coh), true, Ask{})
 			if o.Decision != tc.want || o.Checks["on_topic"] != tc.onTopic || o.Checks["off_topic"] != tc.offTopicC {
 				t.Fatalf("decision %s on_topic %v off_topic %v, want %s %v %v", o.Decision, o.Checks["on_topic"], o.Checks["off_topic"], tc.want, tc.onTopic, tc.offTopicC)
 			}
@@ -311,7 +311,7 @@ func BenchmarkDecideOnTopic(b *testing.B) {
 			cfg.OnTopicCoherence = coh
 			b.ReportAllocs()
 			for b.Loop() {
-				if o := Decide(cfg, cands, true); o.Checks["on_topic"] != (coh == 0) {
+				if o := Decide(cfg, cands, true, Ask{}); o.Checks["on_topic"] != (coh == 0) {
 					b.Fatalf("on_topic %v with on_topic_coherence %v", o.Checks["on_topic"], coh)
 				}
 			}

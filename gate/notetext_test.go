@@ -105,7 +105,7 @@ func TestSystemPromptDefaultAsTemplate(t *testing.T) {
 		cands = append(cands, Candidate{ID: id, URL: "https://ex.org/faq/" + id, Kind: "library", Address: fmt.Sprintf("Prices (%d)", i),
 			Rerank: 0.9 - float64(i)/10, Text: fmt.Sprintf("Line %d [^3] of %s, SEC-4711\n\nsee [2] and https://ex.org/faq/faq-0001 .", i, id)})
 	}
-	ground := Decide(cfg, cands, true)
+	ground := Decide(cfg, cands, true, Ask{})
 	caveat := ground
 	caveat.Checks = map[string]bool{"caveat": true}
 	fallback := Outcome{Decision: Fallback}

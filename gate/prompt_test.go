@@ -15,7 +15,7 @@ func TestSystemPromptGround(t *testing.T) {
 		{ID: "doc_7f3a9c", URL: "https://ex.org/doc_7f3a9c", Title: "Intro", Kind: "lecture", Address: "Lecture 3 §2",
 			Text: "Line one\nline two (see doc_7f3a9c or https://ex.org/doc_7f3a9c) [^4] end.", Rerank: 0.9},
 		{ID: "John 3:16", Kind: "verse", Address: "John 3:16", Text: "For God so loved the world", Rerank: 0.7},
-	}, true)
+	}, true, Ask{})
 	got := SystemPrompt(cfg, o, []string{"Users of the\nlibrary are students [^2]."})
 
 	wantLines := []string{
@@ -44,7 +44,7 @@ func TestSystemPromptGround(t *testing.T) {
 
 func TestSystemPromptFallbackAndRefuse(t *testing.T) {
 	cfg := rerankConfig()
-	o := Decide(cfg, nil, true)
+	o := Decide(cfg, nil, true, Ask{})
 	got := SystemPrompt(cfg, o, nil)
 	if !strings.Contains(got, cfg.Disclaimer) || !strings.Contains(got, cfg.FallbackInstruction) {
 		t.Errorf("fallback prompt misses instruction or disclaimer:\n%s", got)
@@ -52,7 +52,7 @@ func TestSystemPromptFallbackAndRefuse(t *testing.T) {
 	if strings.Contains(got, "[^") || strings.Contains(got, "Background") {
 		t.Errorf("fallback prompt has notes or empty background:\n%s", got)
 	}
-	r := Decide(cfg, []Candidate{lib(0.5)}, true)
+	r := Decide(cfg, []Candidate{lib(0.5)}, true, Ask{})
 	if r.Decision != Refuse {
 		t.Fatalf("Decision = %q, want refuse", r.Decision)
 	}
@@ -64,7 +64,7 @@ func TestSystemPromptFallbackAndRefuse(t *testing.T) {
 func TestSystemPromptCaveatAndCustomTemplate(t *testing.T) {
 	cfg := rerankConfig()
 	cfg.Between = BetweenGround
-	o := Decide(cfg, []Candidate{lib(0.5)}, true)
+	o := Decide(cfg, []Candidate{lib(0.5)}, true, Ask{})
 	if got := SystemPrompt(cfg, o, nil); !strings.Contains(got, cfg.Caveat) {
 		t.Errorf("caveat missing:\n%s", got)
 	}
@@ -82,7 +82,7 @@ func TestSystemPromptScrub(t *testing.T) {
 	cfg := rerankConfig()
 	re := regexp.MustCompile(`\b[0-9a-f]{16,}\b`)
 	cfg.Scrub = func(s string) string { return re.ReplaceAllLiteralString(s, "") }
-	o := Decide(cfg, []Candidate{{Kind: "library", Rerank: 0.9, Text: "hash 0123456789abcdef0 here"}}, true)
+	o := Decide(cfg, []Candidate{{Kind: "library", Rerank: 0.9, Text: "hash 0123456789abcdef0 here"}}, true, Ask{})
 	if got := SystemPrompt(cfg, o, nil); strings.Contains(got, "0123456789abcdef0") || !strings.Contains(got, "hash here") {
 		t.Errorf("scrub not applied:\n%s", got)
 	}
@@ -122,7 +122,7 @@ func TestSystemPromptSlugIDsAndBareNumbers(t *testing.T) {
 		{ID: "lockers", Kind: "library", Rerank: 0.9, Text: "Larger lockers for bags and prams [1]."},
 		{ID: "sauna", Kind: "library", Rerank: 0.8, Text: "The sauna and steam room are for adults [2, 3] (see [sauna])."},
 		{ID: "lanes", Kind: "library", Rerank: 0.7, Text: "There are six lanes [^2] and [12 items]."},
-	}, true)
+	}, true, Ask{})
 	got := SystemPrompt(cfg, o, nil)
 	for _, want := range []string{
 		") Larger lockers for bags and prams (1).",
@@ -173,7 +173,7 @@ func BenchmarkSystemPrompt(b *testing.B) {
 			Rerank: 0.9 - float64(i)/100,
 			Text:   strings.TrimSpace(strings.Repeat("Puncture repair costs 8 pounds per wheel, including a new inner tube, open Tuesday to Saturday. ", 7))})
 	}
-	o := Decide(cfg, cands, true)
+	o := Decide(cfg, cands, true, Ask{})
 	b.ReportAllocs()
 	cpu0 := cpuNs()
 	for b.Loop() {
@@ -290,7 +290,7 @@ func TestNoteLinesAreNotes(t *testing.T) {
 		cands = append(cands, Candidate{ID: fmt.Sprintf("n-%d", i), Kind: "library", Address: fmt.Sprintf("Shelf (%d)", i), Rerank: 0.9 - float64(i)/10,
 			Text: strings.Repeat("Books  may be borrowed [2] for three weeks. ", i+1)})
 	}
-	o := Decide(cfg, cands, true)
+	o := Decide(cfg, cands, true, Ask{})
 	cfg.SystemTemplate = `{{range $i, $n := .NoteList}}{{if $i}}` + "\n" + `{{end}}{{$n.Line}}{{end}}`
 	joined := SystemPrompt(cfg, o, nil)
 	cfg.SystemTemplate = `{{.Notes}}`

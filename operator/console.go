@@ -116,11 +116,14 @@ type candView struct {
 	Rerank  float64 `json:"rerank"`
 	Answer  float64 `json:"answer"`
 	// Relevance is the score the thresholds compared (per gate.relevance).
-	Relevance float64  `json:"relevance"`
-	Forced    bool     `json:"forced"`
-	Lanes     []string `json:"lanes"`
-	Floored   bool     `json:"floored"`
-	Outline   int      `json:"outline"` // 1-based position in the outline, 0 = not shown to the model
+	Relevance float64 `json:"relevance"`
+	Forced    bool    `json:"forced"`
+	// TypeHit: the passage holds the answer type the question asks for
+	// (its phone number, ...); absent when it does not.
+	TypeHit bool     `json:"type_hit,omitempty"`
+	Lanes   []string `json:"lanes"`
+	Floored bool     `json:"floored"`
+	Outline int      `json:"outline"` // 1-based position in the outline, 0 = not shown to the model
 	// Sim is the sentence encoder's cosine with the question (absent
 	// without the encoder's features); gate.on_topic_sim compares it.
 	Sim *float64 `json:"sim,omitempty"`
@@ -132,8 +135,12 @@ type turnDetail struct {
 	RerankActive bool `json:"rerank_active"`
 	// Coherence is the queried partition's coherence, which
 	// gate.on_topic_coherence compares (absent when the index keeps none).
-	Coherence  *float64            `json:"coherence,omitempty"`
-	Relevance  string              `json:"relevance,omitempty"`
+	Coherence *float64 `json:"coherence,omitempty"`
+	Relevance string   `json:"relevance,omitempty"`
+	// Ask is what the question asks for (gate.AskOf), an input of the
+	// decision; absent when it asks for nothing the gate reads, and in
+	// turns logged before it was kept (they replay without it).
+	Ask        *gate.Ask           `json:"ask,omitempty"`
 	Thresholds *gateThresholds     `json:"thresholds,omitempty"` // the gate configuration it was decided with
 	Checks     map[string]bool     `json:"checks,omitempty"`
 	Floored    int                 `json:"floored"`
@@ -208,6 +215,10 @@ func (tl *turnLog) detail(e *turnEntry) turnDetail {
 	cfg := *e.cfg
 	th := thresholdsOf(cfg)
 	d.Thresholds, d.Relevance = &th, cfg.Relevance
+	if e.ask != (gate.Ask{}) {
+		ask := e.ask
+		d.Ask = &ask
+	}
 	o, _ := redecide(cfg, e) // the booleans the logged decision was made from
 	d.Checks, d.Floored = o.Checks, o.Floored
 	floor := cfg.PrefloorNoRerank
@@ -236,7 +247,7 @@ func (tl *turnLog) detail(e *turnEntry) turnDetail {
 			lanes = []string{}
 		}
 		cv := candView{ID: c.id, Title: c.title, Kind: c.kind, Address: c.address, Score: c.score,
-			Rerank: c.rerank, Answer: c.answer, Relevance: rel, Forced: c.forced, Lanes: lanes,
+			Rerank: c.rerank, Answer: c.answer, Relevance: rel, Forced: c.forced, TypeHit: c.typeHit, Lanes: lanes,
 			Floored: !c.forced && !(rel >= floor), Outline: pos[i]}
 		if c.semantic {
 			cv.Sim = &c.sim

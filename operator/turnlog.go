@@ -112,6 +112,7 @@ type candRec struct {
 	score, rerank, answer    float64
 	relevance                float64 // the relevance model's score (gate.relevance: relevance)
 	forced                   bool
+	typeHit                  bool // holds the answer type asked for (gate.Candidate.TypeHit)
 	lanes                    []string
 	// sim is the sentence encoder's cosine with the question, meaningful
 	// when semantic (gate.on_topic_sim reads it).
@@ -136,6 +137,7 @@ type turnEntry struct {
 	rerankActive      bool
 	remote            bool
 	cfg               *gate.Config
+	ask               gate.Ask // what the question asks for (an input of gate.Decide)
 	cands             []candRec
 	coherence         float64 // the partition's coherence (gate.on_topic_coherence reads it), 0 when unknown
 	outline           []int16 // indexes into cands of the outlined notes, in outline order
@@ -151,8 +153,8 @@ func (e *turnEntry) candidates() []gate.Candidate {
 	out := make([]gate.Candidate, len(e.cands))
 	for i, c := range e.cands {
 		out[i] = gate.Candidate{ID: c.id, Title: c.title, Kind: c.kind, Address: c.address,
-			Score: c.score, Rerank: c.rerank, Answer: c.answer, Relevance: c.relevance, Forced: c.forced, Lanes: c.lanes,
-			Sim: c.sim, Semantic: c.semantic}
+			Score: c.score, Rerank: c.rerank, Answer: c.answer, Relevance: c.relevance, Forced: c.forced, TypeHit: c.typeHit,
+			Lanes: c.lanes, Sim: c.sim, Semantic: c.semantic}
 		if c.semantic {
 			out[i].Coherence = e.coherence
 		}
@@ -268,7 +270,7 @@ func (tl *turnLog) fill(e *turnEntry, t *turnrec.Turn, now time.Time) {
 	e.decision, e.rep = t.Report.Decision, t.Report
 	e.qlen, e.qcut, e.qhash = 0, false, 0
 	e.cands, e.outline = e.cands[:0], e.outline[:0]
-	e.traced, e.rerankActive, e.remote, e.cfg, e.cov = false, false, false, nil, gate.Coverage{}
+	e.traced, e.rerankActive, e.remote, e.cfg, e.cov, e.ask = false, false, false, nil, gate.Coverage{}, gate.Ask{}
 	tr := t.Gate
 	if tr == nil {
 		return
@@ -287,7 +289,7 @@ func (tl *turnLog) fill(e *turnEntry, t *turnrec.Turn, now time.Time) {
 	case questionsHash:
 		e.qhash = maphash.String(tl.seed, tr.Question)
 	}
-	e.traced, e.rerankActive, e.remote, e.cfg = true, tr.RerankActive, tr.Remote, tr.Config
+	e.traced, e.rerankActive, e.remote, e.cfg, e.ask = true, tr.RerankActive, tr.Remote, tr.Config, tr.Ask
 	if tr.Outcome != nil {
 		e.cov = tr.Outcome.Coverage
 	}
@@ -297,8 +299,8 @@ func (tl *turnLog) fill(e *turnEntry, t *turnrec.Turn, now time.Time) {
 			e.coherence = c.Coherence
 		}
 		e.cands = append(e.cands, candRec{id: c.ID, title: c.Title, kind: c.Kind, address: c.Address,
-			score: c.Score, rerank: c.Rerank, answer: c.Answer, relevance: c.Relevance, forced: c.Forced, lanes: c.Lanes,
-			sim: c.Sim, semantic: c.Semantic})
+			score: c.Score, rerank: c.Rerank, answer: c.Answer, relevance: c.Relevance, forced: c.Forced, typeHit: c.TypeHit,
+			lanes: c.Lanes, sim: c.Sim, semantic: c.Semantic})
 	}
 	if tr.Outcome != nil {
 		for _, s := range tr.Outcome.Survivors {

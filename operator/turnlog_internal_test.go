@@ -31,7 +31,7 @@ func fakeTurn(tenant string) (*turnrec.Turn, turnrec.GateTrace) {
 			Address: fmt.Sprintf("HB %d.%d", i/5, i%5), Score: 0.9 - float64(i)*0.04, Rerank: 0.95 - float64(i)*0.045, Relevance: 0.95 - float64(i)*0.045,
 			Answer: 0.92 - float64(i)*0.05, Forced: i < 3, Lanes: []string{"dense", "lexical"}}
 	}
-	o := gate.Decide(cfg, cands, true)
+	o := gate.Decide(cfg, cands, true, gate.Ask{})
 	o = gate.ApplyOutline(o, gate.LocalOutline(cfg, o))
 	rep := turnrec.Report{Decision: o.Decision, LatencyMS: map[string]float64{"retrieve": 1, "gate": 2, "verify": 0.5},
 		Claims:   []judge.Claim{{Text: "A claim.", Citations: []int{1}, Verdict: "entailment", Evidence: "evidence"}},

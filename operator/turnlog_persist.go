@@ -266,12 +266,15 @@ func (tl *turnLog) push(st *storedTurn) {
 			cfg.Planner.Mode = *p.Mode
 		}
 		e.cfg, e.traced, e.rerankActive, e.remote = &cfg, true, st.RerankActive, st.Planner == "remote"
+		if st.Ask != nil { // absent in turns logged before it was kept: the zero Ask, as they were decided
+			e.ask = *st.Ask
+		}
 		if st.Coherence != nil {
 			e.coherence = *st.Coherence
 		}
 		for _, c := range st.Cands {
 			e.cands = append(e.cands, candRec{id: c.ID, title: c.Title, kind: c.Kind, address: c.Address,
-				score: c.Score, rerank: c.Rerank, answer: c.Answer, relevance: c.Relevance, forced: c.Forced, lanes: c.Lanes})
+				score: c.Score, rerank: c.Rerank, answer: c.Answer, relevance: c.Relevance, forced: c.Forced, typeHit: c.TypeHit, lanes: c.Lanes})
 			if c.Sim != nil {
 				e.cands[len(e.cands)-1].sim, e.cands[len(e.cands)-1].semantic = *c.Sim, true
 			}

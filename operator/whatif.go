@@ -11,7 +11,10 @@ import (
 // thresholds without calling any model: the same gate.Decide, the same
 // local planner (gate.LocalOutline) and gate.ApplyOutline the pipeline ran,
 // over the inputs the turn log kept (every candidate's calibrated scores,
-// kind, forced flag and lanes, whether a reranker ran). At the
+// kind, forced flag, lanes and whether it holds the asked answer type,
+// whether a reranker ran, what the question asks for: gate.Ask). A turn
+// logged before the ask was kept replays with the zero gate.Ask, as it was
+// decided. At the
 // configuration a turn was decided with, the recomputed decision is the
 // logged one (the response's "exact" block checks it for every turn).
 //
@@ -40,9 +43,12 @@ type gateThresholds struct {
 	OnTopicSim       *float64 `json:"on_topic_sim,omitempty"`
 	OnTopicCoherence *float64 `json:"on_topic_coherence,omitempty"`
 	Between          *string  `json:"between,omitempty"`
-	MaxNotes         *int     `json:"max_notes,omitempty"`
-	Relevance        *string  `json:"relevance,omitempty"`
-	Planner          *struct {
+	// OffTopic is gate.off_topic; kept with a logged turn's thresholds so
+	// that a turn read back from the log file replays as decided.
+	OffTopic  *string `json:"off_topic,omitempty"`
+	MaxNotes  *int    `json:"max_notes,omitempty"`
+	Relevance *string `json:"relevance,omitempty"`
+	Planner   *struct {
 		Mode       *string  `json:"mode,omitempty"` // reported only; the what-if never calls a remote planner
 		MinSupport *float64 `json:"min_support,omitempty"`
 		MaxOutline *int     `json:"max_outline,omitempty"`
@@ -72,6 +78,9 @@ func (t gateThresholds) apply(cfg gate.Config) gate.Config {
 	if t.Between != nil {
 		cfg.Between = *t.Between
 	}
+	if t.OffTopic != nil {
+		cfg.OffTopic = *t.OffTopic
+	}
 	if t.MaxNotes != nil {
 		cfg.MaxNotes = *t.MaxNotes
 	}
@@ -91,7 +100,7 @@ func (t gateThresholds) apply(cfg gate.Config) gate.Config {
 func thresholdsOf(cfg gate.Config) gateThresholds {
 	t := gateThresholds{Prefloor: &cfg.Prefloor, PrefloorNoRerank: &cfg.PrefloorNoRerank, PrimaryKind: &cfg.PrimaryKind,
 		PrimaryMin: &cfg.PrimaryMin, SufficientMax: &cfg.SufficientMax, GoodEnoughMax: &cfg.GoodEnoughMax,
-		BailOutBelow: &cfg.BailOutBelow, OnTopicSim: &cfg.OnTopicSim, OnTopicCoherence: &cfg.OnTopicCoherence, Between: &cfg.Between, MaxNotes: &cfg.MaxNotes, Relevance: &cfg.Relevance}
+		BailOutBelow: &cfg.BailOutBelow, OnTopicSim: &cfg.OnTopicSim, OnTopicCoherence: &cfg.OnTopicCoherence, Between: &cfg.Between, OffTopic: &cfg.OffTopic, MaxNotes: &cfg.MaxNotes, Relevance: &cfg.Relevance}
 	t.Planner = &struct {
 		Mode       *string  `json:"mode,omitempty"`
 		MinSupport *float64 `json:"min_support,omitempty"`
@@ -104,7 +113,7 @@ func thresholdsOf(cfg gate.Config) gateThresholds {
 // planner outline that could not be replayed (the local planner stood in).
 func redecide(cfg gate.Config, e *turnEntry) (o gate.Outcome, approx bool) {
 	cands := e.candidates()
-	o = gate.Decide(cfg, cands, e.rerankActive)
+	o = gate.Decide(cfg, cands, e.rerankActive, e.ask)
 	if o.Decision != gate.Ground {
 		return o, false
 	}
@@ -112,7 +121,7 @@ func redecide(cfg gate.Config, e *turnEntry) (o gate.Outcome, approx bool) {
 		return gate.ApplyOutline(o, gate.LocalOutline(cfg, o)), false
 	}
 	// The remote planner ran on the logged turn only if the gate grounded it then.
-	if e.cfg == nil || gate.Decide(*e.cfg, cands, e.rerankActive).Decision != gate.Ground {
+	if e.cfg == nil || gate.Decide(*e.cfg, cands, e.rerankActive, e.ask).Decision != gate.Ground {
 		return gate.ApplyOutline(o, gate.LocalOutline(cfg, o)), true
 	}
 	outline := make([]int, 0, len(e.outline))
@@ -153,7 +162,8 @@ type whatIfResult struct {
 	OtherConfig int            `json:"decided_under_other_config"`
 	Gate        gateThresholds `json:"gate"`
 	// Checks counts the turns for which each of the gate's checks holds
-	// (sufficient, good_enough, bail_out, on_topic, between, empty_outline), as
+	// (sufficient, good_enough, bail_out, on_topic, between, empty_outline,
+	// contact_hit, contact_gap), as
 	// logged (recomputed at the configuration each turn was decided with)
 	// and recomputed: a check can change without the decision changing.
 	Checks map[string]*checkCount `json:"checks"`
@@ -163,7 +173,7 @@ type whatIfResult struct {
 }
 
 // whatIfChecks are the gate checks the what-if counts.
-var whatIfChecks = []string{"sufficient", "good_enough", "bail_out", "on_topic", "between", "empty_outline"}
+var whatIfChecks = []string{"sufficient", "good_enough", "bail_out", "on_topic", "between", "empty_outline", "contact_hit", "contact_gap"}
 
 type checkCount struct {
 	Before int `json:"before"`

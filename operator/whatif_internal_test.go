@@ -78,7 +78,7 @@ func TestWhatIfOnTopicCoherence(t *testing.T) {
 		{ID: "film-a", Title: "A film", Kind: "library", Relevance: 0.2, Rerank: 0.2, Answer: 0.1, Sim: 0.5, Semantic: true, Coherence: 0.3},
 		{ID: "film-b", Title: "Another film", Kind: "library", Relevance: 0.1, Rerank: 0.1, Answer: 0.1, Sim: 0.4, Semantic: true, Coherence: 0.3},
 	}
-	o := gate.Decide(cfg, cands, true)
+	o := gate.Decide(cfg, cands, true, gate.Ask{})
 	if o.Decision != gate.Fallback {
 		t.Fatalf("logged decision %s, want fallback", o.Decision)
 	}

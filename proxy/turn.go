@@ -114,7 +114,8 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t.degraded = append(t.degraded, res.Degraded...)
 	cands := gatefeed.Candidates(res.Candidates)
 	p.terms.Fill(cands)
-	p.answer.Assess(gatefeed.Question(req.Query, res), cands)
+	q := gatefeed.Question(req.Query, res)
+	p.answer.Assess(q, cands)
 	p.relevance.Rate(cands, gate.OneTopic(p.gate, cands))
 	if p.gate.CorpusCalibration {
 		gate.Recalibrate(gatefeed.Calibration(res.Calibration), cands)
@@ -127,12 +128,13 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 		c.PrimaryKind = ""
 		gcfg = &c
 	}
-	t.out = gate.Decide(*gcfg, cands, res.RerankActive)
+	ask := q.Ask()
+	t.out = gate.Decide(*gcfg, cands, res.RerankActive, ask)
 	cpustage.Planner.Enter()
 	outline := p.outline(ctx, req.Query, t.out, t.addDegraded)
 	cpustage.Gate.Enter()
 	t.out = gate.ApplyOutline(t.out, outline)
-	t.trace = turnrec.GateTrace{Question: req.Query, Cands: cands, RerankActive: res.RerankActive, Config: gcfg, Outcome: &t.out,
+	t.trace = turnrec.GateTrace{Question: req.Query, Ask: ask, Cands: cands, RerankActive: res.RerankActive, Config: gcfg, Outcome: &t.out,
 		Remote: p.planner != nil && !slices.Contains(t.degraded, "planner")}
 	memory := make([]string, 0, len(res.Memory))
 	for _, m := range res.Memory {

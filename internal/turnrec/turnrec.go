@@ -75,6 +75,7 @@ func (r *Report) VerdictCounts() map[string]int {
 // recompute it with the gate's own functions.
 type GateTrace struct {
 	Question     string
+	Ask          gate.Ask         // what the question asks for (gate.AskOf), an input of gate.Decide
 	Cands        []gate.Candidate // after the answer model's assessment, in retrieval order
 	RerankActive bool
 	Config       *gate.Config // the gate configuration the turn was decided with

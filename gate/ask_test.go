@@ -1,0 +1,122 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestAskOf(t *testing.T) {
+	tests := []struct {
+		q    string
+		want Ask
+	}{
+		{"whats your phone number", Ask{Type: "phone", Contact: true}},
+		{"What’s your number?", Ask{Type: "phone", Contact: true}},
+		{"do you have a phone number I can ring for help?", Ask{Type: "phone", Contact: true}},
+		{"can i call you?", Ask{Type: "phone", Contact: true}},
+		{"what is your email", Ask{Type: "email", Contact: true}},
+		{"which email address do i write to you at", Ask{Type: "email", Contact: true}},
+		{"where are you?", Ask{Type: "place", Contact: true}},
+		{"what's your address", Ask{Type: "place", Contact: true}},
+		{"what time do you close on sundays?", Ask{Type: "time", Contact: true}},
+		{"are you open on bank holidays", Ask{Type: "time", Contact: true}},
+		{"what are your opening hours", Ask{Type: "time", Contact: true}},
+		{"how can i contact you", Ask{Contact: true}},
+		{"can I get in touch with you about a fee", Ask{Type: "cost", Contact: true}},
+		// not the service's own contact details
+		{"What is the phone number of the lost property office?", Ask{Type: "phone"}},
+		{"What's the email address for complaints?", Ask{Type: "email"}},
+		{"do you sell phone cases?", Ask{}},
+		{"how much does your phone insurance cost?", Ask{Type: "cost"}},
+		{"whats ur phone number", Ask{Type: "phone", Contact: true}},
+		{"ur number?", Ask{Type: "phone", Contact: true}},
+		{"where is the nearest station", Ask{Type: "place"}},
+		{"when do the dahlias go out", Ask{Type: "time"}},
+		{"how much is one driving lesson", Ask{Type: "cost"}},
+		{"can i feed my dog bananas", Ask{}},
+		{"do you sell christmas trees?", Ask{}},
+		{"", Ask{}},
+	}
+	for _, tt := range tests {
+		if got := AskOf(tt.q); got != tt.want {
+			t.Errorf("AskOf(%q) = %+v, want %+v", tt.q, got, tt.want)
+		}
+		pq := PrepareQuestion(strings.Fields, tt.q, nil)
+		if got := pq.Ask(); got != tt.want {
+			t.Errorf("PrepareQuestion(%q).Ask() = %+v, want %+v", tt.q, got, tt.want)
+		}
+	}
+}
+
+// contactPool is a pool for "whats your phone number": nothing in it is
+// about the question by relevance (all below bail-out, most below the
+// prefloor); withPhone says whether one passage holds a phone number.
+func contactPool(withPhone bool) []Candidate {
+	opening := Candidate{ID: "hours", Title: "Opening hours", Kind: "library", Rerank: 0.2, Relevance: 0.2,
+		Text: "Open Monday to Saturday, 9am to 5pm."}
+	prices := Candidate{ID: "prices", Title: "Prices", Kind: "library", Rerank: 0.1, Relevance: 0.05,
+		Text: "A shirt costs 4 pounds."}
+	contact := Candidate{ID: "contact", Title: "Contact us", Kind: "library", Rerank: 0.05, Relevance: 0.02,
+		Text: "Ring the shop on 01632 960 123.", TypeHit: withPhone}
+	if !withPhone {
+		contact.Text = "Write to us through the form on the website."
+	}
+	return []Candidate{opening, prices, contact}
+}
+
+func TestDecideContact(t *testing.T) {
+	phone := Ask{Type: "phone", Contact: true}
+	for _, offTopic := range []string{OffTopicFallback, OffTopicRefuse} {
+		cfg := DefaultConfig()
+		cfg.OffTopic = offTopic
+
+		// the thresholds alone bail out
+		if o := Decide(cfg, contactPool(true), true, Ask{}); !o.Checks["bail_out"] || o.Checks["contact"] {
+			t.Fatalf("%s: zero Ask: checks %v, want bail_out and no contact", offTopic, o.Checks)
+		}
+
+		o := Decide(cfg, contactPool(true), true, phone)
+		if o.Decision != Ground || !o.Checks["contact_hit"] || o.Checks["contact_gap"] || o.Checks["off_topic"] {
+			t.Fatalf("%s: with a phone number: %s %v, want ground on it", offTopic, o.Decision, o.Checks)
+		}
+		if len(o.Notes) == 0 || o.Notes[0].ID != "contact" {
+			t.Fatalf("%s: notes %+v, want the contact passage first", offTopic, o.Notes)
+		}
+		o = ApplyOutline(o, LocalOutline(cfg, o))
+		if o.Decision != Ground || len(o.Notes) != 1 || o.Notes[0].ID != "contact" {
+			t.Fatalf("%s: after the local planner: %s %+v, want ground on the contact passage", offTopic, o.Decision, o.Notes)
+		}
+
+		o = Decide(cfg, contactPool(false), true, phone)
+		if o.Decision != Refuse || !o.Checks["contact_gap"] || o.Checks["off_topic"] {
+			t.Fatalf("%s: without a phone number: %s %v, want refused as on-topic", offTopic, o.Decision, o.Checks)
+		}
+		msg := RefusalMessage(cfg, o)
+		if !strings.HasPrefix(msg, cfg.RefusalText) || !strings.Contains(msg, `"Opening hours"`) {
+			t.Fatalf("%s: refusal %q, want the refusal naming the closest topics", offTopic, msg)
+		}
+
+		// a contact question of a type no detector can rule on: the
+		// thresholds decide, but a bail-out is an on-topic refusal
+		hours := Ask{Type: "time", Contact: true}
+		o = Decide(cfg, contactPool(true), true, hours)
+		if o.Decision != Refuse || !o.Checks["contact_gap"] || o.Checks["off_topic"] || o.Checks["contact_hit"] {
+			t.Fatalf("%s: hours below bail-out: %s %v, want refused as on-topic", offTopic, o.Decision, o.Checks)
+		}
+		high := contactPool(true)
+		high[0].Relevance = 0.9
+		if o = Decide(cfg, high, true, hours); o.Decision != Ground || o.Checks["contact_gap"] {
+			t.Fatalf("%s: hours above good_enough: %s %v, want ground", offTopic, o.Decision, o.Checks)
+		}
+		// a phone question with relevance high but no phone number in the pool
+		high = contactPool(false)
+		high[0].Relevance = 0.9
+		if o = Decide(cfg, high, true, phone); o.Decision != Refuse || !o.Checks["contact_gap"] {
+			t.Fatalf("%s: phone, relevant pool without a number: %s %v, want refused as on-topic", offTopic, o.Decision, o.Checks)
+		}
+		// not the service's own number: the thresholds alone
+		if o = Decide(cfg, contactPool(true), true, Ask{Type: "phone"}); o.Decision == Ground || o.Checks["contact"] {
+			t.Fatalf("%s: a phone number, not the service's: %s %v, want the thresholds' decision", offTopic, o.Decision, o.Checks)
+		}
+	}
+}
