@@ -23,7 +23,8 @@ import "strings"
 // ("Exclusions:", "Excluded:"); a conditional lead ("If you do not pay:")
 // does not. Items are numbered, lettered or bulleted lines, and unmarked
 // lines that end in ";" or "," or follow an item that does. The list ends
-// at the first line that is no item.
+// at the first line that is no item, a heading ("## 2.7 ...") or another
+// lead.
 
 // maxLeadChars is the longest lead read as one: a longer sentence ending
 // in a colon is prose, not a list's lead.
@@ -31,7 +32,7 @@ const maxLeadChars = 120
 
 // leadVerbs are the stems whose negation in a lead excludes the items:
 // cover, inclusion, permission, payment.
-var leadVerbs = stemSet("cover covered include included includes allow allowed allows permit permitted accept accepted eligible pay paid provide provided offer offered refund refundable insure insured guarantee guaranteed available supported admitted bring use")
+var leadVerbs = stemSet("cover covered include included includes allow allowed allows permit permitted accept accepted eligible pay paid provide provided offer offered refund refundable insure insured guarantee guaranteed available supported admitted bring use responsible liable")
 
 // exclusionStems name a list of exclusions without a negation cue.
 var exclusionStems = stemSet("exclusion exclusions excluded exclude excludes prohibited forbidden banned")
@@ -202,6 +203,7 @@ type listItem struct {
 	excluded, except []string // excludedStems of the item or the list after the colon
 	// leadCues: the lead's negation cues, the text's first
 	leadCues int
+	lead     bool // the item is on its own line after its lead, not inline
 }
 
 // next reads sentence t (trimmed) and returns it as an item of a negated
@@ -209,10 +211,11 @@ type listItem struct {
 // ("Not included: towels; bedding."); ok is false for any other sentence.
 func (r *listReader) next(t string) (it listItem, ok bool) {
 	if r.lead != "" {
-		if listMarker(t) > 0 || r.prevEnd || listEnd(t) {
+		// a heading or another lead ends the list
+		if t[0] != '#' && !strings.HasSuffix(t, ":") && (listMarker(t) > 0 || r.prevEnd || listEnd(t)) {
 			r.prevEnd = listEnd(t)
 			it.excluded, it.except = excludedStems(t)
-			return listItem{text: r.lead + " " + t, excluded: it.excluded, except: it.except, leadCues: cues(r.lead)}, true
+			return listItem{text: r.lead + " " + t, excluded: it.excluded, except: it.except, leadCues: cues(r.lead), lead: true}, true
 		}
 		r.lead = ""
 	}

@@ -130,7 +130,9 @@ type evSent struct {
 	// leadCues: the first leadCues cues are the lead's own ("not
 	// cover"), governing negScope[:leadScope]
 	leadCues, leadScope int
-	dirs                uint8 // dirUp, dirDown: the changes the sentence states
+	// item: the sentence is a negated list's item read after its lead
+	item bool
+	dirs uint8 // dirUp, dirDown: the changes the sentence states
 	// free: the sentence says something costs nothing; price: it states
 	// a price (freeCue, priceCue)
 	free, price bool
@@ -194,6 +196,7 @@ func prepare(title, text string) *prepared {
 			es.negScope = append(es.negScope, item.excluded...)
 			es.negEnds = append(es.negEnds, len(es.negScope))
 			es.leadNeg, es.except = len(item.excluded), item.except
+			es.item = item.lead
 			negs++
 		}
 		es.dirs = directions(ts)
@@ -384,6 +387,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		eSpan, cSpan, cReason string
 		anySpan               string
 		prevOK                bool
+		prevItem              bool   // prev is an item of a negated list (evSent.item)
 		anyCov                uint64 // claim terms some sentence covers
 		dirsAll               uint8  // changes some sentence states
 		evChars               int
@@ -704,11 +708,14 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			anyCov |= sc.covered
 			dirsAll |= s.dirs
 			consider(sc, nil)
-			if prevOK {
+			// an item of a negated list, read with its lead, pairs only
+			// with another: beside the lead or the prose after the list,
+			// its lead's negation would go over to the other sentence
+			if prevOK && prevItem == s.item {
 				p := prev
 				consider(sc, &p)
 			}
-			prev, prevOK = sc, true
+			prev, prevOK, prevItem = sc, true, s.item
 		}
 		bestDoc = max(bestDoc, weigh(docE))
 	}
