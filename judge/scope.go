@@ -610,6 +610,7 @@ type claimForms struct {
 	text, norm string     // the claim, normPhrases(text)
 	terms      []term     // analyse(norm); read only
 	scope      *scopeInfo // analyseScope(text), made on first use
+	quote      string     // quoteForm(text), made on first use
 }
 
 func newClaimForms(text string) *claimForms {
@@ -645,29 +646,23 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 	if len(clauses) == 0 {
 		return scopeFinding{}, false, false
 	}
-	if rest, ok := quotes(c.text, window); ok {
-		// a claim that is a sentence of the window word for word keeps
-		// every condition of that sentence; only another sentence that
-		// sets its case against a widening claim is read
-		if c.scopeInfo().univ != "" && rest != "" {
-			cs := map[string]bool{}
-			for _, t := range c.terms {
-				if !t.neg && !t.isNum {
-					cs[t.stem] = true
-				}
-			}
-			rw := scopeWindows.get(rest)
-			if i := contrastClause(rw, -1, cs); i >= 0 {
-				return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: window, what: rw.clauses[i]}, true, true
-			}
-		}
-		return scopeFinding{span: window}, false, true
-	}
 	cs := map[string]bool{}
 	for _, t := range c.terms {
 		if !t.neg && !t.isNum {
 			cs[t.stem] = true
 		}
+	}
+	if c.quote == "" {
+		c.quote = quoteForm(c.text)
+	}
+	if q, ok := quotes(c.quote, w.sents); ok {
+		// a claim that is a sentence of the window word for word keeps
+		// every condition of that sentence; only a clause of another
+		// sentence that sets its case against a widening claim is read
+		if i := contrastClauseOutside(w, q, cs); i >= 0 && c.scopeInfo().univ != "" {
+			return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: window, what: clauses[i]}, true, true
+		}
+		return scopeFinding{span: window}, false, true
 	}
 	best, bestN := 0, -1
 	var seenBuf [16]string // a clause's claim stems counted so far (few: a slice, not a map per clause)
@@ -886,34 +881,29 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 	return f, false, true
 }
 
-// quotes reports whether claim is a sentence of window word for word (case,
-// spacing, citation markers and the closing punctuation aside), and returns
-// the window's other sentences.
-func quotes(claim, window string) (rest string, ok bool) {
-	cl := quoteForm(claim)
-	if len(cl) == 0 || len(cl) > len(window) {
+// quotes returns the sentence of sents (a window's sentences) that a claim
+// whose quoteForm is cl is word for word (case, spacing, citation markers
+// and the closing punctuation aside); ok is false for none.
+func quotes(cl string, sents []string) (sent string, ok bool) {
+	if cl == "" {
 		return "", false
 	}
-	sents := Split(window)
-	for i, s := range sents {
-		if quoteForm(s) == cl {
-			var b strings.Builder
-			for k, o := range sents {
-				if k != i {
-					b.WriteString(o)
-				}
-			}
-			return strings.TrimSpace(b.String()), true
+	for _, s := range sents {
+		// a sentence much longer or shorter is no quote: its form is not made
+		if n := len(strings.TrimSpace(s)); n < len(cl) || n > 2*len(cl)+16 {
+			continue
+		}
+		if strings.EqualFold(quoteForm(s), cl) {
+			return s, true
 		}
 	}
 	return "", false
 }
 
-// quoteForm is s for comparing quotes: without citation markers, lower
-// case, single-spaced, without closing punctuation.
+// quoteForm is s for comparing quotes (with strings.EqualFold): without
+// citation markers, single-spaced, without closing punctuation.
 func quoteForm(s string) string {
-	s = strings.ToLower(StripCitations(s))
-	return strings.TrimRight(strings.TrimSpace(s), ".!?;:,\"' ")
+	return strings.TrimRight(strings.TrimSpace(StripCitations(s)), ".!?;:,\"' ")
 }
 
 // contrastClause returns the first clause of w but best that shares a
@@ -921,22 +911,37 @@ func quoteForm(s string) string {
 // contrastStems word), or -1.
 func contrastClause(w *scopeWindow, best int, cs map[string]bool) int {
 	for i := range w.clauses {
-		if i == best {
-			continue
+		if i != best && contrasts(w.terms[i], cs) {
+			return i
 		}
-		shared, contrast := false, false
-		for _, t := range w.terms[i] {
-			if t.neg {
-				contrast = true
-			}
-			if !t.isNum && cs[t.stem] {
-				shared = true
-			}
-			if contrastStems[t.stem] {
-				contrast = true
-			}
+	}
+	return -1
+}
+
+// contrasts reports whether a clause (its terms) shares a claim stem (cs)
+// and sets its case against another's (a negation or a contrastStems word).
+func contrasts(terms []term, cs map[string]bool) bool {
+	shared, contrast := false, false
+	for _, t := range terms {
+		if t.neg {
+			contrast = true
 		}
-		if shared && contrast {
+		if !t.isNum && cs[t.stem] {
+			shared = true
+		}
+		if contrastStems[t.stem] {
+			contrast = true
+		}
+	}
+	return shared && contrast
+}
+
+// contrastClauseOutside is contrastClause for a claim that quotes sent, a
+// sentence of w: the first clause outside sent that shares a claim stem
+// and sets its case against another's, or -1.
+func contrastClauseOutside(w *scopeWindow, sent string, cs map[string]bool) int {
+	for i := range w.clauses {
+		if !strings.Contains(sent, w.clauses[i]) && contrasts(w.terms[i], cs) {
 			return i
 		}
 	}

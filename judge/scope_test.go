@@ -311,3 +311,28 @@ func TestScopeOwnLimitKept(t *testing.T) {
 		}
 	}
 }
+
+// readScope of a claim that quotes a sentence of its window reads no
+// condition of that sentence, only another sentence's contrast to a
+// widening claim.
+func TestReadScopeQuote(t *testing.T) {
+	const (
+		pause = "You can cancel any time, as long as you do it before 9am. There's no minimum term."
+		cash  = "Withdrawals are free at any cash machine. Other banks' machines charge 2 euros."
+	)
+	for _, tt := range []struct {
+		claim, window string
+		bad           bool
+		reason        string
+	}{
+		{"You can cancel any time, as long as you do it before 9am.", pause, false, ""},
+		{"you can cancel  any time, as long as you do it before 9am [2]", pause, false, ""},
+		{"You can pause or cancel your subscription any time from your account page.", "You can pause or cancel your subscription any time from your account page, as long as you do it before 9am.", true, ReasonScopeWidened},
+		{"Withdrawals are free at any cash machine.", cash, true, ReasonScopeWidened},
+	} {
+		f, bad, _ := readScope(tt.claim, tt.window)
+		if bad != tt.bad || f.reason != tt.reason {
+			t.Errorf("readScope(%q, %q) = %v %q, want %v %q", tt.claim, tt.window, bad, f.reason, tt.bad, tt.reason)
+		}
+	}
+}
