@@ -3,7 +3,9 @@ package index
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -72,7 +74,7 @@ func TestDemoVectors(t *testing.T) {
 			continue
 		}
 		text := EncoderText(c)
-		if cos := encoder.Cosine(enc.Embed(text), seed.vecs[demoKeyOf(text)]); cos < 0.9999 {
+		if cos := encoder.Cosine(enc.Embed(text), seed.vec(demoKeyOf(text))); cos < 0.9999 {
 			t.Errorf("chunk %s: stored vector cosine %.6f to a fresh encoding", c.ID, cos)
 		}
 		checked++
@@ -100,4 +102,29 @@ type countingEncoder struct {
 func (c *countingEncoder) Embed(text string) []float32 {
 	c.n.Add(1)
 	return c.Encoder.Embed(text)
+}
+
+// TestDemoSeedLookup: every entry of the vectors file is found by its key
+// and decodes to the file's floats; a key not in the file finds nothing.
+func TestDemoSeedLookup(t *testing.T) {
+	s, err := decodeDemoVectors(demoVectorsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := 16 + 4*s.dims
+	for i := range s.n {
+		e := s.entries[i*size : (i+1)*size]
+		got := s.vec(demoKey(e[:16]))
+		if len(got) != s.dims {
+			t.Fatalf("entry %d: %d dims, want %d", i, len(got), s.dims)
+		}
+		for j, x := range got {
+			if want := math.Float32frombits(binary.LittleEndian.Uint32(e[16+4*j:])); math.Float32bits(x) != math.Float32bits(want) {
+				t.Fatalf("entry %d dim %d: got %v, want %v", i, j, x, want)
+			}
+		}
+	}
+	if v := s.vec(demoKeyOf("no chunk has this text")); v != nil {
+		t.Errorf("absent key: got %d dims, want nil", len(v))
+	}
 }

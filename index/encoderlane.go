@@ -155,7 +155,7 @@ func (c *vecCache) get(enc Encoder, text string) []float32 {
 	defer c.mu.Unlock()
 	if c.seed != nil {
 		if s, err := c.seed(); err == nil && s.checksum == enc.Checksum() {
-			if v, ok := s.vecs[demoKeyOf(text)]; ok {
+			if v := s.vec(demoKeyOf(text)); v != nil {
 				return v
 			}
 		}
