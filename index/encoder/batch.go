@@ -23,10 +23,9 @@ type batcher struct {
 }
 
 // maxBatchTokens bounds the tokens of one pass: its scratch is about 14
-// KB per token, live while the pass runs (0.9 MB at the bound, one per
-// pass running; under the proxy's server.gc.percent 400 every live
-// megabyte is five of heap). Four questions of 16 pieces fill it; larger
-// passes measured no less CPU per question.
+// KB per token (0.9 MB at the bound, one per pass running; outside the Go
+// heap where the system allows it, newScratch). Four questions of 16
+// pieces fill it; larger passes measured no less CPU per question.
 const maxBatchTokens = 64
 
 type job struct {
@@ -66,7 +65,7 @@ func (b *batcher) lead(batch []*job) {
 	select {
 	case s = <-b.free:
 	default:
-		s = new(scratch)
+		s = b.m.newScratch()
 	}
 	seqs := make([][]int32, len(batch))
 	dsts := make([][]float32, len(batch))

@@ -75,7 +75,7 @@ func Load(b []byte) (*Encoder, error) {
 // them.
 func New(w *modelfile.Weights, checksum string) *Encoder {
 	e := &Encoder{m: newModel(w), checksum: checksum}
-	e.pool.New = func() any { return new(scratch) }
+	e.pool.New = func() any { return e.m.newScratch() }
 	procs := max(1, runtime.GOMAXPROCS(0))
 	e.batch = batcher{m: e.m, max: procs, free: make(chan *scratch, procs)}
 	return e

@@ -294,6 +294,43 @@ type scratch struct {
 	pooled, out         []float32
 }
 
+// newScratch returns a scratch whose buffers, sized for a pass of up to
+// max(maxLen, maxBatchTokens) tokens in as many sequences, live outside
+// the Go heap where the system allows it (internal/resident's Arena,
+// unmapped when the scratch is collected): they hold no pointers, and on
+// the heap the scratches the batcher keeps (about 2 MB) counted five
+// times in the collector's goal under the proxy's server.gc.percent 400.
+// Only the pages a pass touches become resident. A larger pass grows a
+// buffer on the heap, as grow does.
+func (m *model) newScratch() *scratch {
+	n := max(m.maxLen, maxBatchTokens)
+	width, wide, ffn, depth := m.embDims, 0, 0, 0
+	for i := range m.layers {
+		l := &m.layers[i]
+		width = max(width, l.in, l.out)
+		wide = max(wide, 3*l.in, l.ffn1.out)
+		ffn = max(ffn, l.ffn1.out)
+		depth = max(depth, l.in/l.heads)
+	}
+	d := m.layers[len(m.layers)-1].out
+	var a resident.Arena
+	s := &scratch{
+		x:      resident.Make[float32](&a, n*width),
+		a:      resident.Make[float32](&a, n*width),
+		qkv:    resident.Make[float32](&a, n*wide),
+		ctx:    resident.Make[float32](&a, n*width),
+		att:    resident.Make[float32](&a, n*width),
+		scores: resident.Make[float32](&a, n*n),
+		pad:    resident.Make[float32](&a, 8*max(wide, ffn, width, d)),
+		vt:     resident.Make[float32](&a, n*depth),
+		ch:     resident.Make[float32](&a, n*depth),
+		pooled: resident.Make[float32](&a, n*d),
+		out:    resident.Make[float32](&a, n*m.dims),
+	}
+	resident.ReleaseWith(&a, s)
+	return s
+}
+
 func grow(b []float32, n int) []float32 {
 	if cap(b) < n {
 		return make([]float32, n)
