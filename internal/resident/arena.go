@@ -17,7 +17,7 @@ type Arena struct {
 
 // Number is what an Arena hands out.
 type Number interface {
-	~int8 | ~int32 | ~uint32 | ~float32
+	~int8 | ~uint8 | ~int32 | ~uint32 | ~float32
 }
 
 // Make returns n zeroed values from a (from the heap when a is nil).
