@@ -6,6 +6,7 @@ import (
 	"embed"
 	"fmt"
 
+	"github.com/answer-guard/guard/internal/resident"
 	"go.uber.org/zap"
 )
 
@@ -60,7 +61,11 @@ func BuildDemo(ctx context.Context, cfg Config, out string, log *zap.Logger, opt
 		return Manifest{}, err
 	}
 	opts = append(opts, func(o *options) { o.encCache = demoVecs })
-	return buildFrom(ctx, cfg, docs, mem, nil, out, log, opts...)
+	m, err := buildFrom(ctx, cfg, docs, mem, nil, out, log, opts...)
+	// The build read the precomputed vectors in place; their pages need
+	// not stay resident until the next demo build reads them again.
+	resident.PageOut(demoVectorsFile)
+	return m, err
 }
 
 // BuildDocs builds a snapshot from documents and memory entries already in
