@@ -63,6 +63,10 @@ var qualitySuites = []struct {
 		if ChartDir == "" {
 			return nil
 		}
+		if err := writeGateCrossJSON(ChartDir, rep.CrossCorpus); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nThe cross-corpus off-topic row's figures: %s in the report folder.\n", GateCrossJSON)
 		if err := WriteGateChart(ChartDir, rep, gate.DefaultConfig()); err != nil {
 			return err
 		}
