@@ -243,6 +243,30 @@ func prepareGateSetWith(ctx context.Context, s GateSet, embedder string) ([]gate
 	return cases, nil
 }
 
+// missDetail says, for an answerable question the gate got wrong, where
+// its first answer passage stood among the rated candidates (rank in
+// retrieve's order, 0 when not retrieved; the lanes that found it; its
+// relevance and answerability) and which notes the turn kept.
+func (c gateCase) missDetail(rated []gate.Candidate, o gate.Outcome) string {
+	right := "not retrieved"
+	for i := range rated {
+		if c.answers(i) {
+			right = fmt.Sprintf("%s at rank %d, lanes %s, relevance %.2f, answerability %.2f",
+				c.docIDs[i], i+1, strings.Join(rated[i].Lanes, "+"), rated[i].Relevance, rated[i].Answer)
+			break
+		}
+	}
+	notes := make([]string, len(o.Notes))
+	for i, n := range o.Notes {
+		notes[i] = n.ID
+	}
+	kept := "none"
+	if len(notes) > 0 {
+		kept = strings.Join(notes, ", ")
+	}
+	return fmt.Sprintf("[right passage %s; notes kept: %s]", right, kept)
+}
+
 // answers reports whether candidate i of c is an answer passage.
 func (c gateCase) answers(i int) bool { return slices.Contains(c.q.AnswerIDs, c.docIDs[i]) }
 
@@ -321,7 +345,9 @@ type gateSystem struct {
 	semantic bool
 }
 
-func (sys gateSystem) decide(c gateCase) gate.Outcome {
+// decide rates c's candidates and decides; it returns the rated
+// candidates (a copy, in retrieve's order) with the outcome.
+func (sys gateSystem) decide(c gateCase) (gate.Outcome, []gate.Candidate) {
 	cands := slices.Clone(c.cands)
 	if !sys.semantic {
 		lexicalOnly(cands)
@@ -333,7 +359,7 @@ func (sys gateSystem) decide(c gateCase) gate.Outcome {
 		cfg.PrimaryKind = ""
 	}
 	o := gate.Decide(cfg, cands, c.rerank, c.pq.Ask())
-	return gate.ApplyOutline(o, gate.LocalOutline(cfg, o))
+	return gate.ApplyOutline(o, gate.LocalOutline(cfg, o)), cands
 }
 
 // cause names why an outcome is wrong for its question's class ("" when
@@ -389,11 +415,15 @@ func (sys gateSystem) cause(c gateCase, o gate.Outcome) string {
 func (sys gateSystem) score(cases []gateCase) GateScore {
 	g := GateScore{Causes: map[string]int{}}
 	for _, c := range cases {
-		o := sys.decide(c)
+		o, rated := sys.decide(c)
 		why := sys.cause(c, o)
 		if why != "" {
 			g.Causes[why]++
-			g.Failures = append(g.Failures, fmt.Sprintf("%s (%s, max %.2f, outline %d): %s", why, c.set, o.Coverage.Max, o.Coverage.Outline, c.q.Question))
+			line := fmt.Sprintf("%s (%s, max %.2f, outline %d): %s", why, c.set, o.Coverage.Max, o.Coverage.Outline, c.q.Question)
+			if c.q.class() == classAnswerable {
+				line += " " + c.missDetail(rated, o)
+			}
+			g.Failures = append(g.Failures, line)
 		}
 		switch c.q.class() {
 		case classAnswerable:

@@ -129,7 +129,7 @@ func gateCrossCorpus(ctx context.Context, sets []GateSet, k int, names []string,
 			sc.RefusedOnTopic = g.OffTopic - sc.Handled - sc.Grounded
 			sc.HandledRate = ratio(sc.Handled, g.OffTopic)
 			for _, c := range cases {
-				if sys.decide(c).Coverage.Max >= sys.cfg.BailOutBelow {
+				if o, _ := sys.decide(c); o.Coverage.Max >= sys.cfg.BailOutBelow {
 					sc.AboveBailOut++
 				}
 			}
