@@ -156,7 +156,7 @@ func writeGateCross(w io.Writer, x GateCross) {
 	if len(x.Rows) == 0 {
 		return
 	}
-	sample := "every foreign question"
+	sample := "the full cross product (every such question, no sample)"
 	if x.Sample > 0 {
 		sample = fmt.Sprintf("%d foreign questions per corpus, drawn with seed %d from the other corpora's answerable questions (not the full cross product, to bound the suite's time)", x.Sample, x.Seed)
 	}

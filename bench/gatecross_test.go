@@ -118,7 +118,7 @@ func TestGateCrossCorpus(t *testing.T) {
 
 	var b strings.Builder
 	WriteGateReport(&b, GateReport{CrossCorpus: x})
-	for _, want := range []string{gateCrossHeader, "| **pooled** | 12 |", "every foreign question"} {
+	for _, want := range []string{gateCrossHeader, "| **pooled** | 12 |", "the full cross product"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
