@@ -365,6 +365,16 @@ func evidenceSource(ev string, srcs []SourcePassage) (string, string) {
 				return s.ID, ev
 			}
 		}
+		// A list item's span is its negating lead, a space, then the item
+		// (judge/lists.go), so it is no substring of the source: look for
+		// the item after the lead's colon.
+		if _, item, ok := strings.Cut(ev, ": "); ok && len(item) >= 12 {
+			for _, s := range srcs {
+				if strings.Contains(s.Text, item) {
+					return s.ID, ev
+				}
+			}
+		}
 		if ev != "" {
 			return first.ID, ev
 		}

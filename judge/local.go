@@ -122,7 +122,17 @@ type evSent struct {
 	// content terms of its clause; negEnds[i] is where cue i's end
 	negScope []string
 	negEnds  []int
-	dirs     uint8 // dirUp, dirDown: the changes the sentence states
+	// leadNeg: the last leadNeg stems of negScope (its last cue) are an
+	// item's that a negating list lead governs; except holds what the
+	// item lets back in (lists.go)
+	leadNeg int
+	except  []string
+	// leadCues: the first leadCues cues are the lead's own ("not
+	// cover"), governing negScope[:leadScope]
+	leadCues, leadScope int
+	// item: the sentence is a negated list's item read after its lead
+	item bool
+	dirs uint8 // dirUp, dirDown: the changes the sentence states
 	// free: the sentence says something costs nothing; price: it states
 	// a price (freeCue, priceCue)
 	free, price bool
@@ -146,10 +156,17 @@ func prepare(title, text string) *prepared {
 	if t := strings.TrimSpace(title); t != "" {
 		sents = append([]string{t}, sents...)
 	}
+	var lists listReader
 	for _, s := range sents {
 		t := strings.TrimSpace(s)
 		if t == "" {
 			continue
+		}
+		// an item of a negated list is read with its lead, whose
+		// negation governs the item's terms (lists.go)
+		item, inList := lists.next(t)
+		if inList {
+			t = item.text
 		}
 		es := evSent{text: t, stems: map[string]struct{}{}}
 		negs := 0
@@ -171,6 +188,16 @@ func prepare(title, text string) *prepared {
 				}
 			}
 			es.negEnds = append(es.negEnds, len(es.negScope))
+		}
+		if inList && len(item.excluded) > 0 {
+			if c := min(item.leadCues, len(es.negEnds)); c > 0 {
+				es.leadCues, es.leadScope = c, es.negEnds[c-1]
+			}
+			es.negScope = append(es.negScope, item.excluded...)
+			es.negEnds = append(es.negEnds, len(es.negScope))
+			es.leadNeg, es.except = len(item.excluded), item.except
+			es.item = item.lead
+			negs++
 		}
 		es.dirs = directions(ts)
 		es.words, es.initials = squash(t)
@@ -360,6 +387,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		eSpan, cSpan, cReason string
 		anySpan               string
 		prevOK                bool
+		prevItem              bool   // prev is an item of a negated list (evSent.item)
 		anyCov                uint64 // claim terms some sentence covers
 		dirsAll               uint8  // changes some sentence states
 		evChars               int
@@ -543,6 +571,14 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	if total <= 0 {
 		return signals{}, false
 	}
+	claimHas := func(st string) bool {
+		for k := range cts {
+			if !cts[k].isNum && (cts[k].stem == st || len(st) >= 6 && len(cts[k].stem) >= 6 && cts[k].stem[:5] == st[:5]) {
+				return true
+			}
+		}
+		return false
+	}
 	// the sentences of a passage that hold each claim term (its stem or
 	// 5-character prefix) and an antonym of it, when the passage is indexed
 	var hold, anti [maxClaimTerms]uint64
@@ -574,18 +610,24 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			sc.text, sc.dirs = s.text, s.dirs
 			sc.free, sc.price = s.free, s.price
 			// a negation counts where it governs a claim term ("but not
-			// naive T cells" says nothing about the rest)
+			// naive T cells" says nothing about the rest); a list lead's
+			// not on an item's exception that an unnegated claim states
+			negScope, negEnds, from0 := s.negScope, s.negEnds, 0
+			if s.leadNeg > 0 && !claimNeg && statesException(s.except, claimHas) {
+				from0 = s.leadScope
+				negScope, negEnds = negScope[:len(negScope)-s.leadNeg], negEnds[s.leadCues:len(negEnds)-1]
+			}
 			for k := 0; s.neg && k < len(cts); k++ {
-				if !cts[k].isNum && stemIn(cts[k].stem, s.negScope) {
+				if !cts[k].isNum && stemIn(cts[k].stem, negScope[from0:]) {
 					sc.negMask |= 1 << k
 				}
 			}
 			sc.neg = sc.negMask != 0
 			if sc.neg {
-				from := 0
-				for _, end := range s.negEnds {
+				from := from0
+				for _, end := range negEnds {
 					for k := 0; k < len(cts); k++ {
-						if !cts[k].isNum && stemIn(cts[k].stem, s.negScope[from:end]) {
+						if !cts[k].isNum && stemIn(cts[k].stem, negScope[from:end]) {
 							sc.negs++
 							break
 						}
@@ -666,11 +708,14 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			anyCov |= sc.covered
 			dirsAll |= s.dirs
 			consider(sc, nil)
-			if prevOK {
+			// an item of a negated list, read with its lead, pairs only
+			// with another: beside the lead or the prose after the list,
+			// its lead's negation would go over to the other sentence
+			if prevOK && prevItem == s.item {
 				p := prev
 				consider(sc, &p)
 			}
-			prev, prevOK = sc, true
+			prev, prevOK, prevItem = sc, true, s.item
 		}
 		bestDoc = max(bestDoc, weigh(docE))
 	}

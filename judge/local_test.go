@@ -451,3 +451,83 @@ func TestMoneyCues(t *testing.T) {
 		}
 	}
 }
+
+// A list whose lead negates ("We do not cover:") carries the negation to
+// each item, on its own line or after the colon: an item states what is
+// excluded, not what is covered (trial 5).
+func TestNegatedListLead(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	const (
+		policy = "We do not cover:\n(a) damage caused by wear and tear, rot, damp or anything that happens gradually;\n(b) storm or flood damage to gates, fences and hedges;\n(c) escape of water or theft while the home is unoccupied (see Definitions, 2.3);"
+		pets   = "We do not cover:\n(a) theft from an unattended car unless the item was hidden in a locked boot and the car was locked;\n(b) damage caused by pets chewing, scratching, tearing or fouling;"
+		hotel  = "Not included:\n- breakfast\n- airport transfers\n- late checkout\n\nThe room rate includes parking and wifi."
+		rules  = "The following are not allowed: 1. smoking indoors; 2. pets in the bedrooms."
+		excl   = "Exclusions:\n1. Storm damage to fences.\n2. Theft from an unlocked shed."
+		cond   = "If you do not pay on time:\n(a) we charge a late fee of £10;\n(b) we pause your deliveries."
+		plain  = "We cover:\n(a) storm damage to your home;\n(b) theft after a forced entry."
+	)
+	tests := []struct {
+		name, ev, claim string
+		want, why       string
+	}{
+		{"a lettered item read as cover", policy, "Storm damage to fences is covered.", Contradiction, "negation"},
+		{"another item", policy, "Theft is covered while the home is unoccupied.", Contradiction, "negation"},
+		{"the item stated as excluded", policy, "Storm damage to fences is not covered.", Entailment, "covered"},
+		{"pets chewing", pets, "Damage caused by pets chewing is covered.", Contradiction, "negation"},
+		{"pets chewing excluded", pets, "Damage caused by pets chewing is not covered.", Entailment, "covered"},
+		{"an item's exception left out", pets, "Theft from an unattended car is covered.", Contradiction, "negation"},
+		{"an item's exception stated", pets, "Theft from an unattended car is covered if the item was hidden in a locked boot and the car was locked.", Entailment, "covered"},
+		{"a bulleted item", hotel, "Breakfast is included.", Contradiction, "negation"},
+		{"a bulleted item two lines from the lead", hotel, "Late checkout is included.", Contradiction, "negation"},
+		{"the list ends at prose", hotel, "The room rate includes parking.", Entailment, "covered"},
+		{"an inline numbered list", rules, "Smoking indoors is allowed.", Contradiction, "negation"},
+		{"an exclusions heading", excl, "Storm damage to fences is covered.", Contradiction, "negation"},
+		{"a conditional lead negates nothing", cond, "We pause your deliveries.", Entailment, "covered"},
+		{"a lead without negation", plain, "Storm damage to your home is covered.", Entailment, "covered"},
+		{"a heading ends the list", "We do not cover:\n(a) wear and tear;\n(b) storm damage to fences;\n## 2.7 Alternative accommodation\nWe pay for a hotel while your home cannot be lived in.", "Alternative accommodation is covered.", "!" + Contradiction, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "n", Text: tt.ev}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if not, ok := strings.CutPrefix(tt.want, "!"); ok && got.Label == not || !ok && (got.Label != tt.want || got.Reason != tt.why) {
+				t.Errorf("Verify(%q) against %q = %s/%s %q, want %s/%s", tt.claim, tt.ev, got.Label, got.Reason, got.Evidence, tt.want, tt.why)
+			}
+		})
+	}
+}
+
+// The negated-list reader never panics; a list marker lies inside its
+// text; an item of a negated list is read with its lead before it and is
+// negated.
+func FuzzNegatedList(f *testing.F) {
+	for _, s := range []string{"We do not cover:\n(a) wear and tear;\n(b) storm damage to fences;", "Not included:\n- breakfast\n- transfers",
+		"Exclusions: 1. storm; 2. theft unless locked", "If you do not pay:\n(a) a fee", "(", "- ", "iv. x", "(ab) y", "no:\n;\n,", ":"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if n := listMarker(s); n < 0 || n > len(s) {
+			t.Fatalf("listMarker(%q) = %d, outside the text", s, n)
+		}
+		excludedStems(s)
+		negatingLead(s)
+		var r listReader
+		for _, sent := range Split(s) {
+			sent = strings.TrimSpace(sent)
+			if sent == "" {
+				continue
+			}
+			if it, ok := r.next(sent); ok && (!strings.HasSuffix(it.text, sent) || !strings.Contains(it.text, ":")) {
+				t.Fatalf("%q: %q read as %q, not after a lead's colon", s, sent, it.text)
+			}
+		}
+		p := prepare("", s)
+		for _, es := range p.sents {
+			if len(es.negEnds) > 0 && es.negEnds[len(es.negEnds)-1] != len(es.negScope) {
+				t.Fatalf("%q: sentence %q: negation ends %v beyond its scope %v", s, es.text, es.negEnds, es.negScope)
+			}
+		}
+	})
+}

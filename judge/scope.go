@@ -610,6 +610,7 @@ type claimForms struct {
 	text, norm string     // the claim, normPhrases(text)
 	terms      []term     // analyse(norm); read only
 	scope      *scopeInfo // analyseScope(text), made on first use
+	quote      string     // quoteForm(text), made on first use
 }
 
 func newClaimForms(text string) *claimForms {
@@ -651,6 +652,18 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 			cs[t.stem] = true
 		}
 	}
+	if c.quote == "" {
+		c.quote = quoteForm(c.text)
+	}
+	if q, ok := quotes(c.quote, w.sents); ok {
+		// a claim that is a sentence of the window word for word keeps
+		// every condition of that sentence; only a clause of another
+		// sentence that sets its case against a widening claim is read
+		if i := contrastClauseOutside(w, q, cs); i >= 0 && c.scopeInfo().univ != "" {
+			return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: window, what: clauses[i]}, true, true
+		}
+		return scopeFinding{span: window}, false, true
+	}
 	best, bestN := 0, -1
 	var seenBuf [16]string // a clause's claim stems counted so far (few: a slice, not a map per clause)
 	for i := range clauses {
@@ -690,7 +703,7 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 	if need == 0 || float64(have) < scopeRestate*float64(need) {
 		return scopeFinding{}, false, false
 	}
-	var dims map[string][]scopeCond
+	var dims, dates map[string][]scopeCond
 	for _, c := range ev.conds {
 		// "daily", "every month" in the evidence restrict nothing; a day or
 		// month named alone there is a date
@@ -699,6 +712,14 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 				dims = map[string][]scopeCond{}
 			}
 			dims[c.dim] = append(dims[c.dim], c)
+		} else if c.single {
+			// a date sets no condition, but a claim naming the same day
+			// keeps to the clause ("every Monday, Wednesday and Friday"
+			// reads "Monday" alone)
+			if dates == nil {
+				dates = map[string][]scopeCond{}
+			}
+			dates[c.dim] = append(dates[c.dim], c)
 		}
 	}
 	if len(dims) == 0 && len(ev.words) == 0 {
@@ -774,8 +795,21 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 			f.excluded = true
 			continue
 		}
+		// a universal the claim limits itself, with a limit the clause
+		// holds, widens nothing: "any time ..., as long as you do it
+		// before 9am" against the same words
+		limited := false
 		for _, c := range ccs {
+			limited = limited || !c.univ && contains(es, c)
+		}
+		for _, c := range ccs {
+			if c.univ && limited {
+				continue
+			}
 			in := contains(es, c)
+			if !in && (d == "day" || d == "month") {
+				in = contains(append(slices.Clip(es), dates[d]...), c)
+			}
 			if d == "nth-day" {
 				in = c.dim == "nth-day" && c.mask&^es[0].mask == 0
 			}
@@ -847,27 +881,67 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 	return f, false, true
 }
 
+// quotes returns the sentence of sents (a window's sentences) that a claim
+// whose quoteForm is cl is word for word (case, spacing, citation markers
+// and the closing punctuation aside); ok is false for none.
+func quotes(cl string, sents []string) (sent string, ok bool) {
+	if cl == "" {
+		return "", false
+	}
+	for _, s := range sents {
+		// a sentence much longer or shorter is no quote: its form is not made
+		if n := len(strings.TrimSpace(s)); n < len(cl) || n > 2*len(cl)+16 {
+			continue
+		}
+		if strings.EqualFold(quoteForm(s), cl) {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// quoteForm is s for comparing quotes (with strings.EqualFold): without
+// citation markers, single-spaced, without closing punctuation.
+func quoteForm(s string) string {
+	return strings.TrimRight(strings.TrimSpace(StripCitations(s)), ".!?;:,\"' ")
+}
+
 // contrastClause returns the first clause of w but best that shares a
 // claim stem (cs) and sets its case against another's (a negation or a
 // contrastStems word), or -1.
 func contrastClause(w *scopeWindow, best int, cs map[string]bool) int {
 	for i := range w.clauses {
-		if i == best {
-			continue
+		if i != best && contrasts(w.terms[i], cs) {
+			return i
 		}
-		shared, contrast := false, false
-		for _, t := range w.terms[i] {
-			if t.neg {
-				contrast = true
-			}
-			if !t.isNum && cs[t.stem] {
-				shared = true
-			}
-			if contrastStems[t.stem] {
-				contrast = true
-			}
+	}
+	return -1
+}
+
+// contrasts reports whether a clause (its terms) shares a claim stem (cs)
+// and sets its case against another's (a negation or a contrastStems word).
+func contrasts(terms []term, cs map[string]bool) bool {
+	shared, contrast := false, false
+	for _, t := range terms {
+		if t.neg {
+			contrast = true
 		}
-		if shared && contrast {
+		if !t.isNum && cs[t.stem] {
+			shared = true
+		}
+		if contrastStems[t.stem] {
+			contrast = true
+		}
+	}
+	return shared && contrast
+}
+
+// contrastClauseOutside is contrastClause for a claim that quotes sent, a
+// sentence of w: the first clause outside sent that shares a claim stem
+// and sets its case against another's, or -1.
+func contrastClauseOutside(w *scopeWindow, sent string, cs map[string]bool) int {
+	for i := range w.clauses {
+		if !strings.Contains(sent, w.clauses[i]) && contrasts(w.terms[i], cs) {
 			return i
 		}
 	}

@@ -283,3 +283,56 @@ func BenchmarkAnalyseClaim(b *testing.B) {
 		analyse(normPhrases(s))
 	}
 }
+
+// A claim that is its source's sentence, or states the same limit as the
+// sentence, widens nothing, though the sentence holds a universal ("any
+// time", "every") beside its own limit (trial 5).
+func TestScopeOwnLimitKept(t *testing.T) {
+	const (
+		pause = "You can pause, skip a delivery or cancel your subscription any time from your account page, as long as you do it before 9am on the day before your next roast date. There's no minimum term."
+		roast = "We roast every Monday, Wednesday and Friday, and we only ship beans within 48 hours of roasting, so they arrive fresh."
+	)
+	v := NewLocal(DefaultConfig().Local)
+	for _, tt := range []struct {
+		evidence, claim, label, reason string
+	}{
+		{pause, "You can pause, skip a delivery or cancel your subscription any time from your account page, as long as you do it before 9am on the day before your next roast date.", Entailment, "covered"},
+		{pause, "You can pause, skip a delivery or cancel your subscription any time from your account page, as long as you do it before 9am on the day before your next roast date [1].", Entailment, "covered"},
+		{pause, "You can cancel your subscription any time from your account page, as long as you do it before 9am on the day before your next roast date.", Entailment, "covered"},
+		{roast, "We roast every Monday, Wednesday and Friday, and we only ship beans within 48 hours of roasting, so they arrive fresh.", Entailment, "covered"},
+		{roast, "We roast every Monday, Wednesday and Friday.", Entailment, "covered"},
+		// the limit left out, or another limit, still widens
+		{pause, "You can pause, skip a delivery or cancel your subscription any time from your account page.", Contradiction, ReasonScopeWidened},
+		{roast, "We roast every day, and we only ship beans within 48 hours of roasting, so they arrive fresh.", Contradiction, ReasonScopeWidened},
+	} {
+		got, _ := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "faq", Text: tt.evidence}})
+		if got.Label != tt.label || tt.reason != "" && got.Reason != tt.reason {
+			t.Errorf("%q against %q: got %s (%s), want %s (%s)", tt.claim, tt.evidence, got.Label, got.Reason, tt.label, tt.reason)
+		}
+	}
+}
+
+// readScope of a claim that quotes a sentence of its window reads no
+// condition of that sentence, only another sentence's contrast to a
+// widening claim.
+func TestReadScopeQuote(t *testing.T) {
+	const (
+		pause = "You can cancel any time, as long as you do it before 9am. There's no minimum term."
+		cash  = "Withdrawals are free at any cash machine. Other banks' machines charge 2 euros."
+	)
+	for _, tt := range []struct {
+		claim, window string
+		bad           bool
+		reason        string
+	}{
+		{"You can cancel any time, as long as you do it before 9am.", pause, false, ""},
+		{"you can cancel  any time, as long as you do it before 9am [2]", pause, false, ""},
+		{"You can pause or cancel your subscription any time from your account page.", "You can pause or cancel your subscription any time from your account page, as long as you do it before 9am.", true, ReasonScopeWidened},
+		{"Withdrawals are free at any cash machine.", cash, true, ReasonScopeWidened},
+	} {
+		f, bad, _ := readScope(tt.claim, tt.window)
+		if bad != tt.bad || f.reason != tt.reason {
+			t.Errorf("readScope(%q, %q) = %v %q, want %v %q", tt.claim, tt.window, bad, f.reason, tt.bad, tt.reason)
+		}
+	}
+}

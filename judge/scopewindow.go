@@ -9,6 +9,7 @@ import "sync"
 // CPU. The analyses a claim needs only of the clause that carries it are
 // made on first use. Shared read-only once made.
 type scopeWindow struct {
+	sents   []string // Split(window), for quotes
 	clauses []string
 	terms   [][]term // analyse(clause)
 	after   bool     // some clause opens with "after that", "otherwise" ...
@@ -24,7 +25,7 @@ type carried struct {
 }
 
 func newScopeWindow(window string) *scopeWindow {
-	w := &scopeWindow{clauses: scopeClauses(window)}
+	w := &scopeWindow{sents: Split(window), clauses: scopeClauses(window)}
 	w.terms = make([][]term, len(w.clauses))
 	for i, c := range w.clauses {
 		w.terms[i] = analyse(c)

@@ -1,6 +1,8 @@
 package encoder
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"slices"
 	"strings"
@@ -128,5 +130,18 @@ func TestLoadRejectsBrokenFiles(t *testing.T) {
 	}
 	if !slices.Equal(again, modelBytes) {
 		t.Error("Encode(Decode(model)) differs from the model file")
+	}
+}
+
+// TestDefaultKeepsFile: the embedded file reads back the bytes the
+// encoder was loaded from after Default has paged it out.
+func TestDefaultKeepsFile(t *testing.T) {
+	e, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(modelBytes)
+	if got := hex.EncodeToString(sum[:]); got != e.Checksum() {
+		t.Errorf("sha256 of the embedded file after Default = %s, want %s", got, e.Checksum())
 	}
 }

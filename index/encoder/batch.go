@@ -22,8 +22,8 @@ type batcher struct {
 	queue   []*job
 }
 
-// maxBatchTokens bounds the tokens of one pass: its scratch is about 22
-// KB per token, live while the pass runs (1.4 MB at the bound, one per
+// maxBatchTokens bounds the tokens of one pass: its scratch is about 14
+// KB per token, live while the pass runs (0.9 MB at the bound, one per
 // pass running; under the proxy's server.gc.percent 400 every live
 // megabyte is five of heap). Four questions of 16 pieces fill it; larger
 // passes measured no less CPU per question.

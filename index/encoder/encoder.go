@@ -8,7 +8,9 @@
 // model/NOTICE. Committed goldens pin the vectors to the JavaScript
 // reference (@energetic-ai/embeddings@0.2.0 on tfjs).
 //
-// The matrices stay int8 in memory (transposed, about 5 MB); on amd64
+// The matrices stay int8 in memory (transposed, about 5 MB, outside the Go
+// heap on Linux: internal/resident's Arena; the embedding table and the
+// second FFN's rows are read in place from the embedded file); on amd64
 // assembly kernels (dot_amd64.s) convert them to float in registers and
 // accumulate in fp32: eight tokens per weight load with AVX-512, four with
 // AVX2 and FMA. Elsewhere
@@ -26,6 +28,7 @@ import (
 	"sync"
 
 	"github.com/answer-guard/guard/index/encoder/modelfile"
+	"github.com/answer-guard/guard/internal/resident"
 )
 
 //go:embed model/use-lite-int8.bin
@@ -50,6 +53,10 @@ var (
 func Default() (*Encoder, error) {
 	defaultOnce.Do(func() {
 		defaultEnc, defaultErr = Load(modelBytes)
+		// Load read the whole file; the model keeps transposed copies of
+		// most matrices, and reads only the embedding table and the second
+		// FFN's rows in place: the rest of the file need not stay resident.
+		resident.PageOut(modelBytes)
 	})
 	return defaultEnc, defaultErr
 }

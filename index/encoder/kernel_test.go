@@ -29,7 +29,7 @@ func TestLinearKernelsAgree(t *testing.T) {
 	for c := range bias {
 		bias[c] = float32(c%5) - 1.5
 	}
-	l := newLinear(&m, bias)
+	l := newLinear(&m, bias, nil)
 	l.keepRows(&m)
 	for n := 1; n <= 19; n++ {
 		x := make([]float32, n*in)

@@ -13,9 +13,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"strings"
 	"sync"
+	"unsafe"
+
+	"github.com/answer-guard/guard/internal/resident"
 )
 
 //go:embed model/glove-100d-int8.bin
@@ -24,9 +28,20 @@ var modelBytes []byte
 const magic = "AGGLOVE\x01"
 
 // Vectors is a read-only table of word vectors; safe for concurrent use.
+//
+// The words and the int8 rows stay where Load found them (the embedded
+// file: read-only data, not heap). The words are found through an
+// open-addressing table of row numbers, not a map of strings (1.4 MB
+// against about 5 MB for the 100,000 words), which with the scales and
+// norms lives outside the Go heap where the system allows it
+// (internal/resident's Arena). Under the proxy's server.gc.percent 400
+// each live megabyte of heap is five at the peak.
 type Vectors struct {
 	dims     int
-	index    map[string]int32
+	words    []byte   // the file's word list: per word a length byte, then the bytes
+	woff     []uint32 // offset in words of each word's length byte
+	slots    []int32  // open addressing (linear probing): row + 1, 0 = empty
+	seed     maphash.Seed
 	q        []int8    // n x dims
 	scale    []float32 // per word
 	qnorm    []float32 // L2 norm of each int8 row
@@ -41,7 +56,12 @@ var (
 
 // Default returns the embedded vectors, loading them on first use.
 func Default() (*Vectors, error) {
-	defaultOnce.Do(func() { defaultVec, defaultErr = Load(modelBytes) })
+	defaultOnce.Do(func() {
+		defaultVec, defaultErr = Load(modelBytes)
+		// Load read every row (their norms); a turn reads a few hundred
+		// of the 100,000: the file need not stay resident.
+		resident.PageOut(modelBytes)
+	})
 	return defaultVec, defaultErr
 }
 
@@ -94,7 +114,8 @@ func Encode(words []string, vecs [][]float32) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Load reads vectors in Encode's form. The int8 rows are used in place.
+// Load reads vectors in Encode's form. The words and the int8 rows are
+// used in place: b must not change while the vectors are in use.
 func Load(b []byte) (*Vectors, error) {
 	if !bytes.HasPrefix(b, []byte(magic)) || len(b) < len(magic)+8 {
 		return nil, errors.New("load word vectors: not a word-vector file")
@@ -107,31 +128,43 @@ func Load(b []byte) (*Vectors, error) {
 	if dims == 0 || n == 0 || n > len(p) {
 		return nil, errors.New("load word vectors: bad header")
 	}
-	v := &Vectors{dims: dims, index: make(map[string]int32, n), checksum: hex.EncodeToString(sum[:])}
+	// The table, offsets, scales and norms (2.2 MB for the embedded file)
+	// live outside the Go heap where the system allows it: no pointers,
+	// the vectors' whole life.
+	var a resident.Arena
+	v := &Vectors{dims: dims, seed: maphash.MakeSeed(), checksum: hex.EncodeToString(sum[:])}
+	defer resident.ReleaseWith(&a, v) // at return: every region is made by then
+	v.woff = resident.Make[uint32](&a, n)
+	size := 1
+	for size < 2*n {
+		size <<= 1
+	}
+	v.slots = resident.Make[int32](&a, size)
+	list := p
+	off := 0
 	for i := 0; i < n; i++ {
-		if len(p) < 1 || len(p) < 1+int(p[0]) {
+		if len(p) < off+1 || len(p) < off+1+int(p[off]) {
 			return nil, errors.New("load word vectors: truncated word list")
 		}
-		l := int(p[0])
-		w := string(p[1 : 1+l])
-		if _, dup := v.index[w]; !dup {
-			v.index[w] = int32(i)
+		v.woff[i] = uint32(off)
+		off += 1 + int(p[off])
+	}
+	v.words, p = list[:off:off], p[off:]
+	for i := range n {
+		if k, found := v.find(v.word(i)); !found { // a later duplicate loses
+			v.slots[k] = int32(i + 1)
 		}
-		p = p[1+l:]
 	}
 	if len(p) != n*4+n*dims {
 		return nil, fmt.Errorf("load word vectors: %d bytes of vectors, want %d", len(p), n*4+n*dims)
 	}
-	v.scale = make([]float32, n)
+	v.scale = resident.Make[float32](&a, n)
 	for i := range v.scale {
 		v.scale[i] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*i:]))
 	}
 	raw := p[4*n:]
-	v.q = make([]int8, len(raw))
-	for i, x := range raw {
-		v.q[i] = int8(x)
-	}
-	v.qnorm = make([]float32, n)
+	v.q = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw))
+	v.qnorm = resident.Make[float32](&a, n)
 	for i := range v.qnorm {
 		var s int32
 		for _, x := range v.q[i*dims : (i+1)*dims] {
@@ -151,12 +184,46 @@ func (v *Vectors) Dims() int { return v.dims }
 // Checksum is the sha256 (hex) of the file the vectors were loaded from.
 func (v *Vectors) Checksum() string { return v.checksum }
 
-func (v *Vectors) lookup(word string) (int, bool) {
-	i, ok := v.index[word]
-	if !ok {
-		i, ok = v.index[strings.ToLower(word)]
+// word is row i's word, in place in the file.
+func (v *Vectors) word(i int) string {
+	o := v.woff[i]
+	n := int(v.words[o])
+	if n == 0 { // a damaged file; Encode writes no empty word
+		return ""
 	}
-	return int(i), ok
+	return unsafe.String(&v.words[o+1], n)
+}
+
+// find returns the slot of word: the slot holding its row (found), else
+// the empty slot where it would go.
+func (v *Vectors) find(word string) (slot int, found bool) {
+	mask := uint64(len(v.slots) - 1)
+	for k := maphash.String(v.seed, word) & mask; ; k = (k + 1) & mask {
+		r := v.slots[k]
+		if r == 0 {
+			return int(k), false
+		}
+		if v.word(int(r-1)) == word {
+			return int(k), true
+		}
+	}
+}
+
+// row is word's row, looked up as given.
+func (v *Vectors) row(word string) (int, bool) {
+	k, ok := v.find(word)
+	if !ok {
+		return 0, false
+	}
+	return int(v.slots[k] - 1), true
+}
+
+func (v *Vectors) lookup(word string) (int, bool) {
+	i, ok := v.row(word)
+	if !ok {
+		i, ok = v.row(strings.ToLower(word))
+	}
+	return i, ok
 }
 
 // Vector returns the (dequantised) vector of word, looked up as given and

@@ -1,7 +1,10 @@
 package wordvec
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -121,5 +124,87 @@ func BenchmarkSoftCoverage(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		v.SoftCoverage(q, p)
+	}
+}
+
+// TestLookupAsMap holds the open-addressing table to a map from each word
+// to its first row (what Load kept before it), for every word of the
+// embedded file, their upper-case forms, and words it lacks.
+func TestLookupAsMap(t *testing.T) {
+	v := vectors(t)
+	ref := make(map[string]int, v.Len())
+	for i := range v.Len() {
+		if _, dup := ref[v.word(i)]; !dup {
+			ref[v.word(i)] = i
+		}
+	}
+	if len(ref) < 90_000 {
+		t.Fatalf("%d distinct words, want about 100,000", len(ref))
+	}
+	for w, want := range ref {
+		if got, ok := v.ID(w); !ok || int(got) != want {
+			t.Fatalf("ID(%q) = %d, %v; want %d", w, got, ok, want)
+		}
+		up := strings.ToUpper(w)
+		wantUp, okUp := ref[up]
+		if !okUp {
+			wantUp, okUp = ref[strings.ToLower(up)]
+		}
+		if got, ok := v.ID(up); ok != okUp || (ok && int(got) != wantUp) {
+			t.Fatalf("ID(%q) = %d, %v; want %d, %v", up, got, ok, wantUp, okUp)
+		}
+	}
+	for _, w := range []string{"", "zzqxj", "flat tyre", "the\x00", strings.Repeat("a", 300)} {
+		if _, ok := ref[w]; ok {
+			continue
+		}
+		if id, ok := v.ID(w); ok {
+			t.Errorf("ID(%q) = %d, want not found", w, id)
+		}
+	}
+}
+
+// TestLoadDuplicateWords: the first row of a repeated word wins, and a
+// word list with an empty word loads without a panic.
+func TestLoadDuplicateWords(t *testing.T) {
+	b, err := Encode([]string{"tyre", "flat", "tyre"}, [][]float32{{1, 0}, {0, 1}, {0, -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, ok := v.ID("tyre"); !ok || id != 0 {
+		t.Errorf("ID(tyre) = %d, %v; want 0, true", id, ok)
+	}
+	if id, ok := v.ID("Flat"); !ok || id != 1 {
+		t.Errorf("ID(Flat) = %d, %v; want 1, true", id, ok)
+	}
+	// An empty first word: a file Encode would not write.
+	var bad bytes.Buffer
+	bad.WriteString(magic)
+	binary.Write(&bad, binary.LittleEndian, []uint32{2, 1})
+	bad.WriteString("\x00\x01a")
+	binary.Write(&bad, binary.LittleEndian, []float32{1, 1})
+	bad.Write([]byte{1, 2})
+	v, err = Load(bad.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, ok := v.ID("a"); !ok || id != 1 {
+		t.Errorf("ID(a) = %d, %v; want 1, true", id, ok)
+	}
+	v.ID("")
+}
+
+func BenchmarkLookup(b *testing.B) {
+	v := vectors(b)
+	words := strings.Fields("how much does it cost to fix a flat tyre Puncture repair costs per wheel including new inner tube zzqxj")
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, w := range words {
+			v.ID(w)
+		}
 	}
 }

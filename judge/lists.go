@@ -1,0 +1,249 @@
+package judge
+
+import "strings"
+
+// Negated lists. A policy's exclusions are a lead that negates and a list
+// of items, each on its own line or after the colon:
+//
+//	We do not cover:
+//	(a) wear and tear;
+//	(b) storm or flood damage to gates, fences and hedges;
+//
+// Read one sentence at a time, item (b) states storm damage to fences
+// plainly, and "Storm damage to fences is covered" would be entailed by it.
+// The lead's negation goes to each item instead: prepare reads an item as
+// its lead followed by the item ("We do not cover: (b) storm or flood
+// damage ..."), the span a verdict shows, with a negation that governs the
+// item's content terms up to a contrast ("unless", "except", "but"); an
+// unnegated claim that states what follows the contrast ("covered if the
+// item was hidden in a locked boot") is read without the lead's negation. A
+// lead negates when a negation cue governs a word of cover or permission
+// ("not cover", "not included", "are not allowed", "will not pay for") or
+// nothing in the lead ("You must not:"), or when it names exclusions
+// ("Exclusions:", "Excluded:"); a conditional lead ("If you do not pay:")
+// does not. Items are numbered, lettered or bulleted lines, and unmarked
+// lines that end in ";" or "," or follow an item that does. The list ends
+// at the first line that is no item, a heading ("## 2.7 ...") or another
+// lead.
+
+// maxLeadChars is the longest lead read as one: a longer sentence ending
+// in a colon is prose, not a list's lead.
+const maxLeadChars = 120
+
+// leadVerbs are the stems whose negation in a lead excludes the items:
+// cover, inclusion, permission, payment.
+var leadVerbs = stemSet("cover covered include included includes allow allowed allows permit permitted accept accepted eligible pay paid provide provided offer offered refund refundable insure insured guarantee guaranteed available supported admitted bring use responsible liable")
+
+// exclusionStems name a list of exclusions without a negation cue.
+var exclusionStems = stemSet("exclusion exclusions excluded exclude excludes prohibited forbidden banned")
+
+// conditionalOpeners open a lead whose negation is a condition, not an
+// exclusion ("If you do not pay:").
+var conditionalOpeners = []string{"if ", "unless ", "when ", "where ", "whether ", "once ", "in case "}
+
+// contrastWords end an item's excluded part: what follows is let back in.
+var contrastWords = []string{" unless ", " except ", " but ", " however ", " provided ", " other than "}
+
+func stemSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[canonStem(w)] = true
+	}
+	return m
+}
+
+// negatingLead reports whether lead (a sentence or clause ending in a
+// colon, the colon cut off) carries a negation to the list it opens.
+func negatingLead(lead string) bool {
+	lead = strings.TrimSpace(lead)
+	if lead == "" || len(lead) > maxLeadChars {
+		return false
+	}
+	lower := strings.ToLower(lead)
+	for _, c := range conditionalOpeners {
+		if strings.HasPrefix(lower, c) {
+			return false
+		}
+	}
+	ts := analyse(normPhrases(lead))
+	for i, t := range ts {
+		if !t.neg && exclusionStems[t.stem] {
+			return true
+		}
+		if !t.neg || t.stem == "without" {
+			continue
+		}
+		governs := false
+		for j := i + 1; j < len(ts) && j <= i+negObjs && !ts[j].brk; j++ {
+			if ts[j].neg || ts[j].isNum {
+				continue
+			}
+			governs = true
+			if leadVerbs[ts[j].stem] {
+				return true
+			}
+		}
+		if !governs && i+1 == len(ts) {
+			return true // "You must not:", "Not:": the items are what is negated
+		}
+	}
+	return false
+}
+
+// listMarker returns the length of the list marker s opens with ("(b) ",
+// "b) ", "3. ", "iv. ", "- ", "• "), 0 for none.
+func listMarker(s string) int {
+	if s == "" {
+		return 0
+	}
+	switch {
+	case strings.HasPrefix(s, "- "), strings.HasPrefix(s, "* "), strings.HasPrefix(s, "+ "):
+		return 2
+	case strings.HasPrefix(s, "• "), strings.HasPrefix(s, "· "), strings.HasPrefix(s, "– "), strings.HasPrefix(s, "— "):
+		return strings.IndexByte(s, ' ') + 1
+	}
+	i := 0
+	open := s[0] == '('
+	if open {
+		i++
+	}
+	j := i
+	for j < len(s) && j-i < 4 && (s[j] >= '0' && s[j] <= '9' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z') {
+		j++
+	}
+	if j == i || j >= len(s) {
+		return 0
+	}
+	tok := strings.ToLower(s[i:j])
+	digits := strings.Trim(tok, "0123456789") == ""
+	roman := strings.Trim(tok, "ivx") == ""
+	if !digits && !roman && len(tok) > 1 {
+		return 0
+	}
+	switch {
+	case s[j] == ')':
+	case s[j] == '.' && !open:
+	default:
+		return 0
+	}
+	j++
+	if j < len(s) && s[j] != ' ' && s[j] != '\t' {
+		return 0
+	}
+	return j
+}
+
+// listEnd reports whether s ends as a list item that another follows
+// (";" or ",", or "; or", "; and").
+func listEnd(s string) bool {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(strings.TrimSuffix(s, " or"), " and")
+	return strings.HasSuffix(s, ";") || strings.HasSuffix(s, ",")
+}
+
+// excludedStems returns the content stems of item (its marker, if any,
+// read past) that a negating lead governs: those before a contrast word,
+// in each of its ";"-separated parts; except holds those after one, what
+// the item lets back in ("unless the item was hidden in a locked boot").
+func excludedStems(item string) (excluded, except []string) {
+	for _, part := range strings.Split(item, ";") {
+		part = strings.TrimSpace(part)
+		part = part[listMarker(part):]
+		lower := " " + strings.ToLower(part) + " "
+		// lower[i] is part[i-1]: part[:i] ends before the contrast word
+		cut := len(part)
+		for _, c := range contrastWords {
+			if i := strings.Index(lower, c); i >= 0 && i < cut {
+				cut = i
+			}
+		}
+		for _, t := range analyse(normPhrases(part[:cut])) {
+			if !t.neg && !t.isNum {
+				excluded = append(excluded, t.stem)
+			}
+		}
+		for _, t := range analyse(normPhrases(part[cut:])) {
+			if !t.neg && !t.isNum {
+				except = append(except, t.stem)
+			}
+		}
+	}
+	return excluded, except
+}
+
+// statesException reports whether a claim whose content stems are
+// claimStems names what an item lets back in (except): at least half of
+// it, and two stems or more. Such a claim ("Theft from a car is covered
+// if the item was hidden in a locked boot") is about the exception, which
+// the lead does not negate.
+func statesException(except []string, has func(string) bool) bool {
+	if len(except) < 2 {
+		return false
+	}
+	n := 0
+	for _, st := range except {
+		if has(st) {
+			n++
+		}
+	}
+	return n >= 2 && 2*n >= len(except)
+}
+
+// listReader follows the sentences of a passage through negated lists.
+type listReader struct {
+	lead    string // the open list's lead ("We do not cover:"), "" none
+	prevEnd bool   // the last item ends in ";" or "," (listEnd)
+}
+
+// listItem is a sentence read as an item of a negated list.
+type listItem struct {
+	// text is the sentence as read: the item after its lead ("We do not
+	// cover: (b) storm ..."), or the sentence itself for an inline list
+	text             string
+	excluded, except []string // excludedStems of the item or the list after the colon
+	// leadCues: the lead's negation cues, the text's first
+	leadCues int
+	lead     bool // the item is on its own line after its lead, not inline
+}
+
+// next reads sentence t (trimmed) and returns it as an item of a negated
+// list, on its own line after its lead or after the lead's colon in t
+// ("Not included: towels; bedding."); ok is false for any other sentence.
+func (r *listReader) next(t string) (it listItem, ok bool) {
+	if r.lead != "" {
+		// a heading or another lead ends the list
+		if t[0] != '#' && !strings.HasSuffix(t, ":") && (listMarker(t) > 0 || r.prevEnd || listEnd(t)) {
+			r.prevEnd = listEnd(t)
+			it.excluded, it.except = excludedStems(t)
+			return listItem{text: r.lead + " " + t, excluded: it.excluded, except: it.except, leadCues: cues(r.lead), lead: true}, true
+		}
+		r.lead = ""
+	}
+	colon := strings.IndexByte(t, ':')
+	if colon < 0 {
+		return it, false
+	}
+	rest := strings.TrimSpace(t[colon+1:])
+	if rest == "" {
+		if strings.HasSuffix(t, ":") && negatingLead(t[:colon]) {
+			r.lead, r.prevEnd = t, false
+		}
+		return it, false
+	}
+	if (listMarker(rest) > 0 || strings.Contains(rest, ";")) && negatingLead(t[:colon]) {
+		it.excluded, it.except = excludedStems(rest)
+		return listItem{text: t, excluded: it.excluded, except: it.except, leadCues: cues(t[:colon+1])}, true
+	}
+	return it, false
+}
+
+// cues counts the negation cues of lead as prepare reads them.
+func cues(lead string) int {
+	n := 0
+	for _, t := range analyse(normPhrases(lead)) {
+		if t.neg {
+			n++
+		}
+	}
+	return n
+}
