@@ -10,7 +10,9 @@
 //
 // The matrices stay int8 in memory (transposed, about 5 MB, outside the Go
 // heap on Linux: internal/resident's Arena; the embedding table and the
-// second FFN's rows are read in place from the embedded file); on amd64
+// second FFN's rows are read in place from the embedded file); the
+// tokenizer's vocabulary table and each forward pass's scratch live in
+// Arenas too, so the Go heap holds little of the encoder; on amd64
 // assembly kernels (dot_amd64.s) convert them to float in registers and
 // accumulate in fp32: eight tokens per weight load with AVX-512, four with
 // AVX2 and FMA. Elsewhere
