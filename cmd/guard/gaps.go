@@ -134,7 +134,11 @@ func runGapAction(action string, args []string) error {
 		return err
 	}
 	if len(ids) != 1 || strings.TrimSpace(ids[0]) == "" || strings.ContainsAny(ids[0], "/?#") {
-		return usageErrorf(fs, "want one entry id (the id column of guard gaps), got %q", ids)
+		got := "none"
+		if len(ids) > 0 {
+			got = fmt.Sprintf("%q", strings.Join(ids, " "))
+		}
+		return usageErrorf(fs, "want one entry id (the id column of guard gaps), got %s", got)
 	}
 	id := ids[0]
 	body, _ := json.Marshal(map[string]string{"note": *note})
