@@ -210,8 +210,17 @@ func TestConsoleOffTopicInChromium(t *testing.T) {
 		}
 	}
 
-	// decision=refuse: the gap list keeps the off-topic refusal.
+	// decision=refuse: the gap list keeps the off-topic refusal, and the
+	// filter counts the refusals of each kind.
 	dom := runChromium(t, bin, root+"/console#decision=refuse", "", 2600)
+	counts := map[string]int{}
+	for _, m := range reGapOption.FindAllStringSubmatch(dom, -1) {
+		counts[m[1]], _ = strconv.Atoi(m[2])
+	}
+	wantRefuse := map[string]int{"on": all.ByKind[GapRefused], "off": all.ByKind[GapOffTopic], "all": all.ByKind[GapRefused] + all.ByKind[GapOffTopic]}
+	if fmt.Sprint(counts) != fmt.Sprint(wantRefuse) {
+		t.Errorf("decision=refuse: the filter's counts %v, want %v", counts, wantRefuse)
+	}
 	var kinds []string
 	for _, r := range reGapKindRow.FindAllStringSubmatch(dom, -1) {
 		kinds = append(kinds, r[2])

@@ -423,17 +423,19 @@ async function renderGaps() {
     const q = new URLSearchParams();
     for (const k of ["tenant", "kb"]) if (f.get(k)) q.set(k, f.get(k));
     const kinds = gapKinds(which, d);
-    q.set("kind", kinds.join(","));
-    q.set("limit", "1000");
-    const j = kinds.length ? await api("/v1/guard/gaps?" + q.toString()) : { data: [], by_kind: null };
-    const list = j && Array.isArray(j.data) ? j.data : null;
+    // No kind left (decision passthrough, or ground with off-topic): ask
+    // only for the counts.
+    if (kinds.length) q.set("kind", kinds.join(","));
+    q.set("limit", kinds.length ? "1000" : "1");
+    const j = await api("/v1/guard/gaps?" + q.toString());
+    const list = j && Array.isArray(j.data) ? (kinds.length ? j.data : []) : null;
     if (list) {
       const by = j.by_kind;
       gapOptions((w) => by ? gapKinds(w, d).reduce((n, k) => n + (by[k] || 0), 0) : null);
       items = list.map((g) => ({ question: g.kind === "gap" ? g.text + (g.question ? " (asked: " + g.question + ")" : "") : g.text || g.question || "",
         kind: g.kind, decision: DECISION_OF_KIND[g.kind] || "", count: g.count || 1,
         part: (g.tenant || "") + " / " + (g.kb || ""), last: g.last_seen || "", cov: g.coverage_max, id: g.id }));
-      const more = typeof j.total === "number" && j.total > list.length ? " Showing " + list.length + " of " + j.total + "." : "";
+      const more = kinds.length && typeof j.total === "number" && j.total > list.length ? " Showing " + list.length + " of " + j.total + "." : "";
       $("gaps-source").textContent = "From the gap queue (GET /v1/guard/gaps), most frequent first; the decision and tenant/KB filters apply." + more;
     }
   } catch (e) { /* no gap queue on this server */ }
