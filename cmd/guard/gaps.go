@@ -79,7 +79,7 @@ func runGaps(args []string) error {
 		return fmt.Errorf("read gaps: %w", err)
 	}
 	if resp.StatusCode != 200 {
-		return fmt.Errorf("get gaps: %s: %s%s", resp.Status, strings.TrimSpace(string(body)), keyHint(resp.StatusCode, *keyEnv))
+		return fmt.Errorf("get gaps: %s: %s%s", resp.Status, errorText(body), keyHint(resp.StatusCode, *keyEnv))
 	}
 	if *asJSON {
 		_, err := cliOut.Write(body)
@@ -136,7 +136,11 @@ func runGapAction(action string, args []string) error {
 	if len(ids) != 1 || strings.TrimSpace(ids[0]) == "" || strings.ContainsAny(ids[0], "/?#") {
 		got := "none"
 		if len(ids) > 0 {
-			got = fmt.Sprintf("%q", strings.Join(ids, " "))
+			q := make([]string, len(ids))
+			for i, id := range ids {
+				q[i] = strconv.Quote(id)
+			}
+			got = strings.Join(q, " ")
 		}
 		return usageErrorf(fs, "want one entry id (the id column of guard gaps), got %s", got)
 	}
@@ -162,7 +166,7 @@ func runGapAction(action string, args []string) error {
 		return fmt.Errorf("read answer: %w", err)
 	}
 	if resp.StatusCode != 200 {
-		return fmt.Errorf("%s gap %s: %s: %s%s", action, id, resp.Status, strings.TrimSpace(string(out)), keyHint(resp.StatusCode, *keyEnv))
+		return fmt.Errorf("%s gap %s: %s: %s%s", action, id, resp.Status, errorText(out), keyHint(resp.StatusCode, *keyEnv))
 	}
 	var res struct {
 		Gap gapEntry `json:"gap"`
@@ -187,6 +191,25 @@ func dialHint(err error) string {
 // keyHint says where the key of a 401 from the operator routes came from:
 // an environment variable, which a new operator may not have set. (A 403
 // explains itself: a tenant key where an admin key is needed.)
+// errorText returns the message of an OpenAI error body
+// {"error":{"message","code"}} as "message (code)", or the body as it is
+// when it is not one.
+func errorText(body []byte) string {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+			Code    string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Error.Message == "" {
+		return strings.TrimSpace(string(body))
+	}
+	if e.Error.Code == "" {
+		return e.Error.Message
+	}
+	return e.Error.Message + " (" + e.Error.Code + ")"
+}
+
 func keyHint(status int, keyEnv string) string {
 	if status != http.StatusUnauthorized {
 		return ""

@@ -19,7 +19,7 @@ func TestMissingArgumentNamed(t *testing.T) {
 		{[]string{"bench", "answers", "--target", "http://127.0.0.1:1/v1"}, "guard bench answers: --questions and --out are required"},
 		{[]string{"bench", "answers", "--target", "http://127.0.0.1:1/v1", "--questions", "q.jsonl"}, "guard bench answers: --out is required"},
 		{[]string{"gaps", "resolve"}, "guard gaps resolve: want one entry id (the id column of guard gaps), got none"},
-		{[]string{"gaps", "dismiss", "a", "b"}, `guard gaps dismiss: want one entry id (the id column of guard gaps), got "a b"`},
+		{[]string{"gaps", "dismiss", "a", "b"}, `guard gaps dismiss: want one entry id (the id column of guard gaps), got "a" "b"`},
 		{[]string{"config", "check"}, "guard config check: --config is required"},
 	}
 	for _, tc := range tests {
