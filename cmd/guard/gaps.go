@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register("gaps", "the gap queue of a running proxy: list it (refused, fallback, gap and off_topic questions), or resolve|dismiss ID", runGaps)
+	register("gaps", "the gap queue of a running proxy: list it (refused, fallback, gap and off_topic questions), or resolve|dismiss|reopen ID", runGaps)
 }
 
 // runGaps prints GET /v1/guard/gaps of a running proxy, most frequent first;
@@ -92,9 +92,14 @@ func runGaps(args []string) error {
 	if err := json.Unmarshal(body, &list); err != nil {
 		return fmt.Errorf("decode gaps: %w", err)
 	}
-	fmt.Fprintf(cliOut, "%-6s %-9s %-20s %-20s %-20s %-8s %-16s %s\n", "count", "kind", "tenant/kb", "first seen", "last seen", "coverage", "id", "question or claim")
+	// a list of other than open entries says each one's status
+	statusCol := func(string) string { return "" }
+	if *status != "" && *status != "open" {
+		statusCol = func(s string) string { return fmt.Sprintf("%-10s", s) }
+	}
+	fmt.Fprintf(cliOut, "%-6s %-9s %s%-20s %-20s %-20s %-8s %-16s %s\n", "count", "kind", statusCol("status"), "tenant/kb", "first seen", "last seen", "coverage", "id", "question or claim")
 	for _, g := range list.Data {
-		fmt.Fprintf(cliOut, "%-6d %-9s %-20s %-20s %-20s %-8.2f %-16s %s\n", g.Count, g.Kind, clip(g.Tenant+"/"+g.KB, 20),
+		fmt.Fprintf(cliOut, "%-6d %-9s %s%-20s %-20s %-20s %-8.2f %-16s %s\n", g.Count, g.Kind, statusCol(g.Status), clip(g.Tenant+"/"+g.KB, 20),
 			g.FirstSeen.Format("2006-01-02 15:04:05"), g.LastSeen.Format("2006-01-02 15:04:05"), g.CoverageMax, g.ID, g.Text)
 	}
 	fmt.Fprintf(cliOut, "%d of %d entries\n", len(list.Data), list.Total)

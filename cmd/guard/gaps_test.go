@@ -79,6 +79,10 @@ func TestGapsResolveDismissCommand(t *testing.T) {
 	if _, out, _ = runCLI(t, "gaps", "--addr", base); !strings.Contains(out, "0 of 0 entries") {
 		t.Errorf("open gaps after resolve and dismiss:\n%s", out)
 	}
+	// a list of every status says each entry's
+	if _, out, _ = runCLI(t, "gaps", "--addr", base, "--status", "all"); !strings.Contains(out, " status ") || !strings.Contains(out, " resolved ") || !strings.Contains(out, " dismissed ") {
+		t.Errorf("gaps --status all, want a status column:\n%s", out)
+	}
 	if _, out, _ = runCLI(t, "gaps", "--addr", base, "--status", "resolved", "--json"); !strings.Contains(out, "added a page") {
 		t.Errorf("resolved gaps:\n%s", out)
 	}
