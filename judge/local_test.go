@@ -339,6 +339,8 @@ func TestLocalOperatorMisjudgements(t *testing.T) {
 		want, why       string
 	}{
 		{"a thing the source never names", lamp, "The Arlo floor lamp comes with a bulb.", Neutral, ReasonMissingTerm},
+		{"a bare plural the source never names", lamp, "The Arlo floor lamp comes with bulbs.", Neutral, ReasonMissingTerm},
+		{"a plural after a number the source never names", "Arlo floor lamp, brass, 2 linen shades.", "The Arlo floor lamp comes with 2 bulbs.", Neutral, ReasonMissingTerm},
 		{"the same thing named", "Arlo floor lamp, brass, E27 fitting, bulb included, £89.", "The Arlo floor lamp comes with a bulb.", Entailment, "covered"},
 		{"a word-vector synonym stands in", "Guests may borrow an umbrella at reception.", "Visitors may borrow an umbrella at reception.", Entailment, "covered"},
 		{"free against a price", price, "Parking is free for guests.", Contradiction, ReasonPriceMismatch},
@@ -389,6 +391,13 @@ func TestNounPhraseStems(t *testing.T) {
 		{"The repair of a large blue glass lamp base.", nil},
 		{"As a rule, a backup is encrypted.", []string{"backup"}},
 		{"On the free plan you get a maximum of 3 projects.", []string{"plan"}},
+		// a bare plural after "with" or a number
+		{"The Arlo floor lamp comes with bulbs.", []string{"lamp", "bulb"}},
+		{"The lamp takes 2 bulbs.", []string{"lamp", "bulb"}},
+		{"It comes with 3 spare bulbs and a cable.", []string{"bulb", "cable"}},
+		{"Patients with tumors showed gains.", []string{"tumor"}},
+		{"Served with rice.", nil},
+		{"Rooms cost 12 euros.", nil},
 	}
 	for _, tt := range tests {
 		got := nounPhraseStems(tt.text)
