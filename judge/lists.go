@@ -16,9 +16,13 @@ import "strings"
 // damage ..."), the span a verdict shows, with a negation that governs the
 // item's content terms up to a contrast ("unless", "except", "but"); an
 // unnegated claim that states what follows the contrast ("covered if the
-// item was hidden in a locked boot") is read without the lead's negation. A
-// lead negates when a negation cue governs a word of cover or permission
-// ("not cover", "not included", "are not allowed", "will not pay for") or
+// item was hidden in a locked boot") is read without the lead's negation.
+// An item's own negation ("pipes in garages that are not heated") leaves
+// out a claim that states its terms plainly ("a heated garage": two
+// negations, at most neutral), and a claim that keeps it but drops the
+// lead's is contradicted. A lead negates when a negation cue governs a
+// word of cover, permission or fitness ("not cover", "not included", "are
+// not allowed", "will not pay for", "not suitable for") or
 // nothing in the lead ("You must not:"), or when it names exclusions
 // ("Exclusions:", "Excluded:"); a conditional lead ("If you do not pay:")
 // does not. Items are numbered, lettered or bulleted lines, and unmarked
@@ -216,6 +220,23 @@ func statesOutside(inner []string, has func(string) bool, claimNeg []string) boo
 		}
 	}
 	return false
+}
+
+// claimNegatesAll reports whether the claim (has, claimNeg as for
+// statesOutside) states each stem of inner that it names under a
+// negation, and names one.
+func claimNegatesAll(inner []string, has func(string) bool, claimNeg []string) bool {
+	n := 0
+	for _, st := range inner {
+		if !has(st) {
+			continue
+		}
+		if !stemIn(st, claimNeg) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // listReader follows the sentences of a passage through negated lists.

@@ -387,7 +387,10 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		// not cover: ... garages that are not heated"): two negations, the
 		// claim's case outside the exclusion; the window decides nothing
 		outside bool
-		text    string
+		// leadDropped: the claim negates what the item's own negation
+		// does but not what its lead does
+		leadDropped bool
+		text        string
 	}
 	var (
 		bestE, bestC, bestAny float64
@@ -485,7 +488,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		if a.outside || b != nil && b.outside {
 			return
 		}
-		negMismatch := neg != claimNeg
+		negMismatch := neg != claimNeg || a.leadDropped || b != nil && b.leadDropped
 		if !negMismatch && claimNeg && claimCues > negs && claimNear&covered&^negMask != 0 {
 			// the claim adds a negation to a term the window states
 			// plainly, beside one both have ("If login fails, check that
@@ -648,6 +651,12 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 					from = end
 				}
 			}
+			// the claim keeps the item's own negation and drops the
+			// lead's ("garages that are not heated are covered" against
+			// "We do not cover: ... garages that are not heated"): the
+			// lead's cue, the item's and its own each govern a claim term,
+			// and the claim has fewer
+			sc.leadDropped = sc.neg && claimNeg && len(s.inner) > 0 && sc.negs > claimCues+1 && !sc.outside && claimNegatesAll(s.inner, claimHas, claimNegStems)
 			for k := range cts {
 				c := &cts[k]
 				if c.isNum {

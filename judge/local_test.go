@@ -519,6 +519,8 @@ func TestNegatedListLead(t *testing.T) {
 		{"a lead without negation", plain, "Storm damage to your home is covered.", Entailment, "covered"},
 		{"an item's own negation left out of the claim", frost, "Frost damage to pipes in a heated garage is covered.", "!" + Contradiction, ""},
 		{"an item's own negation, claim negated", frost, "Frost damage to pipes in a heated garage is not covered.", "!" + Entailment, ""},
+		{"an item's own negation kept, the lead's dropped", frost, "Frost damage to pipes in garages that are not heated is covered.", Contradiction, "negation"},
+		{"both negations kept", frost, "Frost damage to pipes in garages that are not heated is not covered.", Entailment, "covered"},
 		{"an item's own negation kept in another word", frost, "Frost damage to pipes in an unheated garage is covered.", Contradiction, "negation"},
 		{"not suitable for", unfit, "It is suitable for outdoor use.", Contradiction, "negation"},
 		{"not suitable for, the item excluded", unfit, "It is not suitable for outdoor use.", Entailment, "covered"},
