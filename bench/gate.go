@@ -833,6 +833,8 @@ type GateReport struct {
 	// relevance model.
 	Model, Relevance gate.AnswerModel
 	Extra            []string
+	// CrossCorpus is the cross-corpus off-topic row (gatecross.go).
+	CrossCorpus GateCross
 }
 
 // GateRow is one (system, set) figure.
@@ -980,6 +982,7 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 	// Leave one dev corpus out: fit on HaluEval train + the others.
 	var sep separation
 	var curve tradeOff
+	folds := map[string][]gateSystem{} // each corpus's left-out systems, for the cross-corpus row
 	for _, out := range devNames {
 		var others []string
 		for _, n := range devNames {
@@ -1005,12 +1008,17 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		add(gateSystem{sysLOOLex, tuned, loo, false}, out, "out-of-sample")
 		add(gateSystem{sysLOODef, cfg, loo, true}, out, "out-of-sample")
 		add(gateSystem{sysLOONoOTS, noOTS, loo, true}, out, "out-of-sample")
+		folds[out] = []gateSystem{{sysLOO, tuned, loo, true}, {sysLOODef, cfg, loo, true}, {sysShipped, cfg, current, true}}
 		add(gateSystem{sysShipped, cfg, current, true}, out, "in-sample")
 		refuse := cfg
 		refuse.OffTopic = gate.OffTopicRefuse
 		add(gateSystem{sysShipRefus, refuse, current, true}, out, "in-sample")
 	}
 	rep.Extra = append(rep.Extra, sep.String(), curve.String())
+	if rep.CrossCorpus, err = gateCrossCorpus(ctx, dev, GateCrossSample, gateCrossSystems,
+		func(c string) []gateSystem { return folds[c] }); err != nil {
+		return rep, err
+	}
 	for _, s := range frozen {
 		add(gateSystem{sysBefore, before, gateModels{answer: beforeModel}, true}, s.Name, "main's model")
 		add(gateSystem{sysShipped, cfg, current, true}, s.Name, "frozen test")
@@ -1123,6 +1131,9 @@ func auc(pos, neg []float64) float64 {
 // dev corpora pooled per system, the failing questions by cause, and the
 // shipped models' weights.
 func WriteGateReport(w io.Writer, rep GateReport) {
+	if len(rep.CrossCorpus.Rows) > 0 {
+		fmt.Fprintf(w, "%s\n\n", gateCrossHeader)
+	}
 	fmt.Fprintln(w, "| set | system | fit | answerable grounded, right passage | on-topic unanswerable refused | off-topic per off_topic | all right |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, r := range rep.Rows {
@@ -1152,6 +1163,7 @@ func WriteGateReport(w io.Writer, rep GateReport) {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.1f%% |\n", k.sys, k.fit,
 			frac(s.Grounded, s.Answerable), frac(s.Refused, s.OnTopic), frac(s.OffHandled, s.OffTopic), 100*s.Correct())
 	}
+	writeGateCross(w, rep.CrossCorpus)
 	for _, k := range order {
 		if k.sys != sysLOO && k.sys != sysLOODef && k.fit != "frozen test" {
 			continue

@@ -63,6 +63,10 @@ var qualitySuites = []struct {
 		if ChartDir == "" {
 			return nil
 		}
+		if err := writeGateCrossJSON(ChartDir, rep.CrossCorpus); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nThe cross-corpus off-topic row's figures: %s in the report folder.\n", GateCrossJSON)
 		if err := WriteGateChart(ChartDir, rep, gate.DefaultConfig()); err != nil {
 			return err
 		}
@@ -84,7 +88,8 @@ var qualitySuites = []struct {
 var GateFit bool
 
 // ChartDir is the report folder the gate suite writes its coverage chart
-// into (gate-coverage.png and .svg, beside quality.md); empty writes none.
+// into (gate-coverage.png and .svg, beside quality.md) with the
+// cross-corpus row's figures (gate-crosscorpus.json); empty writes none.
 var ChartDir string
 
 // gateDevDir is bench/testdata/gate seen from the repository root (the

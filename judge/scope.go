@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Conditions and scope. A claim can share every content word with its
@@ -664,6 +665,15 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 		}
 		return scopeFinding{span: window}, false, true
 	}
+	if q, ok := quotesPart(c.quote, w); ok {
+		// the opening items of a list, word for word: narrower, not wider
+		if q != "" {
+			if i := contrastClauseOutside(w, q, cs); i >= 0 && c.scopeInfo().univ != "" {
+				return scopeFinding{reason: ReasonScopeWidened, excluded: true, span: window, what: clauses[i]}, true, true
+			}
+		}
+		return scopeFinding{span: window}, false, true
+	}
 	best, bestN := 0, -1
 	var seenBuf [16]string // a clause's claim stems counted so far (few: a slice, not a map per clause)
 	for i := range clauses {
@@ -898,6 +908,84 @@ func quotes(cl string, sents []string) (sent string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// quotesPart reports whether a claim whose quoteForm is cl quotes, word for
+// word, a window's text from a sentence's or a line's start up to the end of
+// a list item (a ";" the window goes on after, with another item that sets
+// no limit on the ones quoted): "Tell us if: A; B; C" of "Tell us if: A; B;
+// C; D", or a "We do not cover:" list's first items across its lines. Such a
+// claim drops items of an enumeration, which narrows it; a cut before
+// ", as long as ..." or "; but ..." is no part quote. sent is the sentence
+// of w.sents the quote starts in ("" for none), for the contrast check.
+func quotesPart(cl string, w *scopeWindow) (sent string, ok bool) {
+	if len(cl) < 40 || !strings.Contains(w.folded, ";") {
+		return "", false
+	}
+	lc, _ := foldLines(cl)
+	i := strings.Index(w.folded, lc)
+	if i < 0 {
+		return "", false
+	}
+	if i > 0 && !(w.folded[i-1] == ' ' && (w.lineAt[i-1] || i >= 2 && strings.IndexByte(".!?", w.folded[i-2]) >= 0)) {
+		return "", false
+	}
+	after := strings.TrimLeft(w.folded[i+len(lc):], "\"'")
+	if !strings.HasPrefix(after, ";") {
+		return "", false
+	}
+	rest := strings.TrimLeft(after, "; ")
+	if len(rest) > 3 && rest[0] == '(' && rest[2] == ')' {
+		rest = strings.TrimLeft(rest[3:], " ")
+	}
+	first, _, _ := strings.Cut(rest, " ")
+	if limitOpeners[strings.Trim(first, ",:")] || strings.HasPrefix(rest, "as long as") || strings.HasPrefix(rest, "so long as") {
+		return "", false
+	}
+	head := lc[:min(len(lc), 30)]
+	for _, s := range w.sents {
+		if f, _ := foldLines(s); strings.Contains(f, head) {
+			return s, true
+		}
+	}
+	return "", true
+}
+
+// limitOpeners are words that open a clause limiting the ones before it.
+var limitOpeners = map[string]bool{
+	"but": true, "unless": true, "except": true, "excluding": true, "provided": true,
+	"providing": true, "only": true, "if": true, "however": true, "subject": true, "when": true,
+	"where": true, "otherwise": true, "after": true, "before": true, "until": true,
+}
+
+// foldLines returns s lower-cased with each run of white space one ' ', and
+// for each byte of the result whether it is a space that held a line break.
+func foldLines(s string) (string, []bool) {
+	var b strings.Builder
+	b.Grow(len(s))
+	var at []bool
+	space, line := false, false
+	for _, f := range strings.ToLower(s) {
+		if unicode.IsSpace(f) {
+			space = true
+			line = line || f == '\n'
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+			for len(at) < b.Len()-1 {
+				at = append(at, false)
+			}
+			at = append(at, line)
+		}
+		space, line = false, false
+		b.WriteRune(f)
+	}
+	out := b.String()
+	for len(at) < len(out) {
+		at = append(at, false)
+	}
+	return out, at
 }
 
 // quoteForm is s for comparing quotes (with strings.EqualFold): without

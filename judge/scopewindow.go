@@ -10,6 +10,8 @@ import "sync"
 // made on first use. Shared read-only once made.
 type scopeWindow struct {
 	sents   []string // Split(window), for quotes
+	folded  string   // the window lower-cased, each run of spaces one ' ' (quotesPart)
+	lineAt  []bool   // lineAt[i]: folded[i] is a space that held a line break
 	clauses []string
 	terms   [][]term // analyse(clause)
 	after   bool     // some clause opens with "after that", "otherwise" ...
@@ -26,6 +28,7 @@ type carried struct {
 
 func newScopeWindow(window string) *scopeWindow {
 	w := &scopeWindow{sents: Split(window), clauses: scopeClauses(window)}
+	w.folded, w.lineAt = foldLines(window)
 	w.terms = make([][]term, len(w.clauses))
 	for i, c := range w.clauses {
 		w.terms[i] = analyse(c)

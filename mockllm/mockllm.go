@@ -215,9 +215,33 @@ func parseNotes(system string) []note {
 		if err != nil {
 			continue
 		}
-		out = append(out, note{n: n, text: strings.TrimSpace(m[2])})
+		out = append(out, note{n: n, text: dropHeadings(strings.TrimSpace(m[2]))})
 	}
 	return out
+}
+
+// headingRe matches a numbered section heading that opens a note's text
+// once its lines are joined ("4. How to make a claim. 4.1 Call ...",
+// "Section 6: General conditions. ..."): a section label, then at most eight
+// words, the first capitalised, up to a full stop or colon.
+var headingRe = regexp.MustCompile(`^(?:(?:Section|Part|Chapter|Article|Clause)\s+)?\d+(?:\.\d+)*[.:]?\s+[A-Z"“'][^\s.:!?]*(?:\s+[^\s.:!?]+){0,7}[.:](?:\s|$)`)
+
+// dropHeadings removes the numbered headings that open a note's text, as a
+// model answering from a Markdown section quotes its clauses, not the
+// section's heading (which the chunk's title already carries). A note that
+// is a heading and nothing else is kept whole.
+func dropHeadings(s string) string {
+	for {
+		m := headingRe.FindStringIndex(s)
+		if m == nil {
+			return s
+		}
+		rest := strings.TrimSpace(s[m[1]:])
+		if rest == "" {
+			return s
+		}
+		s = rest
+	}
 }
 
 // answer is one generated answer: the content pieces to stream, split
@@ -321,7 +345,16 @@ func firstSentence(s string) string {
 	}
 	s = strings.TrimSpace(s)
 	if r := []rune(s); len(r) > 240 {
+		// a long sentence is cut where a clause ends, as a model quoting
+		// part of it would, never inside a word or a list item
 		s = string(r[:240])
+		if i := strings.LastIndex(s, "; "); i >= 120 {
+			s = s[:i]
+		} else if i := strings.LastIndex(s, ", "); i >= 120 {
+			s = s[:i]
+		} else if i := strings.LastIndexByte(s, ' '); i >= 120 {
+			s = s[:i]
+		}
 	}
 	return strings.TrimRight(s, ".!? ")
 }

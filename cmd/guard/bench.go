@@ -176,7 +176,7 @@ func benchQuality(ctx context.Context, args []string) error {
 	fs.BoolVar(&dev, "dev", false, "with --verify: a development run, the frozen test splits (scored by default) are left out (tune nothing on them, not even by looking)")
 	fs.BoolVar(&fit, "fit", false, "with --gate: refit the shipped answerability and relevance models on the training sets and write gate/answermodel.json and gate/relevancemodel.json, and recompute the encoder's coherence background (index/coherence_background.json, embedded: rebuild to use it); with --verify: refit the local verifier's model on its training splits and write judge/localmodel.json")
 	fs.StringVar(&data, "data", defaultDataDir(), "evaluation data folder (env GUARD_DATA, default ../shared/data)")
-	fs.StringVar(&out, "out", "bench-out", "report folder (quality.md; with --gate also gate-coverage.png and .svg)")
+	fs.StringVar(&out, "out", "bench-out", "report folder (quality.md; with --gate also gate-coverage.png and .svg and gate-crosscorpus.json)")
 	var dump string
 	fs.StringVar(&dump, "dump", "", "instead of scoring: write every verdict of the local verifier on one data set (scifact, wice or halu) as tab-separated lines to <out>/verify-<set>.tsv, for error analysis")
 	if err := parseFlags(fs, args); err != nil {

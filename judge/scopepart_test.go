@@ -1,0 +1,41 @@
+package judge
+
+import "testing"
+
+// A claim that quotes the opening items of its source's list, word for word,
+// drops items of an enumeration: narrower, never scope_widened. A cut before
+// a clause that limits the quoted ones still is (operator trial 5, once the
+// simulated model quoted whole clauses).
+func TestScopePartQuote(t *testing.T) {
+	tell := "6.2 Changes you must tell us about\n\nTell us straight away if: you start to run a business from the home that has visitors or staff; you plan building work costing more than 25,000 pounds; you take in a lodger or let any part of the home; the home will be unoccupied; anyone living with you gets a criminal conviction. We may change the premium or the terms."
+	excl := "## 2.6 What is not covered\n\nWe do not cover:\n(a) damage caused by wear and tear, rot, damp or anything that happens gradually;\n(b) storm or flood damage to gates, fences and hedges;\n(c) escape of water or theft while the home is unoccupied (see Definitions, 2.3);\n(d) damage by pets chewing, scratching or fouling."
+	for _, c := range []struct {
+		claim, ev string
+		widened   bool
+	}{
+		{"Tell us straight away if: you start to run a business from the home that has visitors or staff; you plan building work costing more than 25,000 pounds; you take in a lodger or let any part of the home; the home will be unoccupied.", tell, false},
+		{"We do not cover: (a) damage caused by wear and tear, rot, damp or anything that happens gradually; (b) storm or flood damage to gates, fences and hedges; (c) escape of water or theft while the home is unoccupied (see Definitions, 2.3).", excl, false},
+	} {
+		f, bad, _ := readScope(c.claim, c.ev)
+		if got := bad && f.reason == ReasonScopeWidened; got != c.widened {
+			t.Errorf("claim %.60q: scope_widened %v (finding %+v), want %v", c.claim, got, f, c.widened)
+		}
+	}
+}
+
+// quotesPart takes no cut before a clause that limits the quoted ones.
+func TestQuotesPartLimit(t *testing.T) {
+	ev := "You can pause, skip a delivery or cancel your subscription at any time, online or by email; but only before 9am on the day before your next roast date."
+	w := newScopeWindow(ev)
+	for _, cl := range []string{
+		"You can pause, skip a delivery or cancel your subscription at any time, online or by email.",
+		"skip a delivery or cancel your subscription at any time, online or by email.", // not from a sentence's start
+	} {
+		if _, ok := quotesPart(quoteForm(cl), w); ok {
+			t.Errorf("quotesPart(%q) = true, want false", cl)
+		}
+	}
+	if _, ok := quotesPart(quoteForm("Changes: you may pause a delivery at any time by email or online"), newScopeWindow("Changes: you may pause a delivery at any time by email or online; you may skip one too.")); !ok {
+		t.Error("quotesPart of a list's first item = false, want true")
+	}
+}

@@ -1,0 +1,28 @@
+package mockllm
+
+import "testing"
+
+// A Markdown chunk's numbered heading, joined to its clauses in the notes, is
+// not what the simulated model quotes (operator trial 5: 85 of 117 policy
+// claims were bare headings such as "2.2 The excess.").
+func TestDropHeadings(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"4. How to make a claim. 4.1 Call our claims line on 0800 555 0142, open 24 hours a day.",
+			"4.1 Call our claims line on 0800 555 0142, open 24 hours a day."},
+		{"Section 6: General conditions and exclusions. 6.1 Paying your premium. You pay monthly or yearly.",
+			"You pay monthly or yearly."},
+		{"2.2 The excess. The excess is the first part of each claim you pay.",
+			"The excess is the first part of each claim you pay."},
+		// No section label, or a long first sentence: kept.
+		{"Puncture repair costs 8 pounds per wheel.", "Puncture repair costs 8 pounds per wheel."},
+		{"4.1 Call our claims line on 0800 555 0142, open 24 hours a day.", "4.1 Call our claims line on 0800 555 0142, open 24 hours a day."},
+		{"2.5 kg bags are sold at the counter by the front door of the shop.", "2.5 kg bags are sold at the counter by the front door of the shop."},
+		{"2.5 kg bags cost 4 pounds. Ask at the counter.", "2.5 kg bags cost 4 pounds. Ask at the counter."},
+		// A note that is only a heading stays whole.
+		{"3. Your right to cancel.", "3. Your right to cancel."},
+	} {
+		if got := dropHeadings(c.in); got != c.want {
+			t.Errorf("dropHeadings(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
