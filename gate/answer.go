@@ -593,9 +593,67 @@ func hasType(t answerType, text string) bool {
 	case typePhone:
 		return maxRun >= 7
 	case typeEmail:
-		return strings.Contains(text, "@")
+		return hasEmailAddress(text)
 	}
 	return false
+}
+
+// hasEmailAddress reports an email address in text: a local part, "@", and
+// a domain of dot-separated labels ending in a top-level label of two or
+// more letters, not a documentation example's (example.com). A placeholder
+// such as "lanternfish@HOST", "ana@example.com" or a handle such as "@shop"
+// is not one (docwalk: "what's your email" was answered from a
+// configuration page's placeholder sender).
+func hasEmailAddress(text string) bool {
+	for i := strings.IndexByte(text, '@'); i >= 0; {
+		if i > 0 && emailByte(text[i-1]) {
+			j := i + 1
+			dots, label, tld := 0, 0, 0
+			for ; j < len(text); j++ {
+				c := text[j]
+				if c == '.' && label > 0 && j+1 < len(text) && emailByte(text[j+1]) {
+					dots++
+					label, tld = 0, 0
+					continue
+				}
+				if !(c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+					break
+				}
+				label++
+				if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+					tld++
+				} else {
+					tld = -1 << 20
+				}
+			}
+			if dots > 0 && label >= 2 && tld == label && !placeholderDomain(text[i+1:j]) {
+				return true
+			}
+		}
+		k := strings.IndexByte(text[i+1:], '@')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return false
+}
+
+// placeholderDomain reports the domains documentation uses in examples
+// ("ana@example.com"), which are no one's address.
+func placeholderDomain(d string) bool {
+	d = strings.ToLower(d)
+	for _, p := range []string{"example.com", "example.org", "example.net"} {
+		if d == p || strings.HasSuffix(d, "."+p) {
+			return true
+		}
+	}
+	return false
+}
+
+// emailByte reports a byte that can end an email address's local part.
+func emailByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '.' || c == '_' || c == '-' || c == '+' || c == '%'
 }
 
 // hasName reports a capitalised word that does not start a sentence.

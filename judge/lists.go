@@ -16,9 +16,13 @@ import "strings"
 // damage ..."), the span a verdict shows, with a negation that governs the
 // item's content terms up to a contrast ("unless", "except", "but"); an
 // unnegated claim that states what follows the contrast ("covered if the
-// item was hidden in a locked boot") is read without the lead's negation. A
-// lead negates when a negation cue governs a word of cover or permission
-// ("not cover", "not included", "are not allowed", "will not pay for") or
+// item was hidden in a locked boot") is read without the lead's negation.
+// An item's own negation ("pipes in garages that are not heated") leaves
+// out a claim that states its terms plainly ("a heated garage": two
+// negations, at most neutral), and a claim that keeps it but drops the
+// lead's is contradicted. A lead negates when a negation cue governs a
+// word of cover, permission or fitness ("not cover", "not included", "are
+// not allowed", "will not pay for", "not suitable for") or
 // nothing in the lead ("You must not:"), or when it names exclusions
 // ("Exclusions:", "Excluded:"); a conditional lead ("If you do not pay:")
 // does not. Items are numbered, lettered or bulleted lines, and unmarked
@@ -31,8 +35,9 @@ import "strings"
 const maxLeadChars = 120
 
 // leadVerbs are the stems whose negation in a lead excludes the items:
-// cover, inclusion, permission, payment.
-var leadVerbs = stemSet("cover covered include included includes allow allowed allows permit permitted accept accepted eligible pay paid provide provided offer offered refund refundable insure insured guarantee guaranteed available supported admitted bring use responsible liable")
+// cover, inclusion, permission, payment, fitness ("not suitable for:",
+// "not recommended for:", "cannot be used for:").
+var leadVerbs = stemSet("cover covered include included includes allow allowed allows permit permitted accept accepted eligible pay paid provide provided offer offered refund refundable insure insured guarantee guaranteed available supported admitted bring use used responsible liable suitable suited recommended appropriate intended designed safe")
 
 // exclusionStems name a list of exclusions without a negation cue.
 var exclusionStems = stemSet("exclusion exclusions excluded exclude excludes prohibited forbidden banned")
@@ -144,8 +149,11 @@ func listEnd(s string) bool {
 // excludedStems returns the content stems of item (its marker, if any,
 // read past) that a negating lead governs: those before a contrast word,
 // in each of its ";"-separated parts; except holds those after one, what
-// the item lets back in ("unless the item was hidden in a locked boot").
-func excludedStems(item string) (excluded, except []string) {
+// the item lets back in ("unless the item was hidden in a locked boot");
+// inner those of the excluded part that the item's own negation governs
+// ("heated" in "pipes in garages that are not heated"): a case that
+// states them plainly is outside the exclusion.
+func excludedStems(item string) (excluded, except, inner []string) {
 	for _, part := range strings.Split(item, ";") {
 		part = strings.TrimSpace(part)
 		part = part[listMarker(part):]
@@ -157,9 +165,20 @@ func excludedStems(item string) (excluded, except []string) {
 				cut = i
 			}
 		}
-		for _, t := range analyse(normPhrases(part[:cut])) {
+		ts := analyse(normPhrases(part[:cut]))
+		for i, t := range ts {
 			if !t.neg && !t.isNum {
 				excluded = append(excluded, t.stem)
+				continue
+			}
+			if !t.neg || t.stem == "without" {
+				continue
+			}
+			for j, n := i+1, 0; j < len(ts) && n < negNear && !ts[j].brk; j++ {
+				if !ts[j].neg && !ts[j].isNum {
+					inner = append(inner, ts[j].stem)
+					n++
+				}
 			}
 		}
 		for _, t := range analyse(normPhrases(part[cut:])) {
@@ -168,7 +187,7 @@ func excludedStems(item string) (excluded, except []string) {
 			}
 		}
 	}
-	return excluded, except
+	return excluded, except, inner
 }
 
 // statesException reports whether a claim whose content stems are
@@ -189,6 +208,37 @@ func statesException(except []string, has func(string) bool) bool {
 	return n >= 2 && 2*n >= len(except)
 }
 
+// statesOutside reports whether a claim whose content stems are claimStems
+// (has) and whose negated ones are claimNeg states plainly a stem an
+// item's own negation governs (inner): "a heated garage" against "We do not
+// cover: ... garages that are not heated" names a case the item leaves
+// out.
+func statesOutside(inner []string, has func(string) bool, claimNeg []string) bool {
+	for _, st := range inner {
+		if has(st) && !stemIn(st, claimNeg) {
+			return true
+		}
+	}
+	return false
+}
+
+// claimNegatesAll reports whether the claim (has, claimNeg as for
+// statesOutside) states each stem of inner that it names under a
+// negation, and names one.
+func claimNegatesAll(inner []string, has func(string) bool, claimNeg []string) bool {
+	n := 0
+	for _, st := range inner {
+		if !has(st) {
+			continue
+		}
+		if !stemIn(st, claimNeg) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
 // listReader follows the sentences of a passage through negated lists.
 type listReader struct {
 	lead    string // the open list's lead ("We do not cover:"), "" none
@@ -199,8 +249,8 @@ type listReader struct {
 type listItem struct {
 	// text is the sentence as read: the item after its lead ("We do not
 	// cover: (b) storm ..."), or the sentence itself for an inline list
-	text             string
-	excluded, except []string // excludedStems of the item or the list after the colon
+	text                    string
+	excluded, except, inner []string // excludedStems of the item or the list after the colon
 	// leadCues: the lead's negation cues, the text's first
 	leadCues int
 	lead     bool // the item is on its own line after its lead, not inline
@@ -214,8 +264,8 @@ func (r *listReader) next(t string) (it listItem, ok bool) {
 		// a heading or another lead ends the list
 		if t[0] != '#' && !strings.HasSuffix(t, ":") && (listMarker(t) > 0 || r.prevEnd || listEnd(t)) {
 			r.prevEnd = listEnd(t)
-			it.excluded, it.except = excludedStems(t)
-			return listItem{text: r.lead + " " + t, excluded: it.excluded, except: it.except, leadCues: cues(r.lead), lead: true}, true
+			it.excluded, it.except, it.inner = excludedStems(t)
+			return listItem{text: r.lead + " " + t, excluded: it.excluded, except: it.except, inner: it.inner, leadCues: cues(r.lead), lead: true}, true
 		}
 		r.lead = ""
 	}
@@ -231,8 +281,8 @@ func (r *listReader) next(t string) (it listItem, ok bool) {
 		return it, false
 	}
 	if (listMarker(rest) > 0 || strings.Contains(rest, ";")) && negatingLead(t[:colon]) {
-		it.excluded, it.except = excludedStems(rest)
-		return listItem{text: t, excluded: it.excluded, except: it.except, leadCues: cues(t[:colon+1])}, true
+		it.excluded, it.except, it.inner = excludedStems(rest)
+		return listItem{text: t, excluded: it.excluded, except: it.except, inner: it.inner, leadCues: cues(t[:colon+1])}, true
 	}
 	return it, false
 }

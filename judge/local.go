@@ -127,6 +127,9 @@ type evSent struct {
 	// item lets back in (lists.go)
 	leadNeg int
 	except  []string
+	// inner: the item's stems its own negation governs ("not heated"),
+	// under the lead's: a claim stating them plainly is outside the list
+	inner []string
 	// leadCues: the first leadCues cues are the lead's own ("not
 	// cover"), governing negScope[:leadScope]
 	leadCues, leadScope int
@@ -195,7 +198,7 @@ func prepare(title, text string) *prepared {
 			}
 			es.negScope = append(es.negScope, item.excluded...)
 			es.negEnds = append(es.negEnds, len(es.negScope))
-			es.leadNeg, es.except = len(item.excluded), item.except
+			es.leadNeg, es.except, es.inner = len(item.excluded), item.except, item.inner
 			es.item = item.lead
 			negs++
 		}
@@ -302,7 +305,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	// claimCues counts the claim's negation cues that govern a content
 	// term; nearStems are the first negNear terms each governs
 	claimCues := 0
-	var nearStems []string
+	var nearStems, claimNegStems []string
 	for i, tm := range ats {
 		if tm.neg {
 			// as in the evidence, a negation counts when it governs a
@@ -318,6 +321,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 					if n < negNear {
 						nearStems = append(nearStems, ats[j].stem)
 					}
+					claimNegStems = append(claimNegStems, ats[j].stem)
 				}
 				n++
 			}
@@ -378,6 +382,14 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		negs    int // the sentence's negation cues that govern a claim term
 		// free, price: the sentence's freeCue and priceCue
 		free, price bool
+		// outside: the sentence is a negated list's item whose own
+		// negation the claim leaves out ("a heated garage" against "We do
+		// not cover: ... garages that are not heated"): two negations, the
+		// claim's case outside the exclusion; the window decides nothing
+		outside bool
+		// leadDropped: the claim negates what the item's own negation
+		// does but not what its lead does
+		leadDropped bool
 		text        string
 	}
 	var (
@@ -473,7 +485,10 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		if cov > bestAny {
 			bestAny, anySpan = cov, windowText(b, &a)
 		}
-		negMismatch := neg != claimNeg
+		if a.outside || b != nil && b.outside {
+			return
+		}
+		negMismatch := neg != claimNeg || a.leadDropped || b != nil && b.leadDropped
 		if !negMismatch && claimNeg && claimCues > negs && claimNear&covered&^negMask != 0 {
 			// the claim adds a negation to a term the window states
 			// plainly, beside one both have ("If login fails, check that
@@ -617,6 +632,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				from0 = s.leadScope
 				negScope, negEnds = negScope[:len(negScope)-s.leadNeg], negEnds[s.leadCues:len(negEnds)-1]
 			}
+			sc.outside = s.leadNeg > 0 && len(s.inner) > 0 && statesOutside(s.inner, claimHas, claimNegStems)
 			for k := 0; s.neg && k < len(cts); k++ {
 				if !cts[k].isNum && stemIn(cts[k].stem, negScope[from0:]) {
 					sc.negMask |= 1 << k
@@ -635,6 +651,12 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 					from = end
 				}
 			}
+			// the claim keeps the item's own negation and drops the
+			// lead's ("garages that are not heated are covered" against
+			// "We do not cover: ... garages that are not heated"): the
+			// lead's cue, the item's and its own each govern a claim term,
+			// and the claim has fewer
+			sc.leadDropped = sc.neg && claimNeg && len(s.inner) > 0 && sc.negs > claimCues+1 && !sc.outside && claimNegatesAll(s.inner, claimHas, claimNegStems)
 			for k := range cts {
 				c := &cts[k]
 				if c.isNum {

@@ -58,21 +58,25 @@ const relatedPrefix = 4
 // follows it ("a maximum of 3": a measure of another thing). A longer run
 // has no head it can tell; a hedge ("as a rule") none at all. Units and calendar words ("every day") are
 // periods, not things; abstract nouns ("the incidence of", "a
-// relationship") name no thing the evidence must (abstractNoun). A number
-// opens no phrase: "5 ride free" is as common as "2 bulbs".
+// relationship") name no thing the evidence must (abstractNoun). "With"
+// and a number (not after "of") open a bare phrase, whose head counts only
+// as a plural ("comes with bulbs", "takes 2 bulbs"; not "5 ride free", nor
+// "served with rice", which may be a mass noun).
 func nounPhraseStems(text string) []string {
 	text = blankHedges(text)
 	var out []string
-	in := false // in a phrase
-	taken := 0  // words the phrase has taken
-	head := ""  // its last word
+	in := false   // in a phrase
+	bare := false // it opened without a determiner: its head must be a plural
+	taken := 0    // words the phrase has taken
+	head := ""    // its last word
+	afterOf := false
 	closePhrase := func() {
-		if in && head != "" && !abstractNoun(head) {
+		if in && head != "" && !abstractNoun(head) && (!bare || pluralNoun(head)) {
 			if st := canonStem(head); !slices.Contains(out, st) {
 				out = append(out, st)
 			}
 		}
-		in, taken, head = false, 0, ""
+		in, bare, taken, head = false, false, 0, ""
 	}
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -92,17 +96,24 @@ func nounPhraseStems(text string) []string {
 		start := i
 		i = j
 		wc := lexicon[w]
+		of := afterOf
+		afterOf = w == "of"
 		switch {
 		case determiners[w] && isDeterminer(text, start, j, raw):
 			closePhrase()
 			in = true
+		case w == "with" || w[0] >= '0' && w[0] <= '9' && !of:
+			// a bare plural after "with" or a number: "comes with
+			// bulbs", "takes 2 bulbs" (not "a maximum of 3 projects")
+			closePhrase()
+			in, bare = true, true
 		case wc.stop || wc.neg || wc.unNeg || wc.numWord || w[0] >= '0' && w[0] <= '9':
 			if w == "of" {
 				head = "" // a measure or a relation of something: "a maximum of 3", "the risk of"
 			}
 			closePhrase()
 		case !in:
-		case taken > 0 && verbLike(w) || determiners[nextWord(text, i)]:
+		case taken > 0 && verbLike(w) && !(bare && pluralNoun(w) && !pluralNoun(head)) || determiners[nextWord(text, i)]:
 			// the verb after the phrase: "the pool opens", "the drug
 			// reduced", "offers a shuttle"
 			closePhrase()
@@ -164,6 +175,13 @@ func isDeterminer(text string, i, j int, raw string) bool {
 		return k < 0 || strings.IndexByte(".!?:\n", text[k]) >= 0
 	}
 	return true
+}
+
+// pluralNoun reports whether w reads as a plural noun ("bulbs", not
+// "glass", "virus" or "euros", a currency).
+func pluralNoun(w string) bool {
+	return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") &&
+		!strings.HasSuffix(w, "is") && !currencyWords[w]
 }
 
 // abstractNouns are the endings of abstract nouns: "incidence",

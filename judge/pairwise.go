@@ -588,7 +588,7 @@ func (r PairwiseReport) WriteText(w io.Writer, nameA, nameB string) error {
 	fmt.Fprintf(&b, "(bootstrap: %d resamples of the questions)\n", r.Bootstrap)
 	a := r.Audit
 	if a.Sampled == 0 {
-		b.WriteString("position audit: no question judged with sides swapped (pairwise.swap_share 0)\n")
+		fmt.Fprintf(&b, "position audit: no question judged with sides swapped (none of the %d fell in the pairwise.swap_share sample; 0 turns the audit off)\n", r.Questions)
 	} else {
 		fmt.Fprintf(&b, "position audit: %d questions judged again with sides swapped; agreement %.3f (", a.Sampled, a.Agreement)
 		for i, c := range Criteria {

@@ -35,7 +35,7 @@ func freeCue(t string) bool {
 			if s > 0 && (isWordByte(t[s-1]) || t[s-1] == '-') || e < len(t) && (isWordByte(t[e]) || t[e] == '-') {
 				continue
 			}
-			if w == "free" && s >= 5 && strings.EqualFold(t[s-5:s], "feel ") {
+			if w == "free" && (s >= 5 && strings.EqualFold(t[s-5:s], "feel ") || freeAvailable(t, e)) {
 				continue
 			}
 			return true
@@ -56,6 +56,69 @@ func freeCue(t string) bool {
 			}
 		}
 	}
+}
+
+// freeAvailable reports whether the "free" that ends at t[e] says
+// something is available, or says it only at a time, not that it costs
+// nothing: a day or time after it ("free on Mondays", "free after 6pm",
+// "free tomorrow"), or "to" and a verb ("free to talk", "free to book").
+// A price verb after "to" ("free to join", "free to use") and a party
+// ("free to members", "free to the public") keep it a price word. A
+// free with a time is no plain price either way ("Entry is free on
+// Mondays" may be one): the money cues leave it to the other checks.
+func freeAvailable(t string, e int) bool {
+	i := skipSpaceStr(t, e)
+	w1 := strings.ToLower(wordAt(t, i))
+	if freeTimeWords[w1] {
+		return true
+	}
+	i = skipSpaceStr(t, i+len(w1))
+	if w1 == "" || i >= len(t) {
+		return false
+	}
+	if freeTimePreps[w1] {
+		return t[i] >= '0' && t[i] <= '9' || freeTimeWords[strings.ToLower(wordAt(t, i))]
+	}
+	if w1 != "to" {
+		return false
+	}
+	w2 := strings.ToLower(wordAt(t, i))
+	switch {
+	case w2 == "" || freePriceVerbs[w2] || freeParties[w2] || determiners[w2] || lexicon[w2].stop:
+		return false
+	case strings.HasSuffix(w2, "s") && !strings.HasSuffix(w2, "ss"):
+		return false // a party: "free to residents"
+	}
+	return true
+}
+
+// freeTimePreps open a time after "free" ("on Mondays", "after 6pm").
+var freeTimePreps = map[string]bool{"on": true, "from": true, "after": true, "before": true, "until": true, "till": true,
+	"between": true, "at": true, "during": true, "every": true, "each": true, "all": true, "most": true, "in": true}
+
+// freeTimeWords are days and times, lowercase.
+var freeTimeWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`monday tuesday wednesday thursday friday saturday sunday weekday weekend
+	morning afternoon evening night noon midday midnight today tomorrow tonight now week day`) {
+		m[w], m[w+"s"] = true, true
+	}
+	return m
+}()
+
+// freePriceVerbs after "free to" keep "free" a price word ("free to
+// join", "free to use").
+var freePriceVerbs = stemWords("join enter use attend download access play visit install watch stream read borrow park ride try register subscribe apply call ship return cancel change exchange hire rent keep take order send collect upgrade")
+
+// freeParties after "free to" are people it costs nothing for.
+var freeParties = stemWords("staff everyone everybody anyone anybody children people public all you them us guests")
+
+func stemWords(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
 }
 
 // indexFold is the index of the first ASCII-case-insensitive match of

@@ -68,9 +68,9 @@ var (
 	reKindSel = regexp.MustCompile(`(?s)<select name="primary_kind"[^>]*>(.*?)</select>`)
 	reOption  = regexp.MustCompile(`<option value="([^"]*)"`)
 	reSuff    = regexp.MustCompile(`data-check="sufficient" data-before="(\d+)" data-after="(\d+)"`)
-	reGapRows = regexp.MustCompile(`<tr data-decision="(refuse|fallback)"><td>`)
+	reGapRows = regexp.MustCompile(`<tr data-decision="(refuse|fallback)" data-kind="(\w+)"><td>`)
 	// a gap row's best coverage and its resolve button
-	reGapCov = regexp.MustCompile(`<tr data-decision="(?:refuse|fallback)"><td>[^<]*</td><td>.*?</td><td class="num">\d+</td><td>[^<]*</td><td>[^<]*</td><td class="num">([^<]*)</td>`)
+	reGapCov = regexp.MustCompile(`<tr data-decision="(?:refuse|fallback)" data-kind="\w+"><td>[^<]*</td><td>\w+</td><td>.*?</td><td class="num">\d+</td><td>[^<]*</td><td>[^<]*</td><td class="num">([^<]*)</td>`)
 	reGapBtn = regexp.MustCompile(`<button [^>]*data-gap-id="([0-9a-f]{16})" data-action="resolve"[^>]*>resolve</button>`)
 )
 

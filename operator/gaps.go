@@ -423,11 +423,12 @@ func (q *gapQueue) fullest() [2]string {
 	return best
 }
 
-// gapFilter selects entries ("" = any; kbs nil = any).
+// gapFilter selects entries ("" = any; kbs and kinds nil = any).
 type gapFilter struct {
-	tenant       string
-	kbs          []string
-	kind, status string
+	tenant string
+	kbs    []string
+	kinds  []string
+	status string
 }
 
 // list returns copies of the entries matching f, most frequent first.
@@ -439,7 +440,7 @@ func (q *gapQueue) list(f gapFilter) []*Gap {
 			continue
 		}
 		for _, g := range es {
-			if (f.kind == "" || g.Kind == f.kind) && (f.status == "" || g.Status == f.status) {
+			if (f.kinds == nil || slices.Contains(f.kinds, g.Kind)) && (f.status == "" || g.Status == f.status) {
 				c := *g
 				out = append(out, &c)
 			}

@@ -22,23 +22,23 @@ func TestGapQueueBounds(t *testing.T) {
 	q.add(cfg, "t", "k", GapRefused, "How do I export to PDF?", "", 0)
 	q.add(cfg, "t", "k", GapRefused, "how do I export to pdf", "", 0)
 	q.add(cfg, "t", "k", GapRefused, "How do I export to PDF, please?", "", 0)
-	if gs := q.list(gapFilter{tenant: "t", kbs: []string{"k"}, kind: ""}); len(gs) != 1 || gs[0].Count != 3 {
+	if gs := q.list(gapFilter{tenant: "t", kbs: []string{"k"}}); len(gs) != 1 || gs[0].Count != 3 {
 		t.Fatalf("near-duplicates: %+v, want one entry counted 3", gs)
 	}
 	for i := range 5 {
 		q.add(cfg, "t", "k", GapFallback, fmt.Sprintf("question number %d about topic%d", i, i), "", 0)
 	}
-	gs := q.list(gapFilter{tenant: "t", kbs: []string{"k"}, kind: ""})
+	gs := q.list(gapFilter{tenant: "t", kbs: []string{"k"}})
 	if len(gs) != 3 || gs[0].Count != 3 {
 		t.Errorf("per-KB bound: %d entries %+v, want 3 with the frequent one kept", len(gs), gs)
 	}
 	q.add(cfg, "u", "k", GapRefused, "another tenant asks", "", 0)
 	q.add(cfg, "u", "k", GapRefused, "another tenant asks again something else entirely", "", 0)
-	if q.total > cfg.MaxEntries || len(q.list(gapFilter{tenant: "", kind: ""})) != q.total {
+	if q.total > cfg.MaxEntries || len(q.list(gapFilter{tenant: ""})) != q.total {
 		t.Errorf("total %d, want <= %d", q.total, cfg.MaxEntries)
 	}
-	if len(q.list(gapFilter{tenant: "u", kind: ""})) != 2 {
-		t.Errorf("tenant u: %+v", q.list(gapFilter{tenant: "u", kind: ""}))
+	if len(q.list(gapFilter{tenant: "u"})) != 2 {
+		t.Errorf("tenant u: %+v", q.list(gapFilter{tenant: "u"}))
 	}
 }
 

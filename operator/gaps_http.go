@@ -44,7 +44,9 @@ func (p *Plane) gapScope(ctx *fasthttp.RequestCtx, tenant, kb string) (gapFilter
 
 // serveGaps serves GET /v1/guard/gaps?tenant=&kb=&kind=&status=&limit=:
 // open entries by default (status=all for every one), most frequent
-// first.
+// first; kind may join several with commas (kind=refused,gap). total
+// counts the entries that match, by_kind every kind's entries within
+// the other filters.
 func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 	if !ctx.IsGet() && !ctx.IsHead() {
 		return methodNotAllowed("GET, HEAD")
@@ -54,12 +56,17 @@ func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	f.kind = string(args.Peek("kind"))
-	switch f.kind {
-	case "", GapRefused, GapFallback, GapClaim, GapOffTopic:
-	default:
-		return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_parameter", Param: "kind",
-			Message: "kind must be refused, fallback, gap or off_topic"}
+	var kinds []string
+	if v := string(args.Peek("kind")); v != "" {
+		for k := range strings.SplitSeq(v, ",") {
+			switch k {
+			case GapRefused, GapFallback, GapClaim, GapOffTopic:
+				kinds = append(kinds, k)
+			default:
+				return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_parameter", Param: "kind",
+					Message: "kind must be refused, fallback, gap or off_topic, or several joined by commas"}
+			}
+		}
 	}
 	switch f.status = string(args.Peek("status")); f.status {
 	case "":
@@ -81,16 +88,26 @@ func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 		limit = n
 	}
 	q, _ := p.gapSource(p.cfg.Load().Gaps, f.tenant)
-	all := q.list(f)
+	// by_kind counts every kind within the other filters, so that a
+	// client can offer kinds with their counts from one request.
+	byKind := map[string]int{GapRefused: 0, GapFallback: 0, GapClaim: 0, GapOffTopic: 0}
+	var all []*Gap
+	for _, g := range q.list(f) {
+		byKind[g.Kind]++
+		if kinds == nil || slices.Contains(kinds, g.Kind) {
+			all = append(all, g)
+		}
+	}
 	page := all
 	if len(page) > limit {
 		page = page[:limit]
 	}
 	body, _ := json.Marshal(struct {
-		Object string `json:"object"`
-		Total  int    `json:"total"`
-		Data   []*Gap `json:"data"`
-	}{"list", len(all), append([]*Gap{}, page...)})
+		Object string         `json:"object"`
+		Total  int            `json:"total"`
+		ByKind map[string]int `json:"by_kind"`
+		Data   []*Gap         `json:"data"`
+	}{"list", len(all), byKind, append([]*Gap{}, page...)})
 	ctx.SetContentType("application/json")
 	ctx.SetBody(body)
 	return nil

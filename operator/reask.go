@@ -78,11 +78,7 @@ func (p *Plane) stopReask() {
 // reaskOpen asks up to limit open refused, fallback and off_topic entries
 // again and resolves those that ground; it returns how many it resolved and asked.
 func (p *Plane) reaskOpen(ctx context.Context, limit int) (resolved, asked int) {
-	var open []*Gap
-	for _, kind := range []string{GapRefused, GapFallback, GapOffTopic} {
-		open = append(open, p.gapQ.list(gapFilter{kind: kind, status: GapOpen})...)
-	}
-	sortGaps(open)
+	open := p.gapQ.list(gapFilter{kinds: []string{GapRefused, GapFallback, GapOffTopic}, status: GapOpen})
 	if len(open) > limit {
 		open = open[:limit]
 	}

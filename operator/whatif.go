@@ -162,8 +162,8 @@ type whatIfResult struct {
 	OtherConfig int            `json:"decided_under_other_config"`
 	Gate        gateThresholds `json:"gate"`
 	// Checks counts the turns for which each of the gate's checks holds
-	// (sufficient, good_enough, bail_out, on_topic, between, empty_outline,
-	// contact_hit, contact_gap), as
+	// (sufficient, good_enough, bail_out, on_topic, off_topic, between,
+	// empty_outline, contact_hit, contact_gap), as
 	// logged (recomputed at the configuration each turn was decided with)
 	// and recomputed: a check can change without the decision changing.
 	Checks map[string]*checkCount `json:"checks"`
@@ -173,7 +173,7 @@ type whatIfResult struct {
 }
 
 // whatIfChecks are the gate checks the what-if counts.
-var whatIfChecks = []string{"sufficient", "good_enough", "bail_out", "on_topic", "between", "empty_outline", "contact_hit", "contact_gap"}
+var whatIfChecks = []string{"sufficient", "good_enough", "bail_out", "on_topic", "off_topic", "between", "empty_outline", "contact_hit", "contact_gap"}
 
 type checkCount struct {
 	Before int `json:"before"`

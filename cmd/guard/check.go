@@ -20,7 +20,10 @@ func init() {
 }
 
 const checkUsage = `usage: guard check [--config F] [--index DIR] [--tenant T --kb K] [--fail-on critical|warning|info|high|medium|low]
-                   [--format text|json|github] [--min-context N] [--no-uncited] FILE.md...`
+                   [--format text|json|github] [--min-context N] [--no-uncited] FILE.md...
+
+Exit status: 0 no finding at or above --fail-on, 1 one or more, 2 a usage
+error or an unreadable file, config or index.`
 
 // runCheck exits by itself: 0 clean, 1 when a finding is at or above
 // --fail-on, 2 on a usage error (bad flags, unreadable file or index).

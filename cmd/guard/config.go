@@ -30,17 +30,29 @@ type guardFile struct {
 // file at once, each with its line and key path (confcheck.Problems):
 // unknown keys, values of the wrong type, and what every section's
 // validation finds. "" = the defaults.
-func loadFile(path string) (guardFile, error) {
+func loadFile(path string) (guardFile, error) { return loadFileCheck(path, nil) }
+
+// loadFileCheck is loadFile with more checks of the decoded file: more's
+// errors ("key.path: what is wrong", errors.Join for several) are placed
+// at their keys' lines beside the sections' own problems. more may be nil.
+func loadFileCheck(path string, more func(guardFile) error) (guardFile, error) {
 	f := guardFile{Config: proxy.DefaultConfig(), Operator: operator.DefaultConfig(), Mock: mockllm.DefaultConfig(), Check: check.DefaultConfig()}
+	validate := func() error {
+		err := f.validate()
+		if more != nil {
+			err = errors.Join(err, more(f))
+		}
+		return err
+	}
 	if path == "" {
-		return f, f.validate()
+		return f, validate()
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return f, fmt.Errorf("read config: %w", err)
 	}
 	cf, probs := confcheck.Decode(path, b, &f)
-	probs = append(probs, cf.Attach(f.validate())...)
+	probs = append(probs, cf.Attach(validate())...)
 	probs.Sort()
 	return f, probs.Err()
 }
@@ -100,17 +112,21 @@ func runConfig(args []string) error {
 	if *path == "" {
 		return usageErrorf(fs, "--config is required")
 	}
-	f, err := loadFile(*path)
+	// guard serve refuses to start (and a reload to apply) with a
+	// pipeline.index that is not a snapshot: so does the check, at the
+	// key's line.
+	f, err := loadFileCheck(*path, func(f guardFile) error {
+		if f.Pipeline.Index == "" {
+			return nil
+		}
+		if serr := checkSnapshotDir(f.Pipeline.Index); serr != nil {
+			return fmt.Errorf("pipeline.index: %w", serr)
+		}
+		return nil
+	})
 	var lines []string
 	if err != nil {
 		lines = problemLines(err)
-	}
-	// guard serve refuses to start (and a reload to apply) with a
-	// pipeline.index that is not a snapshot: so does the check.
-	if f.Pipeline.Index != "" {
-		if serr := checkSnapshotDir(f.Pipeline.Index); serr != nil {
-			lines = append(lines, fmt.Sprintf("%s: pipeline.index: %v", *path, serr))
-		}
 	}
 	if len(lines) == 0 {
 		for _, w := range keyPartitionWarnings(f.Config) {

@@ -56,7 +56,7 @@ func TestNoDefaultPartitionWarned(t *testing.T) {
 // TestConfigCheckSnapshotDir: a pipeline.index that is not a snapshot (a
 // path that does not exist, a corpus folder) was "ok" to guard config check
 // while guard serve refused to start with it (trial 5); it is now a problem,
-// listed with the file's others, exit 1.
+// listed with the file's others at the key's line, exit 1.
 func TestConfigCheckSnapshotDir(t *testing.T) {
 	dir := t.TempDir()
 	folder := filepath.Join(dir, "policy")
@@ -79,7 +79,7 @@ func TestConfigCheckSnapshotDir(t *testing.T) {
 		if tc.extra != "" {
 			n = "2 problem(s)"
 		}
-		if code != 1 || !strings.Contains(stdout, cfgPath+": "+tc.want) || !strings.Contains(stdout, n) {
+		if code != 1 || !strings.Contains(stdout, cfgPath+":1: "+tc.want) || !strings.Contains(stdout, n) {
 			t.Errorf("%s: exit %d, output %q; want 1, %q and %s", tc.index, code, stdout, tc.want, n)
 		}
 	}

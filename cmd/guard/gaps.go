@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register("gaps", "the gap queue of a running proxy: list it (refused, fallback, gap and off_topic questions), or resolve|dismiss ID", runGaps)
+	register("gaps", "the gap queue of a running proxy: list it (refused, fallback, gap and off_topic questions), or resolve|dismiss|reopen ID", runGaps)
 }
 
 // runGaps prints GET /v1/guard/gaps of a running proxy, most frequent first;
@@ -79,7 +79,7 @@ func runGaps(args []string) error {
 		return fmt.Errorf("read gaps: %w", err)
 	}
 	if resp.StatusCode != 200 {
-		return fmt.Errorf("get gaps: %s: %s%s", resp.Status, strings.TrimSpace(string(body)), keyHint(resp.StatusCode, *keyEnv))
+		return fmt.Errorf("get gaps: %s: %s%s", resp.Status, errorText(body), keyHint(resp.StatusCode, *keyEnv))
 	}
 	if *asJSON {
 		_, err := cliOut.Write(body)
@@ -92,9 +92,14 @@ func runGaps(args []string) error {
 	if err := json.Unmarshal(body, &list); err != nil {
 		return fmt.Errorf("decode gaps: %w", err)
 	}
-	fmt.Fprintf(cliOut, "%-6s %-9s %-20s %-20s %-20s %-8s %-16s %s\n", "count", "kind", "tenant/kb", "first seen", "last seen", "coverage", "id", "question or claim")
+	// a list of other than open entries says each one's status
+	statusCol := func(string) string { return "" }
+	if *status != "" && *status != "open" {
+		statusCol = func(s string) string { return fmt.Sprintf("%-10s", s) }
+	}
+	fmt.Fprintf(cliOut, "%-6s %-9s %s%-20s %-20s %-20s %-8s %-16s %s\n", "count", "kind", statusCol("status"), "tenant/kb", "first seen", "last seen", "coverage", "id", "question or claim")
 	for _, g := range list.Data {
-		fmt.Fprintf(cliOut, "%-6d %-9s %-20s %-20s %-20s %-8.2f %-16s %s\n", g.Count, g.Kind, clip(g.Tenant+"/"+g.KB, 20),
+		fmt.Fprintf(cliOut, "%-6d %-9s %s%-20s %-20s %-20s %-8.2f %-16s %s\n", g.Count, g.Kind, statusCol(g.Status), clip(g.Tenant+"/"+g.KB, 20),
 			g.FirstSeen.Format("2006-01-02 15:04:05"), g.LastSeen.Format("2006-01-02 15:04:05"), g.CoverageMax, g.ID, g.Text)
 	}
 	fmt.Fprintf(cliOut, "%d of %d entries\n", len(list.Data), list.Total)
@@ -134,7 +139,15 @@ func runGapAction(action string, args []string) error {
 		return err
 	}
 	if len(ids) != 1 || strings.TrimSpace(ids[0]) == "" || strings.ContainsAny(ids[0], "/?#") {
-		return usageErrorf(fs, "want one entry id (the id column of guard gaps), got %q", ids)
+		got := "none"
+		if len(ids) > 0 {
+			q := make([]string, len(ids))
+			for i, id := range ids {
+				q[i] = strconv.Quote(id)
+			}
+			got = strings.Join(q, " ")
+		}
+		return usageErrorf(fs, "want one entry id (the id column of guard gaps), got %s", got)
 	}
 	id := ids[0]
 	body, _ := json.Marshal(map[string]string{"note": *note})
@@ -158,7 +171,7 @@ func runGapAction(action string, args []string) error {
 		return fmt.Errorf("read answer: %w", err)
 	}
 	if resp.StatusCode != 200 {
-		return fmt.Errorf("%s gap %s: %s: %s%s", action, id, resp.Status, strings.TrimSpace(string(out)), keyHint(resp.StatusCode, *keyEnv))
+		return fmt.Errorf("%s gap %s: %s: %s%s", action, id, resp.Status, errorText(out), keyHint(resp.StatusCode, *keyEnv))
 	}
 	var res struct {
 		Gap gapEntry `json:"gap"`
@@ -183,6 +196,25 @@ func dialHint(err error) string {
 // keyHint says where the key of a 401 from the operator routes came from:
 // an environment variable, which a new operator may not have set. (A 403
 // explains itself: a tenant key where an admin key is needed.)
+// errorText returns the message of an OpenAI error body
+// {"error":{"message","code"}} as "message (code)", or the body as it is
+// when it is not one.
+func errorText(body []byte) string {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+			Code    string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Error.Message == "" {
+		return strings.TrimSpace(string(body))
+	}
+	if e.Error.Code == "" {
+		return e.Error.Message
+	}
+	return e.Error.Message + " (" + e.Error.Code + ")"
+}
+
 func keyHint(status int, keyEnv string) string {
 	if status != http.StatusUnauthorized {
 		return ""

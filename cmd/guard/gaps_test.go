@@ -79,13 +79,18 @@ func TestGapsResolveDismissCommand(t *testing.T) {
 	if _, out, _ = runCLI(t, "gaps", "--addr", base); !strings.Contains(out, "0 of 0 entries") {
 		t.Errorf("open gaps after resolve and dismiss:\n%s", out)
 	}
+	// a list of every status says each entry's
+	if _, out, _ = runCLI(t, "gaps", "--addr", base, "--status", "all"); !strings.Contains(out, " status ") || !strings.Contains(out, " resolved ") || !strings.Contains(out, " dismissed ") {
+		t.Errorf("gaps --status all, want a status column:\n%s", out)
+	}
 	if _, out, _ = runCLI(t, "gaps", "--addr", base, "--status", "resolved", "--json"); !strings.Contains(out, "added a page") {
 		t.Errorf("resolved gaps:\n%s", out)
 	}
-	if code, _, errOut = runCLI(t, "gaps", "resolve", "--addr", base, "nosuchid"); code != 1 || !strings.Contains(errOut, "404") {
-		t.Errorf("resolve of an unknown id: exit %d %s, want 1 with 404", code, errOut)
+	// the server's error message in words, not its JSON body
+	if code, _, errOut = runCLI(t, "gaps", "resolve", "--addr", base, "nosuchid"); code != 1 || !strings.Contains(errOut, `404 Not Found: no gap queue entry "nosuchid"`) || !strings.Contains(errOut, "(gap_not_found)") || strings.Contains(errOut, `{"error"`) {
+		t.Errorf("resolve of an unknown id: exit %d %s, want 1 with 404 and the message in words", code, errOut)
 	}
-	if code, _, errOut = runCLI(t, "gaps", "dismiss", "a", "--addr", base, "b"); code != 2 || !strings.Contains(errOut, `["a" "b"]`) {
+	if code, _, errOut = runCLI(t, "gaps", "dismiss", "a", "--addr", base, "b"); code != 2 || !strings.Contains(errOut, `got "a" "b"`) {
 		t.Errorf("dismiss with two ids: exit %d %s, want 2 naming both", code, errOut)
 	}
 	if code, _, _ = runCLI(t, "gaps", "dismiss", "--addr", base); code != 2 {

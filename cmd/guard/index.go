@@ -165,6 +165,9 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		ic.Strict = true
 	}
 	if *out == "" {
+		if !add && !*demo && len(corpus) == 0 {
+			return usageErrorf(fs, "--corpus (or --demo) and --out are required")
+		}
 		return usageErrorf(fs, "--out is required")
 	}
 	if base == nil {

@@ -29,7 +29,7 @@ func runMockLLM(args []string) error {
 	if defAddr == "" {
 		defAddr = "127.0.0.1:9090"
 	}
-	addr := fs.String("addr", defAddr, "listen address (default: mock.addr, else 127.0.0.1:9090)")
+	addr := fs.String("addr", defAddr, "listen address: mock.addr, else 127.0.0.1:9090")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed; each answer is seeded by it and the request body")
 	fs.DurationVar(&cfg.Pace, "pace", cfg.Pace, "delay between streamed events")
 	fs.IntVar(&cfg.ChunkRunes, "chunk-runes", cfg.ChunkRunes, "max runes of content per event")

@@ -188,8 +188,18 @@ func benchAnswers(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
-	if *target == "" || *questions == "" || *out == "" {
-		return usageErrorf(fs, "--target, --questions and --out are required")
+	var missing []string
+	for _, f := range []struct{ name, v string }{{"--target", *target}, {"--questions", *questions}, {"--out", *out}} {
+		if f.v == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	if n := len(missing); n > 0 {
+		list, verb := missing[0], "is"
+		if n > 1 {
+			list, verb = strings.Join(missing[:n-1], ", ")+" and "+missing[n-1], "are"
+		}
+		return usageErrorf(fs, "%s %s required", list, verb)
 	}
 	if *conc < 1 {
 		return usageErrorf(fs, "--concurrency must be >= 1")

@@ -62,11 +62,11 @@ async function api(path, body) {
   return j;
 }
 
-// ---- URL hash state: #decision=refuse&part=t/kb&window=1h&turn=12&whatif=k:v,k:v
+// ---- URL hash state: #decision=refuse&part=t/kb&window=1h&gaps=on&turn=12&whatif=k:v,k:v
 function readHash() {
   const p = new URLSearchParams(location.hash.replace(/^#/, ""));
   return { decision: p.get("decision") || "", part: p.get("part") || "", window: p.get("window") || "all",
-    turn: Number(p.get("turn") || 0), whatif: p.get("whatif") || "" };
+    gaps: p.get("gaps") || "all", turn: Number(p.get("turn") || 0), whatif: p.get("whatif") || "" };
 }
 
 function writeHash() {
@@ -74,6 +74,7 @@ function writeHash() {
   if ($("f-decision").value) p.set("decision", $("f-decision").value);
   if ($("f-part").value) p.set("part", $("f-part").value);
   if ($("f-window").value !== "all") p.set("window", $("f-window").value);
+  if ($("f-gaps").value !== "all") p.set("gaps", $("f-gaps").value);
   if (state.selected) p.set("turn", state.selected);
   history.replaceState(null, "", "#" + p.toString());
 }
@@ -229,6 +230,7 @@ async function showTurn(id, focus) {
     el("dl", { class: "kv", id: "detail-summary", "data-id": t.id, "data-decision": t.decision },
       el("dt", {}, "turn"), el("dd", {}, String(t.id) + " at " + hms(t.time)),
       el("dt", {}, "question"), el("dd", { id: "detail-question" }, t.question || (t.question_hash ? "hash " + t.question_hash : "(not kept)")),
+      el("dt", {}, "asks"), askCell(t),
       el("dt", {}, "tenant / kb"), el("dd", {}, t.tenant + " / " + t.kb),
       el("dt", {}, "model"), el("dd", {}, t.model + (t.stream ? " (stream)" : "") + ", status " + t.status),
       el("dt", {}, "decision"), el("dd", { id: "detail-decision" }, badge(t.decision)),
@@ -241,10 +243,11 @@ async function showTurn(id, focus) {
       el("dt", {}, "latency ms"), el("dd", {}, lat)),
     el("h3", {}, "Candidates (" + (t.candidate_list || []).length + ", in retrieval order)"),
     el("div", { class: "scroll" }, el("table", { id: "cand-table" },
-      el("thead", {}, el("tr", {}, ...["#", "id", "title", "kind", "address", "lanes", "forced", "score", "rerank", "answer", "relevance", "floored", "outline"].map((h) => el("th", { scope: "col" }, h)))),
-      el("tbody", {}, ...(t.candidate_list || []).map((c, i) => el("tr", { "data-cand": c.id },
+      el("thead", {}, el("tr", {}, ...["#", "id", "title", "kind", "address", "lanes", "forced", "type hit", "score", "rerank", "answer", "relevance", "floored", "outline"].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, ...(t.candidate_list || []).map((c, i) => el("tr", { "data-cand": c.id, "data-type-hit": c.type_hit ? "1" : "0" },
         el("td", { class: "num" }, i + 1), el("td", {}, el("code", {}, c.id)), el("td", {}, c.title), el("td", {}, c.kind), el("td", {}, c.address || ""),
-        el("td", {}, c.lanes.join(" ")), el("td", {}, c.forced ? "yes" : ""), el("td", { class: "num" }, fmt(c.score)), el("td", { class: "num" }, fmt(c.rerank)),
+        el("td", {}, c.lanes.join(" ")), el("td", {}, c.forced ? "yes" : ""),
+        el("td", {}, c.type_hit ? "yes" + (t.ask && t.ask.type ? " (" + t.ask.type + ")" : "") : ""), el("td", { class: "num" }, fmt(c.score)), el("td", { class: "num" }, fmt(c.rerank)),
         el("td", { class: "num" }, fmt(c.answer)), el("td", { class: "num" }, fmt(c.relevance)), el("td", {}, c.floored ? "yes" : ""),
         el("td", { class: "num" }, c.outline || "")))))),
     el("h3", {}, "Outline shown to the model"),
@@ -256,6 +259,19 @@ async function showTurn(id, focus) {
     el("h3", {}, "Claims and verdicts"),
     claims(t.claims || []));
   if (focus) $("detail").focus();
+}
+
+// askCell says what the question asks for (the turn log's ask, an input
+// of the gate's decision): the answer type and whether it asks for the
+// service's own contact details.
+function askCell(t) {
+  const a = t.ask || {};
+  let text = "nothing the gate reads";
+  if (!t.thresholds) text = "(not logged: no gate inputs)";
+  else if (a.type || a.contact) {
+    text = (a.type ? "answer type " + a.type : "no answer type") + (a.contact ? "; the service's own contact details" : "");
+  }
+  return el("dd", { id: "detail-ask", "data-type": a.type || "", "data-contact": a.contact ? "1" : "0" }, text);
 }
 
 function markers(m) {
@@ -277,8 +293,8 @@ function claims(cs) {
 }
 
 // ---- what-if
-const WHATIF_FIELDS = ["prefloor", "prefloor_no_rerank", "bail_out_below", "on_topic_sim", "on_topic_coherence", "sufficient_max", "good_enough_max", "primary_kind", "primary_min", "max_notes", "between", "planner.min_support", "planner.max_outline"];
-const TEXT_FIELDS = ["between", "primary_kind"];
+const WHATIF_FIELDS = ["prefloor", "prefloor_no_rerank", "bail_out_below", "on_topic_sim", "on_topic_coherence", "sufficient_max", "good_enough_max", "primary_kind", "primary_min", "max_notes", "between", "off_topic", "planner.min_support", "planner.max_outline"];
+const TEXT_FIELDS = ["between", "off_topic", "primary_kind"];
 // NO_KIND is the primary_kind option "(none: every chunk counts)"; it is
 // sent as "" (an empty select value means "as configured").
 const NO_KIND = "*";
@@ -310,6 +326,7 @@ function fillWhatIfDefaults(force) {
     const input = f.elements[name];
     const v = name.startsWith("planner.") ? (g.planner || {})[name.slice(8)] : g[name];
     if (input.tagName === "SELECT") {
+      if (name !== "primary_kind" && v !== undefined) input.options[0].textContent = "(configured: " + v + ")";
       if (force) input.value = "";
       continue;
     }
@@ -344,8 +361,8 @@ async function runWhatIf(ev) {
   }
   state.whatif = r;
   renderHist();
-  const summary = el("p", { id: "whatif-summary", "data-changed": r.changed, "data-turns": r.turns, "data-primary-kind": r.gate.primary_kind },
-    el("strong", {}, r.changed + " of " + r.turns + " turns would change."),
+  const summary = el("p", { id: "whatif-summary", "data-changed": r.changed, "data-turns": r.turns, "data-primary-kind": r.gate.primary_kind, "data-off-topic": r.gate.off_topic },
+    el("strong", {}, r.changed + " of " + r.turns + " replayed turns would change decision."),
     " Recomputed at the configuration each was decided with: " + (r.exact.checked - r.exact.mismatched) + "/" + r.exact.checked + " match the logged decision" +
     (r.approximate ? "; " + r.approximate + " remote-planner turns planned locally (approximate)" : "") +
     (r.decided_under_other_config ? "; " + r.decided_under_other_config + " were decided under an earlier configuration" : "") + ".");
@@ -370,46 +387,81 @@ async function runWhatIf(ev) {
 }
 
 // ---- gaps: the gap queue when the server has one, else refusals and fallbacks
+// The gap queue's kinds: refused (an on-topic question the corpus does not
+// answer), gap (an uncited claim the verifier found nothing for), off_topic
+// (refused as outside the corpus, gate.off_topic: refuse) and fallback
+// (answered from general knowledge, off_topic: fallback).
+const GAP_KINDS = { on: ["refused", "gap"], off: ["off_topic", "fallback"], all: ["refused", "gap", "off_topic", "fallback"] };
+const GAP_LABELS = { on: "on-topic gaps (refused, uncited claims)", off: "off-topic (off_topic refusals, fallbacks)", all: "all" };
+// the kinds each turn decision files (an uncited claim comes from a grounded turn)
+const KINDS_OF_DECISION = { ground: ["gap"], refuse: ["refused", "off_topic"], fallback: ["fallback"], passthrough: [] };
+const DECISION_OF_KIND = { refused: "refuse", off_topic: "refuse", fallback: "fallback", gap: "ground" };
+
+// gapKinds is the kinds a gap filter shows within the decision filter.
+function gapKinds(which, decision) {
+  const ks = GAP_KINDS[which] || GAP_KINDS.all;
+  return decision ? ks.filter((k) => KINDS_OF_DECISION[decision].includes(k)) : ks;
+}
+
+// gapOptions labels the gap filter's options with their counts.
+function gapOptions(count) {
+  for (const o of $("f-gaps").options) {
+    const n = count(o.value);
+    o.textContent = GAP_LABELS[o.value] + (n === null ? "" : " (" + n + ")");
+    if (n === null) o.removeAttribute("data-count");
+    else o.setAttribute("data-count", n);
+  }
+}
+
 async function renderGaps() {
   const tbody = $("gaps-table").tBodies[0];
+  const which = $("f-gaps").value;
+  const f = filterQuery();
+  const d = f.get("decision") || "";
   let items = null;
   try {
-    // The gap queue's kinds are refused, fallback and gap (an uncited
-    // claim the verifier found nothing for); the turn filters name decisions.
-    const f = filterQuery();
     const q = new URLSearchParams();
     for (const k of ["tenant", "kb"]) if (f.get(k)) q.set(k, f.get(k));
-    const kindOf = { refuse: "refused", fallback: "fallback" };
-    const d = f.get("decision");
-    if (d && kindOf[d]) q.set("kind", kindOf[d]);
+    const kinds = gapKinds(which, d);
+    // No kind left (decision passthrough, or ground with off-topic): ask
+    // only for the counts.
+    if (kinds.length) q.set("kind", kinds.join(","));
+    q.set("limit", kinds.length ? "1000" : "1");
     const j = await api("/v1/guard/gaps?" + q.toString());
-    let list = Array.isArray(j) ? j : j && Array.isArray(j.data) ? j.data : j && Array.isArray(j.gaps) ? j.gaps : null;
-    if (list && d === "ground") list = [];
-    const decisionOf = { refused: "refuse", fallback: "fallback", gap: "gap" };
+    const list = j && Array.isArray(j.data) ? (kinds.length ? j.data : []) : null;
     if (list) {
+      const by = j.by_kind;
+      gapOptions((w) => by ? gapKinds(w, d).reduce((n, k) => n + (by[k] || 0), 0) : null);
       items = list.map((g) => ({ question: g.kind === "gap" ? g.text + (g.question ? " (asked: " + g.question + ")" : "") : g.text || g.question || "",
-        decision: decisionOf[g.kind] || g.kind || "gap", count: g.count || 1,
-        part: (g.tenant || "") + " / " + (g.kb || ""), last: g.last_seen || g.last || "", cov: g.coverage_max, id: g.id }));
-      $("gaps-source").textContent = "From the gap queue (GET /v1/guard/gaps), most frequent first.";
+        kind: g.kind, decision: DECISION_OF_KIND[g.kind] || "", count: g.count || 1,
+        part: (g.tenant || "") + " / " + (g.kb || ""), last: g.last_seen || "", cov: g.coverage_max, id: g.id }));
+      const more = kinds.length && typeof j.total === "number" && j.total > list.length ? " Showing " + list.length + " of " + j.total + "." : "";
+      $("gaps-source").textContent = "From the gap queue (GET /v1/guard/gaps), most frequent first; the decision and tenant/KB filters apply." + more;
     }
   } catch (e) { /* no gap queue on this server */ }
   if (!items) {
+    // The turn list does not say which refusals were off-topic: here
+    // refusals count as on-topic, fallbacks as off-topic.
+    const want = { on: ["refuse"], off: ["fallback"], all: ["refuse", "fallback"] };
+    const turns = (state.data && state.data.turns) || [];
+    gapOptions((w) => turns.filter((t) => want[w].includes(t.decision)).length);
     const by = new Map();
-    for (const t of (state.data && state.data.turns) || []) {
-      if (t.decision !== "refuse" && t.decision !== "fallback") continue;
+    for (const t of turns) {
+      if (!want[which].includes(t.decision)) continue;
       const q = t.question || (t.question_hash ? "#" + t.question_hash : "(question not kept)");
       const k = t.tenant + "/" + t.kb + "/" + t.decision + "/" + q;
-      const g = by.get(k) || { question: q, decision: t.decision, count: 0, part: t.tenant + " / " + t.kb, last: "", cov: 0 };
+      const g = by.get(k) || { question: q, kind: t.decision === "refuse" ? "refused" : t.decision, decision: t.decision, count: 0, part: t.tenant + " / " + t.kb, last: "", cov: 0 };
       g.count++;
       if (t.time > g.last) g.last = t.time;
       g.cov = Math.max(g.cov, t.coverage.max);
       by.set(k, g);
     }
     items = [...by.values()].sort((a, b) => b.count - a.count || (a.last < b.last ? 1 : -1));
-    $("gaps-source").textContent = "No gap queue on this server yet: refusals and fallbacks from the turn log, grouped by question, most frequent first.";
+    $("gaps-source").textContent = "No gap queue on this server: refusals and fallbacks from the turn log, grouped by question, most frequent first " +
+      "(the turn list does not tell off-topic refusals apart: refusals count as on-topic, fallbacks as off-topic).";
   }
-  tbody.replaceChildren(...items.map((g) => el("tr", { "data-decision": g.decision },
-    el("td", {}, g.question), el("td", {}, DECISIONS.includes(g.decision) ? badge(g.decision) : g.decision), el("td", { class: "num" }, g.count),
+  tbody.replaceChildren(...items.map((g) => el("tr", { "data-decision": g.decision, "data-kind": g.kind },
+    el("td", {}, g.question), el("td", {}, g.kind), el("td", {}, g.decision ? badge(g.decision) : ""), el("td", { class: "num" }, g.count),
     el("td", {}, g.part), el("td", {}, hms(g.last)), el("td", { class: "num" }, fmt(g.cov)),
     el("td", { class: "actions" }, g.id ? [gapButton(g, "resolve"), " ", gapButton(g, "dismiss")] : ""))));
 }
@@ -436,6 +488,7 @@ function init() {
   $("key").value = state.key;
   $("f-decision").value = h.decision;
   $("f-window").value = h.window;
+  $("f-gaps").value = GAP_KINDS[h.gaps] ? h.gaps : "all";
   if (h.part) $("f-part").append(el("option", { value: h.part, selected: true }, h.part));
   state.selected = h.turn;
   $("key-form").addEventListener("submit", (e) => {
@@ -446,6 +499,7 @@ function init() {
   });
   $("refresh").addEventListener("click", load);
   for (const id of ["f-decision", "f-part", "f-window"]) $(id).addEventListener("change", () => { writeHash(); load(); });
+  $("f-gaps").addEventListener("change", () => { writeHash(); renderGaps(); });
   $("whatif-form").addEventListener("submit", runWhatIf);
   $("whatif-reset").addEventListener("click", () => { fillWhatIfDefaults(true); state.whatif = null; renderHist(); $("whatif-result").replaceChildren(); });
   load().then(() => {
