@@ -70,12 +70,18 @@ func (st *Stream) normWrite(dst, delta []byte, lex lexFunc) []byte {
 	st.npend = append(st.npend, delta...)
 	n := 0
 	dst, n = st.normScan(dst, st.npend, false, lex)
+	if n > 0 {
+		st.nTail = false // the scan went past the token's rest
+	}
 	k := copy(st.npend, st.npend[n:])
 	st.npend = st.npend[:k]
 	if len(st.npend) > 4*st.spec.maxLen {
-		// An unfinished extended token this long is decided as it is.
+		// An unfinished extended token this long is decided as it is; what
+		// continues it in the next delta is its rest, not a token of its own.
+		last := st.npend[len(st.npend)-1]
 		dst, _ = st.normScan(dst, st.npend, true, lex)
 		st.npend = st.npend[:0]
+		st.nTail = class[last] == cTok || last >= utf8.RuneSelf
 	}
 	if n := len(dst); n == start || dst[n-1] < utf8.RuneSelf {
 		return dst
@@ -173,7 +179,7 @@ func (st *Stream) normScan(dst, buf []byte, final bool, lex lexFunc) ([]byte, in
 		nf := st.fold(buf[i:end])
 		if code {
 			core := nf[:len(nf)-trailing(nf)]
-			if len(core) <= st.spec.maxLen {
+			if len(core) <= st.spec.maxLen && !(i == 0 && st.nTail) {
 				if _, leak := st.leakAt(core); leak {
 					st.counts[reasonIndex(LeakedID)]++
 					if st.opt.OnDrop != nil {

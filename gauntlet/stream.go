@@ -179,6 +179,10 @@ type Stream struct {
 	// The normalising path (normalize.go): input held back (an extended
 	// token the next delta may continue), and scratch for normal forms.
 	npend, nbuf, nwin []byte
+	// nTail: npend opens with the rest of an extended token whose start
+	// normWrite already decided as longer than max_marker_len, so that rest
+	// is no id of its own (one write would not have cut the token there).
+	nTail bool
 
 	counts [7]int
 	kept   int
@@ -310,6 +314,7 @@ func (st *Stream) Reset(o Options) {
 	st.long, st.ctx, st.word, st.relN, st.aPos = false, st.ctx[:0], false, 0, 0
 	st.ncarry = 0
 	st.npend, st.nbuf, st.nwin = st.npend[:0], st.nbuf[:0], st.nwin[:0]
+	st.nTail = false
 	st.counts = [7]int{}
 	st.kept = 0
 	st.closed = false
