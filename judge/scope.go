@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Conditions and scope. A claim can share every content word with its
@@ -612,6 +613,7 @@ type claimForms struct {
 	terms      []term     // analyse(norm); read only
 	scope      *scopeInfo // analyseScope(text), made on first use
 	quote      string     // quoteForm(text), made on first use
+	quoteFold  string     // foldLines(quote), made on first use by quotesPart
 }
 
 func newClaimForms(text string) *claimForms {
@@ -665,7 +667,7 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 		}
 		return scopeFinding{span: window}, false, true
 	}
-	if q, ok := quotesPart(c.quote, w); ok {
+	if q, ok := c.quotesPart(w); ok {
 		// the opening items of a list, word for word: narrower, not wider
 		if q != "" {
 			if i := contrastClauseOutside(w, q, cs); i >= 0 && c.scopeInfo().univ != "" {
@@ -910,7 +912,7 @@ func quotes(cl string, sents []string) (sent string, ok bool) {
 	return "", false
 }
 
-// quotesPart reports whether a claim whose quoteForm is cl quotes, word for
+// quotesPart reports whether the claim (its quoteForm) quotes, word for
 // word, a window's text from a sentence's or a line's start up to the end of
 // a list item (a ";" the window goes on after, with another item that sets
 // no limit on the ones quoted): "Tell us if: A; B; C" of "Tell us if: A; B;
@@ -918,11 +920,14 @@ func quotes(cl string, sents []string) (sent string, ok bool) {
 // claim drops items of an enumeration, which narrows it; a cut before
 // ", as long as ..." or "; but ..." is no part quote. sent is the sentence
 // of w.sents the quote starts in ("" for none), for the contrast check.
-func quotesPart(cl string, w *scopeWindow) (sent string, ok bool) {
-	if len(cl) < 40 || !strings.Contains(w.folded, ";") {
+func (c *claimForms) quotesPart(w *scopeWindow) (sent string, ok bool) {
+	if len(c.quote) < 40 || !strings.Contains(w.folded, ";") {
 		return "", false
 	}
-	lc, _ := foldLines(cl)
+	if c.quoteFold == "" {
+		c.quoteFold, _ = foldLines(c.quote)
+	}
+	lc := c.quoteFold
 	i := strings.Index(w.folded, lc)
 	if i < 0 {
 		return "", false
@@ -961,31 +966,26 @@ var limitOpeners = map[string]bool{
 // foldLines returns s lower-cased with each run of white space one ' ', and
 // for each byte of the result whether it is a space that held a line break.
 func foldLines(s string) (string, []bool) {
-	var b strings.Builder
-	b.Grow(len(s))
+	var b []byte
 	var at []bool
 	space, line := false, false
 	for _, f := range strings.ToLower(s) {
 		if unicode.IsSpace(f) {
-			space = true
-			line = line || f == '\n'
+			space, line = true, line || f == '\n'
 			continue
 		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
-			for len(at) < b.Len()-1 {
-				at = append(at, false)
-			}
+		if space && len(b) > 0 {
+			b = append(b, ' ')
 			at = append(at, line)
 		}
 		space, line = false, false
-		b.WriteRune(f)
+		n := len(b)
+		b = utf8.AppendRune(b, f)
+		for range len(b) - n {
+			at = append(at, false)
+		}
 	}
-	out := b.String()
-	for len(at) < len(out) {
-		at = append(at, false)
-	}
-	return out, at
+	return string(b), at
 }
 
 // quoteForm is s for comparing quotes (with strings.EqualFold): without

@@ -31,11 +31,19 @@ func TestQuotesPartLimit(t *testing.T) {
 		"You can pause, skip a delivery or cancel your subscription at any time, online or by email.",
 		"skip a delivery or cancel your subscription at any time, online or by email.", // not from a sentence's start
 	} {
-		if _, ok := quotesPart(quoteForm(cl), w); ok {
+		if ok := partQuote(cl, w); ok {
 			t.Errorf("quotesPart(%q) = true, want false", cl)
 		}
 	}
-	if _, ok := quotesPart(quoteForm("Changes: you may pause a delivery at any time by email or online"), newScopeWindow("Changes: you may pause a delivery at any time by email or online; you may skip one too.")); !ok {
+	if ok := partQuote("Changes: you may pause a delivery at any time by email or online", newScopeWindow("Changes: you may pause a delivery at any time by email or online; you may skip one too.")); !ok {
 		t.Error("quotesPart of a list's first item = false, want true")
 	}
+}
+
+// partQuote is quotesPart for a claim's text.
+func partQuote(claim string, w *scopeWindow) bool {
+	c := newClaimForms(claim)
+	c.quote = quoteForm(claim)
+	_, ok := c.quotesPart(w)
+	return ok
 }
