@@ -107,6 +107,10 @@ type prepared struct {
 	words, initials string
 	// vocab is the passage's distinct words, for synonyms (vocabulary)
 	vocab *passageVocab
+	// listText is the passage's text as written when it holds a negated
+	// list whose items are read after their lead, "" otherwise: a claim
+	// quoting the list from its lead is part of no window (quotesListOpening)
+	listText string
 }
 
 // holding returns the sentences whose stems set has key, as a bit set
@@ -170,6 +174,9 @@ func prepare(title, text string) *prepared {
 		item, inList := lists.next(t)
 		if inList {
 			t = item.text
+			if item.lead {
+				p.listText = text
+			}
 		}
 		es := evSent{text: t, stems: map[string]struct{}{}}
 		negs := 0
@@ -598,8 +605,12 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	// 5-character prefix) and an antonym of it, when the passage is indexed
 	var hold, anti [maxClaimTerms]uint64
 	var ent [maxClaimTerms]bool // the entity may be in the passage (prepared.words)
+	var lists []string          // the listText of the passages that have one
 	for _, d := range docs {
 		evChars += d.chars
+		if d.listText != "" {
+			lists = append(lists, d.listText)
+		}
 		prevOK = false
 		docE = 0
 		if d.in != nil {
@@ -670,7 +681,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 						// only a number of the same kind conflicts: "two
 						// days" does not with "in 1897"
 						for _, n := range s.nums {
-							if n.dim() == c.dim() {
+							if n.dim() == c.dim() && !otherKinds(c.term, n) {
 								sc.numConf |= 1 << k
 								break
 							}
@@ -750,7 +761,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	}
 	need -= 1e-9
 	sg := signals{claim: text, forms: cf, anySpan0: anySpan, bestE: bestE, need: need, bestDoc: bestDoc, bestAny: bestAny, bestC: bestC,
-		bag: weigh(anyCov), cReason: cReason, eSpan: eSpan, cSpan: cSpan, total: total, evChars: evChars}
+		bag: weigh(anyCov), cReason: cReason, eSpan: eSpan, cSpan: cSpan, total: total, evChars: evChars, lists: lists}
 	sg.claimFree = claimFree
 	sg.missAnchor = weigh(anchors &^ anchorsFound)
 	sg.missingAnchor = anchors&^anchorsFound != 0
@@ -768,7 +779,10 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	if sg.missingAnchor && anySpan != "" && bestAny >= 0.6*(1-sg.missAnchor) {
 		missingEntity := false
 		for k := range cts {
-			if anchors&^anchorsFound&(1<<k) != 0 && cts[k].entity {
+			// a day or month is a date, which the antonyms compare, not a
+			// name changed for another ("free on Mondays" against "Entry
+			// costs £10")
+			if anchors&^anchorsFound&(1<<k) != 0 && cts[k].entity && !calendar[cts[k].stem] {
 				missingEntity = true
 			}
 		}
@@ -862,7 +876,25 @@ type signals struct {
 	other                                     string // the subject the evidence says it of instead
 	otherEntity, anySpan                      string // the entity the best window names instead of a missing one
 	cReason, eSpan, cSpan                     string
-	anySpan0                                  string // the best-covering window
+	anySpan0                                  string   // the best-covering window
+	lists                                     []string // the cited passages' listText (prepared) where they have one
+}
+
+// checkScope is s.forms.checkScope(span), except that a claim quoting a
+// cited passage's negated list from its lead widens and drops nothing
+// (quotesListOpening): the windows read each item after its lead, so the
+// quote is part of none of them.
+func (s *signals) checkScope(span string) (scopeFinding, bool) {
+	f, ok := s.forms.checkScope(span)
+	if !ok {
+		return f, false
+	}
+	for _, text := range s.lists {
+		if s.forms.quotesListOpening(text) {
+			return scopeFinding{}, false
+		}
+	}
+	return f, true
 }
 
 // simSpan is the window the encoder similarity compares the claim with:
@@ -934,7 +966,7 @@ func (l *Local) decide(s *signals) Verdict {
 			Reason: "entity_mismatch", Detail: fmt.Sprintf("the cited source names %q where the claim names %q", s.otherEntity, s.missing)}
 	case entail && s.missingTerm == "" && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
 		if l.cfg.Scope != "off" {
-			if f, ok := s.forms.checkScope(s.eSpan); ok {
+			if f, ok := s.checkScope(s.eSpan); ok {
 				return scopeVerdict(f, s.bestE)
 			}
 		}
@@ -955,7 +987,7 @@ func (l *Local) decide(s *signals) Verdict {
 		if s.cReason == "number_mismatch" {
 			sev = Critical
 			// a bound or range of the claim that the source's does not hold
-			if f, ok := s.forms.checkScope(s.cSpan); ok && f.reason != ReasonConditionDropped && l.cfg.Scope != "off" {
+			if f, ok := s.checkScope(s.cSpan); ok && f.reason != ReasonConditionDropped && l.cfg.Scope != "off" {
 				reason, detail = f.reason, scopeDetail(f)
 			}
 		}
@@ -973,7 +1005,7 @@ func (l *Local) decide(s *signals) Verdict {
 		// "The car park is free all day" against "Parking is free for the
 		// first 3 hours; after that it costs 2 euros an hour"
 		if l.cfg.Scope != "off" && s.bestAny >= scopeNeutralCover {
-			if f, ok := s.forms.checkScope(s.anySpan0); ok && f.excluded && f.reason != ReasonConditionDropped {
+			if f, ok := s.checkScope(s.anySpan0); ok && f.excluded && f.reason != ReasonConditionDropped {
 				return scopeVerdict(f, s.bestAny)
 			}
 		}

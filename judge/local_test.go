@@ -359,6 +359,19 @@ func TestLocalOperatorMisjudgements(t *testing.T) {
 		{"free to use against a price", "The meeting room costs £30 an hour.", "The meeting room is free to use.", Contradiction, ReasonPriceMismatch},
 		{"free to join against a price", "Joining the club costs £30 a year.", "The club is free to join.", Contradiction, ReasonPriceMismatch},
 		{"a price against free as available", "The meeting room is free on Mondays.", "The meeting room costs £30 an hour.", "!" + Contradiction, ""},
+		// a count is no price, and a day no name (verify11)
+		{"a count against a price", "Arlo floor lamp, brass, E27 fitting, bulbs included, £89.", "The Arlo floor lamp comes with 2 bulbs.", Neutral, "not_covered"},
+		{"a count against a price, the thing unnamed", lamp, "The Arlo floor lamp comes with 2 bulbs.", Neutral, "low_overlap"},
+		{"a changed count", "Arlo floor lamp, brass, E27 fitting, 2 bulbs included, £89.", "The Arlo floor lamp comes with 3 bulbs.", Contradiction, "number_mismatch"},
+		{"a changed price", lamp, "The Arlo floor lamp costs £79.", Contradiction, "number_mismatch"},
+		{"a bare number against a price", "Entry for adults is £8.", "Entry for adults is 10.", Contradiction, "number_mismatch"},
+		{"a day against a price is no other name", "Entry to the gallery costs £10.", "Entry to the gallery is free on Mondays.", Neutral, "missing_anchor"},
+		{"a day the source gives", "Entry to the gallery costs £10; it is free on Mondays.", "Entry to the gallery is free on Mondays.", Entailment, "covered"},
+		{"another day", "Entry to the gallery is free on Tuesdays.", "Entry to the gallery is free on Mondays.", Contradiction, "antonym"},
+		// the head of a bare plural phrase (verify11)
+		{"a bare plural before its verb, never named", "Rooms with a sea view cost £20 more a night.", "Rooms with balconies cost £20 more a night.", Neutral, ReasonMissingTerm},
+		{"a bare plural before its verb, named", "Rooms with a balcony cost £20 more a night.", "Rooms with balconies cost £20 more a night.", Entailment, "covered"},
+		{"a bare plural before a verb without -s", "Family rooms sleep four guests.", "Rooms with balconies sleep four guests.", Neutral, ReasonMissingTerm},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -398,6 +411,12 @@ func TestNounPhraseStems(t *testing.T) {
 		{"Patients with tumors showed gains.", []string{"tumor"}},
 		{"Served with rice.", nil},
 		{"Rooms cost 12 euros.", nil},
+		// a bare phrase ends at its plural, not at the verb after it
+		{"Rooms with balconies cost £20 more a night.", []string{"balconies", "night"}},
+		{"Rooms with balconies sleep four guests.", []string{"balconies"}},
+		{"Book rooms with balconies early.", []string{"balconies"}},
+		{"Rooms with sea views book up early.", []string{"views"}},
+		{"It has 2 linen shades included.", []string{"shades"}},
 	}
 	for _, tt := range tests {
 		got := nounPhraseStems(tt.text)
@@ -407,6 +426,34 @@ func TestNounPhraseStems(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("nounPhraseStems(%q) = %v, want %v", tt.text, got, want)
+		}
+	}
+}
+
+// numKind tells a price and a count from a bare number.
+func TestNumKind(t *testing.T) {
+	tests := []struct {
+		text string
+		want []uint8
+	}{
+		{"Arlo floor lamp, £89.", []uint8{numMoney}},
+		{"It costs $ 5 or 12 euros.", []uint8{numMoney, numMoney}},
+		{"It comes with 2 bulbs.", []uint8{numCount}},
+		{"It comes with two bulbs.", []uint8{numCount}},
+		{"Rooms are 30 a night.", []uint8{0}},
+		{"Entry for adults is 10.", []uint8{0}},
+		{"2 million people", []uint8{numCount}},
+		{"It has 2 E27 fittings, 90 minutes.", []uint8{0, 0}},
+	}
+	for _, tt := range tests {
+		var got []uint8
+		for _, tm := range analyse(tt.text) {
+			if tm.isNum {
+				got = append(got, tm.kind)
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("kinds of the numbers of %q = %v, want %v", tt.text, got, tt.want)
 		}
 	}
 }
