@@ -590,7 +590,7 @@ func TestNegatedListLead(t *testing.T) {
 
 // The negated-list reader never panics; a list marker lies inside its
 // text; an item of a negated list is read with its lead before it and is
-// negated.
+// negated; a quote of a list from its lead (quotesListOpening) has one.
 func FuzzNegatedList(f *testing.F) {
 	for _, s := range []string{"We do not cover:\n(a) wear and tear;\n(b) storm damage to fences;", "Not included:\n- breakfast\n- transfers",
 		"Exclusions: 1. storm; 2. theft unless locked", "If you do not pay:\n(a) a fee", "(", "- ", "iv. x", "(ab) y", "no:\n;\n,", ":"} {
@@ -610,6 +610,14 @@ func FuzzNegatedList(f *testing.F) {
 			}
 			if it, ok := r.next(sent); ok && (!strings.HasSuffix(it.text, sent) || !strings.Contains(it.text, ":")) {
 				t.Fatalf("%q: %q read as %q, not after a lead's colon", s, sent, it.text)
+			}
+		}
+		// the text as a claim of itself, on one line: a quote of a list
+		// from its lead has a lead that negates
+		claim := strings.Join(strings.Fields(s), " ")
+		if newClaimForms(claim).quotesListOpening(s) {
+			if lead, _, ok := strings.Cut(quoteForm(claim), ":"); !ok || !negatingLead(lead) {
+				t.Fatalf("%q: read as a quote of its negated list, with no negating lead", s)
 			}
 		}
 		p := prepare("", s)

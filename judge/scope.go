@@ -989,15 +989,16 @@ func (c *claimForms) quotesListOpening(text string) bool {
 	return true
 }
 
-// quotesToListEnd reports whether the claim's quote is w's text from a line's start to the end of a list: the window's end,
-// or a line that is no item.
+// quotesToListEnd reports whether the claim's quote is w's text from a
+// line's start to the end of a list: the window's end, or a line that is
+// no item.
 func (c *claimForms) quotesToListEnd(w *scopeWindow) bool {
 	if c.quoteFold == "" {
 		c.quoteFold, _ = foldLines(c.quote)
 	}
 	lc := c.quoteFold
 	i := strings.Index(w.folded, lc)
-	if lc == "" || i <= 0 || w.folded[i-1] != ' ' || !w.lineAt[i-1] {
+	if lc == "" || i < 0 || i > 0 && !(w.folded[i-1] == ' ' && w.lineAt[i-1]) {
 		return false
 	}
 	e := i + len(lc)

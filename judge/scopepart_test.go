@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -74,13 +75,18 @@ func TestNegatedListQuote(t *testing.T) {
 		{"after a lead-in", "Based on the notes: We do not cover: (a) " + a + "; (b) " + b + "; (c) " + c + ".", Entailment, "covered"},
 		{"the lead and its first two items", "We do not cover: (a) " + a + "; (b) " + b + ".", Entailment, "covered"},
 		{"the whole list", "We do not cover: (a) " + a + "; (b) " + b + "; (c) " + c + "; (d) " + d + ".", Entailment, "covered"},
+		{"the whole list, then prose", "We do not cover: (a) " + a + "; (b) " + b + "; (c) " + c + "; (d) " + d + ".", Entailment, "covered"},
 		{"the lead's negation dropped", "We cover: (a) " + a + "; (b) " + b + "; (c) " + c + ".", Contradiction, "negation"},
 		{"items without their lead", "(b) " + b + "; (c) " + c + ".", Contradiction, "negation"},
 		{"one item read as cover", "Storm damage to fences is covered.", Contradiction, "negation"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "n", Text: ev}})
+			text := ev
+			if strings.Contains(tt.name, "then prose") {
+				text = strings.TrimPrefix(ev, "## 2.6 What is not covered\n\n") + "\nWe pay for the rest of the damage."
+			}
+			got, err := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "n", Text: text}})
 			if err != nil {
 				t.Fatal(err)
 			}
