@@ -397,7 +397,13 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		// leadDropped: the claim negates what the item's own negation
 		// does but not what its lead does
 		leadDropped bool
-		text        string
+		// claimNeg: the claim's polarity as read against the sentence; for
+		// a negated list's item, a claim naming the exclusion ("Storm
+		// damage to fences is excluded", "Exclusions: storm damage to
+		// fences") states the lead's negation, and one negating it ("is
+		// not excluded") does not
+		claimNeg bool
+		text     string
 	}
 	var (
 		bestE, bestC, bestAny float64
@@ -495,7 +501,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		if a.outside || b != nil && b.outside {
 			return
 		}
-		negMismatch := neg != claimNeg || a.leadDropped || b != nil && b.leadDropped
+		negMismatch := neg != (a.claimNeg || b != nil && b.claimNeg) || a.leadDropped || b != nil && b.leadDropped
 		if !negMismatch && claimNeg && claimCues > negs && claimNear&covered&^negMask != 0 {
 			// the claim adds a negation to a term the window states
 			// plainly, beside one both have ("If login fails, check that
@@ -593,6 +599,15 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	if total <= 0 {
 		return signals{}, false
 	}
+	// claimExcl: the claim names an exclusion ("excluded", "Exclusions:");
+	// exclNegated: a negation of the claim governs it ("not excluded")
+	claimExcl, exclNegated := false, false
+	for k := range cts {
+		if !cts[k].isNum && exclusionStems[cts[k].stem] {
+			claimExcl = true
+			exclNegated = exclNegated || stemIn(cts[k].stem, claimNegStems)
+		}
+	}
 	claimHas := func(st string) bool {
 		for k := range cts {
 			if !cts[k].isNum && (cts[k].stem == st || len(st) >= 6 && len(cts[k].stem) >= 6 && cts[k].stem[:5] == st[:5]) {
@@ -644,6 +659,10 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				negScope, negEnds = negScope[:len(negScope)-s.leadNeg], negEnds[s.leadCues:len(negEnds)-1]
 			}
 			sc.outside = s.leadNeg > 0 && len(s.inner) > 0 && statesOutside(s.inner, claimHas, claimNegStems)
+			sc.claimNeg = claimNeg
+			if s.leadNeg > 0 && claimExcl {
+				sc.claimNeg = !exclNegated
+			}
 			for k := 0; s.neg && k < len(cts); k++ {
 				if !cts[k].isNum && stemIn(cts[k].stem, negScope[from0:]) {
 					sc.negMask |= 1 << k

@@ -573,6 +573,15 @@ func TestNegatedListLead(t *testing.T) {
 		{"not suitable for, the item excluded", unfit, "It is not suitable for outdoor use.", Entailment, "covered"},
 		{"not recommended for", advice, "It is recommended for outdoor use.", Contradiction, "negation"},
 		{"cannot be used for", tools, "It can be used for cutting metal.", Contradiction, "negation"},
+		// a claim naming the exclusion states the lead's negation (verify11)
+		{"the item named as excluded", policy, "Storm damage to fences is excluded.", Entailment, "covered"},
+		{"the item named as not excluded", policy, "Storm damage to fences is not excluded.", Contradiction, "negation"},
+		{"an exclusions lead quoted", excl, "Exclusions: 1. Storm damage to fences.", Entailment, "covered"},
+		{"an exclusions lead quoted without its marker", excl, "Exclusions: Storm damage to fences.", Entailment, "covered"},
+		{"an exclusions item stated as excluded", excl, "Theft from an unlocked shed is excluded.", Entailment, "covered"},
+		{"an exclusions item stated as covered", excl, "Theft from an unlocked shed is covered.", Contradiction, "negation"},
+		{"a bulleted lead quoted without its markers", "Not included in the room rate:\n- breakfast for all guests;\n- airport transfers at any hour;\n- late checkout after 11am.\nThe room rate includes parking and wifi.",
+			"Not included in the room rate: breakfast for all guests; airport transfers at any hour.", Entailment, "covered"},
 		{"a heading ends the list", "We do not cover:\n(a) wear and tear;\n(b) storm damage to fences;\n## 2.7 Alternative accommodation\nWe pay for a hotel while your home cannot be lived in.", "Alternative accommodation is covered.", "!" + Contradiction, ""},
 	}
 	for _, tt := range tests {

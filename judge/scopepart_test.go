@@ -76,6 +76,7 @@ func TestNegatedListQuote(t *testing.T) {
 		{"the lead and its first two items", "We do not cover: (a) " + a + "; (b) " + b + ".", Entailment, "covered"},
 		{"the whole list", "We do not cover: (a) " + a + "; (b) " + b + "; (c) " + c + "; (d) " + d + ".", Entailment, "covered"},
 		{"the whole list, then prose", "We do not cover: (a) " + a + "; (b) " + b + "; (c) " + c + "; (d) " + d + ".", Entailment, "covered"},
+		{"the items' markers left out", "We do not cover: " + a + "; " + b + "; " + c + ".", Entailment, "covered"},
 		{"the lead's negation dropped", "We cover: (a) " + a + "; (b) " + b + "; (c) " + c + ".", Contradiction, "negation"},
 		{"items without their lead", "(b) " + b + "; (c) " + c + ".", Contradiction, "negation"},
 		{"one item read as cover", "Storm damage to fences is covered.", Contradiction, "negation"},
