@@ -45,9 +45,10 @@ const (
 // 2 bulbs" says nothing against "£89", however both read as plain numbers.
 func otherKinds(a, b term) bool { return a.kind|b.kind == numMoney|numCount }
 
-// numKind is the kind of the number text[i:j] that has no unit: a price
-// after a currency sign or before a currency word, a count before a
-// content word ("2 bulbs", not "2 a night" nor "2 million").
+// numKind is the kind of the number text[i:j] (with its multiplier, if
+// any) that has no unit: a price after a currency sign or before a
+// currency word, a count before a content word ("2 bulbs", "2 million
+// people"; not "2 a night", nor "2, £89").
 func numKind(text string, i, j int) uint8 {
 	k := i
 	for k > 0 && (text[k-1] == ' ' || text[k-1] == '\t') {
@@ -61,14 +62,22 @@ func numKind(text string, i, j int) uint8 {
 		return 0 // glued to what follows
 	}
 	w := wordAt(text, k)
-	lw := strings.ToLower(w)
-	switch {
-	case currencyWords[lw]:
-		return numMoney
-	case len(w) < 2 || k+len(w) < len(text) && text[k+len(w)] >= '0' && text[k+len(w)] <= '9':
+	if len(w) < 2 || k+len(w) < len(text) && text[k+len(w)] >= '0' && text[k+len(w)] <= '9' {
 		return 0
 	}
-	if wc := lexicon[lw]; wc.stop || wc.neg || wc.unNeg || wc.numWord || units[lw] != (unit{}) || multipliers[lw] != 0 {
+	// the word lower-cased on the stack: the look-ups allocate nothing
+	var buf [24]byte
+	if len(w) > len(buf) {
+		return numCount // no currency, unit or stopword is that long
+	}
+	lw := buf[:len(w)]
+	for x := range len(w) {
+		lw[x] = w[x] | 0x20 // wordAt returns ASCII letters only
+	}
+	if currencyWords[string(lw)] {
+		return numMoney
+	}
+	if wc := lexicon[string(lw)]; wc.stop || wc.neg || wc.unNeg || wc.numWord || units[string(lw)] != (unit{}) || multipliers[string(lw)] != 0 {
 		return 0
 	}
 	return numCount
