@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/answer-guard/guard/check"
 	"github.com/answer-guard/guard/internal/confcheck"
@@ -95,8 +94,8 @@ warning (exit status 0).`
 func runConfig(args []string) error {
 	if len(args) == 0 || args[0] != "check" {
 		msg := "guard config: want check"
-		if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
-			msg = fmt.Sprintf("guard config: unknown subcommand %q", args[0])
+		if len(args) > 0 {
+			msg = fmt.Sprintf("guard config: unknown subcommand %q (want check)", args[0])
 		}
 		return usageText(args, configUsage, msg)
 	}
