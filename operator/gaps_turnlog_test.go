@@ -67,12 +67,18 @@ func TestTurnListOffTopicAsGapQueue(t *testing.T) {
 }
 
 // Without a gap queue (gaps.enabled: false) the console lists the turn
-// log's refusals and fallbacks, with the live queue's kinds and counts:
-// an off-topic refusal is off-topic, not an on-topic gap.
+// log's refusals and fallbacks grouped by question, with the live queue's
+// kinds and counts: an off-topic refusal is off-topic, not an on-topic
+// gap, and a question asked twice is one entry.
 func TestConsoleGapsFromTurnLogInChromium(t *testing.T) {
 	bin := chromium(t)
 	live, _ := offTopicGuard(t, nil)
 	root, _ := offTopicGuard(t, func(c *testCfg) { c.Gaps.Enabled = false })
+	// Asked again: one more turn, not one more group (the queue counts
+	// entries, not sightings).
+	if r := chatTenant(t, root+"/v1", "nophone", contactQ); r.decision != "refuse" {
+		t.Fatalf("nophone %q again: decision %s, want refuse", contactQ, r.decision)
+	}
 	by := gapKindsOf(t, live, "").ByKind
 	want := map[string]int{"on": by[GapRefused] + by[GapClaim], "off": by[GapOffTopic] + by[GapFallback]}
 	want["all"] = want["on"] + want["off"]

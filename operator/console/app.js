@@ -445,11 +445,9 @@ async function renderGaps() {
     // corpus (off_topic): the gap queue's kinds, from the turns.
     const kindOf = (t) => t.decision === "refuse" ? (t.off_topic ? "off_topic" : "refused") : t.decision;
     const turns = ((state.data && state.data.turns) || []).filter((t) => t.decision === "refuse" || t.decision === "fallback");
-    gapOptions((w) => turns.filter((t) => gapKinds(w, d).includes(kindOf(t))).length);
     const by = new Map();
     for (const t of turns) {
       const kind = kindOf(t);
-      if (!gapKinds(which, d).includes(kind)) continue;
       const q = t.question || (t.question_hash ? "#" + t.question_hash : "(question not kept)");
       const k = t.tenant + "/" + t.kb + "/" + kind + "/" + q;
       const g = by.get(k) || { question: q, kind: kind, decision: t.decision, count: 0, part: t.tenant + " / " + t.kb, last: "", cov: 0 };
@@ -458,7 +456,10 @@ async function renderGaps() {
       g.cov = Math.max(g.cov, t.coverage.max);
       by.set(k, g);
     }
-    items = [...by.values()].sort((a, b) => b.count - a.count || (a.last < b.last ? 1 : -1));
+    // Each option counts the groups it lists, as the queue's counts entries.
+    const groups = [...by.values()];
+    gapOptions((w) => groups.filter((g) => gapKinds(w, d).includes(g.kind)).length);
+    items = groups.filter((g) => gapKinds(which, d).includes(g.kind)).sort((a, b) => b.count - a.count || (a.last < b.last ? 1 : -1));
     $("gaps-source").textContent = "No gap queue on this server (or gaps.enabled: false): refusals and fallbacks from the turn log, grouped by question, most frequent first; " +
       "a refusal as outside the corpus (gate.off_topic: refuse) counts as off-topic, as in the gap queue.";
   }
