@@ -466,22 +466,30 @@ func joinPath(a, b string) string {
 // read_timeout), when there are at most three. None when nothing fits.
 func suggest(k string, fields map[string]reflect.Type) []string {
 	norm := func(s string) string { return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(s)) }
-	best, bestD := "", 1<<30
+	limit := 2
+	if len(k) >= 9 {
+		limit = 3
+	}
+	var best []string // the closest names within the limit
+	bestD := limit + 1
 	for name := range fields {
 		if norm(name) == norm(k) {
 			return []string{name}
 		}
 		d := distance(k, name)
-		if d < bestD || d == bestD && name < best {
-			best, bestD = name, d
+		if d > limit || d >= min(len(k), len(name)) {
+			continue // (too far, or every letter changed)
+		}
+		switch {
+		case d < bestD:
+			best, bestD = []string{name}, d
+		case d == bestD:
+			best = append(best, name)
 		}
 	}
-	limit := 2
-	if len(k) >= 9 {
-		limit = 3
-	}
-	if bestD <= limit && bestD < min(len(k), len(best)) {
-		return []string{best}
+	if len(best) > 0 && len(best) <= 3 {
+		sort.Strings(best)
+		return best
 	}
 	var out []string
 	if len(k) >= 3 {
@@ -507,8 +515,11 @@ func orList(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// distance is the Levenshtein distance between a and b (bytes).
+// distance is the edit distance between a and b (bytes): insertions,
+// deletions, substitutions and swaps of two neighbours (satte, state),
+// each one edit.
 func distance(a, b string) int {
+	pp := make([]int, len(b)+1) // row i-2
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -522,8 +533,11 @@ func distance(a, b string) int {
 				c++
 			}
 			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], pp[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		pp, prev, cur = prev, cur, pp
 	}
 	return prev[len(b)]
 }

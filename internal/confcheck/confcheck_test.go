@@ -87,7 +87,7 @@ func TestDistanceAndSuggest(t *testing.T) {
 	for _, tt := range []struct {
 		a, b string
 		d    int
-	}{{"", "", 0}, {"prefloor", "prefloorr", 1}, {"adr", "addr", 1}, {"kitten", "sitting", 3}} {
+	}{{"", "", 0}, {"prefloor", "prefloorr", 1}, {"adr", "addr", 1}, {"kitten", "sitting", 3}, {"satte", "state", 1}, {"ab", "ba", 1}, {"abc", "ca", 3}} {
 		if got := distance(tt.a, tt.b); got != tt.d {
 			t.Errorf("distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.d)
 		}
@@ -169,7 +169,7 @@ func TestSuggest(t *testing.T) {
 		{"read_timout", "read_timeout"}, {"timeout", "idle_timeout read_timeout"}, {"baseurl", "base_url"},
 		{"reask", "reask_limit"}, {"max_entry", "max_entries"}, {"similarity_threshold", "similarity"},
 		{"directory", "dir"}, {"redis", "redis_flush redis_ttl redis_url"}, {"enable", "enabled"},
-		{"type", ""}, {"retries", ""}, {"x", ""}, {"ma", ""},
+		{"type", ""}, {"retries", ""}, {"x", ""}, {"ma", ""}, {"tenatn", "tenant"}, {"mdoe", "mode"},
 	} {
 		if got := strings.Join(suggest(tt.k, fields), " "); got != tt.want {
 			t.Errorf("suggest(%q) = %q, want %q", tt.k, got, tt.want)
