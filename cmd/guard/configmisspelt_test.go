@@ -100,3 +100,65 @@ func TestEveryKeyMisspelt(t *testing.T) {
 		t.Errorf("%d misspellings tried, want the whole file's (over 1000)", n)
 	}
 }
+
+// TestEveryKeyOneProblem: every key of configs/guard.yaml given a wrong
+// value (a list, a section, a word, a negative, a huge and a zero
+// number) alone in a file is one problem, at that key (or one per list
+// item under it), never also a second line for the same key or a
+// complaint about another key's default that follows from it; a value
+// that breaks only a rule with another key's default is one problem at
+// that key.
+func TestEveryKeyOneProblem(t *testing.T) {
+	b, err := os.ReadFile("../../configs/guard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
+		t.Fatal(err)
+	}
+	leaves := map[string]string{}
+	leafValues(root.Content[0], "", leaves)
+	sorted := make([]string, 0, len(leaves))
+	for p := range leaves {
+		sorted = append(sorted, p)
+	}
+	sort.Strings(sorted)
+	tried := 0
+	for _, p := range sorted {
+		segs := strings.Split(p, ".")
+		for _, bad := range []string{"[1, 2]", "{a: 1}", "zzz", "-7", "1e12", "0"} {
+			var text strings.Builder
+			for i, s := range segs[:len(segs)-1] {
+				fmt.Fprintf(&text, "%s%s:\n", strings.Repeat("  ", i), s)
+			}
+			fmt.Fprintf(&text, "%s%s: %s\n", strings.Repeat("  ", len(segs)-1), segs[len(segs)-1], bad)
+			f := guardFile{Config: proxy.DefaultConfig(), Operator: operator.DefaultConfig(), Mock: mockllm.DefaultConfig(), Check: check.DefaultConfig()}
+			cf, probs := confcheck.Decode("guard.yaml", []byte(text.String()), &f)
+			probs = append(probs, cf.Attach(f.validate())...)
+			tried++
+			// A value right alone may break a rule with another key's
+			// default (low_from: 0 against high_below's 0.4): that one
+			// problem is at the other key.
+			seen := map[string]bool{}
+			at, elsewhere := false, false
+			for _, pr := range probs {
+				if seen[pr.Path] {
+					t.Errorf("%s: %s: %v: %s twice", p, bad, probs.Lines(), pr.Path)
+				}
+				seen[pr.Path] = true
+				if pr.Path == p || strings.HasPrefix(pr.Path, p+"[") {
+					at = true
+				} else {
+					elsewhere = true
+				}
+			}
+			if at && elsewhere || elsewhere && len(probs) > 1 {
+				t.Errorf("%s: %s: %v, want one problem at the key (or one per item)", p, bad, probs.Lines())
+			}
+		}
+	}
+	if tried < 1000 {
+		t.Errorf("%d values tried, want the whole file's (over 1000)", tried)
+	}
+}

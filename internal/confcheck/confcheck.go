@@ -99,6 +99,12 @@ type File struct {
 	// such a key, or of anything under it, is about the default left in
 	// its place, a second report of the same mistake, and Attach drops it.
 	moot map[string]bool
+	// filled holds the lists with an item left out, decoded with a zero
+	// value in its place (to keep the later items' indexes): what
+	// Validate says of the list as a whole is about the filler.
+	filled map[string]bool
+	// bad holds the key paths the decode found a problem at.
+	bad map[string]bool
 }
 
 // Decode decodes the YAML text b onto dst (a pointer to a struct already
@@ -107,7 +113,7 @@ type File struct {
 // comments only) is a problem: on a reload it would silently reset every
 // setting to its default.
 func Decode(name string, b []byte, dst any) (*File, Problems) {
-	f := &File{name: name, lines: map[string]int{}, moot: map[string]bool{}}
+	f := &File{name: name, lines: map[string]int{}, moot: map[string]bool{}, filled: map[string]bool{}, bad: map[string]bool{}}
 	var root yaml.Node
 	if len(bytes.TrimSpace(b)) > 0 {
 		if err := yaml.Unmarshal(b, &root); err != nil {
@@ -134,22 +140,58 @@ func Decode(name string, b []byte, dst any) (*File, Problems) {
 // Attach turns what Validate methods returned (errors.Join of messages
 // that start with a key path, "gate.prefloor: must be in [0,1], got 2")
 // into problems placed at the key's line in the file (or its nearest
-// enclosing key's).
+// enclosing key's). One mistake is one problem: the messages of one key
+// are joined on one line ("must be in [0,1], got 2; must not exceed
+// good_enough_max"); and left out are what is said of a value the decode
+// already reported (or of a list that held one), and of a key the file
+// does not set when the message names a key beside it that the file sets
+// wrongly (top_k's default against a pool_cap of -7).
 func (f *File) Attach(err error) Problems {
 	var out Problems
+	at := map[string]int{} // key path -> its problem in out
 	for _, e := range unjoin(err) {
 		msg := e.Error()
 		p := Problem{File: f.name, Msg: msg}
 		if path, rest, ok := strings.Cut(msg, ": "); ok && pathRE.MatchString(path) {
-			if f.mooted(path) {
+			if f.mooted(path) || f.filled[path] {
 				continue
 			}
+			if i, dup := at[path]; dup {
+				out[i].Msg += "; " + rest
+				continue
+			}
+			at[path] = len(out)
 			p.Path, p.Msg = path, rest
 			p.Line = f.line(path)
 		}
 		out = append(out, p)
 	}
-	return out
+	set := func(path string) bool { _, ok := f.lines[path]; return ok }
+	kept := out[:0]
+	for _, p := range out {
+		if p.Path == "" || set(p.Path) || !f.namesCulprit(p, at, set) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
+var wordRE = regexp.MustCompile(`[a-z][a-z0-9_]*`)
+
+// namesCulprit reports whether p's message names a key beside p's that
+// the file sets and that has a problem of its own.
+func (f *File) namesCulprit(p Problem, at map[string]int, set func(string) bool) bool {
+	parent := ""
+	if i := strings.LastIndexAny(p.Path, ".["); i >= 0 {
+		parent = p.Path[:i]
+	}
+	for _, w := range wordRE.FindAllString(p.Msg, -1) {
+		sib := joinPath(parent, w)
+		if _, validated := at[sib]; sib != p.Path && set(sib) && (f.bad[sib] || validated) {
+			return true
+		}
+	}
+	return false
 }
 
 // mooted reports whether path, or a key path enclosing it, is in f.moot.
@@ -205,6 +247,7 @@ type walker struct {
 }
 
 func (w *walker) add(n *yaml.Node, path, format string, args ...any) {
+	w.file.bad[path] = true
 	w.probs = append(w.probs, Problem{File: w.file.name, Line: n.Line, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
@@ -314,6 +357,7 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) bool {
 				// decoder drops a null item of a struct type).
 				n.Content[i] = zeroNode(t.Elem(), c)
 				w.file.moot[p] = true
+				w.file.filled[path] = true
 			}
 		}
 		return true

@@ -176,3 +176,67 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
+
+type pool struct {
+	Cap   int           `yaml:"cap"`
+	TopK  int           `yaml:"top_k"`
+	Knots [][2]int      `yaml:"knots"`
+	Other int           `yaml:"other"`
+	Wait  time.Duration `yaml:"wait"`
+}
+
+// validate says what pool's Validate would: ranges, a rule between two
+// keys, a rule over the whole list, an independent rule.
+func (p pool) validate() error {
+	var errs []error
+	if p.Cap < 1 {
+		errs = append(errs, fmt.Errorf("cap: must be >= 1, got %d", p.Cap))
+	}
+	if p.Cap > 100 {
+		errs = append(errs, fmt.Errorf("cap: must be <= 100, got %d", p.Cap))
+	}
+	if p.Cap%2 != 0 {
+		errs = append(errs, errors.New("cap: must be even"))
+	}
+	if p.TopK > p.Cap {
+		errs = append(errs, fmt.Errorf("top_k: must be in [1,cap], got %d", p.TopK))
+	}
+	for i := 1; i < len(p.Knots); i++ {
+		if p.Knots[i][0] <= p.Knots[i-1][0] {
+			errs = append(errs, fmt.Errorf("knots: knot %d: must increase", i))
+		}
+	}
+	if p.Other < 0 {
+		errs = append(errs, fmt.Errorf("other: must be >= 0 (unlike cap), got %d", p.Other))
+	}
+	return errors.Join(errs...)
+}
+
+// TestAttachOneLinePerMistake: a key's messages share one line; a rule
+// with a key the file sets wrongly is not also reported at the default
+// it meets (top_k's, against cap: 0); a list that held a bad item is not
+// judged as a whole; a key the file sets keeps its problem whatever it
+// names; a rule broken by a good value stays, at the other key.
+func TestAttachOneLinePerMistake(t *testing.T) {
+	for _, tt := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"two messages of one key", "cap: 501\n", []string{"p.yaml:1: cap: must be <= 100, got 501; must be even"}},
+		{"a rule with a wrong key", "cap: 0\n", []string{"p.yaml:1: cap: must be >= 1, got 0"}},
+		{"a rule with a wrongly typed key", "cap: lots\ntop_k: 3\n", []string{`p.yaml:1: cap: "lots" is not a number`}},
+		{"both set", "cap: 0\ntop_k: 9\n", []string{"p.yaml:1: cap: must be >= 1, got 0", "p.yaml:2: top_k: must be in [1,cap], got 9"}},
+		{"a good value breaks a rule", "cap: 4\n", []string{"p.yaml: top_k: must be in [1,cap], got 5"}},
+		{"independent", "cap: 0\nother: -1\n", []string{"p.yaml:1: cap: must be >= 1, got 0", "p.yaml:2: other: must be >= 0 (unlike cap), got -1"}},
+		{"a bad knot", "knots: [[1, 1], x, [0, 0]]\n", []string{`p.yaml:1: knots[1]: must be a list, got "x"`}},
+	} {
+		c := pool{Cap: 10, TopK: 5}
+		f, probs := Decode("p.yaml", []byte(tt.text), &c)
+		probs = append(probs, f.Attach(c.validate())...)
+		probs.Sort()
+		got := probs.Lines()
+		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("%s: got\n%s\nwant\n%s", tt.name, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+		}
+	}
+}
