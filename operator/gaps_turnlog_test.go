@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/proxy"
 )
 
 // turnsGapRows are the refusals and fallbacks of GET /v1/guard/turns.
@@ -110,5 +113,43 @@ func TestConsoleGapsFromTurnLogInChromium(t *testing.T) {
 		if len(kinds) != want[which] {
 			t.Errorf("gaps=%s: rows of kinds %v, want %d", which, kinds, want[which])
 		}
+	}
+}
+
+// A turn read back from turnlog.persist.dir after a restart keeps its
+// off_topic mark: the console and guard gaps file it as before.
+func TestTurnListOffTopicAfterRestart(t *testing.T) {
+	cfg := testConfig()
+	cfg.Log.Level = "error"
+	cfg.Pipeline.Index = contactSnapshot(t)
+	cfg.Stages.Gate.OffTopic = gate.OffTopicRefuse
+	cfg.TurnLog.Persist.Dir = t.TempDir()
+	want := map[string]bool{contactQ: false, worldCup: true} // question -> off_topic
+	read := func(root string) map[string]bool {
+		var list turnsGapRows
+		if code := opReq(t, "GET", root+"/v1/guard/turns", nil, "", &list); code != 200 {
+			t.Fatalf("GET turns: %d", code)
+		}
+		got := map[string]bool{}
+		for _, r := range list.Turns {
+			if r.Decision == "refuse" {
+				got[r.Question] = r.OffTopic
+			}
+		}
+		return got
+	}
+	ts := startProxy(t, cfg, proxy.NewPipeline(nil))
+	for q := range want {
+		if r := chatTenant(t, ts.base, "nophone", q); r.decision != "refuse" {
+			t.Fatalf("%q: decision %s, want refuse", q, r.decision)
+		}
+	}
+	if got := read(strings.TrimSuffix(ts.base, "/v1")); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("refusals' off_topic %v, want %v", got, want)
+	}
+	shutdown(t, ts.srv)
+	ts = serve(t, cfg, proxy.NewPipeline(nil))
+	if got := read(strings.TrimSuffix(ts.base, "/v1")); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after a restart: refusals' off_topic %v, want %v", got, want)
 	}
 }
