@@ -29,7 +29,8 @@ func runGaps(args []string) error {
 		return runGapAction(args[0], args[1:])
 	}
 	fs := flag.NewFlagSet("gaps", flag.ContinueOnError)
-	synopsis(fs, "guard gaps [--addr URL] [--status S] [--kind K] [--tenant T] [--kb K] [--limit N] [--json]", "guard gaps resolve|dismiss|reopen ID [--addr URL] [--note why]")
+	synopsis(fs, "guard gaps [--addr URL] [--status S] [--kind K] [--tenant T] [--kb K] [--limit N] [--json]", "guard gaps resolve|dismiss|reopen ID [--addr URL] [--note why]",
+		"(a server with gaps.enabled: false has no queue: its turn log's refusals and fallbacks are listed, without ids)")
 	addr := fs.String("addr", "http://127.0.0.1:8080", "the proxy's address (http://host:port, with or without /v1)")
 	keyEnv := fs.String("key-env", "GUARD_ADMIN_KEY", "environment variable holding the admin key (needed when auth is on)")
 	tenant := fs.String("tenant", "", "only this tenant")
