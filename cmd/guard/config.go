@@ -80,7 +80,7 @@ func init() {
 	register("config", "check a configuration file and list every problem (config check --config F)", runConfig)
 }
 
-const configUsage = `usage: guard config check --config F
+const configUsage = `usage: guard config check --config F   (or guard config check F)
 
 Reads F as guard serve would and prints every problem at once, one per line
 as file:line: key.path: what is wrong (unknown keys with a did-you-mean,
@@ -105,10 +105,12 @@ func runConfig(args []string) error {
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
-	}
-	if *path == "" {
+	switch {
+	case fs.NArg() == 1 && *path == "":
+		*path = fs.Arg(0) // guard config check my.yaml, as a new operator types it
+	case fs.NArg() > 0:
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(fs.NArg()-1))
+	case *path == "":
 		return usageErrorf(fs, "--config is required")
 	}
 	// guard serve refuses to start (and a reload to apply) with a

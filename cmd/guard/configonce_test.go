@@ -58,3 +58,25 @@ state:
 		t.Errorf("got\n%s\nwant\n%s", got, strings.Join(want, "\n"))
 	}
 }
+
+// TestConfigCheckPositional: guard config check F reads F as --config F
+// does; a second file, or one beside --config, is a usage error.
+func TestConfigCheckPositional(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "guard.yaml")
+	if err := os.WriteFile(path, []byte("gate:\n  prefloor: 2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var flagged, positional, errb bytes.Buffer
+	if code := run([]string{"config", "check", "--config", path}, &flagged, &errb); code != 1 {
+		t.Fatalf("--config F: exit %d, want 1", code)
+	}
+	if code := run([]string{"config", "check", path}, &positional, &errb); code != 1 || positional.String() != flagged.String() {
+		t.Errorf("config check F: exit %d\n%s\nwant 1 and what --config F printed\n%s", code, positional.String(), flagged.String())
+	}
+	for _, args := range [][]string{{"config", "check", path, path}, {"config", "check", "--config", path, path}} {
+		errb.Reset()
+		if code := run(args, &positional, &errb); code != 2 || !strings.Contains(errb.String(), "unexpected argument") {
+			t.Errorf("guard %s: exit %d, stderr %q; want 2 and the stray argument", strings.Join(args, " "), code, errb.String())
+		}
+	}
+}
