@@ -170,13 +170,8 @@ func (tl *turnLog) row(e *turnEntry) turnRow {
 		if e.remote {
 			r.Planner = "remote"
 		}
-		if e.decision == gate.Refuse && e.cfg != nil {
-			// The gate's checks are not kept; its decision at the
-			// configuration the turn was decided with gives them back
-			// (the what-if's exact self-check).
-			r.OffTopic = gate.Decide(*e.cfg, e.candidates(), e.rerankActive, e.ask).Checks["off_topic"]
-		}
 	}
+	r.OffTopic = e.decision == gate.Refuse && e.offTopic
 	lat := map[string]float64{"total": ms(e.total), "upstream_wait": ms(e.wait)}
 	if e.ttft > 0 {
 		lat["ttft"] = ms(e.ttft)

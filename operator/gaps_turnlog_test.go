@@ -1,7 +1,10 @@
 package operator
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -117,7 +120,8 @@ func TestConsoleGapsFromTurnLogInChromium(t *testing.T) {
 }
 
 // A turn read back from turnlog.persist.dir after a restart keeps its
-// off_topic mark: the console and guard gaps file it as before.
+// off_topic mark, also from a line written before the turn list had it:
+// the console and guard gaps file it as before.
 func TestTurnListOffTopicAfterRestart(t *testing.T) {
 	cfg := testConfig()
 	cfg.Log.Level = "error"
@@ -148,8 +152,37 @@ func TestTurnListOffTopicAfterRestart(t *testing.T) {
 		t.Fatalf("refusals' off_topic %v, want %v", got, want)
 	}
 	shutdown(t, ts.srv)
-	ts = serve(t, cfg, proxy.NewPipeline(nil))
+	ts = startProxy(t, cfg, proxy.NewPipeline(nil))
 	if got := read(strings.TrimSuffix(ts.base, "/v1")); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after a restart: refusals' off_topic %v, want %v", got, want)
+	}
+	shutdown(t, ts.srv)
+
+	// Lines written before the row had off_topic: the gate's checks,
+	// which the detail always held, say it.
+	path := filepath.Join(cfg.TurnLog.Persist.Dir, "turns.jsonl")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var old []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "off_topic")
+		if _, ok := m["checks"]; !ok && m["decision"] == "refuse" {
+			t.Fatalf("a refusal's line without checks: %s", line)
+		}
+		o, _ := json.Marshal(m)
+		old = append(old, string(o))
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(old, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ts = serve(t, cfg, proxy.NewPipeline(nil))
+	if got := read(strings.TrimSuffix(ts.base, "/v1")); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("from lines without off_topic: refusals' off_topic %v, want %v", got, want)
 	}
 }
