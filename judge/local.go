@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -249,6 +250,7 @@ type claimTerm struct {
 	term
 	w     float64
 	anti  []string
+	compl []string    // the antonyms whose negation states the term (complements)
 	forms entityForms // entities only
 }
 
@@ -358,7 +360,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			ct.w = 1.5
 		}
 		if !tm.isNum {
-			ct.anti = antonyms[tm.stem]
+			ct.anti, ct.compl = antonyms[tm.stem], complements[tm.stem]
 		}
 		if tm.entity {
 			ct.forms = formsOf(tm.raw)
@@ -712,6 +714,8 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 					switch {
 					case hold[k]&(1<<si) != 0 || ent[k] && c.forms.in(s):
 						sc.covered |= 1 << k
+					case anti[k]&(1<<si) != 0 && negatesAny(s, c.compl):
+						sc.covered |= 1 << k
 					case anti[k]&(1<<si) != 0:
 						sc.antiConf |= 1 << k
 					}
@@ -733,7 +737,11 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				}
 				for _, a := range c.anti {
 					if _, ok := s.stems[a]; ok {
-						sc.antiConf |= 1 << k
+						if negatesAny(s, c.compl) {
+							sc.covered |= 1 << k
+						} else {
+							sc.antiConf |= 1 << k
+						}
 						break
 					}
 				}
@@ -1080,6 +1088,38 @@ func trimSpan(s string) string {
 	return s[:cut] + "…"
 }
 
+// complements maps a stem to the antonyms whose negation states it: "not
+// included", "We do not cover: (b) storm damage" say excluded, where "did
+// not increase" does not say decreased.
+var complements = func() map[string][]string {
+	m := map[string][]string{}
+	for _, p := range [][2]string{{"exclude", "include"}, {"exclude", "cover"}, {"excluded", "included"}, {"excluded", "covered"},
+		{"allow", "forbid"}, {"allowed", "forbidden"}, {"enable", "disable"}, {"enabled", "disabled"},
+		{"required", "optional"}, {"correct", "incorrect"}, {"true", "false"}, {"legal", "illegal"}, {"present", "absent"}} {
+		a, b := canonStem(p[0]), canonStem(p[1])
+		if a == b {
+			continue
+		}
+		if !slices.Contains(m[a], b) {
+			m[a] = append(m[a], b)
+		}
+		if !slices.Contains(m[b], a) {
+			m[b] = append(m[b], a)
+		}
+	}
+	return m
+}()
+
+// negatesAny reports whether a negation of s governs one of stems.
+func negatesAny(s *evSent, stems []string) bool {
+	for _, st := range stems {
+		if s.neg && slices.Contains(s.negScope, st) {
+			return true
+		}
+	}
+	return false
+}
+
 // antonyms maps a stem to the stems that oppose it.
 var antonyms = func() map[string][]string {
 	pairs := [][2]string{
@@ -1102,7 +1142,7 @@ var antonyms = func() map[string][]string {
 		{"accelerate", "slow"}, {"accelerate", "delay"}, {"strengthen", "weaken"},
 		{"hyper", "hypo"}, {"overexpress", "underexpress"}, {"sensitive", "resistant"},
 		{"susceptible", "resistant"}, {"present", "absent"}, {"common", "rare"},
-		{"male", "female"}, {"men", "women"}, {"boy", "girl"}, {"exclude", "include"},
+		{"male", "female"}, {"men", "women"}, {"boy", "girl"}, {"exclude", "include"}, {"exclude", "cover"},
 		{"correct", "incorrect"}, {"true", "false"}, {"legal", "illegal"},
 		{"allow", "forbid"}, {"allowed", "forbidden"}, {"enable", "disable"}, {"enabled", "disabled"},
 		{"required", "optional"}, {"public", "private"}, {"newer", "older"}, {"new", "old"},

@@ -430,6 +430,35 @@ func TestNounPhraseStems(t *testing.T) {
 	}
 }
 
+// A negated complement states its antonym ("not included" says excluded),
+// a negated gradable antonym does not ("did not increase" is not
+// "decreased"); cover and exclusion oppose (verify11).
+func TestComplementNegated(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	tests := []struct {
+		ev, claim string
+		want, why string
+	}{
+		{"Breakfast is not included in the room rate.", "Breakfast is excluded.", Entailment, "covered"},
+		{"Breakfast is not included in the room rate.", "Breakfast is not excluded.", Contradiction, "negation"},
+		{"Breakfast is included in the room rate.", "Breakfast is excluded.", Contradiction, "antonym"},
+		{"We cover storm damage to fences.", "Storm damage to fences is excluded.", Contradiction, "antonym"},
+		{"Storm damage to fences is excluded from this policy.", "Storm damage to fences is covered.", Contradiction, "antonym"},
+		{"We cover storm damage, excluding damage to fences.", "Storm damage is covered.", Entailment, "covered"},
+		{"We do not cover:\n(a) wear and tear;\n(b) storm damage to fences;", "Storm damage to fences is excluded.", Entailment, "covered"},
+		{"Aspirin did not increase the risk.", "Aspirin decreased the risk.", "!" + Entailment, ""},
+	}
+	for _, tt := range tests {
+		got, err := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "n", Text: tt.ev}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if not, ok := strings.CutPrefix(tt.want, "!"); ok && got.Label == not || !ok && (got.Label != tt.want || got.Reason != tt.why) {
+			t.Errorf("Verify(%q) against %q = %s/%s, want %s/%s", tt.claim, tt.ev, got.Label, got.Reason, tt.want, tt.why)
+		}
+	}
+}
+
 // numKind tells a price and a count from a bare number.
 func TestNumKind(t *testing.T) {
 	tests := []struct {
