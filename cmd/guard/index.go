@@ -167,6 +167,20 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	if *policy.strict {
 		ic.Strict = true
 	}
+	if add && (*base == "" || *out == "" || len(corpus)+len(memory)+len(deletes) == 0) {
+		// Name every one that is missing, not the first checked.
+		var miss []string
+		if *base == "" {
+			miss = append(miss, "--index")
+		}
+		if *out == "" {
+			miss = append(miss, "--out")
+		}
+		if len(corpus)+len(memory)+len(deletes) == 0 {
+			miss = append(miss, "at least one --corpus, --memory or --delete")
+		}
+		return missingRequired(fs, miss)
+	}
 	if *out == "" {
 		if !add && !*demo && len(corpus) == 0 {
 			return usageErrorf(fs, "--corpus (or --demo) and --out are required")
@@ -202,9 +216,6 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	var changes index.Changes
 	switch {
 	case add:
-		if *base == "" || len(corpus)+len(memory)+len(deletes) == 0 {
-			return usageErrorf(fs, "add needs --index and at least one --corpus, --memory or --delete")
-		}
 		if err := checkSnapshotDir(*base); err != nil {
 			return err
 		}
