@@ -194,7 +194,7 @@ func TestAddReplacesInGraphKJV(t *testing.T) {
 		}
 		layers := p.graph.layers
 		pick(layers[len(layers)-1].Entry)
-		for key := range layers[len(layers)-1].Offsets {
+		for _, key := range layerKeys(layers[len(layers)-1]) {
 			pick(key)
 		}
 		for len(replace) < 200 {
