@@ -51,7 +51,8 @@ func writeDocs(t testing.TB, path string, docs []Doc) {
 // TestAddReplacesInGraph: guard index add that replaces documents of a
 // partition with an HNSW graph (live chunks >= hnsw.exact_below). Add
 // once panicked inside coder/hnsw's Graph.Add or Graph.Delete after
-// deleting the old chunks from the graph (extendGraph says why). Per
+// deleting the old chunks from the graph (tombstones now stay nodes, see
+// extendGraph). Per
 // seed, three adds on top of each other: the first two replace every
 // document whose chunk is in an upper graph layer (the top layer's
 // entry point first) and random ones, and add new documents, extending

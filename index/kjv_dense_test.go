@@ -23,8 +23,8 @@ import (
 // latency. Sub-benchmarks vary the search beam (graphEf) for the
 // retrieve defaults (k 60, overfetch 4) and for a bare k 10, and run the
 // exact scan (no graph) for comparison. Build-time settings are the
-// defaults otherwise (one build, ~10 s). Report metrics: recall@10, self@10,
-// p50-ms, p99-ms.
+// defaults otherwise (one build, ~30 s of CPU). Report metrics: recall@10,
+// self@10, p50-ms, p99-ms.
 func BenchmarkKJVDense(b *testing.B) {
 	docs, bad, err := ReadDocs([]string{evaldata.KJV(b)}, true)
 	if err != nil || len(bad) > 0 {
