@@ -36,10 +36,10 @@ type graphBuilder struct {
 	dims int
 	vecs []float32 // slot-indexed, dims per slot
 
-	links [][][]uint32 // slot -> layer -> neighbours; nil: not a node
-	entry uint32       // a node of the top layer
-	top   int          // top layer; -1 while the graph is empty
-	nodes []int        // nodes per layer
+	links [][]adjacency // slot -> layer -> neighbours; nil: not a node
+	entry uint32        // a node of the top layer
+	top   int           // top layer; -1 while the graph is empty
+	nodes []int         // nodes per layer
 
 	s     searchScratch
 	eps   []scored // entry points of the next layer's search
@@ -62,7 +62,7 @@ func newGraphBuilder(cfg Config, vecs []float32, dims int) *graphBuilder {
 	return &graphBuilder{
 		m: cfg.HNSW.M, ml: cfg.HNSW.Ml, ef: max(cfg.HNSW.EfSearch, 1),
 		dims: dims, vecs: vecs,
-		links: make([][][]uint32, slots),
+		links: make([][]adjacency, slots),
 		top:   -1,
 		s:     searchScratch{visited: make([]uint32, slots)},
 	}
@@ -112,9 +112,9 @@ func cmpScored(a, b scored) int {
 // insert adds the node for slot key, which must not be a node yet.
 func (b *graphBuilder) insert(key uint32) {
 	level := levelOf(key, b.ml)
-	b.links[key] = make([][]uint32, level+1)
+	b.links[key] = make([]adjacency, level+1)
 	for l := range b.links[key] {
-		b.links[key][l] = make([]uint32, 0, b.capOf(l)+1)
+		b.links[key][l].keys = make([]uint32, 0, b.capOf(l)+1)
 	}
 	for len(b.nodes) <= level {
 		b.nodes = append(b.nodes, 0)
@@ -135,11 +135,12 @@ func (b *graphBuilder) insert(key uint32) {
 	b.eps = append(b.eps[:0], ep)
 	for l := min(level, b.top); l >= 0; l-- {
 		found := b.s.beam(b.eps, b.ef, b.layer(l), dist)
+		a := &b.links[key][l]
 		for _, nb := range b.selectNeighbors(found, b.capOf(l)) {
-			b.links[key][l] = append(b.links[key][l], nb.key)
+			a.keys = append(a.keys, nb.key)
 		}
 		// linkBack reuses select's scratch: walk the copy in links.
-		for _, nb := range b.links[key][l] {
+		for _, nb := range a.keys {
 			b.linkBack(nb, key, l)
 		}
 		b.eps = append(b.eps[:0], found...)
@@ -151,30 +152,148 @@ func (b *graphBuilder) insert(key uint32) {
 
 // layer returns the neighbour lookup of layer l.
 func (b *graphBuilder) layer(l int) func(uint32) []uint32 {
-	return func(k uint32) []uint32 { return b.links[k][l] }
+	return func(k uint32) []uint32 { return b.links[k][l].keys }
 }
 
-// linkBack adds key to nb's neighbours on layer l and, when that
-// overflows nb's list, keeps the list the heuristic selects from it.
+// adjacency is a node's neighbour list on one layer. Once a list has
+// overflowed it is kept sorted (distance to the node, then slot) with
+// each neighbour's distance and, as a bit, whether the selection
+// heuristic keeps it on its own merit (good) or only fills up (see
+// linkBack).
+type adjacency struct {
+	keys   []uint32
+	dist   []float32 // when sorted
+	good   uint64    // bit i: keys[i] is good; when sorted
+	sorted bool
+}
+
+// linkBack adds key to nb's neighbours on layer l; when that overflows
+// nb's list, it keeps what the selection heuristic (selectNeighbors)
+// keeps of the list with key.
+//
+// It does so without running the heuristic over the whole list again.
+// Over a list sorted by distance, whether an entry is good depends only
+// on the entries before it, and the heuristic with fill-up, given one
+// entry more than it may keep, drops exactly one: the farthest that is
+// not good, or the farthest if all are good. So an overflowing list is
+// classified once (classify), and each later insertion decides the new
+// entry against the good entries before it and, when it is good,
+// re-decides only the entries after it: a good one stays good unless it
+// is nearer the new entry than the node, and one that was not good is
+// looked at again only if an entry before it stopped being good.
 func (b *graphBuilder) linkBack(nb, key uint32, l int) {
-	list := append(b.links[nb][l], key)
-	b.links[nb][l] = list
-	if len(list) <= b.capOf(l) {
+	a := &b.links[nb][l]
+	if !a.sorted {
+		a.keys = append(a.keys, key)
+		switch {
+		case len(a.keys) <= b.capOf(l):
+		case len(a.keys) > 64:
+			// Too long for the good mask (m over 31, or a list read
+			// from a graph built with a larger m): select afresh.
+			b.pruneFull(nb, a, b.capOf(l))
+		default:
+			b.classify(nb, a)
+			for len(a.keys) > b.capOf(l) {
+				a.drop()
+			}
+		}
 		return
 	}
-	v := b.vec(nb)
+	// Insert key at its place.
+	d := 1 - vek32.Dot(b.vec(nb), b.vec(key))
+	p := 0
+	for p < len(a.keys) && less(scored{a.keys[p], a.dist[p]}, scored{key, d}) {
+		p++
+	}
+	a.keys = slices.Insert(a.keys, p, key)
+	a.dist = slices.Insert(a.dist, p, d)
+	low := a.good & (1<<p - 1)
+	a.good = low | (a.good&^(1<<p-1))<<1
+	v := b.vec(key)
+	if b.goodAt(a, p, v, d) {
+		a.good |= 1 << p
+		demoted := false
+		for i := p + 1; i < len(a.keys); i++ {
+			e := b.vec(a.keys[i])
+			switch {
+			case a.good&(1<<i) != 0:
+				if 1-vek32.Dot(e, v) < a.dist[i] {
+					a.good &^= 1 << i
+					demoted = true
+				}
+			case demoted && b.goodAt(a, i, e, a.dist[i]):
+				a.good |= 1 << i
+			}
+		}
+	}
+	if len(a.keys) > b.capOf(l) {
+		a.drop()
+	}
+}
+
+// pruneFull keeps what selectNeighbors keeps of node k's list a.
+func (b *graphBuilder) pruneFull(k uint32, a *adjacency, n int) {
+	v := b.vec(k)
 	cand := b.prune[:0]
-	for _, k := range list {
-		cand = append(cand, scored{k, 1 - vek32.Dot(v, b.vec(k))})
+	for _, x := range a.keys {
+		cand = append(cand, scored{x, 1 - vek32.Dot(v, b.vec(x))})
 	}
 	slices.SortFunc(cand, cmpScored)
 	b.prune = cand
-	kept := b.selectNeighbors(cand, b.capOf(l))
-	list = list[:0]
-	for _, c := range kept {
-		list = append(list, c.key)
+	a.keys = a.keys[:0]
+	for _, c := range b.selectNeighbors(cand, n) {
+		a.keys = append(a.keys, c.key)
 	}
-	b.links[nb][l] = list
+}
+
+// goodAt reports whether the entry at i of a sorted list (vector v,
+// distance d to the list's node) is closer to the node than to every
+// good entry before it.
+func (b *graphBuilder) goodAt(a *adjacency, i int, v []float32, d float32) bool {
+	for j := 0; j < i; j++ {
+		if a.good&(1<<j) != 0 && 1-vek32.Dot(v, b.vec(a.keys[j])) < d {
+			return false
+		}
+	}
+	return true
+}
+
+// classify sorts node k's list a by distance and marks its good entries.
+func (b *graphBuilder) classify(k uint32, a *adjacency) {
+	v := b.vec(k)
+	cand := b.prune[:0]
+	for _, x := range a.keys {
+		cand = append(cand, scored{x, 1 - vek32.Dot(v, b.vec(x))})
+	}
+	slices.SortFunc(cand, cmpScored)
+	b.prune = cand
+	a.dist = make([]float32, len(cand), cap(a.keys))
+	a.good = 0
+	for i, c := range cand {
+		a.keys[i], a.dist[i] = c.key, c.dist
+	}
+	for i := range a.keys {
+		if b.goodAt(a, i, b.vec(a.keys[i]), a.dist[i]) {
+			a.good |= 1 << i
+		}
+	}
+	a.sorted = true
+}
+
+// drop removes the entry the heuristic would not keep from a sorted
+// list one entry over its cap: the farthest entry that is not good, or
+// the farthest.
+func (a *adjacency) drop() {
+	i := len(a.keys) - 1
+	for j := i; j >= 0; j-- {
+		if a.good&(1<<j) == 0 {
+			i = j
+			break
+		}
+	}
+	a.keys = slices.Delete(a.keys, i, i+1)
+	a.dist = slices.Delete(a.dist, i, i+1)
+	a.good = a.good&(1<<i-1) | (a.good>>(i+1))<<i
 }
 
 // selectNeighbors is the HNSW neighbour-selection heuristic over cand
@@ -224,10 +343,10 @@ func (b *graphBuilder) load(layers []disk.GraphLayer) {
 		b.nodes[li] = layers[li].Size
 		for _, k := range layers[li].Nodes {
 			if b.links[k] == nil {
-				b.links[k] = make([][]uint32, li+1)
+				b.links[k] = make([]adjacency, li+1)
 			}
 			nbs := layers[li].Neighbors(k)
-			b.links[k][li] = append(make([]uint32, 0, max(len(nbs), b.capOf(li))+1), nbs...)
+			b.links[k][li].keys = append(make([]uint32, 0, max(len(nbs), b.capOf(li))+1), nbs...)
 		}
 	}
 	if b.top >= 0 {
@@ -264,7 +383,7 @@ func (b *graphBuilder) writeTo(w io.Writer) error {
 		for _, x := range b.vec(k) {
 			u32(math.Float32bits(x))
 		}
-		nbs := b.links[k][l]
+		nbs := b.links[k][l].keys
 		varint(len(nbs))
 		for _, nb := range nbs {
 			u32(nb)

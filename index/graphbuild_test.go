@@ -13,6 +13,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/viterin/vek/vek32"
+
 	"github.com/answer-guard/guard/index/internal/disk"
 )
 
@@ -202,5 +204,42 @@ func TestGraphExtendsCoderExport(t *testing.T) {
 	t.Logf("extended graph recall@10 %.3f", got)
 	if got < 0.9 {
 		t.Errorf("extended graph recall@10 = %.3f, want >= 0.90", got)
+	}
+}
+
+// TestLinkBackMatchesHeuristic: linkBack's incremental upkeep of an
+// overflowing neighbour list keeps, after every insertion, the same set
+// as running selectNeighbors over the whole list again, for base-layer
+// caps 8 and 32 and for a list longer than the good mask holds (m 40).
+func TestLinkBackMatchesHeuristic(t *testing.T) {
+	for _, m := range []int{4, 16, 40} {
+		t.Run(fmt.Sprint("m", m), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(m), 5))
+			const n, dims = 600, 12
+			cfg := DefaultConfig()
+			cfg.HNSW.M = m
+			b := newGraphBuilder(cfg, unitVectors(rng, n, dims), dims)
+			b.links[0] = make([]adjacency, 1)
+			var ref []uint32
+			for k := uint32(1); k < n; k++ {
+				b.linkBack(0, k, 0)
+				ref = append(ref, k)
+				if len(ref) > b.capOf(0) {
+					cand := make([]scored, len(ref))
+					for i, x := range ref {
+						cand[i] = scored{x, 1 - vek32.Dot(b.vec(0), b.vec(x))}
+					}
+					slices.SortFunc(cand, cmpScored)
+					ref = ref[:0]
+					for _, c := range b.selectNeighbors(cand, b.capOf(0)) {
+						ref = append(ref, c.key)
+					}
+				}
+				got := slices.Sorted(slices.Values(b.links[0][0].keys))
+				if want := slices.Sorted(slices.Values(ref)); !slices.Equal(got, want) {
+					t.Fatalf("after %d: list %v, want %v", k, got, want)
+				}
+			}
+		})
 	}
 }
