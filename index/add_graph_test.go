@@ -233,8 +233,9 @@ func checkReplaced(t *testing.T, dir string, batch []Doc, gone map[int]string, l
 			found++
 		}
 	}
-	// The graph search is approximate: on fresh builds of this corpus a
-	// chunk's own text finds it 95-96% of the time.
+	// The graph search is approximate: a chunk's own text finds it every
+	// time on this corpus since the graph is ours (2026-11-28; 95-96% of
+	// the time with coder/hnsw's), 209-210 of 210 on KJV.
 	t.Logf("new chunks found by their own text: %d of %d", found, len(batch))
 	if found*10 < len(batch)*8 {
 		t.Errorf("new chunks found by their own text: %d of %d, want >= 80%%", found, len(batch))
