@@ -48,9 +48,9 @@ type distHeap struct {
 
 func (h *distHeap) before(i, j int) bool {
 	if h.far {
-		return less(h.s[j], h.s[i])
+		return nearer(h.s[j], h.s[i])
 	}
-	return less(h.s[i], h.s[j])
+	return nearer(h.s[i], h.s[j])
 }
 
 func (h *distHeap) push(x scored) {
@@ -135,7 +135,7 @@ func (s *searchScratch) beam(eps []scored, ef int, neighbors func(uint32) []uint
 	}
 	for len(s.cand.s) > 0 {
 		c := s.cand.pop()
-		if len(s.res.s) >= ef && less(s.res.s[0], c) {
+		if len(s.res.s) >= ef && nearer(s.res.s[0], c) {
 			break
 		}
 		for _, nb := range neighbors(c.key) {
@@ -144,7 +144,7 @@ func (s *searchScratch) beam(eps []scored, ef int, neighbors func(uint32) []uint
 			}
 			s.visited[nb] = s.gen
 			x := scored{nb, dist(nb)}
-			if len(s.res.s) < ef || less(x, s.res.s[0]) {
+			if len(s.res.s) < ef || nearer(x, s.res.s[0]) {
 				s.cand.push(x)
 				s.res.push(x)
 				if len(s.res.s) > ef {

@@ -93,17 +93,18 @@ func (b *graphBuilder) capOf(l int) int {
 	return b.m
 }
 
-// less orders candidates by distance, then slot, so that equal distances
+// nearer orders candidates by distance, then slot, so that equal distances
 // resolve the same way in every build.
-func less(a, b scored) bool {
+func nearer(a, b scored) bool {
 	return a.dist < b.dist || a.dist == b.dist && a.key < b.key
 }
 
+// cmpScored is nearer as a comparison for slices.SortFunc.
 func cmpScored(a, b scored) int {
 	switch {
-	case less(a, b):
+	case nearer(a, b):
 		return -1
-	case less(b, a):
+	case nearer(b, a):
 		return 1
 	}
 	return 0
@@ -202,7 +203,7 @@ func (b *graphBuilder) linkBack(nb, key uint32, l int) {
 	// Insert key at its place.
 	d := 1 - vek32.Dot(b.vec(nb), b.vec(key))
 	p := 0
-	for p < len(a.keys) && less(scored{a.keys[p], a.dist[p]}, scored{key, d}) {
+	for p < len(a.keys) && nearer(scored{a.keys[p], a.dist[p]}, scored{key, d}) {
 		p++
 	}
 	a.keys = slices.Insert(a.keys, p, key)
