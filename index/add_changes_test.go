@@ -160,8 +160,8 @@ func TestBuildRejectsDeletionLines(t *testing.T) {
 // extended graph's quality: 209-210 of 210 since the graph is ours,
 // 2026-11-28; 166-180 with coder/hnsw's). The run is deterministic: the
 // picks follow slot order and a fixed seed, and build and add write the
-// same graph every time. About 20 s alone (2026-11-28), more under
-// -race: skipped with -short; .ci/run's race run (-timeout 45m)
+// same graph every time. About 20 s alone, 140 s under -race
+// (2026-11-28): skipped with -short; .ci/run's race run (-timeout 45m)
 // covers it.
 func TestAddReplacesInGraphKJV(t *testing.T) {
 	if testing.Short() {
