@@ -11,7 +11,9 @@ type Config struct {
 	// ChunkChars is the target maximum size of a chunk in characters; long
 	// documents are split on paragraph, then sentence boundaries.
 	ChunkChars int `yaml:"chunk_chars"`
-	// MinChunkChars merges trailing pieces shorter than this into the previous chunk.
+	// MinChunkChars merges trailing pieces shorter than this into the
+	// previous chunk, and a Markdown or plain-text section shorter than this
+	// into its neighbour (docSections).
 	MinChunkChars int `yaml:"min_chunk_chars"`
 	// Embedder picks the dense lane's embedder: "use" (the embedded
 	// Universal Sentence Encoder lite, index/encoder; no network), "hashed"

@@ -44,7 +44,8 @@ type Doc struct {
 	// Origin is the input file and line ("file:line"), for reports.
 	Origin string `json:"-"`
 	// markdown marks a Markdown file read as plain text (markdownText);
-	// sections are where its level-2+ sections start in Text. chunkDoc
+	// sections are where its level-2+ sections start in Text (a plain-text
+	// file's: where its section headings start, see plainText). chunkDoc
 	// keeps them apart and keeps the paragraph breaks of such a document.
 	markdown bool
 	sections []mdSection
@@ -653,13 +654,14 @@ func dropDeletions(docs []Doc, bad []*LineError) ([]Doc, []*LineError) {
 // file name. A Markdown body is made plain text (markdownText), and its
 // level-2+ sections are kept for chunkDoc. A plain-text file is titled by
 // its first line when that reads as a title, else by its file name, and
-// its title and heading lines become paragraphs (plainText).
+// its title and heading lines become paragraphs, and its heading lines
+// that open a block start sections (plainText).
 func textDoc(id, body string, markdown bool) Doc {
 	body = strings.TrimPrefix(body, utf8BOM)
 	d := Doc{ID: id, Text: body, Title: strings.TrimSuffix(filepath.Base(id), filepath.Ext(id))}
 	if !markdown {
 		var title string
-		d.Text, title = plainText(body)
+		d.Text, title, d.sections = plainText(body)
 		if title != "" {
 			d.Title = title
 		}

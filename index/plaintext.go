@@ -23,7 +23,16 @@ const (
 // sentence; the title line stays in the text, as a Markdown page's first
 // heading does. Everything else is kept as written (line breaks within a
 // paragraph included). title is "" when the first line is not a title.
-func plainText(body string) (text, title string) {
+//
+// A heading line that stands after a blank line, after the title line or
+// after a line that ends a sentence also starts a section, as a Markdown
+// "##" heading does: secs are where they start in text, and chunkDoc keeps
+// sections apart and titles their chunks "Title: Heading" (operator trial 6:
+// a price list's "Offers" and a terms file's "3. Payment" were the last
+// line of the chunk before, and every chunk was titled by the file alone).
+// A heading line inside a run of prose lines (a hard-wrapped sentence whose
+// line happens to be short) makes a paragraph but no section.
+func plainText(body string) (text, title string, secs []mdSection) {
 	body = strings.ReplaceAll(body, "\r\n", "\n")
 	lines := strings.Split(body, "\n")
 	first := 0
@@ -31,7 +40,7 @@ func plainText(body string) (text, title string) {
 		first++
 	}
 	if first == len(lines) {
-		return body, ""
+		return body, "", nil
 	}
 	next := func(i int) string { // the line after i, "" at the end
 		if i+1 < len(lines) {
@@ -48,18 +57,31 @@ func plainText(body string) (text, title string) {
 	b.Grow(len(body) + 16)
 	for i := first; i < len(lines); i++ {
 		l := strings.TrimRight(lines[i], " \t")
+		t := strings.TrimSpace(l)
+		n := next(i)
+		heading := i > first && n != "" && t != "" && headingLine(t, n)
+		if heading {
+			prev := strings.TrimSpace(lines[i-1])
+			if prev == "" || (i-1 == first && title != "") || closedLine(prev) {
+				secs = append(secs, mdSection{Off: b.Len() + len(l) - len(strings.TrimLeftFunc(l, unicode.IsSpace)), Heading: t})
+			}
+		}
 		b.WriteString(l)
 		if i == len(lines)-1 {
 			break
 		}
 		b.WriteByte('\n')
-		t := strings.TrimSpace(l)
-		if n := next(i); n != "" && t != "" && ((i == first && title != "") || headingLine(t, n)) {
+		if n != "" && t != "" && ((i == first && title != "") || heading) {
 			// a paragraph break after a title or heading line
 			b.WriteByte('\n')
 		}
 	}
-	return strings.TrimSpace(b.String()), title
+	out := b.String()
+	lead := len(out) - len(strings.TrimLeftFunc(out, unicode.IsSpace))
+	for k := range secs {
+		secs[k].Off -= lead
+	}
+	return strings.TrimSpace(out), title, secs
 }
 
 // headingLine reports whether line t, followed by the non-blank line next,

@@ -77,8 +77,9 @@ func TestPlainTextNotes(t *testing.T) {
 	var all []string
 	for _, c := range chunks {
 		all = append(all, c.Text)
-		if c.Title != "Kestrel Valley Railway - Conditions of Travel" {
-			t.Errorf("chunk %s titled %q", c.ID, c.Title)
+		// section 1 is shorter than min_chunk_chars: merged into section 6
+		if want := "Kestrel Valley Railway - Conditions of Travel: 1. About these conditions; 6. Luggage, bicycles and animals"; c.Title != want {
+			t.Errorf("chunk %s titled %q, want %q", c.ID, c.Title, want)
 		}
 	}
 	text := strings.Join(all, "\n\n")
@@ -98,6 +99,49 @@ func TestPlainTextNotes(t *testing.T) {
 	docs, _, err = ReadDocs([]string{jl}, false)
 	if err != nil || len(docs) != 1 || docs[0].Text != "Opening hours\nMonday to Friday 9 to 5." || docs[0].Title != "" {
 		t.Errorf("JSON line read as %+v (%v), want its text and no title", docs, err)
+	}
+}
+
+// TestPlainTextSections chunks operator trial 6's self-storage terms and
+// price list as they are on disk: every chunk opens with its section's
+// heading (it was the last line of the chunk before: "... returned to
+// you.\n\n4. What you must not store") and is titled "File title:
+// Heading", short sections merged with both headings; the clauses stay
+// whole in one section's chunk.
+func TestPlainTextSections(t *testing.T) {
+	dir := filepath.Join("..", "bench", "testdata", "trial6", "storage")
+	docs, bad, err := ReadDocs([]string{filepath.Join(dir, "terms.txt"), filepath.Join(dir, "prices.txt")}, true)
+	if err != nil || len(bad) > 0 || len(docs) != 2 {
+		t.Fatalf("ReadDocs: %v, bad %v, %d docs", err, bad, len(docs))
+	}
+	got := map[string]string{} // title -> text
+	var titles []string
+	for _, d := range docs {
+		for _, c := range chunkDoc(d, 1200, 200) {
+			got[c.Title] = c.Text
+			titles = append(titles, c.Title)
+			last := c.Text[strings.LastIndexByte(c.Text, '\n')+1:]
+			// (a file's title line alone is shorter than min_chunk_chars:
+			// it opens its first section's chunk)
+			if head := strings.TrimPrefix(c.Title, d.Title+": ")[:4]; c.Title != d.Title &&
+				!strings.HasPrefix(c.Text, head) && !strings.HasPrefix(c.Text, d.Title+"\n\n"+head) {
+				t.Errorf("chunk %s (%q) opens %q, not with its heading", c.ID, c.Title, c.Text[:min(40, len(c.Text))])
+			}
+			if len(last) < 40 && !strings.HasSuffix(last, ".") {
+				t.Errorf("chunk %s ends with a heading line %q", c.ID, last)
+			}
+		}
+	}
+	for title, holds := range map[string]string{
+		"Boxwell Self Storage: Terms and Conditions of Storage":                                           "These terms apply to every storage unit",
+		"Boxwell Self Storage: Terms and Conditions of Storage: 3. Payment":                               "3.4 If rent remains unpaid 42 days",
+		"Boxwell Self Storage: Terms and Conditions of Storage: 4. What you must not store":               "4.1 You must not store: (a) anything flammable",
+		"Boxwell Self Storage: Terms and Conditions of Storage: 7. Changes to these terms; 8. Contact":    "Phone 01632 960 418",
+		"Boxwell Self Storage: Price List 2026: Parking bays; Boxes and packing materials; Other charges": "A disc padlock costs 12 pounds",
+	} {
+		if text, ok := got[title]; !ok || !strings.Contains(text, holds) {
+			t.Errorf("no chunk titled %q holding %q; titles:\n%s", title, holds, strings.Join(titles, "\n"))
+		}
 	}
 }
 
@@ -136,8 +180,9 @@ func FuzzPlainText(f *testing.F) {
 	f.Add("Refund policy\r\nRefunds take 20 days.\r\n")
 	f.Add("trains run every hour from the\nnorth platform.")
 	f.Add("\n\n  Title  \nA\nB\n")
+	f.Add(" Price list\n\n  Offers\nHalf price.\n\n Boxes and tape\nA box is 2 pounds.\n")
 	f.Fuzz(func(t *testing.T, body string) {
-		text, title := plainText(body)
+		text, title, secs := plainText(body)
 		if got, want := strings.Fields(text), strings.Fields(body); strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Fatalf("plainText(%q) words %q, want %q", body, got, want)
 		}
@@ -146,6 +191,13 @@ func FuzzPlainText(f *testing.F) {
 		}
 		if title != strings.TrimSpace(title) || strings.Contains(title, "\n") {
 			t.Fatalf("plainText(%q) title %q not one trimmed line", body, title)
+		}
+		last := 0
+		for _, s := range secs {
+			if s.Off <= last || s.Off > len(text) || !strings.HasPrefix(text[s.Off:], s.Heading) || s.Heading == "" {
+				t.Fatalf("plainText(%q) section %+v: not a heading of text %q after offset %d", body, s, text, last)
+			}
+			last = s.Off
 		}
 	})
 }

@@ -18,6 +18,13 @@ func TestDropHeadings(t *testing.T) {
 		{"4.1 Call our claims line on 0800 555 0142, open 24 hours a day.", "4.1 Call our claims line on 0800 555 0142, open 24 hours a day."},
 		{"2.5 kg bags are sold at the counter by the front door of the shop.", "2.5 kg bags are sold at the counter by the front door of the shop."},
 		{"2.5 kg bags cost 4 pounds. Ask at the counter.", "2.5 kg bags cost 4 pounds. Ask at the counter."},
+		// A list's lead that ends in a colon is the clause, not a heading
+		// (operator trial 6: the lead was dropped and "(a) anything
+		// flammable, including petrol" quoted alone).
+		{"4.1 You must not store: (a) anything flammable, including petrol; (b) food.",
+			"4.1 You must not store: (a) anything flammable, including petrol; (b) food."},
+		{"4. What you must not store. 4.1 You must not store: (a) petrol; (b) food.",
+			"4.1 You must not store: (a) petrol; (b) food."},
 		// A note that is only a heading stays whole.
 		{"3. Your right to cancel.", "3. Your right to cancel."},
 	} {

@@ -223,8 +223,11 @@ func parseNotes(system string) []note {
 // headingRe matches a numbered section heading that opens a note's text
 // once its lines are joined ("4. How to make a claim. 4.1 Call ...",
 // "Section 6: General conditions. ..."): a section label, then at most eight
-// words, the first capitalised, up to a full stop or colon.
-var headingRe = regexp.MustCompile(`^(?:(?:Section|Part|Chapter|Article|Clause)\s+)?\d+(?:\.\d+)*[.:]?\s+[A-Z"“'][^\s.:!?]*(?:\s+[^\s.:!?]+){0,7}[.:](?:\s|$)`)
+// words, the first capitalised, up to a full stop. A clause that ends in a
+// colon is a list's lead, not a heading ("4.1 You must not store: (a)
+// petrol; ..."): dropping it left "(a) petrol" as if it were allowed
+// (operator trial 6).
+var headingRe = regexp.MustCompile(`^(?:(?:Section|Part|Chapter|Article|Clause)\s+)?\d+(?:\.\d+)*[.:]?\s+[A-Z"“'][^\s.:!?]*(?:\s+[^\s.:!?]+){0,7}\.(?:\s|$)`)
 
 // dropHeadings removes the numbered headings that open a note's text, as a
 // model answering from a Markdown section quotes its clauses, not the

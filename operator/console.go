@@ -86,24 +86,28 @@ func rfc3339(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC333
 
 // turnRow is one turn in the list.
 type turnRow struct {
-	ID           uint64             `json:"id"`
-	Time         string             `json:"time"`
-	Tenant       string             `json:"tenant"`
-	KB           string             `json:"kb"`
-	Model        string             `json:"model"`
-	Stream       bool               `json:"stream"`
-	Status       int                `json:"status"`
-	Question     string             `json:"question,omitempty"`
-	QuestionCut  bool               `json:"question_truncated,omitempty"`
-	QuestionHash string             `json:"question_hash,omitempty"`
-	Decision     gate.Decision      `json:"decision"`
-	Coverage     gate.Coverage      `json:"coverage"`
-	Candidates   int                `json:"candidates"`
-	Planner      string             `json:"planner,omitempty"`
-	Dropped      map[string]int     `json:"markers_dropped"`
-	Verdicts     map[string]int     `json:"verdicts"`
-	Degraded     []string           `json:"degraded"`
-	LatencyMS    map[string]float64 `json:"latency_ms"`
+	ID           uint64        `json:"id"`
+	Time         string        `json:"time"`
+	Tenant       string        `json:"tenant"`
+	KB           string        `json:"kb"`
+	Model        string        `json:"model"`
+	Stream       bool          `json:"stream"`
+	Status       int           `json:"status"`
+	Question     string        `json:"question,omitempty"`
+	QuestionCut  bool          `json:"question_truncated,omitempty"`
+	QuestionHash string        `json:"question_hash,omitempty"`
+	Decision     gate.Decision `json:"decision"`
+	// OffTopic marks a refusal the gate made as outside the corpus (its
+	// off_topic check, gate.off_topic: refuse): the gap queue files it as
+	// kind off_topic, apart from the on-topic refusals (kind refused).
+	OffTopic   bool               `json:"off_topic,omitempty"`
+	Coverage   gate.Coverage      `json:"coverage"`
+	Candidates int                `json:"candidates"`
+	Planner    string             `json:"planner,omitempty"`
+	Dropped    map[string]int     `json:"markers_dropped"`
+	Verdicts   map[string]int     `json:"verdicts"`
+	Degraded   []string           `json:"degraded"`
+	LatencyMS  map[string]float64 `json:"latency_ms"`
 }
 
 // candView is one candidate in a turn's detail.
@@ -167,6 +171,7 @@ func (tl *turnLog) row(e *turnEntry) turnRow {
 			r.Planner = "remote"
 		}
 	}
+	r.OffTopic = e.decision == gate.Refuse && e.offTopic
 	lat := map[string]float64{"total": ms(e.total), "upstream_wait": ms(e.wait)}
 	if e.ttft > 0 {
 		lat["ttft"] = ms(e.ttft)

@@ -12,11 +12,14 @@ import (
 	"github.com/answer-guard/guard/proxy"
 )
 
+const contactQ, worldCup = "whats your phone number", "who won the football world cup in 1966"
+
 // gapKindsBody is the part of GET /v1/guard/gaps the kind filter tests read.
 type gapKindsBody struct {
-	Total  int            `json:"total"`
-	ByKind map[string]int `json:"by_kind"`
-	Data   []struct {
+	Enabled bool           `json:"enabled"`
+	Total   int            `json:"total"`
+	ByKind  map[string]int `json:"by_kind"`
+	Data    []struct {
 		Kind string `json:"kind"`
 	} `json:"data"`
 }
@@ -29,13 +32,16 @@ type gapKindsBody struct {
 // a reload to off_topic: refuse, the same question refused as off-topic
 // (kind off_topic).
 // It returns the server's root URL and the grounded contact turn's id.
-func offTopicGuard(t *testing.T) (root string, contactTurn uint64) {
+// mutate (may be nil) changes the configuration first.
+func offTopicGuard(t *testing.T, mutate func(*testCfg)) (root string, contactTurn uint64) {
 	t.Helper()
-	const contactQ, worldCup = "whats your phone number", "who won the football world cup in 1966"
 	tc := testConfig()
 	tc.Log.Level = "error"
 	tc.Pipeline.Index = contactSnapshot(t)
 	tc.Stages.Gate.OffTopic = gate.OffTopicFallback
+	if mutate != nil {
+		mutate(&tc)
+	}
 	ts := serve(t, tc, proxy.NewPipeline(nil))
 	root = strings.TrimSuffix(ts.base, "/v1")
 	for _, c := range []struct{ tenant, q, want string }{
@@ -87,7 +93,7 @@ func gapKindsOf(t *testing.T, root, kinds string) gapKindsBody {
 // The gap queue's kind filter takes several kinds joined by commas, and
 // by_kind counts every kind within the other filters, whatever kind asks.
 func TestGapQueueKindList(t *testing.T) {
-	root, _ := offTopicGuard(t)
+	root, _ := offTopicGuard(t, nil)
 	all := gapKindsOf(t, root, "")
 	for _, k := range []string{GapRefused, GapFallback, GapOffTopic} {
 		if all.ByKind[k] != 1 {
@@ -141,7 +147,7 @@ var (
 // and shows how many replayed turns change decision, as the API computes.
 func TestConsoleOffTopicInChromium(t *testing.T) {
 	bin := chromium(t)
-	root, id := offTopicGuard(t)
+	root, id := offTopicGuard(t, nil)
 	all := gapKindsOf(t, root, "")
 	want := map[string]int{"on": gapKindsOf(t, root, "refused,gap").Total, "off": gapKindsOf(t, root, "off_topic,fallback").Total, "all": all.Total}
 	kindsOf := map[string][]string{"on": {GapRefused, GapClaim}, "off": {GapOffTopic, GapFallback}, "all": {GapRefused, GapClaim, GapOffTopic, GapFallback}}

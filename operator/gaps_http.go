@@ -46,7 +46,7 @@ func (p *Plane) gapScope(ctx *fasthttp.RequestCtx, tenant, kb string) (gapFilter
 // open entries by default (status=all for every one), most frequent
 // first; kind may join several with commas (kind=refused,gap). total
 // counts the entries that match, by_kind every kind's entries within
-// the other filters.
+// the other filters; enabled is gaps.enabled.
 func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 	if !ctx.IsGet() && !ctx.IsHead() {
 		return methodNotAllowed("GET, HEAD")
@@ -103,11 +103,15 @@ func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 		page = page[:limit]
 	}
 	body, _ := json.Marshal(struct {
-		Object string         `json:"object"`
-		Total  int            `json:"total"`
-		ByKind map[string]int `json:"by_kind"`
-		Data   []*Gap         `json:"data"`
-	}{"list", len(all), byKind, append([]*Gap{}, page...)})
+		Object string `json:"object"`
+		// Enabled is gaps.enabled: false, the queue gathers nothing (what
+		// it lists is from before), and the console and guard gaps list
+		// the turn log's refusals and fallbacks instead.
+		Enabled bool           `json:"enabled"`
+		Total   int            `json:"total"`
+		ByKind  map[string]int `json:"by_kind"`
+		Data    []*Gap         `json:"data"`
+	}{"list", p.cfg.Load().Gaps.Enabled, len(all), byKind, append([]*Gap{}, page...)})
 	ctx.SetContentType("application/json")
 	ctx.SetBody(body)
 	return nil

@@ -132,6 +132,7 @@ type turnEntry struct {
 	qcut              bool   // the question was longer than maxQuestionBytes
 	qhash             uint64 // with questions: hash
 	decision          gate.Decision
+	offTopic          bool // a refusal as outside the corpus (the gate's off_topic check)
 	cov               gate.Coverage
 	traced            bool // the gate inputs below are set (not a pass-through turn)
 	rerankActive      bool
@@ -270,7 +271,7 @@ func (tl *turnLog) fill(e *turnEntry, t *turnrec.Turn, now time.Time) {
 	e.decision, e.rep = t.Report.Decision, t.Report
 	e.qlen, e.qcut, e.qhash = 0, false, 0
 	e.cands, e.outline = e.cands[:0], e.outline[:0]
-	e.traced, e.rerankActive, e.remote, e.cfg, e.cov, e.ask = false, false, false, nil, gate.Coverage{}, gate.Ask{}
+	e.traced, e.rerankActive, e.remote, e.cfg, e.cov, e.ask, e.offTopic = false, false, false, nil, gate.Coverage{}, gate.Ask{}, false
 	tr := t.Gate
 	if tr == nil {
 		return
@@ -291,7 +292,7 @@ func (tl *turnLog) fill(e *turnEntry, t *turnrec.Turn, now time.Time) {
 	}
 	e.traced, e.rerankActive, e.remote, e.cfg, e.ask = true, tr.RerankActive, tr.Remote, tr.Config, tr.Ask
 	if tr.Outcome != nil {
-		e.cov = tr.Outcome.Coverage
+		e.cov, e.offTopic = tr.Outcome.Coverage, tr.Outcome.Checks["off_topic"]
 	}
 	e.coherence = 0
 	for _, c := range tr.Cands {

@@ -244,8 +244,10 @@ func (tl *turnLog) push(st *storedTurn) {
 			stages[k] = v
 		}
 	}
+	// (offTopic: a line written before the row said it has the checks.)
 	*e = turnEntry{seq: tl.seq.Add(1), at: at.UnixNano(), tenant: st.Tenant, kb: st.KB, model: st.Model, stream: st.Stream,
-		status: st.Status, decision: st.Decision, cov: st.Coverage, total: dur("total"), ttft: dur("ttft"), wait: dur("upstream_wait"),
+		status: st.Status, decision: st.Decision, cov: st.Coverage,
+		offTopic: st.OffTopic || st.Checks["off_topic"], total: dur("total"), ttft: dur("ttft"), wait: dur("upstream_wait"),
 		rep: turnrec.Report{Decision: st.Decision, Citations: st.Citations, Markers: st.Markers, Claims: st.Claims,
 			Summary: st.Summary, Degraded: st.Degraded, LatencyMS: stages},
 		cands: e.cands[:0], outline: e.outline[:0]}

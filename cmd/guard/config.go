@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/answer-guard/guard/check"
 	"github.com/answer-guard/guard/internal/confcheck"
@@ -81,7 +80,7 @@ func init() {
 	register("config", "check a configuration file and list every problem (config check --config F)", runConfig)
 }
 
-const configUsage = `usage: guard config check --config F
+const configUsage = `usage: guard config check --config F   (or guard config check F)
 
 Reads F as guard serve would and prints every problem at once, one per line
 as file:line: key.path: what is wrong (unknown keys with a did-you-mean,
@@ -95,8 +94,8 @@ warning (exit status 0).`
 func runConfig(args []string) error {
 	if len(args) == 0 || args[0] != "check" {
 		msg := "guard config: want check"
-		if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
-			msg = fmt.Sprintf("guard config: unknown subcommand %q", args[0])
+		if len(args) > 0 {
+			msg = fmt.Sprintf("guard config: unknown subcommand %q (want check)", args[0])
 		}
 		return usageText(args, configUsage, msg)
 	}
@@ -106,10 +105,12 @@ func runConfig(args []string) error {
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
-	}
-	if *path == "" {
+	switch {
+	case fs.NArg() == 1 && *path == "":
+		*path = fs.Arg(0) // guard config check my.yaml, as a new operator types it
+	case fs.NArg() > 0:
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(fs.NArg()-1))
+	case *path == "":
 		return usageErrorf(fs, "--config is required")
 	}
 	// guard serve refuses to start (and a reload to apply) with a

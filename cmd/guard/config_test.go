@@ -158,8 +158,7 @@ var manyErrorsWant = []struct {
 }{
 	{3, "server.max_body_bytes", `"lots" is not a number`},
 	{5, "gate.prefloorr", "unknown key (did you mean gate.prefloor?)"},
-	{6, "gate.bail_out_below", "must be in [0,1], got 1.7"},
-	{6, "gate.bail_out_below", "must not exceed good_enough_max"},
+	{6, "gate.bail_out_below", "must be in [0,1], got 1.7; must not exceed good_enough_max"}, // one key, one line
 	{7, "gate.between", `got "maybe"`},
 	{9, "retrieve.top_k", `"sixteen" is not a number`},
 	{11, "verify.mode", "must be a single value, got a list"},

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,7 +29,8 @@ func runGaps(args []string) error {
 		return runGapAction(args[0], args[1:])
 	}
 	fs := flag.NewFlagSet("gaps", flag.ContinueOnError)
-	synopsis(fs, "guard gaps [--addr URL] [--status S] [--kind K] [--tenant T] [--kb K] [--limit N] [--json]", "guard gaps resolve|dismiss|reopen ID [--addr URL] [--note why]")
+	synopsis(fs, "guard gaps [--addr URL] [--status S] [--kind K] [--tenant T] [--kb K] [--limit N] [--json]", "guard gaps resolve|dismiss|reopen ID [--addr URL] [--note why]",
+		"(a server with gaps.enabled: false has no queue: its turn log's refusals and fallbacks are listed, without ids)")
 	addr := fs.String("addr", "http://127.0.0.1:8080", "the proxy's address (http://host:port, with or without /v1)")
 	keyEnv := fs.String("key-env", "GUARD_ADMIN_KEY", "environment variable holding the admin key (needed when auth is on)")
 	tenant := fs.String("tenant", "", "only this tenant")
@@ -81,16 +83,31 @@ func runGaps(args []string) error {
 	if resp.StatusCode != 200 {
 		return fmt.Errorf("get gaps: %s: %s%s", resp.Status, errorText(body), keyHint(resp.StatusCode, *keyEnv))
 	}
-	if *asJSON {
-		_, err := cliOut.Write(body)
-		return err
-	}
 	var list struct {
-		Total int        `json:"total"`
-		Data  []gapEntry `json:"data"`
+		Enabled *bool      `json:"enabled"` // absent from servers before it was added
+		Total   int        `json:"total"`
+		Data    []gapEntry `json:"data"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
 		return fmt.Errorf("decode gaps: %w", err)
+	}
+	if list.Enabled != nil && !*list.Enabled {
+		// gaps.enabled: false: the queue gathers nothing; the turn
+		// log's refusals and fallbacks stand in, as in the console.
+		fmt.Fprintln(cliErr, "guard gaps: the gap queue is off on this server (gaps.enabled: false): refusals and fallbacks from its turn log "+
+			"(GET /v1/guard/turns), grouped by question, without ids to resolve; uncited claims (kind gap) are not there")
+		entries, byKind, err := gapsFromTurns(ctx, base, os.Getenv(*keyEnv), *tenant, *kb, *kind, *status)
+		if err != nil {
+			return fmt.Errorf("get turns: %w%s", err, keyHint(http.StatusUnauthorized, *keyEnv))
+		}
+		list.Total, list.Data = len(entries), entries[:min(len(entries), *limit)]
+		if *asJSON {
+			body, _ = json.Marshal(map[string]any{"object": "list", "enabled": false, "source": "turnlog", "total": list.Total, "by_kind": byKind, "data": list.Data})
+		}
+	}
+	if *asJSON {
+		_, err := cliOut.Write(body)
+		return err
 	}
 	// a list of other than open entries says each one's status
 	statusCol := func(string) string { return "" }
@@ -99,8 +116,12 @@ func runGaps(args []string) error {
 	}
 	fmt.Fprintf(cliOut, "%-6s %-9s %s%-20s %-20s %-20s %-8s %-16s %s\n", "count", "kind", statusCol("status"), "tenant/kb", "first seen", "last seen", "coverage", "id", "question or claim")
 	for _, g := range list.Data {
+		id := g.ID
+		if id == "" {
+			id = "-" // from the turn log: nothing to resolve
+		}
 		fmt.Fprintf(cliOut, "%-6d %-9s %s%-20s %-20s %-20s %-8.2f %-16s %s\n", g.Count, g.Kind, statusCol(g.Status), clip(g.Tenant+"/"+g.KB, 20),
-			g.FirstSeen.Format("2006-01-02 15:04:05"), g.LastSeen.Format("2006-01-02 15:04:05"), g.CoverageMax, g.ID, g.Text)
+			g.FirstSeen.Format("2006-01-02 15:04:05"), g.LastSeen.Format("2006-01-02 15:04:05"), g.CoverageMax, id, g.Text)
 	}
 	fmt.Fprintf(cliOut, "%d of %d entries\n", len(list.Data), list.Total)
 	return nil
@@ -108,11 +129,120 @@ func runGaps(args []string) error {
 
 // gapEntry is one entry of GET /v1/guard/gaps.
 type gapEntry struct {
-	ID, Tenant, KB, Kind, Text, Question, Status, Resolution string
-	Count                                                    int
-	CoverageMax                                              float64   `json:"coverage_max"`
-	FirstSeen                                                time.Time `json:"first_seen"`
-	LastSeen                                                 time.Time `json:"last_seen"`
+	ID          string    `json:"id,omitempty"`
+	Tenant      string    `json:"tenant"`
+	KB          string    `json:"kb"`
+	Kind        string    `json:"kind"`
+	Text        string    `json:"text"`
+	Question    string    `json:"question,omitempty"`
+	Status      string    `json:"status"`
+	Resolution  string    `json:"resolution,omitempty"`
+	Count       int       `json:"count"`
+	CoverageMax float64   `json:"coverage_max"`
+	FirstSeen   time.Time `json:"first_seen"`
+	LastSeen    time.Time `json:"last_seen"`
+}
+
+// gapsFromTurns groups the refusals and fallbacks of GET /v1/guard/turns
+// by (tenant, KB, kind, question) in the gap queue's kinds (a refusal as
+// outside the corpus, off_topic in the turn list, is kind off_topic), most
+// frequent first, within the tenant, kb and kind filters (kind may join
+// several with commas). The turn log has no status: every group is open,
+// so status resolved or dismissed lists none. byKind counts every kind.
+func gapsFromTurns(ctx context.Context, base, key, tenant, kb, kind, status string) (entries []gapEntry, byKind map[string]int, err error) {
+	q := url.Values{"limit": {"100000"}}
+	for k, v := range map[string]string{"tenant": tenant, "kb": kb} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, "GET", base+"/v1/guard/turns?"+q.Encode(), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if err != nil {
+		return nil, nil, err
+	}
+	if resp.StatusCode != 200 {
+		return nil, nil, fmt.Errorf("%s: %s", resp.Status, errorText(body))
+	}
+	var turns struct {
+		Turns []struct {
+			Time         time.Time `json:"time"`
+			Tenant       string    `json:"tenant"`
+			KB           string    `json:"kb"`
+			Question     string    `json:"question"`
+			QuestionHash string    `json:"question_hash"`
+			Decision     string    `json:"decision"`
+			OffTopic     bool      `json:"off_topic"`
+			Coverage     struct {
+				Max float64 `json:"max"`
+			} `json:"coverage"`
+		} `json:"turns"`
+	}
+	if err := json.Unmarshal(body, &turns); err != nil {
+		return nil, nil, fmt.Errorf("decode turns: %w", err)
+	}
+	byKind = map[string]int{"refused": 0, "fallback": 0, "gap": 0, "off_topic": 0}
+	groups := map[string]*gapEntry{}
+	for _, t := range turns.Turns {
+		k := t.Decision
+		switch {
+		case t.Decision == "refuse" && t.OffTopic:
+			k = "off_topic"
+		case t.Decision == "refuse":
+			k = "refused"
+		case t.Decision != "fallback":
+			continue
+		}
+		text := t.Question
+		switch {
+		case text == "" && t.QuestionHash != "":
+			text = "#" + t.QuestionHash
+		case text == "":
+			text = "(question not kept)"
+		}
+		id := t.Tenant + "\x00" + t.KB + "\x00" + k + "\x00" + text
+		g := groups[id]
+		if g == nil {
+			byKind[k]++
+			g = &gapEntry{Tenant: t.Tenant, KB: t.KB, Kind: k, Text: text, Status: "open", FirstSeen: t.Time, LastSeen: t.Time}
+			groups[id] = g
+		}
+		g.Count++
+		g.CoverageMax = max(g.CoverageMax, t.Coverage.Max)
+		if t.Time.Before(g.FirstSeen) {
+			g.FirstSeen = t.Time
+		}
+		if t.Time.After(g.LastSeen) {
+			g.LastSeen = t.Time
+		}
+	}
+	if status != "" && status != "open" && status != "all" {
+		return []gapEntry{}, byKind, nil
+	}
+	entries = []gapEntry{}
+	for _, g := range groups {
+		if kind == "" || slices.Contains(strings.Split(kind, ","), g.Kind) {
+			entries = append(entries, *g)
+		}
+	}
+	slices.SortFunc(entries, func(a, b gapEntry) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		return b.LastSeen.Compare(a.LastSeen)
+	})
+	return entries, byKind, nil
 }
 
 // proxyBase is the proxy's root URL from --addr (http://host:port, with or

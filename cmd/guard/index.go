@@ -26,7 +26,7 @@ import (
 )
 
 func init() {
-	register("index", "build, extend (add, delete), query, calibrate and audit index snapshots (index build|add|query|calibrate|audit)", runIndex)
+	register("index", "build, extend (add, delete), query, calibrate, list (chunks) and audit index snapshots (index build|add|query|calibrate|chunks|audit)", runIndex)
 }
 
 // indexSections are the config sections the index command reads.
@@ -56,11 +56,12 @@ const indexUsage = `usage:
   guard index query [--config F] [--index DIR] [--tenant T --kb K] [--k N] [--json] "question"
   guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]
   guard index calibrate [--config F] --index DIR [--questions N] [--write] [--json]
+  guard index chunks --index DIR [--tenant T --kb K] [--doc ID] [--text | --json]
   guard index audit --index DIR [--format text|json|github] [--fail-on high|medium]`
 
 func runIndex(args []string) error {
 	if len(args) == 0 {
-		return usageText(args, indexUsage, "guard index: want build, add, query, calibrate or audit")
+		return usageText(args, indexUsage, "guard index: want build, add, query, calibrate, chunks or audit")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -73,6 +74,8 @@ func runIndex(args []string) error {
 		return runIndexQuery(ctx, args[1:])
 	case "calibrate":
 		return runIndexCalibrate(ctx, args[1:])
+	case "chunks":
+		return runIndexChunks(args[1:])
 	case "audit":
 		return runIndexAudit(args[1:])
 	}
@@ -164,6 +167,20 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	if *policy.strict {
 		ic.Strict = true
 	}
+	if add && (*base == "" || *out == "" || len(corpus)+len(memory)+len(deletes) == 0) {
+		// Name every one that is missing, not the first checked.
+		var miss []string
+		if *base == "" {
+			miss = append(miss, "--index")
+		}
+		if *out == "" {
+			miss = append(miss, "--out")
+		}
+		if len(corpus)+len(memory)+len(deletes) == 0 {
+			miss = append(miss, "at least one --corpus, --memory or --delete")
+		}
+		return missingRequired(fs, miss)
+	}
 	if *out == "" {
 		if !add && !*demo && len(corpus) == 0 {
 			return usageErrorf(fs, "--corpus (or --demo) and --out are required")
@@ -199,9 +216,6 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	var changes index.Changes
 	switch {
 	case add:
-		if *base == "" || len(corpus)+len(memory)+len(deletes) == 0 {
-			return usageErrorf(fs, "add needs --index and at least one --corpus, --memory or --delete")
-		}
 		if err := checkSnapshotDir(*base); err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -39,7 +40,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\n  guard --version    version, commit, Go version and embedded model checksums")
-	fmt.Fprintln(w, "  guard <command> --help (or guard index --help, guard bench --help) for each command's flags")
+	fmt.Fprintln(w, "  guard <command> --help (or guard help <command>; guard index --help, guard bench --help) for each command's flags")
 }
 
 func main() {
@@ -54,11 +55,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help" {
+	if isHelp(args[0]) {
+		if len(args) > 1 {
+			// guard help index build = guard index build --help
+			if _, ok := commands[args[1]]; !ok {
+				fmt.Fprintf(stderr, "guard help: unknown command %q\n", args[1])
+				usage(stderr)
+				return 2
+			}
+			return run(append(slices.Clone(args[1:]), "--help"), stdout, stderr)
+		}
 		usage(stdout)
 		return 0
 	}
 	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		const versionUsage = "usage: guard --version   (version, commit, Go version and embedded model checksums; no flags)"
+		if len(args) > 1 {
+			if isHelp(args[1]) {
+				fmt.Fprintln(stdout, versionUsage)
+				return 0
+			}
+			fmt.Fprintf(stderr, "guard --version: unexpected argument %q\n%s\n", args[1], versionUsage)
+			return 2
+		}
 		if err := printVersion(stdout); err != nil {
 			fmt.Fprintf(stderr, "guard: %v\n", err)
 			return 1
@@ -92,6 +111,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "guard %s: %v\n", args[0], err)
 	return 1
 }
+
+// isHelp reports whether a is a request for help (-h, --help, -help, help).
+func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" || a == "help" }
 
 // cliOut and cliErr are where usage text goes: the process's stdout and
 // stderr, or a test's buffers.
@@ -165,11 +187,23 @@ func usageErrorf(fs *flag.FlagSet, format string, args ...any) error {
 	return exitCode(2)
 }
 
+// missingRequired reports the required flags (or arguments) a command
+// line lacks, every one of them: "--a, --b and --c are required", with
+// fs's usage, status 2.
+func missingRequired(fs *flag.FlagSet, missing []string) error {
+	n := len(missing)
+	list, verb := missing[0], "is"
+	if n > 1 {
+		list, verb = strings.Join(missing[:n-1], ", ")+" and "+missing[n-1], "are"
+	}
+	return usageErrorf(fs, "%s %s required", list, verb)
+}
+
 // usageText ends a command whose dispatcher has no flag set (guard index,
 // guard bench): the text on stdout with status 0 when help was asked,
 // otherwise msg and the text on stderr with status 2.
 func usageText(args []string, text, msg string) error {
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help") {
+	if len(args) > 0 && isHelp(args[0]) {
 		fmt.Fprintln(cliOut, text)
 		return exitCode(0)
 	}

@@ -21,6 +21,10 @@ func TestMissingArgumentNamed(t *testing.T) {
 		{[]string{"gaps", "resolve"}, "guard gaps resolve: want one entry id (the id column of guard gaps), got none"},
 		{[]string{"gaps", "dismiss", "a", "b"}, `guard gaps dismiss: want one entry id (the id column of guard gaps), got "a" "b"`},
 		{[]string{"config", "check"}, "guard config check: --config is required"},
+		{[]string{"index", "add"}, "guard index add: --index, --out and at least one --corpus, --memory or --delete are required"},
+		{[]string{"index", "add", "--index", "snap", "--corpus", "docs.jsonl"}, "guard index add: --out is required"},
+		{[]string{"judge", "--pairwise", "--a", "a.jsonl"}, "guard judge: --pairwise needs --b (the answers of configuration B)"},
+		{[]string{"judge", "--pairwise", "--b", "b.jsonl"}, "guard judge: --pairwise needs --a (the answers of configuration A)"},
 	}
 	for _, tc := range tests {
 		var out, errb bytes.Buffer

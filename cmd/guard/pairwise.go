@@ -44,8 +44,13 @@ func addPairwiseFlags(fs *flag.FlagSet) pairwiseFlags {
 
 // runPairwise is guard judge --pairwise.
 func runPairwise(ctx context.Context, fs *flag.FlagSet, pf pairwiseFlags, configPath string, asJSON bool, policy badPolicy) error {
-	if *pf.a == "" || *pf.b == "" {
+	switch {
+	case *pf.a == "" && *pf.b == "":
 		return usageErrorf(fs, "--pairwise needs --a and --b")
+	case *pf.a == "":
+		return usageErrorf(fs, "--pairwise needs --a (the answers of configuration A)")
+	case *pf.b == "":
+		return usageErrorf(fs, "--pairwise needs --b (the answers of configuration B)")
 	}
 	full, err := loadFile(configPath)
 	if err != nil {
@@ -194,12 +199,8 @@ func benchAnswers(ctx context.Context, args []string) error {
 			missing = append(missing, f.name)
 		}
 	}
-	if n := len(missing); n > 0 {
-		list, verb := missing[0], "is"
-		if n > 1 {
-			list, verb = strings.Join(missing[:n-1], ", ")+" and "+missing[n-1], "are"
-		}
-		return usageErrorf(fs, "%s %s required", list, verb)
+	if len(missing) > 0 {
+		return missingRequired(fs, missing)
 	}
 	if *conc < 1 {
 		return usageErrorf(fs, "--concurrency must be >= 1")

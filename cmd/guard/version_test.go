@@ -32,7 +32,7 @@ func TestTopLevelHelpIsComplete(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"serve", "index", "build|add|query|calibrate|audit", "bench", "load|quality|chaos|answers",
+	for _, want := range []string{"serve", "index", "build|add|query|calibrate|chunks|audit", "bench", "load|quality|chaos|answers",
 		"config check", "judge", "--pairwise", "gaps", "check", "mockllm", "--version"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q:\n%s", want, out)

@@ -93,6 +93,18 @@ func (ps Problems) Sort() {
 type File struct {
 	name  string
 	lines map[string]int
+	// moot holds the key paths whose value the file gave wrongly (left
+	// out of the decode) or under a misspelt name (an unknown key with
+	// one suggestion, the suggested key not set): what Validate says of
+	// such a key, or of anything under it, is about the default left in
+	// its place, a second report of the same mistake, and Attach drops it.
+	moot map[string]bool
+	// filled holds the lists with an item left out, decoded with a zero
+	// value in its place (to keep the later items' indexes): what
+	// Validate says of the list as a whole is about the filler.
+	filled map[string]bool
+	// bad holds the key paths the decode found a problem at.
+	bad map[string]bool
 }
 
 // Decode decodes the YAML text b onto dst (a pointer to a struct already
@@ -101,7 +113,7 @@ type File struct {
 // comments only) is a problem: on a reload it would silently reset every
 // setting to its default.
 func Decode(name string, b []byte, dst any) (*File, Problems) {
-	f := &File{name: name, lines: map[string]int{}}
+	f := &File{name: name, lines: map[string]int{}, moot: map[string]bool{}, filled: map[string]bool{}, bad: map[string]bool{}}
 	var root yaml.Node
 	if len(bytes.TrimSpace(b)) > 0 {
 		if err := yaml.Unmarshal(b, &root); err != nil {
@@ -128,19 +140,73 @@ func Decode(name string, b []byte, dst any) (*File, Problems) {
 // Attach turns what Validate methods returned (errors.Join of messages
 // that start with a key path, "gate.prefloor: must be in [0,1], got 2")
 // into problems placed at the key's line in the file (or its nearest
-// enclosing key's).
+// enclosing key's). One mistake is one problem: the messages of one key
+// are joined on one line ("must be in [0,1], got 2; must not exceed
+// good_enough_max"); and left out are what is said of a value the decode
+// already reported (or of a list that held one), and of a key the file
+// does not set when the message names a key beside it that the file sets
+// wrongly (top_k's default against a pool_cap of -7).
 func (f *File) Attach(err error) Problems {
 	var out Problems
+	at := map[string]int{} // key path -> its problem in out
 	for _, e := range unjoin(err) {
 		msg := e.Error()
 		p := Problem{File: f.name, Msg: msg}
 		if path, rest, ok := strings.Cut(msg, ": "); ok && pathRE.MatchString(path) {
+			if f.mooted(path) || f.filled[path] {
+				continue
+			}
+			if i, dup := at[path]; dup {
+				out[i].Msg += "; " + rest
+				continue
+			}
+			at[path] = len(out)
 			p.Path, p.Msg = path, rest
 			p.Line = f.line(path)
 		}
 		out = append(out, p)
 	}
-	return out
+	set := func(path string) bool { _, ok := f.lines[path]; return ok }
+	kept := out[:0]
+	for _, p := range out {
+		if p.Path == "" || set(p.Path) || !f.namesCulprit(p, at, set) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
+var wordRE = regexp.MustCompile(`[a-z][a-z0-9_]*`)
+
+// namesCulprit reports whether p's message names a key beside p's that
+// the file sets and that has a problem of its own.
+func (f *File) namesCulprit(p Problem, at map[string]int, set func(string) bool) bool {
+	parent := ""
+	if i := strings.LastIndexAny(p.Path, ".["); i >= 0 {
+		parent = p.Path[:i]
+	}
+	for _, w := range wordRE.FindAllString(p.Msg, -1) {
+		sib := joinPath(parent, w)
+		if _, validated := at[sib]; sib != p.Path && set(sib) && (f.bad[sib] || validated) {
+			return true
+		}
+	}
+	return false
+}
+
+// mooted reports whether path, or a key path enclosing it, is in f.moot.
+func (f *File) mooted(path string) bool {
+	for path != "" {
+		if f.moot[path] {
+			return true
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			return false
+		}
+		path = path[:i]
+	}
+	return false
 }
 
 // line returns the line of path in the file, or of its nearest enclosing
@@ -181,6 +247,7 @@ type walker struct {
 }
 
 func (w *walker) add(n *yaml.Node, path, format string, args ...any) {
+	w.file.bad[path] = true
 	w.probs = append(w.probs, Problem{File: w.file.name, Line: n.Line, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
@@ -209,8 +276,16 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) bool {
 		collectFields(t, fields)
 		kept := n.Content[:0]
 		seen := map[string]int{}
+		var misnamed []string // keys suggested for unknown ones
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
+			if k.Tag == "!!merge" {
+				// <<: *anchor (or a list of them) sets the anchored
+				// section's keys here, under the keys given beside it.
+				w.walkMerge(v, t, path)
+				kept = append(kept, k, v)
+				continue
+			}
 			p := joinPath(path, k.Value)
 			if first, dup := seen[k.Value]; dup {
 				w.add(k, p, "set twice (first at line %d); give each key once", first)
@@ -220,8 +295,14 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) bool {
 			ft, ok := fields[k.Value]
 			if !ok {
 				msg := "unknown key"
-				if s := suggest(k.Value, fields); s != "" {
-					msg += fmt.Sprintf(" (did you mean %s?)", joinPath(path, s))
+				if s := suggest(k.Value, fields); len(s) > 0 {
+					for i := range s {
+						s[i] = joinPath(path, s[i])
+					}
+					msg += fmt.Sprintf(" (did you mean %s?)", orList(s))
+					if len(s) == 1 {
+						misnamed = append(misnamed, s[0])
+					}
 				}
 				w.add(k, p, "%s", msg)
 				continue
@@ -229,6 +310,13 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) bool {
 			w.file.lines[p] = k.Line
 			if w.walk(v, ft, p) {
 				kept = append(kept, k, v)
+			} else {
+				w.file.moot[p] = true
+			}
+		}
+		for _, p := range misnamed {
+			if _, set := seen[p[strings.LastIndexByte(p, '.')+1:]]; !set {
+				w.file.moot[p] = true
 			}
 		}
 		n.Content = kept
@@ -245,6 +333,8 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) bool {
 			w.file.lines[p] = k.Line
 			if w.walk(k, t.Key(), p) && w.walk(v, t.Elem(), p) {
 				kept = append(kept, k, v)
+			} else {
+				w.file.moot[p] = true
 			}
 		}
 		n.Content = kept
@@ -258,15 +348,18 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) bool {
 			w.add(n, path, "must be a list of exactly %d values, got %d", t.Len(), len(n.Content))
 			return false
 		}
-		kept := n.Content[:0]
 		for i, c := range n.Content {
 			p := fmt.Sprintf("%s[%d]", path, i)
 			w.file.lines[p] = c.Line
-			if w.walk(c, t.Elem(), p) {
-				kept = append(kept, c)
+			if !w.walk(c, t.Elem(), p) {
+				// A zero value in its place keeps the items after it
+				// at their index, the one Validate names them by (the
+				// decoder drops a null item of a struct type).
+				n.Content[i] = zeroNode(t.Elem(), c)
+				w.file.moot[p] = true
+				w.file.filled[path] = true
 			}
 		}
-		n.Content = kept
 		return true
 	case t.Kind() == reflect.Interface:
 		return true
@@ -288,6 +381,31 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) bool {
 		return false
 	}
 	return true
+}
+
+// zeroNode is the zero value of t as a node, at c's place.
+func zeroNode(t reflect.Type, c *yaml.Node) *yaml.Node {
+	z := &yaml.Node{}
+	if err := z.Encode(reflect.Zero(t).Interface()); err != nil {
+		z = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
+	}
+	z.Line, z.Column = c.Line, c.Column
+	return z
+}
+
+// walkMerge walks the sections a merge key (<<) brings into a section of
+// type t at path: one, through an alias, or a list of them.
+func (w *walker) walkMerge(v *yaml.Node, t reflect.Type, path string) {
+	if v.Kind == yaml.AliasNode && v.Alias != nil {
+		v = v.Alias
+	}
+	if v.Kind == yaml.SequenceNode {
+		for _, c := range v.Content {
+			w.walkMerge(c, t, path)
+		}
+		return
+	}
+	w.walk(v, t, path)
 }
 
 // describe names what a node is, for messages.
@@ -383,28 +501,69 @@ func joinPath(a, b string) string {
 	return a + "." + b
 }
 
-// suggest returns the field name closest to k, when it is close enough to
-// be a likely typo (edit distance at most 2, or 3 for long names).
-func suggest(k string, fields map[string]reflect.Type) string {
-	best, bestD := "", 1<<30
-	for name := range fields {
-		d := distance(k, name)
-		if d < bestD || d == bestD && name < best {
-			best, bestD = name, d
-		}
-	}
+// suggest returns the field names k likely meant, sorted: the one
+// spelt alike but for case, _ and - (maxBodyBytes, max-body-bytes); else
+// the closest by edit distance when close enough to be a typo (at most
+// 2, or 3 for names of 9 bytes or more); else the names that k begins
+// (sha for sha256, reask for reask_limit) or that begin k at a word
+// (similarity_threshold for similarity), or that end in _k (timeout for
+// read_timeout), when there are at most three. None when nothing fits.
+func suggest(k string, fields map[string]reflect.Type) []string {
+	norm := func(s string) string { return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(s)) }
 	limit := 2
-	if len(k) > 10 {
+	if len(k) >= 9 {
 		limit = 3
 	}
-	if bestD <= limit {
+	var best []string // the closest names within the limit
+	bestD := limit + 1
+	for name := range fields {
+		if norm(name) == norm(k) {
+			return []string{name}
+		}
+		d := distance(k, name)
+		if d > limit || d >= min(len(k), len(name)) {
+			continue // (too far, or every letter changed)
+		}
+		switch {
+		case d < bestD:
+			best, bestD = []string{name}, d
+		case d == bestD:
+			best = append(best, name)
+		}
+	}
+	if len(best) > 0 && len(best) <= 3 {
+		sort.Strings(best)
 		return best
 	}
-	return ""
+	var out []string
+	if len(k) >= 3 {
+		for name := range fields {
+			if strings.HasPrefix(name, k) || len(name) >= 3 && strings.HasPrefix(k, name) && (len(name) == 3 || k[len(name)] == '_') ||
+				strings.HasSuffix(name, "_"+k) {
+				out = append(out, name)
+			}
+		}
+	}
+	if len(out) > 3 {
+		return nil
+	}
+	sort.Strings(out)
+	return out
 }
 
-// distance is the Levenshtein distance between a and b (bytes).
+// orList joins names as "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// distance is the edit distance between a and b (bytes): insertions,
+// deletions, substitutions and swaps of two neighbours (satte, state),
+// each one edit.
 func distance(a, b string) int {
+	pp := make([]int, len(b)+1) // row i-2
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -418,8 +577,11 @@ func distance(a, b string) int {
 				c++
 			}
 			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], pp[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		pp, prev, cur = prev, cur, pp
 	}
 	return prev[len(b)]
 }

@@ -428,7 +428,8 @@ async function renderGaps() {
     if (kinds.length) q.set("kind", kinds.join(","));
     q.set("limit", kinds.length ? "1000" : "1");
     const j = await api("/v1/guard/gaps?" + q.toString());
-    const list = j && Array.isArray(j.data) ? (kinds.length ? j.data : []) : null;
+    // gaps.enabled: false: the queue gathers nothing; the turn log below.
+    const list = j && Array.isArray(j.data) && j.enabled !== false ? (kinds.length ? j.data : []) : null;
     if (list) {
       const by = j.by_kind;
       gapOptions((w) => by ? gapKinds(w, d).reduce((n, k) => n + (by[k] || 0), 0) : null);
@@ -440,25 +441,27 @@ async function renderGaps() {
     }
   } catch (e) { /* no gap queue on this server */ }
   if (!items) {
-    // The turn list does not say which refusals were off-topic: here
-    // refusals count as on-topic, fallbacks as off-topic.
-    const want = { on: ["refuse"], off: ["fallback"], all: ["refuse", "fallback"] };
-    const turns = (state.data && state.data.turns) || [];
-    gapOptions((w) => turns.filter((t) => want[w].includes(t.decision)).length);
+    // The turn list marks the refusals the gate made as outside the
+    // corpus (off_topic): the gap queue's kinds, from the turns.
+    const kindOf = (t) => t.decision === "refuse" ? (t.off_topic ? "off_topic" : "refused") : t.decision;
+    const turns = ((state.data && state.data.turns) || []).filter((t) => t.decision === "refuse" || t.decision === "fallback");
     const by = new Map();
     for (const t of turns) {
-      if (!want[which].includes(t.decision)) continue;
+      const kind = kindOf(t);
       const q = t.question || (t.question_hash ? "#" + t.question_hash : "(question not kept)");
-      const k = t.tenant + "/" + t.kb + "/" + t.decision + "/" + q;
-      const g = by.get(k) || { question: q, kind: t.decision === "refuse" ? "refused" : t.decision, decision: t.decision, count: 0, part: t.tenant + " / " + t.kb, last: "", cov: 0 };
+      const k = t.tenant + "/" + t.kb + "/" + kind + "/" + q;
+      const g = by.get(k) || { question: q, kind: kind, decision: t.decision, count: 0, part: t.tenant + " / " + t.kb, last: "", cov: 0 };
       g.count++;
       if (t.time > g.last) g.last = t.time;
       g.cov = Math.max(g.cov, t.coverage.max);
       by.set(k, g);
     }
-    items = [...by.values()].sort((a, b) => b.count - a.count || (a.last < b.last ? 1 : -1));
-    $("gaps-source").textContent = "No gap queue on this server: refusals and fallbacks from the turn log, grouped by question, most frequent first " +
-      "(the turn list does not tell off-topic refusals apart: refusals count as on-topic, fallbacks as off-topic).";
+    // Each option counts the groups it lists, as the queue's counts entries.
+    const groups = [...by.values()];
+    gapOptions((w) => groups.filter((g) => gapKinds(w, d).includes(g.kind)).length);
+    items = groups.filter((g) => gapKinds(which, d).includes(g.kind)).sort((a, b) => b.count - a.count || (a.last < b.last ? 1 : -1));
+    $("gaps-source").textContent = "No gap queue on this server (or gaps.enabled: false): refusals and fallbacks from the turn log, grouped by question, most frequent first; " +
+      "a refusal as outside the corpus (gate.off_topic: refuse) counts as off-topic, as in the gap queue.";
   }
   tbody.replaceChildren(...items.map((g) => el("tr", { "data-decision": g.decision, "data-kind": g.kind },
     el("td", {}, g.question), el("td", {}, g.kind), el("td", {}, g.decision ? badge(g.decision) : ""), el("td", { class: "num" }, g.count),
