@@ -20,7 +20,9 @@ import (
 // A build is deterministic: a node's level is a function of its slot
 // (levelOf), nodes are inserted in the order the caller gives, ties in
 // distance are broken by slot, and no map is iterated, so the same
-// vectors inserted in the same order give a byte-identical file.
+// vectors inserted in the same order give a byte-identical file on the
+// same kind of CPU (vek32.Dot sums in another order without AVX2, so a
+// tie or a near-tie may resolve differently there).
 //
 // Insertion follows the HNSW paper: greedy descent through the layers
 // above the new node's level, then on each of its layers an ef-bounded
