@@ -220,6 +220,9 @@ func prepare(title, text string) *prepared {
 				es.nums = append(es.nums, tm)
 			default:
 				es.stems[tm.stem] = struct{}{}
+				if tm.raw == "closed" {
+					es.stems[closedState] = struct{}{}
+				}
 				if len(tm.stem) >= 6 {
 					es.stems["\x00"+tm.stem[:5]] = struct{}{}
 				}
@@ -361,6 +364,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		}
 		if !tm.isNum {
 			ct.anti, ct.compl = antonyms[tm.stem], complements[tm.stem]
+			if sa := stateAntonyms(tm); sa != nil {
+				ct.anti = sa
+			}
 		}
 		if tm.entity {
 			ct.forms = formsOf(tm.raw)
@@ -405,7 +411,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		// fences") states the lead's negation, and one negating it ("is
 		// not excluded") does not
 		claimNeg bool
-		text     string
+		// item: the sentence is an item of a negated list (evSent.item)
+		item bool
+		text string
 	}
 	var (
 		bestE, bestC, bestAny float64
@@ -508,6 +516,20 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			// the claim adds a negation to a term the window states
 			// plainly, beside one both have ("If login fails, check that
 			// the clock is not correct" against "... is correct")
+			negMismatch = true
+		}
+		// (an item of a negated list counts its lead's cues as its own)
+		maxNegs := 0
+		for _, x := range []*sentScore{&a, b} {
+			if x != nil && !x.item {
+				maxNegs = max(maxNegs, x.negs)
+			}
+		}
+		if !negMismatch && claimNeg && neg && maxNegs > claimCues {
+			// one sentence of the window negates again what the claim
+			// negates once: a restriction under a negated condition read
+			// as granted ("Lessons missed without notice are made up"
+			// against "Lessons missed without notice aren't made up")
 			negMismatch = true
 		}
 		if numConfl == 0 && antiConfl == 0 && priceConfl == 0 && !negMismatch {
@@ -650,7 +672,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		for si := range d.sents {
 			s := &d.sents[si]
 			var sc sentScore
-			sc.text, sc.dirs = s.text, s.dirs
+			sc.text, sc.dirs, sc.item = s.text, s.dirs, s.item || s.leadNeg > 0
 			sc.free, sc.price = s.free, s.price
 			// a negation counts where it governs a claim term ("but not
 			// naive T cells" says nothing about the rest); a list lead's
@@ -1169,8 +1191,23 @@ var antonyms = func() map[string][]string {
 		add(a, b)
 		add(b, a)
 	}
+	add("open", closedState)
+	add(closedState, "open")
 	return m
 }()
+
+// closedState is the key of the word "closed" in a sentence's stems, beside
+// its stem: the state opposes "open", where "closes" (the same stem) is
+// when it begins ("open until 5pm" against "closes at 5pm").
+const closedState = "\x01closed"
+
+// stateAntonyms are antonyms[closedState] for a term written "closed".
+func stateAntonyms(tm term) []string {
+	if tm.raw == "closed" {
+		return antonyms[closedState]
+	}
+	return nil
+}
 
 // canonStem is the stem analyse gives the word w.
 func canonStem(w string) string {

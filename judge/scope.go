@@ -409,8 +409,10 @@ func analyseScopeNorm(text, norm string) scopeInfo {
 			return ""
 		}
 		start := i
-		// range: [from|between|aged] N (to|-|and|through|until) M [unit]
-		if i+2 < len(ts) && ts[i+2].isNum && (ts[i+1].w == "to" || ts[i+1].w == "through" || ts[i+1].w == "until" || ts[i+1].w == "till" || ts[i+1].w == "and" && i > 0 && ts[i-1].w == "between") && ts[i+2].clock == t.clock {
+		// range: [from|between|aged] N (to|-|and|through|until) M [unit];
+		// "aged 16 and 17", "aged 16 or 17" name the ages from one to the other
+		if i+2 < len(ts) && ts[i+2].isNum && (ts[i+1].w == "to" || ts[i+1].w == "through" || ts[i+1].w == "until" || ts[i+1].w == "till" ||
+			ts[i+1].w == "and" && i > 0 && ts[i-1].w == "between" || (ts[i+1].w == "and" || ts[i+1].w == "or") && i > 0 && ts[i-1].w == "aged") && ts[i+2].clock == t.clock {
 			dim := dimOf(t)
 			end := i + 3
 			scale = 1
@@ -625,9 +627,72 @@ func newClaimForms(text string) *claimForms {
 func (c *claimForms) scopeInfo() scopeInfo {
 	if c.scope == nil {
 		si := analyseScopeNorm(c.text, c.norm)
+		si.conds = append(si.conds, agedPoints(c.norm, si.conds)...)
 		c.scope = &si
 	}
 	return *c.scope
+}
+
+// scopeDisjointCover is the share of the claim's content stems a clause
+// must hold for a claim range that shares no value with the clause's to be
+// read as a changed range where the claim does not restate the clause.
+const scopeDisjointCover = 0.75
+
+// disjointRange finds a range of evidence conds bounded on both sides, of
+// no unit ("aged 16 and 17"), and a claim cond of the same dimension that
+// shares no value with it and with no other evidence cond of that
+// dimension ("under 16": "under" and "over" exclude their number).
+func disjointRange(ev, claim []scopeCond) (e scopeCond, ok bool) {
+	for _, c := range claim {
+		if c.dim != "n" || c.univ {
+			continue
+		}
+		lo, hi := c.lo, c.hi
+		loOpen, hiOpen := strings.HasPrefix(c.text, "over ") || strings.HasPrefix(c.text, "above ") || strings.HasPrefix(c.text, "more than ") || strings.HasPrefix(c.text, "older than "),
+			strings.HasPrefix(c.text, "under ") || strings.HasPrefix(c.text, "below ") || strings.HasPrefix(c.text, "less than ") || strings.HasPrefix(c.text, "younger than ") || strings.HasPrefix(c.text, "fewer than ")
+		apart, found := true, false
+		for _, x := range ev {
+			if x.dim != "n" || x.univ {
+				continue
+			}
+			below := hi < x.lo || hi == x.lo && hiOpen
+			above := lo > x.hi || lo == x.hi && loOpen
+			if !below && !above {
+				apart = false
+				break
+			}
+			if !found && !math.IsInf(x.lo, 0) && !math.IsInf(x.hi, 0) && x.lo < x.hi {
+				e, found = x, true
+			}
+		}
+		if apart && found {
+			return e, true
+		}
+	}
+	return scopeCond{}, false
+}
+
+// agedPoints are the ages a claim names alone ("Climbers aged 17 may ..."),
+// each a range of one age, where no condition of conds holds the number:
+// read against "aged 16 and 17" they keep to it, where a claim naming no
+// age drops it. Only a claim's: in the evidence "aged 17" would make every
+// claim that leaves the age out drop a condition.
+func agedPoints(norm string, conds []scopeCond) []scopeCond {
+	var out []scopeCond
+	ts := scopeTokens(norm)
+	for i := 1; i < len(ts); i++ {
+		if !ts[i].isNum || ts[i].clock || ts[i-1].w != "aged" {
+			continue
+		}
+		in := false
+		for _, c := range conds {
+			in = in || c.dim == "n" && strings.Contains(c.text, "aged "+ts[i].w)
+		}
+		if !in {
+			out = append(out, scopeCond{dim: "n", lo: ts[i].num, hi: ts[i].num, text: "aged " + ts[i].w})
+		}
+	}
+	return out
 }
 
 // checkScope is checkScope(c.text, window).
@@ -713,6 +778,15 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 		}
 	}
 	if need == 0 || float64(have) < scopeRestate*float64(need) {
+		// a long clause the claim restates in part may still set its case
+		// apart: an age or count the claim bounds outside the clause's
+		// range ("Children under 16 can climb without an adult" against
+		// "Climbers aged 16 and 17 may ... climb without an adult")
+		if len(cs) > 0 && float64(bestN) >= scopeDisjointCover*float64(len(cs)) {
+			if e, ok := disjointRange(ev.conds, c.scopeInfo().conds); ok {
+				return scopeFinding{reason: ReasonRangeMismatch, excluded: true, span: f.span, what: e.text}, true, true
+			}
+		}
 		return scopeFinding{}, false, false
 	}
 	var dims, dates map[string][]scopeCond
