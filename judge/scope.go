@@ -672,6 +672,57 @@ func disjointRange(ev, claim []scopeCond) (e scopeCond, ok bool) {
 	return scopeCond{}, false
 }
 
+// quantifies reports whether univ (scopeInfo.univ) opens with a word that
+// quantifies over every case of a thing ("any", "all", "never"), not one
+// that widens a time or amount ("daily", "without limit").
+func quantifies(univ string) bool {
+	w, _, _ := strings.Cut(univ, " ")
+	switch w {
+	case "any", "all", "every", "never", "always", "anything", "everything":
+		return true
+	}
+	return false
+}
+
+// scopePreps join a qualifier to the noun before it ("damage to gates").
+var scopePreps = map[string]bool{"to": true, "of": true, "in": true, "on": true, "for": true, "from": true, "at": true, "by": true, "with": true}
+
+// qualifier returns the words from a preposition to the clause's next
+// break where the preposition follows a word whose stem is in cs and the
+// content word after it is not ("damage to gates, fences and hedges"), ""
+// where there is none.
+func qualifier(clause string, cs map[string]bool) string {
+	ts := scopeTokens(normPhrases(clause))
+	for i := 1; i+1 < len(ts); i++ {
+		if !scopePreps[ts[i].w] || ts[i].brk || ts[i-1].isNum || !cs[canonStem(ts[i-1].w)] {
+			continue
+		}
+		j := i + 1
+		for j < len(ts) && !ts[j].isNum && isStop(ts[j].w) && !ts[j].brk {
+			j++
+		}
+		if j == len(ts) || ts[j].brk || ts[j].isNum || cs[canonStem(ts[j].w)] {
+			continue
+		}
+		end := j + 1
+		for end < len(ts) && !ts[end].brk {
+			end++
+		}
+		ws := make([]string, 0, end-i)
+		for k := i; k < end; k++ {
+			ws = append(ws, ts[k].w)
+		}
+		return strings.Join(ws, " ")
+	}
+	return ""
+}
+
+// isStop reports whether w is a stopword.
+func isStop(w string) bool {
+	_, ok := stopwords[w]
+	return ok
+}
+
 // agedPoints are the ages a claim names alone ("Climbers aged 17 may ..."),
 // each a range of one age, where no condition of conds holds the number:
 // read against "aged 16 and 17" they keep to it, where a claim naming no
@@ -785,6 +836,15 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 		if len(cs) > 0 && float64(bestN) >= scopeDisjointCover*float64(len(cs)) {
 			if e, ok := disjointRange(ev.conds, c.scopeInfo().conds); ok {
 				return scopeFinding{reason: ReasonRangeMismatch, excluded: true, span: f.span, what: e.text}, true, true
+			}
+		}
+		// a claim saying "any" or "never" of a thing the clause names only
+		// as qualified ("We do not cover any storm damage" against "We do
+		// not cover: (b) storm or flood damage to gates, fences and
+		// hedges"): wider than the clause, which says nothing of the rest
+		if bestN == len(cs) && quantifies(c.scopeInfo().univ) {
+			if q := qualifier(clauses[best], cs); q != "" {
+				return scopeFinding{reason: ReasonScopeWidened, span: f.span, what: q}, true, true
 			}
 		}
 		return scopeFinding{}, false, false

@@ -42,6 +42,12 @@ func TestTrial6Misjudgements(t *testing.T) {
 		{"Items returned without a receipt cannot be refunded.", "Items returned without a receipt are refunded.", Contradiction},
 		{"Lessons missed without notice aren't made up or refunded.", "Lessons missed without notice aren't made up.", Entailment},
 		{"Bags without a label are kept at the front desk for a week.", "Bags without a label are kept at the desk.", Entailment},
+		// a negative universal wider than the item
+		{exclusions, "We do not cover any storm damage.", "!" + Entailment},
+		{exclusions, "Storm damage is never covered.", "!" + Entailment},
+		{exclusions, "We do not cover storm damage to fences.", Entailment},
+		{"We do not cover any storm or flood damage.", "We do not cover any storm damage.", Entailment},
+		{exclusions, "Storm damage to fences is covered.", Contradiction},
 	}
 	for _, tt := range tests {
 		got, err := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "n", Text: tt.ev}})
