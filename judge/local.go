@@ -518,7 +518,11 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			// the clock is not correct" against "... is correct")
 			negMismatch = true
 		}
-		// (an item of a negated list counts its lead's cues as its own)
+		// one sentence of the window negates again what the claim negates
+		// once: a restriction under a negated condition read as granted
+		// ("Lessons missed without notice are made up" against "Lessons
+		// missed without notice aren't made up"); an item of a negated
+		// list is left out, as it counts its lead's cue as its own
 		maxNegs := 0
 		for _, x := range []*sentScore{&a, b} {
 			if x != nil && !x.item {
@@ -526,10 +530,6 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			}
 		}
 		if !negMismatch && claimNeg && neg && maxNegs > claimCues {
-			// one sentence of the window negates again what the claim
-			// negates once: a restriction under a negated condition read
-			// as granted ("Lessons missed without notice are made up"
-			// against "Lessons missed without notice aren't made up")
 			negMismatch = true
 		}
 		if numConfl == 0 && antiConfl == 0 && priceConfl == 0 && !negMismatch {

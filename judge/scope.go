@@ -689,8 +689,8 @@ var scopePreps = map[string]bool{"to": true, "of": true, "in": true, "on": true,
 
 // qualifier returns the words from a preposition to the clause's next
 // break where the preposition follows a word whose stem is in cs and the
-// content word after it is not ("damage to gates, fences and hedges"), ""
-// where there is none.
+// content word after it is not ("to gates" of "storm damage to gates,
+// fences and hedges" for a claim of storm damage), "" where there is none.
 func qualifier(clause string, cs map[string]bool) string {
 	ts := scopeTokens(normPhrases(clause))
 	for i := 1; i+1 < len(ts); i++ {
