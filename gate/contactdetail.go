@@ -37,10 +37,72 @@ var (
 )
 
 // hasStreetAddress reports a street address in text: a house number with a
-// street word on either side of the street's name, or a postcode.
+// street word on either side of the street's name, or a postcode. The
+// patterns run only on short windows around a street word or a postcode's
+// run of digits, so a passage with neither costs a few substring searches.
 func hasStreetAddress(text string) bool {
-	return streetFirst.MatchString(text) || streetLast.MatchString(text) || postcode.MatchString(text)
+	for _, w := range streetWords {
+		for off := 0; ; {
+			i := strings.Index(text[off:], w)
+			if i < 0 {
+				break
+			}
+			i += off
+			if lo, hi := window(text, i, 60, len(w)+40); streetFirst.MatchString(text[lo:hi]) || streetLast.MatchString(text[lo:hi]) {
+				return true
+			}
+			off = i + len(w)
+		}
+	}
+	for i := 0; i < len(text); {
+		if !isDigit(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isDigit(text[j]) {
+			j++
+		}
+		n := j - i
+		letterNext := i > 0 && isUpper(text[i-1]) || j < len(text) && isUpper(text[j])
+		if n >= 4 && n <= 5 || n <= 2 && letterNext {
+			if lo, hi := window(text, i, 12, n+30); postcode.MatchString(text[lo:hi]) {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
 }
+
+// streetWords anchor the street patterns: every street pattern holds one.
+var streetWords = []string{"Street", "St", "Road", "Rd", "Avenue", "Ave", "Lane", "Ln", "Drive", "Dr", "Boulevard",
+	"Blvd", "Way", "Place", "Court", "Square", "Terrace", "Crescent", "Close", "Gardens", "Parade", "Mews", "Highway",
+	"Hwy", "Parkway", "Quay", "Wharf", "Broadway", "rue", "Rue", "avenue", "boulevard", "bd", "place", "quai", "chemin",
+	"allée", "impasse", "cours", "straße", "strasse", "str.", "weg", "gasse", "platz", "allee", "straat", "laan",
+	"gracht", "plein", "vej", "gade", "gatan", "vägen", "Via", "Viale", "Piazza", "Corso", "Calle", "Avenida", "Av.",
+	"Rua", "Plaza", "Paseo", "Largo", "Praça", "Carrer", "Travessa"}
+
+// window is the span of text from about before bytes ahead of i to about
+// after bytes past it, widened to whole words so that a pattern's word
+// boundaries hold at its ends.
+func window(text string, i, before, after int) (lo, hi int) {
+	lo, hi = max(i-before, 0), min(i+after, len(text))
+	if lo > 0 {
+		lo = strings.LastIndexAny(text[:lo], " \n\t") + 1
+	}
+	if hi < len(text) {
+		if k := strings.IndexAny(text[hi:], " \n\t"); k >= 0 {
+			hi += k
+		} else {
+			hi = len(text)
+		}
+	}
+	return lo, hi
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 
 const (
 	// clock is a time of day: "9am", "9:30 pm", "17:30", "noon"
@@ -69,15 +131,51 @@ var (
 // hasOpeningHours reports opening hours in text: days with times, an
 // opening or closing word with a time, or the days it is closed. Doors
 // opening for an event ("doors open at 7pm") are not the service's hours.
+// The time patterns run only on windows around a time of day.
 func hasOpeningHours(text string) bool {
 	lower := strings.ToLower(text)
-	if daysTimes.MatchString(lower) || closedOpen.MatchString(lower) {
+	if (strings.Contains(lower, "closed") || strings.Contains(lower, "open")) && closedOpen.MatchString(lower) {
 		return true
 	}
-	for _, m := range openTimes.FindAllStringIndex(lower, -1) {
-		if !strings.HasSuffix(strings.TrimSpace(lower[:m[0]+1]), "doors") {
+	for i := 0; i < len(lower); i++ {
+		if !clockAt(lower, i) {
+			continue
+		}
+		lo, hi := window(lower, i, 70, 30)
+		w := lower[lo:hi]
+		if daysTimes.MatchString(w) {
 			return true
+		}
+		for _, m := range openTimes.FindAllStringIndex(w, -1) {
+			if !strings.HasSuffix(strings.TrimSpace(w[:m[0]+1]), "doors") {
+				return true
+			}
+		}
+		for i < len(lower) && (isDigit(lower[i]) || lower[i] >= 'a' && lower[i] <= 'z') {
+			i++ // one window per time
 		}
 	}
 	return false
+}
+
+// clockAt reports a time of day starting at lower[i]: a digit followed by
+// "am", "pm", ":" or "." and a digit, or "noon", "midday", "midnight".
+func clockAt(lower string, i int) bool {
+	c := lower[i]
+	if c == 'n' || c == 'm' {
+		return strings.HasPrefix(lower[i:], "noon") || strings.HasPrefix(lower[i:], "midday") || strings.HasPrefix(lower[i:], "midnight")
+	}
+	if !isDigit(c) || i > 0 && isDigit(lower[i-1]) {
+		return false
+	}
+	j := i
+	for j < len(lower) && isDigit(lower[j]) {
+		j++
+	}
+	if j-i > 2 || j == len(lower) {
+		return false
+	}
+	rest := strings.TrimPrefix(lower[j:], " ")
+	return strings.HasPrefix(rest, "am") || strings.HasPrefix(rest, "pm") || strings.HasPrefix(rest, "a.m") ||
+		strings.HasPrefix(rest, "p.m") || (lower[j] == ':' || lower[j] == '.') && j+1 < len(lower) && isDigit(lower[j+1])
 }

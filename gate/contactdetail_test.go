@@ -1,6 +1,9 @@
 package gate
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestHasStreetAddress(t *testing.T) {
 	for text, want := range map[string]bool{
@@ -75,5 +78,19 @@ func TestHasOpeningHours(t *testing.T) {
 		if got := hasOpeningHours(text); got != want {
 			t.Errorf("hasOpeningHours(%q) = %v, want %v", text, got, want)
 		}
+	}
+}
+
+// benchPassage is a passage of ordinary length with neither an address nor
+// opening hours: the detectors' slowest case, every pattern tried.
+const benchPassage = `Lessons run for 30, 45 or 60 minutes and cost from £18. Pupils may take graded exams from Grade 1
+to Grade 8; we enter candidates for the spring, summer and autumn sessions. If you must cancel a lesson, tell your
+teacher at least 24 hours before it starts, or the lesson is charged in full. Instruments can be hired for £10 a
+month, and the first month is free for new pupils under 12. Group theory classes meet in Room 4 every other week.`
+
+func BenchmarkNewPassageTerms(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		NewPassageTerms(strings.Fields, "Lessons and fees", benchPassage)
 	}
 }
