@@ -119,14 +119,15 @@ func contactType(q string) (answerType, bool) {
 		return typeEmail, true
 	case has(" your address", " your postcode", " your zip", " your location", " where are you ", " where r u ",
 		" where are u ", " where can i find you ", " how do i find you ", " how to find you ", " how do i get to you ",
-		" where you are ", " where are you based", " where are you located"):
+		" where you are ", " where are you based", " where are you located"),
+		tail(" where is your ", " where's your ", " wheres your "):
 		return typeAddress, true
 	case has(" your opening", " your closing", " your business hours"),
 		tail(" your hours", " your times", " when do you open", " when do you close", " when do you shut",
 			" what time do you open", " what time do you close", " what time do you shut", " when are you open",
 			" when are you closed", " are you open", " are you closed", " do you open", " do you close", " do you shut",
 			" what time are you open", " how late are you open", " how late do you", " till what time are you",
-			" when do u open", " when do u close", " you open", " you close", " you shut"):
+			" when do u open", " when do u close", " what time you open", " what time you close", " what time you shut"):
 		return typeHours, true
 	case has(" contact you", " get in touch", " reach you", " contact u ", " your contact details"):
 		return typeNone, true
@@ -226,7 +227,7 @@ winter half term lunch lunchtime hour o'clock am pm noon midday
 shop store office desk front reception school studio clinic practice surgery salon centre center business company
 branch head team staff support customer customers service services helpdesk place gym cafe restaurant library
 museum gallery garage workshop pharmacy bakery hotel
-sat nav satnav map maps post postal mailing street`)
+sat nav satnav map maps post postal mailing street nearest closest local`)
 
 // contactVerbs turn a question from the service's contact details to a
 // task on the customer's own ("change my email", "deliver to my

@@ -32,6 +32,7 @@ var contactAsks = []struct {
 	{"where can I find you", "address"},
 	{"where is the shop", "address"},
 	{"where's the studio", "address"},
+	{"where is your nearest shop", "address"},
 	{"how do I find you", "address"},
 	{"whats your postcode", "address"},
 	{"postcode for the sat nav?", "address"},
@@ -105,6 +106,8 @@ var notContactAsks = []string{
 	"what is the address of the venue for the concert",
 	"is the email I got from you genuine",
 	"when do the dahlias go out",
+	"where is your returns policy",
+	"what's the latest I can drop off before you close",
 }
 
 func TestAskOfContactPhrasings(t *testing.T) {
