@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/answer-guard/guard/index/internal/disk"
-	"github.com/coder/hnsw"
 	"go.uber.org/zap"
 )
 
@@ -474,25 +472,23 @@ func sameChunks(chunks []Chunk, slots []int, next []Chunk) bool {
 const graphTombstones = 0.2
 
 // extendGraph reads the base partition's graph from path (its slots are
-// those below first) and adds the slots of added to it.
+// those below first) and inserts the slots of added into it with the
+// same insertion a build uses (graphBuilder), so an extended graph is as
+// good as a built one.
 //
-// Slots tombstoned by this or an earlier add stay in the graph as nodes.
-// coder/hnsw's Graph.Delete (v0.6.1) unlinks a node only from its own
-// neighbour lists, so the one-way links other nodes keep to it dangle;
-// a later Add or Delete in the same process walks into the removed node
-// (or, after Export and Import, a nil one) and panics (coder/hnsw issue
-// #13), and a Delete can empty an upper layer, which the search then
-// reads as an empty graph. A tombstone node still routes searches;
+// Slots tombstoned by this or an earlier add stay in the graph as nodes:
+// unlinking a node would leave its neighbours' lists short and could
+// empty an upper layer. A tombstone node still routes searches;
 // Partition.Dense drops deleted slots from what the graph returns and
 // asks the graph for more candidates in proportion to its tombstones.
 //
 // extendGraph returns a nil graph and the reason when the graph must be
 // built from scratch instead: the base partition has no usable graph,
-// the graph breaks an invariant coder/hnsw's Add relies on (a graph that
-// an add wrote before this change may hold dangling links), or its
+// the graph breaks an invariant insertion relies on (checkGraph; a graph
+// an add wrote before 2026-11-24 may hold dangling links), or its
 // tombstones would exceed graphTombstones of live. The error is ctx's.
-func extendGraph(ctx context.Context, cfg Config, path string, pd *partData, first int, added []int, live int) (*hnsw.Graph[uint32], string, error) {
-	_, dims := pd.primary()
+func extendGraph(ctx context.Context, cfg Config, path string, pd *partData, first int, added []int, live int) (*graphBuilder, string, error) {
+	vecs, dims := pd.primary()
 	layers, err := disk.ReadGraph(path, dims, len(pd.chunks))
 	if err != nil {
 		return nil, err.Error(), nil
@@ -503,22 +499,13 @@ func extendGraph(ctx context.Context, cfg Config, path string, pd *partData, fir
 	if tomb := layers[0].Size + len(added) - live; float64(tomb) > graphTombstones*float64(live) {
 		return nil, fmt.Sprintf("%d tombstoned nodes for %d live chunks", tomb, live), nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err.Error(), nil
-	}
-	g := newGraph(cfg)
-	err = g.Import(bufio.NewReader(f))
-	f.Close()
-	if err != nil {
-		return nil, fmt.Sprintf("import graph: %v", err), nil
-	}
-	vecs, _ := pd.primary()
+	g := newGraphBuilder(cfg, vecs, dims)
+	g.load(layers)
 	for j, i := range added {
 		if j%1024 == 0 && ctx.Err() != nil {
 			return nil, "", ctx.Err()
 		}
-		g.Add(hnsw.MakeNode(uint32(i), vecs[i*dims:(i+1)*dims]))
+		g.insert(uint32(i))
 	}
 	return g, "", nil
 }

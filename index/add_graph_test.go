@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -18,10 +19,10 @@ import (
 )
 
 // randomText is 12 words drawn from a 400-word vocabulary. Not topics
-// (as in TestGraphRecall): coder/hnsw keeps the M nearest neighbours with
-// no diversity rule, so disjoint topics become nearly disconnected
-// islands of its graph and a chunk's own text misses it 10-25% of the
-// time, which would blur what these tests check.
+// (as in TestGraphRecall): with coder/hnsw's graph (before 2026-11-28),
+// which kept the M nearest neighbours with no diversity rule, disjoint
+// topics became nearly disconnected islands and a chunk's own text
+// missed it 10-25% of the time, which would blur what these tests check.
 func randomText(rng *rand.Rand) string {
 	var b strings.Builder
 	for j := 0; j < 12; j++ {
@@ -50,7 +51,8 @@ func writeDocs(t testing.TB, path string, docs []Doc) {
 // TestAddReplacesInGraph: guard index add that replaces documents of a
 // partition with an HNSW graph (live chunks >= hnsw.exact_below). Add
 // once panicked inside coder/hnsw's Graph.Add or Graph.Delete after
-// deleting the old chunks from the graph (extendGraph says why). Per
+// deleting the old chunks from the graph (tombstones now stay nodes, see
+// extendGraph). Per
 // seed, three adds on top of each other: the first two replace every
 // document whose chunk is in an upper graph layer (the top layer's
 // entry point first) and random ones, and add new documents, extending
@@ -94,7 +96,7 @@ func TestAddReplacesInGraph(t *testing.T) {
 				pick(layers[len(layers)-1].Entry)
 				if round < 3 {
 					for li := len(layers) - 1; li >= 2; li-- {
-						for key := range layers[li].Offsets {
+						for _, key := range layerKeys(layers[li]) {
 							pick(key)
 						}
 					}
@@ -140,6 +142,10 @@ func TestAddReplacesInGraph(t *testing.T) {
 		})
 	}
 }
+
+// layerKeys is the nodes of an upper graph layer by slot (not in the
+// order of its map, which varies from run to run).
+func layerKeys(l disk.GraphLayer) []uint32 { return slices.Sorted(maps.Keys(l.Offsets)) }
 
 // loadGraphPartition loads the default partition of the snapshot at dir,
 // which must have a graph; the caller closes s.
@@ -227,8 +233,10 @@ func checkReplaced(t *testing.T, dir string, batch []Doc, gone map[int]string, l
 			found++
 		}
 	}
-	// The graph search is approximate: on fresh builds of this corpus a
-	// chunk's own text finds it 95-96% of the time.
+	// The graph search is approximate: a chunk's own text finds it every
+	// time on this corpus since the graph is ours (2026-11-28; 95-96% of
+	// the time with coder/hnsw's), 209-210 of 210 on KJV.
+	t.Logf("new chunks found by their own text: %d of %d", found, len(batch))
 	if found*10 < len(batch)*8 {
 		t.Errorf("new chunks found by their own text: %d of %d, want >= 80%%", found, len(batch))
 	}

@@ -83,24 +83,26 @@ type RemoteConfig struct {
 	Calibration [][2]float64 `yaml:"calibration"`
 }
 
-// HNSWConfig configures coder/hnsw.
+// HNSWConfig configures the dense lane's HNSW graph (graphBuilder).
 type HNSWConfig struct {
-	M  int     `yaml:"m"`
+	// M is the links a node keeps on each upper layer; it keeps 2M on
+	// the base layer.
+	M int `yaml:"m"`
+	// Ml is the chance that a node reaches the next layer up.
 	Ml float64 `yaml:"ml"`
-	// EfSearch is coder/hnsw's search breadth while it inserts nodes at
-	// build time. Queries do not read it: the beam of our graph search is
-	// max(64, k x overfetch), 240 at the retrieve defaults.
+	// EfSearch is the beam of the search that inserts a node (at build
+	// and add time: HNSW's ef_construction). Queries do not read it: the
+	// beam of the query search is max(64, k x overfetch), 240 at the
+	// retrieve defaults.
 	EfSearch int `yaml:"ef_search"`
 	// ExactBelow: partitions with fewer live chunks are scanned exactly
-	// (SIMD dot products, bounded top-k) instead of through the graph. The
-	// graph (built by coder/hnsw, searched by our beam search) loses most
-	// of the recall: SciFact dense nDCG@10 0.34 through it vs 0.41 exact;
-	// on KJV (31,102 verses) recall@10 against the exact scan is 0.17 at
-	// the retrieve defaults and 0.21 with a 512 beam, because coder/hnsw's
-	// insertion search stops early and its eviction drops back-links, so
-	// the graph itself is poor. The exact scan of KJV takes p50 1.4 ms,
-	// p99 2.2 ms (100k chunks: p50 6.1 ms), so the graph is used only
-	// above 50,000 live chunks (docs/bench.md, 2026-11-24).
+	// (SIMD dot products, bounded top-k) instead of through the graph.
+	// The exact scan of KJV (31,102 verses) takes p50 1.4-1.9 ms (100k
+	// chunks: p50 6.1 ms). Through the graph (graphBuilder, since
+	// 2026-11-28) KJV's recall@10 against the exact scan is 0.99 at the
+	// retrieve defaults with p50 0.7 ms; coder/hnsw's graph before it
+	// gave 0.17, which is why the default is 50,000 (docs/bench.md,
+	// 2026-11-24 and 2026-11-28).
 	ExactBelow int `yaml:"exact_below"`
 }
 

@@ -131,10 +131,17 @@ func hashFeature(a, b string) uint64 {
 }
 
 // embedTokens writes the unit vector of a token list into dst (len Dims).
+// Features are summed in the order of their first occurrence, never in
+// map order, so a text's vector is the same bits in every run (a build
+// writes the vectors into its graph file, which must not vary).
 func (m *LocalModel) embedTokens(toks []string, dst []float32) {
 	clear(dst)
 	tf := make(map[string]int, len(toks))
+	uniq := make([]string, 0, len(toks))
 	for _, t := range toks {
+		if tf[t] == 0 {
+			uniq = append(uniq, t)
+		}
 		tf[t]++
 	}
 	add := func(h uint64, w float64) {
@@ -144,23 +151,28 @@ func (m *LocalModel) embedTokens(toks []string, dst []float32) {
 		}
 		dst[i] += float32(w)
 	}
-	for t, n := range tf {
-		add(hashFeature(t, ""), (1+math.Log(float64(n)))*m.IDF(t))
+	for _, t := range uniq {
+		add(hashFeature(t, ""), (1+math.Log(float64(tf[t])))*m.IDF(t))
 	}
 	if m.BigramWeight > 0 && len(toks) > 1 {
 		bt := make(map[[2]string]int, len(toks))
+		var ubt [][2]string
 		for i := 1; i < len(toks); i++ {
-			bt[[2]string{toks[i-1], toks[i]}]++
+			b := [2]string{toks[i-1], toks[i]}
+			if bt[b] == 0 {
+				ubt = append(ubt, b)
+			}
+			bt[b]++
 		}
-		for b, n := range bt {
-			w := m.BigramWeight * (1 + math.Log(float64(n))) * (m.IDF(b[0]) + m.IDF(b[1])) / 2
+		for _, b := range ubt {
+			w := m.BigramWeight * (1 + math.Log(float64(bt[b]))) * (m.IDF(b[0]) + m.IDF(b[1])) / 2
 			add(hashFeature(b[0], b[1]), w)
 		}
 	}
 	normalize(dst)
 	if m.CharWeight > 0 {
 		g := make([]float32, m.Dims)
-		m.charGrams(tf, g)
+		m.charGrams(uniq, tf, g)
 		for i, x := range g {
 			dst[i] += float32(m.CharWeight) * x
 		}
@@ -169,15 +181,16 @@ func (m *LocalModel) embedTokens(toks []string, dst []float32) {
 }
 
 // charGrams writes the unit vector of the character 3-5 grams of the terms
-// in tf ("<" term ">", bytewise) into dst. Each term's TF-IDF weight is
+// uniq, counted in tf, ("<" term ">", bytewise) into dst. Each term's TF-IDF weight is
 // split evenly (in squared norm) over its grams, so a long term does not
 // outweigh a short one. Spreading a term over many buckets also averages
 // out the hash collisions that a single bucket per term suffers (SciFact
 // train, dense lane alone: nDCG@10 0.406 -> 0.584 at 384 dims with
 // CharWeight 2), and terms sharing a root share grams.
-func (m *LocalModel) charGrams(tf map[string]int, dst []float32) {
+func (m *LocalModel) charGrams(uniq []string, tf map[string]int, dst []float32) {
 	var buf [64]byte
-	for t, n := range tf {
+	for _, t := range uniq {
+		n := tf[t]
 		if len(t)+2 > len(buf) {
 			continue
 		}

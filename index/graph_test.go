@@ -8,9 +8,10 @@ import (
 )
 
 // TestGraphRecall builds a partition above exact_below and checks that the
-// graph search finds most of the exact top 10 (measured 0.70 on this
-// clustered synthetic data, where near-ties blur the exact top 10; a
-// broken search lands near 0.1).
+// graph search finds the exact top 10 on clustered synthetic data, where
+// disjoint topics would become islands of a graph built without the
+// neighbour-selection heuristic (measured 1.00; 0.70 with coder/hnsw's
+// graph before 2026-11-28; a broken search lands near 0.1).
 func TestGraphRecall(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	words := make([]string, 400)
@@ -58,7 +59,9 @@ func TestGraphRecall(t *testing.T) {
 			}
 		}
 	}
-	if recall := float64(found) / float64(total); recall < 0.6 {
-		t.Errorf("graph recall@10 = %.2f, want >= 0.60", recall)
+	recall := float64(found) / float64(total)
+	t.Logf("graph recall@10 %.3f", recall)
+	if recall < 0.95 {
+		t.Errorf("graph recall@10 = %.2f, want >= 0.95", recall)
 	}
 }

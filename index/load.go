@@ -561,7 +561,7 @@ func (h *worstFirst) Push(x any)        { *h = append(*h, x.(Hit)) }
 func (h *worstFirst) Pop() any          { o := *h; x := o[len(o)-1]; *h = o[:len(o)-1]; return x }
 
 // scanTopK is the exact scan: the k best live chunks for q, unordered,
-// kept in a bounded heap (container/heap, as the graph search) instead of
+// kept in a bounded heap (container/heap) instead of
 // scoring into a slice of every chunk and sorting it, which took most of
 // a KJV-sized scan's time.
 func (p *Partition) scanTopK(q []float32, k int) []Hit {

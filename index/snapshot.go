@@ -1,12 +1,10 @@
 package index
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	mrand "math/rand"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,7 +19,6 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	blevemapping "github.com/blevesearch/bleve/v2/mapping"
 	bleveindex "github.com/blevesearch/bleve_index_api"
-	"github.com/coder/hnsw"
 	"go.uber.org/zap"
 )
 
@@ -529,13 +526,6 @@ func (pd *partData) primary() ([]float32, int) {
 	return pd.local, pd.model.Dims
 }
 
-func newGraph(cfg Config) *hnsw.Graph[uint32] {
-	g := hnsw.NewGraph[uint32]()
-	g.M, g.Ml, g.EfSearch = cfg.HNSW.M, cfg.HNSW.Ml, cfg.HNSW.EfSearch
-	g.Rng = mrand.New(mrand.NewSource(42))
-	return g
-}
-
 // graphDelta, when non-nil, extends an existing graph and Bleve index
 // (Add) instead of building new ones.
 type graphDelta struct {
@@ -598,7 +588,7 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 	// Dense graph over the primary vectors (small partitions are scanned exactly).
 	vecs, dims := pd.primary()
 	if live >= cfg.HNSW.ExactBelow && live > 0 {
-		var g *hnsw.Graph[uint32]
+		var g *graphBuilder
 		if delta != nil {
 			var why string
 			var err error
@@ -611,13 +601,13 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 			}
 		}
 		if g == nil {
-			g = newGraph(cfg)
+			g = newGraphBuilder(cfg, vecs, dims)
 			for i := range pd.chunks {
 				if i%1024 == 0 && ctx.Err() != nil {
 					return info, ctx.Err()
 				}
 				if !pd.deleted[i] {
-					g.Add(hnsw.MakeNode(uint32(i), vecs[i*dims:(i+1)*dims]))
+					g.insert(uint32(i))
 				}
 			}
 		}
@@ -625,11 +615,7 @@ func writePartition(ctx context.Context, cfg Config, root string, pd *partData, 
 		if err != nil {
 			return info, fmt.Errorf("create graph: %w", err)
 		}
-		bw := bufio.NewWriter(f)
-		err = g.Export(bw)
-		if err == nil {
-			err = bw.Flush()
-		}
+		err = g.writeTo(f)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

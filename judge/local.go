@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -107,6 +108,10 @@ type prepared struct {
 	words, initials string
 	// vocab is the passage's distinct words, for synonyms (vocabulary)
 	vocab *passageVocab
+	// listText is the passage's text as written when it holds a negated
+	// list whose items are read after their lead, "" otherwise: a claim
+	// quoting the list from its lead is part of no window (quotesListOpening)
+	listText string
 }
 
 // holding returns the sentences whose stems set has key, as a bit set
@@ -170,6 +175,9 @@ func prepare(title, text string) *prepared {
 		item, inList := lists.next(t)
 		if inList {
 			t = item.text
+			if item.lead {
+				p.listText = text
+			}
 		}
 		es := evSent{text: t, stems: map[string]struct{}{}}
 		negs := 0
@@ -242,6 +250,7 @@ type claimTerm struct {
 	term
 	w     float64
 	anti  []string
+	compl []string    // the antonyms whose negation states the term (complements)
 	forms entityForms // entities only
 }
 
@@ -351,7 +360,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			ct.w = 1.5
 		}
 		if !tm.isNum {
-			ct.anti = antonyms[tm.stem]
+			ct.anti, ct.compl = antonyms[tm.stem], complements[tm.stem]
 		}
 		if tm.entity {
 			ct.forms = formsOf(tm.raw)
@@ -390,7 +399,13 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		// leadDropped: the claim negates what the item's own negation
 		// does but not what its lead does
 		leadDropped bool
-		text        string
+		// claimNeg: the claim's polarity as read against the sentence; for
+		// a negated list's item, a claim naming the exclusion ("Storm
+		// damage to fences is excluded", "Exclusions: storm damage to
+		// fences") states the lead's negation, and one negating it ("is
+		// not excluded") does not
+		claimNeg bool
+		text     string
 	}
 	var (
 		bestE, bestC, bestAny float64
@@ -488,7 +503,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		if a.outside || b != nil && b.outside {
 			return
 		}
-		negMismatch := neg != claimNeg || a.leadDropped || b != nil && b.leadDropped
+		negMismatch := neg != (a.claimNeg || b != nil && b.claimNeg) || a.leadDropped || b != nil && b.leadDropped
 		if !negMismatch && claimNeg && claimCues > negs && claimNear&covered&^negMask != 0 {
 			// the claim adds a negation to a term the window states
 			// plainly, beside one both have ("If login fails, check that
@@ -586,6 +601,15 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	if total <= 0 {
 		return signals{}, false
 	}
+	// claimExcl: the claim names an exclusion ("excluded", "Exclusions:");
+	// exclNegated: a negation of the claim governs it ("not excluded")
+	claimExcl, exclNegated := false, false
+	for k := range cts {
+		if !cts[k].isNum && exclusionStems[cts[k].stem] {
+			claimExcl = true
+			exclNegated = exclNegated || stemIn(cts[k].stem, claimNegStems)
+		}
+	}
 	claimHas := func(st string) bool {
 		for k := range cts {
 			if !cts[k].isNum && (cts[k].stem == st || len(st) >= 6 && len(cts[k].stem) >= 6 && cts[k].stem[:5] == st[:5]) {
@@ -598,8 +622,12 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	// 5-character prefix) and an antonym of it, when the passage is indexed
 	var hold, anti [maxClaimTerms]uint64
 	var ent [maxClaimTerms]bool // the entity may be in the passage (prepared.words)
+	var lists []string          // the listText of the passages that have one
 	for _, d := range docs {
 		evChars += d.chars
+		if d.listText != "" {
+			lists = append(lists, d.listText)
+		}
 		prevOK = false
 		docE = 0
 		if d.in != nil {
@@ -633,6 +661,10 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				negScope, negEnds = negScope[:len(negScope)-s.leadNeg], negEnds[s.leadCues:len(negEnds)-1]
 			}
 			sc.outside = s.leadNeg > 0 && len(s.inner) > 0 && statesOutside(s.inner, claimHas, claimNegStems)
+			sc.claimNeg = claimNeg
+			if s.leadNeg > 0 && claimExcl {
+				sc.claimNeg = !exclNegated
+			}
 			for k := 0; s.neg && k < len(cts); k++ {
 				if !cts[k].isNum && stemIn(cts[k].stem, negScope[from0:]) {
 					sc.negMask |= 1 << k
@@ -670,7 +702,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 						// only a number of the same kind conflicts: "two
 						// days" does not with "in 1897"
 						for _, n := range s.nums {
-							if n.dim() == c.dim() {
+							if n.dim() == c.dim() && !otherKinds(c.term, n) {
 								sc.numConf |= 1 << k
 								break
 							}
@@ -681,6 +713,8 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				if d.in != nil {
 					switch {
 					case hold[k]&(1<<si) != 0 || ent[k] && c.forms.in(s):
+						sc.covered |= 1 << k
+					case anti[k]&(1<<si) != 0 && negatesAny(s, c.compl):
 						sc.covered |= 1 << k
 					case anti[k]&(1<<si) != 0:
 						sc.antiConf |= 1 << k
@@ -703,7 +737,11 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				}
 				for _, a := range c.anti {
 					if _, ok := s.stems[a]; ok {
-						sc.antiConf |= 1 << k
+						if negatesAny(s, c.compl) {
+							sc.covered |= 1 << k
+						} else {
+							sc.antiConf |= 1 << k
+						}
 						break
 					}
 				}
@@ -750,7 +788,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	}
 	need -= 1e-9
 	sg := signals{claim: text, forms: cf, anySpan0: anySpan, bestE: bestE, need: need, bestDoc: bestDoc, bestAny: bestAny, bestC: bestC,
-		bag: weigh(anyCov), cReason: cReason, eSpan: eSpan, cSpan: cSpan, total: total, evChars: evChars}
+		bag: weigh(anyCov), cReason: cReason, eSpan: eSpan, cSpan: cSpan, total: total, evChars: evChars, lists: lists}
 	sg.claimFree = claimFree
 	sg.missAnchor = weigh(anchors &^ anchorsFound)
 	sg.missingAnchor = anchors&^anchorsFound != 0
@@ -768,7 +806,10 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	if sg.missingAnchor && anySpan != "" && bestAny >= 0.6*(1-sg.missAnchor) {
 		missingEntity := false
 		for k := range cts {
-			if anchors&^anchorsFound&(1<<k) != 0 && cts[k].entity {
+			// a day or month is a date, which the antonyms compare, not a
+			// name changed for another ("free on Mondays" against "Entry
+			// costs £10")
+			if anchors&^anchorsFound&(1<<k) != 0 && cts[k].entity && !calendar[cts[k].stem] {
 				missingEntity = true
 			}
 		}
@@ -862,7 +903,25 @@ type signals struct {
 	other                                     string // the subject the evidence says it of instead
 	otherEntity, anySpan                      string // the entity the best window names instead of a missing one
 	cReason, eSpan, cSpan                     string
-	anySpan0                                  string // the best-covering window
+	anySpan0                                  string   // the best-covering window
+	lists                                     []string // the cited passages' listText (prepared) where they have one
+}
+
+// checkScope is s.forms.checkScope(span), except that a claim quoting a
+// cited passage's negated list from its lead widens and drops nothing
+// (quotesListOpening): the windows read each item after its lead, so the
+// quote is part of none of them.
+func (s *signals) checkScope(span string) (scopeFinding, bool) {
+	f, ok := s.forms.checkScope(span)
+	if !ok {
+		return f, false
+	}
+	for _, text := range s.lists {
+		if s.forms.quotesListOpening(text) {
+			return scopeFinding{}, false
+		}
+	}
+	return f, true
 }
 
 // simSpan is the window the encoder similarity compares the claim with:
@@ -934,7 +993,7 @@ func (l *Local) decide(s *signals) Verdict {
 			Reason: "entity_mismatch", Detail: fmt.Sprintf("the cited source names %q where the claim names %q", s.otherEntity, s.missing)}
 	case entail && s.missingTerm == "" && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
 		if l.cfg.Scope != "off" {
-			if f, ok := s.forms.checkScope(s.eSpan); ok {
+			if f, ok := s.checkScope(s.eSpan); ok {
 				return scopeVerdict(f, s.bestE)
 			}
 		}
@@ -955,7 +1014,7 @@ func (l *Local) decide(s *signals) Verdict {
 		if s.cReason == "number_mismatch" {
 			sev = Critical
 			// a bound or range of the claim that the source's does not hold
-			if f, ok := s.forms.checkScope(s.cSpan); ok && f.reason != ReasonConditionDropped && l.cfg.Scope != "off" {
+			if f, ok := s.checkScope(s.cSpan); ok && f.reason != ReasonConditionDropped && l.cfg.Scope != "off" {
 				reason, detail = f.reason, scopeDetail(f)
 			}
 		}
@@ -973,7 +1032,7 @@ func (l *Local) decide(s *signals) Verdict {
 		// "The car park is free all day" against "Parking is free for the
 		// first 3 hours; after that it costs 2 euros an hour"
 		if l.cfg.Scope != "off" && s.bestAny >= scopeNeutralCover {
-			if f, ok := s.forms.checkScope(s.anySpan0); ok && f.excluded && f.reason != ReasonConditionDropped {
+			if f, ok := s.checkScope(s.anySpan0); ok && f.excluded && f.reason != ReasonConditionDropped {
 				return scopeVerdict(f, s.bestAny)
 			}
 		}
@@ -1029,6 +1088,38 @@ func trimSpan(s string) string {
 	return s[:cut] + "…"
 }
 
+// complements maps a stem to the antonyms whose negation states it: "not
+// included", "We do not cover: (b) storm damage" say excluded, where "did
+// not increase" does not say decreased.
+var complements = func() map[string][]string {
+	m := map[string][]string{}
+	for _, p := range [][2]string{{"exclude", "include"}, {"exclude", "cover"}, {"excluded", "included"}, {"excluded", "covered"},
+		{"allow", "forbid"}, {"allowed", "forbidden"}, {"enable", "disable"}, {"enabled", "disabled"},
+		{"required", "optional"}, {"correct", "incorrect"}, {"true", "false"}, {"legal", "illegal"}, {"present", "absent"}} {
+		a, b := canonStem(p[0]), canonStem(p[1])
+		if a == b {
+			continue
+		}
+		if !slices.Contains(m[a], b) {
+			m[a] = append(m[a], b)
+		}
+		if !slices.Contains(m[b], a) {
+			m[b] = append(m[b], a)
+		}
+	}
+	return m
+}()
+
+// negatesAny reports whether a negation of s governs one of stems.
+func negatesAny(s *evSent, stems []string) bool {
+	for _, st := range stems {
+		if s.neg && slices.Contains(s.negScope, st) {
+			return true
+		}
+	}
+	return false
+}
+
 // antonyms maps a stem to the stems that oppose it.
 var antonyms = func() map[string][]string {
 	pairs := [][2]string{
@@ -1051,7 +1142,7 @@ var antonyms = func() map[string][]string {
 		{"accelerate", "slow"}, {"accelerate", "delay"}, {"strengthen", "weaken"},
 		{"hyper", "hypo"}, {"overexpress", "underexpress"}, {"sensitive", "resistant"},
 		{"susceptible", "resistant"}, {"present", "absent"}, {"common", "rare"},
-		{"male", "female"}, {"men", "women"}, {"boy", "girl"}, {"exclude", "include"},
+		{"male", "female"}, {"men", "women"}, {"boy", "girl"}, {"exclude", "include"}, {"exclude", "cover"},
 		{"correct", "incorrect"}, {"true", "false"}, {"legal", "illegal"},
 		{"allow", "forbid"}, {"allowed", "forbidden"}, {"enable", "disable"}, {"enabled", "disabled"},
 		{"required", "optional"}, {"public", "private"}, {"newer", "older"}, {"new", "old"},

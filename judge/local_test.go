@@ -359,6 +359,19 @@ func TestLocalOperatorMisjudgements(t *testing.T) {
 		{"free to use against a price", "The meeting room costs £30 an hour.", "The meeting room is free to use.", Contradiction, ReasonPriceMismatch},
 		{"free to join against a price", "Joining the club costs £30 a year.", "The club is free to join.", Contradiction, ReasonPriceMismatch},
 		{"a price against free as available", "The meeting room is free on Mondays.", "The meeting room costs £30 an hour.", "!" + Contradiction, ""},
+		// a count is no price, and a day no name (verify11)
+		{"a count against a price", "Arlo floor lamp, brass, E27 fitting, bulbs included, £89.", "The Arlo floor lamp comes with 2 bulbs.", Neutral, "not_covered"},
+		{"a count against a price, the thing unnamed", lamp, "The Arlo floor lamp comes with 2 bulbs.", Neutral, "low_overlap"},
+		{"a changed count", "Arlo floor lamp, brass, E27 fitting, 2 bulbs included, £89.", "The Arlo floor lamp comes with 3 bulbs.", Contradiction, "number_mismatch"},
+		{"a changed price", lamp, "The Arlo floor lamp costs £79.", Contradiction, "number_mismatch"},
+		{"a bare number against a price", "Entry for adults is £8.", "Entry for adults is 10.", Contradiction, "number_mismatch"},
+		{"a day against a price is no other name", "Entry to the gallery costs £10.", "Entry to the gallery is free on Mondays.", Neutral, "missing_anchor"},
+		{"a day the source gives", "Entry to the gallery costs £10; it is free on Mondays.", "Entry to the gallery is free on Mondays.", Entailment, "covered"},
+		{"another day", "Entry to the gallery is free on Tuesdays.", "Entry to the gallery is free on Mondays.", Contradiction, "antonym"},
+		// the head of a bare plural phrase (verify11)
+		{"a bare plural before its verb, never named", "Rooms with a sea view cost £20 more a night.", "Rooms with balconies cost £20 more a night.", Neutral, ReasonMissingTerm},
+		{"a bare plural before its verb, named", "Rooms with a balcony cost £20 more a night.", "Rooms with balconies cost £20 more a night.", Entailment, "covered"},
+		{"a bare plural before a verb without -s", "Family rooms sleep four guests.", "Rooms with balconies sleep four guests.", Neutral, ReasonMissingTerm},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -398,6 +411,12 @@ func TestNounPhraseStems(t *testing.T) {
 		{"Patients with tumors showed gains.", []string{"tumor"}},
 		{"Served with rice.", nil},
 		{"Rooms cost 12 euros.", nil},
+		// a bare phrase ends at its plural, not at the verb after it
+		{"Rooms with balconies cost £20 more a night.", []string{"balconies", "night"}},
+		{"Rooms with balconies sleep four guests.", []string{"balconies"}},
+		{"Book rooms with balconies early.", []string{"balconies"}},
+		{"Rooms with sea views book up early.", []string{"views"}},
+		{"It has 2 linen shades included.", []string{"shades"}},
 	}
 	for _, tt := range tests {
 		got := nounPhraseStems(tt.text)
@@ -407,6 +426,63 @@ func TestNounPhraseStems(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("nounPhraseStems(%q) = %v, want %v", tt.text, got, want)
+		}
+	}
+}
+
+// A negated complement states its antonym ("not included" says excluded),
+// a negated gradable antonym does not ("did not increase" is not
+// "decreased"); cover and exclusion oppose (verify11).
+func TestComplementNegated(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	tests := []struct {
+		ev, claim string
+		want, why string
+	}{
+		{"Breakfast is not included in the room rate.", "Breakfast is excluded.", Entailment, "covered"},
+		{"Breakfast is not included in the room rate.", "Breakfast is not excluded.", Contradiction, "negation"},
+		{"Breakfast is included in the room rate.", "Breakfast is excluded.", Contradiction, "antonym"},
+		{"We cover storm damage to fences.", "Storm damage to fences is excluded.", Contradiction, "antonym"},
+		{"Storm damage to fences is excluded from this policy.", "Storm damage to fences is covered.", Contradiction, "antonym"},
+		{"We cover storm damage, excluding damage to fences.", "Storm damage is covered.", Entailment, "covered"},
+		{"We do not cover:\n(a) wear and tear;\n(b) storm damage to fences;", "Storm damage to fences is excluded.", Entailment, "covered"},
+		{"Aspirin did not increase the risk.", "Aspirin decreased the risk.", "!" + Entailment, ""},
+	}
+	for _, tt := range tests {
+		got, err := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "n", Text: tt.ev}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if not, ok := strings.CutPrefix(tt.want, "!"); ok && got.Label == not || !ok && (got.Label != tt.want || got.Reason != tt.why) {
+			t.Errorf("Verify(%q) against %q = %s/%s, want %s/%s", tt.claim, tt.ev, got.Label, got.Reason, tt.want, tt.why)
+		}
+	}
+}
+
+// numKind tells a price and a count from a bare number.
+func TestNumKind(t *testing.T) {
+	tests := []struct {
+		text string
+		want []uint8
+	}{
+		{"Arlo floor lamp, £89.", []uint8{numMoney}},
+		{"It costs $ 5 or 12 euros.", []uint8{numMoney, numMoney}},
+		{"It comes with 2 bulbs.", []uint8{numCount}},
+		{"It comes with two bulbs.", []uint8{numCount}},
+		{"Rooms are 30 a night.", []uint8{0}},
+		{"Entry for adults is 10.", []uint8{0}},
+		{"2 million people", []uint8{numCount}},
+		{"It has 2 E27 fittings, 90 minutes.", []uint8{0, 0}},
+	}
+	for _, tt := range tests {
+		var got []uint8
+		for _, tm := range analyse(tt.text) {
+			if tm.isNum {
+				got = append(got, tm.kind)
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("kinds of the numbers of %q = %v, want %v", tt.text, got, tt.want)
 		}
 	}
 }
@@ -526,6 +602,15 @@ func TestNegatedListLead(t *testing.T) {
 		{"not suitable for, the item excluded", unfit, "It is not suitable for outdoor use.", Entailment, "covered"},
 		{"not recommended for", advice, "It is recommended for outdoor use.", Contradiction, "negation"},
 		{"cannot be used for", tools, "It can be used for cutting metal.", Contradiction, "negation"},
+		// a claim naming the exclusion states the lead's negation (verify11)
+		{"the item named as excluded", policy, "Storm damage to fences is excluded.", Entailment, "covered"},
+		{"the item named as not excluded", policy, "Storm damage to fences is not excluded.", Contradiction, "negation"},
+		{"an exclusions lead quoted", excl, "Exclusions: 1. Storm damage to fences.", Entailment, "covered"},
+		{"an exclusions lead quoted without its marker", excl, "Exclusions: Storm damage to fences.", Entailment, "covered"},
+		{"an exclusions item stated as excluded", excl, "Theft from an unlocked shed is excluded.", Entailment, "covered"},
+		{"an exclusions item stated as covered", excl, "Theft from an unlocked shed is covered.", Contradiction, "negation"},
+		{"a bulleted lead quoted without its markers", "Not included in the room rate:\n- breakfast for all guests;\n- airport transfers at any hour;\n- late checkout after 11am.\nThe room rate includes parking and wifi.",
+			"Not included in the room rate: breakfast for all guests; airport transfers at any hour.", Entailment, "covered"},
 		{"a heading ends the list", "We do not cover:\n(a) wear and tear;\n(b) storm damage to fences;\n## 2.7 Alternative accommodation\nWe pay for a hotel while your home cannot be lived in.", "Alternative accommodation is covered.", "!" + Contradiction, ""},
 	}
 	for _, tt := range tests {
@@ -543,7 +628,7 @@ func TestNegatedListLead(t *testing.T) {
 
 // The negated-list reader never panics; a list marker lies inside its
 // text; an item of a negated list is read with its lead before it and is
-// negated.
+// negated; a quote of a list from its lead (quotesListOpening) has one.
 func FuzzNegatedList(f *testing.F) {
 	for _, s := range []string{"We do not cover:\n(a) wear and tear;\n(b) storm damage to fences;", "Not included:\n- breakfast\n- transfers",
 		"Exclusions: 1. storm; 2. theft unless locked", "If you do not pay:\n(a) a fee", "(", "- ", "iv. x", "(ab) y", "no:\n;\n,", ":"} {
@@ -563,6 +648,14 @@ func FuzzNegatedList(f *testing.F) {
 			}
 			if it, ok := r.next(sent); ok && (!strings.HasSuffix(it.text, sent) || !strings.Contains(it.text, ":")) {
 				t.Fatalf("%q: %q read as %q, not after a lead's colon", s, sent, it.text)
+			}
+		}
+		// the text as a claim of itself, on one line: a quote of a list
+		// from its lead has a lead that negates
+		claim := strings.Join(strings.Fields(s), " ")
+		if newClaimForms(claim).quotesListOpening(s) {
+			if lead, _, ok := strings.Cut(quoteForm(claim), ":"); !ok || !negatingLead(lead) {
+				t.Fatalf("%q: read as a quote of its negated list, with no negating lead", s)
 			}
 		}
 		p := prepare("", s)

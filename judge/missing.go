@@ -61,7 +61,9 @@ const relatedPrefix = 4
 // relationship") name no thing the evidence must (abstractNoun). "With"
 // and a number (not after "of") open a bare phrase, whose head counts only
 // as a plural ("comes with bulbs", "takes 2 bulbs"; not "5 ride free", nor
-// "served with rice", which may be a mass noun).
+// "served with rice", which may be a mass noun) and which ends at its
+// plural ("rooms with balconies cost extra": the head is "balconies", not
+// the verb after it).
 func nounPhraseStems(text string) []string {
 	text = blankHedges(text)
 	var out []string
@@ -126,6 +128,11 @@ func nounPhraseStems(text string) []string {
 		default:
 			head = w
 			taken++
+			if bare && pluralNoun(w) {
+				// a bare phrase ends at its plural: "with balconies cost
+				// extra", "2 linen shades included"
+				closePhrase()
+			}
 		}
 	}
 	closePhrase()

@@ -956,6 +956,90 @@ func (c *claimForms) quotesPart(w *scopeWindow) (sent string, ok bool) {
 	return "", true
 }
 
+// quotesListOpening reports whether the claim quotes, word for word, a
+// negated list of text (a passage as written) from its lead on: "We do not
+// cover: (a) ...; (b) ...; (c) ..." of a longer lettered list, up to an
+// item's ";" as quotesPart reads it, or the whole list to its end; the
+// items' markers may be left out ("We do not cover: wear and tear; storm
+// damage to fences"). The verifier reads each item after its lead
+// (lists.go), so no window it reads holds such a quote, while the quote
+// keeps the lead's negation and drops items: narrower, not wider. A quote
+// without its lead ("(b) storm or flood damage ...") is not one.
+func (c *claimForms) quotesListOpening(text string) bool {
+	if c.quote == "" {
+		c.quote = quoteForm(c.text)
+	}
+	lead, items, ok := strings.Cut(c.quote, ":")
+	if !ok || strings.TrimSpace(items) == "" || !negatingLead(lead) {
+		return false
+	}
+	if c.quotesList(scopeWindows.get(text)) {
+		return true
+	}
+	bare := unmarkLines(text)
+	return bare != text && c.quotesList(scopeWindows.get(bare))
+}
+
+// quotesList is quotesListOpening for the window of one form of the text.
+func (c *claimForms) quotesList(w *scopeWindow) bool {
+	q, ok := c.quotesPart(w)
+	if !ok {
+		return c.quotesToListEnd(w)
+	}
+	if q != "" && c.scopeInfo().univ != "" {
+		cs := map[string]bool{}
+		for _, t := range c.terms {
+			if !t.neg && !t.isNum {
+				cs[t.stem] = true
+			}
+		}
+		return contrastClauseOutside(w, q, cs) < 0
+	}
+	return true
+}
+
+// quotesToListEnd reports whether the claim's quote is w's text from a
+// line's start to the end of a list: the window's end, or a line that is
+// no item and sets no limit on the quoted ones ("unless ...").
+func (c *claimForms) quotesToListEnd(w *scopeWindow) bool {
+	if c.quoteFold == "" {
+		c.quoteFold, _ = foldLines(c.quote)
+	}
+	lc := c.quoteFold
+	i := strings.Index(w.folded, lc)
+	if lc == "" || i < 0 || i > 0 && !(w.folded[i-1] == ' ' && w.lineAt[i-1]) {
+		return false
+	}
+	after := strings.TrimLeft(w.folded[i+len(lc):], ".\"'")
+	if after == "" {
+		return true
+	}
+	k := len(w.folded) - len(after)
+	if after[0] != ' ' || !w.lineAt[k] {
+		return false
+	}
+	next := after[1:]
+	first, _, _ := strings.Cut(next, " ")
+	return listMarker(next) == 0 && !limitOpeners[strings.Trim(first, ",:")]
+}
+
+// unmarkLines returns text with the list marker each line opens with
+// ("(b) ", "2. ", "- ") taken out.
+func unmarkLines(text string) string {
+	lines := strings.Split(text, "\n")
+	changed := false
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " \t")
+		if n := listMarker(t); n > 0 {
+			lines[i], changed = strings.TrimLeft(t[n:], " \t"), true
+		}
+	}
+	if !changed {
+		return text
+	}
+	return strings.Join(lines, "\n")
+}
+
 // limitOpeners are words that open a clause limiting the ones before it.
 var limitOpeners = map[string]bool{
 	"but": true, "unless": true, "except": true, "excluding": true, "provided": true,

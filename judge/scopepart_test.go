@@ -1,6 +1,10 @@
 package judge
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+)
 
 // A claim that quotes the opening items of its source's list, word for word,
 // drops items of an enumeration: narrower, never scope_widened. A cut before
@@ -46,4 +50,50 @@ func partQuote(claim string, w *scopeWindow) bool {
 	c.quote = quoteForm(claim)
 	_, ok := c.quotesPart(w)
 	return ok
+}
+
+// A claim that quotes a negated list from its lead, the lead and its first
+// items in order (or all of them), is entailed: the windows read each item
+// after its lead, so the quote is part of none of them, and it drops items,
+// which narrows it (trial 5: 7 of 103 policy claims were scope_widened). A
+// claim that drops the lead's negation, or quotes items without their lead,
+// stays a contradiction.
+func TestNegatedListQuote(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	const (
+		a  = "damage caused by wear and tear, rot, damp or anything that happens gradually"
+		b  = "storm or flood damage to gates, fences and hedges"
+		c  = "escape of water or theft while the home is unoccupied (see Definitions, 2.3)"
+		d  = "subsidence caused by the settlement of new structures or by coastal erosion"
+		ev = "## 2.6 What is not covered\n\nWe do not cover:\n(a) " + a + ";\n(b) " + b + ";\n(c) " + c + ";\n(d) " + d + "."
+	)
+	tests := []struct {
+		name, claim string
+		want, why   string
+	}{
+		{"the lead and its first three items", "We do not cover: (a) " + a + "; (b) " + b + "; (c) " + c + ".", Entailment, "covered"},
+		{"after a lead-in", "Based on the notes: We do not cover: (a) " + a + "; (b) " + b + "; (c) " + c + ".", Entailment, "covered"},
+		{"the lead and its first two items", "We do not cover: (a) " + a + "; (b) " + b + ".", Entailment, "covered"},
+		{"the whole list", "We do not cover: (a) " + a + "; (b) " + b + "; (c) " + c + "; (d) " + d + ".", Entailment, "covered"},
+		{"the whole list, then prose", "We do not cover: (a) " + a + "; (b) " + b + "; (c) " + c + "; (d) " + d + ".", Entailment, "covered"},
+		{"the items' markers left out", "We do not cover: " + a + "; " + b + "; " + c + ".", Entailment, "covered"},
+		{"the lead's negation dropped", "We cover: (a) " + a + "; (b) " + b + "; (c) " + c + ".", Contradiction, "negation"},
+		{"items without their lead", "(b) " + b + "; (c) " + c + ".", Contradiction, "negation"},
+		{"one item read as cover", "Storm damage to fences is covered.", Contradiction, "negation"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := ev
+			if strings.Contains(tt.name, "then prose") {
+				text = strings.TrimPrefix(ev, "## 2.6 What is not covered\n\n") + "\nWe pay for the rest of the damage."
+			}
+			got, err := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "n", Text: text}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Label != tt.want || got.Reason != tt.why {
+				t.Errorf("Verify(%.60q) = %s/%s %q, want %s/%s", tt.claim, got.Label, got.Reason, got.Evidence, tt.want, tt.why)
+			}
+		})
+	}
 }

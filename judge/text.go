@@ -30,6 +30,57 @@ type term struct {
 	// lst: a comma of a negated list precedes it ("No dogs, cats or other
 	// pets"): no clause boundary, the negation goes on over the list
 	lst bool
+	// kind: a number written as a price (numMoney: "£89", "12 euros") or
+	// as a count of things (numCount: "2 bulbs"); 0 for neither
+	kind uint8
+}
+
+// The kinds of a number without a unit (term.kind).
+const (
+	numMoney uint8 = 1 + iota
+	numCount
+)
+
+// otherKinds reports whether a and b are a price and a count: "comes with
+// 2 bulbs" says nothing against "£89", however both read as plain numbers.
+func otherKinds(a, b term) bool { return a.kind|b.kind == numMoney|numCount }
+
+// numKind is the kind of the number text[i:j] (with its multiplier, if
+// any) that has no unit: a price after a currency sign or before a
+// currency word, a count before a content word ("2 bulbs", "2 million
+// people"; not "2 a night", nor "2, £89").
+func numKind(text string, i, j int) uint8 {
+	k := i
+	for k > 0 && (text[k-1] == ' ' || text[k-1] == '\t') {
+		k--
+	}
+	if r, _ := utf8.DecodeLastRuneInString(text[:k]); r == '£' || r == '$' || r == '€' || r == '¥' {
+		return numMoney
+	}
+	k = skipSpaceStr(text, j)
+	if k == j && k < len(text) {
+		return 0 // glued to what follows
+	}
+	w := wordAt(text, k)
+	if len(w) < 2 || k+len(w) < len(text) && text[k+len(w)] >= '0' && text[k+len(w)] <= '9' {
+		return 0
+	}
+	// the word lower-cased on the stack: the look-ups allocate nothing
+	var buf [24]byte
+	if len(w) > len(buf) {
+		return numCount // no currency, unit or stopword is that long
+	}
+	lw := buf[:len(w)]
+	for x := range len(w) {
+		lw[x] = w[x] | 0x20 // wordAt returns ASCII letters only
+	}
+	if currencyWords[string(lw)] {
+		return numMoney
+	}
+	if wc := lexicon[string(lw)]; wc.stop || wc.neg || wc.unNeg || wc.numWord || units[string(lw)] != (unit{}) || multipliers[string(lw)] != 0 {
+		return 0
+	}
+	return numCount
 }
 
 // dim is the dimension of t's unit ("time", "length"), "" without one.
@@ -139,7 +190,7 @@ func analyseAppend(out []term, text string, limit int) []term {
 					}
 					j = k
 				} else {
-					out = append(out, term{num: v, dec: int16(dec), isNum: true})
+					out = append(out, term{num: v, dec: int16(dec), isNum: true, kind: numKind(text, i, j)})
 				}
 			}
 			i = j
@@ -197,6 +248,9 @@ func analyseAppend(out []term, text string, limit int) []term {
 						nt.unit = strings.ToLower(u)
 						j = k + len(u)
 					}
+				}
+				if nt.unit == "" {
+					nt.kind = numKind(text, i, j)
 				}
 				out = append(out, nt)
 			} else if !wc.stop && n > 1 {

@@ -12,7 +12,7 @@
 //	  local.gob              the fitted local model (gob of index.LocalModel)
 //	  terms.gob              every chunk's term ids (gob, Terms)
 //	  local.f32, remote.f32  vectors, little-endian float32, slot-major (WriteF32, MapF32)
-//	  hnsw.bin               coder/hnsw graph export over the primary vectors (ReadGraph)
+//	  hnsw.bin               HNSW graph over the primary vectors in coder/hnsw's Export format (ReadGraph)
 //	  bleve/                 the Bleve lexical index
 //	  address.json           address table and aliases (JSON, Address)
 //	  catalog.txt            every citable chunk and document id, sorted, one a line

@@ -45,10 +45,11 @@ func readVarint(r *byteReader) (int, error) {
 	return int(v), err
 }
 
-// ReadGraph decodes hnsw.bin, a coder/hnsw export (encoding version 1,
-// uint32 keys), into its layers (0 = base), checking that its vectors have
-// dims dimensions and its keys are below slots. The vectors themselves are
-// skipped: the search reads the partition's vector file.
+// ReadGraph decodes hnsw.bin, in coder/hnsw's Export format (encoding
+// version 1, uint32 keys; index's graphBuilder writes it), into its layers
+// (0 = base), checking that its vectors have dims dimensions and its keys
+// are below slots. The vectors themselves are skipped: the search reads
+// the partition's vector file.
 func ReadGraph(path string, dims, slots int) ([]GraphLayer, error) {
 	f, err := os.Open(path)
 	if err != nil {
