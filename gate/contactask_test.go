@@ -131,3 +131,14 @@ func TestAskOfNotContact(t *testing.T) {
 		t.Errorf("%d non-contact questions, want at least 40", len(notContactAsks))
 	}
 }
+
+func BenchmarkAskOf(b *testing.B) {
+	qs := []string{"how many lessons are there in a term", "what time do you shut on a sunday", "opening times?",
+		"can I change my email on my account"}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, q := range qs {
+			AskOf(q)
+		}
+	}
+}
