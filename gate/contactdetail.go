@@ -111,7 +111,8 @@ const (
 	// "between 10am and 4pm"
 	span = `(?:(?:between\s+)?` + clock + `|(?:[01]?\d|2[0-4])\.[0-5]\d)\s*(?:-|–|—|to|until|till|til|and)\s*(?:` + clock + `|(?:[01]?\d|2[0-4])\.[0-5]\d)`
 	// day is a day of the week or a holiday: "mon", "saturdays", "weekdays"
-	day = `(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?\.?|weekdays?|weekends?|daily|every\s+day|` +
+	day = `(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|thur|thu|fri|sat|sun)s?\.?|` +
+		`weekdays?|weekends?|daily|every\s+day|` +
 		`(?:bank|public)\s+holidays?)`
 )
 
