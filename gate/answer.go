@@ -27,7 +27,7 @@ const (
 	FCoverage // IDF-weighted share of the question's stemmed content terms found in the passage (title included)
 	FRare     // share of the question's two highest-IDF terms found in the passage
 	FBigram   // share of the question's adjacent term pairs found adjacent in the passage
-	FTypeHit  // the question asks for an answer type (date, quantity, person, place, phone, email) and the passage has one
+	FTypeHit  // the question asks for an answer type (date, quantity, person, place, phone, email, address, hours) and the passage has one
 	FTypeMiss // it asks for one and the passage has none
 	FTop      // 1 for the candidate ranked first
 	FMargin   // this candidate's coverage minus the best coverage among the other candidates
@@ -474,14 +474,19 @@ const (
 	typePlace
 	typePhone
 	typeEmail
+	typeAddress // a contact question's street address or postcode (contactType)
+	typeHours   // a contact question's opening hours (contactType)
 	numTypes
 )
 
 // strictType reports an answer type whose absence from a passage rules
 // the passage out as an answer (the planner keeps no such note): a phone
-// number or an email address is either in the text or not, where a time,
-// a cost or a person may be said in words the detectors do not know.
-func strictType(t answerType) bool { return t == typePhone || t == typeEmail }
+// number, an email address, a street address or opening hours are either
+// in the text or not, where a time, a cost or a person may be said in
+// words the detectors do not know.
+func strictType(t answerType) bool {
+	return t == typePhone || t == typeEmail || t == typeAddress || t == typeHours
+}
 
 // askedType reads the answer type off the question's wording: generic
 // English question forms, not any corpus's vocabulary.
@@ -594,6 +599,10 @@ func hasType(t answerType, text string) bool {
 		return maxRun >= 7
 	case typeEmail:
 		return hasEmailAddress(text)
+	case typeAddress:
+		return hasStreetAddress(text)
+	case typeHours:
+		return hasOpeningHours(text)
 	}
 	return false
 }

@@ -7,29 +7,41 @@ import "strings"
 // Ask (a turn logged before it was kept) decides as the thresholds alone
 // do.
 type Ask struct {
-	// Type is the answer type asked for: "phone", "email", "time",
+	// Type is the answer type asked for: "phone", "email", "address"
+	// (a street address or postcode), "hours" (opening hours), "time",
 	// "count", "cost", "duration", "age", "speed", "distance", "person",
-	// "place", or "" for none.
+	// "place", or "" for none. "address" and "hours" are asked only by a
+	// contact question; "where is ..." and "when ..." otherwise ask for a
+	// place and a time.
 	Type string `json:"type,omitempty"`
 	// Contact: the question asks for the service's own contact details,
 	// its phone number, email address, address or opening hours ("whats
 	// your phone number", "what time do you close on sundays?"). Such a
 	// question is on the corpus's topic by its wording: no passage need
 	// share a word with it, and general knowledge cannot answer it. Decide
-	// grounds it on the passages that hold the asked phone number or email
-	// address, and refuses it as a gap of the corpus (naming the closest
-	// topics) where the thresholds would bail out.
+	// grounds it on the passages that hold the asked phone number, email
+	// address, street address or opening hours, and refuses it as a gap of
+	// the corpus (naming the closest topics) where none does; "how can i
+	// contact you" (no type) is refused so only where the thresholds would
+	// bail out.
 	Contact bool `json:"contact,omitempty"`
 }
 
 // typeNames name the answer types in Ask.Type.
 var typeNames = [numTypes]string{typeNone: "", typeTime: "time", typeCount: "count", typeCost: "cost",
 	typeDuration: "duration", typeAge: "age", typeSpeed: "speed", typeDistance: "distance", typePerson: "person",
-	typePlace: "place", typePhone: "phone", typeEmail: "email"}
+	typePlace: "place", typePhone: "phone", typeEmail: "email", typeAddress: "address", typeHours: "hours"}
 
 // strict reports an asked type whose absence from a passage rules the
 // passage out as an answer (strictType).
-func (a Ask) strict() bool { return a.Type == typeNames[typePhone] || a.Type == typeNames[typeEmail] }
+func (a Ask) strict() bool {
+	for t, n := range typeNames {
+		if n == a.Type && n != "" {
+			return strictType(answerType(t))
+		}
+	}
+	return false
+}
 
 // AskOf reads what q asks for off its wording: generic English question
 // forms, not any corpus's vocabulary.
@@ -55,19 +67,31 @@ func questionType(q string) (answerType, bool) {
 }
 
 // contactType reports whether q asks for the service's own contact
-// details (its phone number, email, address or opening hours, "you" or
-// "your" being the service) and which type of answer that is (typeNone
-// for "how can i contact you").
+// details (its phone number, email, street address or opening hours) and
+// which type of answer that is (typeNone for "how can i contact you").
+// Two forms read as contact: a phrase that names the service as "you" or
+// "your" ("where can i find you", "when do you shut"), and a question made
+// only of contact words, the service's own nouns ("the front desk") and
+// filler, where the service is implied ("opening times?", "what's the
+// number for the front desk", "address please"). A word that turns the
+// question to the customer's own details or to a task on them ("my",
+// "change", "deliver") rules both out: "do you deliver to my address".
 func contactType(q string) (answerType, bool) {
 	lower := strings.ToLower(q)
-	// most questions name neither "you" nor "ur": no copy is made for them
-	if !strings.Contains(lower, "you") && !strings.Contains(lower, " u") && !strings.Contains(lower, "ur") &&
-		!strings.HasPrefix(lower, "u") {
+	if !mayAskContact(lower) { // most questions name no contact word: no copy is made for them
 		return typeNone, false
 	}
 	s := " " + strings.Map(contactRune, lower) + " "
-	if !strings.Contains(s, " you") && !strings.Contains(s, " your") && !strings.Contains(s, " u ") && !strings.Contains(s, " ur ") {
-		return typeNone, false
+	words := strings.Fields(s)
+	mine := false
+	for i, w := range words {
+		w = strings.TrimSuffix(w, "'s")
+		w = strings.Trim(w, "'")
+		words[i] = w
+		if contactVerbs[w] {
+			return typeNone, false
+		}
+		mine = mine || w == "my" || w == "mine"
 	}
 	has := func(ws ...string) bool {
 		for _, w := range ws {
@@ -77,27 +101,146 @@ func contactType(q string) (answerType, bool) {
 		}
 		return false
 	}
+	// after a phrase, only contact words and filler: "do you open on
+	// sundays", not "do you open parcels"
+	tail := func(ws ...string) bool {
+		for _, w := range ws {
+			if i := strings.Index(s, w); i >= 0 && contactWords(strings.Fields(s[i+len(w):])) {
+				return true
+			}
+		}
+		return false
+	}
 	switch {
-	case has(" your number", " your mobile number", " ur number", " call you ", " ring you ", " phone you ", " call u ",
-		" ring u ", " text you ") ||
-		has("phone number", "telephone number", "contact number") && has(" you ", " your ", " u ", " ur "):
+	case has(" your number", " your mobile number", " ur number", " call you ",
+		" ring you ", " phone you ", " call u ", " ring u ", " text you "):
 		return typePhone, true
-	case has(" your email", " your e-mail", " ur email", " email you ", " e-mail you ", " email u ") ||
-		has("email address", "e-mail address") && has(" you ", " your ", " u ", " ur "):
+	case has(" your email", " your e-mail", " ur email", " email you ", " e-mail you ", " email u "):
 		return typeEmail, true
-	case has(" your address", " your postcode", " your location", " where are you ", " where r u ", " where are u ",
-		" where is your ", " where's your ", " wheres your ", " where can i find you ", " how do i find you ",
-		" how to find you ", " how do i get to you ", " where you are "):
-		return typePlace, true
-	case has(" your opening", " your hours", " your closing", " your times ", " when do you open", " when do you close",
-		" what time do you open", " what time do you close", " when are you open", " are you open", " do you open ",
-		" do you close", " what time are you open", " how late are you open", " how late do you", " till what time are you",
-		" when do u open", " when do u close"):
-		return typeTime, true
+	case has(" your address", " your postcode", " your zip", " your location", " where are you ", " where r u ",
+		" where are u ", " where can i find you ", " how do i find you ", " how to find you ", " how do i get to you ",
+		" where you are ", " where are you based", " where are you located"),
+		tail(" where is your ", " where's your ", " wheres your "):
+		return typeAddress, true
+	case has(" your opening", " your closing", " your business hours"),
+		tail(" your hours", " your times", " when do you open", " when do you close", " when do you shut",
+			" what time do you open", " what time do you close", " what time do you shut", " when are you open",
+			" when are you closed", " are you open", " are you closed", " do you open", " do you close", " do you shut",
+			" what time are you open", " how late are you open", " how late do you", " till what time are you",
+			" when do u open", " when do u close", " what time you open", " what time you close", " what time you shut"):
+		return typeHours, true
 	case has(" contact you", " get in touch", " reach you", " contact u ", " your contact details"):
 		return typeNone, true
+	case !mine && has("phone number", "telephone number", "contact number") && has(" you ", " your ", " u ", " ur "):
+		return typePhone, true
+	case !mine && has("email address", "e-mail address") && has(" you ", " your ", " u ", " ur "):
+		return typeEmail, true
 	}
-	return typeNone, false
+	if mine || !contactWords(words) {
+		return typeNone, false
+	}
+	var t answerType
+	contact := false
+	for _, w := range words {
+		k, ok := contactKeys[w]
+		if !ok {
+			continue
+		}
+		contact = true
+		if t == typeNone || contactRank(k) < contactRank(t) {
+			t = k
+		}
+	}
+	return t, contact
+}
+
+// mayAskContact reports whether lower holds a word without which no
+// question reads as contact (contactType).
+func mayAskContact(lower string) bool {
+	for _, w := range []string{"you", "ur", "u ", "phone", "tel", "number", "call", "ring", "mail", "address",
+		"postcode", "zip", "where", "locat", "open", "clos", "shut", "hour", "contact", "touch"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(lower, " u") || lower == "u"
+}
+
+// contactWords reports whether every word of ws is a contact word, a
+// service's own noun or filler (contactKeys, contactFiller).
+func contactWords(ws []string) bool {
+	for _, w := range ws {
+		w = strings.TrimSuffix(strings.Trim(w, "'"), "'s")
+		if _, ok := contactKeys[w]; !ok && !contactFiller[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// contactRank orders the contact types a question made of contact words
+// may name at once: "email address" asks for an email, "the number for
+// the front desk" for a phone number, "where and when are you open" for
+// hours.
+func contactRank(t answerType) int {
+	switch t {
+	case typeEmail:
+		return 0
+	case typePhone:
+		return 1
+	case typeHours:
+		return 2
+	case typeAddress:
+		return 3
+	}
+	return 4
+}
+
+// contactKeys are the words that make a question of contact words a
+// contact question, with the type each asks for (typeNone: "contact
+// details?").
+var contactKeys = map[string]answerType{
+	"phone": typePhone, "telephone": typePhone, "tel": typePhone, "number": typePhone, "mobile": typePhone,
+	"landline": typePhone, "helpline": typePhone, "hotline": typePhone, "call": typePhone, "ring": typePhone,
+	"email": typeEmail, "e-mail": typeEmail, "emails": typeEmail,
+	"address": typeAddress, "postcode": typeAddress, "zip": typeAddress, "zipcode": typeAddress,
+	"location": typeAddress, "located": typeAddress, "where": typeAddress, "wheres": typeAddress, "find": typeAddress, "based": typeAddress,
+	"directions": typeAddress,
+	"open":       typeHours, "opening": typeHours, "opens": typeHours, "close": typeHours, "closing": typeHours,
+	"closes": typeHours, "closed": typeHours, "shut": typeHours, "shuts": typeHours, "hours": typeHours,
+	"contact": typeNone, "touch": typeNone,
+}
+
+// contactFiller are the other words a contact question may be made of:
+// question words, politeness, times and days, and the nouns a service
+// calls its own front door ("reception", "the shop").
+var contactFiller = setOf(`what whats which when how is are was be the a an your ur you u yours please pls plz can could
+would will may might i we me us have has get got give do does did tell know need want to for of on at in it its there
+any some and or hi hello hey thanks thank time times today tonight tomorrow now currently still usual usually normal
+normally regular main best right correct full official general enquiries enquiry inquiries inquiry details detail
+info information reach send write exactly again late early till until til from by if this that so just also one
+speak talk someone anyone book booking bookings visit come get there up
+monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays
+sundays mon tue wed thu fri sat sun weekend weekends weekday weekdays week day days daily morning mornings
+afternoon afternoons evening evenings bank public holiday holidays christmas easter boxing new year eve summer
+winter half term lunch lunchtime hour o'clock am pm noon midday
+shop store office desk front reception school studio clinic practice surgery salon centre center business company
+branch head team staff support customer customers service services helpdesk place gym cafe restaurant library
+museum gallery garage workshop pharmacy bakery hotel
+sat nav satnav map maps post postal mailing street nearest closest local`)
+
+// contactVerbs turn a question from the service's contact details to a
+// task on the customer's own ("change my email", "deliver to my
+// address"): such a question is not a contact question.
+var contactVerbs = setOf(`change update edit add enter remove delete verify forgot forgotten reset unsubscribe subscribe
+share deliver delivery ship shipping sell`)
+
+func setOf(words string) map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
 }
 
 // contactRune folds a typographic apostrophe into ' and sentence

@@ -16,11 +16,11 @@ func TestAskOf(t *testing.T) {
 		{"can i call you?", Ask{Type: "phone", Contact: true}},
 		{"what is your email", Ask{Type: "email", Contact: true}},
 		{"which email address do i write to you at", Ask{Type: "email", Contact: true}},
-		{"where are you?", Ask{Type: "place", Contact: true}},
-		{"what's your address", Ask{Type: "place", Contact: true}},
-		{"what time do you close on sundays?", Ask{Type: "time", Contact: true}},
-		{"are you open on bank holidays", Ask{Type: "time", Contact: true}},
-		{"what are your opening hours", Ask{Type: "time", Contact: true}},
+		{"where are you?", Ask{Type: "address", Contact: true}},
+		{"what's your address", Ask{Type: "address", Contact: true}},
+		{"what time do you close on sundays?", Ask{Type: "hours", Contact: true}},
+		{"are you open on bank holidays", Ask{Type: "hours", Contact: true}},
+		{"what are your opening hours", Ask{Type: "hours", Contact: true}},
 		{"how can i contact you", Ask{Contact: true}},
 		{"can I get in touch with you about a fee", Ask{Type: "cost", Contact: true}},
 		// not the service's own contact details
@@ -96,17 +96,33 @@ func TestDecideContact(t *testing.T) {
 			t.Fatalf("%s: refusal %q, want the refusal naming the closest topics", offTopic, msg)
 		}
 
-		// a contact question of a type no detector can rule on: the
+		// opening hours asked: grounded on the passage that holds them,
+		// refused as a gap where none does, however relevant the pool
+		hours := Ask{Type: "hours", Contact: true}
+		withHours := contactPool(true)
+		withHours[0].TypeHit, withHours[2].TypeHit = true, false
+		o = Decide(cfg, withHours, true, hours)
+		if o.Decision != Ground || !o.Checks["contact_hit"] || len(o.Notes) == 0 || o.Notes[0].ID != "hours" {
+			t.Fatalf("%s: hours asked, a passage holds them: %s %v %+v, want ground on it", offTopic, o.Decision, o.Checks, o.Notes)
+		}
+		noHours := contactPool(true)
+		noHours[2].TypeHit = false
+		noHours[0].Relevance = 0.9
+		if o = Decide(cfg, noHours, true, hours); o.Decision != Refuse || !o.Checks["contact_gap"] {
+			t.Fatalf("%s: hours asked, none held: %s %v, want refused as on-topic", offTopic, o.Decision, o.Checks)
+		}
+
+		// a contact question of no type ("how can i contact you"): the
 		// thresholds decide, but a bail-out is an on-topic refusal
-		hours := Ask{Type: "time", Contact: true}
-		o = Decide(cfg, contactPool(true), true, hours)
+		anyway := Ask{Contact: true}
+		o = Decide(cfg, contactPool(true), true, anyway)
 		if o.Decision != Refuse || !o.Checks["contact_gap"] || o.Checks["off_topic"] || o.Checks["contact_hit"] {
-			t.Fatalf("%s: hours below bail-out: %s %v, want refused as on-topic", offTopic, o.Decision, o.Checks)
+			t.Fatalf("%s: contact below bail-out: %s %v, want refused as on-topic", offTopic, o.Decision, o.Checks)
 		}
 		high := contactPool(true)
 		high[0].Relevance = 0.9
-		if o = Decide(cfg, high, true, hours); o.Decision != Ground || o.Checks["contact_gap"] {
-			t.Fatalf("%s: hours above good_enough: %s %v, want ground", offTopic, o.Decision, o.Checks)
+		if o = Decide(cfg, high, true, anyway); o.Decision != Ground || o.Checks["contact_gap"] {
+			t.Fatalf("%s: contact above good_enough: %s %v, want ground", offTopic, o.Decision, o.Checks)
 		}
 		// a phone question with relevance high but no phone number in the pool
 		high = contactPool(false)

@@ -91,8 +91,9 @@ type Outcome struct {
 	// rerank_active, empty, sufficient, good_enough, bail_out, between,
 	// caveat, on_topic (below bail-out, yet close in meaning: refused),
 	// off_topic; for a contact question (Ask.Contact) also contact,
-	// contact_hit (grounded on the passages holding the phone number or
-	// email asked for) and contact_gap (refused as on-topic).
+	// contact_hit (grounded on the passages holding the phone number,
+	// email, street address or opening hours asked for) and contact_gap
+	// (refused as on-topic).
 	Checks map[string]bool
 	// Floored counts the candidates dropped by the prefloor.
 	Floored int
@@ -125,11 +126,12 @@ func relevance(cfg Config, c Candidate, rerankActive bool) float64 {
 // order) and mints the notes of a grounded turn. It never modifies cands.
 //
 // ask is what the question asks for (AskOf). A question for the service's
-// own phone number or email address (Ask.Contact) is grounded on the
-// candidates that hold one (TypeHit), first and whatever their relevance,
-// and refused as a gap of the corpus when none does; any other contact
-// question is decided by the thresholds, but refused as on-topic (naming
-// the closest topics) where they would bail out. The zero Ask decides by
+// own phone number, email address, street address or opening hours
+// (Ask.Contact) is grounded on the candidates that hold one (TypeHit),
+// first and whatever their relevance, and refused as a gap of the corpus
+// when none does; a contact question of no type ("how can i contact you")
+// is decided by the thresholds, but refused as on-topic (naming the
+// closest topics) where they would bail out. The zero Ask decides by
 // the thresholds alone.
 func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	floor := cfg.PrefloorNoRerank
@@ -176,7 +178,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	caveat := between && cfg.Between == BetweenGround
 	onTopic := bailOut && !goodEnough && cfg.OnTopicSim > 0 && bestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
 	// contactGap: a contact question the corpus cannot answer (no passage
-	// holds the phone number or email asked for, or nothing clears
+	// holds the contact detail asked for, or nothing clears
 	// bail-out): refused as on-topic, never answered from general knowledge
 	contactGap := ask.Contact && (strict && !contactHit || bailOut && !goodEnough && !contactHit)
 	if (onTopic || contactGap) && len(survivors) == 0 {
@@ -348,7 +350,7 @@ func RefusalMessage(cfg Config, o Outcome) string {
 // LocalOutline is the local synthesis planner: the indexes into
 // o.Survivors of the notes whose answerability reaches
 // cfg.Planner.MinSupport, best first, at most cfg.Planner.MaxOutline. A
-// note that holds the phone number or email a contact question asks for
+// note that holds the contact detail a contact question asks for
 // (Checks["contact_hit"]) supports the answer by rule, as a passage
 // without one cannot (strictType).
 func LocalOutline(cfg Config, o Outcome) []int {

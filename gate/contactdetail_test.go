@@ -1,0 +1,101 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestHasStreetAddress(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Find us at 12 High Street, Bristol.":                      true,
+		"The studio is at 221B Baker Street.":                      true,
+		"1600 Pennsylvania Avenue NW, Washington":                  true,
+		"Our office: 4/21 George St, Sydney":                       true,
+		"We are at 45 Mill Lane.":                                  true,
+		"Visit 8 rue de Rivoli, Paris.":                            true,
+		"Hauptstraße 5, Berlin":                                    true,
+		"Kerkstraat 112 in the centre":                             true,
+		"Rua Augusta 24, Lisboa":                                   true,
+		"Calle Mayor, 5":                                           true,
+		"Via Roma 10, Torino":                                      true,
+		"Post: Music School, Bristol BS1 5TR":                      true,
+		"London SW1A 1AA":                                          true,
+		"Market Street, Bristol BS1 5TR":                           true,
+		"San Francisco, CA 94105":                                  true,
+		"Ottawa, ON K1A 0B1":                                       true,
+		"Sydney NSW 2000":                                          true,
+		"Damrak 1, 1012 LG Amsterdam":                              true,
+		"Avenida da Liberdade, 1250-096 Lisboa":                    true,
+		"Hauptplatz, 10115 Berlin":                                 true,
+		"A lesson costs £12 and a block of ten £100.":              false,
+		"Prices from $25 Road tax extra":                           false,
+		"The concert is on Saturday 14 June at 7:30pm.":            false,
+		"Term starts 3 September 2026.":                            false,
+		"Ring us on 01632 960 123 or +44 20 7946 0958.":            false,
+		"Call (555) 123-4567 ext. 12.":                             false,
+		"Upgrade to version 2.3.1 before 10 March.":                false,
+		"Python 3.12 and Go 1.22 are supported.":                   false,
+		"We open at 4PM on weekdays.":                              false,
+		"Order 12345 shipped on 2 May.":                            false,
+		"Grade 5 Theory is taken in Year 7.":                       false,
+		"Our shop is on the high street near the station.":         false,
+		"There were 12000 visitors last year, up from 9000 People": false,
+	} {
+		if got := hasStreetAddress(text); got != want {
+			t.Errorf("hasStreetAddress(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestHasOpeningHours(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Open Monday to Saturday, 9am to 5pm.":          true,
+		"Mon–Fri: 09:00–17:30":                          true,
+		"Saturdays 10am-4pm, Sundays closed":            true,
+		"We are open 9am-5pm weekdays.":                 true,
+		"Opening hours: 08:30-18:00":                    true,
+		"The shop closes at 5.30pm.":                    true,
+		"Reception opens at 8am.":                       true,
+		"We are closed on Sundays and bank holidays.":   true,
+		"Closed bank holidays.":                         true,
+		"Open daily.":                                   true,
+		"Sundays from 10am":                             true,
+		"Mon-Fri 9am-5pm":                               true,
+		"Saturday 09:00-17:30":                          true,
+		"Wednesday and Thursday 10:00-16:00":            true,
+		"Closed on Wednesdays.":                         true,
+		"Weekdays 9.00 to 17.30":                        true,
+		"The concert is on Saturday 14 June at 7:30pm.": false,
+		"Doors open at 7pm; the show runs two hours.":   false,
+		"Tickets cost £9-£12.":                          false,
+		"Prices: £5 to £10 per lesson.":                 false,
+		"Term runs 12-14 June 2026.":                    false,
+		"Ring us on 01632 960 123.":                     false,
+		"Requires version 10.15 to 10.20 of macOS.":     false,
+		"Lessons last 2 hours and start at 10am.":       false,
+		"The exam takes place on 3 March.":              false,
+		"Saturday 14 June: summer fair":                 false,
+		"Our shop is close to the station.":             false,
+		"Pay by phone any day of the week.":             false,
+		"Upgrade to 2.3.1 on Monday":                    false,
+		"Version 4.10-4.12 ships weekly":                false,
+	} {
+		if got := hasOpeningHours(text); got != want {
+			t.Errorf("hasOpeningHours(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// benchPassage is a passage of ordinary length with neither an address nor
+// opening hours: the detectors' slowest case, every pattern tried.
+const benchPassage = `Lessons run for 30, 45 or 60 minutes and cost from £18. Pupils may take graded exams from Grade 1
+to Grade 8; we enter candidates for the spring, summer and autumn sessions. If you must cancel a lesson, tell your
+teacher at least 24 hours before it starts, or the lesson is charged in full. Instruments can be hired for £10 a
+month, and the first month is free for new pupils under 12. Group theory classes meet in Room 4 every other week.`
+
+func BenchmarkNewPassageTerms(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		NewPassageTerms(strings.Fields, "Lessons and fees", benchPassage)
+	}
+}
