@@ -236,17 +236,24 @@ func (b *graphBuilder) linkBack(nb, key uint32, l int) {
 
 // pruneFull keeps what selectNeighbors keeps of node k's list a.
 func (b *graphBuilder) pruneFull(k uint32, a *adjacency, n int) {
-	v := b.vec(k)
-	cand := b.prune[:0]
-	for _, x := range a.keys {
-		cand = append(cand, scored{x, 1 - vek32.Dot(v, b.vec(x))})
-	}
-	slices.SortFunc(cand, cmpScored)
-	b.prune = cand
+	cand := b.byDistance(k, a.keys)
 	a.keys = a.keys[:0]
 	for _, c := range b.selectNeighbors(cand, n) {
 		a.keys = append(a.keys, c.key)
 	}
+}
+
+// byDistance is keys scored by their distance to node k, nearest first,
+// in the builder's scratch (valid until the next call).
+func (b *graphBuilder) byDistance(k uint32, keys []uint32) []scored {
+	v := b.vec(k)
+	cand := b.prune[:0]
+	for _, x := range keys {
+		cand = append(cand, scored{x, 1 - vek32.Dot(v, b.vec(x))})
+	}
+	slices.SortFunc(cand, cmpScored)
+	b.prune = cand
+	return cand
 }
 
 // goodAt reports whether the entry at i of a sorted list (vector v,
@@ -263,13 +270,7 @@ func (b *graphBuilder) goodAt(a *adjacency, i int, v []float32, d float32) bool 
 
 // classify sorts node k's list a by distance and marks its good entries.
 func (b *graphBuilder) classify(k uint32, a *adjacency) {
-	v := b.vec(k)
-	cand := b.prune[:0]
-	for _, x := range a.keys {
-		cand = append(cand, scored{x, 1 - vek32.Dot(v, b.vec(x))})
-	}
-	slices.SortFunc(cand, cmpScored)
-	b.prune = cand
+	cand := b.byDistance(k, a.keys)
 	a.dist = make([]float32, len(cand), cap(a.keys))
 	a.good = 0
 	for i, c := range cand {
