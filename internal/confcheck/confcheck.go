@@ -509,7 +509,7 @@ func joinPath(a, b string) string {
 // (similarity_threshold for similarity), or that end in _k (timeout for
 // read_timeout), when there are at most three. None when nothing fits.
 func suggest(k string, fields map[string]reflect.Type) []string {
-	norm := func(s string) string { return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(s)) }
+	nk := normName(k)
 	limit := 2
 	if len(k) >= 9 {
 		limit = 3
@@ -517,7 +517,7 @@ func suggest(k string, fields map[string]reflect.Type) []string {
 	var best []string // the closest names within the limit
 	bestD := limit + 1
 	for name := range fields {
-		if norm(name) == norm(k) {
+		if normName(name) == nk {
 			return []string{name}
 		}
 		d := distance(k, name)
@@ -550,6 +550,11 @@ func suggest(k string, fields map[string]reflect.Type) []string {
 	sort.Strings(out)
 	return out
 }
+
+// normName folds a key name's case and drops its _ and - (suggest).
+func normName(s string) string { return nameFolder.Replace(strings.ToLower(s)) }
+
+var nameFolder = strings.NewReplacer("_", "", "-", "")
 
 // orList joins names as "a", "a or b", "a, b or c".
 func orList(names []string) string {
