@@ -87,7 +87,8 @@ func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 		}
 		limit = n
 	}
-	q, _ := p.gapSource(p.cfg.Load().Gaps, f.tenant)
+	gcfg := p.cfg.Load().Gaps
+	q, _ := p.gapSource(gcfg, f.tenant)
 	// by_kind counts every kind within the other filters, so that a
 	// client can offer kinds with their counts from one request.
 	byKind := map[string]int{GapRefused: 0, GapFallback: 0, GapClaim: 0, GapOffTopic: 0}
@@ -111,7 +112,7 @@ func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 		Total   int            `json:"total"`
 		ByKind  map[string]int `json:"by_kind"`
 		Data    []*Gap         `json:"data"`
-	}{"list", p.cfg.Load().Gaps.Enabled, len(all), byKind, append([]*Gap{}, page...)})
+	}{"list", gcfg.Enabled, len(all), byKind, append([]*Gap{}, page...)})
 	ctx.SetContentType("application/json")
 	ctx.SetBody(body)
 	return nil
