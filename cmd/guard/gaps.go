@@ -231,8 +231,9 @@ func gapsFromTurns(ctx context.Context, base, key, tenant, kb, kind, status stri
 		return []gapEntry{}, byKind, nil
 	}
 	entries = []gapEntry{}
+	kinds := strings.Split(kind, ",")
 	for _, g := range groups {
-		if kind == "" || slices.Contains(strings.Split(kind, ","), g.Kind) {
+		if kind == "" || slices.Contains(kinds, g.Kind) {
 			entries = append(entries, *g)
 		}
 	}
