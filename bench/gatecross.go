@@ -121,8 +121,9 @@ func gateCrossCorpus(ctx context.Context, sets []GateSet, k int, names []string,
 			sc := GateCrossScore{Handled: g.OffHandled, Grounded: g.Causes["off-topic: grounded"]}
 			sc.RefusedOnTopic = g.OffTopic - sc.Handled - sc.Grounded
 			sc.HandledRate = ratio(sc.Handled, g.OffTopic)
-			for _, c := range cases {
-				if o, _ := sys.decide(c); o.Coverage.Max >= sys.cfg.BailOutBelow {
+			// Every case is off-topic: score kept each one's coverage max.
+			for _, m := range g.UnanswerableMax {
+				if m >= sys.cfg.BailOutBelow {
 					sc.AboveBailOut++
 				}
 			}
