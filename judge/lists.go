@@ -264,8 +264,9 @@ func (r *listReader) next(t string) (it listItem, ok bool) {
 		// a heading or another lead ends the list
 		if t[0] != '#' && !strings.HasSuffix(t, ":") && (listMarker(t) > 0 || r.prevEnd || listEnd(t)) {
 			r.prevEnd = listEnd(t)
+			it = listItem{text: r.lead + " " + t, leadCues: cues(r.lead), lead: true}
 			it.excluded, it.except, it.inner = excludedStems(t)
-			return listItem{text: r.lead + " " + t, excluded: it.excluded, except: it.except, inner: it.inner, leadCues: cues(r.lead), lead: true}, true
+			return it, true
 		}
 		r.lead = ""
 	}
@@ -281,8 +282,9 @@ func (r *listReader) next(t string) (it listItem, ok bool) {
 		return it, false
 	}
 	if (listMarker(rest) > 0 || strings.Contains(rest, ";")) && negatingLead(t[:colon]) {
+		it = listItem{text: t, leadCues: cues(t[:colon+1])}
 		it.excluded, it.except, it.inner = excludedStems(rest)
-		return listItem{text: t, excluded: it.excluded, except: it.except, inner: it.inner, leadCues: cues(t[:colon+1])}, true
+		return it, true
 	}
 	return it, false
 }

@@ -108,12 +108,14 @@ var freeTimeWords = func() map[string]bool {
 
 // freePriceVerbs after "free to" keep "free" a price word ("free to
 // join", "free to use").
-var freePriceVerbs = stemWords("join enter use attend download access play visit install watch stream read borrow park ride try register subscribe apply call ship return cancel change exchange hire rent keep take order send collect upgrade")
+var freePriceVerbs = wordSet("join enter use attend download access play visit install watch stream read borrow park ride try register subscribe apply call ship return cancel change exchange hire rent keep take order send collect upgrade")
 
 // freeParties after "free to" are people it costs nothing for.
-var freeParties = stemWords("staff everyone everybody anyone anybody children people public all you them us guests")
+var freeParties = wordSet("staff everyone everybody anyone anybody children people public all you them us guests")
 
-func stemWords(words string) map[string]bool {
+// wordSet is the set of the space-separated words, as written (stemSet
+// stems them).
+func wordSet(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
 		m[w] = true

@@ -698,7 +698,7 @@ func qualifier(clause string, cs map[string]bool) string {
 			continue
 		}
 		j := i + 1
-		for j < len(ts) && !ts[j].isNum && isStop(ts[j].w) && !ts[j].brk {
+		for j < len(ts) && !ts[j].isNum && lexicon[ts[j].w].stop && !ts[j].brk {
 			j++
 		}
 		if j == len(ts) || ts[j].brk || ts[j].isNum || cs[canonStem(ts[j].w)] {
@@ -715,12 +715,6 @@ func qualifier(clause string, cs map[string]bool) string {
 		return strings.Join(ws, " ")
 	}
 	return ""
-}
-
-// isStop reports whether w is a stopword.
-func isStop(w string) bool {
-	_, ok := stopwords[w]
-	return ok
 }
 
 // agedPoints are the ages a claim names alone ("Climbers aged 17 may ..."),
@@ -758,6 +752,18 @@ func readScope(claim, window string) (f scopeFinding, bad, restated bool) {
 	return newClaimForms(claim).readScope(window)
 }
 
+// contentStems is the set of the claim's content stems (neither a
+// negation nor a number).
+func (c *claimForms) contentStems() map[string]bool {
+	cs := map[string]bool{}
+	for _, t := range c.terms {
+		if !t.neg && !t.isNum {
+			cs[t.stem] = true
+		}
+	}
+	return cs
+}
+
 // readScope is readScope(c.text, window).
 func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated bool) {
 	w := scopeWindows.get(window)
@@ -765,12 +771,7 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 	if len(clauses) == 0 {
 		return scopeFinding{}, false, false
 	}
-	cs := map[string]bool{}
-	for _, t := range c.terms {
-		if !t.neg && !t.isNum {
-			cs[t.stem] = true
-		}
-	}
+	cs := c.contentStems()
 	if c.quote == "" {
 		c.quote = quoteForm(c.text)
 	}
@@ -1121,13 +1122,7 @@ func (c *claimForms) quotesList(w *scopeWindow) bool {
 		return c.quotesToListEnd(w)
 	}
 	if q != "" && c.scopeInfo().univ != "" {
-		cs := map[string]bool{}
-		for _, t := range c.terms {
-			if !t.neg && !t.isNum {
-				cs[t.stem] = true
-			}
-		}
-		return contrastClauseOutside(w, q, cs) < 0
+		return contrastClauseOutside(w, q, c.contentStems()) < 0
 	}
 	return true
 }
