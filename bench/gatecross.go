@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/answer-guard/guard/gate"
 )
@@ -107,15 +108,7 @@ func foreignQuestions(sets []GateSet, target string, k int) []GateQuestion {
 func gateCrossCorpus(ctx context.Context, sets []GateSet, k int, names []string, systems func(corpus string) []gateSystem) (GateCross, error) {
 	x := GateCross{Sample: k, Seed: gateCrossSeed, Systems: names}
 	sorted := slices.Clone(sets)
-	slices.SortFunc(sorted, func(a, b GateSet) int {
-		if a.Name < b.Name {
-			return -1
-		}
-		if a.Name > b.Name {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(sorted, func(a, b GateSet) int { return strings.Compare(a.Name, b.Name) })
 	pooled := GateCrossRow{Corpus: "pooled", Scores: make([]GateCrossScore, len(names))}
 	for _, s := range sorted {
 		cases, err := prepareGateSet(ctx, GateSet{Name: s.Name, Docs: s.Docs, Questions: foreignQuestions(sorted, s.Name, k)})
@@ -128,8 +121,9 @@ func gateCrossCorpus(ctx context.Context, sets []GateSet, k int, names []string,
 			sc := GateCrossScore{Handled: g.OffHandled, Grounded: g.Causes["off-topic: grounded"]}
 			sc.RefusedOnTopic = g.OffTopic - sc.Handled - sc.Grounded
 			sc.HandledRate = ratio(sc.Handled, g.OffTopic)
-			for _, c := range cases {
-				if o, _ := sys.decide(c); o.Coverage.Max >= sys.cfg.BailOutBelow {
+			// Every case is off-topic: score kept each one's coverage max.
+			for _, m := range g.UnanswerableMax {
+				if m >= sys.cfg.BailOutBelow {
 					sc.AboveBailOut++
 				}
 			}

@@ -101,8 +101,8 @@ func greedy(ep scored, neighbors func(uint32) []uint32, dist func(uint32) float3
 	for changed := true; changed; {
 		changed = false
 		for _, nb := range neighbors(ep.key) {
-			if d := dist(nb); d < ep.dist || d == ep.dist && nb < ep.key {
-				ep, changed = scored{nb, d}, true
+			if x := (scored{nb, dist(nb)}); nearer(x, ep) {
+				ep, changed = x, true
 			}
 		}
 	}

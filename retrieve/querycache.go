@@ -78,11 +78,17 @@ func (q *questionCache) cache() *ristretto.Cache[string, qslot] {
 	return q.c
 }
 
+// held reports whether s's slot still holds the vector s was written
+// with (not freed since, nor reused). q.mu must be held.
+func (q *questionCache) held(s qslot) bool {
+	return s.gen != 0 && int(s.slot) < len(q.gen) && q.gen[s.slot] == s.gen
+}
+
 // load copies the vector at s out; nil when the slot was freed since.
 func (q *questionCache) load(s qslot) []float32 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if s.gen == 0 || int(s.slot) >= len(q.gen) || q.gen[s.slot] != s.gen {
+	if !q.held(s) {
 		return nil
 	}
 	return slices.Clone(q.vecs[int(s.slot)*q.dims : int(s.slot+1)*q.dims])
@@ -123,7 +129,7 @@ func (q *questionCache) store(v []float32) (s qslot, ok bool) {
 func (q *questionCache) release(s qslot) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if s.gen == 0 || int(s.slot) >= len(q.gen) || q.gen[s.slot] != s.gen {
+	if !q.held(s) {
 		return
 	}
 	q.gen[s.slot] = 0
