@@ -270,8 +270,14 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	if err != nil {
 		return fmt.Errorf("snapshot %s is built, but its calibration failed: %w", *out, err)
 	}
+	// Say whether the gate applies it: a new operator read the map as the
+	// gate's own (operator trial 7), while by default it is only kept.
+	applied := ""
+	if !cfg.Gate.CorpusCalibration {
+		applied = " (kept in the snapshot, not applied: gate.corpus_calibration is false)"
+	}
 	for _, c := range cals {
-		fmt.Fprintf(cliOut, "calibration %s/%s: %s\n", c.Tenant, c.KB, calibrationLine(c))
+		fmt.Fprintf(cliOut, "calibration %s/%s: %s%s\n", c.Tenant, c.KB, calibrationLine(c), applied)
 	}
 	return bad.finish("snapshot " + *out + " written without them")
 }
@@ -477,7 +483,7 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	dir := fs.String("index", "", "snapshot dir (default: the embedded demo corpus, built into a temp dir)")
 	tenant := fs.String("tenant", index.DefaultTenant, "tenant")
 	kb := fs.String("kb", index.DefaultKB, "knowledge base")
-	k := fs.Int("k", 0, "keep the top k (default: retrieve.top_k)")
+	k := fs.Int("k", 0, "keep the top k (default: retrieve.top_k); retrieve.reserves can add more (verse: 2, library: 2 by default, so --k 1 lists 2 on a corpus that never sets kind)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	queries := fs.String("queries", "", `queries JSONL, one {"id","text"} per line ("_id" as in BEIR also accepted): write a TREC run`)
 	run := fs.String("run", "", "TREC run output file (with --queries)")
