@@ -8,15 +8,20 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
 // A CSV corpus file is a spreadsheet's export: its first row names the
 // columns, with the names of the JSON Lines fields (id, text, title, kind,
 // address, url, tenant, kb, deleted; case and surrounding spaces ignored,
-// BEIR's _id for id), and every other row is one document. id and text are
-// required columns; any other column is kept in the document's meta under
-// its header. An empty cell is a field not given (a title, tenant or kb
+// BEIR's _id for id), and every other row is one document. A FAQ sheet's
+// question and answer columns are read as title and text where the sheet has
+// no title or text column. text (or answer) is a required column; without an
+// id column a row's id is the file's name and its row number in the sheet
+// ("faq-2" for the first row under the header), so inserting rows renumbers
+// the ones below. Any other column is kept in the document's meta under its
+// header. An empty cell is a field not given (a title, tenant or kb
 // then takes its default). The separator is a tab for .tsv; for .csv the
 // one of comma, semicolon (spreadsheets in locales with a decimal comma)
 // and tab that the header row uses most. Quoted cells may hold separators,
@@ -59,7 +64,8 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 	if err != nil {
 		return report(1, err)
 	}
-	for {
+	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	for sheetRow := 2; ; sheetRow++ {
 		row, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -83,6 +89,9 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 			continue
 		}
 		d, err := csvDoc(cols, row)
+		if err == nil && d.ID == "" && !hasIDColumn(cols) {
+			d.ID = fmt.Sprintf("%s-%d", stem, sheetRow)
+		}
 		if err == nil {
 			d, err = normalizeDoc(inPartition(d, part))
 		}
@@ -119,7 +128,8 @@ func csvComma(br *bufio.Reader, path string) rune {
 }
 
 // csvHeader reads the header row: each column's name, lower-cased and
-// trimmed. It is an error when the id or text column is missing, when a
+// trimmed, with question and answer renamed title and text where no column
+// has those names. It is an error when the text column is missing, when a
 // name repeats or is empty, or for a list column (meta, sources).
 func csvHeader(header []string) ([]string, error) {
 	cols := make([]string, len(header))
@@ -140,18 +150,28 @@ func csvHeader(header []string) ([]string, error) {
 		seen[h] = true
 		cols[i] = h
 	}
-	var missing []string
-	if !seen["id"] && !seen["_id"] {
-		missing = append(missing, "id")
+	named := append([]string(nil), cols...)
+	for alias, field := range map[string]string{"question": "title", "answer": "text"} {
+		if !seen[field] {
+			for i, c := range cols {
+				if c == alias {
+					cols[i] = field
+				}
+			}
+		}
 	}
-	if !seen["text"] {
-		missing = append(missing, "text")
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("the first row names the columns, and it has no %s column (it has %s): a CSV corpus needs a header row with id and text (title, kind, address, url, tenant, kb optional)",
-			strings.Join(missing, " or "), strings.Join(cols, ", "))
+	if !slices.Contains(cols, "text") {
+		return nil, fmt.Errorf("the first row names the columns, and it has no text column (it has %s): a CSV corpus needs a header row with text, or a FAQ's question and answer (id, title, kind, address, url, tenant, kb optional)",
+			strings.Join(named, ", "))
 	}
 	return cols, nil
+}
+
+// hasIDColumn reports a header with an id or _id column: its rows must give
+// their id (a blank cell is an error), where a sheet without one names its
+// rows by number.
+func hasIDColumn(cols []string) bool {
+	return slices.Contains(cols, "id") || slices.Contains(cols, "_id")
 }
 
 // csvDoc makes a row into a Doc by its columns' names.

@@ -84,8 +84,8 @@ func TestReadDocsCSV(t *testing.T) {
 	}
 }
 
-// TestReadDocsCSVHeader: a CSV without a header row naming id and text
-// (a FAQ exported as question,answer, or no header at all) is one bad line
+// TestReadDocsCSVHeader: a CSV without a header row naming a text (or
+// answer) column (one named q,a, or no header at all) is one bad line
 // for the file, saying which column is missing and which it has; the next
 // file is read. A list column, a repeated or an empty name are refused the
 // same way.
@@ -93,8 +93,8 @@ func TestReadDocsCSVHeader(t *testing.T) {
 	dir := t.TempDir()
 	good := writeFile(t, dir, "good.tsv", "id\ttext\tkb\ng1\tDelivery is free over 30 pounds.\tshop\n")
 	for _, tc := range []struct{ name, content, want string }{
-		{"qa.csv", "question,answer\nhow much?,7.50\n", "has no id or text column (it has question, answer)"},
-		{"noheader.csv", "c1,Beans are 7.50.\nc2,We roast on Mondays.\n", "has no id or text column (it has c1, beans are 7.50.)"},
+		{"qa.csv", "q,a\nhow much?,7.50\n", "has no text column (it has q, a)"},
+		{"noheader.csv", "c1,Beans are 7.50.\nc2,We roast on Mondays.\n", "has no text column (it has c1, beans are 7.50.)"},
 		{"notext.csv", "id,body\nc1,Beans\n", "has no text column"},
 		{"twice.csv", "id,text,Text\nc1,a,b\n", `column "text" twice`},
 		{"unnamed.csv", "id,text,\nc1,a,b\n", "column 3 has no name"},
@@ -112,6 +112,46 @@ func TestReadDocsCSVHeader(t *testing.T) {
 		if len(docs) != 1 || docs[0].ID != "g1" || docs[0].KB != "shop" {
 			t.Errorf("%s: docs = %v, want the .tsv file's one document in KB shop", tc.name, docs)
 		}
+	}
+}
+
+// TestReadDocsCSVQuestionAnswer: a FAQ sheet's question and answer columns
+// are title and text, and a sheet without an id column names its rows by
+// file and sheet row (a quoted cell over two lines and a blank row still
+// count one row each); a sheet with an id column must fill it.
+func TestReadDocsCSVQuestionAnswer(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "cakes.csv", "Question,Answer,Category\n"+
+		"How far ahead should I order?,\"Six weeks for a wedding cake,\nthree for a birthday.\",orders\n"+
+		",,\n"+
+		"Do you deliver?,Yes: free within 10 miles.,delivery\n")
+	docs, bad, err := ReadDocs([]string{p}, false)
+	if err != nil || len(bad) != 0 {
+		t.Fatalf("ReadDocs: %v, bad %v", err, bad)
+	}
+	want := []struct{ id, title, text string }{
+		{"cakes-2", "How far ahead should I order?", "Six weeks for a wedding cake,\nthree for a birthday."},
+		{"cakes-4", "Do you deliver?", "Yes: free within 10 miles."},
+	}
+	if len(docs) != len(want) {
+		t.Fatalf("docs = %+v, want %d", docs, len(want))
+	}
+	for i, w := range want {
+		d := docs[i]
+		if d.ID != w.id || d.Title != w.title || d.Text != w.text || d.Meta["category"] == nil {
+			t.Errorf("doc %d = %q %q %q meta %v, want %q %q %q with its category", i, d.ID, d.Title, d.Text, d.Meta, w.id, w.title, w.text)
+		}
+	}
+	// A title column wins over question, which is then kept in meta.
+	p = writeFile(t, dir, "titled.csv", "id,title,question,answer\nt1,Orders,How far ahead?,Six weeks.\n")
+	docs, bad, err = ReadDocs([]string{p}, false)
+	if err != nil || len(bad) != 0 || len(docs) != 1 || docs[0].Title != "Orders" || docs[0].Text != "Six weeks." || docs[0].Meta["question"] != "How far ahead?" {
+		t.Errorf("titled sheet: docs %+v bad %v err %v", docs, bad, err)
+	}
+	// An id column must be filled.
+	p = writeFile(t, dir, "holes.csv", "id,text\n,Six weeks.\n")
+	if _, bad, _ = ReadDocs([]string{p}, false); len(bad) != 1 || bad[0].Line != 2 {
+		t.Errorf("a blank id cell: bad = %v, want one bad line 2", bad)
 	}
 }
 
