@@ -171,7 +171,6 @@ type gateCase struct {
 	// gate counts every survivor (as the proxy does).
 	primaryAbsent bool
 	related       map[string]bool
-	absentAsk     bool
 }
 
 // prepareGateSet indexes the set's corpus and retrieves every question
@@ -226,13 +225,8 @@ func prepareGateSetWith(ctx context.Context, s GateSet, embedder string) ([]gate
 			return nil, fmt.Errorf("%s: %s: %w", s.Name, q.ID, err)
 		}
 		c := gateCase{set: s.Name, q: q, pq: gatefeed.Question(q.Question, res), rerank: res.RerankActive,
-			primaryAbsent: absent, related: map[string]bool{}, absentAsk: protoAbsent(s.Docs, q.Question, protoCos())}
+			primaryAbsent: absent, related: map[string]bool{}}
 		c.cands = gatefeed.Candidates(res.Candidates)
-		if c.absentAsk {
-			for i := range c.cands {
-				c.cands[i].AskAbsent = 1
-			}
-		}
 		for _, r := range res.Candidates {
 			c.docIDs = append(c.docIDs, r.DocID)
 		}
@@ -473,7 +467,7 @@ const gateLambda = 1.0
 // says whether candidate i of c is a positive, and use whether c enters
 // the fit at all. With semantic false the semantic features are 0 (the
 // lexical-only weights).
-func fitGateModel(cases []gateCase, semantic bool, label func(c gateCase, i int) bool, use func(c gateCase) bool, omit ...int) (gate.Features, error) {
+func fitGateModel(cases []gateCase, semantic bool, label func(c gateCase, i int) bool, use func(c gateCase) bool) (gate.Features, error) {
 	var rows [][]float64
 	var ys []float64
 	var sets []string
@@ -492,9 +486,6 @@ func fitGateModel(cases []gateCase, semantic bool, label func(c gateCase, i int)
 			}
 			f := cand.Features
 			for _, k := range unfittedFeatures {
-				f[k] = 0
-			}
-			for _, k := range omit {
 				f[k] = 0
 			}
 			rows = append(rows, f[:])
@@ -589,7 +580,7 @@ var monotoneFeatures = []int{gate.FRerank, gate.FCoverage, gate.FRare, gate.FBig
 	gate.FSim, gate.FSoft, gate.FSoftMin, gate.FFocus, gate.FFocusWorst, gate.FSent}
 
 // harmfulFeatures may only lower a model's probability.
-var harmfulFeatures = []int{gate.FTypeMiss, gate.FFocusMiss, gate.FAskAbsent}
+var harmfulFeatures = []int{gate.FTypeMiss, gate.FFocusMiss}
 
 // fitGateModels fits the answerability and the relevance model, each with
 // semantic and lexical-only weights, then each one's question-level scale.
@@ -604,7 +595,7 @@ func fitGateModels(cases []gateCase) (gateModels, error) {
 		if err != nil {
 			return m, err
 		}
-		r, err := fitGateModel(cases, sem, gateCase.about, labelled, gate.FAskAbsent)
+		r, err := fitGateModel(cases, sem, gateCase.about, labelled)
 		if err != nil {
 			return m, err
 		}

@@ -46,16 +46,15 @@ const (
 	FFocusMiss  // IDF-weighted share of the question's words with no match at cosine >= 0.5
 	FFocusWorst // the lower best cosine of the question's two highest-IDF words
 	FSent       // the best sentence's IDF-weighted soft coverage (title included)
-	FAskAbsent  // prototype (Run 15): the question's asked thing is absent from the corpus (Candidate.AskAbsent)
 	NumFeatures
 )
 
 // FeatureNames name the features in reports and in answermodel.json.
 var FeatureNames = [NumFeatures]string{"bias", "rerank", "coverage", "rare", "bigram", "type_hit", "type_miss", "top", "margin", "address", "lanes",
-	"sim", "sim_rel", "sim_margin", "soft", "soft_min", "focus", "focus_miss", "focus_worst", "sent", "ask_absent"}
+	"sim", "sim_rel", "sim_margin", "soft", "soft_min", "focus", "focus_miss", "focus_worst", "sent"}
 
 // semanticFeatures are the features only the semantic mode has.
-var semanticFeatures = []int{FSim, FSimRel, FSimMargin, FSoft, FSoftMin, FFocus, FFocusMiss, FFocusWorst, FSent, FAskAbsent}
+var semanticFeatures = []int{FSim, FSimRel, FSimMargin, FSoft, FSoftMin, FFocus, FFocusMiss, FFocusWorst, FSent}
 
 // Features are one pair's feature values.
 type Features [NumFeatures]float64
@@ -403,7 +402,6 @@ func (m AnswerModel) Assess(q Question, cands []Candidate) {
 			f[FFocusMiss] = cands[i].FocusMiss
 			f[FFocusWorst] = cands[i].FocusWorst
 			f[FSent] = cands[i].SentSoft
-			f[FAskAbsent] = cands[i].AskAbsent
 		}
 		cands[i].Features = f
 		cands[i].TypeHit = matches[i].typeHit

@@ -37,9 +37,6 @@ type Candidate struct {
 	// (see FFocus..FSent), meaningful only when Semantic is set.
 	Focus, FocusMiss, FocusWorst, SentSoft float64
 	Semantic                               bool
-	// AskAbsent is 1 when the thing the question asks about is absent
-	// from the corpus (prototype, Run 15; set by the bench suite only).
-	AskAbsent float64
 	// Coherence is the queried partition's topical coherence (the mean
 	// cosine between two of its passages' encoder vectors relative to the
 	// encoder's background, measured at index build), meaningful when
