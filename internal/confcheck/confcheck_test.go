@@ -240,3 +240,35 @@ func TestAttachOneLinePerMistake(t *testing.T) {
 		}
 	}
 }
+
+type uniqueCfg struct {
+	KBs   []string            `yaml:"kbs" confcheck:"unique"`
+	Words map[string][]string `yaml:"words" confcheck:"unique"`
+	Pairs [][2]float64        `yaml:"pairs"`
+	Any   []string            `yaml:"any"`
+}
+
+// TestDecodeUnique: an item listed twice in a list tagged unique (or in
+// one list of a map of them) is a problem at the repeat's line; other
+// lists may repeat values.
+func TestDecodeUnique(t *testing.T) {
+	text := `kbs: [a, b, a, a]
+words:
+  x: [one, two]
+  y:
+    - one
+    - one
+pairs: [[0.5, 0.5]]
+any: [a, a]
+`
+	var c uniqueCfg
+	_, probs := Decode("u.yaml", []byte(text), &c)
+	want := []string{
+		`u.yaml:1: kbs[2]: "a" is listed twice (first at line 1); list each once`,
+		`u.yaml:1: kbs[3]: "a" is listed twice (first at line 1); list each once`,
+		`u.yaml:6: words.y[1]: "one" is listed twice (first at line 5); list each once`,
+	}
+	if got := probs.Lines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
