@@ -19,14 +19,23 @@ import (
 )
 
 func init() {
-	register("gaps", "the gap queue of a running proxy: list it (refused, fallback, gap and off_topic questions), or resolve|dismiss|reopen ID", runGaps)
+	register("gaps", "the gap queue of a running proxy: list it (refused, fallback, gap and off_topic questions), or resolve|dismiss|reopen ID", runGaps, gapsSubs...)
+}
+
+// gapsSubs are guard gaps's subcommands; without one, guard gaps lists.
+var gapsSubs = []subcommand{
+	{"resolve", func(_ context.Context, args []string) error { return runGapAction("resolve", args) }},
+	{"dismiss", func(_ context.Context, args []string) error { return runGapAction("dismiss", args) }},
+	{"reopen", func(_ context.Context, args []string) error { return runGapAction("reopen", args) }},
 }
 
 // runGaps prints GET /v1/guard/gaps of a running proxy, most frequent first;
 // `guard gaps resolve ID` and `guard gaps dismiss ID` close an entry.
 func runGaps(args []string) error {
-	if len(args) > 0 && (args[0] == "resolve" || args[0] == "dismiss" || args[0] == "reopen") {
-		return runGapAction(args[0], args[1:])
+	if len(args) > 0 {
+		if sub := findSub(gapsSubs, args[0]); sub != nil {
+			return sub.run(context.Background(), args[1:])
+		}
 	}
 	fs := flag.NewFlagSet("gaps", flag.ContinueOnError)
 	synopsis(fs, "guard gaps [--addr URL] [--status S] [--kind K] [--tenant T] [--kb K] [--limit N] [--json]", "guard gaps resolve|dismiss|reopen ID [--addr URL] [--note why]",
@@ -44,10 +53,10 @@ func runGaps(args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		if a := fs.Arg(0); a == "resolve" || a == "dismiss" || a == "reopen" {
+		if sub := findSub(gapsSubs, fs.Arg(0)); sub != nil {
 			// guard gaps --addr URL resolve ID: the flags came first
 			flagArgs := args[:len(args)-fs.NArg()]
-			return runGapAction(a, append(append([]string{}, fs.Args()[1:]...), flagArgs...))
+			return sub.run(context.Background(), append(append([]string{}, fs.Args()[1:]...), flagArgs...))
 		}
 		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
