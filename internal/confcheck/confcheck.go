@@ -543,7 +543,8 @@ func joinPath(a, b string) string {
 // spelt alike but for case, _ and - (maxBodyBytes, max-body-bytes); else
 // the closest by edit distance when close enough to be a typo (at most
 // 2, or 3 for names of 9 bytes or more); else the names that k begins
-// (sha for sha256, reask for reask_limit) or that begin k at a word
+// (sha for sha256, reask for reask_limit), or that begin a one-word k
+// (address for addr), or that begin k at a word
 // (similarity_threshold for similarity), or that end in _k (timeout for
 // read_timeout), when there are at most three. None when nothing fits.
 func suggest(k string, fields map[string]reflect.Type) []string {
@@ -577,6 +578,7 @@ func suggest(k string, fields map[string]reflect.Type) []string {
 	if len(k) >= 3 {
 		for name := range fields {
 			if strings.HasPrefix(name, k) || len(name) >= 3 && strings.HasPrefix(k, name) && (len(name) == 3 || k[len(name)] == '_') ||
+				len(name) >= 4 && strings.HasPrefix(k, name) && !strings.Contains(k, "_") || // address for addr
 				strings.HasSuffix(name, "_"+k) {
 				out = append(out, name)
 			}

@@ -160,7 +160,7 @@ func TestReportedOnce(t *testing.T) {
 func TestSuggest(t *testing.T) {
 	fields := map[string]reflect.Type{}
 	for _, f := range []string{"sha256", "tenant", "kbs", "max_body_bytes", "max_header_bytes", "read_timeout", "idle_timeout",
-		"base_url", "reask_limit", "max_entries", "similarity", "dir", "redis_url", "redis_ttl", "redis_flush", "enabled", "mode", "m"} {
+		"base_url", "reask_limit", "max_entries", "similarity", "dir", "redis_url", "redis_ttl", "redis_flush", "enabled", "mode", "m", "addr"} {
 		fields[f] = nil
 	}
 	for _, tt := range []struct{ k, want string }{
@@ -170,6 +170,7 @@ func TestSuggest(t *testing.T) {
 		{"reask", "reask_limit"}, {"max_entry", "max_entries"}, {"similarity_threshold", "similarity"},
 		{"directory", "dir"}, {"redis", "redis_flush redis_ttl redis_url"}, {"enable", "enabled"},
 		{"type", ""}, {"retries", ""}, {"x", ""}, {"ma", ""}, {"tenatn", "tenant"}, {"mdoe", "mode"},
+		{"address", "addr"}, {"modes_x", ""},
 	} {
 		if got := strings.Join(suggest(tt.k, fields), " "); got != tt.want {
 			t.Errorf("suggest(%q) = %q, want %q", tt.k, got, tt.want)
