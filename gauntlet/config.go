@@ -18,7 +18,7 @@ type Config struct {
 	// of ASCII letters, digits and _-.:/#@) that contains a match holds a
 	// leaked id, deleted from the match's start to the token's end. Only
 	// tokens holding a non-letter are tested.
-	IDPatterns []string `yaml:"id_patterns"`
+	IDPatterns []string `yaml:"id_patterns" confcheck:"unique"`
 	// MaxMarkerLen bounds the hold-back: the longest marker or token the
 	// gauntlet will wait for, in bytes. Range [16,1024], default 64.
 	MaxMarkerLen int `yaml:"max_marker_len"`

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // Faults are injection rates in [0,1]. Sentence-level faults are drawn per
@@ -215,7 +216,7 @@ func parseNotes(system string) []note {
 		if err != nil {
 			continue
 		}
-		out = append(out, note{n: n, text: dropHeadings(strings.TrimSpace(m[2]))})
+		out = append(out, note{n: n, text: dropLead(dropHeadings(strings.TrimSpace(m[2])))})
 	}
 	return out
 }
@@ -245,6 +246,67 @@ func dropHeadings(s string) string {
 		}
 		s = rest
 	}
+}
+
+// qaLabel is a FAQ row's label before its question or its answer ("Q:",
+// "Answer:").
+var qaLabel = regexp.MustCompile(`^(?i:q|a|question|answer)\s*:\s+`)
+
+// headingWords are words that make a short opening sentence a claim, not
+// an unnumbered heading ("We are closed on Mondays.", not "Opening hours.").
+var headingWords = map[string]bool{"is": true, "are": true, "was": true, "were": true, "be": true, "can": true, "cannot": true,
+	"will": true, "must": true, "may": true, "should": true, "do": true, "does": true, "has": true, "have": true, "not": true,
+	"we": true, "you": true, "it": true, "they": true, "our": true, "your": true, "this": true, "there": true}
+
+// dropLead removes what opens a note but is no claim a model would quote:
+// an unnumbered heading (a Markdown page's "Opening hours", which the
+// prompt ends with a full stop) and a FAQ row's question ("What is the
+// deposit?"), with their Q:/A: labels. A note that is nothing else is kept
+// whole.
+func dropLead(s string) string {
+	for {
+		t := qaLabel.ReplaceAllString(s, "")
+		if t == "" {
+			return s
+		}
+		end := leadEnd(t)
+		if end < 0 {
+			return t
+		}
+		lead, rest := t[:end+1], strings.TrimSpace(t[end+1:])
+		if rest == "" || !(lead[end] == '?' || isHeadingLead(lead)) {
+			return t
+		}
+		s = rest
+	}
+}
+
+// leadEnd is the index of the punctuation that ends s's first sentence
+// (a full stop, question or exclamation mark before a space or the end,
+// not a decimal point), -1 when none does.
+func leadEnd(s string) int {
+	for i := 0; i < len(s); i++ {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && (i+1 == len(s) || s[i+1] == ' ') {
+			return i
+		}
+	}
+	return -1
+}
+
+// isHeadingLead reports whether the sentence lead reads as a heading: at
+// most six words, capitalised, without a digit, a comma or a word that
+// makes a claim (headingWords).
+func isHeadingLead(lead string) bool {
+	words := strings.Fields(strings.TrimRight(lead, "."))
+	if len(words) == 0 || len(words) > 6 || strings.ContainsAny(lead, "0123456789,;:") || !unicode.IsUpper([]rune(lead)[0]) {
+		return false
+	}
+	for _, w := range words {
+		if headingWords[strings.ToLower(strings.Trim(w, "\"'()"))] {
+			return false
+		}
+	}
+	return true
 }
 
 // answer is one generated answer: the content pieces to stream, split

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -140,7 +141,7 @@ const maxGapText = 500
 type Gap struct {
 	// ID names the entry: a hash of its tenant, KB, kind and text as first
 	// seen, so every replica and every restart gives it the same one.
-	ID     string `json:"id"`
+	ID     string `json:"id,omitempty"` // "" only in a list from the turn log (turnLogGaps)
 	Tenant string `json:"tenant"`
 	KB     string `json:"kb"`
 	Kind   string `json:"kind"` // refused | fallback | gap | off_topic
@@ -505,6 +506,54 @@ func (q *gapQueue) observe(cfg GapsConfig, t *turnrec.Turn) {
 			q.add(cfg, t.Tenant, t.KB, GapClaim, c.Text, t.Query, cov)
 		}
 	}
+}
+
+// turnLogGaps groups the refusals and fallbacks of logged turns (es) by
+// tenant, KB, kind and question as observe files them in the queue (a
+// refusal as outside the corpus is kind off_topic), most frequent first:
+// what GET /v1/guard/gaps?source=turnlog lists when the queue is off. A
+// group has no id (there is no entry to resolve) and is open; a question
+// the log did not keep is its hash ("#1f2e...") or "(question not kept)".
+func turnLogGaps(es []turnEntry) []*Gap {
+	groups := map[[4]string]*Gap{}
+	var out []*Gap
+	for i := range es {
+		e := &es[i]
+		kind := GapFallback
+		switch {
+		case e.decision == gate.Refuse && e.offTopic:
+			kind = GapOffTopic
+		case e.decision == gate.Refuse:
+			kind = GapRefused
+		case e.decision != gate.Fallback:
+			continue
+		}
+		text := e.question()
+		switch {
+		case text == "" && e.qhash != 0:
+			text = "#" + strconv.FormatUint(e.qhash, 16)
+		case text == "":
+			text = "(question not kept)"
+		}
+		at := time.Unix(0, e.at).UTC()
+		k := [4]string{e.tenant, e.kb, kind, text}
+		g := groups[k]
+		if g == nil {
+			g = &Gap{Tenant: e.tenant, KB: e.kb, Kind: kind, Text: text, Status: GapOpen, FirstSeen: at, LastSeen: at}
+			groups[k] = g
+			out = append(out, g)
+		}
+		g.Count++
+		g.CoverageMax = max(g.CoverageMax, e.cov.Max)
+		if at.Before(g.FirstSeen) {
+			g.FirstSeen = at
+		}
+		if at.After(g.LastSeen) {
+			g.LastSeen = at
+		}
+	}
+	sortGaps(out)
+	return out
 }
 
 // startGaps opens the gap queue of cfg.State.Dir and, with a state file,

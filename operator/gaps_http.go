@@ -42,11 +42,13 @@ func (p *Plane) gapScope(ctx *fasthttp.RequestCtx, tenant, kb string) (gapFilter
 	return f, nil
 }
 
-// serveGaps serves GET /v1/guard/gaps?tenant=&kb=&kind=&status=&limit=:
+// serveGaps serves GET /v1/guard/gaps?tenant=&kb=&kind=&status=&limit=&source=:
 // open entries by default (status=all for every one), most frequent
 // first; kind may join several with commas (kind=refused,gap). total
 // counts the entries that match, by_kind every kind's entries within
-// the other filters; enabled is gaps.enabled.
+// the other filters; enabled is gaps.enabled. source=turnlog lists the
+// turn log's refusals and fallbacks grouped as the queue files them
+// (turnLogGaps), for a server whose queue is off.
 func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 	if !ctx.IsGet() && !ctx.IsHead() {
 		return methodNotAllowed("GET, HEAD")
@@ -88,12 +90,26 @@ func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 		limit = n
 	}
 	gcfg := p.cfg.Load().Gaps
-	q, _ := p.gapSource(gcfg, f.tenant)
+	var listed []*Gap
+	source := string(args.Peek("source"))
+	switch source {
+	case "", "queue":
+		q, _ := p.gapSource(gcfg, f.tenant)
+		listed = q.list(f)
+	case "turnlog":
+		// The turn log has no status: every group is open.
+		if f.status == "" || f.status == GapOpen {
+			tl, _ := p.turnSource(p.started.TurnLog, f.tenant, f.kbs)
+			listed = turnLogGaps(tl.snapshot(turnFilter{tenant: f.tenant, kbs: f.kbs}))
+		}
+	default:
+		return badParam("source", "source must be queue or turnlog")
+	}
 	// by_kind counts every kind within the other filters, so that a
 	// client can offer kinds with their counts from one request.
 	byKind := map[string]int{GapRefused: 0, GapFallback: 0, GapClaim: 0, GapOffTopic: 0}
 	var all []*Gap
-	for _, g := range q.list(f) {
+	for _, g := range listed {
 		byKind[g.Kind]++
 		if kinds == nil || slices.Contains(kinds, g.Kind) {
 			all = append(all, g)
@@ -107,12 +123,14 @@ func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 		Object string `json:"object"`
 		// Enabled is gaps.enabled: false, the queue gathers nothing (what
 		// it lists is from before), and the console and guard gaps list
-		// the turn log's refusals and fallbacks instead.
-		Enabled bool           `json:"enabled"`
-		Total   int            `json:"total"`
-		ByKind  map[string]int `json:"by_kind"`
-		Data    []*Gap         `json:"data"`
-	}{"list", gcfg.Enabled, len(all), byKind, append([]*Gap{}, page...)})
+		// the turn log's refusals and fallbacks instead (source=turnlog).
+		Enabled bool `json:"enabled"`
+		// Source is the source asked for, when one was.
+		Source string         `json:"source,omitempty"`
+		Total  int            `json:"total"`
+		ByKind map[string]int `json:"by_kind"`
+		Data   []*Gap         `json:"data"`
+	}{"list", gcfg.Enabled, source, len(all), byKind, append([]*Gap{}, page...)})
 	ctx.SetContentType("application/json")
 	ctx.SetBody(body)
 	return nil

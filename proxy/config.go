@@ -59,9 +59,9 @@ type UpstreamConfig struct {
 
 // ModelsConfig restricts or renames models.
 type ModelsConfig struct {
-	Allow    []string          `yaml:"allow"`    // allowed model names; empty with no aliases = pass any model through
-	Aliases  map[string]string `yaml:"aliases"`  // client model name -> upstream model name
-	Fallback string            `yaml:"fallback"` // model used on bail-out; empty = the request's model
+	Allow    []string          `yaml:"allow" confcheck:"unique"` // allowed model names; empty with no aliases = pass any model through
+	Aliases  map[string]string `yaml:"aliases"`                  // client model name -> upstream model name
+	Fallback string            `yaml:"fallback"`                 // model used on bail-out; empty = the request's model
 }
 
 // AuthConfig maps API keys to tenants.
@@ -82,10 +82,10 @@ type AdminKeyConfig struct {
 
 // KeyConfig is one API key, stored as the hex SHA-256 of the key.
 type KeyConfig struct {
-	Name   string   `yaml:"name"`   // label used in logs (never the key)
-	SHA256 string   `yaml:"sha256"` // hex SHA-256 of the bearer key: printf %s KEY | sha256sum
-	Tenant string   `yaml:"tenant"` // tenant this key acts as
-	KBs    []string `yaml:"kbs"`    // knowledge bases the key may read; the first is the default
+	Name   string   `yaml:"name"`                   // label used in logs (never the key)
+	SHA256 string   `yaml:"sha256"`                 // hex SHA-256 of the bearer key: printf %s KEY | sha256sum
+	Tenant string   `yaml:"tenant"`                 // tenant this key acts as
+	KBs    []string `yaml:"kbs" confcheck:"unique"` // knowledge bases the key may read; the first is the default
 }
 
 // PipelineConfig switches the guard stages.

@@ -20,7 +20,7 @@ type Config struct {
 	// KindBoost is an ordering nudge for candidates of a kind the question asks for.
 	KindBoost float64 `yaml:"kind_boost"`
 	// KindWords maps a kind to question words that ask for it.
-	KindWords map[string][]string `yaml:"kind_words"`
+	KindWords map[string][]string `yaml:"kind_words" confcheck:"unique"`
 	// DenseK is the number of dense-lane hits per query text.
 	DenseK int `yaml:"dense_k"`
 	// DenseOverfetch multiplies DenseK for the graph search before the exact re-score.
@@ -31,7 +31,7 @@ type Config struct {
 	// regardless of their dense score.
 	LexicalKeep int `yaml:"lexical_keep"`
 	// AddressPatterns are regular expressions that find addresses in questions.
-	AddressPatterns []string `yaml:"address_patterns"`
+	AddressPatterns []string `yaml:"address_patterns" confcheck:"unique"`
 	// AddressScore is the calibrated score floor of an exact address hit.
 	AddressScore float64 `yaml:"address_score"`
 	// LaneTimeout bounds each lane (and each remote call) per query.

@@ -16,25 +16,21 @@ import (
 )
 
 func init() {
-	register("bench", "load, quality and chaos benches; record answers for the pairwise judge (bench load|quality|chaos|answers)", runBench)
+	register("bench", "load, quality and chaos benches; record answers for the pairwise judge (bench load|quality|chaos|answers)", runBench, benchSubs...)
 }
+
+// benchSubs are guard bench's benches, the table runBench dispatches from.
+var benchSubs = []subcommand{{"load", benchLoad}, {"quality", benchQuality}, {"chaos", benchChaos}, {"answers", benchAnswers /* pairwise.go */}}
 
 func runBench(args []string) error {
 	const benchUsage = "usage: guard bench load|quality|chaos|answers [flags] (guard bench NAME --help for each)"
 	if len(args) == 0 {
-		return usageText(args, benchUsage, "guard bench: want a bench: load, quality, chaos or answers")
+		return usageText(args, benchUsage, "guard bench: want a bench: "+subNames(benchSubs))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	switch args[0] {
-	case "load":
-		return benchLoad(ctx, args[1:])
-	case "quality":
-		return benchQuality(ctx, args[1:])
-	case "chaos":
-		return benchChaos(ctx, args[1:])
-	case "answers":
-		return benchAnswers(ctx, args[1:]) // pairwise.go
+	if sub := findSub(benchSubs, args[0]); sub != nil {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return sub.run(ctx, args[1:])
 	}
 	return usageText(args, benchUsage, fmt.Sprintf("guard bench: unknown bench %q", args[0]))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -77,8 +78,11 @@ func (f guardFile) validate() error {
 }
 
 func init() {
-	register("config", "check a configuration file and list every problem (config check --config F)", runConfig)
+	register("config", "check a configuration file and list every problem (config check --config F)", runConfig, configSubs...)
 }
+
+// configSubs are guard config's subcommands.
+var configSubs = []subcommand{{"check", func(_ context.Context, args []string) error { return runConfigCheck(args) }}}
 
 const configUsage = `usage: guard config check --config F   (or guard config check F)
 
@@ -92,17 +96,24 @@ whose tenant and KB the snapshot has no partition for is printed as a
 warning (exit status 0).`
 
 func runConfig(args []string) error {
-	if len(args) == 0 || args[0] != "check" {
-		msg := "guard config: want check"
-		if len(args) > 0 {
-			msg = fmt.Sprintf("guard config: unknown subcommand %q (want check)", args[0])
+	if len(args) > 0 {
+		if sub := findSub(configSubs, args[0]); sub != nil {
+			return sub.run(context.Background(), args[1:])
 		}
-		return usageText(args, configUsage, msg)
 	}
+	msg := "guard config: want " + subNames(configSubs)
+	if len(args) > 0 {
+		msg = fmt.Sprintf("guard config: unknown subcommand %q (want %s)", args[0], subNames(configSubs))
+	}
+	return usageText(args, configUsage, msg)
+}
+
+// runConfigCheck is guard config check.
+func runConfigCheck(args []string) error {
 	fs := flag.NewFlagSet("config check", flag.ContinueOnError)
 	path := fs.String("config", "", "config file to check (required)")
 	fs.Usage = func() { fmt.Fprintln(fs.Output(), configUsage); fs.PrintDefaults() }
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	switch {

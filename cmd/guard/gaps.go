@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,14 +18,23 @@ import (
 )
 
 func init() {
-	register("gaps", "the gap queue of a running proxy: list it (refused, fallback, gap and off_topic questions), or resolve|dismiss|reopen ID", runGaps)
+	register("gaps", "the gap queue of a running proxy: list it (refused, fallback, gap and off_topic questions), or resolve|dismiss|reopen ID", runGaps, gapsSubs...)
+}
+
+// gapsSubs are guard gaps's subcommands; without one, guard gaps lists.
+var gapsSubs = []subcommand{
+	{"resolve", func(_ context.Context, args []string) error { return runGapAction("resolve", args) }},
+	{"dismiss", func(_ context.Context, args []string) error { return runGapAction("dismiss", args) }},
+	{"reopen", func(_ context.Context, args []string) error { return runGapAction("reopen", args) }},
 }
 
 // runGaps prints GET /v1/guard/gaps of a running proxy, most frequent first;
 // `guard gaps resolve ID` and `guard gaps dismiss ID` close an entry.
 func runGaps(args []string) error {
-	if len(args) > 0 && (args[0] == "resolve" || args[0] == "dismiss" || args[0] == "reopen") {
-		return runGapAction(args[0], args[1:])
+	if len(args) > 0 {
+		if sub := findSub(gapsSubs, args[0]); sub != nil {
+			return sub.run(context.Background(), args[1:])
+		}
 	}
 	fs := flag.NewFlagSet("gaps", flag.ContinueOnError)
 	synopsis(fs, "guard gaps [--addr URL] [--status S] [--kind K] [--tenant T] [--kb K] [--limit N] [--json]", "guard gaps resolve|dismiss|reopen ID [--addr URL] [--note why]",
@@ -44,10 +52,10 @@ func runGaps(args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		if a := fs.Arg(0); a == "resolve" || a == "dismiss" || a == "reopen" {
+		if sub := findSub(gapsSubs, fs.Arg(0)); sub != nil {
 			// guard gaps --addr URL resolve ID: the flags came first
 			flagArgs := args[:len(args)-fs.NArg()]
-			return runGapAction(a, append(append([]string{}, fs.Args()[1:]...), flagArgs...))
+			return sub.run(context.Background(), append(append([]string{}, fs.Args()[1:]...), flagArgs...))
 		}
 		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
@@ -64,24 +72,9 @@ func runGaps(args []string) error {
 	q.Set("limit", strconv.Itoa(*limit))
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "GET", base+"/v1/guard/gaps?"+q.Encode(), nil)
+	body, err := getGaps(ctx, fs, base, q, *keyEnv)
 	if err != nil {
-		return usageErrorf(fs, "--addr: %v", err)
-	}
-	if k := os.Getenv(*keyEnv); k != "" {
-		req.Header.Set("Authorization", "Bearer "+k)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("get gaps: %w%s", err, dialHint(err))
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("read gaps: %w", err)
-	}
-	if resp.StatusCode != 200 {
-		return fmt.Errorf("get gaps: %s: %s%s", resp.Status, errorText(body), keyHint(resp.StatusCode, *keyEnv))
+		return err
 	}
 	var list struct {
 		Enabled *bool      `json:"enabled"` // absent from servers before it was added
@@ -93,16 +86,16 @@ func runGaps(args []string) error {
 	}
 	if list.Enabled != nil && !*list.Enabled {
 		// gaps.enabled: false: the queue gathers nothing; the turn
-		// log's refusals and fallbacks stand in, as in the console.
+		// log's refusals and fallbacks stand in, grouped by the server
+		// as the queue files them, as in the console.
 		fmt.Fprintln(cliErr, "guard gaps: the gap queue is off on this server (gaps.enabled: false): refusals and fallbacks from its turn log "+
-			"(GET /v1/guard/turns), grouped by question, without ids to resolve; uncited claims (kind gap) are not there")
-		entries, byKind, err := gapsFromTurns(ctx, base, os.Getenv(*keyEnv), *tenant, *kb, *kind, *status)
-		if err != nil {
-			return fmt.Errorf("get turns: %w%s", err, keyHint(http.StatusUnauthorized, *keyEnv))
+			"(GET /v1/guard/gaps?source=turnlog), grouped by question, without ids to resolve; uncited claims (kind gap) are not there")
+		q.Set("source", "turnlog")
+		if body, err = getGaps(ctx, fs, base, q, *keyEnv); err != nil {
+			return err
 		}
-		list.Total, list.Data = len(entries), entries[:min(len(entries), *limit)]
-		if *asJSON {
-			body, _ = json.Marshal(map[string]any{"object": "list", "enabled": false, "source": "turnlog", "total": list.Total, "by_kind": byKind, "data": list.Data})
+		if err := json.Unmarshal(body, &list); err != nil {
+			return fmt.Errorf("decode gaps: %w", err)
 		}
 	}
 	if *asJSON {
@@ -143,107 +136,30 @@ type gapEntry struct {
 	LastSeen    time.Time `json:"last_seen"`
 }
 
-// gapsFromTurns groups the refusals and fallbacks of GET /v1/guard/turns
-// by (tenant, KB, kind, question) in the gap queue's kinds (a refusal as
-// outside the corpus, off_topic in the turn list, is kind off_topic), most
-// frequent first, within the tenant, kb and kind filters (kind may join
-// several with commas). The turn log has no status: every group is open,
-// so status resolved or dismissed lists none. byKind counts every kind.
-func gapsFromTurns(ctx context.Context, base, key, tenant, kb, kind, status string) (entries []gapEntry, byKind map[string]int, err error) {
-	q := url.Values{"limit": {"100000"}}
-	for k, v := range map[string]string{"tenant": tenant, "kb": kb} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", base+"/v1/guard/turns?"+q.Encode(), nil)
+// getGaps returns the body of GET /v1/guard/gaps?q from the proxy at
+// base, sending $keyEnv (when set) as the bearer key. A bad --addr is a
+// usage error of fs; a 401 says where the key came from.
+func getGaps(ctx context.Context, fs *flag.FlagSet, base string, q url.Values, keyEnv string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", base+"/v1/guard/gaps?"+q.Encode(), nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, usageErrorf(fs, "--addr: %v", err)
 	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
+	if k := os.Getenv(keyEnv); k != "" {
+		req.Header.Set("Authorization", "Bearer "+k)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("get gaps: %w%s", err, dialHint(err))
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("read gaps: %w", err)
 	}
 	if resp.StatusCode != 200 {
-		return nil, nil, fmt.Errorf("%s: %s", resp.Status, errorText(body))
+		return nil, fmt.Errorf("get gaps: %s: %s%s", resp.Status, errorText(body), keyHint(resp.StatusCode, keyEnv))
 	}
-	var turns struct {
-		Turns []struct {
-			Time         time.Time `json:"time"`
-			Tenant       string    `json:"tenant"`
-			KB           string    `json:"kb"`
-			Question     string    `json:"question"`
-			QuestionHash string    `json:"question_hash"`
-			Decision     string    `json:"decision"`
-			OffTopic     bool      `json:"off_topic"`
-			Coverage     struct {
-				Max float64 `json:"max"`
-			} `json:"coverage"`
-		} `json:"turns"`
-	}
-	if err := json.Unmarshal(body, &turns); err != nil {
-		return nil, nil, fmt.Errorf("decode turns: %w", err)
-	}
-	byKind = map[string]int{"refused": 0, "fallback": 0, "gap": 0, "off_topic": 0}
-	groups := map[string]*gapEntry{}
-	for _, t := range turns.Turns {
-		k := t.Decision
-		switch {
-		case t.Decision == "refuse" && t.OffTopic:
-			k = "off_topic"
-		case t.Decision == "refuse":
-			k = "refused"
-		case t.Decision != "fallback":
-			continue
-		}
-		text := t.Question
-		switch {
-		case text == "" && t.QuestionHash != "":
-			text = "#" + t.QuestionHash
-		case text == "":
-			text = "(question not kept)"
-		}
-		id := t.Tenant + "\x00" + t.KB + "\x00" + k + "\x00" + text
-		g := groups[id]
-		if g == nil {
-			byKind[k]++
-			g = &gapEntry{Tenant: t.Tenant, KB: t.KB, Kind: k, Text: text, Status: "open", FirstSeen: t.Time, LastSeen: t.Time}
-			groups[id] = g
-		}
-		g.Count++
-		g.CoverageMax = max(g.CoverageMax, t.Coverage.Max)
-		if t.Time.Before(g.FirstSeen) {
-			g.FirstSeen = t.Time
-		}
-		if t.Time.After(g.LastSeen) {
-			g.LastSeen = t.Time
-		}
-	}
-	if status != "" && status != "open" && status != "all" {
-		return []gapEntry{}, byKind, nil
-	}
-	entries = []gapEntry{}
-	kinds := strings.Split(kind, ",")
-	for _, g := range groups {
-		if kind == "" || slices.Contains(kinds, g.Kind) {
-			entries = append(entries, *g)
-		}
-	}
-	slices.SortFunc(entries, func(a, b gapEntry) int {
-		if a.Count != b.Count {
-			return b.Count - a.Count
-		}
-		return b.LastSeen.Compare(a.LastSeen)
-	})
-	return entries, byKind, nil
+	return body, nil
 }
 
 // proxyBase is the proxy's root URL from --addr (http://host:port, with or

@@ -2,18 +2,106 @@ package main
 
 import (
 	"bytes"
+	"flag"
+	"io"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // helpWalk is every command line a new operator can ask help of: each
-// registered command and its subcommands.
-var helpWalk = [][]string{
-	{"serve"}, {"check"}, {"judge"}, {"mockllm"},
-	{"config"}, {"config", "check"},
-	{"gaps"}, {"gaps", "resolve"}, {"gaps", "dismiss"}, {"gaps", "reopen"},
-	{"index"}, {"index", "build"}, {"index", "add"}, {"index", "query"}, {"index", "calibrate"}, {"index", "audit"},
-	{"bench"}, {"bench", "load"}, {"bench", "quality"}, {"bench", "chaos"}, {"bench", "answers"},
+// registered command and each subcommand in its table, the one its run
+// dispatches from, so a new one cannot be left out.
+func helpWalk() [][]string {
+	var walk [][]string
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
+		walk = append(walk, []string{name})
+		for _, s := range commands[name].subs {
+			walk = append(walk, []string{name, s.name})
+		}
+	}
+	return walk
+}
+
+// ownFlags are the commands with subcommands that also take flags of
+// their own without one (guard gaps lists the queue).
+var ownFlags = map[string]bool{"gaps": true}
+
+// helpLeaves are the command lines of helpWalk that parse flags: every
+// subcommand, every command without subcommands, and those of ownFlags.
+func helpLeaves() [][]string {
+	var out [][]string
+	for _, c := range helpWalk() {
+		if len(c) > 1 || commands[c[0]].subs == nil || ownFlags[c[0]] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestHelpWalkFindsEverySubcommand: the walk holds the subcommands an
+// operator reads of in guard's usage, index chunks among them.
+func TestHelpWalkFindsEverySubcommand(t *testing.T) {
+	walked := map[string]bool{}
+	for _, c := range helpWalk() {
+		walked[strings.Join(c, " ")] = true
+	}
+	for _, c := range []string{"index chunks", "index audit", "index build", "gaps resolve", "gaps reopen", "config check", "bench answers"} {
+		if !walked[c] {
+			t.Errorf("guard %s is not in the help walk", c)
+		}
+	}
+}
+
+// TestHelpAnywhere: help, --help or -h anywhere among a command's
+// arguments prints that command's usage on stdout and exits 0 (guard gaps
+// resolve help is not a gap id); after "--" it is an argument; an
+// unknown flag anywhere exits 2.
+func TestHelpAnywhere(t *testing.T) {
+	for _, c := range helpLeaves() {
+		name := strings.Join(c, " ")
+		line := func(rest ...string) []string { return append(slices.Clone(c), rest...) }
+		var want bytes.Buffer
+		if code := run(line("--help"), &want, io.Discard); code != 0 {
+			t.Fatalf("guard %s --help: exit %d", name, code)
+		}
+		for _, args := range [][]string{line("help"), line("x", "help"), line("x", "-h"), line("x", "--help"), line("--bogus", "help")} {
+			var out, errb bytes.Buffer
+			if code := run(args, &out, &errb); code != 0 || out.String() != want.String() || errb.Len() != 0 {
+				t.Errorf("guard %s: exit %d, stdout %.60q, stderr %.100q; want 0 and the usage of --help", strings.Join(args, " "), code, out.String(), errb.String())
+			}
+		}
+		for _, args := range [][]string{line("--bogus"), line("x", "--bogus")} {
+			var out, errb bytes.Buffer
+			if code := run(args, &out, &errb); code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), "usage") {
+				t.Errorf("guard %s: exit %d, stdout %.60q, stderr %.100q; want 2 and the usage on stderr", strings.Join(args, " "), code, out.String(), errb.String())
+			}
+		}
+	}
+}
+
+// TestWantsHelp: a flag's value and what follows "--" are not help.
+func TestWantsHelp(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.String("note", "", "")
+	fs.Bool("json", false, "")
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"id", "--note", "help"}, false},
+		{[]string{"id", "--note=help"}, false},
+		{[]string{"--json", "help"}, true},
+		{[]string{"id", "--", "help"}, false},
+		{[]string{"id", "-h"}, true},
+		{[]string{"--unknown", "help"}, true},
+		{[]string{"id"}, false},
+	} {
+		if got := wantsHelp(fs, tt.args); got != tt.want {
+			t.Errorf("wantsHelp(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
 }
 
 // TestHelpWalk walks guard's help as a new operator would: guard --help
@@ -22,21 +110,12 @@ var helpWalk = [][]string{
 // flag exits 2 with the problem and the usage on stderr; so does guard
 // --version with anything after it but --help.
 func TestHelpWalk(t *testing.T) {
-	walked := map[string]bool{}
-	for _, c := range helpWalk {
-		walked[c[0]] = true
-	}
-	for name := range commands {
-		if !walked[name] {
-			t.Errorf("command %s is not in helpWalk: add it and its subcommands", name)
-		}
-	}
 	do := func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		code := run(args, &out, &errb)
 		return code, out.String(), errb.String()
 	}
-	for _, c := range helpWalk {
+	for _, c := range helpWalk() {
 		name := strings.Join(c, " ")
 		code, usage, stderr := do(append(append([]string{}, c...), "--help")...)
 		if code != 0 || !strings.HasPrefix(usage, "usage:") || stderr != "" {

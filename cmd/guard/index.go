@@ -26,7 +26,17 @@ import (
 )
 
 func init() {
-	register("index", "build, extend (add, delete), query, calibrate, list (chunks) and audit index snapshots (index build|add|query|calibrate|chunks|audit)", runIndex)
+	register("index", "build, extend (add, delete), query, calibrate, list (chunks) and audit index snapshots (index build|add|query|calibrate|chunks|audit)", runIndex, indexSubs...)
+}
+
+// indexSubs are guard index's subcommands, the table runIndex dispatches from.
+var indexSubs = []subcommand{
+	{"build", func(ctx context.Context, args []string) error { return runIndexBuild(ctx, args, false) }},
+	{"add", func(ctx context.Context, args []string) error { return runIndexBuild(ctx, args, true) }},
+	{"query", runIndexQuery},
+	{"calibrate", runIndexCalibrate},
+	{"chunks", func(_ context.Context, args []string) error { return runIndexChunks(args) }},
+	{"audit", func(_ context.Context, args []string) error { return runIndexAudit(args) }},
 }
 
 // indexSections are the config sections the index command reads.
@@ -61,23 +71,12 @@ const indexUsage = `usage:
 
 func runIndex(args []string) error {
 	if len(args) == 0 {
-		return usageText(args, indexUsage, "guard index: want build, add, query, calibrate, chunks or audit")
+		return usageText(args, indexUsage, "guard index: want "+subNames(indexSubs))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	switch args[0] {
-	case "build":
-		return runIndexBuild(ctx, args[1:], false)
-	case "add":
-		return runIndexBuild(ctx, args[1:], true)
-	case "query":
-		return runIndexQuery(ctx, args[1:])
-	case "calibrate":
-		return runIndexCalibrate(ctx, args[1:])
-	case "chunks":
-		return runIndexChunks(args[1:])
-	case "audit":
-		return runIndexAudit(args[1:])
+	if sub := findSub(indexSubs, args[0]); sub != nil {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		return sub.run(ctx, args[1:])
 	}
 	return usageText(args, indexUsage, fmt.Sprintf("guard index: unknown subcommand %q", args[0]))
 }

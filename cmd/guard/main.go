@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,12 +22,46 @@ import (
 type command struct {
 	summary string
 	run     func(args []string) error
+	// subs are its subcommands (guard index build), the table its run
+	// dispatches from; nil for a command without.
+	subs []subcommand
+}
+
+// subcommand is one subcommand of a command (build of guard index): run
+// gets the arguments after its name and the command's context.
+type subcommand struct {
+	name string
+	run  func(ctx context.Context, args []string) error
 }
 
 var commands = map[string]command{}
 
-func register(name, summary string, run func(args []string) error) {
-	commands[name] = command{summary: summary, run: run}
+// register adds a command, with the table of its subcommands if it has
+// any (the one its run dispatches from through findSub).
+func register(name, summary string, run func(args []string) error, subs ...subcommand) {
+	commands[name] = command{summary: summary, run: run, subs: subs}
+}
+
+// findSub returns the subcommand of subs named name, nil when none is.
+func findSub(subs []subcommand, name string) *subcommand {
+	for i := range subs {
+		if subs[i].name == name {
+			return &subs[i]
+		}
+	}
+	return nil
+}
+
+// subNames lists the names of subs as "a, b or c".
+func subNames(subs []subcommand) string {
+	names := make([]string, len(subs))
+	for i, s := range subs {
+		names[i] = s.name
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 func usage(w io.Writer) {
@@ -142,10 +177,17 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // parseFlags parses args with fs, the one way every command reads its
-// flags: --help prints the usage on stdout and ends with status 0; an
-// unknown flag or a bad value prints the problem and the usage on stderr
-// and ends with status 2.
+// flags: help, --help, -help or -h anywhere in args (before a "--", and
+// not as a flag's value) prints the usage on stdout and ends with status
+// 0; an unknown flag or a bad value prints the problem and the usage on
+// stderr and ends with status 2.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	if wantsHelp(fs, args) {
+		fs.SetOutput(cliOut)
+		fs.Usage()
+		fs.SetOutput(cliErr)
+		return exitCode(0)
+	}
 	var buf bytes.Buffer
 	fs.SetOutput(&buf)
 	err := fs.Parse(args)
@@ -159,6 +201,31 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	cliErr.Write(buf.Bytes())
 	return exitCode(2)
+}
+
+// wantsHelp reports whether args ask for help anywhere: an argument that
+// isHelp, before a "--" and other than the value of one of fs's flags
+// (guard gaps resolve ID --note help notes "help").
+func wantsHelp(fs *flag.FlagSet, args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return false
+		case isHelp(a):
+			return true
+		case len(a) < 2 || a[0] != '-' || strings.Contains(a, "="):
+			continue
+		}
+		f := fs.Lookup(strings.TrimLeft(a, "-"))
+		if f == nil {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+			i++ // its value
+		}
+	}
+	return false
 }
 
 // synopsis makes fs's usage start with the command line it takes (its

@@ -8,6 +8,10 @@
 // A key or list item with a problem is left out of the decode, so the rest
 // of the file still decodes and validates and its problems are reported in
 // the same run.
+//
+// A field tagged `confcheck:"unique"` is a list of single values (or a map
+// of such lists) whose items must differ: an item listed twice (kbs: [a, a])
+// is a problem at its line.
 package confcheck
 
 import (
@@ -273,7 +277,8 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) bool {
 			return false
 		}
 		fields := map[string]reflect.Type{}
-		collectFields(t, fields)
+		unique := map[string]bool{}
+		collectFields(t, fields, unique)
 		kept := n.Content[:0]
 		seen := map[string]int{}
 		var misnamed []string // keys suggested for unknown ones
@@ -309,6 +314,9 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) bool {
 			}
 			w.file.lines[p] = k.Line
 			if w.walk(v, ft, p) {
+				if unique[k.Value] {
+					w.distinct(v, p)
+				}
 				kept = append(kept, k, v)
 			} else {
 				w.file.moot[p] = true
@@ -473,7 +481,10 @@ func decodeProblems(name string, err error) Problems {
 	return out
 }
 
-func collectFields(t reflect.Type, out map[string]reflect.Type) {
+// collectFields records the YAML keys of struct t (inlined structs'
+// included) with their types in out, and in unique those tagged
+// confcheck:"unique".
+func collectFields(t reflect.Type, out map[string]reflect.Type, unique map[string]bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
@@ -481,7 +492,7 @@ func collectFields(t reflect.Type, out map[string]reflect.Type) {
 			continue
 		}
 		if strings.Contains(opts, "inline") {
-			collectFields(f.Type, out)
+			collectFields(f.Type, out, unique)
 			continue
 		}
 		if !f.IsExported() {
@@ -491,6 +502,33 @@ func collectFields(t reflect.Type, out map[string]reflect.Type) {
 			name = strings.ToLower(f.Name)
 		}
 		out[name] = f.Type
+		unique[name] = f.Tag.Get("confcheck") == "unique"
+	}
+}
+
+// distinct reports each item of the list n (or of each list in the map n)
+// at path that repeats an earlier one, at the repeat's line.
+func (w *walker) distinct(n *yaml.Node, path string) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			w.distinct(n.Content[i+1], joinPath(path, n.Content[i].Value))
+		}
+	case yaml.SequenceNode:
+		first := map[string]int{}
+		for i, c := range n.Content {
+			if c.Kind != yaml.ScalarNode {
+				continue
+			}
+			if at, dup := first[c.Value]; dup {
+				w.add(c, fmt.Sprintf("%s[%d]", path, i), "%s is listed twice (first at line %d); list each once", strconv.Quote(c.Value), at)
+				continue
+			}
+			first[c.Value] = c.Line
+		}
 	}
 }
 
@@ -505,7 +543,8 @@ func joinPath(a, b string) string {
 // spelt alike but for case, _ and - (maxBodyBytes, max-body-bytes); else
 // the closest by edit distance when close enough to be a typo (at most
 // 2, or 3 for names of 9 bytes or more); else the names that k begins
-// (sha for sha256, reask for reask_limit) or that begin k at a word
+// (sha for sha256, reask for reask_limit), or that begin a one-word k
+// (address for addr), or that begin k at a word
 // (similarity_threshold for similarity), or that end in _k (timeout for
 // read_timeout), when there are at most three. None when nothing fits.
 func suggest(k string, fields map[string]reflect.Type) []string {
@@ -539,6 +578,7 @@ func suggest(k string, fields map[string]reflect.Type) []string {
 	if len(k) >= 3 {
 		for name := range fields {
 			if strings.HasPrefix(name, k) || len(name) >= 3 && strings.HasPrefix(k, name) && (len(name) == 3 || k[len(name)] == '_') ||
+				len(name) >= 4 && strings.HasPrefix(k, name) && !strings.Contains(k, "_") || // address for addr
 				strings.HasSuffix(name, "_"+k) {
 				out = append(out, name)
 			}

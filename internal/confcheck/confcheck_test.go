@@ -160,7 +160,7 @@ func TestReportedOnce(t *testing.T) {
 func TestSuggest(t *testing.T) {
 	fields := map[string]reflect.Type{}
 	for _, f := range []string{"sha256", "tenant", "kbs", "max_body_bytes", "max_header_bytes", "read_timeout", "idle_timeout",
-		"base_url", "reask_limit", "max_entries", "similarity", "dir", "redis_url", "redis_ttl", "redis_flush", "enabled", "mode", "m"} {
+		"base_url", "reask_limit", "max_entries", "similarity", "dir", "redis_url", "redis_ttl", "redis_flush", "enabled", "mode", "m", "addr"} {
 		fields[f] = nil
 	}
 	for _, tt := range []struct{ k, want string }{
@@ -170,6 +170,7 @@ func TestSuggest(t *testing.T) {
 		{"reask", "reask_limit"}, {"max_entry", "max_entries"}, {"similarity_threshold", "similarity"},
 		{"directory", "dir"}, {"redis", "redis_flush redis_ttl redis_url"}, {"enable", "enabled"},
 		{"type", ""}, {"retries", ""}, {"x", ""}, {"ma", ""}, {"tenatn", "tenant"}, {"mdoe", "mode"},
+		{"address", "addr"}, {"modes_x", ""},
 	} {
 		if got := strings.Join(suggest(tt.k, fields), " "); got != tt.want {
 			t.Errorf("suggest(%q) = %q, want %q", tt.k, got, tt.want)
@@ -238,5 +239,37 @@ func TestAttachOneLinePerMistake(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 			t.Errorf("%s: got\n%s\nwant\n%s", tt.name, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 		}
+	}
+}
+
+type uniqueCfg struct {
+	KBs   []string            `yaml:"kbs" confcheck:"unique"`
+	Words map[string][]string `yaml:"words" confcheck:"unique"`
+	Pairs [][2]float64        `yaml:"pairs"`
+	Any   []string            `yaml:"any"`
+}
+
+// TestDecodeUnique: an item listed twice in a list tagged unique (or in
+// one list of a map of them) is a problem at the repeat's line; other
+// lists may repeat values.
+func TestDecodeUnique(t *testing.T) {
+	text := `kbs: [a, b, a, a]
+words:
+  x: [one, two]
+  y:
+    - one
+    - one
+pairs: [[0.5, 0.5]]
+any: [a, a]
+`
+	var c uniqueCfg
+	_, probs := Decode("u.yaml", []byte(text), &c)
+	want := []string{
+		`u.yaml:1: kbs[2]: "a" is listed twice (first at line 1); list each once`,
+		`u.yaml:1: kbs[3]: "a" is listed twice (first at line 1); list each once`,
+		`u.yaml:6: words.y[1]: "one" is listed twice (first at line 5); list each once`,
+	}
+	if got := probs.Lines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
