@@ -1110,28 +1110,6 @@ func trimSpan(s string) string {
 	return s[:cut] + "…"
 }
 
-// complements maps a stem to the antonyms whose negation states it: "not
-// included", "We do not cover: (b) storm damage" say excluded, where "did
-// not increase" does not say decreased.
-var complements = func() map[string][]string {
-	m := map[string][]string{}
-	for _, p := range [][2]string{{"exclude", "include"}, {"exclude", "cover"}, {"excluded", "included"}, {"excluded", "covered"},
-		{"allow", "forbid"}, {"allowed", "forbidden"}, {"enable", "disable"}, {"enabled", "disabled"},
-		{"required", "optional"}, {"correct", "incorrect"}, {"true", "false"}, {"legal", "illegal"}, {"present", "absent"}} {
-		a, b := canonStem(p[0]), canonStem(p[1])
-		if a == b {
-			continue
-		}
-		if !slices.Contains(m[a], b) {
-			m[a] = append(m[a], b)
-		}
-		if !slices.Contains(m[b], a) {
-			m[b] = append(m[b], a)
-		}
-	}
-	return m
-}()
-
 // negatesAny reports whether a negation of s governs one of stems.
 func negatesAny(s *evSent, stems []string) bool {
 	for _, st := range stems {
@@ -1142,58 +1120,90 @@ func negatesAny(s *evSent, stems []string) bool {
 	return false
 }
 
-// antonyms maps a stem to the stems that oppose it.
-var antonyms = func() map[string][]string {
-	pairs := [][2]string{
-		{"increase", "decrease"}, {"increase", "reduce"}, {"increase", "lower"}, {"increase", "decline"},
-		{"raise", "lower"}, {"raise", "reduce"}, {"rise", "fall"}, {"rise", "decline"},
-		{"higher", "lower"}, {"high", "low"}, {"more", "less"}, {"more", "fewer"},
-		{"greater", "smaller"}, {"greater", "lesser"}, {"larger", "smaller"}, {"large", "small"},
-		{"longer", "shorter"}, {"long", "short"}, {"better", "worse"}, {"improve", "worsen"},
-		{"improve", "impair"}, {"enhance", "impair"}, {"enhance", "reduce"}, {"promote", "inhibit"},
-		{"promote", "suppress"}, {"promote", "prevent"}, {"activate", "inhibit"},
-		{"activate", "suppress"}, {"activate", "deactivate"}, {"stimulate", "inhibit"},
-		{"induce", "inhibit"}, {"induce", "prevent"}, {"upregulate", "downregulate"},
-		{"positive", "negative"}, {"positively", "negatively"}, {"gain", "loss"}, {"gain", "lose"},
-		{"before", "after"}, {"first", "last"}, {"earliest", "latest"}, {"early", "late"},
-		{"older", "younger"}, {"old", "young"}, {"benefit", "harm"}, {"beneficial", "harmful"},
-		{"effective", "ineffective"}, {"safe", "unsafe"}, {"accept", "reject"}, {"win", "lose"},
-		{"won", "lost"}, {"alive", "dead"}, {"north", "south"}, {"east", "west"},
-		{"protect", "harm"}, {"protective", "harmful"}, {"risk", "protect"}, {"above", "below"},
-		{"up", "down"}, {"maximum", "minimum"}, {"majority", "minority"}, {"agonist", "antagonist"},
-		{"accelerate", "slow"}, {"accelerate", "delay"}, {"strengthen", "weaken"},
-		{"hyper", "hypo"}, {"overexpress", "underexpress"}, {"sensitive", "resistant"},
-		{"susceptible", "resistant"}, {"present", "absent"}, {"common", "rare"},
-		{"male", "female"}, {"men", "women"}, {"boy", "girl"}, {"exclude", "include"}, {"exclude", "cover"},
-		{"correct", "incorrect"}, {"true", "false"}, {"legal", "illegal"},
-		{"allow", "forbid"}, {"allowed", "forbidden"}, {"enable", "disable"}, {"enabled", "disabled"},
-		{"required", "optional"}, {"public", "private"}, {"newer", "older"}, {"new", "old"},
+// opposition is how the two words of an antonym pair oppose each other.
+type opposition uint8
+
+const (
+	// contrary: each excludes the other, but the negation of one does not
+	// state the other ("did not increase" does not say decreased)
+	contrary opposition = iota
+	// complementary: besides, the negation of either states the other
+	// ("not included" is excluded, "not open" is closed)
+	complementary
+)
+
+// antonymPairs is the one table of opposed words, as written (canonStem
+// makes the keys); the days of the week and the months are added to it as
+// contraries, and "closed" written as a state (closedState) opposes
+// "open".
+var antonymPairs = []struct {
+	a, b string
+	opp  opposition
+}{
+	{"increase", "decrease", contrary}, {"increase", "reduce", contrary}, {"increase", "lower", contrary}, {"increase", "decline", contrary},
+	{"raise", "lower", contrary}, {"raise", "reduce", contrary}, {"rise", "fall", contrary}, {"rise", "decline", contrary},
+	{"higher", "lower", contrary}, {"high", "low", contrary}, {"more", "less", contrary}, {"more", "fewer", contrary},
+	{"greater", "smaller", contrary}, {"greater", "lesser", contrary}, {"larger", "smaller", contrary}, {"large", "small", contrary},
+	{"longer", "shorter", contrary}, {"long", "short", contrary}, {"better", "worse", contrary}, {"improve", "worsen", contrary},
+	{"improve", "impair", contrary}, {"enhance", "impair", contrary}, {"enhance", "reduce", contrary}, {"promote", "inhibit", contrary},
+	{"promote", "suppress", contrary}, {"promote", "prevent", contrary}, {"activate", "inhibit", contrary},
+	{"activate", "suppress", contrary}, {"activate", "deactivate", contrary}, {"stimulate", "inhibit", contrary},
+	{"induce", "inhibit", contrary}, {"induce", "prevent", contrary}, {"upregulate", "downregulate", contrary},
+	{"positive", "negative", contrary}, {"positively", "negatively", contrary}, {"gain", "loss", contrary}, {"gain", "lose", contrary},
+	{"before", "after", contrary}, {"first", "last", contrary}, {"earliest", "latest", contrary}, {"early", "late", contrary},
+	{"older", "younger", contrary}, {"old", "young", contrary}, {"benefit", "harm", contrary}, {"beneficial", "harmful", contrary},
+	{"effective", "ineffective", contrary}, {"safe", "unsafe", contrary}, {"accept", "reject", contrary}, {"win", "lose", contrary},
+	{"won", "lost", contrary}, {"alive", "dead", contrary}, {"north", "south", contrary}, {"east", "west", contrary},
+	{"protect", "harm", contrary}, {"protective", "harmful", contrary}, {"risk", "protect", contrary}, {"above", "below", contrary},
+	{"up", "down", contrary}, {"maximum", "minimum", contrary}, {"majority", "minority", contrary}, {"agonist", "antagonist", contrary},
+	{"accelerate", "slow", contrary}, {"accelerate", "delay", contrary}, {"strengthen", "weaken", contrary},
+	{"hyper", "hypo", contrary}, {"overexpress", "underexpress", contrary}, {"sensitive", "resistant", contrary},
+	{"susceptible", "resistant", contrary}, {"common", "rare", contrary},
+	{"male", "female", contrary}, {"men", "women", contrary}, {"boy", "girl", contrary},
+	{"public", "private", contrary}, {"newer", "older", contrary}, {"new", "old", contrary},
+	{"present", "absent", complementary}, {"exclude", "include", complementary}, {"exclude", "cover", complementary},
+	{"correct", "incorrect", complementary}, {"true", "false", complementary}, {"legal", "illegal", complementary},
+	{"allow", "forbid", complementary}, {"allowed", "forbidden", complementary}, {"enable", "disable", complementary},
+	{"required", "optional", complementary},
+}
+
+// antonyms maps a stem to the stems that oppose it; complements maps it to
+// those of them whose negation states it (antonymPairs).
+var antonyms, complements = func() (anti, compl map[string][]string) {
+	type pair struct {
+		a, b string
+		opp  opposition
+	}
+	pairs := make([]pair, 0, len(antonymPairs)+80)
+	for _, p := range antonymPairs {
+		pairs = append(pairs, pair{canonStem(p.a), canonStem(p.b), p.opp})
 	}
 	months := strings.Fields("january february march april june july august september october november december")
 	for i, a := range months {
 		for _, b := range months[i+1:] {
-			pairs = append(pairs, [2]string{a, b})
+			pairs = append(pairs, pair{canonStem(a), canonStem(b), contrary})
 		}
 	}
 	days := strings.Fields("monday tuesday wednesday thursday friday saturday sunday")
 	for i, a := range days {
 		for _, b := range days[i+1:] {
-			pairs = append(pairs, [2]string{a, b})
+			pairs = append(pairs, pair{canonStem(a), canonStem(b), contrary})
 		}
 	}
-	m := map[string][]string{}
-	add := func(a, b string) { m[a] = append(m[a], b) }
+	pairs = append(pairs, pair{"open", closedState, contrary})
+	anti, compl = map[string][]string{}, map[string][]string{}
 	for _, p := range pairs {
-		a, b := canonStem(p[0]), canonStem(p[1])
-		if a == b {
-			continue
+		if p.a == p.b || slices.Contains(anti[p.a], p.b) {
+			continue // "enabled", "disabled" stem as "enable", "disable"
 		}
-		add(a, b)
-		add(b, a)
+		anti[p.a] = append(anti[p.a], p.b)
+		anti[p.b] = append(anti[p.b], p.a)
+		if p.opp == complementary {
+			compl[p.a] = append(compl[p.a], p.b)
+			compl[p.b] = append(compl[p.b], p.a)
+		}
 	}
-	add("open", closedState)
-	add(closedState, "open")
-	return m
+	return anti, compl
 }()
 
 // closedState is the key of the word "closed" in a sentence's stems, beside
