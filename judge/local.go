@@ -195,6 +195,9 @@ func prepare(title, text string) *prepared {
 				}
 				if !ts[j].neg && !ts[j].isNum {
 					es.negScope = append(es.negScope, ts[j].stem)
+					if ts[j].raw == "closed" {
+						es.negScope = append(es.negScope, closedState)
+					}
 					n++
 				}
 			}
@@ -318,18 +321,29 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	// term; nearStems are the first negNear terms each governs
 	claimCues := 0
 	var nearStems, claimNegStems []string
+	// a cue whose first term has a complement ("not open") states the
+	// complement ("closed"): against a sentence that states it plainly the
+	// claim is read without those cues, its polarity then claimNegX,
+	// claimCuesX and nearStemsX; complCue holds their first terms' stems,
+	// complNear their parts of nearStems
+	claimNegX, claimCuesX := false, 0
+	var nearStemsX, complCue []string
+	var complNear [][2]int
 	for i, tm := range ats {
 		if tm.neg {
 			// as in the evidence, a negation counts when it governs a
 			// content term of its clause ("leave undated only what will
 			// not." negates nothing it names)
-			governs := false
+			governs, first, near0 := false, -1, len(nearStems)
 			for j, n := i+1, 0; j < len(ats) && n < negObjs && !ats[j].brk; j++ {
 				if ats[j].lst {
 					n = 0
 				}
 				if !ats[j].neg && !ats[j].isNum {
 					claimNeg, governs = true, true
+					if first < 0 {
+						first = j
+					}
 					if n < negNear {
 						nearStems = append(nearStems, ats[j].stem)
 					}
@@ -339,6 +353,12 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			}
 			if governs {
 				claimCues++
+				if _, compl := termOpposites(ats[first]); len(compl) > 0 {
+					complCue = append(complCue, ats[first].stem)
+					complNear = append(complNear, [2]int{near0, len(nearStems)})
+				} else {
+					claimNegX, claimCuesX = true, claimCuesX+1
+				}
 			}
 			continue
 		}
@@ -363,10 +383,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			ct.w = 1.5
 		}
 		if !tm.isNum {
-			ct.anti, ct.compl = antonyms[tm.stem], complements[tm.stem]
-			if sa := stateAntonyms(tm); sa != nil {
-				ct.anti = sa
-			}
+			ct.anti, ct.compl = termOpposites(tm)
 		}
 		if tm.entity {
 			ct.forms = formsOf(tm.raw)
@@ -378,11 +395,33 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		return signals{}, false
 	}
 	// claimNear holds the claim terms a claim negation governs closely
-	var claimNear uint64
+	// (claimNearX: one of the cues complCue leaves); complMask the claim
+	// terms complCue names; claimCompl the complements of the claim's
+	// terms
+	var claimNear, claimNearX, complMask uint64
+	var claimCompl []string
+	if len(complNear) > 0 {
+		from := 0
+		for _, r := range complNear {
+			nearStemsX = append(nearStemsX, nearStems[from:r[0]]...)
+			from = r[1]
+		}
+		nearStemsX = append(nearStemsX, nearStems[from:]...)
+	}
 	for k := range cts {
-		if !cts[k].isNum && stemIn(cts[k].stem, nearStems) {
+		if cts[k].isNum {
+			continue
+		}
+		if stemIn(cts[k].stem, nearStems) {
 			claimNear |= 1 << k
 		}
+		if stemIn(cts[k].stem, nearStemsX) {
+			claimNearX |= 1 << k
+		}
+		if slices.Contains(complCue, cts[k].stem) && len(cts[k].compl) > 0 {
+			complMask |= 1 << k
+		}
+		claimCompl = append(claimCompl, cts[k].compl...)
 	}
 
 	type sentScore struct {
@@ -413,7 +452,12 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		claimNeg bool
 		// item: the sentence is an item of a negated list (evSent.item)
 		item bool
-		text string
+		// plainCompl: the sentence states plainly a complement of each
+		// claim term a claim negation states the complement of (complCue:
+		// "closed" against "not open"); the claim is read without those
+		// negations (claimNegX)
+		plainCompl bool
+		text       string
 	}
 	var (
 		bestE, bestC, bestAny float64
@@ -511,8 +555,14 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		if a.outside || b != nil && b.outside {
 			return
 		}
-		negMismatch := neg != (a.claimNeg || b != nil && b.claimNeg) || a.leadDropped || b != nil && b.leadDropped
-		if !negMismatch && claimNeg && claimCues > negs && claimNear&covered&^negMask != 0 {
+		clNeg := a.claimNeg || b != nil && b.claimNeg
+		cNeg, cCues, cNear := claimNeg, claimCues, claimNear
+		if a.plainCompl || b != nil && b.plainCompl {
+			clNeg = a.plainCompl && a.claimNeg || b != nil && b.plainCompl && b.claimNeg
+			cNeg, cCues, cNear = claimNegX, claimCuesX, claimNearX
+		}
+		negMismatch := neg != clNeg || a.leadDropped || b != nil && b.leadDropped
+		if !negMismatch && cNeg && cCues > negs && cNear&covered&^negMask != 0 {
 			// the claim adds a negation to a term the window states
 			// plainly, beside one both have ("If login fails, check that
 			// the clock is not correct" against "... is correct")
@@ -529,7 +579,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				maxNegs = max(maxNegs, x.negs)
 			}
 		}
-		if !negMismatch && claimNeg && neg && maxNegs > claimCues {
+		if !negMismatch && cNeg && neg && maxNegs > cCues {
 			negMismatch = true
 		}
 		if numConfl == 0 && antiConfl == 0 && priceConfl == 0 && !negMismatch {
@@ -683,28 +733,37 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				negScope, negEnds = negScope[:len(negScope)-s.leadNeg], negEnds[s.leadCues:len(negEnds)-1]
 			}
 			sc.outside = s.leadNeg > 0 && len(s.inner) > 0 && statesOutside(s.inner, claimHas, claimNegStems)
+			sc.plainCompl = complMask != 0 && statesComplements(s, cts, complMask)
 			sc.claimNeg = claimNeg
+			if sc.plainCompl {
+				sc.claimNeg = claimNegX
+			}
 			if s.leadNeg > 0 && claimExcl {
 				sc.claimNeg = !exclNegated
 			}
-			for k := 0; s.neg && k < len(cts); k++ {
-				if !cts[k].isNum && stemIn(cts[k].stem, negScope[from0:]) {
-					sc.negMask |= 1 << k
+			// each cue's part of the scope: a cue negating a complement of
+			// a claim term ("not included" against "excluded") states the
+			// term, it negates none of the claim's
+			if s.neg {
+				from := from0
+				for _, end := range negEnds {
+					part := negScope[from:end]
+					from = end
+					if len(claimCompl) > 0 && negatesOneOf(part, claimCompl) {
+						continue
+					}
+					counted := false
+					for k := range cts {
+						if !cts[k].isNum && stemIn(cts[k].stem, part) {
+							sc.negMask |= 1 << k
+							if !counted {
+								sc.negs, counted = sc.negs+1, true
+							}
+						}
+					}
 				}
 			}
 			sc.neg = sc.negMask != 0
-			if sc.neg {
-				from := from0
-				for _, end := range negEnds {
-					for k := 0; k < len(cts); k++ {
-						if !cts[k].isNum && stemIn(cts[k].stem, negScope[from:end]) {
-							sc.negs++
-							break
-						}
-					}
-					from = end
-				}
-			}
 			// the claim keeps the item's own negation and drops the
 			// lead's ("garages that are not heated are covered" against
 			// "We do not cover: ... garages that are not heated"): the
@@ -736,6 +795,8 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 					switch {
 					case hold[k]&(1<<si) != 0 || ent[k] && c.forms.in(s):
 						sc.covered |= 1 << k
+					case sc.plainCompl && complMask&(1<<k) != 0:
+						sc.covered |= 1 << k
 					case anti[k]&(1<<si) != 0 && negatesAny(s, c.compl):
 						sc.covered |= 1 << k
 					case anti[k]&(1<<si) != 0:
@@ -753,7 +814,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 						continue
 					}
 				}
-				if c.entity && c.forms.in(s) {
+				if c.entity && c.forms.in(s) || sc.plainCompl && complMask&(1<<k) != 0 {
 					sc.covered |= 1 << k
 					continue
 				}
@@ -1110,6 +1171,38 @@ func trimSpan(s string) string {
 	return s[:cut] + "…"
 }
 
+// statesComplements reports whether s states plainly (no negation of it
+// governing it) a complement of each claim term of mask.
+func statesComplements(s *evSent, cts []claimTerm, mask uint64) bool {
+	for k := range cts {
+		if mask&(1<<k) == 0 {
+			continue
+		}
+		plain := false
+		for _, a := range cts[k].compl {
+			if _, ok := s.stems[a]; ok && !(s.neg && slices.Contains(s.negScope, a)) {
+				plain = true
+				break
+			}
+		}
+		if !plain {
+			return false
+		}
+	}
+	return true
+}
+
+// negatesOneOf reports whether part (a cue's part of a negation scope)
+// holds one of stems.
+func negatesOneOf(part, stems []string) bool {
+	for _, st := range stems {
+		if slices.Contains(part, st) {
+			return true
+		}
+	}
+	return false
+}
+
 // negatesAny reports whether a negation of s governs one of stems.
 func negatesAny(s *evSent, stems []string) bool {
 	for _, st := range stems {
@@ -1134,8 +1227,8 @@ const (
 
 // antonymPairs is the one table of opposed words, as written (canonStem
 // makes the keys); the days of the week and the months are added to it as
-// contraries, and "closed" written as a state (closedState) opposes
-// "open".
+// contraries, and "closed" written as a state (closedState) is the
+// complement of "open".
 var antonymPairs = []struct {
 	a, b string
 	opp  opposition
@@ -1190,7 +1283,7 @@ var antonyms, complements = func() (anti, compl map[string][]string) {
 			pairs = append(pairs, pair{canonStem(a), canonStem(b), contrary})
 		}
 	}
-	pairs = append(pairs, pair{"open", closedState, contrary})
+	pairs = append(pairs, pair{"open", closedState, complementary})
 	anti, compl = map[string][]string{}, map[string][]string{}
 	for _, p := range pairs {
 		if p.a == p.b || slices.Contains(anti[p.a], p.b) {
@@ -1211,12 +1304,13 @@ var antonyms, complements = func() (anti, compl map[string][]string) {
 // when it begins ("open until 5pm" against "closes at 5pm").
 const closedState = "\x01closed"
 
-// stateAntonyms are antonyms[closedState] for a term written "closed".
-func stateAntonyms(tm term) []string {
+// termOpposites are the antonyms and complements of tm: those of its
+// stem, or of closedState for a term written "closed".
+func termOpposites(tm term) (anti, compl []string) {
 	if tm.raw == "closed" {
-		return antonyms[closedState]
+		return antonyms[closedState], complements[closedState]
 	}
-	return nil
+	return antonyms[tm.stem], complements[tm.stem]
 }
 
 // canonStem is the stem analyse gives the word w.
