@@ -495,6 +495,19 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		}
 		return s / total
 	}
+	// limits are the claim's numbers that set a limit of its own ("over
+	// 20 kg", "under 12": scopeInfo conds), made on first use by
+	// consider: a rule the window negates without one forbids each case
+	// of what it names, so against it the claim's own limits are beside
+	// the point ("Dogs over 20 kg are allowed" against "No pets are
+	// allowed")
+	limits, limitsMade := uint64(0), false
+	claimLimits := func() uint64 {
+		if !limitsMade {
+			limits, limitsMade = limitTerms(cf, cts), true
+		}
+		return limits
+	}
 	// windowText is the text of the window of a, after b when b is not
 	// nil; joined only for a window that is kept
 	windowText := func(b, a *sentScore) string {
@@ -592,7 +605,17 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			docE |= covered
 			return
 		}
-		covC := weigh(covered | numConfl | antiConfl | priceConfl)
+		found := covered | numConfl | antiConfl | priceConfl
+		covC := weigh(found)
+		if neg && !clNeg {
+			// the window negates what the claim grants: the claim's own
+			// limits, which the window does not state, do not count
+			if lim := claimLimits() &^ found; lim != 0 {
+				if rest := 1 - weigh(lim); rest > 0 {
+					covC = min(1, covC/rest)
+				}
+			}
+		}
 		if covC > bestC {
 			bestC, cSpan = covC, windowText(b, &a)
 			switch {
@@ -1169,6 +1192,36 @@ func trimSpan(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// limitTerms returns the claim's number terms (a bit per index of cts)
+// that are the limit of one of its bounds or ranges (scopeInfo conds:
+// "over 20 kg", "under 12", "from 9am to 5pm").
+func limitTerms(cf *claimForms, cts []claimTerm) uint64 {
+	hasNum := false
+	for k := range cts {
+		hasNum = hasNum || cts[k].isNum
+	}
+	if !hasNum {
+		return 0
+	}
+	var m uint64
+	for _, c := range cf.scopeInfo().conds {
+		if c.dim == "day" || c.dim == "month" || c.univ {
+			continue
+		}
+		for _, t := range scopeTokens(c.text) {
+			if !t.isNum {
+				continue
+			}
+			for k := range cts {
+				if cts[k].isNum && cts[k].num == t.num {
+					m |= 1 << k
+				}
+			}
+		}
+	}
+	return m
 }
 
 // statesComplements reports whether s states plainly (no negation of it
