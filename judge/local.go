@@ -112,6 +112,21 @@ type prepared struct {
 	// list whose items are read after their lead, "" otherwise: a claim
 	// quoting the list from its lead is part of no window (quotesListOpening)
 	listText string
+	// lists holds listText's windows for such a quote, made once on
+	// first use (listWindows); nil without a listText
+	lists *listOnce
+}
+
+type listOnce struct {
+	once sync.Once
+	w    *listWindows
+}
+
+// listWindows returns the windows of p.listText (which must not be "")
+// that a quote of its negated list is looked for in, made on first use.
+func (p *prepared) listWindows() *listWindows {
+	p.lists.once.Do(func() { p.lists.w = newListWindows(p.listText) })
+	return p.lists.w
 }
 
 // holding returns the sentences whose stems set has key, as a bit set
@@ -175,8 +190,8 @@ func prepare(title, text string) *prepared {
 		item, inList := lists.next(t)
 		if inList {
 			t = item.text
-			if item.lead {
-				p.listText = text
+			if item.lead && p.listText == "" {
+				p.listText, p.lists = text, new(listOnce)
 			}
 		}
 		es := evSent{text: t, stems: map[string]struct{}{}}
@@ -717,11 +732,11 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	// 5-character prefix) and an antonym of it, when the passage is indexed
 	var hold, anti [maxClaimTerms]uint64
 	var ent [maxClaimTerms]bool // the entity may be in the passage (prepared.words)
-	var lists []string          // the listText of the passages that have one
+	var lists []*prepared       // the passages that have a listText
 	for _, d := range docs {
 		evChars += d.chars
 		if d.listText != "" {
-			lists = append(lists, d.listText)
+			lists = append(lists, d)
 		}
 		prevOK = false
 		docE = 0
@@ -1009,8 +1024,8 @@ type signals struct {
 	other                                     string // the subject the evidence says it of instead
 	otherEntity, anySpan                      string // the entity the best window names instead of a missing one
 	cReason, eSpan, cSpan                     string
-	anySpan0                                  string   // the best-covering window
-	lists                                     []string // the cited passages' listText (prepared) where they have one
+	anySpan0                                  string      // the best-covering window
+	lists                                     []*prepared // the cited passages that have a listText
 }
 
 // checkScope is s.forms.checkScope(span), except that a claim quoting a
@@ -1022,8 +1037,8 @@ func (s *signals) checkScope(span string) (scopeFinding, bool) {
 	if !ok {
 		return f, false
 	}
-	for _, text := range s.lists {
-		if s.forms.quotesListOpening(text) {
+	for _, d := range s.lists {
+		if s.forms.quotesListIn(d.listWindows()) {
 			return scopeFinding{}, false
 		}
 	}

@@ -661,6 +661,7 @@ type claimForms struct {
 	scope      *scopeInfo // analyseScope(text), made on first use
 	quote      string     // quoteForm(text), made on first use
 	quoteFold  string     // foldLines(quote), made on first use by quotesPart
+	listLead   int8       // quotesListLead: 0 not read yet, 1 yes, -1 no
 }
 
 func newClaimForms(text string) *claimForms {
@@ -1157,18 +1158,47 @@ func (c *claimForms) quotesPart(w *scopeWindow) (sent string, ok bool) {
 // keeps the lead's negation and drops items: narrower, not wider. A quote
 // without its lead ("(b) storm or flood damage ...") is not one.
 func (c *claimForms) quotesListOpening(text string) bool {
-	if c.quote == "" {
-		c.quote = quoteForm(c.text)
+	return c.quotesListIn(newListWindows(text))
+}
+
+// listWindows are the windows of a passage's text that a quote of its
+// negated list is looked for in: the text as written, and without the
+// list markers its lines open with (nil when it has none). They depend on
+// the passage alone: prepared keeps them (prepared.listWindows).
+type listWindows struct {
+	text, bare *scopeWindow
+}
+
+func newListWindows(text string) *listWindows {
+	lw := &listWindows{text: scopeWindows.get(text)}
+	if bare := unmarkLines(text); bare != text {
+		lw.bare = scopeWindows.get(bare)
 	}
-	lead, items, ok := strings.Cut(c.quote, ":")
-	if !ok || strings.TrimSpace(items) == "" || !negatingLead(lead) {
+	return lw
+}
+
+// quotesListIn is quotesListOpening for the windows lw of a passage.
+func (c *claimForms) quotesListIn(lw *listWindows) bool {
+	if !c.quotesListLead() {
 		return false
 	}
-	if c.quotesList(scopeWindows.get(text)) {
-		return true
+	return c.quotesList(lw.text) || lw.bare != nil && c.quotesList(lw.bare)
+}
+
+// quotesListLead reports whether the claim's quote opens with a lead that
+// negates and a colon with something after it ("We do not cover: ..."),
+// read once per claim.
+func (c *claimForms) quotesListLead() bool {
+	if c.listLead == 0 {
+		if c.quote == "" {
+			c.quote = quoteForm(c.text)
+		}
+		c.listLead = -1
+		if lead, items, ok := strings.Cut(c.quote, ":"); ok && strings.TrimSpace(items) != "" && negatingLead(lead) {
+			c.listLead = 1
+		}
 	}
-	bare := unmarkLines(text)
-	return bare != text && c.quotesList(scopeWindows.get(bare))
+	return c.listLead > 0
 }
 
 // quotesList is quotesListOpening for the window of one form of the text.

@@ -97,3 +97,34 @@ func TestNegatedListQuote(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkLocalVerifyListQuote is the cost of a claim that quotes a
+// negated list from its lead, the path after a scope finding that reads
+// every cited passage's list (quotesListOpening), against three cited
+// policy sections with lists, analysed passages cached as the judge
+// caches them.
+func BenchmarkLocalVerifyListQuote(b *testing.B) {
+	v := NewLocal(DefaultConfig().Local)
+	const (
+		a = "damage caused by wear and tear, rot, damp or anything that happens gradually"
+		c = "storm or flood damage to gates, fences and hedges"
+		d = "escape of water or theft while the home is unoccupied (see Definitions, 2.3)"
+		e = "subsidence caused by the settlement of new structures or by coastal erosion"
+	)
+	docs := []*prepared{
+		prepare("", "## 2.6 What is not covered\n\nWe do not cover:\n(a) "+a+";\n(b) "+c+";\n(c) "+d+";\n(d) "+e+"."),
+		prepare("", "## 3.4 Contents: what is not covered\n\nWe will not pay for:\n(a) money or bank cards left in an unlocked car;\n(b) damage by pets, insects or vermin;\n(c) items used for business.\nWe pay for the rest of the contents up to the sum insured."),
+		prepare("", "## 4.1 Garden\n\nExclusions:\n- plants in pots left outside over winter;\n- theft from an unlocked shed;\n- frost damage to pipes in an unheated garage."),
+	}
+	claims := []string{
+		"We do not cover: " + a + "; " + c + "; " + d + ".",
+		"We do not cover: (a) " + a + "; (b) " + c + ".",
+		"We will not pay for: money or bank cards left in an unlocked car; damage by pets, insects or vermin.",
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		v.verify(claims[i%len(claims)], docs)
+		i++
+	}
+}
