@@ -1,10 +1,6 @@
 package judge
 
-import (
-	"context"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // A negated word states its complement: "not open" is closed, "isn't
 // closed" is open, "not allowed" is forbidden, on either side of the pair
@@ -13,10 +9,7 @@ import (
 // A want of "!X" is any verdict but X.
 func TestComplementStates(t *testing.T) {
 	v := NewLocal(DefaultConfig().Local)
-	tests := []struct {
-		ev, claim string
-		want      string
-	}{
+	checkVerdicts(t, v, []verdictCase{
 		// the claim negates, the evidence states the complement
 		{"The library is closed on Sundays and bank holidays.", "The library is not open on Sundays.", Entailment},
 		{"The cafe is closed on Mondays.", "The cafe isn't open on Mondays.", Entailment},
@@ -44,14 +37,5 @@ func TestComplementStates(t *testing.T) {
 		{"Aspirin did not increase the risk.", "Aspirin decreased the risk.", "!" + Entailment},
 		// "closes at 5pm" is when it closes, not closed
 		{"On Saturdays the shop opens at 9am and closes at 5pm.", "The shop is open until 5pm on Saturdays.", Entailment},
-	}
-	for _, tt := range tests {
-		got, err := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "n", Text: tt.ev}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if not, ok := strings.CutPrefix(tt.want, "!"); ok && got.Label == not || !ok && got.Label != tt.want {
-			t.Errorf("Verify(%q) against %q = %s/%s, want %s", tt.claim, tt.ev, got.Label, got.Reason, tt.want)
-		}
-	}
+	})
 }

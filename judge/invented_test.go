@@ -1,10 +1,6 @@
 package judge
 
-import (
-	"context"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // A rule that forbids a whole class forbids each case of it: a claim that
 // grants a case under a limit the rule never names ("Dogs over 20 kg are
@@ -13,10 +9,7 @@ import (
 // verdict but X.
 func TestInventedConditionAgainstNegatedRule(t *testing.T) {
 	v := NewLocal(DefaultConfig().Local)
-	tests := []struct {
-		ev, claim string
-		want      string
-	}{
+	checkVerdicts(t, v, []verdictCase{
 		{"No pets are allowed in the rooms.", "Dogs over 20 kg are allowed in the rooms.", Contradiction},
 		{"Food cannot be brought into the cinema.", "Snacks under 500 g can be brought into the cinema.", Contradiction},
 		{"No children are allowed in the sauna.", "Children under 12 are allowed in the sauna.", Contradiction},
@@ -28,14 +21,5 @@ func TestInventedConditionAgainstNegatedRule(t *testing.T) {
 		{"Pets are allowed in the garden.", "Dogs over 20 kg are allowed in the rooms.", Neutral},
 		{"Pets are allowed in the rooms.", "Dogs over 20 kg are allowed in the rooms.", "!" + Contradiction},
 		{"No pets are allowed in the rooms.", "Dogs over 20 kg are not allowed in the rooms.", "!" + Contradiction},
-	}
-	for _, tt := range tests {
-		got, err := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "n", Text: tt.ev}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if not, ok := strings.CutPrefix(tt.want, "!"); ok && got.Label == not || !ok && got.Label != tt.want {
-			t.Errorf("Verify(%q) against %q = %s/%s, want %s", tt.claim, tt.ev, got.Label, got.Reason, tt.want)
-		}
-	}
+	})
 }

@@ -1339,16 +1339,13 @@ var antonyms, complements = func() (anti, compl map[string][]string) {
 	for _, p := range antonymPairs {
 		pairs = append(pairs, pair{canonStem(p.a), canonStem(p.b), p.opp})
 	}
-	months := strings.Fields("january february march april june july august september october november december")
-	for i, a := range months {
-		for _, b := range months[i+1:] {
-			pairs = append(pairs, pair{canonStem(a), canonStem(b), contrary})
-		}
-	}
-	days := strings.Fields("monday tuesday wednesday thursday friday saturday sunday")
-	for i, a := range days {
-		for _, b := range days[i+1:] {
-			pairs = append(pairs, pair{canonStem(a), canonStem(b), contrary})
+	for _, names := range []string{"january february march april june july august september october november december",
+		"monday tuesday wednesday thursday friday saturday sunday"} {
+		ws := strings.Fields(names)
+		for i, a := range ws {
+			for _, b := range ws[i+1:] {
+				pairs = append(pairs, pair{canonStem(a), canonStem(b), contrary})
+			}
 		}
 	}
 	pairs = append(pairs, pair{"open", closedState, complementary})

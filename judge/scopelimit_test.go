@@ -1,9 +1,6 @@
 package judge
 
-import (
-	"context"
-	"testing"
-)
+import "testing"
 
 // A claim that moves a one-sided limit of the clause it restates states
 // another limit, even where the limit it names is narrower ("from age 5"
@@ -13,10 +10,7 @@ import (
 // written another way ("18 or over", "18+") is no change.
 func TestScopeMovedLimit(t *testing.T) {
 	v := NewLocal(DefaultConfig().Local)
-	tests := []struct {
-		ev, claim string
-		want      string
-	}{
+	checkVerdicts(t, v, []verdictCase{
 		{"Children can join the club from age 4. Groups have 5 to 8 children.", "Children can join the club from age 5.", Contradiction},
 		{"Visitors over 16 can rent a kayak for 18 euros an hour.", "Visitors over 18 can rent a kayak.", Contradiction},
 		{"Visitors aged 16 and over can rent a kayak for 18 euros an hour.", "Visitors aged 18 and over can rent a kayak.", Contradiction},
@@ -36,16 +30,7 @@ func TestScopeMovedLimit(t *testing.T) {
 		{"After ten failed password attempts within 15 minutes an account is locked for 30 minutes.", "After ten failed password attempts within 900 seconds an account is locked for 30 minutes.", Entailment},
 		// a point inside a range is no limit
 		{"Climbers aged 16 and 17 may climb without an adult present once they have passed the assessment.", "Climbers aged 17 may climb without an adult once they pass the assessment.", Entailment},
-	}
-	for _, tt := range tests {
-		got, err := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "n", Text: tt.ev}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Label != tt.want {
-			t.Errorf("Verify(%q) against %q = %s/%s %s, want %s", tt.claim, tt.ev, got.Label, got.Reason, got.Detail, tt.want)
-		}
-	}
+	})
 }
 
 // "from age 5" and "from the age of 5" are lower bounds on an age.
