@@ -411,10 +411,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	}
 	// claimNear holds the claim terms a claim negation governs closely
 	// (claimNearX: one of the cues complCue leaves); complMask the claim
-	// terms complCue names; claimCompl the complements of the claim's
-	// terms
-	var claimNear, claimNearX, complMask uint64
-	var claimCompl []string
+	// terms complCue names; withCompl the claim terms that have a
+	// complement
+	var claimNear, claimNearX, complMask, withCompl, numTerms uint64
 	if len(complNear) > 0 {
 		from := 0
 		for _, r := range complNear {
@@ -425,6 +424,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	}
 	for k := range cts {
 		if cts[k].isNum {
+			numTerms |= 1 << k
 			continue
 		}
 		if stemIn(cts[k].stem, nearStems) {
@@ -436,7 +436,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		if slices.Contains(complCue, cts[k].stem) && len(cts[k].compl) > 0 {
 			complMask |= 1 << k
 		}
-		claimCompl = append(claimCompl, cts[k].compl...)
+		if len(cts[k].compl) > 0 {
+			withCompl |= 1 << k
+		}
 	}
 
 	type sentScore struct {
@@ -622,9 +624,11 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		}
 		found := covered | numConfl | antiConfl | priceConfl
 		covC := weigh(found)
-		if neg && !clNeg {
+		if neg && !clNeg && numTerms&^found != 0 && covC > (1-weigh(numTerms&^found))*bestC {
 			// the window negates what the claim grants: the claim's own
-			// limits, which the window does not state, do not count
+			// limits, which the window does not state, do not count (read
+			// only where leaving out every number the window lacks would
+			// make the window the best conflicting one)
 			if lim := claimLimits() &^ found; lim != 0 {
 				if rest := 1 - weigh(lim); rest > 0 {
 					covC = min(1, covC/rest)
@@ -787,7 +791,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				for _, end := range negEnds {
 					part := negScope[from:end]
 					from = end
-					if len(claimCompl) > 0 && negatesOneOf(part, claimCompl) {
+					if withCompl != 0 && negatesComplement(part, cts, withCompl) {
 						continue
 					}
 					counted := false
@@ -1211,15 +1215,9 @@ func trimSpan(s string) string {
 
 // limitTerms returns the claim's number terms (a bit per index of cts)
 // that are the limit of one of its bounds or ranges (scopeInfo conds:
-// "over 20 kg", "under 12", "from 9am to 5pm").
+// "over 20 kg", "under 12", "from 9am to 5pm"). The claim must have a
+// number term.
 func limitTerms(cf *claimForms, cts []claimTerm) uint64 {
-	hasNum := false
-	for k := range cts {
-		hasNum = hasNum || cts[k].isNum
-	}
-	if !hasNum {
-		return 0
-	}
 	var m uint64
 	for _, c := range cf.scopeInfo().conds {
 		if c.dim == "day" || c.dim == "month" || c.univ {
@@ -1260,12 +1258,17 @@ func statesComplements(s *evSent, cts []claimTerm, mask uint64) bool {
 	return true
 }
 
-// negatesOneOf reports whether part (a cue's part of a negation scope)
-// holds one of stems.
-func negatesOneOf(part, stems []string) bool {
-	for _, st := range stems {
-		if slices.Contains(part, st) {
-			return true
+// negatesComplement reports whether part (a cue's part of a negation
+// scope) holds a complement of a claim term of mask.
+func negatesComplement(part []string, cts []claimTerm, mask uint64) bool {
+	for k := range cts {
+		if mask&(1<<k) == 0 {
+			continue
+		}
+		for _, a := range cts[k].compl {
+			if slices.Contains(part, a) {
+				return true
+			}
 		}
 	}
 	return false
