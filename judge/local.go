@@ -112,6 +112,21 @@ type prepared struct {
 	// list whose items are read after their lead, "" otherwise: a claim
 	// quoting the list from its lead is part of no window (quotesListOpening)
 	listText string
+	// lists holds listText's windows for such a quote, made once on
+	// first use (listWindows); nil without a listText
+	lists *listOnce
+}
+
+type listOnce struct {
+	once sync.Once
+	w    *listWindows
+}
+
+// listWindows returns the windows of p.listText (which must not be "")
+// that a quote of its negated list is looked for in, made on first use.
+func (p *prepared) listWindows() *listWindows {
+	p.lists.once.Do(func() { p.lists.w = newListWindows(p.listText) })
+	return p.lists.w
 }
 
 // holding returns the sentences whose stems set has key, as a bit set
@@ -175,8 +190,8 @@ func prepare(title, text string) *prepared {
 		item, inList := lists.next(t)
 		if inList {
 			t = item.text
-			if item.lead {
-				p.listText = text
+			if item.lead && p.listText == "" {
+				p.listText, p.lists = text, new(listOnce)
 			}
 		}
 		es := evSent{text: t, stems: map[string]struct{}{}}
@@ -195,6 +210,9 @@ func prepare(title, text string) *prepared {
 				}
 				if !ts[j].neg && !ts[j].isNum {
 					es.negScope = append(es.negScope, ts[j].stem)
+					if ts[j].raw == "closed" {
+						es.negScope = append(es.negScope, closedState)
+					}
 					n++
 				}
 			}
@@ -318,18 +336,29 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	// term; nearStems are the first negNear terms each governs
 	claimCues := 0
 	var nearStems, claimNegStems []string
+	// a cue whose first term has a complement ("not open") states the
+	// complement ("closed"): against a sentence that states it plainly the
+	// claim is read without those cues, its polarity then claimNegX,
+	// claimCuesX and nearStemsX; complCue holds their first terms' stems,
+	// complNear their parts of nearStems
+	claimNegX, claimCuesX := false, 0
+	var nearStemsX, complCue []string
+	var complNear [][2]int
 	for i, tm := range ats {
 		if tm.neg {
 			// as in the evidence, a negation counts when it governs a
 			// content term of its clause ("leave undated only what will
 			// not." negates nothing it names)
-			governs := false
+			governs, first, near0 := false, -1, len(nearStems)
 			for j, n := i+1, 0; j < len(ats) && n < negObjs && !ats[j].brk; j++ {
 				if ats[j].lst {
 					n = 0
 				}
 				if !ats[j].neg && !ats[j].isNum {
 					claimNeg, governs = true, true
+					if first < 0 {
+						first = j
+					}
 					if n < negNear {
 						nearStems = append(nearStems, ats[j].stem)
 					}
@@ -339,6 +368,12 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			}
 			if governs {
 				claimCues++
+				if _, compl := termOpposites(ats[first]); len(compl) > 0 {
+					complCue = append(complCue, ats[first].stem)
+					complNear = append(complNear, [2]int{near0, len(nearStems)})
+				} else {
+					claimNegX, claimCuesX = true, claimCuesX+1
+				}
 			}
 			continue
 		}
@@ -363,10 +398,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			ct.w = 1.5
 		}
 		if !tm.isNum {
-			ct.anti, ct.compl = antonyms[tm.stem], complements[tm.stem]
-			if sa := stateAntonyms(tm); sa != nil {
-				ct.anti = sa
-			}
+			ct.anti, ct.compl = termOpposites(tm)
 		}
 		if tm.entity {
 			ct.forms = formsOf(tm.raw)
@@ -378,10 +410,34 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		return signals{}, false
 	}
 	// claimNear holds the claim terms a claim negation governs closely
-	var claimNear uint64
+	// (claimNearX: one of the cues complCue leaves); complMask the claim
+	// terms complCue names; withCompl the claim terms that have a
+	// complement
+	var claimNear, claimNearX, complMask, withCompl, numTerms uint64
+	if len(complNear) > 0 {
+		from := 0
+		for _, r := range complNear {
+			nearStemsX = append(nearStemsX, nearStems[from:r[0]]...)
+			from = r[1]
+		}
+		nearStemsX = append(nearStemsX, nearStems[from:]...)
+	}
 	for k := range cts {
-		if !cts[k].isNum && stemIn(cts[k].stem, nearStems) {
+		if cts[k].isNum {
+			numTerms |= 1 << k
+			continue
+		}
+		if stemIn(cts[k].stem, nearStems) {
 			claimNear |= 1 << k
+		}
+		if stemIn(cts[k].stem, nearStemsX) {
+			claimNearX |= 1 << k
+		}
+		if slices.Contains(complCue, cts[k].stem) && len(cts[k].compl) > 0 {
+			complMask |= 1 << k
+		}
+		if len(cts[k].compl) > 0 {
+			withCompl |= 1 << k
 		}
 	}
 
@@ -413,7 +469,12 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		claimNeg bool
 		// item: the sentence is an item of a negated list (evSent.item)
 		item bool
-		text string
+		// plainCompl: the sentence states plainly a complement of each
+		// claim term a claim negation states the complement of (complCue:
+		// "closed" against "not open"); the claim is read without those
+		// negations (claimNegX)
+		plainCompl bool
+		text       string
 	}
 	var (
 		bestE, bestC, bestAny float64
@@ -450,6 +511,19 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			m &^= 1 << k
 		}
 		return s / total
+	}
+	// limits are the claim's numbers that set a limit of its own ("over
+	// 20 kg", "under 12": scopeInfo conds), made on first use by
+	// consider: a rule the window negates without one forbids each case
+	// of what it names, so against it the claim's own limits are beside
+	// the point ("Dogs over 20 kg are allowed" against "No pets are
+	// allowed")
+	limits, limitsMade := uint64(0), false
+	claimLimits := func() uint64 {
+		if !limitsMade {
+			limits, limitsMade = limitTerms(cf, cts), true
+		}
+		return limits
 	}
 	// windowText is the text of the window of a, after b when b is not
 	// nil; joined only for a window that is kept
@@ -511,8 +585,14 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		if a.outside || b != nil && b.outside {
 			return
 		}
-		negMismatch := neg != (a.claimNeg || b != nil && b.claimNeg) || a.leadDropped || b != nil && b.leadDropped
-		if !negMismatch && claimNeg && claimCues > negs && claimNear&covered&^negMask != 0 {
+		clNeg := a.claimNeg || b != nil && b.claimNeg
+		cNeg, cCues, cNear := claimNeg, claimCues, claimNear
+		if a.plainCompl || b != nil && b.plainCompl {
+			clNeg = a.plainCompl && a.claimNeg || b != nil && b.plainCompl && b.claimNeg
+			cNeg, cCues, cNear = claimNegX, claimCuesX, claimNearX
+		}
+		negMismatch := neg != clNeg || a.leadDropped || b != nil && b.leadDropped
+		if !negMismatch && cNeg && cCues > negs && cNear&covered&^negMask != 0 {
 			// the claim adds a negation to a term the window states
 			// plainly, beside one both have ("If login fails, check that
 			// the clock is not correct" against "... is correct")
@@ -529,7 +609,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				maxNegs = max(maxNegs, x.negs)
 			}
 		}
-		if !negMismatch && claimNeg && neg && maxNegs > claimCues {
+		if !negMismatch && cNeg && neg && maxNegs > cCues {
 			negMismatch = true
 		}
 		if numConfl == 0 && antiConfl == 0 && priceConfl == 0 && !negMismatch {
@@ -542,7 +622,19 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			docE |= covered
 			return
 		}
-		covC := weigh(covered | numConfl | antiConfl | priceConfl)
+		found := covered | numConfl | antiConfl | priceConfl
+		covC := weigh(found)
+		if neg && !clNeg && numTerms&^found != 0 && covC > (1-weigh(numTerms&^found))*bestC {
+			// the window negates what the claim grants: the claim's own
+			// limits, which the window does not state, do not count (read
+			// only where leaving out every number the window lacks would
+			// make the window the best conflicting one)
+			if lim := claimLimits() &^ found; lim != 0 {
+				if rest := 1 - weigh(lim); rest > 0 {
+					covC = min(1, covC/rest)
+				}
+			}
+		}
 		if covC > bestC {
 			bestC, cSpan = covC, windowText(b, &a)
 			switch {
@@ -644,11 +736,11 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	// 5-character prefix) and an antonym of it, when the passage is indexed
 	var hold, anti [maxClaimTerms]uint64
 	var ent [maxClaimTerms]bool // the entity may be in the passage (prepared.words)
-	var lists []string          // the listText of the passages that have one
+	var lists []*prepared       // the passages that have a listText
 	for _, d := range docs {
 		evChars += d.chars
 		if d.listText != "" {
-			lists = append(lists, d.listText)
+			lists = append(lists, d)
 		}
 		prevOK = false
 		docE = 0
@@ -683,28 +775,37 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				negScope, negEnds = negScope[:len(negScope)-s.leadNeg], negEnds[s.leadCues:len(negEnds)-1]
 			}
 			sc.outside = s.leadNeg > 0 && len(s.inner) > 0 && statesOutside(s.inner, claimHas, claimNegStems)
+			sc.plainCompl = complMask != 0 && statesComplements(s, cts, complMask)
 			sc.claimNeg = claimNeg
+			if sc.plainCompl {
+				sc.claimNeg = claimNegX
+			}
 			if s.leadNeg > 0 && claimExcl {
 				sc.claimNeg = !exclNegated
 			}
-			for k := 0; s.neg && k < len(cts); k++ {
-				if !cts[k].isNum && stemIn(cts[k].stem, negScope[from0:]) {
-					sc.negMask |= 1 << k
+			// each cue's part of the scope: a cue negating a complement of
+			// a claim term ("not included" against "excluded") states the
+			// term, it negates none of the claim's
+			if s.neg {
+				from := from0
+				for _, end := range negEnds {
+					part := negScope[from:end]
+					from = end
+					if withCompl != 0 && negatesComplement(part, cts, withCompl) {
+						continue
+					}
+					counted := false
+					for k := range cts {
+						if !cts[k].isNum && stemIn(cts[k].stem, part) {
+							sc.negMask |= 1 << k
+							if !counted {
+								sc.negs, counted = sc.negs+1, true
+							}
+						}
+					}
 				}
 			}
 			sc.neg = sc.negMask != 0
-			if sc.neg {
-				from := from0
-				for _, end := range negEnds {
-					for k := 0; k < len(cts); k++ {
-						if !cts[k].isNum && stemIn(cts[k].stem, negScope[from:end]) {
-							sc.negs++
-							break
-						}
-					}
-					from = end
-				}
-			}
 			// the claim keeps the item's own negation and drops the
 			// lead's ("garages that are not heated are covered" against
 			// "We do not cover: ... garages that are not heated"): the
@@ -736,6 +837,8 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 					switch {
 					case hold[k]&(1<<si) != 0 || ent[k] && c.forms.in(s):
 						sc.covered |= 1 << k
+					case sc.plainCompl && complMask&(1<<k) != 0:
+						sc.covered |= 1 << k
 					case anti[k]&(1<<si) != 0 && negatesAny(s, c.compl):
 						sc.covered |= 1 << k
 					case anti[k]&(1<<si) != 0:
@@ -753,7 +856,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 						continue
 					}
 				}
-				if c.entity && c.forms.in(s) {
+				if c.entity && c.forms.in(s) || sc.plainCompl && complMask&(1<<k) != 0 {
 					sc.covered |= 1 << k
 					continue
 				}
@@ -925,8 +1028,8 @@ type signals struct {
 	other                                     string // the subject the evidence says it of instead
 	otherEntity, anySpan                      string // the entity the best window names instead of a missing one
 	cReason, eSpan, cSpan                     string
-	anySpan0                                  string   // the best-covering window
-	lists                                     []string // the cited passages' listText (prepared) where they have one
+	anySpan0                                  string      // the best-covering window
+	lists                                     []*prepared // the cited passages that have a listText
 }
 
 // checkScope is s.forms.checkScope(span), except that a claim quoting a
@@ -938,8 +1041,8 @@ func (s *signals) checkScope(span string) (scopeFinding, bool) {
 	if !ok {
 		return f, false
 	}
-	for _, text := range s.lists {
-		if s.forms.quotesListOpening(text) {
+	for _, d := range s.lists {
+		if s.forms.quotesListIn(d.listWindows()) {
 			return scopeFinding{}, false
 		}
 	}
@@ -1110,27 +1213,66 @@ func trimSpan(s string) string {
 	return s[:cut] + "…"
 }
 
-// complements maps a stem to the antonyms whose negation states it: "not
-// included", "We do not cover: (b) storm damage" say excluded, where "did
-// not increase" does not say decreased.
-var complements = func() map[string][]string {
-	m := map[string][]string{}
-	for _, p := range [][2]string{{"exclude", "include"}, {"exclude", "cover"}, {"excluded", "included"}, {"excluded", "covered"},
-		{"allow", "forbid"}, {"allowed", "forbidden"}, {"enable", "disable"}, {"enabled", "disabled"},
-		{"required", "optional"}, {"correct", "incorrect"}, {"true", "false"}, {"legal", "illegal"}, {"present", "absent"}} {
-		a, b := canonStem(p[0]), canonStem(p[1])
-		if a == b {
+// limitTerms returns the claim's number terms (a bit per index of cts)
+// that are the limit of one of its bounds or ranges (scopeInfo conds:
+// "over 20 kg", "under 12", "from 9am to 5pm"). The claim must have a
+// number term.
+func limitTerms(cf *claimForms, cts []claimTerm) uint64 {
+	var m uint64
+	for _, c := range cf.scopeInfo().conds {
+		if c.dim == "day" || c.dim == "month" || c.univ {
 			continue
 		}
-		if !slices.Contains(m[a], b) {
-			m[a] = append(m[a], b)
-		}
-		if !slices.Contains(m[b], a) {
-			m[b] = append(m[b], a)
+		for _, t := range scopeTokens(c.text) {
+			if !t.isNum {
+				continue
+			}
+			for k := range cts {
+				if cts[k].isNum && cts[k].num == t.num {
+					m |= 1 << k
+				}
+			}
 		}
 	}
 	return m
-}()
+}
+
+// statesComplements reports whether s states plainly (no negation of it
+// governing it) a complement of each claim term of mask.
+func statesComplements(s *evSent, cts []claimTerm, mask uint64) bool {
+	for k := range cts {
+		if mask&(1<<k) == 0 {
+			continue
+		}
+		plain := false
+		for _, a := range cts[k].compl {
+			if _, ok := s.stems[a]; ok && !(s.neg && slices.Contains(s.negScope, a)) {
+				plain = true
+				break
+			}
+		}
+		if !plain {
+			return false
+		}
+	}
+	return true
+}
+
+// negatesComplement reports whether part (a cue's part of a negation
+// scope) holds a complement of a claim term of mask.
+func negatesComplement(part []string, cts []claimTerm, mask uint64) bool {
+	for k := range cts {
+		if mask&(1<<k) == 0 {
+			continue
+		}
+		for _, a := range cts[k].compl {
+			if slices.Contains(part, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // negatesAny reports whether a negation of s governs one of stems.
 func negatesAny(s *evSent, stems []string) bool {
@@ -1142,58 +1284,87 @@ func negatesAny(s *evSent, stems []string) bool {
 	return false
 }
 
-// antonyms maps a stem to the stems that oppose it.
-var antonyms = func() map[string][]string {
-	pairs := [][2]string{
-		{"increase", "decrease"}, {"increase", "reduce"}, {"increase", "lower"}, {"increase", "decline"},
-		{"raise", "lower"}, {"raise", "reduce"}, {"rise", "fall"}, {"rise", "decline"},
-		{"higher", "lower"}, {"high", "low"}, {"more", "less"}, {"more", "fewer"},
-		{"greater", "smaller"}, {"greater", "lesser"}, {"larger", "smaller"}, {"large", "small"},
-		{"longer", "shorter"}, {"long", "short"}, {"better", "worse"}, {"improve", "worsen"},
-		{"improve", "impair"}, {"enhance", "impair"}, {"enhance", "reduce"}, {"promote", "inhibit"},
-		{"promote", "suppress"}, {"promote", "prevent"}, {"activate", "inhibit"},
-		{"activate", "suppress"}, {"activate", "deactivate"}, {"stimulate", "inhibit"},
-		{"induce", "inhibit"}, {"induce", "prevent"}, {"upregulate", "downregulate"},
-		{"positive", "negative"}, {"positively", "negatively"}, {"gain", "loss"}, {"gain", "lose"},
-		{"before", "after"}, {"first", "last"}, {"earliest", "latest"}, {"early", "late"},
-		{"older", "younger"}, {"old", "young"}, {"benefit", "harm"}, {"beneficial", "harmful"},
-		{"effective", "ineffective"}, {"safe", "unsafe"}, {"accept", "reject"}, {"win", "lose"},
-		{"won", "lost"}, {"alive", "dead"}, {"north", "south"}, {"east", "west"},
-		{"protect", "harm"}, {"protective", "harmful"}, {"risk", "protect"}, {"above", "below"},
-		{"up", "down"}, {"maximum", "minimum"}, {"majority", "minority"}, {"agonist", "antagonist"},
-		{"accelerate", "slow"}, {"accelerate", "delay"}, {"strengthen", "weaken"},
-		{"hyper", "hypo"}, {"overexpress", "underexpress"}, {"sensitive", "resistant"},
-		{"susceptible", "resistant"}, {"present", "absent"}, {"common", "rare"},
-		{"male", "female"}, {"men", "women"}, {"boy", "girl"}, {"exclude", "include"}, {"exclude", "cover"},
-		{"correct", "incorrect"}, {"true", "false"}, {"legal", "illegal"},
-		{"allow", "forbid"}, {"allowed", "forbidden"}, {"enable", "disable"}, {"enabled", "disabled"},
-		{"required", "optional"}, {"public", "private"}, {"newer", "older"}, {"new", "old"},
+// opposition is how the two words of an antonym pair oppose each other.
+type opposition uint8
+
+const (
+	// contrary: each excludes the other, but the negation of one does not
+	// state the other ("did not increase" does not say decreased)
+	contrary opposition = iota
+	// complementary: besides, the negation of either states the other
+	// ("not included" is excluded, "not open" is closed)
+	complementary
+)
+
+// antonymPairs is the one table of opposed words, as written (canonStem
+// makes the keys); the days of the week and the months are added to it as
+// contraries, and "closed" written as a state (closedState) is the
+// complement of "open".
+var antonymPairs = []struct {
+	a, b string
+	opp  opposition
+}{
+	{"increase", "decrease", contrary}, {"increase", "reduce", contrary}, {"increase", "lower", contrary}, {"increase", "decline", contrary},
+	{"raise", "lower", contrary}, {"raise", "reduce", contrary}, {"rise", "fall", contrary}, {"rise", "decline", contrary},
+	{"higher", "lower", contrary}, {"high", "low", contrary}, {"more", "less", contrary}, {"more", "fewer", contrary},
+	{"greater", "smaller", contrary}, {"greater", "lesser", contrary}, {"larger", "smaller", contrary}, {"large", "small", contrary},
+	{"longer", "shorter", contrary}, {"long", "short", contrary}, {"better", "worse", contrary}, {"improve", "worsen", contrary},
+	{"improve", "impair", contrary}, {"enhance", "impair", contrary}, {"enhance", "reduce", contrary}, {"promote", "inhibit", contrary},
+	{"promote", "suppress", contrary}, {"promote", "prevent", contrary}, {"activate", "inhibit", contrary},
+	{"activate", "suppress", contrary}, {"activate", "deactivate", contrary}, {"stimulate", "inhibit", contrary},
+	{"induce", "inhibit", contrary}, {"induce", "prevent", contrary}, {"upregulate", "downregulate", contrary},
+	{"positive", "negative", contrary}, {"positively", "negatively", contrary}, {"gain", "loss", contrary}, {"gain", "lose", contrary},
+	{"before", "after", contrary}, {"first", "last", contrary}, {"earliest", "latest", contrary}, {"early", "late", contrary},
+	{"older", "younger", contrary}, {"old", "young", contrary}, {"benefit", "harm", contrary}, {"beneficial", "harmful", contrary},
+	{"effective", "ineffective", contrary}, {"safe", "unsafe", contrary}, {"accept", "reject", contrary}, {"win", "lose", contrary},
+	{"won", "lost", contrary}, {"alive", "dead", contrary}, {"north", "south", contrary}, {"east", "west", contrary},
+	{"protect", "harm", contrary}, {"protective", "harmful", contrary}, {"risk", "protect", contrary}, {"above", "below", contrary},
+	{"up", "down", contrary}, {"maximum", "minimum", contrary}, {"majority", "minority", contrary}, {"agonist", "antagonist", contrary},
+	{"accelerate", "slow", contrary}, {"accelerate", "delay", contrary}, {"strengthen", "weaken", contrary},
+	{"hyper", "hypo", contrary}, {"overexpress", "underexpress", contrary}, {"sensitive", "resistant", contrary},
+	{"susceptible", "resistant", contrary}, {"common", "rare", contrary},
+	{"male", "female", contrary}, {"men", "women", contrary}, {"boy", "girl", contrary},
+	{"public", "private", contrary}, {"newer", "older", contrary}, {"new", "old", contrary},
+	{"present", "absent", complementary}, {"exclude", "include", complementary}, {"exclude", "cover", complementary},
+	{"correct", "incorrect", complementary}, {"true", "false", complementary}, {"legal", "illegal", complementary},
+	{"allow", "forbid", complementary}, {"allowed", "forbidden", complementary}, {"enable", "disable", complementary},
+	{"required", "optional", complementary},
+}
+
+// antonyms maps a stem to the stems that oppose it; complements maps it to
+// those of them whose negation states it (antonymPairs).
+var antonyms, complements = func() (anti, compl map[string][]string) {
+	type pair struct {
+		a, b string
+		opp  opposition
 	}
-	months := strings.Fields("january february march april june july august september october november december")
-	for i, a := range months {
-		for _, b := range months[i+1:] {
-			pairs = append(pairs, [2]string{a, b})
+	pairs := make([]pair, 0, len(antonymPairs)+80)
+	for _, p := range antonymPairs {
+		pairs = append(pairs, pair{canonStem(p.a), canonStem(p.b), p.opp})
+	}
+	for _, names := range []string{"january february march april june july august september october november december",
+		"monday tuesday wednesday thursday friday saturday sunday"} {
+		ws := strings.Fields(names)
+		for i, a := range ws {
+			for _, b := range ws[i+1:] {
+				pairs = append(pairs, pair{canonStem(a), canonStem(b), contrary})
+			}
 		}
 	}
-	days := strings.Fields("monday tuesday wednesday thursday friday saturday sunday")
-	for i, a := range days {
-		for _, b := range days[i+1:] {
-			pairs = append(pairs, [2]string{a, b})
-		}
-	}
-	m := map[string][]string{}
-	add := func(a, b string) { m[a] = append(m[a], b) }
+	pairs = append(pairs, pair{"open", closedState, complementary})
+	anti, compl = map[string][]string{}, map[string][]string{}
 	for _, p := range pairs {
-		a, b := canonStem(p[0]), canonStem(p[1])
-		if a == b {
-			continue
+		if p.a == p.b || slices.Contains(anti[p.a], p.b) {
+			continue // "enabled", "disabled" stem as "enable", "disable"
 		}
-		add(a, b)
-		add(b, a)
+		anti[p.a] = append(anti[p.a], p.b)
+		anti[p.b] = append(anti[p.b], p.a)
+		if p.opp == complementary {
+			compl[p.a] = append(compl[p.a], p.b)
+			compl[p.b] = append(compl[p.b], p.a)
+		}
 	}
-	add("open", closedState)
-	add(closedState, "open")
-	return m
+	return anti, compl
 }()
 
 // closedState is the key of the word "closed" in a sentence's stems, beside
@@ -1201,12 +1372,13 @@ var antonyms = func() map[string][]string {
 // when it begins ("open until 5pm" against "closes at 5pm").
 const closedState = "\x01closed"
 
-// stateAntonyms are antonyms[closedState] for a term written "closed".
-func stateAntonyms(tm term) []string {
+// termOpposites are the antonyms and complements of tm: those of its
+// stem, or of closedState for a term written "closed".
+func termOpposites(tm term) (anti, compl []string) {
 	if tm.raw == "closed" {
-		return antonyms[closedState]
+		return antonyms[closedState], complements[closedState]
 	}
-	return nil
+	return antonyms[tm.stem], complements[tm.stem]
 }
 
 // canonStem is the stem analyse gives the word w.

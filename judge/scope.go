@@ -166,7 +166,7 @@ var (
 		{"at", "most"}, {"no", "more", "than"}, {"not", "more", "than"}, {"maximum", "of"}, {"max"}, {"maximum"}, {"within"}, {"until"}, {"till"},
 		{"before"}, {"first"}, {"limited", "to"}, {"no", "later", "than"}}
 	lowerCues = [][]string{{"over"}, {"above"}, {"more", "than"}, {"older", "than"}, {"at", "least"}, {"minimum", "of"},
-		{"from"}, {"after"}, {"since"}, {"beyond"}, {"exceeding"}}
+		{"from", "age"}, {"from", "the", "age", "of"}, {"from"}, {"after"}, {"since"}, {"beyond"}, {"exceeding"}}
 	upperTails = [][]string{{"and", "under"}, {"or", "under"}, {"or", "less"}, {"or", "younger"}, {"or", "fewer"}, {"and", "below"}, {"or", "below"}, {"and", "younger"}}
 	lowerTails = [][]string{{"and", "over"}, {"or", "over"}, {"or", "more"}, {"or", "older"}, {"and", "older"}, {"and", "above"}, {"or", "above"}, {"+"}, {"and", "up"}}
 	// units as a dimension ("3 hours" -> hour)
@@ -186,7 +186,8 @@ var (
 		"min": 60, "mins": 60, "second": 1, "seconds": 1, "sec": 1, "secs": 1, "day": 86400, "days": 86400, "week": 604800,
 		"weeks": 604800, "month": 2592000, "months": 2592000, "kg": 1000, "kilograms": 1000, "kilos": 1000, "g": 1, "grams": 1}
 	// timeCues bound a time: without a unit their number is a count or a
-	// date ("after ten failed attempts", "since 1989"), not a condition
+	// date ("after ten failed attempts", "since 1989"), not a condition;
+	// only a cue of one word is one ("from age 5" bounds an age)
 	timeCues = map[string]bool{"after": true, "before": true, "since": true, "within": true, "until": true, "till": true,
 		"from": true, "beyond": true, "exceeding": true}
 	// widening words and phrases of a claim
@@ -453,19 +454,19 @@ func analyseScopeNorm(text, norm string) scopeInfo {
 		cue := ""
 		for _, p := range upperCues {
 			if endsWith(ts, i, p) {
-				hi, found, start, cue = t.num, true, i-len(p), p[0]
+				hi, found, start, cue = t.num, true, i-len(p), oneWord(p)
 				break
 			}
 			// "the first 3 hours", "up to 10 books at a time": cue then "the"
 			if i > 0 && ts[i-1].w == "the" && endsWith(ts, i-1, p) {
-				hi, found, start, cue = t.num, true, i-1-len(p), p[0]
+				hi, found, start, cue = t.num, true, i-1-len(p), oneWord(p)
 				break
 			}
 		}
 		if !found {
 			for _, p := range lowerCues {
 				if endsWith(ts, i, p) {
-					lo, found, start, cue = t.num, true, i-len(p), p[0]
+					lo, found, start, cue = t.num, true, i-len(p), oneWord(p)
 					break
 				}
 			}
@@ -552,6 +553,50 @@ func analyseScopeNorm(text, norm string) scopeInfo {
 	return si
 }
 
+// oneWord is the word of a cue of one word, "" for a longer cue.
+func oneWord(p []string) string {
+	if len(p) == 1 {
+		return p[0]
+	}
+	return ""
+}
+
+// movedLimit finds the one-sided bound of es on the side of c, itself a
+// one-sided bound (of a claim), whose limit c moves: "from age 5" against
+// "from age 4", "over 18" against "over 16", "within 14 days" against
+// "within 30 days". The narrower limit is another limit, as rangeContained
+// reads it: only a two-sided range narrows. There is none where es has a
+// bound on that side at c's limit ("18 or over" against "18+"), or no
+// bound on that side.
+func movedLimit(es []scopeCond, c scopeCond) (moved scopeCond, ok bool) {
+	lower := !math.IsInf(c.lo, 0) && math.IsInf(c.hi, 1)
+	upper := math.IsInf(c.lo, -1) && !math.IsInf(c.hi, 0)
+	if c.univ || !lower && !upper {
+		return scopeCond{}, false
+	}
+	same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	for _, e := range es {
+		var at, lim float64
+		switch {
+		case e.univ || e.dim != c.dim:
+			continue
+		case lower && !math.IsInf(e.lo, 0) && math.IsInf(e.hi, 1):
+			at, lim = e.lo, c.lo
+		case upper && math.IsInf(e.lo, -1) && !math.IsInf(e.hi, 0):
+			at, lim = e.hi, c.hi
+		default:
+			continue
+		}
+		if same(at, lim) {
+			return scopeCond{}, false
+		}
+		if !ok {
+			moved, ok = e, true
+		}
+	}
+	return moved, ok
+}
+
 // contains reports whether every value of c lies within one of es.
 func contains(es []scopeCond, c scopeCond) bool {
 	var union uint16
@@ -616,6 +661,7 @@ type claimForms struct {
 	scope      *scopeInfo // analyseScope(text), made on first use
 	quote      string     // quoteForm(text), made on first use
 	quoteFold  string     // foldLines(quote), made on first use by quotesPart
+	listLead   int8       // quotesListLead: 0 not read yet, 1 yes, -1 no
 }
 
 func newClaimForms(text string) *claimForms {
@@ -833,10 +879,17 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 		// a long clause the claim restates in part may still set its case
 		// apart: an age or count the claim bounds outside the clause's
 		// range ("Children under 16 can climb without an adult" against
-		// "Climbers aged 16 and 17 may ... climb without an adult")
+		// "Climbers aged 16 and 17 may ... climb without an adult"), or
+		// whose limit it moves ("Visitors over 18 can rent a kayak" against
+		// "Visitors over 16 can rent a kayak, a canoe or ...")
 		if len(cs) > 0 && float64(bestN) >= scopeDisjointCover*float64(len(cs)) {
 			if e, ok := disjointRange(ev.conds, c.scopeInfo().conds); ok {
 				return scopeFinding{reason: ReasonRangeMismatch, excluded: true, span: f.span, what: e.text}, true, true
+			}
+			for _, cc := range c.scopeInfo().conds {
+				if e, ok := movedLimit(ev.conds, cc); ok && cc.dim == "n" {
+					return scopeFinding{reason: ReasonRangeMismatch, excluded: true, span: f.span, what: e.text}, true, true
+				}
 			}
 		}
 		// a claim saying "any" or "never" of a thing the clause names only
@@ -961,6 +1014,10 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 				in = c.dim == "nth-day" && c.mask&^es[0].mask == 0
 			}
 			if in {
+				if e, ok := movedLimit(es, c); ok {
+					f.what, f.excluded, f.reason = e.text, true, ReasonRangeMismatch
+					return f, true, true
+				}
 				continue
 			}
 			f.what = es[0].text
@@ -1101,18 +1158,47 @@ func (c *claimForms) quotesPart(w *scopeWindow) (sent string, ok bool) {
 // keeps the lead's negation and drops items: narrower, not wider. A quote
 // without its lead ("(b) storm or flood damage ...") is not one.
 func (c *claimForms) quotesListOpening(text string) bool {
-	if c.quote == "" {
-		c.quote = quoteForm(c.text)
+	return c.quotesListIn(newListWindows(text))
+}
+
+// listWindows are the windows of a passage's text that a quote of its
+// negated list is looked for in: the text as written, and without the
+// list markers its lines open with (nil when it has none). They depend on
+// the passage alone: prepared keeps them (prepared.listWindows).
+type listWindows struct {
+	text, bare *scopeWindow
+}
+
+func newListWindows(text string) *listWindows {
+	lw := &listWindows{text: scopeWindows.get(text)}
+	if bare := unmarkLines(text); bare != text {
+		lw.bare = scopeWindows.get(bare)
 	}
-	lead, items, ok := strings.Cut(c.quote, ":")
-	if !ok || strings.TrimSpace(items) == "" || !negatingLead(lead) {
+	return lw
+}
+
+// quotesListIn is quotesListOpening for the windows lw of a passage.
+func (c *claimForms) quotesListIn(lw *listWindows) bool {
+	if !c.quotesListLead() {
 		return false
 	}
-	if c.quotesList(scopeWindows.get(text)) {
-		return true
+	return c.quotesList(lw.text) || lw.bare != nil && c.quotesList(lw.bare)
+}
+
+// quotesListLead reports whether the claim's quote opens with a lead that
+// negates and a colon with something after it ("We do not cover: ..."),
+// read once per claim.
+func (c *claimForms) quotesListLead() bool {
+	if c.listLead == 0 {
+		if c.quote == "" {
+			c.quote = quoteForm(c.text)
+		}
+		c.listLead = -1
+		if lead, items, ok := strings.Cut(c.quote, ":"); ok && strings.TrimSpace(items) != "" && negatingLead(lead) {
+			c.listLead = 1
+		}
 	}
-	bare := unmarkLines(text)
-	return bare != text && c.quotesList(scopeWindows.get(bare))
+	return c.listLead > 0
 }
 
 // quotesList is quotesListOpening for the window of one form of the text.

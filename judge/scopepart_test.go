@@ -58,15 +58,19 @@ func partQuote(claim string, w *scopeWindow) bool {
 // which narrows it (trial 5: 7 of 103 policy claims were scope_widened). A
 // claim that drops the lead's negation, or quotes items without their lead,
 // stays a contradiction.
+// The four items of a home policy's exclusion list, and the section that
+// lists them after its lead.
+const (
+	exclA       = "damage caused by wear and tear, rot, damp or anything that happens gradually"
+	exclB       = "storm or flood damage to gates, fences and hedges"
+	exclC       = "escape of water or theft while the home is unoccupied (see Definitions, 2.3)"
+	exclD       = "subsidence caused by the settlement of new structures or by coastal erosion"
+	exclSection = "## 2.6 What is not covered\n\nWe do not cover:\n(a) " + exclA + ";\n(b) " + exclB + ";\n(c) " + exclC + ";\n(d) " + exclD + "."
+)
+
 func TestNegatedListQuote(t *testing.T) {
 	v := NewLocal(DefaultConfig().Local)
-	const (
-		a  = "damage caused by wear and tear, rot, damp or anything that happens gradually"
-		b  = "storm or flood damage to gates, fences and hedges"
-		c  = "escape of water or theft while the home is unoccupied (see Definitions, 2.3)"
-		d  = "subsidence caused by the settlement of new structures or by coastal erosion"
-		ev = "## 2.6 What is not covered\n\nWe do not cover:\n(a) " + a + ";\n(b) " + b + ";\n(c) " + c + ";\n(d) " + d + "."
-	)
+	const a, b, c, d, ev = exclA, exclB, exclC, exclD, exclSection
 	tests := []struct {
 		name, claim string
 		want, why   string
@@ -95,5 +99,30 @@ func TestNegatedListQuote(t *testing.T) {
 				t.Errorf("Verify(%.60q) = %s/%s %q, want %s/%s", tt.claim, got.Label, got.Reason, got.Evidence, tt.want, tt.why)
 			}
 		})
+	}
+}
+
+// BenchmarkLocalVerifyListQuote is the cost of a claim that quotes a
+// negated list from its lead, the path after a scope finding that reads
+// every cited passage's list (quotesListOpening), against three cited
+// policy sections with lists, analysed passages cached as the judge
+// caches them.
+func BenchmarkLocalVerifyListQuote(b *testing.B) {
+	v := NewLocal(DefaultConfig().Local)
+	docs := []*prepared{
+		prepare("", exclSection),
+		prepare("", "## 3.4 Contents: what is not covered\n\nWe will not pay for:\n(a) money or bank cards left in an unlocked car;\n(b) damage by pets, insects or vermin;\n(c) items used for business.\nWe pay for the rest of the contents up to the sum insured."),
+		prepare("", "## 4.1 Garden\n\nExclusions:\n- plants in pots left outside over winter;\n- theft from an unlocked shed;\n- frost damage to pipes in an unheated garage."),
+	}
+	claims := []string{
+		"We do not cover: " + exclA + "; " + exclB + "; " + exclC + ".",
+		"We do not cover: (a) " + exclA + "; (b) " + exclB + ".",
+		"We will not pay for: money or bank cards left in an unlocked car; damage by pets, insects or vermin.",
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		v.verify(claims[i%len(claims)], docs)
+		i++
 	}
 }

@@ -1,10 +1,6 @@
 package judge
 
-import (
-	"context"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // Operator trial 6 and verify11's note found four claims the local
 // verifier entailed: "open" against "closed" on the same day, an age limit
@@ -18,10 +14,7 @@ func TestTrial6Misjudgements(t *testing.T) {
 	const climbing = "1.2 Climbers aged 16 and 17 may register themselves with a parent's written consent, and may then climb without an adult present once they have passed the roped climbing assessment. 1.3 Children under 16 must be registered by a parent or guardian, and must be supervised at all times by a registered adult."
 	const lessons = "If your child has to miss a lesson, let the teacher know at least 24 hours ahead by text or email and they'll arrange a make-up lesson within the same term. Lessons missed without notice aren't made up or refunded."
 	const exclusions = "We do not cover:\n(a) damage caused by wear and tear, rot, damp or anything that happens gradually;\n(b) storm or flood damage to gates, fences and hedges;\n(c) escape of water or theft while the home is unoccupied (see Definitions, 2.3);"
-	tests := []struct {
-		ev, claim string
-		want      string
-	}{
+	checkVerdicts(t, v, []verdictCase{
 		// open and closed
 		{office, "The office is open on Sundays from 9am.", Contradiction},
 		{"The cafe is closed on Mondays.", "The cafe is open on Mondays.", Contradiction},
@@ -48,14 +41,5 @@ func TestTrial6Misjudgements(t *testing.T) {
 		{exclusions, "We do not cover storm damage to fences.", Entailment},
 		{"We do not cover any storm or flood damage.", "We do not cover any storm damage.", Entailment},
 		{exclusions, "Storm damage to fences is covered.", Contradiction},
-	}
-	for _, tt := range tests {
-		got, err := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "n", Text: tt.ev}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if not, ok := strings.CutPrefix(tt.want, "!"); ok && got.Label == not || !ok && got.Label != tt.want {
-			t.Errorf("Verify(%q) against %q = %s/%s, want %s", tt.claim, tt.ev, got.Label, got.Reason, tt.want)
-		}
-	}
+	})
 }
