@@ -249,9 +249,13 @@ func normalize(v []float32) {
 }
 
 // EmbedText tokenises and embeds one text.
-func (m *LocalModel) EmbedText(text string) []float32 {
+func (m *LocalModel) EmbedText(text string) []float32 { return m.EmbedTokens(Tokenize(text)) }
+
+// EmbedTokens is EmbedText of a text already tokenised (toks from
+// Tokenize).
+func (m *LocalModel) EmbedTokens(toks []string) []float32 {
 	v := make([]float32, m.Dims)
-	m.embedTokens(Tokenize(text), v)
+	m.embedTokens(toks, v)
 	return v
 }
 

@@ -162,7 +162,15 @@ func (q *QueryTerms) findBigram(key uint64) int {
 
 // PrepareQuery builds the exact local query vector of text in vocabulary ids.
 func (m *LocalModel) PrepareQuery(text string) *QueryTerms {
-	toks := Tokenize(text)
+	q, _ := m.PrepareTokens(Tokenize(text))
+	return q
+}
+
+// PrepareTokens is PrepareQuery of a question already tokenised (toks from
+// Tokenize), and it returns the question's exact vector as well
+// (SparseText of the same text), which it builds anyway: a turn tokenises
+// its question once.
+func (m *LocalModel) PrepareTokens(toks []string) (*QueryTerms, Sparse) {
 	sp := m.sparseTokens(toks)
 	q := &QueryTerms{}
 	seen := map[string]bool{}
@@ -203,7 +211,7 @@ func (m *LocalModel) PrepareQuery(text string) *QueryTerms {
 	if len(q.biKeys) > longQuery {
 		q.biIndex = biPos
 	}
-	return q
+	return q, sp
 }
 
 // Match holds the exact local match statistics of a query and a chunk.
