@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -116,13 +115,20 @@ func fitLocal(cfg LocalConfig, docs [][]string) *LocalModel {
 }
 
 func hashFeature(a, b string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(a))
-	if b != "" {
-		h.Write([]byte{0})
-		h.Write([]byte(b))
+	// FNV-1a 64 written out (hash/fnv's New64a, without its allocation
+	// and byte-slice copies): a, then a zero byte and b when b is set
+	x := uint64(fnvOffset)
+	for i := 0; i < len(a); i++ {
+		x ^= uint64(a[i])
+		x *= fnvPrime
 	}
-	x := h.Sum64()
+	if b != "" {
+		x *= fnvPrime // the zero byte: x ^= 0
+		for i := 0; i < len(b); i++ {
+			x ^= uint64(b[i])
+			x *= fnvPrime
+		}
+	}
 	// fmix64 to spread fnv's low bits.
 	x ^= x >> 33
 	x *= 0xff51afd7ed558ccd
@@ -130,19 +136,37 @@ func hashFeature(a, b string) uint64 {
 	return x
 }
 
+// FNV-1a's 64-bit offset basis and prime.
+const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
+
 // embedTokens writes the unit vector of a token list into dst (len Dims).
 // Features are summed in the order of their first occurrence, never in
 // map order, so a text's vector is the same bits in every run (a build
-// writes the vectors into its graph file, which must not vary).
+// writes the vectors into its graph file, which must not vary). Each
+// distinct term's IDF is computed once and read by its unigram, its
+// bigrams and its character grams.
 func (m *LocalModel) embedTokens(toks []string, dst []float32) {
 	clear(dst)
-	tf := make(map[string]int, len(toks))
+	// uniq[k] is the k-th distinct term, tf[k] its count, idf[k] its IDF;
+	// at[i] is toks[i]'s k
+	at := make([]int32, len(toks))
 	uniq := make([]string, 0, len(toks))
-	for _, t := range toks {
-		if tf[t] == 0 {
+	tf := make([]int, 0, len(toks))
+	pos := make(map[string]int32, len(toks))
+	for i, t := range toks {
+		k, ok := pos[t]
+		if !ok {
+			k = int32(len(uniq))
+			pos[t] = k
 			uniq = append(uniq, t)
+			tf = append(tf, 0)
 		}
-		tf[t]++
+		tf[k]++
+		at[i] = k
+	}
+	idf := make([]float64, len(uniq))
+	for k, t := range uniq {
+		idf[k] = m.IDF(t)
 	}
 	add := func(h uint64, w float64) {
 		i := int(h % uint64(m.Dims))
@@ -151,28 +175,28 @@ func (m *LocalModel) embedTokens(toks []string, dst []float32) {
 		}
 		dst[i] += float32(w)
 	}
-	for _, t := range uniq {
-		add(hashFeature(t, ""), (1+math.Log(float64(tf[t])))*m.IDF(t))
+	for k, t := range uniq {
+		add(hashFeature(t, ""), (1+math.Log(float64(tf[k])))*idf[k])
 	}
 	if m.BigramWeight > 0 && len(toks) > 1 {
-		bt := make(map[[2]string]int, len(toks))
-		var ubt [][2]string
+		bt := make(map[[2]int32]int, len(toks))
+		var ubt [][2]int32
 		for i := 1; i < len(toks); i++ {
-			b := [2]string{toks[i-1], toks[i]}
+			b := [2]int32{at[i-1], at[i]}
 			if bt[b] == 0 {
 				ubt = append(ubt, b)
 			}
 			bt[b]++
 		}
 		for _, b := range ubt {
-			w := m.BigramWeight * (1 + math.Log(float64(bt[b]))) * (m.IDF(b[0]) + m.IDF(b[1])) / 2
-			add(hashFeature(b[0], b[1]), w)
+			w := m.BigramWeight * (1 + math.Log(float64(bt[b]))) * (idf[b[0]] + idf[b[1]]) / 2
+			add(hashFeature(uniq[b[0]], uniq[b[1]]), w)
 		}
 	}
 	normalize(dst)
 	if m.CharWeight > 0 {
 		g := make([]float32, m.Dims)
-		m.charGrams(uniq, tf, g)
+		m.charGrams(uniq, tf, idf, g)
 		for i, x := range g {
 			dst[i] += float32(m.CharWeight) * x
 		}
@@ -181,16 +205,16 @@ func (m *LocalModel) embedTokens(toks []string, dst []float32) {
 }
 
 // charGrams writes the unit vector of the character 3-5 grams of the terms
-// uniq, counted in tf, ("<" term ">", bytewise) into dst. Each term's TF-IDF weight is
+// uniq, counted in tf, of IDF idf, ("<" term ">", bytewise) into dst. Each term's TF-IDF weight is
 // split evenly (in squared norm) over its grams, so a long term does not
 // outweigh a short one. Spreading a term over many buckets also averages
 // out the hash collisions that a single bucket per term suffers (SciFact
 // train, dense lane alone: nDCG@10 0.406 -> 0.584 at 384 dims with
 // CharWeight 2), and terms sharing a root share grams.
-func (m *LocalModel) charGrams(uniq []string, tf map[string]int, dst []float32) {
+func (m *LocalModel) charGrams(uniq []string, tf []int, idf []float64, dst []float32) {
 	var buf [64]byte
-	for _, t := range uniq {
-		n := tf[t]
+	for j, t := range uniq {
+		n := tf[j]
 		if len(t)+2 > len(buf) {
 			continue
 		}
@@ -205,7 +229,7 @@ func (m *LocalModel) charGrams(uniq []string, tf map[string]int, dst []float32) 
 		if grams == 0 {
 			continue
 		}
-		w := (1 + math.Log(float64(n))) * m.IDF(t) / math.Sqrt(float64(grams))
+		w := (1 + math.Log(float64(n))) * idf[j] / math.Sqrt(float64(grams))
 		for k := 3; k <= 5; k++ {
 			for i := 0; i+k <= len(b); i++ {
 				h := hashGram(b[i : i+k])
@@ -249,9 +273,13 @@ func normalize(v []float32) {
 }
 
 // EmbedText tokenises and embeds one text.
-func (m *LocalModel) EmbedText(text string) []float32 {
+func (m *LocalModel) EmbedText(text string) []float32 { return m.EmbedTokens(Tokenize(text)) }
+
+// EmbedTokens is EmbedText of a text already tokenised (toks from
+// Tokenize).
+func (m *LocalModel) EmbedTokens(toks []string) []float32 {
 	v := make([]float32, m.Dims)
-	m.embedTokens(Tokenize(text), v)
+	m.embedTokens(toks, v)
 	return v
 }
 

@@ -5,6 +5,7 @@ import (
 	"github.com/answer-guard/guard/internal/cputime"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -135,6 +136,42 @@ func TestMatchAgreesWithReference(t *testing.T) {
 	}
 	if q := p.Local().PrepareQuery(queries[len(queries)-1]); len(q.ids) <= longQuery || len(q.biKeys) <= 2*longQuery {
 		t.Errorf("the long query has %d terms and %d bigrams: it does not reach the long paths", len(q.ids), len(q.biKeys))
+	}
+}
+
+// TestTokensFormsAsText holds what a turn builds from its question's
+// tokens, made once (PrepareTokens, EmbedTokens), to what the text forms
+// build (PrepareQuery, SparseText, EmbedText), to the bit.
+func TestTokensFormsAsText(t *testing.T) {
+	p := demoPartition(t)
+	m := p.Local()
+	for _, qs := range []string{
+		"How do I restore a backup?",
+		"backup backup restore restore the backup",
+		"What does error LF-4002 mean?",
+		"zzz qqq unknown words only",
+		"",
+	} {
+		toks := Tokenize(qs)
+		q, sp := m.PrepareTokens(toks)
+		if want := m.PrepareQuery(qs); !reflect.DeepEqual(q, want) {
+			t.Errorf("%q: PrepareTokens gave %+v, PrepareQuery %+v", qs, q, want)
+		}
+		want := m.SparseText(qs)
+		if len(sp) != len(want) {
+			t.Errorf("%q: sparse vector of %d keys, want %d", qs, len(sp), len(want))
+		}
+		for k, w := range want {
+			if math.Float64bits(sp[k]) != math.Float64bits(w) {
+				t.Errorf("%q: sparse[%q] = %v, want %v", qs, k, sp[k], w)
+			}
+		}
+		got, wantV := m.EmbedTokens(toks), m.EmbedText(qs)
+		for i := range wantV {
+			if math.Float32bits(got[i]) != math.Float32bits(wantV[i]) {
+				t.Fatalf("%q: EmbedTokens[%d] = %v, EmbedText %v", qs, i, got[i], wantV[i])
+			}
+		}
 	}
 }
 

@@ -111,6 +111,7 @@ type QueryTerms struct {
 	mask    uint64
 	biKeys  []uint64  // the bigrams: first id << 32 | second id
 	biW     []float64 // their unit-vector weights, by the same position
+	biIDF   []float64 // the sums of their two terms' IDFs, by the same position
 	biMask  uint64
 	index   map[uint32]int // term positions, for long queries only (see position)
 	biIndex map[uint64]int // bigram positions, likewise
@@ -120,7 +121,7 @@ type QueryTerms struct {
 
 type queryTerm struct {
 	w   float64 // unit-vector weight
-	idf float64 // for title coverage
+	idf float64 // the term's IDF: its TF-IDF weight in a chunk, and title coverage
 }
 
 // longQuery is the number of terms (bigrams) above which position uses a
@@ -162,7 +163,15 @@ func (q *QueryTerms) findBigram(key uint64) int {
 
 // PrepareQuery builds the exact local query vector of text in vocabulary ids.
 func (m *LocalModel) PrepareQuery(text string) *QueryTerms {
-	toks := Tokenize(text)
+	q, _ := m.PrepareTokens(Tokenize(text))
+	return q
+}
+
+// PrepareTokens is PrepareQuery of a question already tokenised (toks from
+// Tokenize), and it returns the question's exact vector as well
+// (SparseText of the same text), which it builds anyway: a turn tokenises
+// its question once.
+func (m *LocalModel) PrepareTokens(toks []string) (*QueryTerms, Sparse) {
 	sp := m.sparseTokens(toks)
 	q := &QueryTerms{}
 	seen := map[string]bool{}
@@ -196,6 +205,7 @@ func (m *LocalModel) PrepareQuery(text string) *QueryTerms {
 				biPos[key] = len(q.biKeys)
 				q.biKeys = append(q.biKeys, key)
 				q.biW = append(q.biW, sp[toks[i-1]+" "+toks[i]])
+				q.biIDF = append(q.biIDF, m.IDF(toks[i-1])+m.IDF(toks[i]))
 				q.biMask |= 1 << ((key ^ key>>32) & 63)
 			}
 		}
@@ -203,7 +213,7 @@ func (m *LocalModel) PrepareQuery(text string) *QueryTerms {
 	if len(q.biKeys) > longQuery {
 		q.biIndex = biPos
 	}
-	return q
+	return q, sp
 }
 
 // Match holds the exact local match statistics of a query and a chunk.
@@ -222,7 +232,25 @@ func (mt Match) Relevance() float64 {
 	return math.Pow(mt.Coverage, 0.7) * math.Pow(mt.Cosine, 0.3)
 }
 
-// Match scores chunk i against q exactly, from the stored term ids.
+// logTFs holds 1 + ln n for the counts logTF takes from it.
+var logTFs = func() (t [64]float64) {
+	for n := 1; n < len(t); n++ {
+		t[n] = 1 + math.Log(float64(n))
+	}
+	return t
+}()
+
+// logTF is 1 + ln n (n >= 1), a term's TF weight: the same bits as
+// computing it.
+func logTF(n int32) float64 {
+	if n < int32(len(logTFs)) {
+		return logTFs[n]
+	}
+	return 1 + math.Log(float64(n))
+}
+
+// Match scores chunk i against q exactly, from the stored term ids. q must
+// be prepared by p's own model (p.Local().PrepareQuery or PrepareTokens).
 func (p *Partition) Match(q *QueryTerms, i int) Match {
 	var mt Match
 	if len(q.terms) == 0 || i >= len(p.terms.TitleLen) {
@@ -264,11 +292,12 @@ func (p *Partition) Match(q *QueryTerms, i int) Match {
 		}
 		prev = k
 	}
-	m := p.local
+	// The IDFs come with q (PrepareTokens), the same values as p's model
+	// gives (q is prepared by it); 1 + ln n of small counts from a table.
 	var dot, title float64
 	for k, t := range q.terms {
 		if n := tn[2*k]; n > 0 {
-			dot += t.w * (1 + math.Log(float64(n))) * m.idfID(q.ids[k])
+			dot += t.w * logTF(n) * t.idf
 			mt.Coverage += t.w * t.w
 		}
 		if tn[2*k+1] > 0 {
@@ -276,11 +305,11 @@ func (p *Partition) Match(q *QueryTerms, i int) Match {
 		}
 	}
 	seen := 0
-	for k, key := range q.biKeys {
+	for k := range q.biKeys {
 		if n := bn[k]; n > 0 {
 			w := q.biW[k]
 			seen++
-			dot += w * m.BigramWeight * (1 + math.Log(float64(n))) * (m.idfID(uint32(key>>32)) + m.idfID(uint32(key))) / 2
+			dot += w * p.local.BigramWeight * logTF(n) * q.biIDF[k] / 2
 			mt.Coverage += w * w
 		}
 	}

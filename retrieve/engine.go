@@ -389,11 +389,17 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	// encoder, or the hashed model); remote when the snapshot's dense lane
 	// is remote.
 	cpustage.Embed.Enter()
+	// The question's tokens, made once: the hashed model's vector, the
+	// exact vector and the prepared query below read them.
+	qToks := index.Tokenize(q.Text)
 	localQ := make([][]float32, len(texts))
 	for i, t := range texts {
-		if enc := p.Encoder(); enc != nil {
+		switch enc := p.Encoder(); {
+		case enc != nil:
 			localQ[i] = e.questions.embed(enc.Checksum(), q.Tenant, q.KB, t, p.EmbedQuery)
-		} else {
+		case i == 0:
+			localQ[i] = p.Local().EmbedTokens(qToks) // p.EmbedQuery(q.Text), as texts[0] is q.Text
+		default:
 			localQ[i] = p.EmbedQuery(t) // the hashed model: cheaper than a cache
 		}
 	}
@@ -432,8 +438,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 		return c
 	}
 	// Curated memory first: a strong note may short-circuit the sweep.
-	qSparse := p.Local().SparseText(q.Text)
-	qTerms := p.Local().PrepareQuery(q.Text)
+	qTerms, qSparse := p.Local().PrepareTokens(qToks) // PrepareQuery and SparseText of q.Text
 	mem := e.memoryLane(ctx, p, q.Text, qSparse)
 	res.Memory = mem.notes
 	if mem.judgeFailed {
