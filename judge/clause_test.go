@@ -23,6 +23,9 @@ func TestNumberedClauses(t *testing.T) {
 		{stay, "Rooms are available from 2pm on the day of arrival and must be vacated by 10am on the day of departure.", Entailment},
 		{stay, "3.2 Rooms are available from 2pm on the day of arrival and must be vacated by 10am on the day of departure.", Entailment},
 		{stay, "Rooms must be vacated by 10am on the day of departure.", Entailment},
+		{stay, "Rooms are available from 2pm on the day of arrival.", Entailment},
+		{"Rooms are available from 2pm on the day of arrival and must be vacated by 10am on the day of departure.", "Rooms are available from 2pm on the day of arrival.", Entailment},
+		{"Google acquired YouTube in 2006.", "YouTube acquired Google in 2006.", "!" + Entailment},
 		{stay, "3.2 Rooms are available from 4pm on the day of arrival and must be vacated by 10am on the day of departure.", Contradiction},
 		{hotel, "Check-in is from 3pm and check-out is by 11am.", Entailment},
 		{hotel, "Check-in is from 2pm.", Contradiction},
@@ -34,6 +37,10 @@ func TestNumberedClauses(t *testing.T) {
 		{"Bags can be left at reception; the lockers are free.", "The lockers cost 20p.", Contradiction},
 		{"Printing costs 10p a page; scanning is free.", "Printing costs 10p a page.", Entailment},
 		{"Printing costs 10p a page.", "Printing costs 20p a page.", Contradiction},
+		{"Lockers cost 50p a day; the showers are free.", "The showers cost 50p.", Contradiction},
+		{"Printing costs 10p a page; scanning is free.", "Scanning costs 10p a page.", Contradiction},
+		{"Lockers cost 1 euro; towels are free.", "Lockers cost 1 euro.", Entailment},
+		{"Parking costs £2 an hour until 6pm and is free after 6pm.", "Parking costs £2 an hour until 6pm.", Entailment},
 	})
 }
 
@@ -96,7 +103,8 @@ func TestAnalyseSkipsClauseNumbers(t *testing.T) {
 func TestReportAnswerWord(t *testing.T) {
 	j, _ := New(DefaultConfig(), nil)
 	note := Passage{N: 1, ID: "rules", Text: "Dogs are welcome in the bar and the garden. Smoking is not allowed in any of the rooms."}
-	cited := map[int]Passage{1: note}
+	stay := Passage{N: 2, ID: "stay", Text: "3. Your stay\n\n3.2 Rooms are available from 2pm on the day of arrival and must be vacated by 10am on the day of departure."}
+	cited := map[int]Passage{1: note, 2: stay}
 	for _, tt := range []struct {
 		answer string
 		want   []string
@@ -105,14 +113,30 @@ func TestReportAnswerWord(t *testing.T) {
 		{"No! Smoking is not allowed in the rooms [1]. Dogs are welcome in the garden [1].", []string{Entailment, Entailment}},
 		{"No! Smoking is allowed in the rooms [1].", []string{Contradiction}},
 		{"Yes! [1] Dogs are welcome in the garden.", []string{Entailment}},
+		{"Yes! 3.2 Rooms are available from 2pm on the day of arrival [2].", []string{Entailment}},
 	} {
-		r := j.Report(context.Background(), tt.answer, cited, []Passage{note}, nil)
+		r := j.Report(context.Background(), tt.answer, cited, []Passage{note, stay}, nil)
 		var got []string
 		for _, c := range r.Claims {
 			got = append(got, c.Verdict)
 		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("Report(%q) claims %q, want %q", tt.answer, got, tt.want)
+		}
+	}
+}
+
+func TestAnswerLead(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"Yes! Dogs are welcome in the bar.", "Dogs are welcome in the bar."},
+		{"No. Smoking is not allowed.", "Smoking is not allowed."},
+		{"No, smoking is not allowed.", "smoking is not allowed."},
+		{"No dogs are allowed.", "No dogs are allowed."},
+		{"Yes!", "Yes!"},
+		{"Yesterday the pool was shut.", "Yesterday the pool was shut."},
+	} {
+		if got := tt.in[answerLead(tt.in):]; got != tt.want {
+			t.Errorf("answerLead(%q) leaves %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

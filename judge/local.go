@@ -525,6 +525,52 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		}
 		return limits
 	}
+	// freeClause reports, for a window that gives a price and says free,
+	// whether a clause of it that gives no price says free of the claim's
+	// thing: a content stem of the claim beside its money terms that no
+	// clause giving a price names ("The showers cost 50p" against "Lockers
+	// cost 50p a day; the showers are free"): the price is another thing's
+	var thing []string
+	thingMade := false
+	freeClause := func(a sentScore, b *sentScore) bool {
+		if !thingMade {
+			for k := range cts {
+				if money&(1<<k) == 0 && !cts[k].isNum && !cts[k].neg && cts[k].w > 0 {
+					thing = append(thing, cts[k].stem)
+				}
+			}
+			thingMade = true
+		}
+		if len(thing) == 0 {
+			return false
+		}
+		has := func(ts []term, st string) bool {
+			return slices.ContainsFunc(ts, func(t term) bool { return t.stem == st })
+		}
+		for _, x := range []*sentScore{&a, b} {
+			if x == nil || !x.free || !x.price || strings.IndexByte(x.text, ';') < 0 {
+				continue
+			}
+			var priced, free [][]term
+			for part := range strings.SplitSeq(x.text, ";") {
+				norm := normPhrases(part)
+				switch p := priceCue(norm); {
+				case p:
+					priced = append(priced, analyse(norm))
+				case freeCue(norm):
+					free = append(free, analyse(norm))
+				}
+			}
+			for _, ts := range free {
+				for _, st := range thing {
+					if has(ts, st) && !slices.ContainsFunc(priced, func(pt []term) bool { return has(pt, st) }) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
 	// windowText is the text of the window of a, after b when b is not
 	// nil; joined only for a window that is kept
 	windowText := func(b, a *sentScore) string {
@@ -570,7 +616,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		// a price where the claim says free, or free where it gives one,
 		// about the claim's thing (the window covers the rest of it)
 		var priceConfl uint64
-		if money != 0 && (claimFree && price && !saysFree || claimPrice && !claimFree && saysFree && !price) {
+		if money != 0 && (claimFree && price && !saysFree || claimPrice && !claimFree && saysFree && (!price || freeClause(a, b))) {
 			if rest := weigh(allTerms &^ money); rest > 0 && weigh(covered&^money) >= priceMinCover*rest {
 				priceConfl = money &^ covered
 				if priceConfl == 0 {
@@ -1633,8 +1679,8 @@ func swappedRoles(claim string, cts []claimTerm, span string) bool {
 	a, b := -1, -1
 	role := func(k int) bool {
 		c := &cts[k]
-		if c.isNum || c.w == 0 || calendar[c.stem] {
-			return false
+		if c.isNum || c.w == 0 || calendar[c.stem] || clockCode(c.stem) {
+			return false // a time ("2pm") says when, it plays no role
 		}
 		if c.entity {
 			return true
@@ -1665,6 +1711,19 @@ func swappedRoles(claim string, cts []claimTerm, span string) bool {
 		}
 	}
 	return false
+}
+
+// clockCode reports whether st is a clock time read as a code: digits,
+// with minutes after ':' or '.', then "am" or "pm" ("2pm", "9.30am").
+func clockCode(st string) bool {
+	if len(st) < 3 || !strings.HasSuffix(st, "am") && !strings.HasSuffix(st, "pm") {
+		return false
+	}
+	d := st[:len(st)-2]
+	if d[0] < '0' || d[0] > '9' {
+		return false
+	}
+	return strings.Trim(d, "0123456789:.") == ""
 }
 
 // swappedIn reports whether a sentence of span has a ... V ... b in the

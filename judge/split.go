@@ -375,3 +375,26 @@ func isAnswerWord(w string) bool {
 	}
 	return false
 }
+
+// answerLead returns the length of the bare answer word a claim opens with,
+// with its punctuation and the spaces after it ("Yes! ", "No, "), when a
+// claim follows; 0 for none. The word answers the question; what follows
+// is the claim, read from its own start ("Yes! 6.1 Pitches are ...").
+func answerLead(s string) int {
+	w := wordAt(s, 0)
+	if !isAnswerWord(w) || len(w) == len(s) {
+		return 0
+	}
+	j := len(w)
+	for j < len(s) && (s[j] == '!' || s[j] == '.' || s[j] == ',') {
+		j++
+	}
+	if j == len(w) {
+		return 0 // "No dogs are allowed": the word is the claim's
+	}
+	k := skipSpaceStr(s, j)
+	if k == j || k == len(s) {
+		return 0
+	}
+	return k
+}
