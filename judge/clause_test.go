@@ -40,6 +40,7 @@ func TestNumberedClauses(t *testing.T) {
 		{"Lockers cost 50p a day; the showers are free.", "The showers cost 50p.", Contradiction},
 		{"Printing costs 10p a page; scanning is free.", "Scanning costs 10p a page.", Contradiction},
 		{"Lockers cost 1 euro; towels are free.", "Lockers cost 1 euro.", Entailment},
+		{"Entry is free at our own galleries; partner galleries charge 5 euros per visit.", "Visiting a partner gallery costs 5 euros per visit.", "!" + Contradiction},
 		{"Parking costs £2 an hour until 6pm and is free after 6pm.", "Parking costs £2 an hour until 6pm.", Entailment},
 	})
 }

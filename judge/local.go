@@ -527,9 +527,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	}
 	// freeClause reports, for a window that gives a price and says free,
 	// whether a clause of it that gives no price says free of the claim's
-	// thing: a content stem of the claim beside its money terms that no
-	// clause giving a price names ("The showers cost 50p" against "Lockers
-	// cost 50p a day; the showers are free"): the price is another thing's
+	// thing, the claim's content stems beside its money terms ("The
+	// showers cost 50p" against "Lockers cost 50p a day; the showers are
+	// free"): the price is another thing's
 	var thing []string
 	thingMade := false
 	freeClause := func(a sentScore, b *sentScore) bool {
@@ -561,11 +561,26 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 					free = append(free, analyse(norm))
 				}
 			}
-			for _, ts := range free {
+			count := func(ts []term) (n int) {
 				for _, st := range thing {
-					if has(ts, st) && !slices.ContainsFunc(priced, func(pt []term) bool { return has(pt, st) }) {
-						return true
+					if has(ts, st) {
+						n++
 					}
+				}
+				return n
+			}
+			most := 0
+			for _, pt := range priced {
+				most = max(most, count(pt))
+			}
+			// the free clause names more of the thing than any priced
+			// one, or as much and the claim's first word of it, which
+			// no priced clause names ("Scanning costs 10p a page"
+			// against "Printing costs 10p a page; scanning is free")
+			for _, ts := range free {
+				n := count(ts)
+				if n > most || n == most && n > 0 && has(ts, thing[0]) && !slices.ContainsFunc(priced, func(pt []term) bool { return has(pt, thing[0]) }) {
+					return true
 				}
 			}
 		}
