@@ -119,9 +119,14 @@ func listMarker(s string) int {
 	if j == i || j >= len(s) {
 		return 0
 	}
-	tok := strings.ToLower(s[i:j])
-	digits := strings.Trim(tok, "0123456789") == ""
-	roman := strings.Trim(tok, "ivx") == ""
+	digits, roman := true, true // no allocation: a line of prose is read here too
+	for k := i; k < j; k++ {
+		c := s[k]
+		digits = digits && c >= '0' && c <= '9'
+		c |= 0x20
+		roman = roman && (c == 'i' || c == 'v' || c == 'x')
+	}
+	tok := s[i:j]
 	if !digits && !roman && len(tok) > 1 {
 		return 0
 	}

@@ -525,67 +525,6 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		}
 		return limits
 	}
-	// freeClause reports, for a window that gives a price and says free,
-	// whether a clause of it that gives no price says free of the claim's
-	// thing, the claim's content stems beside its money terms ("The
-	// showers cost 50p" against "Lockers cost 50p a day; the showers are
-	// free"): the price is another thing's
-	var thing []string
-	thingMade := false
-	freeClause := func(a sentScore, b *sentScore) bool {
-		if !thingMade {
-			for k := range cts {
-				if money&(1<<k) == 0 && !cts[k].isNum && !cts[k].neg && cts[k].w > 0 {
-					thing = append(thing, cts[k].stem)
-				}
-			}
-			thingMade = true
-		}
-		if len(thing) == 0 {
-			return false
-		}
-		has := func(ts []term, st string) bool {
-			return slices.ContainsFunc(ts, func(t term) bool { return t.stem == st })
-		}
-		for _, x := range []*sentScore{&a, b} {
-			if x == nil || !x.free || !x.price || strings.IndexByte(x.text, ';') < 0 {
-				continue
-			}
-			var priced, free [][]term
-			for part := range strings.SplitSeq(x.text, ";") {
-				norm := normPhrases(part)
-				switch p := priceCue(norm); {
-				case p:
-					priced = append(priced, analyse(norm))
-				case freeCue(norm):
-					free = append(free, analyse(norm))
-				}
-			}
-			count := func(ts []term) (n int) {
-				for _, st := range thing {
-					if has(ts, st) {
-						n++
-					}
-				}
-				return n
-			}
-			most := 0
-			for _, pt := range priced {
-				most = max(most, count(pt))
-			}
-			// the free clause names more of the thing than any priced
-			// one, or as much and the claim's first word of it, which
-			// no priced clause names ("Scanning costs 10p a page"
-			// against "Printing costs 10p a page; scanning is free")
-			for _, ts := range free {
-				n := count(ts)
-				if n > most || n == most && n > 0 && has(ts, thing[0]) && !slices.ContainsFunc(priced, func(pt []term) bool { return has(pt, thing[0]) }) {
-					return true
-				}
-			}
-		}
-		return false
-	}
 	// windowText is the text of the window of a, after b when b is not
 	// nil; joined only for a window that is kept
 	windowText := func(b, a *sentScore) string {
@@ -631,7 +570,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		// a price where the claim says free, or free where it gives one,
 		// about the claim's thing (the window covers the rest of it)
 		var priceConfl uint64
-		if money != 0 && (claimFree && price && !saysFree || claimPrice && !claimFree && saysFree && (!price || freeClause(a, b))) {
+		if money != 0 && (claimFree && price && !saysFree || claimPrice && !claimFree && saysFree && (!price || a.free && a.price && freeClause(cts, money, a.text) || b != nil && b.free && b.price && freeClause(cts, money, b.text))) {
 			if rest := weigh(allTerms &^ money); rest > 0 && weigh(covered&^money) >= priceMinCover*rest {
 				priceConfl = money &^ covered
 				if priceConfl == 0 {
@@ -1722,6 +1661,62 @@ func swappedRoles(claim string, cts []claimTerm, span string) bool {
 			}
 		}
 		if len(verbs) > 0 && swappedIn(claim, cts[a].stem, cts[b].stem, verbs, span) {
+			return true
+		}
+	}
+	return false
+}
+
+// freeClause reports, for a sentence that gives a price and says free,
+// whether a clause of it (between ';') that gives no price says free of
+// the claim's thing, the content stems of the claim beside its money terms
+// (money): it names more of them than any clause giving a price, or as
+// many and the first of them, which no such clause names. "The showers
+// cost 50p" against "Lockers cost 50p a day; the showers are free", and
+// "Scanning costs 10p a page" against "Printing costs 10p a page; scanning
+// is free": the price is another thing's.
+func freeClause(cts []claimTerm, money uint64, text string) bool {
+	if strings.IndexByte(text, ';') < 0 {
+		return false
+	}
+	first := ""
+	for k := range cts {
+		if money&(1<<k) == 0 && !cts[k].isNum && !cts[k].neg && cts[k].w > 0 {
+			first = cts[k].stem
+			break
+		}
+	}
+	if first == "" {
+		return false
+	}
+	// count is how many of the thing's stems ts names; firstIn whether
+	// the first is one of them
+	count := func(ts []term) (n int, firstIn bool) {
+		for k := range cts {
+			if money&(1<<k) != 0 || cts[k].isNum || cts[k].neg || cts[k].w <= 0 {
+				continue
+			}
+			if slices.ContainsFunc(ts, func(t term) bool { return t.stem == cts[k].stem }) {
+				n++
+				firstIn = firstIn || cts[k].stem == first
+			}
+		}
+		return n, firstIn
+	}
+	most, firstPriced := 0, false
+	var free [][]term
+	for part := range strings.SplitSeq(text, ";") {
+		norm := normPhrases(part)
+		switch {
+		case priceCue(norm):
+			n, f := count(analyse(norm))
+			most, firstPriced = max(most, n), firstPriced || f
+		case freeCue(norm):
+			free = append(free, analyse(norm))
+		}
+	}
+	for _, ts := range free {
+		if n, f := count(ts); n > most || n == most && n > 0 && f && !firstPriced {
 			return true
 		}
 	}

@@ -359,8 +359,20 @@ var answerWords = []string{"yes", "no", "yeah", "yep", "nope"}
 // answerWord reports whether b, leading spaces aside, is a bare answer word
 // ("Yes", "no") and nothing else.
 func answerWord(b []byte) bool {
-	i := skipSpace(b, 0)
-	return isAnswerWord(string(b[i:]))
+	b = b[skipSpace(b, 0):]
+	if len(b) < 2 || len(b) > 5 {
+		return false
+	}
+	var buf [5]byte // the word lower-cased on the stack: no allocation
+	for k, c := range b {
+		buf[k] = c | 0x20
+	}
+	for _, a := range answerWords {
+		if string(buf[:len(b)]) == a {
+			return true
+		}
+	}
+	return false
 }
 
 // isAnswerWord reports whether w is one of answerWords, in any case.
