@@ -210,7 +210,10 @@ func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passag
 		j.score(&c, len(ps))
 		return c, drop, false
 	}
-	v, degraded := j.verify(ctx, text, ps, preps)
+	// a bare answer word opening the claim ("Yes! 6.1 Pitches are ...")
+	// answers the question; what follows it is checked
+	vt := text[answerLead(text):]
+	v, degraded := j.verify(ctx, vt, ps, preps)
 	c.Verdict, c.Confidence, c.Severity, c.Method, c.Evidence = v.Label, round3(v.Confidence), v.Severity, v.Method, v.Evidence
 	c.Reason = reasonText(v)
 	if degraded {
@@ -228,7 +231,7 @@ func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passag
 		if len(ps) > 1 {
 			// keep only the sources that do not contradict the claim
 			for i, p := range ps {
-				if lv := j.local.verifyChecked(text, preps[i:i+1]); lv.Label == Contradiction {
+				if lv := j.local.verifyChecked(vt, preps[i:i+1]); lv.Label == Contradiction {
 					drop = append(drop, p.N)
 				}
 			}

@@ -119,9 +119,14 @@ func listMarker(s string) int {
 	if j == i || j >= len(s) {
 		return 0
 	}
-	tok := strings.ToLower(s[i:j])
-	digits := strings.Trim(tok, "0123456789") == ""
-	roman := strings.Trim(tok, "ivx") == ""
+	digits, roman := true, true // no allocation: a line of prose is read here too
+	for k := i; k < j; k++ {
+		c := s[k]
+		digits = digits && c >= '0' && c <= '9'
+		c |= 0x20
+		roman = roman && (c == 'i' || c == 'v' || c == 'x')
+	}
+	tok := s[i:j]
 	if !digits && !roman && len(tok) > 1 {
 		return 0
 	}
@@ -298,4 +303,83 @@ func cues(lead string) int {
 		}
 	}
 	return n
+}
+
+// clauseWords name a numbered clause of terms or rules ("Clause 7:",
+// "Section 5.", "Article 12 -").
+var clauseWords = []string{"clause", "section", "article", "paragraph", "rule", "part", "schedule", "chapter"}
+
+// clauseMarker returns the length of the clause number s opens with, with
+// the spaces after it, 0 for none: a list marker ("(a) ", "12) ", "iv. ",
+// "6. "), a dotted number before a capitalised word ("6.1 Pitches",
+// "4.2.3 Thefts", "4.2.3. Thefts"; not a decimal before a unit, "2.5 Litres"),
+// or a clause word and its number before ':', '.' or a dash ("Clause 7: ",
+// "Section 5. ", "Article 12 - "). A clause number names the clause; it is
+// no quantity of what the clause says.
+func clauseMarker(s string) int {
+	if n := listMarker(s); n > 0 {
+		return skipSpaceStr(s, n)
+	}
+	i := 0
+	if w := wordAt(s, 0); w != "" {
+		word := false
+		for _, cw := range clauseWords {
+			word = word || strings.EqualFold(w, cw)
+		}
+		if !word {
+			return 0
+		}
+		i = skipSpaceStr(s, len(w))
+		if i == len(w) {
+			return 0
+		}
+	}
+	j, dots := i, 0
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && j > i && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
+		if s[j] == '.' {
+			dots++
+		}
+		j++
+	}
+	if j == i || j-i > 12 {
+		return 0
+	}
+	if i > 0 { // after a clause word: "7:", "5.", "12 -", "7 –"
+		k := j
+		if k < len(s) && (s[k] == ':' || s[k] == '.') {
+			k++
+		} else if d := skipSpaceStr(s, k); d > k && (strings.HasPrefix(s[d:], "- ") || strings.HasPrefix(s[d:], "– ") || strings.HasPrefix(s[d:], "— ")) {
+			k = d + strings.IndexByte(s[d:], ' ')
+		} else {
+			return 0
+		}
+		if k < len(s) && s[k] != ' ' && s[k] != '\t' {
+			return 0
+		}
+		return skipSpaceStr(s, k)
+	}
+	if dots == 0 {
+		return 0
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+	}
+	k := skipSpaceStr(s, j)
+	if k == j || k == len(s) || s[k] < 'A' || s[k] > 'Z' {
+		return 0
+	}
+	if dots == 1 {
+		w := wordAt(s, k)
+		var buf [24]byte
+		if len(w) <= len(buf) {
+			lw := buf[:len(w)]
+			for x := range len(w) {
+				lw[x] = w[x] | 0x20
+			}
+			if units[string(lw)] != (unit{}) || currencyWords[string(lw)] || multipliers[string(lw)] != 0 {
+				return 0
+			}
+		}
+	}
+	return k
 }

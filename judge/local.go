@@ -570,7 +570,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		// a price where the claim says free, or free where it gives one,
 		// about the claim's thing (the window covers the rest of it)
 		var priceConfl uint64
-		if money != 0 && (claimFree && price && !saysFree || claimPrice && !claimFree && saysFree && !price) {
+		if money != 0 && (claimFree && price && !saysFree || claimPrice && !claimFree && saysFree && (!price || a.free && a.price && freeClause(cts, money, a.text) || b != nil && b.free && b.price && freeClause(cts, money, b.text))) {
 			if rest := weigh(allTerms &^ money); rest > 0 && weigh(covered&^money) >= priceMinCover*rest {
 				priceConfl = money &^ covered
 				if priceConfl == 0 {
@@ -1633,8 +1633,8 @@ func swappedRoles(claim string, cts []claimTerm, span string) bool {
 	a, b := -1, -1
 	role := func(k int) bool {
 		c := &cts[k]
-		if c.isNum || c.w == 0 || calendar[c.stem] {
-			return false
+		if c.isNum || c.w == 0 || calendar[c.stem] || clockCode(c.stem) {
+			return false // a time ("2pm") says when, it plays no role
 		}
 		if c.entity {
 			return true
@@ -1665,6 +1665,75 @@ func swappedRoles(claim string, cts []claimTerm, span string) bool {
 		}
 	}
 	return false
+}
+
+// freeClause reports, for a sentence that gives a price and says free,
+// whether a clause of it (between ';') that gives no price says free of
+// the claim's thing, the content stems of the claim beside its money terms
+// (money): it names more of them than any clause giving a price, or as
+// many and the first of them, which no such clause names. "The showers
+// cost 50p" against "Lockers cost 50p a day; the showers are free", and
+// "Scanning costs 10p a page" against "Printing costs 10p a page; scanning
+// is free": the price is another thing's.
+func freeClause(cts []claimTerm, money uint64, text string) bool {
+	if strings.IndexByte(text, ';') < 0 {
+		return false
+	}
+	first := ""
+	for k := range cts {
+		if money&(1<<k) == 0 && !cts[k].isNum && !cts[k].neg && cts[k].w > 0 {
+			first = cts[k].stem
+			break
+		}
+	}
+	if first == "" {
+		return false
+	}
+	// count is how many of the thing's stems ts names; firstIn whether
+	// the first is one of them
+	count := func(ts []term) (n int, firstIn bool) {
+		for k := range cts {
+			if money&(1<<k) != 0 || cts[k].isNum || cts[k].neg || cts[k].w <= 0 {
+				continue
+			}
+			if slices.ContainsFunc(ts, func(t term) bool { return t.stem == cts[k].stem }) {
+				n++
+				firstIn = firstIn || cts[k].stem == first
+			}
+		}
+		return n, firstIn
+	}
+	most, firstPriced := 0, false
+	var free [][]term
+	for part := range strings.SplitSeq(text, ";") {
+		norm := normPhrases(part)
+		switch {
+		case priceCue(norm):
+			n, f := count(analyse(norm))
+			most, firstPriced = max(most, n), firstPriced || f
+		case freeCue(norm):
+			free = append(free, analyse(norm))
+		}
+	}
+	for _, ts := range free {
+		if n, f := count(ts); n > most || n == most && n > 0 && f && !firstPriced {
+			return true
+		}
+	}
+	return false
+}
+
+// clockCode reports whether st is a clock time read as a code: digits,
+// with minutes after ':' or '.', then "am" or "pm" ("2pm", "9.30am").
+func clockCode(st string) bool {
+	if len(st) < 3 || !strings.HasSuffix(st, "am") && !strings.HasSuffix(st, "pm") {
+		return false
+	}
+	d := st[:len(st)-2]
+	if d[0] < '0' || d[0] > '9' {
+		return false
+	}
+	return strings.Trim(d, "0123456789:.") == ""
 }
 
 // swappedIn reports whether a sentence of span has a ... V ... b in the

@@ -1007,6 +1007,13 @@ func (c *claimForms) readScope(window string) (f scopeFinding, bad, restated boo
 				continue
 			}
 			in := contains(es, c)
+			if !in && d == "time" && slices.Contains(cl.points, c) && contains(ev.points, c) {
+				// a clock time without a cue that the clause states as
+				// one too ("must be vacated by 10am" beside "available
+				// from 2pm"): the clause's fact, not a time outside its
+				// range
+				continue
+			}
 			if !in && (d == "day" || d == "month") {
 				in = contains(append(slices.Clip(es), dates[d]...), c)
 			}
@@ -1288,9 +1295,13 @@ func foldLines(s string) (string, []bool) {
 }
 
 // quoteForm is s for comparing quotes (with strings.EqualFold): without
-// citation markers, single-spaced, without closing punctuation.
+// citation markers, single-spaced, without closing punctuation, without the
+// clause number it opens with ("6.1 Pitches ..." quotes the clause "6.1
+// Pitches ..." and a claim may keep or drop the number).
 func quoteForm(s string) string {
-	return strings.TrimRight(strings.TrimSpace(StripCitations(s)), ".!?;:,\"' ")
+	t := strings.TrimSpace(StripCitations(s))
+	t = t[clauseMarker(t):]
+	return strings.TrimRight(t, ".!?;:,\"' ")
 }
 
 // contrastClause returns the first clause of w but best that shares a

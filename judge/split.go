@@ -12,7 +12,8 @@ import (
 // the next sentence, or at a line break. Abbreviations ("e.g.", "Dr."),
 // initials ("J. Smith"), decimals ("3.14") and list or section numbers ("1. "
 // at line start, "## 6. " in a heading, "notes: 6. " after a colon) do not
-// end a sentence. Each returned sentence carries its trailing whitespace, so
+// end a sentence, nor does a bare answer word ("Yes! ", "No. "): it opens
+// the sentence after it, which is the claim it answers with. Each returned sentence carries its trailing whitespace, so
 // concatenating everything Feed and Flush return gives back the input.
 //
 // Because a sentence is only known to be complete when the next one starts,
@@ -133,6 +134,9 @@ func boundary(buf []byte, from int) int {
 		case '.', '!', '?':
 			if c == '.' && !sentenceDot(buf, i) {
 				continue
+			}
+			if answerWord(buf[:i]) {
+				continue // "Yes! Dogs are welcome.": the answer word opens the claim
 			}
 			j := i + 1
 			// closing quotes, brackets, repeated terminators
@@ -347,4 +351,62 @@ func allDigits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// answerWords are the bare answers to a yes/no question.
+var answerWords = []string{"yes", "no", "yeah", "yep", "nope"}
+
+// answerWord reports whether b, leading spaces aside, is a bare answer word
+// ("Yes", "no") and nothing else.
+func answerWord(b []byte) bool {
+	b = b[skipSpace(b, 0):]
+	if len(b) < 2 || len(b) > 5 {
+		return false
+	}
+	var buf [5]byte // the word lower-cased on the stack: no allocation
+	for k, c := range b {
+		buf[k] = c | 0x20
+	}
+	for _, a := range answerWords {
+		if string(buf[:len(b)]) == a {
+			return true
+		}
+	}
+	return false
+}
+
+// isAnswerWord reports whether w is one of answerWords, in any case.
+func isAnswerWord(w string) bool {
+	if len(w) < 2 || len(w) > 5 {
+		return false
+	}
+	for _, a := range answerWords {
+		if strings.EqualFold(w, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// answerLead returns the length of the bare answer word a claim opens with,
+// with its punctuation and the spaces after it ("Yes! ", "No, "), when a
+// claim follows; 0 for none. The word answers the question; what follows
+// is the claim, read from its own start ("Yes! 6.1 Pitches are ...").
+func answerLead(s string) int {
+	w := wordAt(s, 0)
+	if !isAnswerWord(w) || len(w) == len(s) {
+		return 0
+	}
+	j := len(w)
+	for j < len(s) && (s[j] == '!' || s[j] == '.' || s[j] == ',') {
+		j++
+	}
+	if j == len(w) {
+		return 0 // "No dogs are allowed": the word is the claim's
+	}
+	k := skipSpaceStr(s, j)
+	if k == j || k == len(s) {
+		return 0
+	}
+	return k
 }

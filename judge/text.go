@@ -122,10 +122,26 @@ func analyseAppend(out []term, text string, limit int) []term {
 	// negOpen: a negation cue was seen in this clause; sinceNeg counts the
 	// content terms since it or since the last comma of its list
 	negOpen, sinceNeg := false, 0
+	// lineStart: nothing but spaces and heading marks since the text's or
+	// the line's start, where a clause number ("6.1 ", "(a) ", "Clause 7:")
+	// names the clause and says no quantity
+	lineStart := true
 	i := 0
 	for i < len(text) {
 		r, sz := utf8.DecodeRuneInString(text[i:])
 		n0 := len(out)
+		if lineStart {
+			switch r {
+			case ' ', '\t', '\r', '#':
+			default:
+				lineStart = false
+				if n := clauseMarker(text[i:]); n > 0 {
+					i += n
+					brk, first = true, true
+					continue
+				}
+			}
+		}
 		switch {
 		case r >= '0' && r <= '9':
 			j := i
@@ -184,6 +200,9 @@ func analyseAppend(out []term, text string, limit int) []term {
 					suffix := strings.ToLower(text[j:k])
 					if suffix == "th" || suffix == "st" || suffix == "nd" || suffix == "rd" {
 						out = append(out, term{num: v, isNum: true})
+					} else if suffix == "p" {
+						// pence ("50p"): a price, as "50 pence" is
+						out = append(out, term{num: v, dec: int16(dec), isNum: true, kind: numMoney})
 					} else {
 						code := strings.ToLower(text[i:k])
 						out = append(out, term{stem: code, raw: code, entity: true})
@@ -272,6 +291,7 @@ func analyseAppend(out []term, text string, limit int) []term {
 			if r == '.' || r == '!' || r == '?' || r == ':' || r == '\n' {
 				first = true
 			}
+			lineStart = lineStart || r == '\n'
 			switch r {
 			case ',':
 				if negOpen && sinceNeg >= 1 && sinceNeg <= negListItem && negList(text, i+1) {
