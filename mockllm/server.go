@@ -45,10 +45,10 @@ func New(cfg Config) (*Server, error) {
 		ReadTimeout:           time.Minute,
 		IdleTimeout:           cfg.IdleTimeout,
 		Logger:                quiet{},
-		// fasthttp sends a streamed answer in chunks of at most 4 KiB, each
-		// flushed: with its 4 KiB default a chunk went out as two writes (the
-		// last 8 bytes alone), and the header with the first chunk as two.
-		// 8 KiB sends each in one, as a server with a ready burst would.
+		// A streamed answer is written by connBody (one write per burst);
+		// fasthttp alone would send it in chunks of at most 4 KiB, each
+		// flushed, which with its 4 KiB default went out as two writes
+		// each. 8 KiB sends a whole answer and its header in one.
 		WriteBufferSize: 8 << 10,
 		// The proxy's request of a grounded turn is about 7 KB (its
 		// notes): read in one read, not a 4 KiB one and the rest.
