@@ -1,6 +1,8 @@
-// Package clientconn implements the proxy's client connection: one that
-// can hold writes back and send them with a later one (Conn), and the
-// listener that hands the server its connections as Conns (Listener).
+// Package clientconn implements a server's connection that can hold writes
+// back and send them with a later one (Conn), the listener that hands the
+// server its connections as Conns (Listener), and the size line of an HTTP
+// chunk written in place (SizeLine). The proxy serves its clients through
+// it, and the simulated upstream (mockllm) its streams.
 package clientconn
 
 import (
