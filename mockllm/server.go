@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/answer-guard/guard/internal/clientconn"
 )
 
 // Server is a running simulated upstream.
@@ -43,10 +45,10 @@ func New(cfg Config) (*Server, error) {
 		ReadTimeout:           time.Minute,
 		IdleTimeout:           cfg.IdleTimeout,
 		Logger:                quiet{},
-		// fasthttp sends a streamed answer in chunks of at most 4 KiB, each
-		// flushed: with its 4 KiB default a chunk went out as two writes (the
-		// last 8 bytes alone), and the header with the first chunk as two.
-		// 8 KiB sends each in one, as a server with a ready burst would.
+		// A streamed answer is written by connBody (one write per burst);
+		// fasthttp alone would send it in chunks of at most 4 KiB, each
+		// flushed, which with its 4 KiB default went out as two writes
+		// each. 8 KiB sends a whole answer and its header in one.
 		WriteBufferSize: 8 << 10,
 		// The proxy's request of a grounded turn is about 7 KB (its
 		// notes): read in one read, not a 4 KiB one and the rest.
@@ -66,7 +68,7 @@ func Start(cfg Config, addr string) (*Server, error) {
 		return nil, fmt.Errorf("mockllm listen %s: %w", addr, err)
 	}
 	s.ln = ln
-	go s.srv.Serve(ln) //nolint:errcheck // ends when Close shuts the listener
+	go s.srv.Serve(clientconn.Listener{Listener: ln}) //nolint:errcheck // ends when Close shuts the listener
 	return s, nil
 }
 
@@ -111,7 +113,7 @@ func (s *Server) Close() error {
 // Serve serves on ln until Close.
 func (s *Server) Serve(ln net.Listener) error {
 	s.ln = ln
-	return s.srv.Serve(ln)
+	return s.srv.Serve(clientconn.Listener{Listener: ln})
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
@@ -216,6 +218,14 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	ctx.Response.Header.SetBytesV("X-Mock-Id", body.id)
 	ctx.SetContentType("text/event-stream")
 	ctx.Response.Header.Set("Cache-Control", "no-cache")
+	if cw, ok := ctx.Conn().(*clientconn.Conn); ok {
+		// connBody writes the stream itself: the header fasthttp
+		// flushes before the first Read waits for the first burst.
+		cw.HoldNext()
+		ctx.Response.ImmediateHeaderFlush = true
+		ctx.Response.SetBodyStream(connBody{body, cw}, -1)
+		return
+	}
 	ctx.Response.SetBodyStream(body, -1)
 }
 

@@ -13,6 +13,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tmaxmax/go-sse"
+
+	"github.com/answer-guard/guard/internal/clientconn"
 )
 
 // A streamed answer is laid out once per distinct answer, as a script: the
@@ -392,4 +394,53 @@ func (b *eventBody) Close() error {
 	*b = eventBody{}
 	eventBodies.Put(b)
 	return nil
+}
+
+// connBody is a stream's body when the server writes it to the connection
+// itself (a clientconn.Conn, as Serve and Start accept them): its first
+// Read sends the whole stream and returns io.EOF. Each burst (the events
+// that follow one another without a wait, up to burstMax bytes) goes out
+// as one HTTP chunk in one write: the response header, which fasthttp
+// flushes before the first Read, is held and leaves with the first burst,
+// and the last burst is held for fasthttp's end of the body, so an
+// unpaced answer costs one write whatever its length (fasthttp alone
+// writes a chunk per 4 KiB, then "0\r\n" and "\r\n" on their own). The
+// bytes and the waits are those eventBody.Read gives (TestConnBodyAsRead).
+type connBody struct {
+	*eventBody
+	cw *clientconn.Conn
+}
+
+// burstMax bounds one chunk (a huge_event fault's event goes out in
+// pieces of it).
+const burstMax = 32 << 10
+
+var burstBufs = sync.Pool{New: func() any { b := make([]byte, burstMax+clientconn.ChunkRoom+2); return &b }}
+
+func (c connBody) Read([]byte) (int, error) {
+	b := c.eventBody
+	if b.ended {
+		return 0, io.EOF
+	}
+	bp := burstBufs.Get().(*[]byte)
+	defer burstBufs.Put(bp)
+	buf := *bp
+	const room = clientconn.ChunkRoom
+	for {
+		n, err := b.Read(buf[room : len(buf)-2])
+		if n > 0 {
+			buf[room+n], buf[room+n+1] = '\r', '\n'
+			chunk := buf[clientconn.SizeLine(buf[:room], n) : room+n+2]
+			if b.next == len(b.sc.steps) && !b.inStep {
+				// The last burst: it waits for fasthttp's "0\r\n" and
+				// the "\r\n" after it sends all three.
+				c.cw.HoldWrite(chunk)
+			} else if _, werr := c.cw.Write(chunk); werr != nil {
+				return 0, werr
+			}
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
 }

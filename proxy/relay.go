@@ -80,12 +80,10 @@ type relay struct {
 	hasUsage   bool
 }
 
-const hexDigits = "0123456789abcdef"
-
 // chunkRoom is the room kept at the start of relay.out for an HTTP chunk's
 // size line, so that a chunk goes out in one write without a copy. outMax
 // bounds what waits for the upstream to pause (internal/waitread).
-const chunkRoom, outMax = 10, 32 << 10
+const chunkRoom, outMax = clientconn.ChunkRoom, 32 << 10
 
 var relayPool sync.Pool
 
@@ -195,16 +193,7 @@ func (r *relay) frame() []byte {
 	}
 	n := len(r.out) - chunkRoom
 	r.out = append(r.out, "\r\n"...)
-	i := chunkRoom - 2
-	r.out[i], r.out[i+1] = '\r', '\n'
-	for {
-		i--
-		r.out[i] = hexDigits[n&0xF]
-		if n >>= 4; n == 0 {
-			break
-		}
-	}
-	return r.out[i:]
+	return r.out[clientconn.SizeLine(r.out[:chunkRoom], n):]
 }
 
 // probeTick runs every server.disconnect_probe while the stream lasts, in

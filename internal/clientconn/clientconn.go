@@ -1,6 +1,8 @@
-// Package clientconn implements the proxy's client connection: one that
-// can hold writes back and send them with a later one (Conn), and the
-// listener that hands the server its connections as Conns (Listener).
+// Package clientconn implements a server's connection that can hold writes
+// back and send them with a later one (Conn), the listener that hands the
+// server its connections as Conns (Listener), and the size line of an HTTP
+// chunk written in place (SizeLine). The proxy serves its clients through
+// it, and the simulated upstream (mockllm) its streams.
 package clientconn
 
 import (
@@ -123,3 +125,24 @@ func (c *Conn) SyscallConn() (syscall.RawConn, error) {
 }
 
 var errNoSyscallConn = errors.New("connection has no socket")
+
+// ChunkRoom is the room a writer keeps before its data for SizeLine, so
+// that an HTTP chunk goes out in one write without a copy.
+const ChunkRoom = 10
+
+// SizeLine writes the size line of an HTTP chunk of n bytes ("<hex>\r\n")
+// at the end of room and returns where it starts; room must hold it
+// (ChunkRoom bytes hold any int of 32 bits).
+func SizeLine(room []byte, n int) int {
+	i := len(room) - 2
+	room[i], room[i+1] = '\r', '\n'
+	for {
+		i--
+		room[i] = hexDigits[n&0xF]
+		if n >>= 4; n == 0 {
+			return i
+		}
+	}
+}
+
+const hexDigits = "0123456789abcdef"
