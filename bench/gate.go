@@ -455,9 +455,6 @@ func (sys gateSystem) score(cases []gateCase) GateScore {
 	return g
 }
 
-// gateScaleUnknown (throwaway switch) adds FUnknown to the relevance scales.
-var gateScaleUnknown = true
-
 // FitTopK is how many of each question's top-ranked candidates the models
 // are fitted on: the gate's decision rests on the best few, and the long
 // tail of each pool (almost all negatives) would otherwise dominate.
@@ -576,31 +573,20 @@ func setWeights(sets []string) []float64 {
 // corpus left out, at the default thresholds, answerable grounded right
 // 77.9% with top against 82.1% without (82.5% with top and term-match
 // order; docs/quality.md, Run 4b).
-var unfittedFeatures = gateUnfitted()
-
-func gateUnfitted() []int {
-	if os.Getenv("G14FITLONE") != "" {
-		return []int{gate.FTop, gate.FUnknown}
-	}
-	return []int{gate.FTop, gate.FLone, gate.FUnknown}
-}
+var unfittedFeatures = []int{gate.FTop}
 
 // monotoneFeatures may only raise a model's probability.
 var monotoneFeatures = []int{gate.FRerank, gate.FCoverage, gate.FRare, gate.FBigram, gate.FTypeHit, gate.FAddress,
 	gate.FSim, gate.FSoft, gate.FSoftMin, gate.FFocus, gate.FFocusWorst, gate.FSent}
 
 // harmfulFeatures may only lower a model's probability.
-var harmfulFeatures = []int{gate.FTypeMiss, gate.FFocusMiss, gate.FLone}
+var harmfulFeatures = []int{gate.FTypeMiss, gate.FFocusMiss}
 
 // fitGateModels fits the answerability and the relevance model, each with
 // semantic and lexical-only weights, then each one's question-level scale.
 // The relevance fit leaves out the on-topic unanswerable questions whose
 // related passages are not labelled.
-//
-// foreign, when given, are cross-corpus questions (off-topic, in the
-// corpus's genre) that enter the relevance model's question-level scales
-// only, as negatives.
-func fitGateModels(cases []gateCase, foreign ...gateCase) (gateModels, error) {
+func fitGateModels(cases []gateCase) (gateModels, error) {
 	var m gateModels
 	all := func(gateCase) bool { return true }
 	labelled := func(c gateCase) bool { return c.q.class() != classOnTopic || len(c.related) > 0 }
@@ -632,14 +618,11 @@ func fitGateModels(cases []gateCase, foreign ...gateCase) (gateModels, error) {
 	onTopic := func(c gateCase) (bool, bool) { return c.q.class() != classOffTopic, true }
 	answerable := func(c gateCase) (bool, bool) { return c.q.Answerable, c.q.class() != classOffTopic }
 	for _, sem := range []bool{true, false} {
-		rs, err := fitScale(slices.Concat(cases, foreign), m.relevance, sem, false, gateScaleUnknown, onTopic)
+		rs, err := fitScale(cases, m.relevance, sem, false, onTopic)
 		if err != nil {
 			return m, err
 		}
-		if sem {
-			m.relevance.Unknown[0] = rs[3]
-		}
-		as, err := fitScale(dev, m.answer, sem, false, false, answerable)
+		as, err := fitScale(dev, m.answer, sem, false, answerable)
 		if err != nil {
 			return m, err
 		}
@@ -655,12 +638,11 @@ func fitGateModels(cases []gateCase, foreign ...gateCase) (gateModels, error) {
 	onTopicOne := func(c gateCase) (bool, bool) {
 		return c.q.class() != classOffTopic, gate.OneTopic(cfg, c.cands)
 	}
-	ps, err := fitScale(slices.Concat(cases, foreign), m.relevance, true, true, gateScaleUnknown, onTopicOne)
+	ps, err := fitScale(cases, m.relevance, true, true, onTopicOne)
 	if err != nil {
 		return m, err
 	}
-	m.relevance.PoolScale = [3]float64{ps[0], ps[1], ps[2]}
-	m.relevance.Unknown[1] = ps[3]
+	m.relevance.PoolScale = ps
 	return m, nil
 }
 
@@ -671,7 +653,7 @@ func fitGateModels(cases []gateCase, foreign ...gateCase) (gateModels, error) {
 // sigmoid(A*logit(best)+B+C*t) where t is the question's pool cosine (the
 // mean of its two best encoder cosines: gate.PoolCosine,
 // gate.AnswerModel.PoolScale); else C is 0.
-func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool, unknown bool, label func(gateCase) (y, use bool)) ([4]float64, error) {
+func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool bool, label func(gateCase) (y, use bool)) ([3]float64, error) {
 	var rows [][]float64
 	var ys []float64
 	var sets []string
@@ -697,9 +679,6 @@ func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool, unknown bool
 		if pool {
 			row = append(row, gate.PoolCosine(cands))
 		}
-		if semantic && unknown && len(cands) > 0 {
-			row = append(row, cands[0].Features[gate.FUnknown])
-		}
 		rows = append(rows, row)
 		sets = append(sets, c.set)
 		if y {
@@ -715,7 +694,7 @@ func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool, unknown bool
 		total += sw[i]
 	}
 	if pos == 0 || pos == total {
-		return [4]float64{}, errors.New("scale: one class only")
+		return [3]float64{}, errors.New("scale: one class only")
 	}
 	ws := make([]float64, len(ys))
 	for i, y := range ys {
@@ -727,16 +706,11 @@ func fitScale(cases []gateCase, m gate.AnswerModel, semantic, pool, unknown bool
 	}
 	w, err := fitLogistic(rows, ys, ws, 0.01)
 	if err != nil {
-		return [4]float64{}, err
+		return [3]float64{}, err
 	}
-	out := [4]float64{w[1], w[0]}
-	k := 2
+	out := [3]float64{w[1], w[0]}
 	if pool {
-		out[2] = w[k]
-		k++
-	}
-	if k < len(w) {
-		out[3] = w[k]
+		out[2] = w[2]
 	}
 	return out, nil
 }

@@ -46,24 +46,12 @@ const (
 	FFocusMiss  // IDF-weighted share of the question's words with no match at cosine >= 0.5
 	FFocusWorst // the lower best cosine of the question's two highest-IDF words
 	FSent       // the best sentence's IDF-weighted soft coverage (title included)
-	// FLone: the passage shares exactly one of the question's content terms
-	// (of two or more), weighed by how far apart the encoder holds them: 1 -
-	// Sim (clipped to [0,1]) with semantic features, 1 without. One shared
-	// word carries an off-topic question onto a short row ("keep the box
-	// flat in the boot" for a car question); it may only lower a model's
-	// probability.
-	FLone
-	// FUnknown is a question's, the same for all its candidates: the
-	// IDF-weighted share of its content terms that the queried partition
-	// never holds. No per-passage weight: the relevance model's
-	// question-level scales read it (AnswerModel.Unknown).
-	FUnknown
 	NumFeatures
 )
 
 // FeatureNames name the features in reports and in answermodel.json.
 var FeatureNames = [NumFeatures]string{"bias", "rerank", "coverage", "rare", "bigram", "type_hit", "type_miss", "top", "margin", "address", "lanes",
-	"sim", "sim_rel", "sim_margin", "soft", "soft_min", "focus", "focus_miss", "focus_worst", "sent", "lone", "unknown"}
+	"sim", "sim_rel", "sim_margin", "soft", "soft_min", "focus", "focus_miss", "focus_worst", "sent"}
 
 // semanticFeatures are the features only the semantic mode has.
 var semanticFeatures = []int{FSim, FSimRel, FSimMargin, FSoft, FSoftMin, FFocus, FFocusMiss, FFocusWorst, FSent}
@@ -101,12 +89,6 @@ type AnswerModel struct {
 	// entries whatever they ask, so there Scale applies (the relevance
 	// model; docs/quality.md, Runs 7 and 8c).
 	PoolScale [3]float64 `json:"pool_scale"`
-	// Unknown adds Unknown[0]*u to Scale's logit and Unknown[1]*u to
-	// PoolScale's for semantic candidates, where u is the question's
-	// FUnknown (the share of its terms the corpus never uses): a question
-	// in the corpus's genre but on another topic holds more such words
-	// than one on its topic. [0, 0] adds nothing.
-	Unknown [2]float64 `json:"unknown"`
 	// Fit says how and on what it was fitted (for reports).
 	Fit string `json:"fit"`
 }
@@ -124,10 +106,10 @@ func (m *AnswerModel) scaled(p float64, semantic bool) float64 {
 }
 
 // poolScaled maps p through PoolScale with the pool's cosine term t
-// (PoolCosine) and the question's unknown share u (FUnknown).
-func (m *AnswerModel) poolScaled(p, t, u float64) float64 {
+// (PoolCosine).
+func (m *AnswerModel) poolScaled(p, t float64) float64 {
 	c := m.PoolScale
-	return 1 / (1 + math.Exp(-(c[0]*logit(p) + c[1] + c[2]*t + m.Unknown[1]*u)))
+	return 1 / (1 + math.Exp(-(c[0]*logit(p) + c[1] + c[2]*t)))
 }
 
 // Raw is the per-passage probability of f before the question-level
@@ -196,12 +178,9 @@ func (m AnswerModel) Rate(cands []Candidate, oneTopic bool) {
 	for i := range cands {
 		f := cands[i].Features
 		p := prob(m.weights(cands[i].Semantic), &f)
-		switch {
-		case pool && cands[i].Semantic:
-			cands[i].Relevance = m.poolScaled(p, t, f[FUnknown])
-		case cands[i].Semantic && m.Unknown[0] != 0:
-			cands[i].Relevance = 1 / (1 + math.Exp(-(m.Scale[0]*logit(p) + m.Scale[1] + m.Unknown[0]*f[FUnknown])))
-		default:
+		if pool && cands[i].Semantic {
+			cands[i].Relevance = m.poolScaled(p, t)
+		} else {
 			cands[i].Relevance = m.scaled(p, cands[i].Semantic)
 		}
 		if f[FAddress] == 1 {
@@ -223,10 +202,7 @@ type Question struct {
 	// pairTerms are the indexes into terms of each bigram's two terms: a
 	// passage holds the pair only if it holds both
 	pairTerms [][2]int
-	// unknown is the IDF-weighted share of terms the partition never holds
-	// (FUnknown).
-	unknown float64
-	want    answerType
+	want      answerType
 	// contact: the question asks for the service's own contact details
 	// (Ask.Contact); want is then the detail's type.
 	contact bool
@@ -257,18 +233,6 @@ func PrepareQuestion(tok Tokenizer, q string, idf func(string) float64) Question
 		pq.weights = append(pq.weights, w)
 		pq.total += w
 	}
-	if idf != nil && pq.total > 0 {
-		// the weight idf gives a term no document holds: a term no
-		// tokenizer emits
-		never := idf("\x00")
-		var u float64
-		for _, w := range pq.weights {
-			if w >= never-1e-9 {
-				u += w
-			}
-		}
-		pq.unknown = u / pq.total
-	}
 	for i, w := range pq.weights {
 		switch {
 		case pq.rare[0] < 0 || w > pq.weights[pq.rare[0]]:
@@ -290,8 +254,6 @@ func PrepareQuestion(tok Tokenizer, q string, idf func(string) float64) Question
 type passageMatch struct {
 	coverage, rare, bigram float64
 	typeHit, typeMiss      bool
-	// hits is how many of the question's distinct terms the passage holds.
-	hits int
 }
 
 // PassageTerms is what the answerability model reads of a passage's words:
@@ -359,7 +321,6 @@ func (q *Question) match(title, text string, pt *PassageTerms) passageMatch {
 		for i := range q.terms {
 			if in[i] {
 				found += q.weights[i]
-				m.hits++
 			}
 		}
 		m.coverage = found / q.total
@@ -423,20 +384,6 @@ func (m AnswerModel) Assess(q Question, cands []Candidate) {
 	}
 	for i := range cands {
 		f := candidateFeatures(cands[i], matches[i], i == 0, best, second)
-		f[FUnknown] = q.unknown
-		switch G14Q {
-		case 1:
-			f[FUnknown] = cands[i].Coherence
-		case 2:
-			f[FUnknown] = simSum / float64(len(cands))
-		}
-		lone := matches[i].hits == 1 && len(q.terms) >= 2
-		if lone {
-			f[FLone] = 1
-			if LoneMargin {
-				f[FMargin] *= LoneMarginKeep(cands[i].Sim)
-			}
-		}
 		if cands[i].Semantic {
 			s := cands[i].Sim
 			f[FSim] = s
@@ -455,9 +402,6 @@ func (m AnswerModel) Assess(q Question, cands []Candidate) {
 			f[FFocusMiss] = cands[i].FocusMiss
 			f[FFocusWorst] = cands[i].FocusWorst
 			f[FSent] = cands[i].SentSoft
-			if lone {
-				f[FLone] = loneWeight(cands[i].Sim)
-			}
 		}
 		cands[i].Features = f
 		cands[i].TypeHit = matches[i].typeHit
@@ -476,9 +420,6 @@ func (m AnswerModel) Assess(q Question, cands []Candidate) {
 		}
 	}
 }
-
-// loneWeight is FLone for a lone passage at encoder cosine sim.
-var loneWeight = func(sim float64) float64 { return 1 - min(max(sim, 0), 1) }
 
 func candidateFeatures(c Candidate, pm passageMatch, top bool, best, second float64) Features {
 	var f Features

@@ -16,7 +16,6 @@ func matchEach(q *Question, pt *PassageTerms) passageMatch {
 		for i, t := range q.terms {
 			if _, ok := pt.set[t]; ok {
 				found += q.weights[i]
-				m.hits++
 			}
 		}
 		m.coverage = found / q.total
