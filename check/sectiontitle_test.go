@@ -6,12 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/answer-guard/guard/gauntlet"
-	"github.com/answer-guard/guard/index"
-	"github.com/answer-guard/guard/judge"
-	"github.com/answer-guard/guard/retrieve"
-	"go.uber.org/zap"
 )
 
 // poolGuide is a Markdown corpus page whose two sections are two chunks,
@@ -38,44 +32,15 @@ func TestEvidenceNamesItsSection(t *testing.T) {
 	if err := os.WriteFile(corpus, []byte(poolGuide), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ic := index.DefaultConfig()
-	snapDir := filepath.Join(dir, "snap")
-	if _, err := index.Build(ctx, ic, []string{corpus}, nil, snapDir, zap.NewNop()); err != nil {
-		t.Fatalf("build corpus: %v", err)
-	}
-	snap, err := index.Load(snapDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := retrieve.DefaultConfig()
-	eng, err := retrieve.New(rc, ic, snap, zap.NewNop())
-	if err != nil {
-		snap.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(eng.Close)
-	part := snap.Partition(index.DefaultTenant, index.DefaultKB)
+	c := newCheckerOn(t, DefaultConfig(), corpus)
 	var titles []string
 	docID := ""
-	for _, ch := range part.Chunks() {
+	for _, ch := range c.deps.Partition.Chunks() {
 		titles = append(titles, ch.Title)
 		docID = ch.DocID
 	}
 	if strings.Join(titles, "|") != "Pool guide: Opening hours|Pool guide: Water temperature" {
 		t.Fatalf("chunk titles %q: the page must be two chunks, one per section, or the test proves nothing", titles)
-	}
-	j, err := judge.New(judge.DefaultConfig(), zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := gauntlet.Compile(gauntlet.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(DefaultConfig(), Deps{Partition: part, Retriever: eng, Tenant: index.DefaultTenant, KB: index.DefaultKB,
-		Judge: j, Spec: spec, AddressPatterns: rc.AddressPatterns}, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
 	}
 	doc := filepath.Join(dir, "doc.md")
 	if err := os.WriteFile(doc, []byte("The main pool is heated to 18 degrees Celsius.[^pool]\n\n[^pool]: "+docID+"\n"), 0o600); err != nil {
