@@ -158,7 +158,10 @@ func wordEdge(s string, i, j int) bool {
 }
 
 // passage joins the chunks of slots into one passage (capped at maxChars),
-// named by the document when all slots share one.
+// named by the document when all slots share one, and titled by what
+// their titles share: a Markdown page's sections ("Page: Section") by the
+// page, never by its first section (evidenceTitle names the section a
+// verdict's evidence is in).
 func (c *catalog) passage(slots []int) judge.Passage {
 	var p judge.Passage
 	var b strings.Builder
@@ -167,8 +170,13 @@ func (c *catalog) passage(slots []int) judge.Passage {
 		ch := c.p.Chunk(s)
 		if i == 0 {
 			p.ID, p.Title, doc = ch.ID, ch.Title, ch.DocID
-		} else if ch.DocID != doc {
-			doc = ""
+		} else {
+			if ch.DocID != doc {
+				doc = ""
+			}
+			if ch.Title != p.Title {
+				p.Title = sharedTitle(p.Title, ch.Title)
+			}
 		}
 		if b.Len() >= c.maxChars {
 			continue
@@ -188,4 +196,39 @@ func (c *catalog) passage(slots []int) judge.Passage {
 		p.Text = p.Text[:c.maxChars]
 	}
 	return p
+}
+
+// sharedTitle is the page title two section titles ("Page: Section")
+// share, or "".
+func sharedTitle(a, b string) string {
+	pa, _, oka := strings.Cut(a, ": ")
+	pb, _, okb := strings.Cut(b, ": ")
+	switch {
+	case pa == pb && (oka || okb):
+		return pa
+	case !oka && a == pb:
+		return a
+	case !okb && b == pa:
+		return b
+	}
+	return ""
+}
+
+// evidenceTitle returns the title of the chunk of slots whose text holds
+// evidence (a span a verifier quoted from the passage of slots, perhaps
+// clipped with "…"), and whether one does.
+func (c *catalog) evidenceTitle(slots []int, evidence string) (string, bool) {
+	probe := strings.TrimSpace(strings.TrimSuffix(evidence, "…"))
+	if len(probe) > 80 {
+		probe = probe[:80]
+	}
+	if probe == "" || len(slots) < 2 {
+		return "", false
+	}
+	for _, s := range slots {
+		if ch := c.p.Chunk(s); strings.Contains(ch.Text, probe) {
+			return ch.Title, true
+		}
+	}
+	return "", false
 }

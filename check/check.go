@@ -281,6 +281,16 @@ func (c *Checker) sentence(ctx context.Context, turn *judge.Turn, file string, s
 		return out
 	}
 	claim, drop := turn.Check(ctx, s.text, cited)
+	// A passage of several chunks (a Markdown page's sections) is named
+	// by the section its evidence is in.
+	for _, n := range claim.Citations {
+		if p, ok := cited[n]; ok {
+			if t, ok := c.cat.evidenceTitle(rs[n-1].slots, claim.Evidence); ok {
+				p.Title = t
+				cited[n] = p
+			}
+		}
+	}
 	f := base
 	f.Citation = citeLabels(claim.Citations, rs, cited)
 	f.Evidence, f.Suggestion = claim.Evidence, claim.Suggestion

@@ -22,10 +22,16 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // a temp dir and wires a Checker over it with the default configuration.
 func newChecker(t testing.TB, cfg Config) *Checker {
 	t.Helper()
+	return newCheckerOn(t, cfg, "testdata/corpus.jsonl")
+}
+
+// newCheckerOn is newChecker over the corpus file at path.
+func newCheckerOn(t testing.TB, cfg Config, path string) *Checker {
+	t.Helper()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "snap")
 	ic := index.DefaultConfig()
-	if _, err := index.Build(ctx, ic, []string{"testdata/corpus.jsonl"}, nil, dir, zap.NewNop()); err != nil {
+	if _, err := index.Build(ctx, ic, []string{path}, nil, dir, zap.NewNop()); err != nil {
 		t.Fatalf("build corpus: %v", err)
 	}
 	snap, err := index.Load(dir)

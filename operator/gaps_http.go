@@ -18,9 +18,11 @@ import (
 
 // gapScope is the caller's tenant and KBs ("" / nil = any) with the
 // query's tenant and kb applied inside it: naming another tenant or a KB
-// outside it is 403.
-func (p *Plane) gapScope(ctx *fasthttp.RequestCtx, tenant, kb string) (gapFilter, error) {
-	st, skbs, err := p.host.OperatorAccess(ctx, true)
+// outside it is 403. adminOnly refuses a tenant key (the queue); the turn
+// log's grouping (source=turnlog) is what the key may read of
+// GET /v1/guard/turns, so a tenant key may list it.
+func (p *Plane) gapScope(ctx *fasthttp.RequestCtx, tenant, kb string, adminOnly bool) (gapFilter, error) {
+	st, skbs, err := p.host.OperatorAccess(ctx, adminOnly)
 	if err != nil {
 		return gapFilter{}, err
 	}
@@ -42,19 +44,36 @@ func (p *Plane) gapScope(ctx *fasthttp.RequestCtx, tenant, kb string) (gapFilter
 	return f, nil
 }
 
-// serveGaps serves GET /v1/guard/gaps?tenant=&kb=&kind=&status=&limit=&source=:
+// serveGaps serves GET /v1/guard/gaps?tenant=&kb=&kind=&status=&limit=&source=&since=&until=:
 // open entries by default (status=all for every one), most frequent
 // first; kind may join several with commas (kind=refused,gap). total
 // counts the entries that match, by_kind every kind's entries within
 // the other filters; enabled is gaps.enabled. source=turnlog lists the
 // turn log's refusals and fallbacks grouped as the queue files them
-// (turnLogGaps), for a server whose queue is off.
+// (turnLogGaps), for a server whose queue is off; a tenant key may ask
+// for it (its own tenant's turns), the queue needs an admin key. since
+// and until (RFC 3339 or Unix ms, as for GET /v1/guard/turns) bound the
+// turns grouped (source=turnlog), or keep the queue's entries seen
+// within them (first seen at or before until, last seen at or after
+// since).
 func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 	if !ctx.IsGet() && !ctx.IsHead() {
 		return methodNotAllowed("GET, HEAD")
 	}
 	args := ctx.QueryArgs()
-	f, err := p.gapScope(ctx, string(args.Peek("tenant")), string(args.Peek("kb")))
+	source := string(args.Peek("source"))
+	if source != "" && source != "queue" && source != "turnlog" {
+		return badParam("source", "source must be queue or turnlog")
+	}
+	f, err := p.gapScope(ctx, string(args.Peek("tenant")), string(args.Peek("kb")), source != "turnlog")
+	if err != nil {
+		return err
+	}
+	since, err := parseTimeParam("since", string(args.Peek("since")))
+	if err != nil {
+		return err
+	}
+	until, err := parseTimeParam("until", string(args.Peek("until")))
 	if err != nil {
 		return err
 	}
@@ -91,19 +110,20 @@ func (p *Plane) serveGaps(ctx *fasthttp.RequestCtx) error {
 	}
 	gcfg := p.cfg.Load().Gaps
 	var listed []*Gap
-	source := string(args.Peek("source"))
 	switch source {
 	case "", "queue":
 		q, _ := p.gapSource(gcfg, f.tenant)
-		listed = q.list(f)
+		for _, g := range q.list(f) {
+			if (since == 0 || g.LastSeen.UnixNano() >= since) && (until == 0 || g.FirstSeen.UnixNano() <= until) {
+				listed = append(listed, g)
+			}
+		}
 	case "turnlog":
 		// The turn log has no status: every group is open.
 		if f.status == "" || f.status == GapOpen {
 			tl, _ := p.turnSource(p.started.TurnLog, f.tenant, f.kbs)
-			listed = turnLogGaps(tl.snapshot(turnFilter{tenant: f.tenant, kbs: f.kbs}))
+			listed = turnLogGaps(tl.snapshot(turnFilter{tenant: f.tenant, kbs: f.kbs, since: since, until: until}))
 		}
-	default:
-		return badParam("source", "source must be queue or turnlog")
 	}
 	// by_kind counts every kind within the other filters, so that a
 	// client can offer kinds with their counts from one request.
@@ -156,7 +176,7 @@ func (p *Plane) serveGapAction(ctx *fasthttp.RequestCtx, rest string) error {
 			return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_json", Message: "the body must be a JSON object {\"note\": \"...\"} or empty"}
 		}
 	}
-	f, err := p.gapScope(ctx, "", "")
+	f, err := p.gapScope(ctx, "", "", true)
 	if err != nil {
 		return err
 	}

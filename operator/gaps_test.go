@@ -232,7 +232,9 @@ func TestGapQueue(t *testing.T) {
 }
 
 // TestGapQueueNeedsAdminKey: with auth on, a tenant key gets 403 and an
-// admin key the list.
+// admin key the list. A tenant key may list the turn log's grouping
+// (source=turnlog: what it may read of GET /v1/guard/turns), not another
+// tenant's.
 func TestGapQueueNeedsAdminKey(t *testing.T) {
 	ts := startGuard(t, func(c *testCfg) {
 		c.Auth.Enabled = true
@@ -245,6 +247,15 @@ func TestGapQueueNeedsAdminKey(t *testing.T) {
 	}{{"", 401}, {"wrong", 401}, {"tenant-key", 403}, {"admin-key", 200}} {
 		if code, _ := getGaps(t, ts.base, "", tc.key); code != tc.want {
 			t.Errorf("key %q: status %d, want %d", tc.key, code, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		query, key string
+		want       int
+	}{{"source=turnlog", "tenant-key", 200}, {"source=turnlog&tenant=other", "tenant-key", 403},
+		{"source=turnlog", "", 401}, {"source=turnlog", "admin-key", 200}} {
+		if code, _ := getGaps(t, ts.base, tc.query, tc.key); code != tc.want {
+			t.Errorf("%q with key %q: status %d, want %d", tc.query, tc.key, code, tc.want)
 		}
 	}
 }

@@ -73,9 +73,11 @@ func TestTurnListOffTopicAsGapQueue(t *testing.T) {
 }
 
 // Without a gap queue (gaps.enabled: false) the console lists the turn
-// log's refusals and fallbacks grouped by question, with the live queue's
-// kinds and counts: an off-topic refusal is off-topic, not an on-topic
-// gap, and a question asked twice is one entry.
+// log's refusals and fallbacks as the server groups them (GET
+// /v1/guard/gaps?source=turnlog, no grouping of its own), with the live
+// queue's kinds and counts: an off-topic refusal is off-topic, not an
+// on-topic gap, and a question asked twice is one entry. The turn list's
+// time window bounds it too.
 func TestConsoleGapsFromTurnLogInChromium(t *testing.T) {
 	bin := chromium(t)
 	live, _ := offTopicGuard(t, nil)
@@ -89,14 +91,15 @@ func TestConsoleGapsFromTurnLogInChromium(t *testing.T) {
 	want := map[string]int{"on": by[GapRefused] + by[GapClaim], "off": by[GapOffTopic] + by[GapFallback]}
 	want["all"] = want["on"] + want["off"]
 	kindsOf := map[string][]string{"on": {GapRefused, GapClaim}, "off": {GapOffTopic, GapFallback}, "all": {GapRefused, GapClaim, GapOffTopic, GapFallback}}
-	for _, which := range []string{"on", "off", "all"} {
+	for _, which := range []string{"on", "off", "all", "all&window=15m"} {
 		dom := runChromium(t, bin, root+"/console#gaps="+which, "", 2600)
 		if !strings.Contains(dom, `data-ready="1"`) {
 			t.Fatalf("the console did not finish loading:\n%s", dom)
 		}
-		if !strings.Contains(dom, `id="gaps-source">No gap queue`) {
-			t.Errorf("gaps=%s: the list does not say it is from the turn log", which)
+		if !strings.Contains(dom, `id="gaps-source">No gap queue`) || !strings.Contains(dom, "source=turnlog") {
+			t.Errorf("gaps=%s: the list does not say it is the server's grouping of the turn log", which)
 		}
+		which, _, _ = strings.Cut(which, "&")
 		counts := map[string]int{}
 		for _, m := range reGapOption.FindAllStringSubmatch(dom, -1) {
 			var n int

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/answer-guard/guard/operator"
 )
 
 func init() {
@@ -76,11 +78,7 @@ func runGaps(args []string) error {
 	if err != nil {
 		return err
 	}
-	var list struct {
-		Enabled *bool      `json:"enabled"` // absent from servers before it was added
-		Total   int        `json:"total"`
-		Data    []gapEntry `json:"data"`
-	}
+	var list gapList
 	if err := json.Unmarshal(body, &list); err != nil {
 		return fmt.Errorf("decode gaps: %w", err)
 	}
@@ -120,20 +118,14 @@ func runGaps(args []string) error {
 	return nil
 }
 
-// gapEntry is one entry of GET /v1/guard/gaps.
-type gapEntry struct {
-	ID          string    `json:"id,omitempty"`
-	Tenant      string    `json:"tenant"`
-	KB          string    `json:"kb"`
-	Kind        string    `json:"kind"`
-	Text        string    `json:"text"`
-	Question    string    `json:"question,omitempty"`
-	Status      string    `json:"status"`
-	Resolution  string    `json:"resolution,omitempty"`
-	Count       int       `json:"count"`
-	CoverageMax float64   `json:"coverage_max"`
-	FirstSeen   time.Time `json:"first_seen"`
-	LastSeen    time.Time `json:"last_seen"`
+// gapList is the body of GET /v1/guard/gaps, its entries the operator
+// plane's own type.
+type gapList struct {
+	Enabled *bool           `json:"enabled"` // absent from servers before it was added
+	Source  string          `json:"source,omitempty"`
+	Total   int             `json:"total"`
+	ByKind  map[string]int  `json:"by_kind"`
+	Data    []*operator.Gap `json:"data"`
 }
 
 // getGaps returns the body of GET /v1/guard/gaps?q from the proxy at
@@ -221,7 +213,7 @@ func runGapAction(action string, args []string) error {
 		return fmt.Errorf("%s gap %s: %s: %s%s", action, id, resp.Status, errorText(out), keyHint(resp.StatusCode, *keyEnv))
 	}
 	var res struct {
-		Gap gapEntry `json:"gap"`
+		Gap operator.Gap `json:"gap"`
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		return fmt.Errorf("decode answer: %w", err)

@@ -47,9 +47,7 @@ func TestGapsResolveDismissCommand(t *testing.T) {
 		resp.Body.Close()
 	}
 	code, out, _ := runCLI(t, "gaps", "--addr", base, "--json")
-	var list struct {
-		Data []gapEntry `json:"data"`
-	}
+	var list gapList
 	if err := json.Unmarshal([]byte(out), &list); code != 0 || err != nil || len(list.Data) != 2 {
 		t.Fatalf("gaps --json: exit %d, %v, %d entries\n%s", code, err, len(list.Data), out)
 	}

@@ -91,7 +91,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if isHelp(args[0]) {
-		if len(args) > 1 {
+		// guard help help (or help --help): help's own usage is the top one
+		if len(args) > 1 && !isHelp(args[1]) {
 			// guard help index build = guard index build --help
 			if _, ok := commands[args[1]]; !ok {
 				fmt.Fprintf(stderr, "guard help: unknown command %q\n", args[1])

@@ -541,18 +541,17 @@ func joinPath(a, b string) string {
 
 // suggest returns the field names k likely meant, sorted: the one
 // spelt alike but for case, _ and - (maxBodyBytes, max-body-bytes); else
-// the closest by edit distance when close enough to be a typo (at most
-// 2, or 3 for names of 9 bytes or more); else the names that k begins
-// (sha for sha256, reask for reask_limit), or that begin a one-word k
-// (address for addr), or that begin k at a word
-// (similarity_threshold for similarity), or that end in _k (timeout for
-// read_timeout), when there are at most three. None when nothing fits.
+// the closest by Damerau-Levenshtein distance when close enough to be a
+// typo (typoBound: 1 for k of up to 4 bytes, 2 up to 8, 3 from 9, so a
+// short word names no unrelated key: url is not dir); else the names
+// that k begins (sha for sha256, reask for reask_limit), or that begin a
+// one-word k, spelt right or within one edit (address and adress for
+// addr), or that begin k at a word (similarity_threshold for
+// similarity), or that end in _k (timeout for read_timeout), when there
+// are at most three. None when nothing fits.
 func suggest(k string, fields map[string]reflect.Type) []string {
 	nk := normName(k)
-	limit := 2
-	if len(k) >= 9 {
-		limit = 3
-	}
+	limit := typoBound(len(k))
 	var best []string // the closest names within the limit
 	bestD := limit + 1
 	for name := range fields {
@@ -578,7 +577,7 @@ func suggest(k string, fields map[string]reflect.Type) []string {
 	if len(k) >= 3 {
 		for name := range fields {
 			if strings.HasPrefix(name, k) || len(name) >= 3 && strings.HasPrefix(k, name) && (len(name) == 3 || k[len(name)] == '_') ||
-				len(name) >= 4 && strings.HasPrefix(k, name) && !strings.Contains(k, "_") || // address for addr
+				len(name) >= 4 && !strings.Contains(k, "_") && beginsWithin(k, name, 1) || // address, adress for addr
 				strings.HasSuffix(name, "_"+k) {
 				out = append(out, name)
 			}
@@ -589,6 +588,22 @@ func suggest(k string, fields map[string]reflect.Type) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// typoBound is the largest edit distance suggest takes for a typo of a
+// key of n bytes: it grows with the length, as a longer word has room
+// for more slips.
+func typoBound(n int) int { return min(3, (n+3)/4) }
+
+// beginsWithin reports whether k begins with name misspelt by at most d
+// edits: some prefix of k within d of name (adr... for addr).
+func beginsWithin(k, name string, d int) bool {
+	for n := max(1, len(name)-d); n <= min(len(k), len(name)+d); n++ {
+		if distance(k[:n], name) <= d {
+			return true
+		}
+	}
+	return false
 }
 
 // normName folds a key name's case and drops its _ and - (suggest).

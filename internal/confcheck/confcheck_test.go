@@ -171,6 +171,10 @@ func TestSuggest(t *testing.T) {
 		{"directory", "dir"}, {"redis", "redis_flush redis_ttl redis_url"}, {"enable", "enabled"},
 		{"type", ""}, {"retries", ""}, {"x", ""}, {"ma", ""}, {"tenatn", "tenant"}, {"mdoe", "mode"},
 		{"address", "addr"}, {"modes_x", ""},
+		// a deletion and more (adress for address, which means addr)
+		{"adress", "addr"}, {"adresss", "addr"},
+		// short words name no unrelated key (url is not dir, kid not kbs)
+		{"url", "base_url redis_url"}, {"kid", ""}, {"ttl", "redis_ttl"}, {"dim", "dir"}, {"mod", "mode"}, {"key", ""}, {"mods", "mode"},
 	} {
 		if got := strings.Join(suggest(tt.k, fields), " "); got != tt.want {
 			t.Errorf("suggest(%q) = %q, want %q", tt.k, got, tt.want)

@@ -413,55 +413,59 @@ function gapOptions(count) {
   }
 }
 
+// gapItems turns a GET /v1/guard/gaps list into the table's rows; kinds
+// is what the filter asked for (none: the list came for its counts only).
+function gapItems(j, kinds, d) {
+  const by = j.by_kind;
+  gapOptions((w) => by ? gapKinds(w, d).reduce((n, k) => n + (by[k] || 0), 0) : null);
+  return (kinds.length ? j.data : []).map((g) => ({ question: g.kind === "gap" ? g.text + (g.question ? " (asked: " + g.question + ")" : "") : g.text || g.question || "",
+    kind: g.kind, decision: DECISION_OF_KIND[g.kind] || "", count: g.count || 1,
+    part: (g.tenant || "") + " / " + (g.kb || ""), last: g.last_seen || "", cov: g.coverage_max, id: g.id }));
+}
+
 async function renderGaps() {
   const tbody = $("gaps-table").tBodies[0];
   const which = $("f-gaps").value;
   const f = filterQuery();
   const d = f.get("decision") || "";
-  let items = null;
-  try {
-    const q = new URLSearchParams();
+  const kinds = gapKinds(which, d);
+  // query is the gap list's query: the tenant/KB filter, the kinds (none
+  // left, decision passthrough or ground with off-topic: only the
+  // counts), and extra.
+  const query = (extra) => {
+    const q = new URLSearchParams(extra);
     for (const k of ["tenant", "kb"]) if (f.get(k)) q.set(k, f.get(k));
-    const kinds = gapKinds(which, d);
-    // No kind left (decision passthrough, or ground with off-topic): ask
-    // only for the counts.
     if (kinds.length) q.set("kind", kinds.join(","));
     q.set("limit", kinds.length ? "1000" : "1");
-    const j = await api("/v1/guard/gaps?" + q.toString());
+    return q;
+  };
+  const more = (j, items) => kinds.length && typeof j.total === "number" && j.total > items.length ? " Showing " + items.length + " of " + j.total + "." : "";
+  let items = null;
+  try {
+    const j = await api("/v1/guard/gaps?" + query({}).toString());
     // gaps.enabled: false: the queue gathers nothing; the turn log below.
-    const list = j && Array.isArray(j.data) && j.enabled !== false ? (kinds.length ? j.data : []) : null;
-    if (list) {
-      const by = j.by_kind;
-      gapOptions((w) => by ? gapKinds(w, d).reduce((n, k) => n + (by[k] || 0), 0) : null);
-      items = list.map((g) => ({ question: g.kind === "gap" ? g.text + (g.question ? " (asked: " + g.question + ")" : "") : g.text || g.question || "",
-        kind: g.kind, decision: DECISION_OF_KIND[g.kind] || "", count: g.count || 1,
-        part: (g.tenant || "") + " / " + (g.kb || ""), last: g.last_seen || "", cov: g.coverage_max, id: g.id }));
-      const more = kinds.length && typeof j.total === "number" && j.total > list.length ? " Showing " + list.length + " of " + j.total + "." : "";
-      $("gaps-source").textContent = "From the gap queue (GET /v1/guard/gaps), most frequent first; the decision and tenant/KB filters apply." + more;
+    if (j && Array.isArray(j.data) && j.enabled !== false) {
+      items = gapItems(j, kinds, d);
+      $("gaps-source").textContent = "From the gap queue (GET /v1/guard/gaps), most frequent first; the decision and tenant/KB filters apply." + more(j, items);
     }
-  } catch (e) { /* no gap queue on this server */ }
+  } catch (e) { /* no gap queue on this server, or not for this key */ }
   if (!items) {
-    // The turn list marks the refusals the gate made as outside the
-    // corpus (off_topic): the gap queue's kinds, from the turns.
-    const kindOf = (t) => t.decision === "refuse" ? (t.off_topic ? "off_topic" : "refused") : t.decision;
-    const turns = ((state.data && state.data.turns) || []).filter((t) => t.decision === "refuse" || t.decision === "fallback");
-    const by = new Map();
-    for (const t of turns) {
-      const kind = kindOf(t);
-      const q = t.question || (t.question_hash ? "#" + t.question_hash : "(question not kept)");
-      const k = t.tenant + "/" + t.kb + "/" + kind + "/" + q;
-      const g = by.get(k) || { question: q, kind: kind, decision: t.decision, count: 0, part: t.tenant + " / " + t.kb, last: "", cov: 0 };
-      g.count++;
-      if (t.time > g.last) g.last = t.time;
-      g.cov = Math.max(g.cov, t.coverage.max);
-      by.set(k, g);
+    // The server groups the turn log's refusals and fallbacks as the
+    // queue files them (an off-topic refusal is kind off_topic), within
+    // the time window of the turn list.
+    const q = query({ source: "turnlog" });
+    for (const k of ["since", "until"]) if (f.get(k)) q.set(k, f.get(k));
+    try {
+      const j = await api("/v1/guard/gaps?" + q.toString());
+      items = gapItems(j, kinds, d);
+      $("gaps-source").textContent = "No gap queue on this server (or gaps.enabled: false): refusals and fallbacks from the turn log (GET /v1/guard/gaps?source=turnlog), " +
+        "grouped by question, most frequent first, within the time window; a refusal as outside the corpus (gate.off_topic: refuse) counts as off-topic, as in the gap queue." + more(j, items);
+    } catch (e) {
+      // Not grouped here: one grouping, the server's.
+      gapOptions(() => null);
+      items = [];
+      $("gaps-source").textContent = "No gap list: the server refused it (" + e.message + "). The refusals and fallbacks are in the turn list (filter the decision).";
     }
-    // Each option counts the groups it lists, as the queue's counts entries.
-    const groups = [...by.values()];
-    gapOptions((w) => groups.filter((g) => gapKinds(w, d).includes(g.kind)).length);
-    items = groups.filter((g) => gapKinds(which, d).includes(g.kind)).sort((a, b) => b.count - a.count || (a.last < b.last ? 1 : -1));
-    $("gaps-source").textContent = "No gap queue on this server (or gaps.enabled: false): refusals and fallbacks from the turn log, grouped by question, most frequent first; " +
-      "a refusal as outside the corpus (gate.off_topic: refuse) counts as off-topic, as in the gap queue.";
   }
   tbody.replaceChildren(...items.map((g) => el("tr", { "data-decision": g.decision, "data-kind": g.kind },
     el("td", {}, g.question), el("td", {}, g.kind), el("td", {}, g.decision ? badge(g.decision) : ""), el("td", { class: "num" }, g.count),
