@@ -139,12 +139,6 @@ type PlannerConfig struct {
 	MinSupport float64 `yaml:"min_support"`
 	// MaxOutline caps the outline. Range [1,999], default 8.
 	MaxOutline int `yaml:"max_outline"`
-	// KeepRelevance: a note whose relevance reaches it enters the outline
-	// whatever its answerability. Range [0,1], 0 (default) is off.
-	KeepRelevance float64 `yaml:"keep_relevance"`
-	// OrderBlend orders the outline by (1-w)*answerability + w*relevance.
-	// Range [0,1], default 0 (answerability alone).
-	OrderBlend float64 `yaml:"order_blend"`
 	// BaseURL, Model, APIKeyEnv and Timeout configure the remote planner
 	// (an OpenAI-compatible /chat/completions endpoint, temperature 0).
 	// BaseURL and Model are required with mode remote; BaseURL "upstream"

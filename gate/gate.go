@@ -357,7 +357,7 @@ func LocalOutline(cfg Config, o Outcome) []int {
 	var idx []int
 	hit := o.Checks["contact_hit"]
 	for i, c := range o.Survivors {
-		if c.Answer >= cfg.Planner.MinSupport || hit && c.TypeHit || cfg.Planner.KeepRelevance > 0 && c.Relevance >= cfg.Planner.KeepRelevance {
+		if c.Answer >= cfg.Planner.MinSupport || hit && c.TypeHit {
 			idx = append(idx, i)
 		}
 	}
@@ -365,8 +365,7 @@ func LocalOutline(cfg Config, o Outcome) []int {
 		if hit && o.Survivors[i].TypeHit {
 			return o.Survivors[i].Answer + 2
 		}
-		w := cfg.Planner.OrderBlend
-		return (1-w)*o.Survivors[i].Answer + w*o.Survivors[i].Relevance
+		return o.Survivors[i].Answer
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return byHigher(key(a), key(b)) })
 	if len(idx) > cfg.Planner.MaxOutline {
