@@ -39,3 +39,33 @@ func TestGateMissDetail(t *testing.T) {
 		}
 	}
 }
+
+func TestRightAmong(t *testing.T) {
+	c := gateCase{
+		q:      GateQuestion{Answerable: true, AnswerIDs: []string{"b"}},
+		cands:  []gate.Candidate{{ID: "a#0"}, {ID: "b#0"}, {ID: "c#0"}, {ID: "d#0"}},
+		docIDs: []string{"a", "b", "c", "d"},
+	}
+	notes := func(ids ...string) []gate.Note {
+		ns := make([]gate.Note, len(ids))
+		for i, id := range ids {
+			ns[i] = gate.Note{N: i + 1, ID: id}
+		}
+		return ns
+	}
+	for _, tc := range []struct {
+		notes []gate.Note
+		k     int
+		want  bool
+	}{
+		{notes("b#0"), 3, true},
+		{notes("a#0", "c#0", "d#0", "b#0"), 3, false},
+		{notes("a#0", "c#0", "d#0", "b#0"), 4, true},
+		{notes("a#0", "c#0"), 3, false},
+		{nil, 3, false},
+	} {
+		if got := c.rightAmong(tc.notes, tc.k); got != tc.want {
+			t.Errorf("rightAmong(%v, %d) = %v, want %v", tc.notes, tc.k, got, tc.want)
+		}
+	}
+}
