@@ -205,6 +205,8 @@ func FuzzReadStream(f *testing.F) {
 		"data: {\"choices\":[{\"delta\":{\"content\":\"a\"},\"finish_reason\":null}]}\n\ndata: {\"error\":{\"message\":\"m\"}}\n\ndata: [DONE]\n\n",
 		"data: {\"choices\":[{\"delta\":{},\"finish_reason\" : \"stop\"}],\"guard\":{\"decision\":\"refuse\"}}\n\ndata: [DONE]\n\n",
 		"data:  [DONE] \r\n\r\n", ": c\n\ndata: {\"choices\":[]}\nevent: error\n\n",
+		"data:\v[DONE]\n\n", // found by the fuzzer: TrimSpace reads \v as space, JSON does not
+		"data: [DONE]\u00a0\n\n",
 	} {
 		f.Add(s)
 	}

@@ -63,7 +63,7 @@ func readStream(r io.Reader, t0 time.Time) (ttft time.Duration, kind, decision s
 		}
 		// data views the reader's buffer: valid until the next event.
 		data := ev.Data
-		if len(data) > 0 && (jsonSpace(data[0]) || jsonSpace(data[len(data)-1])) {
+		if len(data) > 0 && (maySpace(data[0]) || maySpace(data[len(data)-1])) {
 			data = bytes.TrimSpace(data)
 		}
 		if string(data) == "[DONE]" {
@@ -109,7 +109,12 @@ func readStream(r io.Reader, t0 time.Time) (ttft time.Duration, kind, decision s
 // event that ends otherwise is searched whole.
 var ordinaryChunk = []byte(`"finish_reason":null}]}`)
 
-func jsonSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+// maySpace reports a byte that can begin or end white space as
+// bytes.TrimSpace reads it: an ASCII control or space (\v and \f too, not
+// only JSON's four) or a byte of a multi-byte rune (U+0085, U+00A0, U+2000
+// and the like). A JSON event begins with '{' and ends with '}', so the
+// trim is skipped for every ordinary event; "data:\v[DONE]" is still the end.
+func maySpace(c byte) bool { return c <= ' ' || c >= 0x80 }
 
 // finishNamed reports whether an event has a "finish_reason" key whose
 // value is a string (not null): a test on the text, before any parse.
