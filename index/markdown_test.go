@@ -11,8 +11,21 @@ import (
 	"go.uber.org/zap"
 )
 
+// mdCase is one markdownText case: its plain text is want.
+type mdCase struct{ name, in, want string }
+
+func checkMarkdownText(t *testing.T, cases []mdCase) {
+	t.Helper()
+	for _, tc := range cases {
+		got, _, _ := markdownText(tc.in)
+		if got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestMarkdownText(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
+	checkMarkdownText(t, []mdCase{
 		{"heading apart from the next sentence", "## Two-step verification\nTurn on two-step verification.", "Two-step verification\n\nTurn on two-step verification."},
 		{"closing hashes", "### Refunds ###\ntext", "Refunds\n\ntext"},
 		{"setext", "Storage\n=======\nFree 5 GB.\n\nLimits\n------\nPro 2 TB.", "Storage\n\nFree 5 GB.\n\nLimits\n\nPro 2 TB."},
@@ -27,12 +40,7 @@ func TestMarkdownText(t *testing.T) {
 		{"thematic break", "a\n\n---\n\nb\n***\nc", "a\n\nb\n\nc"},
 		{"escapes", `\*not emphasis\* and \# and \[x\]`, "*not emphasis* and # and [x]"},
 		{"crlf", "# T\r\n\r\nBody.\r\n", "T\n\nBody."},
-	} {
-		got, _, _ := markdownText(tc.in)
-		if got != tc.want {
-			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
-		}
-	}
+	})
 }
 
 func TestMarkdownSections(t *testing.T) {
@@ -50,7 +58,7 @@ func TestMarkdownSections(t *testing.T) {
 // of the rendered page sees (operator trial 7: "12. Dogs must be kept on a
 // lead" lost its "12." and "what does rule 12 say?" found nothing).
 func TestMarkdownOrderedLists(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
+	checkMarkdownText(t, []mdCase{
 		{"as written", "Rules:\n11. No glass.\n12. Dogs must be kept on a lead.", "Rules:\n11. No glass.\n12. Dogs must be kept on a lead."},
 		{"ones renumbered", "1. Book.\n1. Pay.\n1. Come.", "1. Book.\n2. Pay.\n3. Come."},
 		{"start kept, later numbers ignored", "3. Three.\n7. Four.", "3. Three.\n4. Four."},
@@ -64,12 +72,7 @@ func TestMarkdownOrderedLists(t *testing.T) {
 		{"bullets nested in an ordered list", "1. Dogs:\n   - on a lead\n1. Cats.", "1. Dogs:\non a lead\n2. Cats."},
 		{"task box and emphasis", "1. [x] **Done** step", "1. Done step"},
 		{"in a blockquote", "> 4. Quoted rule.\n> 4. Next.", "4. Quoted rule.\n5. Next."},
-	} {
-		got, _, _ := markdownText(tc.in)
-		if got != tc.want {
-			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
-		}
-	}
+	})
 }
 
 // FuzzMarkdownText: markdownText never panics, its output is valid UTF-8,
