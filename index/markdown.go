@@ -3,6 +3,7 @@ package index
 import (
 	"html"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -25,15 +26,27 @@ import (
 //   - HTML comments and raw HTML tags are dropped (the text between tags is
 //     kept); the entities &amp; &lt; &gt; &quot; &apos; &nbsp; and numeric
 //     ones are decoded.
-//   - List markers ("- ", "* ", "1. "), task boxes and blockquote markers are
-//     dropped, each item staying on its own line; a table row becomes a line
-//     of its cells separated by ", ", and the row of dashes under the header
-//     is dropped.
+//   - Bullet markers ("- ", "* ", "+ "), task boxes and blockquote markers
+//     are dropped, each item staying on its own line; a table row becomes a
+//     line of its cells separated by ", ", and the row of dashes under the
+//     header is dropped.
+//   - An ordered list item keeps its number as a reader of the rendered page
+//     sees it, so that "what does rule 12 say?" finds "12. Dogs must be kept
+//     on a lead.": the first item's number starts the list and each later
+//     item of the same list is one more, whatever number is written
+//     ("1." repeated renders 1, 2, 3; "3." then "7." renders 3, 4), as
+//     CommonMark numbers them. The delimiter is kept as written ("2)"). An
+//     item with the other delimiter, or after a bullet item at its indent,
+//     starts a new list; a deeper-indented item starts a nested list
+//     numbered on its own. A heading, a thematic break, a table, a fence or
+//     a paragraph after a blank line at or left of the list's indent ends
+//     the list (an unindented line right under an item continues it).
 //   - A fenced code block's lines are kept verbatim as a paragraph of their
 //     own (the fence lines are dropped); none of them is a heading.
 //
-// The output is valid UTF-8 and never longer than the input plus
-// mdGrowth bytes.
+// The output is valid UTF-8 and never longer than the input plus mdGrowth
+// bytes, plus, for an ordered item renumbered past its written number's
+// width, the extra digits (at most mdItemGrowth per line).
 
 // mdSection is where a level-2+ section starts in the plain text.
 type mdSection struct {
@@ -46,6 +59,11 @@ type mdSection struct {
 // mdGrowth bounds how much longer than its input markdownText's output can
 // be (a fence or heading at the very start turns into a paragraph break).
 const mdGrowth = 2
+
+// mdItemGrowth bounds how many bytes one ordered list item's rendered
+// number can add to its written one (a one-digit "1." renumbered to the
+// ten-digit number after a nine-digit start).
+const mdItemGrowth = 9
 
 // markdownText turns a Markdown body (front matter already removed) into
 // plain text, and returns its title (the plain text of its first level-one
@@ -94,6 +112,8 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 	}
 	fence := ""
 	inTable := false
+	var ol mdLists
+	blank := false // the line before was blank
 	for i := 0; i < len(lines); i++ {
 		raw := lines[i]
 		t := strings.TrimSpace(raw)
@@ -106,8 +126,11 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 			writeLine(strings.TrimRight(raw, " \t\r"))
 			continue
 		}
+		wasBlank := blank
+		blank = t == ""
 		if f := fenceOpen(raw); f != "" {
 			fence = f
+			ol = ol[:0]
 			breakPara()
 			continue
 		}
@@ -117,6 +140,7 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 			continue
 		}
 		if level, text, ok := atxHeading(raw); ok {
+			ol = ol[:0]
 			heading(level, text)
 			continue
 		}
@@ -130,6 +154,7 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 					level = 2
 				}
 				if level > 0 {
+					ol = ol[:0]
 					heading(level, t)
 					i++
 					continue
@@ -137,6 +162,7 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 			}
 		}
 		if isThematicBreak(t) {
+			ol = ol[:0]
 			breakPara()
 			continue
 		}
@@ -153,12 +179,16 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 			inTable = true
 		}
 		if strings.HasPrefix(t, "|") || (inTable && strings.Contains(t, "|")) {
+			ol = ol[:0]
 			writeLine(tableRow(t))
 			continue
 		}
 		if rest, ok := cutListMarker(t); ok {
-			writeLine(mdInline(rest))
+			writeLine(ol.item(leadingSpaces(raw), t) + mdInline(rest))
 			continue
+		}
+		if wasBlank {
+			ol.paragraph(leadingSpaces(raw))
 		}
 		writeLine(mdInline(t))
 	}
@@ -283,6 +313,61 @@ func cutListMarker(t string) (string, bool) {
 		t = t[loc[1]:]
 	}
 	return t, true
+}
+
+// mdList is one open ordered list: the indent of its items' markers, their
+// delimiter ('.' or ')') and the number its next item renders as.
+type mdList struct {
+	indent int
+	delim  byte
+	next   int
+}
+
+// mdLists is the stack of open ordered lists, outermost first.
+type mdLists []mdList
+
+// item takes a list item line t (blockquote markers already cut) whose
+// marker is indent spaces in and returns the item's rendered number and
+// delimiter followed by a space ("12. "), or "" for a bullet item.
+func (ls *mdLists) item(indent int, t string) string {
+	s := *ls
+	for len(s) > 0 && s[len(s)-1].indent > indent {
+		s = s[:len(s)-1] // a nested list ended
+	}
+	n := 0
+	for n < len(t) && t[n] >= '0' && t[n] <= '9' {
+		n++
+	}
+	if n == 0 || n >= len(t) { // a bullet ends the ordered list at its indent
+		if len(s) > 0 && s[len(s)-1].indent == indent {
+			s = s[:len(s)-1]
+		}
+		*ls = s
+		return ""
+	}
+	delim := t[n]
+	if k := len(s) - 1; k >= 0 && indent-s[k].indent <= 1 {
+		if s[k].delim == delim {
+			num := s[k].next
+			s[k].next++
+			*ls = s
+			return strconv.Itoa(num) + string(delim) + " "
+		}
+		s = s[:k] // the other delimiter starts a new list
+	}
+	start, _ := strconv.Atoi(t[:n]) // at most nine digits (listRE)
+	*ls = append(s, mdList{indent: indent, delim: delim, next: start + 1})
+	return strconv.Itoa(start) + string(delim) + " "
+}
+
+// paragraph ends the lists a paragraph that opens after a blank line, indent
+// spaces in, is not inside: those whose items are at or right of it.
+func (ls *mdLists) paragraph(indent int) {
+	s := *ls
+	for len(s) > 0 && s[len(s)-1].indent >= indent {
+		s = s[:len(s)-1]
+	}
+	*ls = s
 }
 
 var (

@@ -11,8 +11,21 @@ import (
 	"go.uber.org/zap"
 )
 
+// mdCase is one markdownText case: its plain text is want.
+type mdCase struct{ name, in, want string }
+
+func checkMarkdownText(t *testing.T, cases []mdCase) {
+	t.Helper()
+	for _, tc := range cases {
+		got, _, _ := markdownText(tc.in)
+		if got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestMarkdownText(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
+	checkMarkdownText(t, []mdCase{
 		{"heading apart from the next sentence", "## Two-step verification\nTurn on two-step verification.", "Two-step verification\n\nTurn on two-step verification."},
 		{"closing hashes", "### Refunds ###\ntext", "Refunds\n\ntext"},
 		{"setext", "Storage\n=======\nFree 5 GB.\n\nLimits\n------\nPro 2 TB.", "Storage\n\nFree 5 GB.\n\nLimits\n\nPro 2 TB."},
@@ -21,18 +34,13 @@ func TestMarkdownText(t *testing.T) {
 		{"intraword and spaced markers", "snake_case_name and 2 * 3 and ~~old~~ price", "snake_case_name and 2 * 3 and old price"},
 		{"links and images", "See [the plans](https://x.example/plans \"Plans\") and ![a phone](img/p.png) or [ref text][1] or <https://x.example/a>.\n\n[1]: https://x.example/ref", "See the plans and a phone or ref text or https://x.example/a."},
 		{"html", "Text <!-- a\ncomment --> more <b>bold</b> <br/> 3 < 4 &amp; &lt;tag&gt; &#233;", "Text more bold 3 < 4 & <tag> é"},
-		{"lists", "Plans:\n- Free\n* Plus\n+ Pro\n1. first\n2) second\n- [x] done\n> quoted", "Plans:\nFree\nPlus\nPro\nfirst\nsecond\ndone\nquoted"},
+		{"lists", "Plans:\n- Free\n* Plus\n+ Pro\n1. first\n2) second\n- [x] done\n> quoted", "Plans:\nFree\nPlus\nPro\n1. first\n2) second\ndone\nquoted"},
 		{"table", "| Plan | Price |\n|:-----|------:|\n| Plus | £2.99 |\n\nA | B\n--|--\n1 | 2", "Plan, Price\nPlus, £2.99\n\nA, B\n1, 2"},
 		{"fence verbatim", "Run:\n```sh\n# not a heading\n  echo **hi** [x](y)\n```\nDone.", "Run:\n\n# not a heading\n  echo **hi** [x](y)\n\nDone."},
 		{"thematic break", "a\n\n---\n\nb\n***\nc", "a\n\nb\n\nc"},
 		{"escapes", `\*not emphasis\* and \# and \[x\]`, "*not emphasis* and # and [x]"},
 		{"crlf", "# T\r\n\r\nBody.\r\n", "T\n\nBody."},
-	} {
-		got, _, _ := markdownText(tc.in)
-		if got != tc.want {
-			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
-		}
-	}
+	})
 }
 
 func TestMarkdownSections(t *testing.T) {
@@ -46,9 +54,30 @@ func TestMarkdownSections(t *testing.T) {
 	}
 }
 
+// TestMarkdownOrderedLists: an ordered list item keeps the number a reader
+// of the rendered page sees (operator trial 7: "12. Dogs must be kept on a
+// lead" lost its "12." and "what does rule 12 say?" found nothing).
+func TestMarkdownOrderedLists(t *testing.T) {
+	checkMarkdownText(t, []mdCase{
+		{"as written", "Rules:\n11. No glass.\n12. Dogs must be kept on a lead.", "Rules:\n11. No glass.\n12. Dogs must be kept on a lead."},
+		{"ones renumbered", "1. Book.\n1. Pay.\n1. Come.", "1. Book.\n2. Pay.\n3. Come."},
+		{"start kept, later numbers ignored", "3. Three.\n7. Four.", "3. Three.\n4. Four."},
+		{"loose list", "1. One.\n\n1. Two.\n\n   More about two.\n\n1. Three.", "1. One.\n\n2. Two.\n\nMore about two.\n\n3. Three."},
+		{"lazy continuation", "1. One\nstill one.\n1. Two.", "1. One\nstill one.\n2. Two."},
+		{"paragraph ends the list", "1. One.\n\nText.\n\n1. New.", "1. One.\n\nText.\n\n1. New."},
+		{"heading ends the list", "1. One.\n## Next\n1. New.", "1. One.\n\nNext\n\n1. New."},
+		{"other delimiter starts a list", "1. One.\n1) New.\n1) Two.", "1. One.\n1) New.\n2) Two."},
+		{"bullet ends the list", "1. One.\n- b\n1. New.", "1. One.\nb\n1. New."},
+		{"nested numbered on its own", "1. Dogs:\n   1. on a lead\n   1. no fouling\n1. Cats.", "1. Dogs:\n1. on a lead\n2. no fouling\n2. Cats."},
+		{"bullets nested in an ordered list", "1. Dogs:\n   - on a lead\n1. Cats.", "1. Dogs:\non a lead\n2. Cats."},
+		{"task box and emphasis", "1. [x] **Done** step", "1. Done step"},
+		{"in a blockquote", "> 4. Quoted rule.\n> 4. Next.", "4. Quoted rule.\n5. Next."},
+	})
+}
+
 // FuzzMarkdownText: markdownText never panics, its output is valid UTF-8,
-// never longer than its input plus mdGrowth, and its sections point at
-// their headings in it.
+// never longer than its input plus mdGrowth (and mdItemGrowth a line for
+// renumbered list items), and its sections point at their headings in it.
 func FuzzMarkdownText(f *testing.F) {
 	for _, s := range []string{
 		"# T\n\n## A\nx **y** [z](http://a) ![i](j) <!-- c --> <b>t</b>\n- a\n| a | b |\n|---|---|\n```\ncode\n```\n",
@@ -62,7 +91,7 @@ func FuzzMarkdownText(f *testing.F) {
 		if !utf8.ValidString(out) {
 			t.Fatalf("not UTF-8: %q", out)
 		}
-		if len(out) > len(in)+mdGrowth {
+		if len(out) > len(in)+mdGrowth+mdItemGrowth*(strings.Count(in, "\n")+1) {
 			t.Fatalf("output %d bytes from %d: %q -> %q", len(out), len(in), in, out)
 		}
 		last := -1
@@ -122,7 +151,7 @@ func TestBuildMarkdownSections(t *testing.T) {
 	}
 	want := map[string][2]string{
 		"desktop/guide.md#1": {"Desktop guide", "Desktop app\n\nThe desktop app backs up the photo folders on your computer. It runs on Windows and macOS; there is no Linux version, so on a Linux laptop use the website instead. Sign in with the same account as on your phone, and your photos appear in one library."},
-		"desktop/guide.md#2": {"Desktop guide: Installing on Windows", "Installing on Windows\n\nDownload the installer from the downloads page.\nRun DriftwoodSetup.exe and follow the steps.\nChoose the folders to back up; Pictures is chosen for you.\n\nWindows 10 or later is needed. The app starts with Windows and waits in the notification area."},
+		"desktop/guide.md#2": {"Desktop guide: Installing on Windows", "Installing on Windows\n\n1. Download the installer from the downloads page.\n2. Run DriftwoodSetup.exe and follow the steps.\n3. Choose the folders to back up; Pictures is chosen for you.\n\nWindows 10 or later is needed. The app starts with Windows and waits in the notification area."},
 		"desktop/guide.md#3": {"Desktop guide: Installing on macOS; Uninstalling", "Installing on macOS\n\nVersion, Supported\nmacOS 13 or later, yes\nmacOS 12, no\n\nDrag the app to Applications, then allow it in System Settings > Privacy so it can read your photo library. Apple silicon and Intel Macs both work.\n\nUninstalling\n\nDrag the app to the Bin."},
 		"billing.md#1":       {"Billing questions: Refunds", "Billing questions\n\nRefunds\n\nPaid on the website? Ask for a full refund within 14 days of the charge from Account > Billing. Paid through the App Store or Google Play? Those stores refund their own charges: ask them, as we cannot see or reverse those payments."},
 		"billing.md#2":       {"Billing questions: Cancelling", "Cancelling\n\nCancel from Account > Billing at any time. You keep your paid storage until the end of the period you paid for; after that, photos over the free 5 GB stay safe but new ones wait on your phone."},

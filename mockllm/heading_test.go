@@ -25,6 +25,14 @@ func TestDropHeadings(t *testing.T) {
 			"4.1 You must not store: (a) anything flammable, including petrol; (b) food."},
 		{"4. What you must not store. 4.1 You must not store: (a) petrol; (b) food.",
 			"4.1 You must not store: (a) petrol; (b) food."},
+		// A short numbered rule is a clause, not a heading (operator trial
+		// 7: "12. Dogs must be kept on a lead." was dropped).
+		{"12. Dogs must be kept on a lead. 13. No glass on the grass.",
+			"12. Dogs must be kept on a lead. 13. No glass on the grass."},
+		{"11. No ball games. 12. Dogs must be kept on a lead.",
+			"11. No ball games. 12. Dogs must be kept on a lead."},
+		{"10. Park rules. 11. No ball games.", "11. No ball games."},
+		{"Rule 3: Bikes are not allowed. More text.", "Rule 3: Bikes are not allowed. More text."},
 		// A note that is only a heading stays whole.
 		{"3. Your right to cancel.", "3. Your right to cancel."},
 	} {

@@ -233,11 +233,12 @@ var headingRe = regexp.MustCompile(`^(?:(?:Section|Part|Chapter|Article|Clause)\
 // dropHeadings removes the numbered headings that open a note's text, as a
 // model answering from a Markdown section quotes its clauses, not the
 // section's heading (which the chunk's title already carries). A note that
-// is a heading and nothing else is kept whole.
+// is a heading and nothing else is kept whole, and so is a short numbered
+// rule (see numberedClause).
 func dropHeadings(s string) string {
 	for {
 		m := headingRe.FindStringIndex(s)
-		if m == nil {
+		if m == nil || numberedClause(s[:m[1]]) {
 			return s
 		}
 		rest := strings.TrimSpace(s[m[1]:])
@@ -246,6 +247,38 @@ func dropHeadings(s string) string {
 		}
 		s = rest
 	}
+}
+
+// clauseVerbs make a short numbered sentence a rule a model quotes, not a
+// heading: "12. Dogs must be kept on a lead." (operator trial 7, a
+// Markdown list of rules), against "3. Your right to cancel.".
+var clauseVerbs = map[string]bool{"is": true, "are": true, "was": true, "were": true, "be": true, "can": true, "cannot": true,
+	"will": true, "must": true, "may": true, "should": true, "do": true, "does": true, "has": true, "have": true, "not": true}
+
+// questionHeads open a heading phrased as a question without its mark
+// ("4. What you must not store.", "4. How to make a claim.").
+var questionHeads = map[string]bool{"what": true, "how": true, "when": true, "where": true, "who": true, "which": true, "why": true}
+
+// numberedClause reports whether a headingRe match reads as a clause: "No"
+// first (a prohibition) or a verb of clauseVerbs after its number, and no
+// question word first.
+func numberedClause(h string) bool {
+	words := strings.Fields(strings.TrimRight(h, ". "))
+	for i, w := range words {
+		if i == 0 || (i == 1 && strings.IndexFunc(words[0], unicode.IsDigit) < 0) {
+			continue // the label: "12.", "Section 6:"
+		}
+		w = strings.ToLower(strings.Trim(w, "\"'“”()"))
+		if first := i == 1 || (i == 2 && strings.IndexFunc(words[0], unicode.IsDigit) < 0); first && questionHeads[w] {
+			return false
+		} else if first && w == "no" { // a prohibition: "11. No ball games."
+			return true
+		}
+		if clauseVerbs[w] {
+			return true
+		}
+	}
+	return false
 }
 
 // qaLabel is a FAQ row's label before its question or its answer ("Q:",
