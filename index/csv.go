@@ -64,7 +64,8 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 	if err != nil {
 		return report(1, err)
 	}
-	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	// A sheet without an id column names its rows stem-N by sheet row.
+	stem, rowIDs := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), !hasIDColumn(cols)
 	for sheetRow := 2; ; sheetRow++ {
 		row, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -89,7 +90,7 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 			continue
 		}
 		d, err := csvDoc(cols, row)
-		if err == nil && d.ID == "" && !hasIDColumn(cols) {
+		if err == nil && rowIDs {
 			d.ID = fmt.Sprintf("%s-%d", stem, sheetRow)
 		}
 		if err == nil {

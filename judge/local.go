@@ -1296,14 +1296,17 @@ const (
 	complementary
 )
 
+// opposedPair is two opposed words and how they oppose.
+type opposedPair struct {
+	a, b string
+	opp  opposition
+}
+
 // antonymPairs is the one table of opposed words, as written (canonStem
 // makes the keys); the days of the week and the months are added to it as
 // contraries, and "closed" written as a state (closedState) is the
 // complement of "open".
-var antonymPairs = []struct {
-	a, b string
-	opp  opposition
-}{
+var antonymPairs = []opposedPair{
 	{"increase", "decrease", contrary}, {"increase", "reduce", contrary}, {"increase", "lower", contrary}, {"increase", "decline", contrary},
 	{"raise", "lower", contrary}, {"raise", "reduce", contrary}, {"rise", "fall", contrary}, {"rise", "decline", contrary},
 	{"higher", "lower", contrary}, {"high", "low", contrary}, {"more", "less", contrary}, {"more", "fewer", contrary},
@@ -1334,24 +1337,20 @@ var antonymPairs = []struct {
 // antonyms maps a stem to the stems that oppose it; complements maps it to
 // those of them whose negation states it (antonymPairs).
 var antonyms, complements = func() (anti, compl map[string][]string) {
-	type pair struct {
-		a, b string
-		opp  opposition
-	}
-	pairs := make([]pair, 0, len(antonymPairs)+80)
+	pairs := make([]opposedPair, 0, len(antonymPairs)+80)
 	for _, p := range antonymPairs {
-		pairs = append(pairs, pair{canonStem(p.a), canonStem(p.b), p.opp})
+		pairs = append(pairs, opposedPair{canonStem(p.a), canonStem(p.b), p.opp})
 	}
 	for _, names := range []string{"january february march april june july august september october november december",
 		"monday tuesday wednesday thursday friday saturday sunday"} {
 		ws := strings.Fields(names)
 		for i, a := range ws {
 			for _, b := range ws[i+1:] {
-				pairs = append(pairs, pair{canonStem(a), canonStem(b), contrary})
+				pairs = append(pairs, opposedPair{canonStem(a), canonStem(b), contrary})
 			}
 		}
 	}
-	pairs = append(pairs, pair{"open", closedState, complementary})
+	pairs = append(pairs, opposedPair{"open", closedState, complementary})
 	anti, compl = map[string][]string{}, map[string][]string{}
 	for _, p := range pairs {
 		if p.a == p.b || slices.Contains(anti[p.a], p.b) {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"regexp"
@@ -286,10 +287,15 @@ func numberedClause(h string) bool {
 var qaLabel = regexp.MustCompile(`^(?i:q|a|question|answer)\s*:\s+`)
 
 // headingWords are words that make a short opening sentence a claim, not
-// an unnumbered heading ("We are closed on Mondays.", not "Opening hours.").
-var headingWords = map[string]bool{"is": true, "are": true, "was": true, "were": true, "be": true, "can": true, "cannot": true,
-	"will": true, "must": true, "may": true, "should": true, "do": true, "does": true, "has": true, "have": true, "not": true,
-	"we": true, "you": true, "it": true, "they": true, "our": true, "your": true, "this": true, "there": true}
+// an unnumbered heading ("We are closed on Mondays.", not "Opening hours."):
+// the verbs of clauseVerbs and the pronouns a claim opens with.
+var headingWords = func() map[string]bool {
+	m := maps.Clone(clauseVerbs)
+	for _, w := range strings.Fields("we you it they our your this there") {
+		m[w] = true
+	}
+	return m
+}()
 
 // dropLead removes what opens a note but is no claim a model would quote:
 // an unnumbered heading (a Markdown page's "Opening hours", which the
