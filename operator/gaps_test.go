@@ -14,23 +14,12 @@ import (
 	"github.com/answer-guard/guard/proxy"
 )
 
-type gapEntry struct {
-	Tenant    string    `json:"tenant"`
-	KB        string    `json:"kb"`
-	Kind      string    `json:"kind"`
-	Text      string    `json:"text"`
-	Question  string    `json:"question"`
-	Count     int       `json:"count"`
-	FirstSeen time.Time `json:"first_seen"`
-	LastSeen  time.Time `json:"last_seen"`
-}
-
-func getGaps(t *testing.T, base, query, key string) (int, []gapEntry) {
+func getGaps(t *testing.T, base, query, key string) (int, []Gap) {
 	t.Helper()
 	var out struct {
-		Object string     `json:"object"`
-		Total  int        `json:"total"`
-		Data   []gapEntry `json:"data"`
+		Object string `json:"object"`
+		Total  int    `json:"total"`
+		Data   []Gap  `json:"data"`
 	}
 	code := operator(t, "GET", base+"/guard/gaps?"+query, key, "", &out)
 	if code == 200 && out.Object != "list" {
