@@ -68,7 +68,7 @@ func TestReadDocsCSV(t *testing.T) {
 	want := []struct {
 		line int
 		says string
-	}{{5, "missing id"}, {6, "a row of 5 cells under a header of 4"}, {7, "iconv -f latin1"}}
+	}{{5, "missing id"}, {6, "a row of 5 cells under a header of 4"}, {7, "iconv -f cp1252"}}
 	if len(bad) != len(want) {
 		t.Fatalf("bad lines = %v, want %d", bad, len(want))
 	}

@@ -225,8 +225,8 @@ func TestReadDocsEditorFiles(t *testing.T) {
 		msgs = append(msgs, le.Error())
 	}
 	wantBad := []string{
-		filepath.Join(dir, "c.jsonl") + ":2: not UTF-8 (byte 0xE9 at character 23): save the file as UTF-8 (from Latin-1, iconv -f latin1 -t utf-8 converts it)",
-		filepath.Join(dir, "latin1.md") + ":1: not UTF-8 (byte 0xE9 at character 6): save the file as UTF-8 (from Latin-1, iconv -f latin1 -t utf-8 converts it)",
+		filepath.Join(dir, "c.jsonl") + ":2: not UTF-8 (byte 0xE9 at character 23): save the file as UTF-8 (from Windows-1252 or Latin-1, iconv -f cp1252 -t utf-8 converts it)",
+		filepath.Join(dir, "latin1.md") + ":1: not UTF-8 (byte 0xE9 at character 6): save the file as UTF-8 (from Windows-1252 or Latin-1, iconv -f cp1252 -t utf-8 converts it)",
 		filepath.Join(dir, "utf16.md") + ":1: UTF-16, not UTF-8: save the file as UTF-8 (iconv -f utf-16 -t utf-8 converts it)",
 	}
 	if strings.Join(msgs, "\n") != strings.Join(wantBad, "\n") {

@@ -332,7 +332,11 @@ const utf8BOM = "\ufeff"
 
 // checkUTF8 reports a line or file that is not UTF-8 (Latin-1 or Windows-1252
 // saved by an older editor): decoding it would turn each such byte into
-// U+FFFD, silently.
+// U+FFFD, silently. The command it gives converts from Windows-1252, which
+// reads a Latin-1 file's letters the same: converted as Latin-1, a Word
+// export's curly quotes, dashes and euro signs (bytes 0x80-0x9F) would become
+// invisible control characters that the build then takes without a word
+// (operator trial 8).
 func checkUTF8(b []byte) error {
 	if utf8.Valid(b) {
 		return nil
@@ -348,7 +352,7 @@ func checkUTF8(b []byte) error {
 		}
 		i += size
 	}
-	return fmt.Errorf("not UTF-8 (byte 0x%02X at character %d): save the file as UTF-8 (from Latin-1, iconv -f latin1 -t utf-8 converts it)", b[i], utf8.RuneCount(b[:i])+1)
+	return fmt.Errorf("not UTF-8 (byte 0x%02X at character %d): save the file as UTF-8 (from Windows-1252 or Latin-1, iconv -f cp1252 -t utf-8 converts it)", b[i], utf8.RuneCount(b[:i])+1)
 }
 
 // errSkipFile stops reading a JSONL file that notJSONLines rejected.
