@@ -280,9 +280,23 @@ func closest(cfg Config, survivors []Candidate, rerankActive bool) []string {
 	// rel[b]" (the same stable insertion and merge steps), without its
 	// reflection
 	slices.SortStableFunc(idx, func(a, b int) int { return byHigher(rel[a], rel[b]) })
+	// A title several survivors share (an untitled plain-text file's
+	// name, a long section cut in two) says too little alone: such a
+	// topic adds the passage's first words.
+	shared := make(map[string]int, len(survivors))
+	for _, c := range survivors {
+		if t := collapseSpace(c.Title); t != "" {
+			shared[t]++
+		}
+	}
 	var out []string
 	for _, i := range idx {
 		t := topicOf(survivors[i])
+		if shared[t] > 1 {
+			if lead := leadWords(survivors[i].Text); lead != "" {
+				t += ": " + lead
+			}
+		}
 		if t == "" || slices.Contains(out, t) {
 			continue
 		}
@@ -314,10 +328,16 @@ func topicOf(c Candidate) string {
 	if t := collapseSpace(c.Title); t != "" {
 		return t
 	}
+	return leadWords(c.Text)
+}
+
+// leadWords is the first topicLeadWords words of text, " …" after them
+// when more follow.
+func leadWords(text string) string {
 	// the first words are all it reads: Fields' first topicLeadWords+1
 	var lead [topicLeadWords + 1]string
 	words := lead[:0]
-	for w := range strings.FieldsSeq(c.Text) {
+	for w := range strings.FieldsSeq(text) {
 		words = append(words, w)
 		if len(words) > topicLeadWords {
 			break

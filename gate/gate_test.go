@@ -199,6 +199,29 @@ func TestRelevanceOffTopicAndRefusal(t *testing.T) {
 	}
 }
 
+// Chunks that share one title (an untitled plain-text file's name, a long
+// section cut in two) are named by the title and their first words, so a
+// refusal does not name one topic for the whole file.
+func TestRefusalSharedTitle(t *testing.T) {
+	cands := []Candidate{
+		{ID: "a", Kind: "library", Title: "service-terms", Text: "Boiler servicing. An annual service costs 85 pounds and takes about an hour.", Relevance: 0.9, Answer: 0.1},
+		{ID: "b", Kind: "library", Title: "service-terms", Text: "Call-outs. We answer emergency calls day and night.", Relevance: 0.8, Answer: 0.1},
+		{ID: "c", Kind: "library", Title: "Parking", Text: "Park on the street.", Relevance: 0.7, Answer: 0.1},
+	}
+	cfg := DefaultConfig()
+	cfg.PrimaryKind = ""
+	cfg.Planner.MinSupport = 0.5
+	o := Decide(cfg, cands, true, Ask{})
+	o = ApplyOutline(o, LocalOutline(cfg, o))
+	want := cfg.RefusalText + ` The closest topics they cover are: "service-terms: Boiler servicing. An annual service costs 85 pounds …"; "service-terms: Call-outs. We answer emergency calls day and night"; "Parking".`
+	if o.Decision != Refuse {
+		t.Fatalf("decision %s, want refuse", o.Decision)
+	}
+	if got := RefusalMessage(cfg, o); got != want {
+		t.Errorf("refusal\n got %q\nwant %q", got, want)
+	}
+}
+
 // A partition without the primary kind counts its own chunks (the proxy
 // clears primary_kind): sufficiency no longer needs a kind it cannot have.
 func TestPrimaryKindEmptyCountsEveryKind(t *testing.T) {
