@@ -413,7 +413,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	// (claimNearX: one of the cues complCue leaves); complMask the claim
 	// terms complCue names; withCompl the claim terms that have a
 	// complement
-	var claimNear, claimNearX, complMask, withCompl, numTerms uint64
+	var claimNear, claimNearX, complMask, withCompl, numTerms, refTerms uint64
 	if len(complNear) > 0 {
 		from := 0
 		for _, r := range complNear {
@@ -425,6 +425,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	for k := range cts {
 		if cts[k].isNum {
 			numTerms |= 1 << k
+			if cts[k].kind == numRef {
+				refTerms |= 1 << k
+			}
 			continue
 		}
 		if stemIn(cts[k].stem, nearStems) {
@@ -498,7 +501,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	allTerms = ^uint64(0) >> (64 - len(cts))
 	if claimFree || claimPrice {
 		for k := range cts {
-			if cts[k].isNum || moneyStems[cts[k].stem] {
+			if cts[k].isNum && cts[k].kind != numRef || moneyStems[cts[k].stem] {
 				money |= 1 << k
 			}
 		}
@@ -638,8 +641,10 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		if covC > bestC {
 			bestC, cSpan = covC, windowText(b, &a)
 			switch {
-			case numConfl != 0:
+			case numConfl&^refTerms != 0:
 				cReason = "number_mismatch"
+			case numConfl != 0:
+				cReason = ReasonReferenceMismatch
 			case priceConfl != 0:
 				cReason = ReasonPriceMismatch
 			case antiConfl != 0:
@@ -876,6 +881,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			// 2.0" leaves one 2.0 free for the changed 11)
 			var used uint64
 			for _, n := range s.nums {
+				if n.kind == numRef && refTerms == 0 {
+					continue // the clause's name, which the claim does not cite
+				}
 				matched := false
 				for k := range cts {
 					if cts[k].isNum && used&(1<<k) == 0 && numEqual(cts[k].term, n) {
@@ -1068,7 +1076,7 @@ func (s *signals) features(conflict float64) Features {
 	f[FBag] = s.bag
 	f[FMissAnchor] = s.missAnchor
 	if s.bestC >= conflict && s.bestC >= s.bestE {
-		if s.cReason == "number_mismatch" || s.cReason == ReasonPriceMismatch {
+		if s.cReason == "number_mismatch" || s.cReason == ReasonPriceMismatch || s.cReason == ReasonReferenceMismatch {
 			f[FNumConf] = s.bestC
 		} else {
 			f[FPolConf] = s.bestC

@@ -1,0 +1,65 @@
+package judge
+
+import "testing"
+
+// "one" of a thing or a unit is a number, as "1" and "six" are ("one
+// guest", "one family of", "one hour"); the pronoun is not ("one of the
+// largest", "no one else", "one another", "the one that").
+func TestOneCounts(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []float64 // the numbers analyse reads
+	}{
+		{"Members may bring one guest per visit.", []float64{1}},
+		{"Each cottage is for one family of up to six guests.", []float64{1, 6}},
+		{"The tour takes one hour.", []float64{1}},
+		{"One dog per pitch is allowed.", []float64{1}},
+		{"The lido is one of the largest pools in Wales.", nil},
+		{"No one else may use the sauna.", nil},
+		{"Guests help one another.", nil},
+		{"Pick the one that suits you.", nil},
+		{"It is a one-way street.", nil},
+		{"Readers may borrow up to twelve books.", []float64{12}},
+	} {
+		var got []float64
+		for _, tm := range analyse(tt.in) {
+			if tm.isNum {
+				got = append(got, tm.num)
+			}
+		}
+		if len(got) != len(tt.want) {
+			t.Errorf("analyse(%q) numbers %v, want %v", tt.in, got, tt.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tt.want[i] {
+				t.Errorf("analyse(%q) numbers %v, want %v", tt.in, got, tt.want)
+				break
+			}
+		}
+	}
+}
+
+// Number words and digits compare as numbers both ways, "one" among them:
+// "6 guests" against "one guest" is another count, not a count the source
+// lacks. Each row beside them keeps its verdict: "one" as a pronoun beside
+// the source's numbers, a count beside a price.
+func TestNumberWordsAgainstDigits(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	const cottage = "Each cottage is for one family of up to six guests."
+	const members = "Members may bring one guest per visit."
+	checkVerdicts(t, v, []verdictCase{
+		{cottage, "Each cottage sleeps up to 6 guests.", Entailment},
+		{"Each cottage is for one family of up to 6 guests.", "Each cottage sleeps up to six guests.", Entailment},
+		{cottage, "Each cottage sleeps up to 8 guests.", Contradiction},
+		{members, "Members may bring 6 guests per visit.", Contradiction},
+		{members, "Members may bring six guests per visit.", Contradiction},
+		{members, "Members may bring 1 guest per visit.", Entailment},
+		{"Members may bring 2 guests per visit.", "Members may bring one guest per visit.", Contradiction},
+		{"Readers may borrow up to 12 books at a time for three weeks.", "Readers may borrow up to twelve books at a time.", Entailment},
+		{"Readers may borrow up to twelve books at a time for three weeks.", "Readers may borrow 15 books at a time.", Contradiction},
+		{"Built in 1935, the lido is one of the largest outdoor pools in Wales.", "The lido is one of the largest outdoor pools in Wales.", Entailment},
+		{"There are two daily crossings; the ferry to the island leaves at 9am and is one of them.", "The ferry to the island is one of two daily crossings.", Entailment},
+		{"The family ticket covers 4 people; it costs £40 online and £45 at the gate.", "The family ticket costs £40.", Entailment},
+	})
+}
