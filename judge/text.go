@@ -355,7 +355,7 @@ func analyseAppend(out []term, text string, limit int) []term {
 			// one look-up for negations, unNegated, numberWords, stopwords
 			// and canon
 			wc := lexicon[lower]
-			if refWord(lower) && refNumber(text, skipSpaceStr(text, j)) > 0 && skipSpaceStr(text, j) > j {
+			if wc.ref && refNumber(text, skipSpaceStr(text, j)) > 0 && skipSpaceStr(text, j) > j {
 				// the clause word of a clause number, which names
 				// the clause with it (the number's case above)
 				i = j
@@ -760,10 +760,11 @@ func directions(ts []term) uint8 {
 	return b
 }
 
-// wordClass is what negations, unNegated, numberWords, stopwords and
-// canon say of one lowercase word.
+// wordClass is what negations, unNegated, numberWords, stopwords, canon
+// and clauseWords say of one lowercase word.
 type wordClass struct {
 	neg, unNeg, numWord, stop, canonical bool
+	ref                                  bool    // clauseWords
 	num                                  float64 // numberWords
 	canon                                string  // canon
 }
@@ -792,6 +793,9 @@ var lexicon = func() map[string]wordClass {
 	}
 	for w, st := range canon {
 		set(w, func(c *wordClass) { c.canonical, c.canon = true, st })
+	}
+	for _, w := range clauseWords {
+		set(w, func(c *wordClass) { c.ref = true })
 	}
 	return m
 }()
