@@ -68,6 +68,10 @@ func TestClauseReferences(t *testing.T) {
 		{"Rule 12: no more than 4 people may share a locker.", "See rule 12: no more than 4 people may share a locker.", Entailment},
 		{"Rule 12: no more than 4 people may share a locker.", "See rule 12: no more than 6 people may share a locker.", Contradiction},
 		{"Pets must be kept on a lead at all times.", "As set out in clause 3, pets must be kept on a lead.", Neutral},
+		// a quote's own clause number is checked as well (judge14 left it
+		// out: entailed); a plain list number is not
+		{"Members may bring one guest per visit.", "6.1 Members may bring one guest per visit.", Neutral},
+		{"Members may bring one guest per visit.", "1. Members may bring one guest per visit.", Entailment},
 	})
 	for _, tt := range []struct{ ev, claim string }{
 		{"Clause 6: The deposit is £50 per booking and is due when you book.", "Under clause 7, the deposit is £50 per booking."},

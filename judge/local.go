@@ -392,6 +392,10 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		}
 		ct := claimTerm{term: tm, w: 1}
 		switch {
+		case tm.isNum && tm.raw == "one":
+			// "one guest": another count conflicts with it, but a source
+			// saying "a guest" or "guests" states it as well as the word
+			// did before it was a number; no anchor
 		case tm.isNum:
 			ct.w = 2
 		case tm.entity:
@@ -678,7 +682,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	// the same holds for the words that make a claim exclusive ("solely")
 	var anchors, anchorsFound uint64
 	for k := range cts {
-		if cts[k].isNum || cts[k].entity {
+		if cts[k].isNum && cts[k].raw != "one" || cts[k].entity {
 			anchors |= 1 << k
 		} else if _, ok := exclusive[cts[k].stem]; ok {
 			anchors |= 1 << k

@@ -61,5 +61,9 @@ func TestNumberWordsAgainstDigits(t *testing.T) {
 		{"Built in 1935, the lido is one of the largest outdoor pools in Wales.", "The lido is one of the largest outdoor pools in Wales.", Entailment},
 		{"There are two daily crossings; the ferry to the island leaves at 9am and is one of them.", "The ferry to the island is one of two daily crossings.", Entailment},
 		{"The family ticket covers 4 people; it costs £40 online and £45 at the gate.", "The family ticket costs £40.", Entailment},
+		// "one" weighs as the word did: "a guest" states it
+		{"Members may bring a guest per visit.", "Members may bring one guest per visit.", Entailment},
+		{"Members may bring a single guest per visit.", "Members may bring one guest per visit.", Entailment},
+		{"The guided tour takes 60 minutes.", "The tour takes one hour.", Entailment},
 	})
 }

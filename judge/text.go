@@ -378,6 +378,9 @@ func analyseAppend(out []term, text string, limit int) []term {
 					j = k + len(w)
 				}
 				nt := term{num: v, isNum: true}
+				if lower == "one" {
+					nt.raw = "one" // weighs as the word did (Local.signals)
+				}
 				k = skipSpaceStr(text, j)
 				if u := unitAt(text, k); u != "" {
 					if _, ok := units[strings.ToLower(u)]; ok {
