@@ -68,6 +68,11 @@ func TestClauseReferences(t *testing.T) {
 		{"Rule 12: no more than 4 people may share a locker.", "See rule 12: no more than 4 people may share a locker.", Entailment},
 		{"Rule 12: no more than 4 people may share a locker.", "See rule 12: no more than 6 people may share a locker.", Contradiction},
 		{"Pets must be kept on a lead at all times.", "As set out in clause 3, pets must be kept on a lead.", Neutral},
+		{"4.2 Check-in is from 2pm to 8pm.", "Under clause 4.2, check-in is from 2pm to 8pm.", Entailment},
+		{"Rule 3: Children under 12 must be supervised at all times.", "Under rule 3, children under 12 must be supervised.", Entailment},
+		{"Rule 3: Children under 12 must be supervised at all times.", "Under rule 3, children under 14 must be supervised.", Contradiction},
+		{"## 4.2 Making a claim\nThefts must be reported to us within 30 days.", "Under section 4.2, thefts must be reported within 30 days.", Entailment},
+		{"In 2005 the airline filed for bankruptcy under Chapter 11.", "The airline filed for Chapter 11 bankruptcy in 2005.", Entailment},
 		// a quote's own clause number is checked as well (judge14 left it
 		// out: entailed); a plain list number is not
 		{"Members may bring one guest per visit.", "6.1 Members may bring one guest per visit.", Neutral},

@@ -65,5 +65,7 @@ func TestNumberWordsAgainstDigits(t *testing.T) {
 		{"Members may bring a guest per visit.", "Members may bring one guest per visit.", Entailment},
 		{"Members may bring a single guest per visit.", "Members may bring one guest per visit.", Entailment},
 		{"The guided tour takes 60 minutes.", "The tour takes one hour.", Entailment},
+		{"Refunds take 24 hours.", "Refunds take one day.", Entailment},
+		{"Refunds take 48 hours.", "Refunds take one day.", Contradiction},
 	})
 }
