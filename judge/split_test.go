@@ -136,7 +136,7 @@ func TestCitations(t *testing.T) {
 }
 
 func FuzzSplitter(f *testing.F) {
-	for _, s := range []string{"A. B.", "Dr. X [1]. Y", "1. a\n2. b", "3.14 is pi. [2][3] ok", "\"q.\" x", "notes: 6. L", "## 6. H\nx"} {
+	for _, s := range []string{"A. B.", "Dr. X [1]. Y", "1. a\n2. b", "3.14 is pi. [2][3] ok", "\"q.\" x", "notes: 6. L", "## 6. H\nx", "Yes!\nx", "No.\n\nx. y"} {
 		f.Add(s, 3)
 	}
 	f.Fuzz(func(t *testing.T, text string, size int) {
