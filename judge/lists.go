@@ -322,11 +322,7 @@ func clauseMarker(s string) int {
 	}
 	i := 0
 	if w := wordAt(s, 0); w != "" {
-		word := false
-		for _, cw := range clauseWords {
-			word = word || strings.EqualFold(w, cw)
-		}
-		if !word {
+		if !refWord(w) {
 			return 0
 		}
 		i = skipSpaceStr(s, len(w))

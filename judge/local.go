@@ -392,6 +392,10 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		}
 		ct := claimTerm{term: tm, w: 1}
 		switch {
+		case tm.isNum && tm.raw == "one":
+			// "one guest": another count conflicts with it, but a source
+			// saying "a guest" or "guests" states it as well as the word
+			// did before it was a number; no anchor
 		case tm.isNum:
 			ct.w = 2
 		case tm.entity:
@@ -413,7 +417,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	// (claimNearX: one of the cues complCue leaves); complMask the claim
 	// terms complCue names; withCompl the claim terms that have a
 	// complement
-	var claimNear, claimNearX, complMask, withCompl, numTerms uint64
+	var claimNear, claimNearX, complMask, withCompl, numTerms, refTerms uint64
 	if len(complNear) > 0 {
 		from := 0
 		for _, r := range complNear {
@@ -425,6 +429,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	for k := range cts {
 		if cts[k].isNum {
 			numTerms |= 1 << k
+			if cts[k].kind == numRef {
+				refTerms |= 1 << k
+			}
 			continue
 		}
 		if stemIn(cts[k].stem, nearStems) {
@@ -498,7 +505,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	allTerms = ^uint64(0) >> (64 - len(cts))
 	if claimFree || claimPrice {
 		for k := range cts {
-			if cts[k].isNum || moneyStems[cts[k].stem] {
+			if cts[k].isNum && cts[k].kind != numRef || moneyStems[cts[k].stem] {
 				money |= 1 << k
 			}
 		}
@@ -638,8 +645,10 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		if covC > bestC {
 			bestC, cSpan = covC, windowText(b, &a)
 			switch {
-			case numConfl != 0:
+			case numConfl&^refTerms != 0:
 				cReason = "number_mismatch"
+			case numConfl != 0:
+				cReason = ReasonReferenceMismatch
 			case priceConfl != 0:
 				cReason = ReasonPriceMismatch
 			case antiConfl != 0:
@@ -673,7 +682,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	// the same holds for the words that make a claim exclusive ("solely")
 	var anchors, anchorsFound uint64
 	for k := range cts {
-		if cts[k].isNum || cts[k].entity {
+		if cts[k].isNum && cts[k].raw != "one" || cts[k].entity {
 			anchors |= 1 << k
 		} else if _, ok := exclusive[cts[k].stem]; ok {
 			anchors |= 1 << k
@@ -876,6 +885,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			// 2.0" leaves one 2.0 free for the changed 11)
 			var used uint64
 			for _, n := range s.nums {
+				if n.kind == numRef && refTerms == 0 {
+					continue // the clause's name, which the claim does not cite
+				}
 				matched := false
 				for k := range cts {
 					if cts[k].isNum && used&(1<<k) == 0 && numEqual(cts[k].term, n) {
@@ -1068,7 +1080,7 @@ func (s *signals) features(conflict float64) Features {
 	f[FBag] = s.bag
 	f[FMissAnchor] = s.missAnchor
 	if s.bestC >= conflict && s.bestC >= s.bestE {
-		if s.cReason == "number_mismatch" || s.cReason == ReasonPriceMismatch {
+		if s.cReason == "number_mismatch" || s.cReason == ReasonPriceMismatch || s.cReason == ReasonReferenceMismatch {
 			f[FNumConf] = s.bestC
 		} else {
 			f[FPolConf] = s.bestC

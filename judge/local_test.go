@@ -164,6 +164,17 @@ func TestAnalyseNumbers(t *testing.T) {
 		{"19,114 adults in 2018", []float64{19114, 2018}},
 		{"3.8 percent and 2 million people", []float64{3.8, 2e6}},
 		{"twenty cases, the 5th time", []float64{20, 5}},
+		// "one" of a thing or a unit is a number, as "1" and "six" are;
+		// the pronoun is not
+		{"Members may bring one guest per visit.", []float64{1}},
+		{"Each cottage is for one family of up to six guests.", []float64{1, 6}},
+		{"The tour takes one hour.", []float64{1}},
+		{"One dog per pitch is allowed.", []float64{1}},
+		{"The lido is one of the largest pools in Wales.", nil},
+		{"No one else may use the sauna.", nil},
+		{"Guests help one another.", nil},
+		{"Pick the one that suits you.", nil},
+		{"It is a one-way street.", nil},
 		{"gene ADAR1 binds", nil},
 	}
 	for _, tt := range tests {

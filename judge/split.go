@@ -126,6 +126,9 @@ func boundary(buf []byte, from int) int {
 			if !hasContent(buf[:i]) {
 				continue // leading blank lines belong to the next sentence
 			}
+			if answerLine(buf[:i]) {
+				continue // "Yes!" on a line of its own opens the claim after it, as on one line
+			}
 			j := skipSpace(buf, i)
 			if j == len(buf) {
 				return -1 // more whitespace may follow
@@ -354,6 +357,8 @@ func allDigits(s string) bool {
 }
 
 // answerWords are the bare answers to a yes/no question.
+// "Sure" is not one: a sentence opening with it is conversational filler
+// (metaPrefixes), which a claim it opened would be taken for.
 var answerWords = []string{"yes", "no", "yeah", "yep", "nope"}
 
 // answerWord reports whether b, leading spaces aside, is a bare answer word
@@ -373,6 +378,21 @@ func answerWord(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// answerLine reports whether b, spaces aside, is a bare answer word and
+// its punctuation ("Yes!", "No.", "Sure,"), with nothing after it on its
+// line: the line answers the question and the sentence after it is the
+// claim.
+func answerLine(b []byte) bool {
+	e := len(b)
+	for e > 0 && isSpace(b[e-1]) {
+		e--
+	}
+	for e > 0 && (b[e-1] == '!' || b[e-1] == '.' || b[e-1] == ',') {
+		e--
+	}
+	return answerWord(b[:e])
 }
 
 // isAnswerWord reports whether w is one of answerWords, in any case.
@@ -404,7 +424,10 @@ func answerLead(s string) int {
 	if j == len(w) {
 		return 0 // "No dogs are allowed": the word is the claim's
 	}
-	k := skipSpaceStr(s, j)
+	k := j
+	for k < len(s) && isSpace(s[k]) {
+		k++ // the claim may start on the next line ("Yes!\nDogs are ...")
+	}
 	if k == j || k == len(s) {
 		return 0
 	}

@@ -25,7 +25,11 @@ func TestSplit(t *testing.T) {
 		{"question and exclamation", "Is it? Yes! Indeed.", []string{"Is it? ", "Yes! Indeed."}},
 		{"answer word opens the claim", "Yes! Dogs are welcome in the bar. They stay on a lead.", []string{"Yes! Dogs are welcome in the bar. ", "They stay on a lead."}},
 		{"answer word alone", "No!", []string{"No!"}},
-		{"answer word on its own line", "Yes!\nDogs are welcome.", []string{"Yes!\n", "Dogs are welcome."}},
+		{"answer word on its own line", "Yes!\nDogs are welcome.", []string{"Yes!\nDogs are welcome."}},
+		{"answer word on its own line, blank line after", "No.\n\nDogs are not allowed in the bar. They stay outside.", []string{"No.\n\nDogs are not allowed in the bar. ", "They stay outside."}},
+		{"yep on its own line", "Yep.\r\nThe pool opens at 7am.", []string{"Yep.\r\nThe pool opens at 7am."}},
+		{"sure on its own line stays filler", "Sure!\nThe pool opens at 7am.", []string{"Sure!\n", "The pool opens at 7am."}},
+		{"answer word ends a line of prose", "The answer is yes\nDogs are welcome.", []string{"The answer is yes\n", "Dogs are welcome."}},
 		{"answer word mid-sentence ends nothing new", "The answer is yes. Dogs are welcome.", []string{"The answer is yes. ", "Dogs are welcome."}},
 		{"quote close", "He said \"stop.\" Then left.", []string{"He said \"stop.\" ", "Then left."}},
 		{"paragraphs", "One.\n\nTwo.", []string{"One.\n\n", "Two."}},
@@ -56,6 +60,7 @@ func TestSplitterStreamed(t *testing.T) {
 		"Facts:\n1. The first item [1].\n2. The second item\n- a dash item.\n\nEnd [2].",
 		"Short. Another one! A third? \"Quoted.\" (Paren.) Last.",
 		"Based on the notes: 6. Luggage, bicycles and animals.[1] ## 12. Fares\n### 3. Off-Peak [2]. Done: 1998. Yes.",
+		"Yes!\nDogs are welcome [1]. No.\n\nCats are not. Yep,\r\nthe pool opens at 7am.",
 	}
 	for _, text := range texts {
 		whole := Split(text)
@@ -131,7 +136,7 @@ func TestCitations(t *testing.T) {
 }
 
 func FuzzSplitter(f *testing.F) {
-	for _, s := range []string{"A. B.", "Dr. X [1]. Y", "1. a\n2. b", "3.14 is pi. [2][3] ok", "\"q.\" x", "notes: 6. L", "## 6. H\nx"} {
+	for _, s := range []string{"A. B.", "Dr. X [1]. Y", "1. a\n2. b", "3.14 is pi. [2][3] ok", "\"q.\" x", "notes: 6. L", "## 6. H\nx", "Yes!\nx", "No.\n\nx. y"} {
 		f.Add(s, 3)
 	}
 	f.Fuzz(func(t *testing.T, text string, size int) {

@@ -39,11 +39,108 @@ type term struct {
 const (
 	numMoney uint8 = 1 + iota
 	numCount
+	// numRef: the number of a clause a text names ("clause 6.1", "under
+	// section 4.2", "see rule 12", a line's "6.1 " or "Clause 7: "): no
+	// quantity, compared only with another clause number, as written
+	// (term.raw), a clause matching its own sub-clauses (refEqual); a bit
+	// of its own, as otherKinds reads the kinds as bits
+	numRef = 4
 )
 
-// otherKinds reports whether a and b are a price and a count: "comes with
-// 2 bulbs" says nothing against "£89", however both read as plain numbers.
-func otherKinds(a, b term) bool { return a.kind|b.kind == numMoney|numCount }
+// ReasonReferenceMismatch: the claim names another clause than the cited
+// source does for what it says ("under clause 7" against "Clause 6: ..."):
+// a contradiction, of major severity (the rule is right, the pointer to it
+// is not).
+const ReasonReferenceMismatch = "reference_mismatch"
+
+// otherKinds reports whether a and b are a price and a count ("comes with
+// 2 bulbs" says nothing against "£89", however both read as plain
+// numbers), or a clause number and a quantity ("under clause 6.1" says
+// nothing against "£50").
+func otherKinds(a, b term) bool {
+	if a.kind == numRef || b.kind == numRef {
+		return a.kind != b.kind
+	}
+	return a.kind|b.kind == numMoney|numCount
+}
+
+// refEqual reports whether clause numbers a and b name the same clause,
+// or one a clause of the other ("6" and "6.1": "under clause 6" cites
+// the clause whose 6.1 the source quotes).
+func refEqual(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || strings.HasPrefix(b, a) && b[len(a)] == '.'
+}
+
+// refWord reports whether w (any case) names a numbered clause
+// (clauseWords).
+func refWord(w string) bool {
+	for _, cw := range clauseWords {
+		if strings.EqualFold(w, cw) {
+			return true
+		}
+	}
+	return false
+}
+
+// refNumber returns the length of the clause number at s[i:] ("6.1",
+// "4.2.3", "12", "6a"): digits, dots between digits and a letter glued
+// to the end; 0 when s[i] is no digit or a letter other than one follows
+// ("5kg").
+func refNumber(s string, i int) int {
+	j := i
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && j > i && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
+		j++
+	}
+	if j == i {
+		return 0
+	}
+	if j < len(s) && isLetterByte(s[j]) {
+		if j+1 < len(s) && isLetterByte(s[j+1]) {
+			return 0
+		}
+		j++
+	}
+	return j - i
+}
+
+// refAfterWord reports whether the number at text[i:] follows a clause
+// word and a space ("clause 6.1", "Section 4"): it names the clause.
+func refAfterWord(text string, i int) bool {
+	k := i
+	for k > 0 && (text[k-1] == ' ' || text[k-1] == '\t') {
+		k--
+	}
+	if k == i {
+		return false
+	}
+	w := k
+	for w > 0 && isLetterByte(text[w-1]) {
+		w--
+	}
+	return w < k && refWord(text[w:k])
+}
+
+// markerRef is the clause number a line's clause marker m (clauseMarker)
+// names: that of a clause word ("Clause 7: ") or a dotted one ("6.1 ",
+// "4.2.3. "); "" for a plain list marker ("3. ", "12) ", "(a) ", "iv. "),
+// which numbers an answer's list as often as a clause.
+func markerRef(m string) string {
+	i := 0
+	if w := wordAt(m, 0); w != "" {
+		if !refWord(w) {
+			return ""
+		}
+		i = skipSpaceStr(m, len(w))
+	}
+	n := refNumber(m, i)
+	if n == 0 || i == 0 && strings.IndexByte(m[:i+n], '.') < 0 {
+		return ""
+	}
+	return strings.ToLower(m[i : i+n])
+}
 
 // numKind is the kind of the number text[i:j] (with its multiplier, if
 // any) that has no unit: a price after a currency sign or before a
@@ -136,6 +233,9 @@ func analyseAppend(out []term, text string, limit int) []term {
 			default:
 				lineStart = false
 				if n := clauseMarker(text[i:]); n > 0 {
+					if ref := markerRef(text[i : i+n]); ref != "" {
+						out = append(out, term{raw: ref, isNum: true, kind: numRef, brk: true})
+					}
 					i += n
 					brk, first = true, true
 					continue
@@ -143,6 +243,13 @@ func analyseAppend(out []term, text string, limit int) []term {
 			}
 		}
 		switch {
+		case r >= '0' && r <= '9' && refAfterWord(text, i) && refNumber(text, i) > 0:
+			// "clause 6.1", "under section 4.2", "see rule 12": the
+			// clause's name, no quantity
+			n := refNumber(text, i)
+			out = append(out, term{raw: strings.ToLower(text[i : i+n]), isNum: true, kind: numRef})
+			i += n
+			first = false
 		case r >= '0' && r <= '9':
 			j := i
 			dec := 0
@@ -248,6 +355,16 @@ func analyseAppend(out []term, text string, limit int) []term {
 			// one look-up for negations, unNegated, numberWords, stopwords
 			// and canon
 			wc := lexicon[lower]
+			if wc.ref && refNumber(text, skipSpaceStr(text, j)) > 0 && skipSpaceStr(text, j) > j {
+				// the clause word of a clause number, which names
+				// the clause with it (the number's case above)
+				i = j
+				first = false
+				continue
+			}
+			if lower == "one" && oneCounts(text, i, j) {
+				wc.numWord, wc.num = true, 1
+			}
 			if wc.neg {
 				out = append(out, term{stem: lower, neg: true})
 			} else if wc.unNeg {
@@ -261,6 +378,9 @@ func analyseAppend(out []term, text string, limit int) []term {
 					j = k + len(w)
 				}
 				nt := term{num: v, isNum: true}
+				if lower == "one" {
+					nt.raw = "one" // weighs as the word did (Local.signals)
+				}
 				k = skipSpaceStr(text, j)
 				if u := unitAt(text, k); u != "" {
 					if _, ok := units[strings.ToLower(u)]; ok {
@@ -404,9 +524,46 @@ func wordAt(s string, i int) string {
 	return s[i:j]
 }
 
+// oneCounts reports whether the "one" at text[i:j] is a number: one of a
+// thing ("one guest", "one family of") or of a unit ("one hour"), where
+// the word says as much as "1" or "six" does; not a pronoun ("one of
+// the largest", "no one else", "the one that").
+func oneCounts(text string, i, j int) bool {
+	k := skipSpaceStr(text, j)
+	if k == j {
+		return false
+	}
+	if u := unitAt(text, k); u == "" || units[strings.ToLower(u)] == (unit{}) {
+		if numKind(text, i, j) != numCount {
+			return false
+		}
+	}
+	e := i
+	for e > 0 && (text[e-1] == ' ' || text[e-1] == '\t') {
+		e--
+	}
+	b := e
+	for b > 0 && isLetterByte(text[b-1]) {
+		b--
+	}
+	switch strings.ToLower(text[b:e]) {
+	case "no", "any", "every", "each", "some", "the", "this", "that", "which", "another":
+		return false
+	}
+	switch strings.ToLower(wordAt(text, k)) {
+	case "another", "else", "way":
+		return false
+	}
+	return true
+}
+
 // numEqual compares a claim number with an evidence number at the claim's
-// precision ("3.5" matches "3.49"; "3" does not match "3.5").
+// precision ("3.5" matches "3.49"; "3" does not match "3.5"). A clause
+// number equals only a clause number of the same clause (refEqual).
 func numEqual(claim, ev term) bool {
+	if claim.kind == numRef || ev.kind == numRef {
+		return claim.kind == ev.kind && refEqual(claim.raw, ev.raw)
+	}
 	if claim.unit != "" && ev.unit != "" {
 		if cu, eu := units[claim.unit], units[ev.unit]; cu.dim == eu.dim && cu != eu {
 			// the same quantity in another unit of its dimension: exact
@@ -606,10 +763,11 @@ func directions(ts []term) uint8 {
 	return b
 }
 
-// wordClass is what negations, unNegated, numberWords, stopwords and
-// canon say of one lowercase word.
+// wordClass is what negations, unNegated, numberWords, stopwords, canon
+// and clauseWords say of one lowercase word.
 type wordClass struct {
 	neg, unNeg, numWord, stop, canonical bool
+	ref                                  bool    // clauseWords
 	num                                  float64 // numberWords
 	canon                                string  // canon
 }
@@ -638,6 +796,9 @@ var lexicon = func() map[string]wordClass {
 	}
 	for w, st := range canon {
 		set(w, func(c *wordClass) { c.canonical, c.canon = true, st })
+	}
+	for _, w := range clauseWords {
+		set(w, func(c *wordClass) { c.ref = true })
 	}
 	return m
 }()
