@@ -167,3 +167,34 @@ func TestPlannerTenantIsolation(t *testing.T) {
 		t.Errorf("the planner saw another tenant's passage:\n%s\n---\n%s", got[0], got[1])
 	}
 }
+
+// gate.planner {mode: remote, base_url: upstream, model: mock-1} on the
+// demo: the simulated upstream plans (its scripted planner) and answers;
+// nothing is degraded and the answer cites only outlined notes.
+func TestPlannerOnSimulatedUpstream(t *testing.T) {
+	ts := startGuard(t, func(c *testCfg) {
+		c.Stages.Gate.Planner.Mode = "remote"
+		c.Stages.Gate.Planner.BaseURL = "upstream"
+		c.Stages.Gate.Planner.Model = "mock-1"
+	})
+	before := upstreamCalls(ts)
+	_, g := complete(t, ts, groundQ, false)
+	if g.Decision != "ground" || len(g.Citations) == 0 {
+		t.Fatalf("decision %q citations %v, want ground", g.Decision, g.Citations)
+	}
+	if len(g.Degraded) != 0 {
+		t.Errorf("degraded %v, want none (the simulated upstream plans)", g.Degraded)
+	}
+	if n := upstreamCalls(ts) - before; n != 2 {
+		t.Errorf("the upstream served %d requests, want 2 (plan, answer)", n)
+	}
+	planned := 0
+	for _, r := range ts.mock.Log().Records() {
+		if r.Planner {
+			planned++
+		}
+	}
+	if planned != 1 {
+		t.Errorf("the simulated upstream planned %d times, want 1", planned)
+	}
+}
