@@ -63,6 +63,11 @@ type plannerRun struct {
 	deadline time.Time
 	timeout  time.Duration // of one call
 
+	// pooled are the left-out rows pooled over the dev corpora, for their
+	// failures by cause.
+	pooled map[string]*GateScore
+	order  []string
+
 	mu       sync.Mutex
 	outlines map[string][]int // by planKey; nil = the call failed
 	latency  []time.Duration
@@ -129,17 +134,28 @@ func (r *plannerRun) rows(ctx context.Context, set string, cases []gateCase, loo
 		{System: sysOracleShip, Set: set, Fit: "in-sample", Score: shipped.scoreWith(cases, shipped.withOutline(oracleOutline))},
 		{System: sysOracleLOO, Set: set, Fit: "out-of-sample", Score: loo.scoreWith(cases, loo.withOutline(oracleOutline))},
 	}
-	if r.planner == nil {
-		return rows
-	}
-	for _, sys := range []gateSystem{shipped, loo} {
-		r.call(ctx, sys, cases)
-		fit := "in-sample"
-		name := r.label + " (shipped models)"
-		if sys.name == loo.name {
-			fit, name = "out-of-sample", r.label+" (fitted without this set, default thresholds)"
+	if r.planner != nil {
+		for _, sys := range []gateSystem{shipped, loo} {
+			r.call(ctx, sys, cases)
+			fit := "in-sample"
+			name := r.label + " (shipped models)"
+			if sys.name == loo.name {
+				fit, name = "out-of-sample", r.label+" (fitted without this set, default thresholds)"
+			}
+			rows = append(rows, GateRow{System: name, Set: set, Fit: fit, Score: sys.scoreWith(cases, sys.withOutline(r.outline(sys)))})
 		}
-		rows = append(rows, GateRow{System: name, Set: set, Fit: fit, Score: sys.scoreWith(cases, sys.withOutline(r.outline(sys)))})
+	}
+	for _, row := range rows {
+		if row.Fit == "out-of-sample" {
+			if r.pooled == nil {
+				r.pooled = map[string]*GateScore{}
+			}
+			if r.pooled[row.System] == nil {
+				r.pooled[row.System] = &GateScore{}
+				r.order = append(r.order, row.System)
+			}
+			r.pooled[row.System].add(row.Score)
+		}
 	}
 	return rows
 }
@@ -246,17 +262,30 @@ func (r *plannerRun) outline(sys gateSystem) func(gateCase, gate.Outcome) []int 
 	}
 }
 
-// String is the remote planner's call summary (empty without one).
+// String is the left-out planner rows' failures by cause and the remote
+// planner's call summary.
 func (r *plannerRun) String() string {
+	var b strings.Builder
+	for _, name := range r.order {
+		s := r.pooled[name]
+		fmt.Fprintf(&b, "\nFailures of %q (out-of-sample, dev corpora pooled), by cause:\n\n", name)
+		causes := make([]string, 0, len(s.Causes))
+		for c := range s.Causes {
+			causes = append(causes, c)
+		}
+		sort.Strings(causes)
+		for _, c := range causes {
+			fmt.Fprintf(&b, "- %s: %d\n", c, s.Causes[c])
+		}
+	}
 	if r.planner == nil {
-		return ""
+		return b.String()
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	calls := len(r.latency) + r.failed
 	lat := append([]time.Duration(nil), r.latency...)
 	slices.Sort(lat)
-	var b strings.Builder
 	fmt.Fprintf(&b, "\nPlanner calls, %s: %d calls (one per distinct question and notes, concurrency %d, timeout %s, budget %s); %d failed and fell back to the local planner (degraded)",
 		r.label, calls, r.spec.Concurrency, r.timeout, r.spec.Budget, r.failed)
 	if len(lat) > 0 {
