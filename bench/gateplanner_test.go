@@ -2,16 +2,13 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net"
-	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/internal/looptest"
 )
 
 // plannerCases are an answerable question (answer passage b) and an
@@ -35,23 +32,10 @@ func plannerCases() ([]gateCase, gateSystem) {
 }
 
 // plannerReplies is a scripted OpenAI-compatible planner on loopback that
-// replies reply to every call and counts them.
-func plannerReplies(t *testing.T, reply string) (string, *atomic.Int64) {
-	t.Helper()
-	var calls atomic.Int64
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		content, _ := json.Marshal(reply)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"p","object":"chat.completion","created":1,"model":"p","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%s}}]}`, content)
-	})}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String() + "/v1", &calls
+// replies reply to every call; calls counts them.
+func plannerReplies(t *testing.T, reply string) (url string, calls func() int) {
+	url, seen := looptest.ChatServer(t, reply)
+	return url, func() int { return len(seen()) }
 }
 
 func remoteSpec(url string) *PlannerSpec {
@@ -88,7 +72,7 @@ func TestPlannerRows(t *testing.T) {
 			t.Errorf("%s: grounded %d refused %d causes %v, want the answer grounded and the other grounded too", r.System, s.Grounded, s.Refused, s.Causes)
 		}
 	}
-	if n := calls.Load(); n != 2 {
+	if n := calls(); n != 2 {
 		t.Errorf("%d planner calls, want 2 (one per question and notes)", n)
 	}
 	if got := run.String(); !strings.Contains(got, "2 calls") || !strings.Contains(got, "0 failed") || !strings.Contains(got, "p95") {

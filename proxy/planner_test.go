@@ -2,57 +2,24 @@ package proxy_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.uber.org/zap"
 
 	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/internal/looptest"
 	"github.com/answer-guard/guard/proxy"
 )
 
 // plannerServer is a scripted OpenAI-compatible planner on loopback: it
 // replies with reply and records the user message it was sent.
 func plannerServer(t *testing.T, reply string) (string, func() []string) {
-	t.Helper()
-	var mu sync.Mutex
-	var seen []string
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Messages []struct {
-				Role, Content string
-			} `json:"messages"`
-		}
-		json.NewDecoder(r.Body).Decode(&req)
-		mu.Lock()
-		for _, m := range req.Messages {
-			if m.Role == "user" {
-				seen = append(seen, m.Content)
-			}
-		}
-		mu.Unlock()
-		content, _ := json.Marshal(reply)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"p","object":"chat.completion","created":1,"model":"planner","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%s}}]}`, content)
-	})}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String() + "/v1", func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), seen...)
-	}
+	return looptest.ChatServer(t, reply)
 }
 
 // upstreamCalls is how many requests the simulated upstream has served.

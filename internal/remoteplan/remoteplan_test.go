@@ -2,35 +2,22 @@ package remoteplan_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net"
-	"net/http"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/internal/looptest"
 	"github.com/answer-guard/guard/internal/remoteplan"
 	"github.com/answer-guard/guard/mockllm"
 )
 
-// replyServer is a scripted OpenAI-compatible chat server on loopback that
-// answers every request with reply.
+// replyServer is a scripted OpenAI-compatible chat server on loopback
+// that answers every request with reply.
 func replyServer(t *testing.T, reply string) string {
-	t.Helper()
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		content, _ := json.Marshal(reply)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"p","object":"chat.completion","created":1,"model":"planner","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%s}}]}`, content)
-	})}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String() + "/v1"
+	url, _ := looptest.ChatServer(t, reply)
+	return url
 }
 
 var notes = []gate.Note{
