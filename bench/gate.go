@@ -366,6 +366,12 @@ type gateSystem struct {
 // decide rates c's candidates and decides; it returns the rated
 // candidates (a copy, in retrieve's order) with the outcome.
 func (sys gateSystem) decide(c gateCase) (gate.Outcome, []gate.Candidate) {
+	o, cands := sys.gateOnly(c)
+	return gate.ApplyOutline(o, gate.LocalOutline(sys.cfg, o)), cands
+}
+
+// gateOnly is decide before the planner: the coverage gate's outcome.
+func (sys gateSystem) gateOnly(c gateCase) (gate.Outcome, []gate.Candidate) {
 	cands := slices.Clone(c.cands)
 	if !sys.semantic {
 		lexicalOnly(cands)
@@ -376,8 +382,7 @@ func (sys gateSystem) decide(c gateCase) (gate.Outcome, []gate.Candidate) {
 	if c.primaryAbsent {
 		cfg.PrimaryKind = ""
 	}
-	o := gate.Decide(cfg, cands, c.rerank, c.pq.Ask())
-	return gate.ApplyOutline(o, gate.LocalOutline(cfg, o)), cands
+	return gate.Decide(cfg, cands, c.rerank, c.pq.Ask()), cands
 }
 
 // cause names why an outcome is wrong for its question's class ("" when
@@ -422,10 +427,13 @@ func (sys gateSystem) cause(c gateCase, o gate.Outcome) string {
 	return "off-topic: relevance at or above bail-out, refused as on-topic"
 }
 
-func (sys gateSystem) score(cases []gateCase) GateScore {
+func (sys gateSystem) score(cases []gateCase) GateScore { return sys.scoreWith(cases, sys.decide) }
+
+// scoreWith is score with decide in place of sys.decide (another planner).
+func (sys gateSystem) scoreWith(cases []gateCase, decide func(gateCase) (gate.Outcome, []gate.Candidate)) GateScore {
 	g := GateScore{Causes: map[string]int{}}
 	for _, c := range cases {
-		o, rated := sys.decide(c)
+		o, rated := decide(c)
 		why := sys.cause(c, o)
 		if why != "" {
 			g.Causes[why]++
@@ -1000,6 +1008,11 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 	// Leave one dev corpus out: fit on HaluEval train + the others.
 	var sep separation
 	var curve tradeOff
+	plan, err := newPlannerRun(ctx, GatePlanner)
+	if err != nil {
+		return rep, err
+	}
+	defer plan.close()
 	folds := map[string][]gateSystem{} // each corpus's left-out systems, for the cross-corpus row
 	for _, out := range devNames {
 		var others []string
@@ -1031,8 +1044,9 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		refuse := cfg
 		refuse.OffTopic = gate.OffTopicRefuse
 		add(gateSystem{sysShipRefus, refuse, current, true}, out, "in-sample")
+		rep.Rows = append(rep.Rows, plan.rows(ctx, out, prepared[out], gateSystem{sysLOODef, cfg, loo, true}, gateSystem{sysShipped, cfg, current, true})...) // gateplanner.go
 	}
-	rep.Extra = append(rep.Extra, sep.String(), curve.String())
+	rep.Extra = append(rep.Extra, sep.String(), curve.String(), plan.String())
 	if rep.CrossCorpus, err = gateCrossCorpus(ctx, dev, GateCrossSample, gateCrossSystems,
 		func(c string) []gateSystem { return folds[c] }); err != nil {
 		return rep, err

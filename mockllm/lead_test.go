@@ -59,3 +59,23 @@ func TestAnswerSkipsHeadingAndQuestion(t *testing.T) {
 		}
 	}
 }
+
+// A heading that lists its topics with commas is a heading, not a claim
+// ("Fires, barbecues and gas [1]." was quoted); a short claim with a comma
+// is still a claim.
+func TestDropLeadListHeading(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Fires, barbecues and gas. Open fires are not allowed on the plots.", "Open fires are not allowed on the plots."},
+		{"Pets, bikes, and prams. Dogs must be kept on a lead.", "Dogs must be kept on a lead."},
+		{"Sheds, greenhouses or polytunnels. Ask the committee before you build.", "Ask the committee before you build."},
+		// claims with a comma stay
+		{"Yes, dogs welcome. Keep them on a lead.", "Yes, dogs welcome. Keep them on a lead."},
+		{"Sorry, closed. Come back on Monday.", "Sorry, closed. Come back on Monday."},
+		{"Fires, barbecues and gas are banned. Ask the warden.", "Fires, barbecues and gas are banned. Ask the warden."},
+		{"Fires and barbecues, gas heaters and open flames. See rule 4.", "Fires and barbecues, gas heaters and open flames. See rule 4."},
+	} {
+		if got := dropLead(c.in); got != c.want {
+			t.Errorf("dropLead(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

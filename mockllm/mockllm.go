@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -176,8 +177,10 @@ func (c Config) Validate() error {
 // Record is what the simulated model did to one answer: the ground truth the
 // quality bench scores the gauntlet and verifier against.
 type Record struct {
-	ID         string   `json:"id"`
-	Notes      int      `json:"notes"`       // notes found in the system prompt
+	ID    string `json:"id"`
+	Notes int    `json:"notes"` // notes found in the system prompt
+	// Planner marks a reply of the scripted synthesis planner (planner.go).
+	Planner    bool     `json:"planner,omitempty"`
 	ValidCites []int    `json:"valid_cites"` // minted note numbers cited correctly (each occurrence)
 	Invented   int      `json:"invented"`
 	Split      int      `json:"split"`
@@ -333,11 +336,15 @@ func leadEnd(s string) int {
 }
 
 // isHeadingLead reports whether the sentence lead reads as a heading: at
-// most six words, capitalised, without a digit, a comma or a word that
-// makes a claim (headingWords).
+// most six words, capitalised, without a digit, a semicolon, a colon or a
+// word that makes a claim (headingWords), and with a comma only in a list
+// of topics ("Fires, barbecues and gas.", listHeading).
 func isHeadingLead(lead string) bool {
 	words := strings.Fields(strings.TrimRight(lead, "."))
-	if len(words) == 0 || len(words) > 6 || strings.ContainsAny(lead, "0123456789,;:") || !unicode.IsUpper([]rune(lead)[0]) {
+	if len(words) == 0 || len(words) > 6 || strings.ContainsAny(lead, "0123456789;:") || !unicode.IsUpper([]rune(lead)[0]) {
+		return false
+	}
+	if strings.Contains(lead, ",") && !listHeading(strings.TrimRight(lead, ".")) {
 		return false
 	}
 	for _, w := range words {
@@ -346,6 +353,22 @@ func isHeadingLead(lead string) bool {
 		}
 	}
 	return true
+}
+
+// listHeading reports whether a lead with commas is a list of topics:
+// every comma-separated item is one to three words and the last joins the
+// list's final item with "and", "or" or "&" ("Fires, barbecues and gas",
+// "Pets, bikes, and prams"). "Yes, we do" and "Sorry, closed" are not.
+func listHeading(lead string) bool {
+	items := strings.Split(lead, ",")
+	for _, it := range items {
+		if n := len(strings.Fields(it)); n == 0 || n > 3 {
+			return false
+		}
+	}
+	last := strings.Fields(items[len(items)-1])
+	joins := func(w string) bool { return w == "and" || w == "or" || w == "&" }
+	return len(items) > 1 && len(last) > 1 && slices.ContainsFunc(last[:len(last)-1], joins)
 }
 
 // answer is one generated answer: the content pieces to stream, split
@@ -488,6 +511,11 @@ func (g generator) build(req *chatRequest, body []byte, id string) answer {
 	}
 	if js, ok := scriptedJudge(system, user); ok { // judge.go
 		a.pieces = chunk(js, g.cfg.ChunkRunes, nil, r)
+		return a
+	}
+	if js, ok := scriptedPlanner(system, user, g.cfg.MaxSentences); ok { // planner.go
+		a.pieces = chunk(js, g.cfg.ChunkRunes, nil, r)
+		a.rec.Planner = true
 		return a
 	}
 	if len(req.Tools) > 0 && string(req.ToolChoice) != `"none"` {

@@ -4,18 +4,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/answer-guard/guard/internal/looptest"
 	"github.com/answer-guard/guard/mockllm"
 	"github.com/answer-guard/guard/proxy"
 )
@@ -195,36 +193,5 @@ const groundQ = "What does error LF-4002 mean?"
 // plannerServer is a scripted OpenAI-compatible planner on loopback: it
 // answers every call with reply and records the user messages it got.
 func plannerServer(t *testing.T, reply string) (string, func() []string) {
-	t.Helper()
-	var mu sync.Mutex
-	var seen []string
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Messages []struct {
-				Role, Content string
-			} `json:"messages"`
-		}
-		json.NewDecoder(r.Body).Decode(&req)
-		mu.Lock()
-		for _, m := range req.Messages {
-			if m.Role == "user" {
-				seen = append(seen, m.Content)
-			}
-		}
-		mu.Unlock()
-		content, _ := json.Marshal(reply)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"p","object":"chat.completion","created":1,"model":"planner","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%s}}]}`, content)
-	})}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String() + "/v1", func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), seen...)
-	}
+	return looptest.ChatServer(t, reply)
 }

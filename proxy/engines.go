@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/gauntlet"
 	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/internal/remoteplan"
 	"github.com/answer-guard/guard/internal/termcache"
 	"github.com/answer-guard/guard/judge"
 	"github.com/answer-guard/guard/retrieve"
@@ -69,19 +69,11 @@ func NewPipeline(log *zap.Logger) PipelineFactory {
 		gp := &guardPipe{log: h.log, eng: eng, spec: spec, judge: j, gate: gcfg, answer: gate.DefaultAnswerModel(),
 			relevance: gate.DefaultRelevanceModel(), holder: h, terms: terms}
 		if gcfg.Planner.Mode == "remote" {
-			pc := gcfg.Planner
-			if pc.BaseURL == gate.PlannerUpstream {
-				// The answering upstream plans too (the seed's way), with
-				// the planner's own model name and timeout.
-				if cfg.Upstream.BaseURL == "" {
-					return nil, errors.New("gate.planner.base_url is upstream but upstream.base_url is empty")
-				}
-				pc.BaseURL = cfg.Upstream.BaseURL
-				if pc.APIKeyEnv == "" {
-					pc.APIKeyEnv = cfg.Upstream.APIKeyEnv
-				}
+			pc, err := remoteplan.Resolve(gcfg.Planner, cfg.Upstream.BaseURL, cfg.Upstream.APIKeyEnv)
+			if err != nil {
+				return nil, err
 			}
-			gp.planner = newRemotePlanner(pc)
+			gp.planner = remoteplan.New(pc)
 		}
 		return gp, nil
 	}
@@ -197,7 +189,7 @@ type guardPipe struct {
 	holder    *engineHolder
 	// planner is the remote synthesis planner; nil unless
 	// gate.planner.mode is remote.
-	planner *remotePlanner
+	planner *remoteplan.Planner
 	// terms is the holder's passage-terms cache, shared across reloads; read
 	// without the holder's lock, which a reload holds while it indexes.
 	terms *termcache.Cache
@@ -229,7 +221,7 @@ func (p *guardPipe) Close() {
 func (p *guardPipe) closeClients() {
 	p.judge.Close()
 	if p.planner != nil {
-		p.planner.close()
+		p.planner.Close()
 	}
 }
 

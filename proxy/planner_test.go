@@ -2,57 +2,24 @@ package proxy_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.uber.org/zap"
 
 	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/internal/looptest"
 	"github.com/answer-guard/guard/proxy"
 )
 
 // plannerServer is a scripted OpenAI-compatible planner on loopback: it
 // replies with reply and records the user message it was sent.
 func plannerServer(t *testing.T, reply string) (string, func() []string) {
-	t.Helper()
-	var mu sync.Mutex
-	var seen []string
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Messages []struct {
-				Role, Content string
-			} `json:"messages"`
-		}
-		json.NewDecoder(r.Body).Decode(&req)
-		mu.Lock()
-		for _, m := range req.Messages {
-			if m.Role == "user" {
-				seen = append(seen, m.Content)
-			}
-		}
-		mu.Unlock()
-		content, _ := json.Marshal(reply)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"p","object":"chat.completion","created":1,"model":"planner","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%s}}]}`, content)
-	})}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String() + "/v1", func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), seen...)
-	}
+	return looptest.ChatServer(t, reply)
 }
 
 // upstreamCalls is how many requests the simulated upstream has served.
@@ -165,5 +132,36 @@ func TestPlannerTenantIsolation(t *testing.T) {
 	}
 	if strings.Contains(got[0], "Zephyr") || strings.Contains(got[1], "Skerry") {
 		t.Errorf("the planner saw another tenant's passage:\n%s\n---\n%s", got[0], got[1])
+	}
+}
+
+// gate.planner {mode: remote, base_url: upstream, model: mock-1} on the
+// demo: the simulated upstream plans (its scripted planner) and answers;
+// nothing is degraded and the answer cites only outlined notes.
+func TestPlannerOnSimulatedUpstream(t *testing.T) {
+	ts := startGuard(t, func(c *testCfg) {
+		c.Stages.Gate.Planner.Mode = "remote"
+		c.Stages.Gate.Planner.BaseURL = "upstream"
+		c.Stages.Gate.Planner.Model = "mock-1"
+	})
+	before := upstreamCalls(ts)
+	_, g := complete(t, ts, groundQ, false)
+	if g.Decision != "ground" || len(g.Citations) == 0 {
+		t.Fatalf("decision %q citations %v, want ground", g.Decision, g.Citations)
+	}
+	if len(g.Degraded) != 0 {
+		t.Errorf("degraded %v, want none (the simulated upstream plans)", g.Degraded)
+	}
+	if n := upstreamCalls(ts) - before; n != 2 {
+		t.Errorf("the upstream served %d requests, want 2 (plan, answer)", n)
+	}
+	planned := 0
+	for _, r := range ts.mock.Log().Records() {
+		if r.Planner {
+			planned++
+		}
+	}
+	if planned != 1 {
+		t.Errorf("the simulated upstream planned %d times, want 1", planned)
 	}
 }

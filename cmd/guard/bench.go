@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/answer-guard/guard/bench"
+	"github.com/answer-guard/guard/internal/remoteplan"
 )
 
 func init() {
@@ -159,7 +160,7 @@ func runTargets(ctx context.Context, cfg bench.LoadConfig, direct string) (bench
 
 func benchQuality(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench quality", flag.ContinueOnError)
-	synopsis(fs, "guard bench quality [--retrieval] [--verify] [--claims] [--gauntlet] [--gate] [--fit] [--dump SET] [--data DIR] [--out DIR]")
+	synopsis(fs, "guard bench quality [--retrieval] [--verify] [--claims] [--gauntlet] [--gate [--fit] [--planner remote --config FILE | --planner simulated]] [--dump SET] [--data DIR] [--out DIR]")
 	var retrieval, verify, claims, gauntlet, gateSuite bool
 	var data, out string
 	fs.BoolVar(&retrieval, "retrieval", false, "run the retrieval suite (BEIR SciFact, KJV addresses)")
@@ -173,6 +174,13 @@ func benchQuality(ctx context.Context, args []string) error {
 	fs.BoolVar(&fit, "fit", false, "with --gate: refit the shipped answerability and relevance models on the training sets and write gate/answermodel.json and gate/relevancemodel.json, and recompute the encoder's coherence background (index/coherence_background.json, embedded: rebuild to use it); with --verify: refit the local verifier's model on its training splits and write judge/localmodel.json")
 	fs.StringVar(&data, "data", defaultDataDir(), "evaluation data folder (env GUARD_DATA, default ../shared/data)")
 	fs.StringVar(&out, "out", "bench-out", "report folder (quality.md; with --gate also gate-coverage.png and .svg and gate-crosscorpus.json)")
+	var planner, config string
+	var planConc int
+	var planBudget time.Duration
+	fs.StringVar(&planner, "planner", "", "with --gate: also measure a remote planner beside the local one: remote (gate.planner of --config, which must set mode remote, base_url and model; base_url upstream uses its upstream.base_url) or simulated (the built-in simulated upstream's scripted planner: a simulation, no model)")
+	fs.StringVar(&config, "config", "", "with --planner remote: the config file whose gate.planner (and upstream, for base_url: upstream) the planner step calls; the suite's thresholds and models are not read from it")
+	fs.IntVar(&planConc, "planner-concurrency", 4, "with --planner: planner calls in flight at most (>= 1)")
+	fs.DurationVar(&planBudget, "planner-budget", 15*time.Minute, "with --planner: time for all planner calls; once spent, the remaining questions fall back to the local planner and count as degraded")
 	var dump string
 	fs.StringVar(&dump, "dump", "", "instead of scoring: write every verdict of the local verifier on one data set (scifact, wice or halu) as tab-separated lines to <out>/verify-<set>.tsv, for error analysis")
 	if err := parseFlags(fs, args); err != nil {
@@ -188,6 +196,11 @@ func benchQuality(ctx context.Context, args []string) error {
 		return dumpVerify(ctx, data, dump, out)
 	}
 	bench.GateFit, bench.VerifyFit, bench.GateFrozen = fit && gateSuite, fit && verify, frozen && gateSuite
+	spec, err := plannerSpec(fs, planner, config, planConc, planBudget, gateSuite)
+	if err != nil {
+		return err
+	}
+	bench.GatePlanner = spec
 	bench.VerifyFrozen = !dev
 	var want []string
 	for name, on := range map[string]bool{"retrieval": retrieval, "verify": verify, "claims": claims, "gauntlet": gauntlet, "gate": gateSuite} {
@@ -217,6 +230,50 @@ func benchQuality(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "report written to %s\n", path)
 	return qerr
+}
+
+// plannerSpec is the suite's remote planner step from bench quality's
+// flags (nil with no --planner).
+func plannerSpec(fs *flag.FlagSet, planner, config string, conc int, budget time.Duration, gateSuite bool) (*bench.PlannerSpec, error) {
+	if planner == "" {
+		if config != "" {
+			return nil, usageErrorf(fs, "--config is read only with --planner remote")
+		}
+		return nil, nil
+	}
+	if !gateSuite {
+		return nil, usageErrorf(fs, "--planner needs --gate")
+	}
+	if conc < 1 || budget <= 0 {
+		return nil, usageErrorf(fs, "--planner-concurrency must be >= 1 and --planner-budget > 0")
+	}
+	spec := &bench.PlannerSpec{Concurrency: conc, Budget: budget}
+	switch planner {
+	case "simulated":
+		if config != "" {
+			return nil, usageErrorf(fs, "--planner simulated plans on the built-in simulated upstream: drop --config")
+		}
+		spec.Simulated = true
+		return spec, nil
+	case "remote":
+	default:
+		return nil, usageErrorf(fs, "--planner %q: want remote or simulated", planner)
+	}
+	if config == "" {
+		return nil, usageErrorf(fs, "--planner remote needs --config FILE with gate.planner (mode: remote, base_url, model)")
+	}
+	f, err := loadFile(config)
+	if err != nil {
+		return nil, err
+	}
+	pc := f.Config.Stages.Gate.Planner
+	if pc.Mode != "remote" {
+		return nil, fmt.Errorf("--planner remote: %s has no remote planner (gate.planner.mode is %q; set mode: remote, base_url and model)", config, pc.Mode)
+	}
+	if spec.Config, err = remoteplan.Resolve(pc, f.Config.Upstream.BaseURL, f.Config.Upstream.APIKeyEnv); err != nil {
+		return nil, fmt.Errorf("--planner remote: %s: %w", config, err)
+	}
+	return spec, nil
 }
 
 // dumpVerify writes bench.DumpVerify's lines for set to out/verify-<set>.tsv.
