@@ -322,8 +322,22 @@ func hasMonth(text string) bool {
 var itemNames = []string{"single", "double", "triple", "twin"}
 
 // nameWords returns text with each word of itemNames written so that
-// analyse reads it as a word ("xdouble"), not as a number.
+// analyse reads it as a word ("xdouble"), not as a number, and the words
+// of a compound joined ("check-in" as "checkin", which "check-out" is
+// not: analyse drops "in" and "out").
 func nameWords(text string) string {
+	for i := strings.IndexByte(text, '-'); i > 0 && i+1 < len(text); {
+		if isLetterByte(text[i-1]) && isLetterByte(text[i+1]) {
+			text = text[:i] + text[i+1:]
+		} else {
+			i++
+		}
+		k := strings.IndexByte(text[i:], '-')
+		if k < 0 {
+			break
+		}
+		i += k
+	}
 	for _, w := range itemNames {
 		for from := 0; ; {
 			i := indexFold(text, w, from)
@@ -369,19 +383,29 @@ var boundWords = func() []string {
 }()
 
 // fit reads seg against the claim: cover counts its stems that name one
-// item (not all) and the claim holds, misfit is whether it has one the
-// claim lacks (an opposite of a claim word aside).
-func (g *itemGroup) fit(seg *itemSeg, c *itemClaim) (cover int, misfit bool) {
+// item (not all) and the claim holds, misfit those it has and the claim
+// lacks (an opposite of a claim word aside).
+func (g *itemGroup) fit(seg *itemSeg, c *itemClaim) (cover, misfit int) {
 	for _, st := range seg.stems {
 		switch {
 		case g.disc[st] >= len(g.segs):
-		case stemIn(st, c.stems):
+		case slices.ContainsFunc(c.stems, func(o string) bool { return sameItemWord(st, o) }):
 			cover++
 		case !slices.Contains(c.opp, st):
-			misfit = true
+			misfit++
 		}
 	}
 	return cover, misfit
+}
+
+// sameItemWord reports whether stems a and b name the same thing: equal,
+// or one a prefix of the other ("treat", "treatment"); not two words that
+// only begin alike ("checkin", "checkout").
+func sameItemWord(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || len(a) >= 4 && strings.HasPrefix(b, a)
 }
 
 // itemMismatch reports a number of the claim (text, its terms ts) that
@@ -439,8 +463,12 @@ func itemMismatchOf(c itemVal, claim *itemClaim, docs []*prepared) (itemFinding,
 				if !s.has(c) {
 					continue
 				}
+				// the number's own item is the claim's where it names
+				// nothing else, or over twice as many of the claim's words
+				// as others (a heading's word: "CONCLUSIONS One in five
+				// surgical trials ...")
 				cover, misfit := g.fit(s, claim)
-				if !misfit {
+				if misfit == 0 || cover > 2*misfit {
 					return itemFinding{}, false
 				}
 				// the item that names the claim's best: one that names
@@ -450,12 +478,15 @@ func itemMismatchOf(c itemVal, claim *itemClaim, docs []*prepared) (itemFinding,
 					if j == i || o.has(c) || !o.hasKind(c) {
 						continue
 					}
+					// it names the claim's item: nothing else, or one word
+					// else where it names more of the claim than the
+					// number's own item does ("Garden suite" for "a suite")
 					oc, omis := g.fit(o, claim)
 					score := 2 * oc
-					if !omis {
+					if omis == 0 {
 						score++
 					}
-					if oc >= 1 && (!omis || oc > cover) && score > best {
+					if oc >= 1 && (omis == 0 || omis == 1 && oc > cover) && score > best {
 						f, found, best = itemFinding{given: s.text, own: o.text}, true, score
 					}
 				}

@@ -33,6 +33,8 @@ func TestItemNumbers(t *testing.T) {
 		{"Juniors are ages 6 to 11.", ages, Entailment, "covered"},
 		{"Private lessons take 60 minutes.", lessons, Contradiction, "number_mismatch"},
 		{"Private lessons take 45 minutes.", lessons, Entailment, "covered"},
+		{"Check-out is by 3pm.", "Check-in is from 3pm and check-out is by 11am.", Contradiction, "number_mismatch"},
+		{"Check-in is from 3pm.", "Check-in is from 3pm and check-out is by 11am.", Entailment, "covered"},
 		// the number is also stated in a sentence of its own
 		{"Private lessons take 60 minutes.", lessons + " Private lessons for two also take 60 minutes.", Entailment, "covered"},
 		// a moved time in a sentence of its own
