@@ -20,9 +20,8 @@ func (l *Local) movedClock(text string, docs []*prepared, v Verdict) (Verdict, b
 		return v, false
 	}
 	for _, d := range docs {
-		_, dc := cutClocks(d.text)
 		for _, c := range clocks {
-			for _, x := range dc {
+			for _, x := range d.itemLists().clocks {
 				if c == x {
 					return v, false // stated: the verdict rests on something else
 				}
@@ -40,15 +39,49 @@ func (l *Local) movedClock(text string, docs []*prepared, v Verdict) (Verdict, b
 		Reason: "number_mismatch", Detail: "the cited source gives another time for this"}, true
 }
 
+// mayHaveClock reports whether text may hold a clock time: a digit before
+// "am" or "pm" (a space between or not) or before ':' and a digit, or a
+// word of clockWords; false means cutClocks would find none.
+func mayHaveClock(text string) bool {
+	for i := 1; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == 'm' || c == 'M':
+			if j := i - 2; j >= 0 && (text[i-1]|0x20 == 'a' || text[i-1]|0x20 == 'p') {
+				if text[j] == ' ' && j > 0 {
+					j--
+				}
+				if text[j] >= '0' && text[j] <= '9' {
+					return true
+				}
+			}
+		case c == ':':
+			if text[i-1] >= '0' && text[i-1] <= '9' && i+1 < len(text) && text[i+1] >= '0' && text[i+1] <= '9' {
+				return true
+			}
+		}
+	}
+	for w := range clockWords {
+		if indexFold(text, w, 0) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // clockWords are the clock times written as a word.
 var clockWords = map[string]int{"noon": 720, "midday": 720, "midnight": 0}
 
 // cutClocks returns text without its clock times ("9:30am", "11 pm",
 // "10.15am", "17:45", "noon") and the times, in minutes after midnight.
 func cutClocks(text string) (string, []int) {
-	if strings.IndexByte(text, 'm') < 0 && strings.IndexByte(text, ':') < 0 && indexFold(text, "noon", 0) < 0 {
+	if !mayHaveClock(text) {
 		return text, nil
 	}
+	return scanClocks(text)
+}
+
+// scanClocks is cutClocks without its quick look (mayHaveClock).
+func scanClocks(text string) (string, []int) {
 	var out []int
 	var b []byte
 	last := 0

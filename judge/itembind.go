@@ -63,6 +63,7 @@ type itemGroup struct {
 type itemLists struct {
 	groups []itemGroup
 	loose  []itemVal
+	clocks []int // the passage's clock times (cutClocks), for movedClock
 }
 
 type itemsOnce struct {
@@ -72,7 +73,10 @@ type itemsOnce struct {
 
 // itemLists returns p's item groups, made on first use.
 func (p *prepared) itemLists() *itemLists {
-	p.items.once.Do(func() { p.items.l = itemGroupsOf(p.text) })
+	p.items.once.Do(func() {
+		p.items.l = itemGroupsOf(p.text)
+		_, p.items.l.clocks = cutClocks(p.text)
+	})
 	return &p.items.l
 }
 
@@ -419,7 +423,7 @@ func itemMismatch(text string, ts []term, docs []*prepared) (itemFinding, bool) 
 		_, clock := clockWords[t.raw]
 		nums = nums || t.isNum || clock || clockCode(t.raw)
 	}
-	if !nums {
+	if !nums || !slices.ContainsFunc(docs, func(d *prepared) bool { return len(d.itemLists().groups) > 0 }) {
 		return itemFinding{}, false
 	}
 	c := newItemSeg(text, false)

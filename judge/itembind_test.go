@@ -166,3 +166,22 @@ func TestOwnAdvice(t *testing.T) {
 		t.Errorf("Local.Verify against no advice = %s, want %s", got.Label, Opinion)
 	}
 }
+
+// FuzzCutClocks: cutClocks never panics, reads times within a day, and
+// its quick look (mayHaveClock) never misses a time the scan finds.
+func FuzzCutClocks(f *testing.F) {
+	for _, s := range []string{"opens at 9:30am, shuts at 5 pm", "from 10.15am to 17:45", "noon", "12am 12pm", "1 2:30pm", "9:5am", "x9am", "Midnight"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, clocks := scanClocks(s)
+		for _, c := range clocks {
+			if c < 0 || c >= 24*60 {
+				t.Fatalf("scanClocks(%q) read %d minutes", s, c)
+			}
+		}
+		if len(clocks) > 0 && !mayHaveClock(s) {
+			t.Fatalf("mayHaveClock(%q) false, but scanClocks reads %v", s, clocks)
+		}
+	})
+}
