@@ -48,6 +48,40 @@ type itemSeg struct {
 	stems []string // the item's content stems
 	vals  []itemVal
 	text  string
+	// bound: whether the item's time is where something begins
+	// (boundStart: "opens at 9am") or ends (boundEnd: "closes at 5pm",
+	// "open until 5pm"); 0 for neither
+	bound uint8
+}
+
+// The bounds of a time (itemSeg.bound).
+const (
+	boundStart uint8 = 1 + iota
+	boundEnd
+)
+
+// boundOf reads the bound of the one time of text (0 for none, or for
+// more than one time: "open from 9am to 5pm").
+func boundOf(text string, clocks int) uint8 {
+	if clocks != 1 {
+		return 0
+	}
+	var start, end bool
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		switch w {
+		case "until", "till", "close", "closes", "closing", "closed", "shut", "shuts", "end", "ends", "finish", "finishes":
+			end = true
+		case "open", "opens", "opening", "start", "starts", "begin", "begins", "from":
+			start = true
+		}
+	}
+	switch {
+	case end:
+		return boundEnd // "open until" ends
+	case start:
+		return boundStart
+	}
+	return 0
 }
 
 // itemGroup is a sentence or a block of short lines that gives numbers to
@@ -258,6 +292,7 @@ func newItemSeg(text string, after bool) itemSeg {
 	for _, c := range clocks {
 		s.vals = append(s.vals, itemVal{clock: c, isClock: true})
 	}
+	s.bound = boundOf(rest, len(clocks))
 	seenNum := false
 	// a date's day, a year and an ordinal are no item's value ("On August
 	// 22, 2017, ...", "the 400th anniversary"): a number without a unit or
@@ -371,6 +406,7 @@ type itemFinding struct {
 // is the shop's, as "open until 5pm" is.
 type itemClaim struct {
 	stems, opp []string
+	bound      uint8 // the bound of the claim's time (itemSeg.bound)
 }
 
 // boundWords are the stems of the words that say where a time or period
@@ -443,6 +479,9 @@ func itemMismatch(text string, ts []term, docs []*prepared) (itemFinding, bool) 
 		if !v.isClock && (v.t.raw == "one" || v.t.kind == numRef) {
 			continue
 		}
+		if v.isClock {
+			ic.bound = c.bound
+		}
 		if f, ok := itemMismatchOf(v, &ic, docs); ok {
 			return f, true
 		}
@@ -472,7 +511,10 @@ func itemMismatchOf(c itemVal, claim *itemClaim, docs []*prepared) (itemFinding,
 				// as others (a heading's word: "CONCLUSIONS One in five
 				// surgical trials ...")
 				cover, misfit := g.fit(s, claim)
-				if misfit == 0 || cover > 2*misfit {
+				// the other bound of the claim's time: "closes at 9am"
+				// against "opens at 9am and closes at 5pm"
+				other := c.isClock && claim.bound != 0 && s.bound != 0 && s.bound != claim.bound
+				if !other && (misfit == 0 || cover > 2*misfit) {
 					return itemFinding{}, false
 				}
 				// the item that names the claim's best: one that names
@@ -485,6 +527,9 @@ func itemMismatchOf(c itemVal, claim *itemClaim, docs []*prepared) (itemFinding,
 					// it names the claim's item: nothing else, or one word
 					// else where it names more of the claim than the
 					// number's own item does ("Garden suite" for "a suite")
+					if other && o.bound != claim.bound {
+						continue
+					}
 					oc, omis := g.fit(o, claim)
 					score := 2 * oc
 					if omis == 0 {

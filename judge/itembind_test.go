@@ -34,6 +34,11 @@ func TestItemNumbers(t *testing.T) {
 		{"Private lessons take 60 minutes.", lessons, Contradiction, "number_mismatch"},
 		{"Private lessons take 45 minutes.", lessons, Entailment, "covered"},
 		{"Check-out is by 3pm.", "Check-in is from 3pm and check-out is by 11am.", Contradiction, "number_mismatch"},
+		// one item's two times: where it opens and where it closes
+		{"The bakery closes at 8am on Sundays.", "On Sundays the bakery opens at 8am and closes at 1pm.", Contradiction, "number_mismatch"},
+		{"The bakery opens at 1pm on Sundays.", "On Sundays the bakery opens at 8am and closes at 1pm.", Contradiction, "number_mismatch"},
+		{"The bakery is open until 1pm on Sundays.", "On Sundays the bakery opens at 8am and closes at 1pm.", Entailment, "covered"},
+		{"The bakery opens at 8am on Sundays.", "On Sundays the bakery opens at 8am and closes at 1pm.", Entailment, "covered"},
 		{"Check-in is from 3pm.", "Check-in is from 3pm and check-out is by 11am.", Entailment, "covered"},
 		// the number is also stated in a sentence of its own
 		{"Private lessons take 60 minutes.", lessons + " Private lessons for two also take 60 minutes.", Entailment, "covered"},
