@@ -166,6 +166,16 @@ func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passag
 	// IsOpinion(text), and IsFactual(text) sharing its lowercasing
 	lower := strings.ToLower(text)
 	opinion := hasOpinionCue(lower)
+	if opinion && onlyOwnAdvice(lower) {
+		// the business's own advice is checked against a cited source
+		// that gives advice
+		for _, n := range cites {
+			if p, ok := cited[n]; ok && (advises(p.Text) || advises(p.Title)) {
+				opinion = false
+				break
+			}
+		}
+	}
 	var factual bool
 	if strings.IndexByte(text, '[') < 0 {
 		factual = isFactualLower(text, lower, opinion) // StripCitations again would find nothing to do

@@ -115,6 +115,10 @@ type prepared struct {
 	// lists holds listText's windows for such a quote, made once on
 	// first use (listWindows); nil without a listText
 	lists *listOnce
+	// text is the passage as written; items its item groups, made on
+	// first use (itemGroups)
+	text  string
+	items *itemsOnce
 }
 
 type listOnce struct {
@@ -174,7 +178,7 @@ const negNear = 2
 
 // prepare analyses a passage; a non-empty title is its first sentence.
 func prepare(title, text string) *prepared {
-	p := &prepared{chars: len(text), vocab: new(passageVocab)}
+	p := &prepared{chars: len(text), vocab: new(passageVocab), text: text, items: new(itemsOnce)}
 	sents := Split(text)
 	if t := strings.TrimSpace(title); t != "" {
 		sents = append([]string{t}, sents...)
@@ -279,10 +283,21 @@ const maxClaimTerms = 64
 
 func (l *Local) verify(claim string, docs []*prepared) Verdict {
 	text := StripCitations(claim)
-	if IsOpinion(text) {
+	if lower := strings.ToLower(text); hasOpinionCue(lower) && !(onlyOwnAdvice(lower) && docsAdvise(docs)) {
 		return Verdict{Label: Opinion, Confidence: 0.7, Severity: Info, Method: "local", Reason: "opinion"}
 	}
 	return l.verifyText(text, docs)
+}
+
+// docsAdvise reports whether a passage of docs gives advice (advises): a
+// claim giving the business's own advice is then checked against it.
+func docsAdvise(docs []*prepared) bool {
+	for _, d := range docs {
+		if advises(d.text) {
+			return true
+		}
+	}
+	return false
 }
 
 // verifyChecked is verify for a claim text that Judge.check has already
@@ -305,7 +320,20 @@ func (l *Local) verifyText(text string, docs []*prepared) Verdict {
 	if m := l.decider(); m != nil && m.Weights[FSim] != 0 {
 		sg.sim = l.similarity(sg.claim, sg.simSpan())
 	}
-	return l.decide(&sg)
+	v := l.decide(&sg)
+	if v.Label == Entailment {
+		// the windows hold the claim's number and its item's words, but
+		// the source gives the number to another item of a list
+		if f, ok := itemMismatch(sg.claim, sg.forms.terms, docs); ok {
+			return itemVerdict(f, v.Confidence)
+		}
+	}
+	if v.Label == Neutral || v.Label == Entailment {
+		if w, ok := l.movedClock(text, docs, v); ok {
+			return w
+		}
+	}
+	return v
 }
 
 // Features returns the feature vector of claim against evidence (for

@@ -630,7 +630,10 @@ var units = func() map[string]unit {
 	add("mass", 453.59237, "pound pounds lb lbs")
 	add("volume", 1, "litre litres liter liters l")
 	add("volume", 0.001, "millilitre millilitres milliliter milliliters ml")
-	add("ratio", 1, "percent per cent %")
+	add("ratio", 1, "percent %")
+	// "per cent" is one unit of two words (unitAt); "per" alone says what
+	// a price is for ("£50 per booking"), "cent" alone is money
+	m["per cent"] = unit{"ratio", 1}
 	return m
 }()
 
@@ -646,6 +649,9 @@ func unitAt(s string, i int) string {
 	w := wordAt(s, i)
 	if w == "" {
 		return ""
+	}
+	if (w == "per" || w == "Per") && len(s) >= i+8 && s[i+3] == ' ' && strings.EqualFold(wordAt(s, i+4), "cent") {
+		return s[i : i+8] // "per cent"
 	}
 	if _, ok := units[strings.ToLower(w)]; !ok {
 		return ""

@@ -222,6 +222,30 @@ var metaPrefixes = []string{
 	"i do not know", "sources:", "references:", "note:", "hope this", "let us", "in summary:",
 }
 
+// ownAdvice is the opinion cue by which the business gives its own advice
+// ("We recommend booking 2 weeks ahead"): checkable against a source that
+// gives advice (advises), an opinion against one that does not.
+const ownAdvice = "we recommend"
+
+// onlyOwnAdvice reports whether the lowercased claim l is an opinion only
+// by ownAdvice (l must have an opinion cue).
+func onlyOwnAdvice(l string) bool {
+	return strings.Contains(l, ownAdvice) && !hasOpinionCue(strings.ReplaceAll(l, ownAdvice, "we advise"))
+}
+
+// adviceWords are the words by which a source gives advice.
+var adviceWords = []string{"recommend", "advise", "advisable", "suggest"}
+
+// advises reports whether text gives advice (a word of adviceWords).
+func advises(text string) bool {
+	for _, w := range adviceWords {
+		if indexFold(text, w, 0) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // IsOpinion reports whether a sentence states an opinion or advice rather
 // than a checkable fact.
 func IsOpinion(s string) bool {
