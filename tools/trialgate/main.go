@@ -173,12 +173,20 @@ func buildChunks(ctx context.Context, s trialSet, dir string) ([]index.Chunk, er
 	for i, p := range s.sources {
 		srcs[i] = filepath.Join(dir, p)
 	}
-	ic := proxy.DefaultConfig().Stages.Index
 	snapDir := filepath.Join(tmp, "snap")
-	if _, err := index.Build(ctx, ic, srcs, nil, snapDir, zap.NewNop(), index.WithPartition(s.tenant, s.kb)); err != nil {
+	if _, err := index.Build(ctx, chunkConfig(), srcs, nil, snapDir, zap.NewNop(), index.WithPartition(s.tenant, s.kb)); err != nil {
 		return nil, fmt.Errorf("build: %w", err)
 	}
 	return snapshotChunks(snapDir, s.tenant, s.kb)
+}
+
+// chunkConfig is the default index configuration with the hashed embedder:
+// the chunks do not depend on the embedder, and it builds in a fraction of
+// the encoder's time.
+func chunkConfig() index.Config {
+	ic := proxy.DefaultConfig().Stages.Index
+	ic.Embedder = index.EmbedderHashed
+	return ic
 }
 
 // snapshotChunks reads the chunks of one partition of a snapshot.
@@ -211,7 +219,7 @@ func checkRebuild(ctx context.Context, corpus string, want []index.Chunk) error 
 		return err
 	}
 	snapDir := filepath.Join(tmp, "snap")
-	if _, err := index.BuildDocs(ctx, proxy.DefaultConfig().Stages.Index, docs, nil, snapDir, zap.NewNop()); err != nil {
+	if _, err := index.BuildDocs(ctx, chunkConfig(), docs, nil, snapDir, zap.NewNop()); err != nil {
 		return fmt.Errorf("rebuild: %w", err)
 	}
 	got, err := snapshotChunks(snapDir, index.DefaultTenant, index.DefaultKB)
