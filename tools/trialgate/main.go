@@ -1,0 +1,328 @@
+// Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
+// trial6, trial7) into dev sets of the grounding suite (guard bench quality
+// --gate): one folder each under bench/testdata/gate with corpus.jsonl and
+// questions.jsonl.
+//
+//	go run ./tools/trialgate [-trials bench/testdata] [-out bench/testdata/gate]
+//
+// corpus.jsonl holds the chunks exactly as `guard index build` makes them at
+// the defaults (id, title, kind, address, url, text), built from the trial's
+// files with the trial's --tenant and --kb; a second tenant's rows kept for
+// isolation are left out. Every chunk fits in one chunk again, so the suite,
+// which chunks corpus.jsonl once more, sees the same ids and texts; the
+// command checks that by building the written file.
+//
+// questions.jsonl is in the dev schema (bench.GateQuestion): an answerable
+// question's answer_ids are the chunks that hold its `key` (whitespace
+// folded; `|` separates alternatives), as the trials' run.sh scores a
+// citation, narrowed to the chunks of its `passage` when any of those
+// holds the key; on_topic_unanswerable is answerable false, off_topic is
+// off_topic true.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/proxy"
+)
+
+// trialSet is one trial corpus: the sources `guard index build` was given,
+// the partition they were built into and the questions file.
+type trialSet struct {
+	name, trial  string
+	sources      []string // relative to the trial folder
+	tenant, kb   string
+	questionFile string
+}
+
+var trialSets = []trialSet{
+	{"t5-coffee", "trial5", []string{"coffee/faq.jsonl"}, "kettle", "shop", "coffee-questions.jsonl"},
+	{"t5-insurance", "trial5", []string{"insurance/"}, "default", "policy", "insurance-questions.jsonl"},
+	{"t6-climbing", "trial6", []string{"climbing/"}, "crag", "climb", "climbing-questions.jsonl"},
+	{"t6-library", "trial6", []string{"library/help.jsonl"}, "riverton", "help", "library-questions.jsonl"},
+	{"t6-music", "trial6", []string{"music/faq.jsonl"}, "larkfield", "help", "music-questions.jsonl"},
+	{"t6-storage", "trial6", []string{"storage/"}, "default", "storage", "storage-questions.jsonl"},
+	{"t7-bakery", "trial7", []string{"bakery/faq.csv"}, "sugarloaf", "cakes", "bakery-questions.jsonl"},
+	{"t7-campsite", "trial7", []string{"campsite/"}, "heron", "park", "campsite-questions.jsonl"},
+}
+
+// trialQuestion is one line of a trial's questions file.
+type trialQuestion struct {
+	ID      string `json:"id"`
+	Text    string `json:"text"`
+	Expect  string `json:"expect"`
+	Passage string `json:"passage"`
+	Key     string `json:"key"`
+}
+
+// devDoc is one line of a dev corpus.jsonl.
+type devDoc struct {
+	ID      string `json:"id"`
+	Title   string `json:"title,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+	Address string `json:"address,omitempty"`
+	URL     string `json:"url,omitempty"`
+	Text    string `json:"text"`
+}
+
+// devQuestion is one line of a dev questions.jsonl (bench.GateQuestion).
+type devQuestion struct {
+	ID         string   `json:"id"`
+	Question   string   `json:"question"`
+	Answerable bool     `json:"answerable"`
+	AnswerIDs  []string `json:"answer_ids"`
+	OffTopic   bool     `json:"off_topic,omitempty"`
+	Note       string   `json:"note,omitempty"`
+}
+
+func main() {
+	trials := flag.String("trials", "bench/testdata", "folder holding trial5, trial6 and trial7")
+	out := flag.String("out", "bench/testdata/gate", "folder the sets are written into")
+	flag.Parse()
+	ctx := context.Background()
+	for _, s := range trialSets {
+		msg, err := convert(ctx, s, filepath.Join(*trials, s.trial), filepath.Join(*out, s.name))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "trialgate: %s: %v\n", s.name, err)
+			os.Exit(1)
+		}
+		fmt.Println(msg)
+	}
+}
+
+// convert writes one set and says what it wrote.
+func convert(ctx context.Context, s trialSet, dir, out string) (string, error) {
+	chunks, err := buildChunks(ctx, s, dir)
+	if err != nil {
+		return "", err
+	}
+	qs, err := readTrialQuestions(filepath.Join(dir, s.questionFile))
+	if err != nil {
+		return "", err
+	}
+	docs := make([]devDoc, len(chunks))
+	for i, c := range chunks {
+		docs[i] = devDoc{c.ID, c.Title, c.Kind, c.Address, c.URL, c.Text}
+	}
+	var dqs []devQuestion
+	counts := map[string]int{}
+	var notes []string
+	for _, q := range qs {
+		counts[q.Expect]++
+		dq := devQuestion{ID: s.name + "-" + q.ID, Question: q.Text, AnswerIDs: []string{}}
+		switch q.Expect {
+		case "answerable":
+			dq.Answerable = true
+			ids, wide := answerChunks(chunks, q)
+			if len(ids) == 0 {
+				return "", fmt.Errorf("question %s: no chunk holds key %q", q.ID, q.Key)
+			}
+			if wide {
+				notes = append(notes, fmt.Sprintf("%s: key %q not in passage %q's chunks; any chunk holding it: %s", q.ID, q.Key, q.Passage, strings.Join(ids, ",")))
+			}
+			dq.AnswerIDs = ids
+			dq.Note = "passage: " + q.Passage
+		case "on_topic_unanswerable":
+		case "off_topic":
+			dq.OffTopic = true
+		default:
+			return "", fmt.Errorf("question %s: unknown expect %q", q.ID, q.Expect)
+		}
+		dqs = append(dqs, dq)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", err
+	}
+	if err := writeJSONL(filepath.Join(out, "corpus.jsonl"), docs); err != nil {
+		return "", err
+	}
+	if err := writeJSONL(filepath.Join(out, "questions.jsonl"), dqs); err != nil {
+		return "", err
+	}
+	if err := checkRebuild(ctx, filepath.Join(out, "corpus.jsonl"), chunks); err != nil {
+		return "", err
+	}
+	msg := fmt.Sprintf("%s: %d chunks; %d answerable, %d on-topic unanswerable, %d off-topic",
+		s.name, len(chunks), counts["answerable"], counts["on_topic_unanswerable"], counts["off_topic"])
+	for _, n := range notes {
+		msg += "\n  " + n
+	}
+	return msg, nil
+}
+
+// buildChunks builds s's sources as `guard index build --tenant --kb` does at
+// the defaults and returns the partition's chunks in index order.
+func buildChunks(ctx context.Context, s trialSet, dir string) ([]index.Chunk, error) {
+	tmp, err := os.MkdirTemp("", "trialgate-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	srcs := make([]string, len(s.sources))
+	for i, p := range s.sources {
+		srcs[i] = filepath.Join(dir, p)
+	}
+	snapDir := filepath.Join(tmp, "snap")
+	if _, err := index.Build(ctx, chunkConfig(), srcs, nil, snapDir, zap.NewNop(), index.WithPartition(s.tenant, s.kb)); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	return snapshotChunks(snapDir, s.tenant, s.kb)
+}
+
+// chunkConfig is the default index configuration with the hashed embedder:
+// the chunks do not depend on the embedder, and it builds in a fraction of
+// the encoder's time.
+func chunkConfig() index.Config {
+	ic := proxy.DefaultConfig().Stages.Index
+	ic.Embedder = index.EmbedderHashed
+	return ic
+}
+
+// snapshotChunks reads the chunks of one partition of a snapshot.
+func snapshotChunks(dir, tenant, kb string) ([]index.Chunk, error) {
+	snap, err := index.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	var out []index.Chunk
+	for _, c := range snap.Partition(tenant, kb).Chunks() {
+		out = append(out, *c)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("partition %s/%s is empty", tenant, kb)
+	}
+	return out, nil
+}
+
+// checkRebuild builds the written corpus.jsonl as the suite does (default
+// partition) and checks that it gives back the same chunk ids and texts.
+func checkRebuild(ctx context.Context, corpus string, want []index.Chunk) error {
+	tmp, err := os.MkdirTemp("", "trialgate-check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	docs, _, err := index.ReadDocs([]string{corpus}, true)
+	if err != nil {
+		return err
+	}
+	snapDir := filepath.Join(tmp, "snap")
+	if _, err := index.BuildDocs(ctx, chunkConfig(), docs, nil, snapDir, zap.NewNop()); err != nil {
+		return fmt.Errorf("rebuild: %w", err)
+	}
+	got, err := snapshotChunks(snapDir, index.DefaultTenant, index.DefaultKB)
+	if err != nil {
+		return err
+	}
+	if len(got) != len(want) {
+		return fmt.Errorf("rebuild: %d chunks, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].ID != want[i].ID || got[i].Text != want[i].Text || got[i].Title != want[i].Title {
+			return fmt.Errorf("rebuild: chunk %d is %q, want %q (text or title differs)", i, got[i].ID, want[i].ID)
+		}
+	}
+	return nil
+}
+
+var spaces = regexp.MustCompile(`\s+`)
+
+// answerChunks returns the ids of the chunks that hold q's key (any of its
+// `|` alternatives), whitespace folded as run.sh folds it: those of q's
+// passage when any of them does (wide false), else every one (wide true).
+func answerChunks(chunks []index.Chunk, q trialQuestion) (ids []string, wide bool) {
+	var all, inPassage []string
+	docs := passageDocs(chunks, q.Passage)
+	for _, c := range chunks {
+		text := spaces.ReplaceAllString(c.Text, " ")
+		held := false
+		for _, k := range strings.Split(q.Key, "|") {
+			if k = strings.TrimSpace(k); k != "" && strings.Contains(text, k) {
+				held = true
+			}
+		}
+		if !held {
+			continue
+		}
+		all = append(all, c.ID)
+		if docs[c.DocID] && passageSection(c, q.Passage) {
+			inPassage = append(inPassage, c.ID)
+		}
+	}
+	if len(inPassage) > 0 {
+		return inPassage, false
+	}
+	return all, true
+}
+
+// passageDocs returns the documents a passage names: its first word is a
+// file (or a row id), its second a row of that file when the file is a
+// spreadsheet ("faq.csv b1").
+func passageDocs(chunks []index.Chunk, passage string) map[string]bool {
+	f := strings.Fields(passage)
+	out := map[string]bool{}
+	for _, c := range chunks {
+		if len(f) > 0 && c.DocID == f[0] || len(f) > 1 && c.DocID == f[1] {
+			out[c.DocID] = true
+		}
+	}
+	return out
+}
+
+// passageSection reports whether c lies in the section the passage names
+// after its file ("conditions.txt 1. Registration"): the section's heading
+// is in the chunk's title or opens its text. A passage that names only a
+// document (or row) holds every chunk of it.
+func passageSection(c index.Chunk, passage string) bool {
+	f := strings.Fields(passage)
+	if len(f) < 2 || c.DocID == f[1] {
+		return true
+	}
+	sec := strings.Join(f[1:], " ")
+	return strings.Contains(c.Title, sec) || strings.Contains(c.Text, sec)
+}
+
+func readTrialQuestions(path string) ([]trialQuestion, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var qs []trialQuestion
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var q trialQuestion
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		qs = append(qs, q)
+	}
+	return qs, sc.Err()
+}
+
+func writeJSONL[T any](path string, rows []T) error {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, r := range rows {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
