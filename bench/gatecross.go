@@ -28,10 +28,9 @@ import (
 // GateCrossSample is how many foreign questions each dev corpus is asked,
 // drawn with a fixed seed (gateCrossSeed) from the other corpora's
 // answerable questions; 0 (the default) asks all of them, the full cross
-// product: 10,026 questions over the nineteen dev corpora since trials 5-7
-// joined them (3,430 over the eleven before, about 14 s of CPU: eleven
-// index builds and one retrieval per question; 40 per corpus took about
-// 6 s, the builds dominating), a small share of the suite.
+// product: 3,430 questions over the eleven dev corpora, about 14 s of CPU
+// (eleven index builds and one retrieval per question; 40 per corpus
+// takes about 6 s, the builds dominating), a small share of the suite.
 var GateCrossSample = 0
 
 // gateCrossSeed seeds the draw of foreign questions.

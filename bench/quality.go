@@ -50,7 +50,7 @@ var qualitySuites = []struct {
 			return err
 		}
 		WriteGateReport(w, rep)
-		dev, err := DevGateSets(gateDevDir())
+		dev, err := gateDevSets(gateDevDir())
 		if err != nil {
 			return err
 		}

@@ -1,9 +1,9 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
 // trial6, trial7) into dev sets of the grounding suite (guard bench quality
-// --gate): one folder each under bench/testdata/gate with corpus.jsonl and
+// --gate --trials): one folder each under bench/testdata/gate_trials with corpus.jsonl and
 // questions.jsonl.
 //
-//	go run ./tools/trialgate [-trials bench/testdata] [-out bench/testdata/gate]
+//	go run ./tools/trialgate [-trials bench/testdata] [-out bench/testdata/gate_trials]
 //
 // corpus.jsonl holds the chunks exactly as `guard index build` makes them at
 // the defaults (id, title, kind, address, url, text), built from the trial's
@@ -88,7 +88,7 @@ type devQuestion struct {
 
 func main() {
 	trials := flag.String("trials", "bench/testdata", "folder holding trial5, trial6 and trial7")
-	out := flag.String("out", "bench/testdata/gate", "folder the sets are written into")
+	out := flag.String("out", "bench/testdata/gate_trials", "folder the sets are written into")
 	flag.Parse()
 	ctx := context.Background()
 	for _, s := range trialSets {

@@ -9,7 +9,7 @@ import (
 )
 
 // TestConvertedSetsCurrent converts every trial again and checks that the
-// committed sets under bench/testdata/gate are what the converter makes
+// committed sets under bench/testdata/gate_trials are what the converter makes
 // now: a change to the readers or the chunker that moves a chunk shows
 // here, and the sets are regenerated with `go run ./tools/trialgate`.
 func TestConvertedSetsCurrent(t *testing.T) {
@@ -24,7 +24,7 @@ func TestConvertedSetsCurrent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := os.ReadFile(filepath.Join(trials, "gate", s.name, f))
+			want, err := os.ReadFile(filepath.Join(trials, "gate_trials", s.name, f))
 			if err != nil {
 				t.Fatal(err)
 			}
