@@ -114,7 +114,7 @@ func runIndexAudit(args []string) error {
 		return err
 	}
 	if failing > 0 {
-		fmt.Fprintf(cliErr, "guard index audit: %d derived entries at or above risk %s\n", failing, *failOn)
+		fmt.Fprintf(cliErr, "guard index audit: %s at or above risk %s\n", plural(failing, "derived entry"), *failOn)
 		return exitCode(1)
 	}
 	return nil
@@ -220,7 +220,7 @@ func writeAudit(w io.Writer, entries []index.GateEntry, format string, all bool)
 			}
 		}
 	}
-	fmt.Fprintf(w, "%d derived entries, %d flagged claims; risk high %d, medium %d\n", len(entries), flagged, high, medium)
+	fmt.Fprintf(w, "%s, %s; risk high %d, medium %d\n", plural(len(entries), "derived entry"), plural(flagged, "flagged claim"), high, medium)
 	return nil
 }
 

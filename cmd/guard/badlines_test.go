@@ -87,7 +87,7 @@ not json
 		},
 			[]string{corpus + `:2: doc "b": missing text`, corpus + ":3: the line must be a JSON object, got array", corpus + `:5: duplicate id "c"`,
 				memory + ":2: pin: missing refs"},
-			[]string{": 2 docs, ", "1 memory entries"}},
+			[]string{": 2 docs, ", "1 memory entry,"}},
 		{"index add", func(extra ...string) []string {
 			return append([]string{"index", "add", "--index", snap, "--corpus", corpus, "--out", out()}, extra...)
 		},

@@ -248,8 +248,11 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		os.RemoveAll(*out)
 		return fmt.Errorf("no document was read from %s: nothing indexed, no snapshot written", strings.Join(corpus, ", "))
 	}
-	fmt.Fprintf(cliOut, "snapshot %s: %d docs, %d chunks, %d partitions, %d memory entries, %d bad lines, %.1fs (%.0f chunks/s), embedder %s (%s, %d dims)\n",
-		*out, man.Docs, man.Chunks, len(man.Partitions), man.Memory, len(man.BadLines), man.BuildSeconds, man.ChunksPerSecond,
+	// Counts in words ("1 doc", "2 docs"); scripts read the snapshot's
+	// manifest.json (docs, chunks, memory, partitions), not this line.
+	fmt.Fprintf(cliOut, "snapshot %s: %s, %s, %s, %s, %s, %.1fs (%.0f chunks/s), embedder %s (%s, %d dims)\n",
+		*out, plural(man.Docs, "doc"), plural(man.Chunks, "chunk"), plural(len(man.Partitions), "partition"),
+		plural(man.Memory, "memory entry"), plural(len(man.BadLines), "bad line"), man.BuildSeconds, man.ChunksPerSecond,
 		man.Embedder, man.Model, man.Dims)
 	if add {
 		printChanges(cliOut, changes, *verbose)
@@ -261,8 +264,8 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		fmt.Fprintln(cliErr, "warning: "+w)
 	}
 	if h := man.HaluGate; h != nil && h.Derived > 0 {
-		fmt.Fprintf(cliOut, "halugate: %d derived entries (%d checked, %d unchanged), %d claims, %d not supported; risk high %d, medium %d, low %d, unchecked %d; %d kept out of retrieval (guard index audit --index %s)\n",
-			h.Derived, h.Checked, h.Reused, h.Claims, h.Flagged, h.High, h.Medium, h.Low, h.Unchecked, h.Excluded, *out)
+		fmt.Fprintf(cliOut, "halugate: %s (%d checked, %d unchanged), %s, %d not supported; risk high %d, medium %d, low %d, unchecked %d; %d kept out of retrieval (guard index audit --index %s)\n",
+			plural(h.Derived, "derived entry"), h.Checked, h.Reused, plural(h.Claims, "claim"), h.Flagged, h.High, h.Medium, h.Low, h.Unchecked, h.Excluded, *out)
 	}
 	// The corpus's own calibration, stored in the snapshot.
 	cals, err := corpuscal.Snapshot(ctx, *out, ic, cfg.Retrieve, cfg.Gate, corpuscal.DefaultQuestions, true, log)
