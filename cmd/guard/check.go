@@ -156,7 +156,7 @@ func checkMain(args []string) (int, error) {
 		return 2, err
 	}
 	if n := check.AtOrAbove(all, cc.FailOn); n > 0 {
-		return 1, fmt.Errorf("%d finding(s) at or above %s", n, cc.FailOn)
+		return 1, fmt.Errorf("%s at or above %s", plural(n, "finding"), cc.FailOn)
 	}
 	return 0, nil
 }

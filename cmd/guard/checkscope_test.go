@@ -40,6 +40,10 @@ func TestCheckWidenedConditionFailOnHigh(t *testing.T) {
 		if code != tt.code {
 			t.Errorf("%s: exit %d, want %d\n%s%s", tt.name, code, tt.code, out, errOut)
 		}
+		// One finding is counted in words (it said "1 finding(s)").
+		if tt.code == 1 && !strings.Contains(errOut, "1 finding at or above high") {
+			t.Errorf("%s: stderr %q, want it to say 1 finding at or above high", tt.name, errOut)
+		}
 	}
 	if code, _, _ := runCLI(t, "check", "--index", snap, "--fail-on", "severe", filepath.Join(dir, "faithful.md")); code != 2 {
 		t.Errorf("--fail-on severe: exit %d, want 2 (usage)", code)
