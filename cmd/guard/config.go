@@ -150,7 +150,7 @@ func runConfigCheck(args []string) error {
 	for _, l := range lines {
 		fmt.Fprintln(cliOut, l)
 	}
-	fmt.Fprintf(cliOut, "%s: %d problem(s)\n", *path, len(lines))
+	fmt.Fprintf(cliOut, "%s: %s\n", *path, plural(len(lines), "problem"))
 	return exitCode(1)
 }
 

@@ -207,7 +207,7 @@ func TestConfigCheckReportsEverything(t *testing.T) {
 		t.Errorf("exit %d, want 1 (stderr %s)", code, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if n := len(lines); n == 0 || lines[n-1] != fmt.Sprintf("%s: %d problem(s)", path, len(manyErrorsWant)) {
+	if n := len(lines); n == 0 || lines[n-1] != fmt.Sprintf("%s: %s", path, plural(len(manyErrorsWant), "problem")) {
 		t.Errorf("last line %q, want the count", lines[len(lines)-1])
 	} else {
 		lines = lines[:n-1]

@@ -30,7 +30,7 @@ models:
 	want := []string{
 		path + `:8: auth.keys[0].kbs[1]: "faq" is listed twice (first at line 8); list each once`,
 		path + `:10: models.allow[2]: "m1" is listed twice (first at line 10); list each once`,
-		path + `: 2 problem(s)`,
+		path + `: 2 problems`,
 	}
 	if got := strings.TrimSpace(out); code != 1 || got != strings.Join(want, "\n") {
 		t.Errorf("config check: exit %d, stdout:\n%s\nstderr %q\nwant exit 1 and:\n%s", code, got, errOut, strings.Join(want, "\n"))

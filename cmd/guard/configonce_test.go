@@ -45,7 +45,7 @@ state:
 		"13: gaps.max_entry: unknown key (did you mean gaps.max_entries?)",
 		"16: turnlog.persist.directory: unknown key (did you mean turnlog.persist.dir?)",
 		"18: state.redis: unknown key (did you mean state.redis_flush, state.redis_ttl or state.redis_url?)",
-		" 8 problem(s)",
+		" 8 problems",
 	}
 	for i := range want {
 		want[i] = path + ":" + want[i]

@@ -75,11 +75,11 @@ func TestConfigCheckSnapshotDir(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, stdout, _ := runCLI(t, "config", "check", "--config", cfgPath)
-		n := "1 problem(s)"
+		n := "1 problem"
 		if tc.extra != "" {
-			n = "2 problem(s)"
+			n = "2 problems"
 		}
-		if code != 1 || !strings.Contains(stdout, cfgPath+":1: "+tc.want) || !strings.Contains(stdout, n) {
+		if code != 1 || !strings.Contains(stdout, cfgPath+":1: "+tc.want) || !strings.Contains(stdout, cfgPath+": "+n+"\n") {
 			t.Errorf("%s: exit %d, output %q; want 1, %q and %s", tc.index, code, stdout, tc.want, n)
 		}
 	}
