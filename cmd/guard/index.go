@@ -208,8 +208,12 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		if len(unread) > len(shown) {
 			more = fmt.Sprintf(" and %d more", len(unread)-len(shown))
 		}
-		fmt.Fprintf(cliErr, "not indexed: %d file(s) in the corpus folders are hidden or not .md, .markdown, .txt, .text, .jsonl, .ndjson, .csv or .tsv: %s%s\n",
-			len(unread), strings.Join(shown, ", "), more)
+		are := "are"
+		if len(unread) == 1 {
+			are = "is"
+		}
+		fmt.Fprintf(cliErr, "not indexed: %s in the corpus folders %s hidden or not .md, .markdown, .txt, .text, .jsonl, .ndjson, .csv or .tsv: %s%s\n",
+			plural(len(unread), "file"), are, strings.Join(shown, ", "), more)
 	}
 	var man index.Manifest
 	var changes index.Changes

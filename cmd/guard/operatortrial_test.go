@@ -153,7 +153,7 @@ func TestIndexBuildSaysWhatItLeftOut(t *testing.T) {
 	}
 	snap := filepath.Join(t.TempDir(), "snap")
 	code, stdout, stderr := runCLI(t, "index", "build", "--corpus", help, "--out", snap)
-	want := "not indexed: 2 file(s) in the corpus folders are hidden or not .md, .markdown, .txt, .text, .jsonl, .ndjson, .csv or .tsv: " +
+	want := "not indexed: 2 files in the corpus folders are hidden or not .md, .markdown, .txt, .text, .jsonl, .ndjson, .csv or .tsv: " +
 		filepath.Join(help, ".drafts") + ", " + filepath.Join(help, "page.html")
 	if code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stdout, "snapshot "+snap+": 4 docs") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 0, 4 docs and %q", code, stdout, stderr, want)
@@ -163,8 +163,9 @@ func TestIndexBuildSaysWhatItLeftOut(t *testing.T) {
 	os.WriteFile(filepath.Join(empty, "readme.html"), []byte("<p>no</p>"), 0o644)
 	out := filepath.Join(t.TempDir(), "none")
 	code, _, stderr = runCLI(t, "index", "build", "--corpus", empty, "--out", out)
-	if code != 1 || !strings.Contains(stderr, "no document was read from "+empty+": nothing indexed, no snapshot written") {
-		t.Errorf("empty corpus: exit %d, stderr %q; want 1 and no document read", code, stderr)
+	if code != 1 || !strings.Contains(stderr, "no document was read from "+empty+": nothing indexed, no snapshot written") ||
+		!strings.Contains(stderr, "not indexed: 1 file in the corpus folders is hidden or not ") {
+		t.Errorf("empty corpus: exit %d, stderr %q; want 1, no document read and 1 file not indexed", code, stderr)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("empty corpus: %s was left behind", out)
