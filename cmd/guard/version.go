@@ -45,6 +45,7 @@ func printVersion(w io.Writer) error {
 	fmt.Fprintf(w, "guard %s\ncommit   %s\ngo       %s %s/%s\nembedded models (sha256):\n", version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	models := []struct{ name, sum string }{
 		{"gate answerability model (gate/answermodel.json)", gate.AnswerModelChecksum()},
+		{"gate relevance model (gate/relevancemodel.json)", gate.RelevanceModelChecksum()},
 		{"local verifier model (judge/localmodel.json)", judge.LocalModelChecksum()},
 		{"encoder coherence background (index/coherence_background.json)", index.CoherenceBackgroundChecksum()},
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // guard --version names the version, the commit (or why there is none),
-// the Go version and a sha256 for each of the five embedded model files.
+// the Go version and a sha256 for each of the six embedded model files.
 func TestVersion(t *testing.T) {
 	for _, arg := range []string{"--version", "version"} {
 		code, out, errOut := runCLI(t, arg)
@@ -19,8 +19,8 @@ func TestVersion(t *testing.T) {
 				t.Errorf("guard %s: output lacks %q:\n%s", arg, want, out)
 			}
 		}
-		if n := len(regexp.MustCompile(`(?m)^  [0-9a-f]{64}  `).FindAllString(out, -1)); n != 5 {
-			t.Errorf("guard %s: %d model checksums, want 5:\n%s", arg, n, out)
+		if n := len(regexp.MustCompile(`(?m)^  [0-9a-f]{64}  `).FindAllString(out, -1)); n != 6 {
+			t.Errorf("guard %s: %d model checksums, want 6:\n%s", arg, n, out)
 		}
 	}
 }
