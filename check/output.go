@@ -100,8 +100,12 @@ func summary(fs []Finding, st Stats) string {
 	for _, f := range fs {
 		n[f.Severity]++
 	}
-	return fmt.Sprintf("checked %d file(s): %d sentences, %d cited (%d verified), %d uncited claims, %d citations (%d unknown); findings: %d critical, %d warning, %d info",
-		st.Files, st.Sentences, st.Cited, st.Verified, st.Uncited, st.Citations, st.Unresolved, n[Critical], n[Warning], n[Info])
+	files := "files"
+	if st.Files == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("checked %d %s: %d sentences, %d cited (%d verified), %d uncited claims, %d citations (%d unknown); findings: %d critical, %d warning, %d info",
+		st.Files, files, st.Sentences, st.Cited, st.Verified, st.Uncited, st.Citations, st.Unresolved, n[Critical], n[Warning], n[Info])
 }
 
 func githubLevel(sev string) string {
