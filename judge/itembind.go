@@ -558,7 +558,7 @@ func (s *itemSeg) has(c itemVal) bool {
 // hasKind reports whether s states a value of c's kind.
 func (s *itemSeg) hasKind(c itemVal) bool {
 	for _, v := range s.vals {
-		if c.sameKind(v) {
+		if c.sameKind(v) && (c.isClock || periodsApart(c.t, v.t)) {
 			return true
 		}
 	}

@@ -862,7 +862,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 						// only a number of the same kind conflicts: "two
 						// days" does not with "in 1897"
 						for _, n := range s.nums {
-							if n.dim() == c.dim() && !otherKinds(c.term, n) {
+							if n.dim() == c.dim() && !otherKinds(c.term, n) && periodsApart(c.term, n) {
 								sc.numConf |= 1 << k
 								break
 							}
