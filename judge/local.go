@@ -178,6 +178,7 @@ const negNear = 2
 
 // prepare analyses a passage; a non-empty title is its first sentence.
 func prepare(title, text string) *prepared {
+	title, text = normMeridiem(title), normMeridiem(text)
 	p := &prepared{chars: len(text), vocab: new(passageVocab), text: text, items: new(itemsOnce)}
 	sents := Split(text)
 	if t := strings.TrimSpace(title); t != "" {
@@ -313,6 +314,7 @@ func (l *Local) verifyChecked(text string, docs []*prepared) Verdict {
 
 // verifyText is verify after its opinion check.
 func (l *Local) verifyText(text string, docs []*prepared) Verdict {
+	text = normMeridiem(text)
 	sg, ok := l.signals(text, docs)
 	if !ok {
 		return Verdict{Label: Neutral, Confidence: 0.5, Severity: Minor, Method: "local", Reason: "no_content"}
