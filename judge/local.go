@@ -1541,7 +1541,9 @@ func wrongSubject(cts []claimTerm, span string) (bool, string) {
 			break
 		}
 	}
-	if subj < 0 {
+	if subj < 0 || cts[subj].stem == "els" || subj+1 < len(cts) && cts[subj+1].stem == "els" {
+		// "no one else", "nobody else", "anyone else": the others than
+		// whom the source names, no subject of the claim's own
 		return false, ""
 	}
 	var preds []string
