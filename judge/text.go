@@ -313,6 +313,10 @@ func analyseAppend(out []term, text string, limit int) []term {
 					} else {
 						code := strings.ToLower(text[i:k])
 						out = append(out, term{stem: code, raw: code, entity: true})
+						if cls := ageClass(text, i, suffix, v); cls != "" {
+							// "over-65s" names the seniors, by its age
+							out = append(out, term{stem: cls, raw: cls})
+						}
 					}
 					j = k
 				} else {
@@ -898,6 +902,9 @@ var canon = func() map[string]string {
 		"tall high",
 		"car automobile",
 		"kid kids child children",
+		// the classes of a price list's older people; an "over-65s" item
+		// names them too (ageClass)
+		"senior seniors pensioner pensioners retiree retirees oap oaps",
 		"cost costs price priced",
 		"free gratis",
 		"shut close closed closes",
@@ -926,5 +933,31 @@ var canon = func() map[string]string {
 			}
 		}
 	}
+	delete(m, "pension") // the stem of "pensioners", and a word of its own
 	return m
 }()
+
+// ageClass returns the stem of the class of people an age item names
+// ("over-65s", "over 60s": seniors; "under-16s", "under 5s": children),
+// "" for none: text[i:j] is the number, s the letters glued to it, v its
+// value. Only the plural item counts, after "over" or "under".
+func ageClass(text string, i int, s string, v float64) string {
+	if s != "s" {
+		return ""
+	}
+	k := i
+	if k > 0 && (text[k-1] == '-' || text[k-1] == ' ') {
+		k--
+	}
+	b := k
+	for b > 0 && isLetterByte(text[b-1]) {
+		b--
+	}
+	switch w := strings.ToLower(text[b:k]); {
+	case w == "over" && v >= 60 && v < 100:
+		return canon["senior"]
+	case w == "under" && v >= 1 && v <= 18:
+		return canon["kid"]
+	}
+	return ""
+}
