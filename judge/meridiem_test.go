@@ -1,9 +1,6 @@
 package judge
 
-import (
-	"context"
-	"testing"
-)
+import "testing"
 
 func TestNormMeridiem(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
@@ -28,16 +25,30 @@ func TestNormMeridiem(t *testing.T) {
 // A time written "a.m."/"p.m." or apart from its number reads as a time,
 // in the claim and in the source.
 func TestMeridiemVerdicts(t *testing.T) {
-	v := NewLocal(DefaultConfig().Local)
-	for _, tt := range []struct{ claim, ev, want string }{
-		{"The bakery opens at 6 a.m.", "The bakery opens at 6am and closes at 2pm.", Entailment},
-		{"The bakery closes at 4 p.m.", "The bakery opens at 6am and closes at 2pm.", Contradiction},
-		{"Quiet hours start at 10pm.", "Quiet hours start at 10 p.m. and end at 7 a.m.", Entailment},
-		{"Quiet hours start at 11pm.", "Quiet hours start at 10 p.m. and end at 7 a.m.", Contradiction},
-		{"Quiet hours start at 10pm.", "Quiet hours start at 10 pm and end at 7 am.", Entailment},
-	} {
-		if got, _ := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, Text: tt.ev}}); got.Label != tt.want {
-			t.Errorf("Verify(%q, %q) = %s/%s, want %s", tt.claim, tt.ev, got.Label, got.Reason, tt.want)
-		}
+	bakery := "The bakery opens at 6am and closes at 2pm."
+	quiet := "Quiet hours start at 10 p.m. and end at 7 a.m."
+	checkVerdicts(t, NewLocal(DefaultConfig().Local), []verdictCase{
+		{bakery, "The bakery opens at 6 a.m.", Entailment},
+		{bakery, "The bakery closes at 4 p.m.", Contradiction},
+		{quiet, "Quiet hours start at 10pm.", Entailment},
+		{quiet, "Quiet hours start at 11pm.", Contradiction},
+		{"Quiet hours start at 10 pm and end at 7 am.", "Quiet hours start at 10pm.", Entailment},
+	})
+}
+
+// normMeridiem never panics, never lengthens its text, and is done in one
+// pass.
+func FuzzNormMeridiem(f *testing.F) {
+	for _, s := range []string{"6 a.m.", "at 10 p.m. Guests", "5 amps", "9.30a.m.", "p.m.", "1 p", "2 a.", "3 pm.", "12 P.M.\n"} {
+		f.Add(s)
 	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := normMeridiem(s)
+		if len(got) > len(s) {
+			t.Fatalf("normMeridiem(%q) = %q, longer", s, got)
+		}
+		if again := normMeridiem(got); again != got {
+			t.Fatalf("normMeridiem(%q) = %q, then %q", s, got, again)
+		}
+	})
 }

@@ -1,9 +1,6 @@
 package judge
 
-import (
-	"context"
-	"testing"
-)
+import "testing"
 
 // A period compares across units: exactly where the units are (minutes,
 // hours, days, weeks; months and years), and months against days or weeks
@@ -57,23 +54,16 @@ func TestPeriodsAcrossUnits(t *testing.T) {
 // The local verifier reads a period in another unit, in a plain sentence
 // and in an item of a list.
 func TestPeriodVerdicts(t *testing.T) {
-	v := NewLocal(DefaultConfig().Local)
 	guarantee := "We guarantee our work: 12 months on all repairs and 2 years on all installation work."
-	cases := []struct {
-		claim, ev string
-		want      string
-	}{
-		{"Our guarantee is 2 years on repairs.", guarantee, Contradiction},
-		{"Our guarantee is 1 year on repairs.", guarantee, Entailment},
-		{"Installation work is guaranteed for 24 months.", guarantee, Entailment},
-		{"Gym membership lasts 1 year.", "Gym membership lasts 12 months and can be renewed at the front desk.", Entailment},
-		{"Gym membership lasts 2 years.", "Gym membership lasts 12 months and can be renewed at the front desk.", Contradiction},
-		{"The free trial lasts 1 month.", "The free trial lasts 30 days, after which the plan renews.", Neutral},
-		{"The free trial lasts 3 months.", "The free trial lasts 2 weeks, after which the plan renews.", Contradiction},
-	}
-	for _, c := range cases {
-		if got, _ := v.Verify(context.Background(), c.claim, []Passage{{N: 1, Text: c.ev}}); got.Label != c.want {
-			t.Errorf("%q against %q: %s (%s), want %s", c.claim, c.ev, got.Label, got.Reason, c.want)
-		}
-	}
+	gym := "Gym membership lasts 12 months and can be renewed at the front desk."
+	trial := "The free trial lasts 30 days, after which the plan renews."
+	checkVerdicts(t, NewLocal(DefaultConfig().Local), []verdictCase{
+		{guarantee, "Our guarantee is 2 years on repairs.", Contradiction},
+		{guarantee, "Our guarantee is 1 year on repairs.", Entailment},
+		{guarantee, "Installation work is guaranteed for 24 months.", Entailment},
+		{gym, "Gym membership lasts 1 year.", Entailment},
+		{gym, "Gym membership lasts 2 years.", Contradiction},
+		{trial, "The free trial lasts 1 month.", Neutral},
+		{"The free trial lasts 2 weeks, after which the plan renews.", "The free trial lasts 3 months.", Contradiction},
+	})
 }
