@@ -33,3 +33,19 @@ func TestAgeClassItems(t *testing.T) {
 		}
 	}
 }
+
+// A claim whose item no cited passage names, at a number a list gives to
+// another item, is neutral (missing_term); a claim about the list's own
+// heading, or opening with no subject of its own, keeps its verdict.
+func TestUnnamedItem(t *testing.T) {
+	tour := "Tour tickets: adults €9, children €4, families €22."
+	checkVerdicts(t, NewLocal(DefaultConfig().Local), []verdictCase{
+		{tour, "Instructors pay €4 for the tour.", Neutral},
+		{tour, "The instructors pay €4.", Neutral},
+		{tour, "The tour costs €9.", Entailment},
+		{tour, "It costs €4.", Entailment},
+		{tour, "Tickets cost €4 for children.", Entailment},
+		{tour, "Kids pay €4 for the tour.", Entailment},
+		{"Entry: adults £18, students £14, children £10.", "Entry costs £18.", Entailment},
+	})
+}
