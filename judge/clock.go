@@ -143,3 +143,62 @@ func scanClocks(text string) (string, []int) {
 	}
 	return string(append(b, text[last:]...)), out
 }
+
+// normMeridiem returns text with "a.m." and "p.m." after a number, and
+// "am" and "pm" apart from it, written against the number ("3 p.m." and
+// "3 pm" as "3pm"), as the clock readers and the word analysis read them
+// ("pm" apart read as a word of its own, and "p.m." as an initialism); the
+// dot that also ends a sentence ("... at 10 p.m. Guests ...", "at 7 a.m.")
+// is kept.
+func normMeridiem(text string) string {
+	if !strings.Contains(text, "m") && !strings.Contains(text, "M") {
+		return text
+	}
+	var b []byte
+	last := 0
+	for i := 1; i+1 < len(text); i++ {
+		c := text[i] | 0x20
+		if c != 'a' && c != 'p' || isLetterByte(text[i-1]) {
+			continue
+		}
+		k := i // the number's end
+		if text[k-1] == ' ' {
+			k--
+		}
+		if k == 0 || text[k-1] < '0' || text[k-1] > '9' {
+			continue
+		}
+		j := i + 1
+		dots := j < len(text) && text[j] == '.'
+		if dots {
+			j++
+		}
+		if j >= len(text) || text[j]|0x20 != 'm' {
+			continue
+		}
+		mc := text[j]
+		j++
+		if j < len(text) && isLetterByte(text[j]) || k == i && !dots {
+			continue // "5 amps"; "5pm" as it is
+		}
+		end := ""
+		if dots && j < len(text) && text[j] == '.' {
+			j++
+			if j == len(text) {
+				end = "."
+			} else if text[j] == ' ' || text[j] == '\t' || text[j] == '\n' {
+				if r := strings.TrimLeft(text[j:], " \t"); r == "" || r[0] == '\n' || r[0] >= 'A' && r[0] <= 'Z' {
+					end = "."
+				}
+			}
+		}
+		b = append(b, text[last:k]...)
+		b = append(b, text[i], mc)
+		b = append(b, end...)
+		last, i = j, j-1
+	}
+	if b == nil {
+		return text
+	}
+	return string(append(b, text[last:]...))
+}

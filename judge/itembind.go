@@ -398,6 +398,9 @@ func nameWords(text string) string {
 // states the claim's item.
 type itemFinding struct {
 	given, own string // the item the source gives the number to; the claim's item
+	// head: the claim's item (its first word), where the cited passages
+	// name it nowhere; own is then ""
+	head string
 }
 
 // itemClaim is what the items are read against: the claim's stems, and
@@ -406,7 +409,8 @@ type itemFinding struct {
 // is the shop's, as "open until 5pm" is.
 type itemClaim struct {
 	stems, opp []string
-	bound      uint8 // the bound of the claim's time (itemSeg.bound)
+	head       string // the claim's first word where no passage names it, else ""
+	bound      uint8  // the bound of the claim's time (itemSeg.bound)
 }
 
 // boundWords are the stems of the words that say where a time or period
@@ -464,6 +468,9 @@ func itemMismatch(text string, ts []term, docs []*prepared) (itemFinding, bool) 
 	}
 	c := newItemSeg(text, false)
 	ic := itemClaim{stems: c.stems}
+	if len(c.stems) > 0 && opensWith(text, c.stems[0]) && !namedIn(c.stems[0], docs) {
+		ic.head = c.stems[0]
+	}
 	bound := false
 	for _, t := range ts {
 		if !t.isNum && !t.neg {
@@ -492,6 +499,7 @@ func itemMismatch(text string, ts []term, docs []*prepared) (itemFinding, bool) 
 func itemMismatchOf(c itemVal, claim *itemClaim, docs []*prepared) (itemFinding, bool) {
 	var f itemFinding
 	found, best := false, -1
+	unnamed := "" // an item stating c that names nothing of the claim's
 	for _, d := range docs {
 		l := d.itemLists()
 		for _, v := range l.loose {
@@ -516,6 +524,9 @@ func itemMismatchOf(c itemVal, claim *itemClaim, docs []*prepared) (itemFinding,
 				other := c.isClock && claim.bound != 0 && s.bound != 0 && s.bound != claim.bound
 				if !other && (misfit == 0 || cover > 2*misfit) {
 					return itemFinding{}, false
+				}
+				if cover == 0 && unnamed == "" {
+					unnamed = s.text
 				}
 				// the item that names the claim's best: one that names
 				// nothing else first, then the most of the claim's words
@@ -542,7 +553,38 @@ func itemMismatchOf(c itemVal, claim *itemClaim, docs []*prepared) (itemFinding,
 			}
 		}
 	}
+	if !found && unnamed != "" && claim.head != "" && !c.isClock {
+		// "Instructors pay €4" against "adults €9, children €4": the
+		// number is another item's, and the claim's item is named nowhere
+		return itemFinding{given: unnamed, head: claim.head}, true
+	}
 	return f, found
+}
+
+// opensWith reports whether text's first word, after a determiner ("the
+// instructors"), has stem st: the claim's subject, not a verb ("It costs").
+func opensWith(text, st string) bool {
+	ws := strings.Fields(strings.ToLower(text))
+	if len(ws) > 1 && determiners[ws[0]] {
+		ws = ws[1:]
+	}
+	if len(ws) == 0 {
+		return false
+	}
+	ts := analyseUpTo(ws[0], 1)
+	return len(ts) == 1 && ts[0].stem == st
+}
+
+// namedIn reports whether a word of docs names stem (sameItemWord).
+func namedIn(stem string, docs []*prepared) bool {
+	for _, d := range docs {
+		for _, w := range d.vocabulary() {
+			if sameItemWord(w.stem, stem) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // has reports whether s states c.
@@ -558,15 +600,20 @@ func (s *itemSeg) has(c itemVal) bool {
 // hasKind reports whether s states a value of c's kind.
 func (s *itemSeg) hasKind(c itemVal) bool {
 	for _, v := range s.vals {
-		if c.sameKind(v) {
+		if c.sameKind(v) && (c.isClock || periodsApart(c.t, v.t)) {
 			return true
 		}
 	}
 	return false
 }
 
-// itemVerdict is the contradiction itemMismatch finds.
+// itemVerdict is the contradiction itemMismatch finds, or, where the
+// claim's item is named nowhere, a missing term (neutral).
 func itemVerdict(f itemFinding, conf float64) Verdict {
+	if f.own == "" {
+		return Verdict{Label: Neutral, Confidence: round3(clamp01(conf)), Severity: Minor, Evidence: trimSpan(f.given), Method: "local",
+			Reason: ReasonMissingTerm, Detail: fmt.Sprintf("the cited source gives this number to %q and names no %q", trimSpan(f.given), f.head)}
+	}
 	return Verdict{Label: Contradiction, Confidence: round3(clamp01(conf)), Severity: Critical, Evidence: trimSpan(f.given), Method: "local",
 		Reason: "number_mismatch", Detail: fmt.Sprintf("the cited source gives this number to %q; for the claim's item it says %q", trimSpan(f.given), trimSpan(f.own))}
 }

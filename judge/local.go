@@ -178,6 +178,7 @@ const negNear = 2
 
 // prepare analyses a passage; a non-empty title is its first sentence.
 func prepare(title, text string) *prepared {
+	title, text = normMeridiem(title), normMeridiem(text)
 	p := &prepared{chars: len(text), vocab: new(passageVocab), text: text, items: new(itemsOnce)}
 	sents := Split(text)
 	if t := strings.TrimSpace(title); t != "" {
@@ -313,6 +314,7 @@ func (l *Local) verifyChecked(text string, docs []*prepared) Verdict {
 
 // verifyText is verify after its opinion check.
 func (l *Local) verifyText(text string, docs []*prepared) Verdict {
+	text = normMeridiem(text)
 	sg, ok := l.signals(text, docs)
 	if !ok {
 		return Verdict{Label: Neutral, Confidence: 0.5, Severity: Minor, Method: "local", Reason: "no_content"}
@@ -862,7 +864,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 						// only a number of the same kind conflicts: "two
 						// days" does not with "in 1897"
 						for _, n := range s.nums {
-							if n.dim() == c.dim() && !otherKinds(c.term, n) {
+							if n.dim() == c.dim() && !otherKinds(c.term, n) && periodsApart(c.term, n) {
 								sc.numConf |= 1 << k
 								break
 							}
@@ -1539,7 +1541,9 @@ func wrongSubject(cts []claimTerm, span string) (bool, string) {
 			break
 		}
 	}
-	if subj < 0 {
+	if subj < 0 || cts[subj].stem == "els" || subj+1 < len(cts) && cts[subj+1].stem == "els" {
+		// "no one else", "nobody else", "anyone else": the others than
+		// whom the source names, no subject of the claim's own
 		return false, ""
 	}
 	var preds []string

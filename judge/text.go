@@ -313,6 +313,10 @@ func analyseAppend(out []term, text string, limit int) []term {
 					} else {
 						code := strings.ToLower(text[i:k])
 						out = append(out, term{stem: code, raw: code, entity: true})
+						if cls := ageClass(text, i, suffix, v); cls != "" {
+							// "over-65s" names the seniors, by its age
+							out = append(out, term{stem: cls, raw: cls})
+						}
 					}
 					j = k
 				} else {
@@ -566,6 +570,18 @@ func numEqual(claim, ev term) bool {
 	}
 	if claim.unit != "" && ev.unit != "" {
 		if cu, eu := units[claim.unit], units[ev.unit]; cu.dim == eu.dim && cu != eu {
+			cm, cok := calMonths(cu, claim.num)
+			em, eok := calMonths(eu, ev.num)
+			switch {
+			case cok && eok:
+				// months against years are exact: 12 months are a year
+				return math.Abs(cm-em) <= 1e-9*math.Max(math.Abs(cm), math.Abs(em))
+			case cu.f == monthSecs || eu.f == monthSecs:
+				// months against days or weeks are not (a month is 28 to
+				// 31 days): never the same number, apart only outside that
+				// span (periodsApart)
+				return false
+			}
 			// the same quantity in another unit of its dimension: exact
 			// for time, within rounding for the others ("38 metres (125
 			// ft)")
@@ -616,6 +632,7 @@ var units = func() map[string]unit {
 	add("time", 3600, "hour hours hr hrs h")
 	add("time", 86400, "day days")
 	add("time", 7*86400, "week weeks")
+	add("time", monthSecs, "month months")
 	add("time", 365*86400, "year years yr yrs")
 	add("length", 1, "metre metres meter meters m")
 	add("length", 0.01, "centimetre centimetres centimeter centimeters cm")
@@ -636,6 +653,45 @@ var units = func() map[string]unit {
 	m["per cent"] = unit{"ratio", 1}
 	return m
 }()
+
+// monthSecs is a month's factor in units: 30 days, a month's length only
+// roughly, which numEqual and periodsApart read apart from the others.
+const monthSecs = 30 * 86400
+
+// calMonths returns n of unit u in months where u is a month or a year.
+func calMonths(u unit, n float64) (float64, bool) {
+	switch {
+	case u.dim != "time":
+	case u.f == monthSecs:
+		return n, true
+	case u.f == 365*86400:
+		return 12 * n, true
+	}
+	return 0, false
+}
+
+// periodsApart reports whether quantities a and b of one dimension are
+// certainly different: they are, except a number of months against a
+// period in days, weeks or hours that lies within as many times 28 to 31
+// days ("1 month" and "30 days", "4 weeks", or "3 months" and "13 weeks"
+// may be the same period; "3 months" and "2 weeks" are not).
+func periodsApart(a, b term) bool {
+	if a.unit == "" || b.unit == "" {
+		return true
+	}
+	au, bu := units[a.unit], units[b.unit]
+	if au.dim != "time" || bu.dim != "time" || (au.f == monthSecs) == (bu.f == monthSecs) {
+		return true
+	}
+	if au.f != monthSecs {
+		a, b, au, bu = b, a, bu, au
+	}
+	if _, ok := calMonths(bu, b.num); ok {
+		return true // months and years compare exactly
+	}
+	days := b.num * bu.f / 86400
+	return days < 28*a.num || days > 31*a.num
+}
 
 // glued are the units written against the number ("12km").
 var glued = map[string]bool{"km": true, "kg": true, "mg": true, "cm": true, "mm": true, "ml": true, "m": true, "%": true, "lb": true, "lbs": true, "min": true}
@@ -846,6 +902,9 @@ var canon = func() map[string]string {
 		"tall high",
 		"car automobile",
 		"kid kids child children",
+		// the classes of a price list's older people; an "over-65s" item
+		// names them too (ageClass)
+		"senior seniors pensioner pensioners retiree retirees oap oaps",
 		"cost costs price priced",
 		"free gratis",
 		"shut close closed closes",
@@ -874,5 +933,31 @@ var canon = func() map[string]string {
 			}
 		}
 	}
+	delete(m, "pension") // the stem of "pensioners", and a word of its own
 	return m
 }()
+
+// ageClass returns the stem of the class of people an age item names
+// ("over-65s", "over 60s": seniors; "under-16s", "under 5s": children),
+// "" for none: text[i:j] is the number, s the letters glued to it, v its
+// value. Only the plural item counts, after "over" or "under".
+func ageClass(text string, i int, s string, v float64) string {
+	if s != "s" {
+		return ""
+	}
+	k := i
+	if k > 0 && (text[k-1] == '-' || text[k-1] == ' ') {
+		k--
+	}
+	b := k
+	for b > 0 && isLetterByte(text[b-1]) {
+		b--
+	}
+	switch w := strings.ToLower(text[b:k]); {
+	case w == "over" && v >= 60 && v < 100:
+		return canon["senior"]
+	case w == "under" && v >= 1 && v <= 18:
+		return canon["kid"]
+	}
+	return ""
+}
