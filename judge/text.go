@@ -65,13 +65,13 @@ func otherKinds(a, b term) bool {
 }
 
 // refEqual reports whether clause numbers a and b name the same clause,
-// or one a clause of the other ("6" and "6.1": "under clause 6" cites
-// the clause whose 6.1 the source quotes).
+// or one a clause of the other ("6" and "6.1", "4" and "4(b)": "under
+// clause 6" cites the clause whose 6.1 the source quotes).
 func refEqual(a, b string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
-	return a == b || strings.HasPrefix(b, a) && b[len(a)] == '.'
+	return a == b || strings.HasPrefix(b, a) && (b[len(a)] == '.' || b[len(a)] == '(')
 }
 
 // refWord reports whether w (any case) names a numbered clause
@@ -103,6 +103,25 @@ func refNumber(s string, i int) int {
 		}
 		j++
 	}
+	return j + refParens(s, j) - i
+}
+
+// refParens returns the length of the lettered or numbered sub-clauses
+// glued to a clause number at s[j:] ("(b)" in "4(b)", "(b)(ii)" in
+// "4(b)(ii)", "(3)" in "12(3)"): each one to three letters or digits in
+// brackets; 0 for none.
+func refParens(s string, j int) int {
+	i := j
+	for j < len(s) && s[j] == '(' {
+		k := j + 1
+		for k < len(s) && k-j <= 3 && (isLetterByte(s[k]) || s[k] >= '0' && s[k] <= '9') {
+			k++
+		}
+		if k == j+1 || k >= len(s) || s[k] != ')' {
+			break
+		}
+		j = k + 1
+	}
 	return j - i
 }
 
@@ -123,6 +142,17 @@ func refAfterWord(text string, i int) bool {
 	return w < k && refWord(text[w:k])
 }
 
+// lettered reports whether the number at text[i:] names a lettered
+// sub-clause ("4(b)", "12.3(a)"), which no quantity is written as; not
+// after a letter or digit ("A4(b)").
+func lettered(text string, i int) bool {
+	if i > 0 && (isLetterByte(text[i-1]) || text[i-1] >= '0' && text[i-1] <= '9') {
+		return false
+	}
+	n := refNumber(text, i)
+	return n > 0 && strings.IndexByte(text[i:i+n], '(') > 0
+}
+
 // markerRef is the clause number a line's clause marker m (clauseMarker)
 // names: that of a clause word ("Clause 7: ") or a dotted one ("6.1 ",
 // "4.2.3. "); "" for a plain list marker ("3. ", "12) ", "(a) ", "iv. "),
@@ -136,7 +166,7 @@ func markerRef(m string) string {
 		i = skipSpaceStr(m, len(w))
 	}
 	n := refNumber(m, i)
-	if n == 0 || i == 0 && strings.IndexByte(m[:i+n], '.') < 0 {
+	if n == 0 || i == 0 && strings.IndexAny(m[:i+n], ".(") < 0 {
 		return ""
 	}
 	return strings.ToLower(m[i : i+n])
@@ -243,9 +273,9 @@ func analyseAppend(out []term, text string, limit int) []term {
 			}
 		}
 		switch {
-		case r >= '0' && r <= '9' && refAfterWord(text, i) && refNumber(text, i) > 0:
-			// "clause 6.1", "under section 4.2", "see rule 12": the
-			// clause's name, no quantity
+		case r >= '0' && r <= '9' && (refAfterWord(text, i) && refNumber(text, i) > 0 || lettered(text, i)):
+			// "clause 6.1", "under section 4.2", "see rule 12", "in
+			// 4(b)": the clause's name, no quantity
 			n := refNumber(text, i)
 			out = append(out, term{raw: strings.ToLower(text[i : i+n]), isNum: true, kind: numRef})
 			i += n
