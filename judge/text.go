@@ -377,6 +377,20 @@ func analyseAppend(out []term, text string, limit int) []term {
 			}
 			raw := text[i:j]
 			lower := strings.ToLower(raw)
+			if lower == "non" && j+1 < len(text) && text[j] == '-' && isLetterByte(text[j+1]) {
+				// "non-residents": the others than the residents, one
+				// term, so that "Residents may not park" is not read in
+				// "Non-residents may not park"
+				k := j + 1
+				for k < len(text) && isLetterByte(text[k]) {
+					k++
+				}
+				w := strings.ToLower(text[j+1 : k])
+				out = append(out, term{stem: "non" + porterStem(w), raw: "non" + w})
+				i = k
+				first = false
+				break
+			}
 			if strings.HasSuffix(lower, "n't") {
 				out = append(out, term{stem: "not", neg: true})
 				lower = strings.TrimSuffix(lower, "n't")
