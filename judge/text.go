@@ -351,6 +351,10 @@ func analyseAppend(out []term, text string, limit int) []term {
 					j = k
 				} else {
 					out = append(out, term{num: v, dec: int16(dec), isNum: true, kind: numKind(text, i, j)})
+					if cls := ageGroup(text, j, v); cls != "" {
+						// "65+", "65 and over": the seniors, by their age
+						out = append(out, term{stem: cls, raw: cls})
+					}
 				}
 			}
 			i = j
@@ -452,6 +456,12 @@ func analyseAppend(out []term, text string, limit int) []term {
 					st = c
 				}
 				out = append(out, term{stem: st, raw: lower, entity: ent})
+				if lower == "concession" || lower == "concessions" {
+					// a price list's concessions are its older people's
+					// price, among others': the item names the seniors
+					// too, as "over-65s" does
+					out = append(out, term{stem: canon["senior"], raw: canon["senior"]})
+				}
 			}
 			i = j
 			first = false
@@ -980,6 +990,33 @@ var canon = func() map[string]string {
 	delete(m, "pension") // the stem of "pensioners", and a word of its own
 	return m
 }()
+
+// ageGroup returns the stem of the class of people an age with an open
+// end names, "" for none: the number v ends at text[j:] and "+" or "and
+// over" follows it ("65+", "aged 65 and over": seniors, from 60 to 99;
+// "5 and under": children, up to 18), as ageClass reads "over-65s".
+func ageGroup(text string, j int, v float64) string {
+	over := j < len(text) && text[j] == '+' && (j+1 == len(text) || text[j+1] < '0' || text[j+1] > '9')
+	if !over {
+		k := skipSpaceStr(text, j)
+		if !strings.EqualFold(wordAt(text, k), "and") {
+			return ""
+		}
+		k = skipSpaceStr(text, k+3)
+		switch w := strings.ToLower(wordAt(text, k)); {
+		case w == "over":
+			over = true
+		case w == "under" && v >= 1 && v <= 18:
+			return canon["kid"]
+		default:
+			return ""
+		}
+	}
+	if over && v >= 60 && v < 100 && v == float64(int(v)) {
+		return canon["senior"]
+	}
+	return ""
+}
 
 // ageClass returns the stem of the class of people an age item names
 // ("over-65s", "over 60s": seniors; "under-16s", "under 5s": children),
