@@ -37,3 +37,19 @@ func TestLetteredClauses(t *testing.T) {
 		t.Error("refEqual on lettered clauses")
 	}
 }
+
+// FuzzLetteredAndAges runs the readers judge18 changed on any text:
+// lettered clause numbers, ages with an open end, "non-", "Only X may".
+func FuzzLetteredAndAges(f *testing.F) {
+	for _, s := range []string{"4(b) The deposit", "under 4(b)(ii),", "65+ £6, 5 and under free", "Only members may use it.", "non-", "1(", "60+", "12 and", "(a)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		analyse(s)
+		itemSegs(s)
+		onlyOthers([]string{s, s})
+		if n := clauseMarker(s); n < 0 || n > len(s) {
+			t.Fatalf("clauseMarker(%q) = %d", s, n)
+		}
+	})
+}
