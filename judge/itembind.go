@@ -260,6 +260,9 @@ func splitItems(sent string) [][2]int {
 		case (sent[i] == ',' || sent[i] == ';') && i+1 < len(sent) && sent[i+1] == ' ':
 			skip = 1
 		case sent[i] == ' ':
+			if i > 0 && sent[i-1] >= '0' && sent[i-1] <= '9' && (strings.HasPrefix(lower[i:], " and over") || strings.HasPrefix(lower[i:], " and under")) {
+				break // "65 and over £6": one item, its age's open end
+			}
 			for _, w := range itemSeps {
 				if strings.HasPrefix(lower[i:], w) {
 					skip = len(w) - 1
@@ -278,10 +281,11 @@ func splitItems(sent string) [][2]int {
 }
 
 // startsWithNumber reports whether the first term of p, a clock time
-// aside, is a number ("€11 for students").
+// aside, is a number ("€11 for students"); not an age that names the item
+// ("65+ £6").
 func startsWithNumber(p string) bool {
-	ts := analyseUpTo(normPhrases(p), 1)
-	return len(ts) > 0 && ts[0].isNum
+	ts := analyseUpTo(normPhrases(p), 2)
+	return len(ts) > 0 && ts[0].isNum && (len(ts) < 2 || !ageGroupTerm(ts[1]))
 }
 
 // newItemSeg analyses one item; after: only the words after its first
@@ -298,8 +302,14 @@ func newItemSeg(text string, after bool) itemSeg {
 	// 22, 2017, ...", "the 400th anniversary"): a number without a unit or
 	// currency is one only where no month is named
 	dated := hasMonth(rest)
-	for _, tm := range analyse(normPhrases(cutOrdinals(rest))) {
+	ts := analyse(normPhrases(cutOrdinals(rest)))
+	for i, tm := range ts {
 		switch {
+		case tm.isNum && i+1 < len(ts) && ageGroupTerm(ts[i+1]):
+			// "65+ £6", "65 and over: £6": the age names the item, its
+			// class (ageGroup) after it; it is no value of the item
+		case ageGroupTerm(tm):
+			s.stems = append(s.stems, tm.stem)
 		case tm.isNum:
 			if plain := tm.kind != numMoney && tm.unit == ""; plain && (dated || isYear(tm.num)) {
 				continue
@@ -616,4 +626,10 @@ func itemVerdict(f itemFinding, conf float64) Verdict {
 	}
 	return Verdict{Label: Contradiction, Confidence: round3(clamp01(conf)), Severity: Critical, Evidence: trimSpan(f.given), Method: "local",
 		Reason: "number_mismatch", Detail: fmt.Sprintf("the cited source gives this number to %q; for the claim's item it says %q", trimSpan(f.given), trimSpan(f.own))}
+}
+
+// ageGroupTerm reports whether t is the class term analyse adds after an
+// age with an open end ("65+", "5 and under": ageGroup).
+func ageGroupTerm(t term) bool {
+	return !t.isNum && t.raw == t.stem && (t.stem == canon["senior"] || t.stem == canon["kid"])
 }

@@ -340,6 +340,15 @@ func clauseMarker(s string) int {
 	if j == i || j-i > 12 {
 		return 0
 	}
+	if p := refParens(s, j); p > 0 { // "4(b) ", "Clause 4(b): "
+		j += p
+		if i == 0 {
+			if k := skipSpaceStr(s, j); k > j && k < len(s) {
+				return k
+			}
+			return 0
+		}
+	}
 	if i > 0 { // after a clause word: "7:", "5.", "12 -", "7 –"
 		k := j
 		if k < len(s) && (s[k] == ':' || s[k] == '.') {

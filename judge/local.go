@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -180,7 +181,7 @@ const negNear = 2
 func prepare(title, text string) *prepared {
 	title, text = normMeridiem(title), normMeridiem(text)
 	p := &prepared{chars: len(text), vocab: new(passageVocab), text: text, items: new(itemsOnce)}
-	sents := Split(text)
+	sents := onlyOthers(Split(text))
 	if t := strings.TrimSpace(title); t != "" {
 		sents = append([]string{t}, sents...)
 	}
@@ -1812,4 +1813,40 @@ func swappedIn(claim, sa, sb string, verbs []string, span string) bool {
 		}
 	}
 	return false
+}
+
+// onlyRule matches a sentence restricting a permission to a class: "Only
+// members may use the sauna." (one to three words for the class, "may" or
+// "can", then the rest of the sentence without a negation of its own).
+var onlyRule = regexp.MustCompile(`^Only ((?:[A-Za-z][\w'-]*\s+){0,2}[A-Za-z][\w'-]*)\s+(may|can)\s+([^;:!?]+?)[.!]?$`)
+
+// onlyOthers returns sents with, after each sentence of the onlyRule form,
+// what it implies of everyone else: "No one else may P." and, for a class
+// of one word, "Non-members may not P." ("Only members may use the sauna"
+// supports "No one else may use the sauna" and "Non-members may not use
+// the sauna", as judge17 made "...; no one else may" do). A sentence that
+// already says so, or negates P, is left as it is.
+func onlyOthers(sents []string) []string {
+	var out []string
+	for i, s := range sents {
+		t := strings.TrimSpace(s)
+		m := onlyRule.FindStringSubmatch(t)
+		if m == nil || strings.Contains(strings.ToLower(m[3]), " else") || cues(m[3]) > 0 {
+			if out != nil {
+				out = append(out, s)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(sents)+2), sents[:i]...)
+		}
+		out = append(out, s, "No one else "+m[2]+" "+m[3]+".")
+		if !strings.ContainsAny(m[1], " \t") && !strings.HasPrefix(strings.ToLower(m[1]), "non") {
+			out = append(out, "Non-"+strings.ToLower(m[1])+" "+m[2]+" not "+m[3]+".")
+		}
+	}
+	if out == nil {
+		return sents
+	}
+	return out
 }

@@ -65,13 +65,13 @@ func otherKinds(a, b term) bool {
 }
 
 // refEqual reports whether clause numbers a and b name the same clause,
-// or one a clause of the other ("6" and "6.1": "under clause 6" cites
-// the clause whose 6.1 the source quotes).
+// or one a clause of the other ("6" and "6.1", "4" and "4(b)": "under
+// clause 6" cites the clause whose 6.1 the source quotes).
 func refEqual(a, b string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
-	return a == b || strings.HasPrefix(b, a) && b[len(a)] == '.'
+	return a == b || strings.HasPrefix(b, a) && (b[len(a)] == '.' || b[len(a)] == '(')
 }
 
 // refWord reports whether w (any case) names a numbered clause
@@ -103,6 +103,25 @@ func refNumber(s string, i int) int {
 		}
 		j++
 	}
+	return j + refParens(s, j) - i
+}
+
+// refParens returns the length of the lettered or numbered sub-clauses
+// glued to a clause number at s[j:] ("(b)" in "4(b)", "(b)(ii)" in
+// "4(b)(ii)", "(3)" in "12(3)"): each one to three letters or digits in
+// brackets; 0 for none.
+func refParens(s string, j int) int {
+	i := j
+	for j < len(s) && s[j] == '(' {
+		k := j + 1
+		for k < len(s) && k-j <= 3 && (isLetterByte(s[k]) || s[k] >= '0' && s[k] <= '9') {
+			k++
+		}
+		if k == j+1 || k >= len(s) || s[k] != ')' {
+			break
+		}
+		j = k + 1
+	}
 	return j - i
 }
 
@@ -123,6 +142,17 @@ func refAfterWord(text string, i int) bool {
 	return w < k && refWord(text[w:k])
 }
 
+// lettered reports whether the number at text[i:] names a lettered
+// sub-clause ("4(b)", "12.3(a)"), which no quantity is written as; not
+// after a letter or digit ("A4(b)").
+func lettered(text string, i int) bool {
+	if i > 0 && (isLetterByte(text[i-1]) || text[i-1] >= '0' && text[i-1] <= '9') {
+		return false
+	}
+	n := refNumber(text, i)
+	return n > 0 && strings.IndexByte(text[i:i+n], '(') > 0
+}
+
 // markerRef is the clause number a line's clause marker m (clauseMarker)
 // names: that of a clause word ("Clause 7: ") or a dotted one ("6.1 ",
 // "4.2.3. "); "" for a plain list marker ("3. ", "12) ", "(a) ", "iv. "),
@@ -136,7 +166,7 @@ func markerRef(m string) string {
 		i = skipSpaceStr(m, len(w))
 	}
 	n := refNumber(m, i)
-	if n == 0 || i == 0 && strings.IndexByte(m[:i+n], '.') < 0 {
+	if n == 0 || i == 0 && strings.IndexAny(m[:i+n], ".(") < 0 {
 		return ""
 	}
 	return strings.ToLower(m[i : i+n])
@@ -243,9 +273,9 @@ func analyseAppend(out []term, text string, limit int) []term {
 			}
 		}
 		switch {
-		case r >= '0' && r <= '9' && refAfterWord(text, i) && refNumber(text, i) > 0:
-			// "clause 6.1", "under section 4.2", "see rule 12": the
-			// clause's name, no quantity
+		case r >= '0' && r <= '9' && (refAfterWord(text, i) && refNumber(text, i) > 0 || lettered(text, i)):
+			// "clause 6.1", "under section 4.2", "see rule 12", "in
+			// 4(b)": the clause's name, no quantity
 			n := refNumber(text, i)
 			out = append(out, term{raw: strings.ToLower(text[i : i+n]), isNum: true, kind: numRef})
 			i += n
@@ -321,6 +351,10 @@ func analyseAppend(out []term, text string, limit int) []term {
 					j = k
 				} else {
 					out = append(out, term{num: v, dec: int16(dec), isNum: true, kind: numKind(text, i, j)})
+					if cls := ageGroup(text, j, v); cls != "" {
+						// "65+", "65 and over": the seniors, by their age
+						out = append(out, term{stem: cls, raw: cls})
+					}
 				}
 			}
 			i = j
@@ -347,6 +381,20 @@ func analyseAppend(out []term, text string, limit int) []term {
 			}
 			raw := text[i:j]
 			lower := strings.ToLower(raw)
+			if lower == "non" && j+1 < len(text) && text[j] == '-' && isLetterByte(text[j+1]) {
+				// "non-residents": the others than the residents, one
+				// term, so that "Residents may not park" is not read in
+				// "Non-residents may not park"
+				k := j + 1
+				for k < len(text) && isLetterByte(text[k]) {
+					k++
+				}
+				w := strings.ToLower(text[j+1 : k])
+				out = append(out, term{stem: "non" + porterStem(w), raw: "non" + w})
+				i = k
+				first = false
+				break
+			}
 			if strings.HasSuffix(lower, "n't") {
 				out = append(out, term{stem: "not", neg: true})
 				lower = strings.TrimSuffix(lower, "n't")
@@ -408,6 +456,12 @@ func analyseAppend(out []term, text string, limit int) []term {
 					st = c
 				}
 				out = append(out, term{stem: st, raw: lower, entity: ent})
+				if lower == "concession" || lower == "concessions" {
+					// a price list's concessions are its older people's
+					// price, among others': the item names the seniors
+					// too, as "over-65s" does
+					out = append(out, term{stem: canon["senior"], raw: canon["senior"]})
+				}
 			}
 			i = j
 			first = false
@@ -936,6 +990,33 @@ var canon = func() map[string]string {
 	delete(m, "pension") // the stem of "pensioners", and a word of its own
 	return m
 }()
+
+// ageGroup returns the stem of the class of people an age with an open
+// end names, "" for none: the number v ends at text[j:] and "+" or "and
+// over" follows it ("65+", "aged 65 and over": seniors, from 60 to 99;
+// "5 and under": children, up to 18), as ageClass reads "over-65s".
+func ageGroup(text string, j int, v float64) string {
+	over := j < len(text) && text[j] == '+' && (j+1 == len(text) || text[j+1] < '0' || text[j+1] > '9')
+	if !over {
+		k := skipSpaceStr(text, j)
+		if !strings.EqualFold(wordAt(text, k), "and") {
+			return ""
+		}
+		k = skipSpaceStr(text, k+3)
+		switch w := strings.ToLower(wordAt(text, k)); {
+		case w == "over":
+			over = true
+		case w == "under" && v >= 1 && v <= 18:
+			return canon["kid"]
+		default:
+			return ""
+		}
+	}
+	if over && v >= 60 && v < 100 && v == float64(int(v)) {
+		return canon["senior"]
+	}
+	return ""
+}
 
 // ageClass returns the stem of the class of people an age item names
 // ("over-65s", "over 60s": seniors; "under-16s", "under 5s": children),
