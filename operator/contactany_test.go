@@ -1,0 +1,60 @@
+package operator
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/proxy"
+)
+
+// A contact question of no type ("how can i contact you") grounds on the
+// passage that holds the shop's phone number and email, here among its
+// opening hours and sharing no word with the question, not refused as a
+// gap naming the refunds page; a corpus with no phone number, email or
+// street address refuses it as on-topic, naming the closest topics, with
+// no model call.
+func TestContactAnyDetail(t *testing.T) {
+	rows := []string{
+		`{"tenant":"bike","id":"bike-hours","title":"hours.txt","text":"We are open Tuesday to Saturday 9am-5:30pm and closed on Sundays and Mondays. Phone 01632 960 471 or email hello@spokeandchain.co.uk."}`,
+		`{"tenant":"bike","id":"bike-refund","title":"Can I get a refund?","text":"Unused parts may be returned within 30 days with the receipt for a full refund."}`,
+		`{"tenant":"bike","id":"bike-service","title":"Servicing","text":"A basic service costs 45 pounds and includes brake and gear adjustment."}`,
+		`{"tenant":"bike","id":"bike-hire","title":"Bike hire","text":"Hybrid bikes can be hired by the day for 25 pounds, helmet and lock included."}`,
+		`{"tenant":"nodetail","id":"nodetail-refund","title":"Can I get a refund?","text":"Unused parts may be returned within 30 days with the receipt for a full refund."}`,
+		`{"tenant":"nodetail","id":"nodetail-service","title":"Servicing","text":"A basic service costs 45 pounds and includes brake and gear adjustment."}`,
+	}
+	src := filepath.Join(t.TempDir(), "bikes.jsonl")
+	if err := os.WriteFile(src, []byte(strings.Join(rows, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap := filepath.Join(t.TempDir(), "snap")
+	if _, err := index.Build(context.Background(), proxy.DefaultConfig().Stages.Index, []string{src}, nil, snap, zap.NewNop()); err != nil {
+		t.Fatal(err)
+	}
+	tc := testConfig()
+	tc.Log.Level = "error"
+	tc.Pipeline.Index = snap
+	ts := startProxy(t, tc, proxy.NewPipeline(nil))
+	defer shutdown(t, ts.srv)
+
+	for _, q := range []string{"how can i contact you", "how do i get in touch", "can i speak to someone"} {
+		if r := chatTenant(t, ts.base, "bike", q); r.decision != "ground" || !slices.Contains(r.citations, "bike-hours") {
+			t.Errorf("%q: decision %s citations %v (%q), want ground citing bike-hours", q, r.decision, r.citations, r.text)
+		}
+	}
+	before := ts.mock.Requests()
+	r := chatTenant(t, ts.base, "nodetail", "how can i contact you")
+	if gcfg := proxy.DefaultConfig().Stages.Gate; r.decision != "refuse" || !strings.HasPrefix(r.text, gcfg.RefusalText) ||
+		!strings.Contains(r.text, "The closest topics") {
+		t.Errorf("no contact detail in the corpus: decision %s text %q, want the on-topic refusal naming the closest topics", r.decision, r.text)
+	}
+	if n := ts.mock.Requests() - before; n != 0 {
+		t.Errorf("the refused turn made %d upstream calls", n)
+	}
+}
