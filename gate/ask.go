@@ -28,6 +28,22 @@ type Ask struct {
 	Contact bool `json:"contact,omitempty"`
 }
 
+// contactMeansQuery is what retrieve searches for besides a contact
+// question of no type: the words a passage that gives a way to reach the
+// service uses ("how can I reach you" shares none of them).
+const contactMeansQuery = "phone number, email address, contact us"
+
+// Also are the texts retrieve should search for besides the question
+// (retrieve.Query.Also), so that the pool holds the passages Decide
+// grounds on: for a contact question of no type, the words of a phone
+// number, email or address (a typed one names its own); nil otherwise.
+func (a Ask) Also() []string {
+	if a.Contact && a.Type == "" {
+		return []string{contactMeansQuery}
+	}
+	return nil
+}
+
 // typeNames name the answer types in Ask.Type.
 var typeNames = [numTypes]string{typeNone: "", typeTime: "time", typeCount: "count", typeCost: "cost",
 	typeDuration: "duration", typeAge: "age", typeSpeed: "speed", typeDistance: "distance", typePerson: "person",
