@@ -1,18 +1,9 @@
 package operator
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
-
-	"go.uber.org/zap"
-
-	"github.com/answer-guard/guard/index"
-	"github.com/answer-guard/guard/proxy"
 )
 
 // A contact question of no type ("how can i contact you") grounds on the
@@ -48,18 +39,7 @@ func TestContactAnyDetail(t *testing.T) {
 				fmt.Sprintf("%s %d", it, j), fmt.Sprintf(pg, it, 100+i*37+j*11)))
 		}
 	}
-	src := filepath.Join(t.TempDir(), "bikes.jsonl")
-	if err := os.WriteFile(src, []byte(strings.Join(rows, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	snap := filepath.Join(t.TempDir(), "snap")
-	if _, err := index.Build(context.Background(), proxy.DefaultConfig().Stages.Index, []string{src}, nil, snap, zap.NewNop()); err != nil {
-		t.Fatal(err)
-	}
-	tc := testConfig()
-	tc.Log.Level = "error"
-	tc.Pipeline.Index = snap
-	ts := startProxy(t, tc, proxy.NewPipeline(nil))
+	ts := startRowsProxy(t, rows)
 	defer shutdown(t, ts.srv)
 
 	for _, q := range []string{"how can i contact you", "how do i get in touch", "can i speak to someone", "how can I reach you"} {
@@ -67,13 +47,5 @@ func TestContactAnyDetail(t *testing.T) {
 			t.Errorf("%q: decision %s citations %v (%q), want ground citing bike-hours", q, r.decision, r.citations, r.text)
 		}
 	}
-	before := ts.mock.Requests()
-	r := chatTenant(t, ts.base, "nodetail", "how can i contact you")
-	if gcfg := proxy.DefaultConfig().Stages.Gate; r.decision != "refuse" || !strings.HasPrefix(r.text, gcfg.RefusalText) ||
-		!strings.Contains(r.text, "The closest topics") {
-		t.Errorf("no contact detail in the corpus: decision %s text %q, want the on-topic refusal naming the closest topics", r.decision, r.text)
-	}
-	if n := ts.mock.Requests() - before; n != 0 {
-		t.Errorf("the refused turn made %d upstream calls", n)
-	}
+	wantContactGap(t, ts, "nodetail", "how can i contact you")
 }
