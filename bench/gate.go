@@ -220,7 +220,7 @@ func prepareGateSetWith(ctx context.Context, s GateSet, embedder string) ([]gate
 	}
 	cases := make([]gateCase, 0, len(s.Questions))
 	for _, q := range s.Questions {
-		res, err := e.Retrieve(ctx, retrieve.Query{Tenant: index.DefaultTenant, KB: index.DefaultKB, Text: q.Question})
+		res, err := e.Retrieve(ctx, retrieve.Query{Tenant: index.DefaultTenant, KB: index.DefaultKB, Text: q.Question, Also: gate.AskOf(q.Question).Also()})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", s.Name, q.ID, err)
 		}

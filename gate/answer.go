@@ -254,6 +254,9 @@ func PrepareQuestion(tok Tokenizer, q string, idf func(string) float64) Question
 type passageMatch struct {
 	coverage, rare, bigram float64
 	typeHit, typeMiss      bool
+	// contactAny: a contact question of no type, and the passage holds a
+	// phone number, an email address or a street address (contactMeans)
+	contactAny bool
 }
 
 // PassageTerms is what the answerability model reads of a passage's words:
@@ -356,8 +359,26 @@ func (q *Question) match(title, text string, pt *PassageTerms) passageMatch {
 			has = hasType(q.want, text)
 		}
 		m.typeHit, m.typeMiss = has, !has
+	} else if q.contact {
+		m.contactAny = holdsContactMeans(pt, text)
 	}
 	return m
+}
+
+// contactMeans are the details a contact question of no type ("how can i
+// contact you") is answered with: a way to reach the service. Opening
+// hours are not one.
+var contactMeans = [...]answerType{typePhone, typeEmail, typeAddress}
+
+// holdsContactMeans reports whether text holds a phone number, an email
+// address or a street address (pt's types when computed).
+func holdsContactMeans(pt *PassageTerms, text string) bool {
+	for _, t := range contactMeans {
+		if pt.typed && pt.types&(1<<t) != 0 || !pt.typed && hasType(t, text) {
+			return true
+		}
+	}
+	return false
 }
 
 // Assess computes every candidate's features and sets its Answer to the
@@ -404,7 +425,7 @@ func (m AnswerModel) Assess(q Question, cands []Candidate) {
 			f[FSent] = cands[i].SentSoft
 		}
 		cands[i].Features = f
-		cands[i].TypeHit = matches[i].typeHit
+		cands[i].TypeHit = matches[i].typeHit || matches[i].contactAny
 		cands[i].Answer = m.scaled(prob(m.weights(cands[i].Semantic), &f), cands[i].Semantic)
 		if strictType(q.want) && matches[i].typeMiss {
 			// A passage without a phone number cannot support an answer to

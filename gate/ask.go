@@ -22,9 +22,26 @@ type Ask struct {
 	// grounds it on the passages that hold the asked phone number, email
 	// address, street address or opening hours, and refuses it as a gap of
 	// the corpus (naming the closest topics) where none does; "how can i
-	// contact you" (no type) is refused so only where the thresholds would
-	// bail out.
+	// contact you" (no type) grounds on the passages that hold a phone
+	// number, an email address or a street address, and where none does
+	// is refused so only where the thresholds would bail out.
 	Contact bool `json:"contact,omitempty"`
+}
+
+// contactMeansQuery is what retrieve searches for besides a contact
+// question of no type: the words a passage that gives a way to reach the
+// service uses ("how can I reach you" shares none of them).
+const contactMeansQuery = "phone number, email address, contact us"
+
+// Also are the texts retrieve should search for besides the question
+// (retrieve.Query.Also), so that the pool holds the passages Decide
+// grounds on: for a contact question of no type, the words of a phone
+// number, email or address (a typed one names its own); nil otherwise.
+func (a Ask) Also() []string {
+	if a.Contact && a.Type == "" {
+		return []string{contactMeansQuery}
+	}
+	return nil
 }
 
 // typeNames name the answer types in Ask.Type.
@@ -129,7 +146,9 @@ func contactType(q string) (answerType, bool) {
 			" what time are you open", " how late are you open", " how late do you", " till what time are you",
 			" when do u open", " when do u close", " what time you open", " what time you close", " what time you shut"):
 		return typeHours, true
-	case has(" contact you", " get in touch", " reach you", " contact u ", " your contact details"):
+	case has(" contact you", " get in touch", " reach you", " contact u ", " your contact details"),
+		tail(" speak to someone", " talk to someone", " speak to somebody", " talk to somebody", " speak to a person",
+			" talk to a person", " speak to a human", " talk to a human"):
 		return typeNone, true
 	case !mine && has("phone number", "telephone number", "contact number") && has(" you ", " your ", " u ", " ur "):
 		return typePhone, true
@@ -158,7 +177,7 @@ func contactType(q string) (answerType, bool) {
 // question reads as contact (contactType).
 func mayAskContact(lower string) bool {
 	for _, w := range []string{"you", "ur", "u ", "phone", "tel", "number", "call", "ring", "mail", "address",
-		"postcode", "zip", "where", "locat", "open", "clos", "shut", "hour", "contact", "touch"} {
+		"postcode", "zip", "where", "locat", "open", "clos", "shut", "hour", "contact", "touch", "speak", "talk"} {
 		if strings.Contains(lower, w) {
 			return true
 		}

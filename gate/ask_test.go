@@ -112,17 +112,30 @@ func TestDecideContact(t *testing.T) {
 			t.Fatalf("%s: hours asked, none held: %s %v, want refused as on-topic", offTopic, o.Decision, o.Checks)
 		}
 
-		// a contact question of no type ("how can i contact you"): the
-		// thresholds decide, but a bail-out is an on-topic refusal
+		// a contact question of no type ("how can i contact you"):
+		// grounded on the passages that hold a way to reach the service
+		// (TypeHit: a phone number, an email or a street address), first
+		// and whatever their relevance; where none does, the thresholds
+		// decide, but a bail-out is an on-topic refusal
 		anyway := Ask{Contact: true}
 		o = Decide(cfg, contactPool(true), true, anyway)
-		if o.Decision != Refuse || !o.Checks["contact_gap"] || o.Checks["off_topic"] || o.Checks["contact_hit"] {
-			t.Fatalf("%s: contact below bail-out: %s %v, want refused as on-topic", offTopic, o.Decision, o.Checks)
+		if o.Decision != Ground || !o.Checks["contact_hit"] || o.Checks["contact_gap"] || len(o.Notes) == 0 || o.Notes[0].ID != "contact" {
+			t.Fatalf("%s: contact, a passage holds a phone number: %s %v %+v, want ground on it first", offTopic, o.Decision, o.Checks, o.Notes)
 		}
-		high := contactPool(true)
+		if o = ApplyOutline(o, LocalOutline(cfg, o)); o.Decision != Ground || o.Notes[0].ID != "contact" {
+			t.Fatalf("%s: contact, after the local planner: %s %+v, want ground on the contact passage", offTopic, o.Decision, o.Notes)
+		}
+		o = Decide(cfg, contactPool(false), true, anyway)
+		if o.Decision != Refuse || !o.Checks["contact_gap"] || o.Checks["off_topic"] || o.Checks["contact_hit"] {
+			t.Fatalf("%s: contact below bail-out, no contact detail: %s %v, want refused as on-topic", offTopic, o.Decision, o.Checks)
+		}
+		if msg := RefusalMessage(cfg, o); !strings.Contains(msg, `"Opening hours"`) {
+			t.Fatalf("%s: contact gap refusal %q, want the closest topics named", offTopic, msg)
+		}
+		high := contactPool(false)
 		high[0].Relevance = 0.9
-		if o = Decide(cfg, high, true, anyway); o.Decision != Ground || o.Checks["contact_gap"] {
-			t.Fatalf("%s: contact above good_enough: %s %v, want ground", offTopic, o.Decision, o.Checks)
+		if o = Decide(cfg, high, true, anyway); o.Decision != Ground || o.Checks["contact_gap"] || o.Checks["contact_hit"] {
+			t.Fatalf("%s: contact above good_enough, no contact detail: %s %v, want ground by the thresholds", offTopic, o.Decision, o.Checks)
 		}
 		// a phone question with relevance high but no phone number in the pool
 		high = contactPool(false)
@@ -133,6 +146,51 @@ func TestDecideContact(t *testing.T) {
 		// not the service's own number: the thresholds alone
 		if o = Decide(cfg, contactPool(true), true, Ask{Type: "phone"}); o.Decision == Ground || o.Checks["contact"] {
 			t.Fatalf("%s: a phone number, not the service's: %s %v, want the thresholds' decision", offTopic, o.Decision, o.Checks)
+		}
+	}
+}
+
+// Assess marks, for a contact question of no type, the passages that hold
+// a way to reach the service (a phone number, an email address or a
+// street address), and not opening hours alone; a typed contact question
+// keeps its own type's mark, and a question that is not a contact
+// question marks none.
+func TestAssessContactAny(t *testing.T) {
+	texts := map[string]string{
+		"phone":   "Call the shop on 0161 496 0123 if your bike is not ready.",
+		"email":   "Write to service@bikeshop.co.uk with your order number.",
+		"address": "The workshop is at 14 Mill Road, Cambridge.",
+		"hours":   "Open Tuesday to Saturday 9am-5:30pm, closed on Sundays.",
+		"refund":  "Refunds are paid within 14 days of the return.",
+	}
+	ids := []string{"phone", "email", "address", "hours", "refund"}
+	for _, tt := range []struct {
+		q    string
+		want []string // ids with TypeHit
+	}{
+		{"how can i contact you", []string{"phone", "email", "address"}},
+		{"can i speak to someone", []string{"phone", "email", "address"}},
+		{"whats your email", []string{"email"}},
+		{"can i get a refund", nil},
+	} {
+		for _, cached := range []bool{false, true} {
+			cands := make([]Candidate, len(ids))
+			for i, id := range ids {
+				cands[i] = Candidate{ID: id, Text: texts[id], Rerank: 0.1}
+				if cached {
+					cands[i].Terms = NewPassageTerms(strings.Fields, "", texts[id])
+				}
+			}
+			DefaultAnswerModel().Assess(PrepareQuestion(strings.Fields, tt.q, nil), cands)
+			var got []string
+			for _, c := range cands {
+				if c.TypeHit {
+					got = append(got, c.ID)
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("%q (terms cached %v): TypeHit on %v, want %v", tt.q, cached, got, tt.want)
+			}
 		}
 	}
 }

@@ -57,12 +57,15 @@ var contactAsks = []struct {
 	{"how can i contact you", ""},
 	{"contact details?", ""},
 	{"how do I get in touch", ""},
+	{"can i speak to someone", ""},
+	{"Can I talk to a person please?", ""},
 }
 
 // notContactAsks name a phone number, an address, an email or a time
 // without asking for the service's own.
 var notContactAsks = []string{
 	"do you deliver to my address",
+	"can i speak to someone about a refund",
 	"can I change my email on my account",
 	"what time is the concert",
 	"how do I update my phone number",

@@ -22,8 +22,10 @@ type Candidate struct {
 	Answer   float64
 	Features Features
 	// TypeHit: the question asks for an answer type and the passage holds
-	// one (set by Assess); Decide reads it for a contact question
-	// (Ask.Contact) that asks for a phone number or an email address.
+	// one, or it is a contact question of no type ("how can i contact
+	// you") and the passage holds a phone number, an email address or a
+	// street address (set by Assess); Decide reads it for a contact
+	// question (Ask.Contact) that asks for a contact detail or for none.
 	TypeHit bool
 	// Sim is the sentence encoder's cosine between the question and the
 	// passage (title and text), Soft the word vectors' soft coverage of the
@@ -92,7 +94,8 @@ type Outcome struct {
 	// caveat, on_topic (below bail-out, yet close in meaning: refused),
 	// off_topic; for a contact question (Ask.Contact) also contact,
 	// contact_hit (grounded on the passages holding the phone number,
-	// email, street address or opening hours asked for) and contact_gap
+	// email, street address or opening hours asked for, or for a question
+	// of no type any of the first three) and contact_gap
 	// (refused as on-topic).
 	Checks map[string]bool
 	// Floored counts the candidates dropped by the prefloor.
@@ -129,9 +132,11 @@ func relevance(cfg Config, c Candidate, rerankActive bool) float64 {
 // own phone number, email address, street address or opening hours
 // (Ask.Contact) is grounded on the candidates that hold one (TypeHit),
 // first and whatever their relevance, and refused as a gap of the corpus
-// when none does; a contact question of no type ("how can i contact you")
-// is decided by the thresholds, but refused as on-topic (naming the
-// closest topics) where they would bail out. The zero Ask decides by
+// when none does. A contact question of no type ("how can i contact you")
+// is grounded likewise on the candidates that hold any way to reach the
+// service (a phone number, an email address or a street address: TypeHit);
+// where none does, the thresholds decide, but refuse as on-topic (naming
+// the closest topics) where they would bail out. The zero Ask decides by
 // the thresholds alone.
 func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	floor := cfg.PrefloorNoRerank
@@ -141,7 +146,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	o := Outcome{Checks: make(map[string]bool, 12)}
 	strict := ask.Contact && ask.strict()
 	contactHit := false
-	if strict {
+	if strict || ask.Contact && ask.Type == "" { // a contact question of no type: any contact detail
 		for _, c := range cands {
 			contactHit = contactHit || c.TypeHit
 		}

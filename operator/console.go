@@ -123,7 +123,8 @@ type candView struct {
 	Relevance float64 `json:"relevance"`
 	Forced    bool    `json:"forced"`
 	// TypeHit: the passage holds the answer type the question asks for
-	// (its phone number, ...); absent when it does not.
+	// (its phone number, ...), or for a contact question naming none a
+	// phone number, email or street address; absent when it does not.
 	TypeHit bool     `json:"type_hit,omitempty"`
 	Lanes   []string `json:"lanes"`
 	Floored bool     `json:"floored"`

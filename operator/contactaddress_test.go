@@ -28,18 +28,7 @@ func TestContactAddressHours(t *testing.T) {
 		`{"tenant":"noaddr","id":"noaddr-fees","text":"A half-hour lesson costs 18 pounds, paid by the term."}`,
 		`{"tenant":"noaddr","id":"noaddr-exams","text":"Pupils may sit graded exams each spring and summer."}`,
 	}
-	src := filepath.Join(t.TempDir(), "school.jsonl")
-	if err := os.WriteFile(src, []byte(strings.Join(rows, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	snap := filepath.Join(t.TempDir(), "snap")
-	if _, err := index.Build(context.Background(), proxy.DefaultConfig().Stages.Index, []string{src}, nil, snap, zap.NewNop()); err != nil {
-		t.Fatal(err)
-	}
-	tc := testConfig()
-	tc.Log.Level = "error"
-	tc.Pipeline.Index = snap
-	ts := startProxy(t, tc, proxy.NewPipeline(nil))
+	ts := startRowsProxy(t, rows)
 	defer shutdown(t, ts.srv)
 
 	for _, tt := range []struct{ q, cite string }{
@@ -52,13 +41,38 @@ func TestContactAddressHours(t *testing.T) {
 			t.Errorf("%q: decision %s citations %v (%q), want ground citing %s", tt.q, r.decision, r.citations, r.text, tt.cite)
 		}
 	}
+	wantContactGap(t, ts, "noaddr", "address please")
+}
+
+// startRowsProxy indexes the JSONL rows and serves them behind the proxy
+// with the simulated upstream.
+func startRowsProxy(t *testing.T, rows []string) *testServer {
+	t.Helper()
+	src := filepath.Join(t.TempDir(), "rows.jsonl")
+	if err := os.WriteFile(src, []byte(strings.Join(rows, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap := filepath.Join(t.TempDir(), "snap")
+	if _, err := index.Build(context.Background(), proxy.DefaultConfig().Stages.Index, []string{src}, nil, snap, zap.NewNop()); err != nil {
+		t.Fatal(err)
+	}
+	tc := testConfig()
+	tc.Log.Level = "error"
+	tc.Pipeline.Index = snap
+	return startProxy(t, tc, proxy.NewPipeline(nil))
+}
+
+// wantContactGap asks tenant q and wants the on-topic refusal naming the
+// closest topics, with no model call.
+func wantContactGap(t *testing.T, ts *testServer, tenant, q string) {
+	t.Helper()
 	before := ts.mock.Requests()
-	r := chatTenant(t, ts.base, "noaddr", "address please")
+	r := chatTenant(t, ts.base, tenant, q)
 	if gcfg := proxy.DefaultConfig().Stages.Gate; r.decision != "refuse" || !strings.HasPrefix(r.text, gcfg.RefusalText) ||
 		!strings.Contains(r.text, "The closest topics") {
-		t.Errorf("no street address in the corpus: decision %s text %q, want the on-topic refusal naming the closest topics", r.decision, r.text)
+		t.Errorf("%s %q: decision %s text %q, want the on-topic refusal naming the closest topics", tenant, q, r.decision, r.text)
 	}
 	if n := ts.mock.Requests() - before; n != 0 {
-		t.Errorf("the refused turn made %d upstream calls", n)
+		t.Errorf("%s %q: the refused turn made %d upstream calls", tenant, q, n)
 	}
 }

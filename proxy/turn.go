@@ -103,7 +103,7 @@ func (p *guardPipe) outline(ctx context.Context, question string, o gate.Outcome
 func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t := &guardTurn{p: p, req: req, latency: map[string]float64{}}
 	t0 := time.Now()
-	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: req.Query})
+	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: req.Query, Also: gate.AskOf(req.Query).Also()})
 	if err != nil {
 		cpustage.Relay.Enter()
 		return nil, fmt.Errorf("retrieve: %w", err)

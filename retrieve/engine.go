@@ -21,7 +21,13 @@ import (
 )
 
 // Query is one retrieval request, scoped to a (tenant, kb) partition.
-type Query struct{ Tenant, KB, Text string }
+type Query struct {
+	Tenant, KB, Text string
+	// Also are further texts the lanes search for besides Text, as a
+	// rewrite's are (gate.Ask.Also: the words of a contact detail for
+	// "how can I reach you"); Text alone is scored and reranked against.
+	Also []string
+}
 
 // Candidate is one retrieved chunk.
 type Candidate struct {
@@ -383,6 +389,11 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 			degrade("rewrite")
 		} else {
 			texts = append(texts, rw...)
+		}
+	}
+	for _, t := range q.Also {
+		if strings.TrimSpace(t) != "" {
+			texts = append(texts, t)
 		}
 	}
 	// Query vectors: in the partition's local dense space (the embedded
