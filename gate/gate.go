@@ -285,19 +285,13 @@ func closest(cfg Config, survivors []Candidate, rerankActive bool) []string {
 	// rel[b]" (the same stable insertion and merge steps), without its
 	// reflection
 	slices.SortStableFunc(idx, func(a, b int) int { return byHigher(rel[a], rel[b]) })
-	// A title several survivors share (an untitled plain-text file's
-	// name, a long section cut in two) says too little alone: such a
-	// topic adds the passage's first words.
-	shared := make(map[string]int, len(survivors))
-	for _, c := range survivors {
-		if t := collapseSpace(c.Title); t != "" {
-			shared[t]++
-		}
-	}
 	var out []string
 	for _, i := range idx {
 		t := topicOf(survivors[i])
-		if shared[t] > 1 {
+		// A title several survivors share (an untitled plain-text file's
+		// name, a long section cut in two) says too little alone: such a
+		// topic adds the passage's first words.
+		if titleShared(survivors, t) {
 			if lead := leadWords(survivors[i].Text); lead != "" {
 				t += ": " + lead
 			}
@@ -311,6 +305,24 @@ func closest(cfg Config, survivors []Candidate, rerankActive bool) []string {
 		}
 	}
 	return out
+}
+
+// titleShared reports whether two or more of survivors carry the title t.
+// It runs only for the few topics a refusal names, so closest, which every
+// turn calls, keeps no per-turn count of titles.
+func titleShared(survivors []Candidate, t string) bool {
+	if t == "" {
+		return false
+	}
+	n := 0
+	for _, c := range survivors {
+		if collapseSpace(c.Title) == t {
+			if n++; n > 1 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // byHigher orders a before b when a > b (NaN ties with everything, as

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -46,10 +47,7 @@ func scriptedPlanner(system, user string, maxNotes int) (string, bool) {
 			}
 		}
 		if shared > 0 {
-			n := 0
-			for _, r := range m[1] {
-				n = n*10 + int(r-'0')
-			}
+			n, _ := strconv.Atoi(m[1]) // \d+, as the prompt numbers its notes
 			out = append(out, kept{n, shared})
 		}
 	}
