@@ -248,7 +248,7 @@ var itemSeps = []string{" and ", " while ", " whereas ", " but "}
 func splitItems(sent string) [][2]int {
 	var out [][2]int
 	last := 0
-	lower := strings.ToLower(sent)
+	lower := lowerASCII(sent) // indexes into sent
 	add := func(i, j int) {
 		if strings.TrimSpace(sent[i:j]) != "" {
 			out = append(out, [2]int{i, j})

@@ -53,3 +53,16 @@ func FuzzLetteredAndAges(f *testing.F) {
 		}
 	})
 }
+
+// An item split indexes the sentence by its lowercase twin: a byte
+// strings.ToLower would widen (invalid UTF-8, "İ") must not move it.
+func TestSplitItemsNonASCII(t *testing.T) {
+	for _, s := range []string{"\xff\xff\xff, and x", "İİİ and \xffİ, b", "a\xc0 and \xc0 but ,"} {
+		for _, sp := range splitItems(s) {
+			if sp[0] < 0 || sp[0] > sp[1] || sp[1] > len(s) {
+				t.Fatalf("splitItems(%q) span %v", s, sp)
+			}
+		}
+		itemSegs(s)
+	}
+}

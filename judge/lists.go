@@ -162,7 +162,7 @@ func excludedStems(item string) (excluded, except, inner []string) {
 	for _, part := range strings.Split(item, ";") {
 		part = strings.TrimSpace(part)
 		part = part[listMarker(part):]
-		lower := " " + strings.ToLower(part) + " "
+		lower := " " + lowerASCII(part) + " "
 		// lower[i] is part[i-1]: part[:i] ends before the contrast word
 		cut := len(part)
 		for _, c := range contrastWords {

@@ -565,6 +565,24 @@ func negList(text string, i int) bool {
 // not an item of its list.
 var contrast = map[string]bool{"but": true, "except": true, "only": true, "instead": true, "rather": true, "unless": true}
 
+// lowerASCII lowercases the ASCII letters of s and leaves every other
+// byte as it is, so an index into the result is one into s (strings.ToLower
+// may change the length: invalid UTF-8 becomes U+FFFD, "İ" becomes "i̇").
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
 func isLetterByte(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
 
 func skipSpaceStr(s string, i int) int {
