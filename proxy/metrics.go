@@ -28,6 +28,7 @@ type metrics struct {
 	auditFindings  *prometheus.CounterVec
 	reloads        *prometheus.CounterVec
 	queryCut       prometheus.Counter
+	panics         *prometheus.CounterVec
 	handler        fasthttp.RequestHandler
 
 	// Children resolved once: every chat request observes these, and
@@ -78,11 +79,13 @@ func newMetrics() *metrics {
 		Help: "Configuration reloads by result: ok, invalid (the file did not decode or validate), refused (it changed a restart-only setting, or switched auth off); a failed reload keeps the running configuration."}, []string{"result"})
 	m.queryCut = prometheus.NewCounter(prometheus.CounterOpts{Name: "guard_query_truncated_total",
 		Help: "Questions longer than pipeline.max_query_chars, cut to it before retrieval."})
+	m.panics = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "guard_panics_total",
+		Help: "Panics caught while serving a request (a bug: the request failed with 500 or its stream was cut, the server went on); should stay 0."}, []string{"where"})
 	for i, st := range []string{"false", "true"} {
 		m.overheadBy[i] = m.overhead.WithLabelValues(st)
 		m.upWaitBy[i] = m.upstreamWait.WithLabelValues(st)
 	}
-	m.reg.MustRegister(m.reloads, m.queryCut, m.auditFindings, m.requests, m.streamDuration, m.ttft, m.overhead, m.upstreamWait, m.markersDropped,
+	m.reg.MustRegister(m.reloads, m.queryCut, m.panics, m.auditFindings, m.requests, m.streamDuration, m.ttft, m.overhead, m.upstreamWait, m.markersDropped,
 		m.verdicts, m.decisions, m.degraded, m.stageLatency,
 		oaiclient.DefaultMetrics, // the remote pieces' calls (embeddings, rerank, rewrite, judge, planner), one set per process
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))

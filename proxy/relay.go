@@ -46,6 +46,9 @@ type relay struct {
 	ctx   context.Context
 	first sse.Event
 	ran   bool // Read or Close started the stream's end
+	// panicked: the relay's run panicked (recoverRun); its turn and
+	// buffers are dropped, not pooled
+	panicked bool
 
 	// ps holds the mutex that guards w, lastWrite and wErr (the probe
 	// writes too). It is per stream, never pooled: a probe tick that fires
@@ -357,13 +360,35 @@ func (r *relay) closeStream(ctx context.Context) {
 // connection itself, so no goroutine and no pipe sit between the upstream
 // and the client. p is not used; the end of the stream is io.EOF, after
 // which fasthttp writes the end of the chunked body.
-func (r *relay) Read([]byte) (int, error) {
+func (r *relay) Read([]byte) (n int, err error) {
 	if !r.ran {
 		r.ran = true
+		defer r.recoverRun(&err)
 		r.run(r.ctx, r.cw, r.first)
 	}
 	return 0, io.EOF
 }
+
+// recoverRun turns a panic in the relay (a bug in a stage it runs: the
+// gauntlet, a verifier) into the end of this stream alone: its upstream
+// request is cancelled and the client connection closes without the final
+// chunk, which a client reads as a failed stream.
+func (r *relay) recoverRun(err *error) {
+	if v := recover(); v != nil {
+		r.s.caught("stream", v)
+		r.panicked = true // its turn and buffers are not pooled again
+		r.stop(errStreamPanic)
+		func() {
+			defer func() { recover() }() //nolint:errcheck // the turn is already broken
+			r.turn.Abandon()             // joins the checks it started
+		}()
+		r.log.failure = errStreamPanic
+		r.summarizeOnce()
+		*err = errStreamPanic
+	}
+}
+
+var errStreamPanic = errors.New("internal error: the relay panicked (logged with its stack)")
 
 // Close ends the served stream once fasthttp is done with the body (also
 // when it never read it: the client went away before the header was
@@ -380,7 +405,9 @@ func (r *relay) Close() error {
 	}
 	// The relay was the turn's last user (Read ended it: finished, or
 	// abandoned and joined), and fasthttp is done with the body.
-	releaseTurn(r.turn)
+	if !r.panicked {
+		releaseTurn(r.turn)
+	}
 	s, stop := r.s, r.stop
 	// The upstream stream is closed before its context ends: a context
 	// that ends first closes the connection (upstream.postStream), which a
@@ -393,7 +420,9 @@ func (r *relay) Close() error {
 	if r.keyed {
 		s.keyed.remove(r.watch)
 	}
-	r.free()
+	if !r.panicked {
+		r.free()
+	}
 	s.streams.Done()
 	return nil
 }

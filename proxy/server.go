@@ -306,6 +306,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	defer s.recoverRequest(ctx)
 	if p := ctx.Request.Header.Protocol(); string(p) != "HTTP/1.1" && string(p) != "HTTP/1.0" {
 		// fasthttp parses any HTTP/d.d request line as 1.1 would be:
 		// RFC 9110 15.6.6, a version the server does not speak is 505.
@@ -598,6 +599,25 @@ func (s *Server) summarize(l *reqLog) {
 
 // resetResponse clears a response but keeps a decision to close the
 // connection after it.
+// recoverRequest turns a panic while serving one request (a bug, say a
+// verifier rule meeting text nobody foresaw) into a logged 500 for that
+// request and a closed connection, where it would end the process and
+// every stream on it. A stream's relay has its own (relay.Read).
+func (s *Server) recoverRequest(ctx *fasthttp.RequestCtx) {
+	if v := recover(); v != nil {
+		s.caught("request", v, zap.ByteString("path", ctx.Path()))
+		ctx.SetConnectionClose()
+		s.fail(ctx, "other", &APIError{Status: 500, Type: "server_error", Code: "internal_error",
+			Message: "the proxy failed serving this request (a bug; it is logged)"})
+	}
+}
+
+// caught logs a recovered panic with its stack and counts it.
+func (s *Server) caught(where string, v any, fields ...zap.Field) {
+	s.m.panics.WithLabelValues(where).Inc()
+	s.log.Error("panic caught", append(fields, zap.String("where", where), zap.Any("panic", v), zap.StackSkip("stack", 2))...)
+}
+
 func resetResponse(ctx *fasthttp.RequestCtx) {
 	closeConn := ctx.Response.ConnectionClose()
 	ctx.Response.Reset()
