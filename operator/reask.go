@@ -86,7 +86,7 @@ func (p *Plane) reaskOpen(ctx context.Context, limit int) (resolved, asked int) 
 		if ctx.Err() != nil {
 			break
 		}
-		d, cov, err := p.host.Ask(ctx, g.Tenant, g.KB, g.Text)
+		d, cov, err := p.askGap(ctx, g)
 		asked++
 		if err != nil || d != gate.Ground {
 			continue
@@ -97,4 +97,17 @@ func (p *Plane) reaskOpen(ctx context.Context, limit int) (resolved, asked int) 
 		}
 	}
 	return resolved, asked
+}
+
+// askGap asks a gap's question again; a panic in a stage it runs (a bug:
+// retrieve, the gate) is logged and skips this question, as a request's
+// fails that request alone (proxy), where it would end the server.
+func (p *Plane) askGap(ctx context.Context, g *Gap) (d gate.Decision, cov float64, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p.log.Error("panic caught in the gap re-ask; the question is skipped", zap.String("gap", g.ID), zap.Any("panic", v), zap.Stack("stack"))
+			err = fmt.Errorf("re-ask panicked: %v", v)
+		}
+	}()
+	return p.host.Ask(ctx, g.Tenant, g.KB, g.Text)
 }
