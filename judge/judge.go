@@ -276,6 +276,14 @@ func (j *Judge) verify(ctx context.Context, text string, ps []Passage, preps []*
 	}
 	ch := make(chan res, 1)
 	go func() {
+		defer func() {
+			// a bug reading the judge model's answer is a failed call
+			// (the local verdict, degraded), not the end of the server: a
+			// panic on this goroutine is out of the request's recover
+			if v := recover(); v != nil {
+				ch <- res{err: fmt.Errorf("judge: the LLM verifier panicked: %v", v)}
+			}
+		}()
 		v, err := j.llm.Verify(ctx, text, ps)
 		ch <- res{v, err}
 	}()
