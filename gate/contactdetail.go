@@ -270,22 +270,19 @@ func readPhoneSpan(text string, i int) phoneSpan {
 	}
 }
 
-// phoneSep reads the separator at text[k] between two groups: one of ".",
-// "/", or up to three of space, "-" and brackets (" - ", ") ", " ("), a
-// "(" only when its group closes with ")". It returns the offset of the
+// phoneSep reads the separator at text[k] between two groups: a ".", or
+// up to three of space, brackets and one "-" or "/" (" - ", ") ", " (",
+// " / "), a "(" only when its group closes with ")". It returns the offset of the
 // next group's first digit, or 0 when text[k] does not join two groups.
 func phoneSep(text string, k int) (next int, kind uint8) {
 	if k+1 >= len(text) {
 		return 0, 0
 	}
-	if c := text[k]; c == '.' || c == '/' {
+	if text[k] == '.' {
 		if !isDigit(text[k+1]) {
 			return 0, 0
 		}
-		if c == '.' {
-			return k + 1, sepDot
-		}
-		return k + 1, sepSlash
+		return k + 1, sepDot
 	}
 	m, spaces, dashes, open := k, 0, 0, false
 scan:
@@ -297,6 +294,9 @@ scan:
 		case '-':
 			dashes++
 			kind |= sepDash
+		case '/':
+			dashes++
+			kind |= sepSlash
 		case '(':
 			open = true
 			kind |= sepBracket
