@@ -586,14 +586,9 @@ func hasType(t answerType, text string) bool {
 		return false
 	}
 	digits := 0
-	maxRun, run := 0, 0
 	for _, r := range text {
 		if unicode.IsDigit(r) {
 			digits++
-			run++
-			maxRun = max(maxRun, run)
-		} else if r != ' ' && r != '-' && r != '(' && r != ')' && r != '+' {
-			run = 0
 		}
 	}
 	quantity := digits > 0 || containsAny(numberWords)
@@ -617,7 +612,7 @@ func hasType(t answerType, text string) bool {
 	case typePlace:
 		return containsAny(placeWords)
 	case typePhone:
-		return maxRun >= 7
+		return hasPhoneNumber(text)
 	case typeEmail:
 		return hasEmailAddress(text)
 	case typeAddress:

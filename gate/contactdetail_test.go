@@ -27,6 +27,26 @@ func TestHasStreetAddress(t *testing.T) {
 		"Damrak 1, 1012 LG Amsterdam":                              true,
 		"Avenida da Liberdade, 1250-096 Lisboa":                    true,
 		"Hauptplatz, 10115 Berlin":                                 true,
+		"Tailors at 12 Savile Row, London.":                        true,
+		"Find us at 3 Brook Green.":                                true,
+		"The studio, 14 Chapel Hill":                               true,
+		"We moved to 5 Riverside Walk in June.":                    true,
+		"Unit 2, 8 Foundry Yard, Leeds":                            true,
+		"17 Elm Grove":                                             true,
+		"Offices at 22 Summer Rise near the station":               true,
+		"10 Bay View Lane":                                         true,
+		"4 Regent's Park Road":                                     true,
+		"at 1 Oxford Circus W1":                                    true,
+		"9 Castle Wynd, Edinburgh":                                 true,
+		"31 Meadow Vale":                                           true,
+		"40 Victoria Embankment, London":                           true,
+		"Sit in row 12 for the best view.":                         false,
+		"We sat in the front row.":                                 false,
+		"There are 3 Park rangers on duty.":                        false,
+		"Visit 3 Hyde Park venues this summer.":                    false,
+		"Sleeps 6 People. Park for free outside.":                  false,
+		"The 2 Green lines run every 10 minutes.":                  false,
+		"Row 12, seat 4":                                           false,
 		"A lesson costs £12 and a block of ten £100.":              false,
 		"Prices from $25 Road tax extra":                           false,
 		"The concert is on Saturday 14 June at 7:30pm.":            false,
@@ -82,6 +102,94 @@ func TestHasOpeningHours(t *testing.T) {
 	} {
 		if got := hasOpeningHours(text); got != want {
 			t.Errorf("hasOpeningHours(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestHasPhoneNumber(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		// the shapes phones are written in
+		{"Ring us on +44 20 7946 0958.", true},
+		{"Our number is 020 7946 0958.", true},
+		{"Call (555) 123-4567 ext. 12.", true},
+		{"555-123-4567", true},
+		{"Freephone 0800 123 456", true},
+		{"Paris office: +33 1 23 45 67 89", true},
+		{"1-800-555-0199 (toll free)", true},
+		{"Contact: 01632 960 123 or email us.", true},
+		{"+44 (0)161 496 0000", true},
+		{"(02) 9876 5432", true},
+		{"1300 123 456", true},
+		{"555.123.4567", true},
+		{"+441614960000", true},
+		{"Tel. 030 / 123 456 78", true},
+		{"030/12345678", true},
+		{"0161-496-0000", true},
+		{"+1-555-123-4567", true},
+		{"Phone: +44 (0) 20 7946 0958", true},
+		{"Call the workshop on 01632 960123.", true},
+		{"Call 0161 496 0000 24 hours a day.", true},
+		{"0161 496 0000 24 hours a day", true},
+		{"Ring 0161 496 0000 Ms Patel.", true},
+		// a bare run, or groups of no shape, beside a phone word
+		{"Tel: 01614960000", true},
+		{"Tel. no. 01614960000", true},
+		{"WhatsApp 07700900123", true},
+		{"Text 07700900123 to book.", true},
+		{"Call us on 496 0000.", true},
+		{"Fax 12345678", true},
+		{"mobile: 98765 43210", true},
+		// order, booking and policy references; codes
+		{"Ref 12345678", false},
+		{"Your booking reference is 12345678.", false},
+		{"Order 0123 456 789 shipped.", false},
+		{"Policy number 01234567", false},
+		{"Call us quoting your order number 12345678.", false},
+		{"Registered charity no. 1123456", false},
+		{"Company number 01234567", false},
+		{"ISBN 978-0-14-118776-1", false},
+		{"978-0-14-118776-1", false},
+		{"ISBN 0-14-118776-1", false},
+		{"Item AB-1234567 is out of stock.", false},
+		{"Serial XK12345678", false},
+		{"#12345678", false},
+		// money and quantities
+		{"£1,250,000", false},
+		{"The house sold for 1,250,000 dollars.", false},
+		{"£1250000", false},
+		{"1250000p", false},
+		{"It costs 1250000 pence.", false},
+		{"1 250 000 €", false},
+		{"€ 1 250 000", false},
+		{"A file of 12345678 bytes.", false},
+		{"We had 1234567 visitors.", false},
+		{"Over 1234567 %", false},
+		// bank details
+		{"sort code 12-34-56 account 12345678", false},
+		{"Sort code 12-34-56, account no. 01234567", false},
+		// dates, times, years, postcodes, versions
+		{"2024-11-28", false},
+		{"28/11/2024", false},
+		{"28.11.2024", false},
+		{"01-02-2024", false},
+		{"2019-2024", false},
+		{"Seasons 2019 2020 2021", false},
+		{"Open 09.00-17.30 weekdays.", false},
+		{"Call between 09.00-17.30.", false},
+		{"10:30:45", false},
+		{"London SW1A 1AA", false},
+		{"San Francisco, CA 94105-1234", false},
+		{"Upgrade to v1.2.3456789.", false},
+		{"version 1.2.3456789", false},
+		{"Open from 7 am to 10 pm.", false},
+		{"Grades 1 2 3 4 5 6 7", false},
+		{"", false},
+	} {
+		if got := hasPhoneNumber(c.text); got != c.want {
+			t.Errorf("hasPhoneNumber(%q) = %v, want %v", c.text, got, c.want)
 		}
 	}
 }

@@ -61,7 +61,13 @@ func scriptedPlanner(system, user string, maxNotes int) (string, bool) {
 }
 
 // plannerStop are words of four or more letters that say nothing of a
-// question's topic.
+// question's topic. It is the simulator's own list, not a copy of the
+// product's: no stop-word list is exported (index, judge and operator keep
+// theirs unexported, each for its own job), the simulator stands in for a
+// remote model and imports none of index, retrieve, gate or judge, and
+// this list holds the words of a customer's request ("want", "need",
+// "know", "tell", "please") that index's retrieval list keeps. Changing
+// it changes the simulated planner's figures in the grounding suite.
 var plannerStop = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields("what when where which while with that this these those have does doing your yours from there their they them then than " +
