@@ -77,11 +77,15 @@ func checkVerdict(t *testing.T, where, label string, conf float64) {
 // passage, claim) pair: NewLocal(DefaultConfig().Local).Verify, its
 // features, and the Judge's claims path as the proxy takes it (the answer
 // split as it streams, each sentence citing the passage, Turn.Check, then
-// Finish over the pool; and Report on the whole answer). No panic; every
+// Finish over the pool and another KB holding the source; and Report on the whole answer). No panic; every
 // verdict's label is known and its confidence in [0,1].
 func FuzzVerifyPair(f *testing.F) {
-	for _, p := range fuzzSeedPairs(f) {
+	for i, p := range fuzzSeedPairs(f) {
 		f.Add(p[0], p[1])
+		if i%8 == 0 {
+			w := wideners[i/8%len(wideners)]
+			f.Add(w.Replace(p[0]), w.Replace(p[1]))
+		}
 	}
 	f.Add("İİİ costs £5 and \xff, or 3 İ", "İ costs £5 \xff and 3")
 	f.Add("Open 9am-5pm, Mon–Fri.", "We are open until 5pm on Sundays [1].")
@@ -135,7 +139,7 @@ func FuzzVerifyPair(f *testing.F) {
 			for _, s := range sp.Flush() {
 				claims = append(claims, turn.Claim(ctx, s, cited))
 			}
-			r := jj.Finish(ctx, claims, pool, nil)
+			r := jj.Finish(ctx, claims, pool[1:], fuzzKB{ps[0]})
 			for _, c := range r.Claims {
 				checkVerdict(t, "Finish", c.Verdict, c.Confidence)
 			}
@@ -151,6 +155,11 @@ func FuzzVerifyPair(f *testing.F) {
 	})
 }
 
+// fuzzKB is another knowledge base that holds p for any sentence.
+type fuzzKB struct{ p Passage }
+
+func (k fuzzKB) Find(context.Context, string) (string, Passage, bool) { return "other", k.p, true }
+
 // TestFuzzSeedPairsVerify runs the whole-path fuzz body's invariants over
 // the seed pairs in a plain test (go test -short runs it).
 func TestFuzzSeedPairsVerify(t *testing.T) {
@@ -162,6 +171,48 @@ func TestFuzzSeedPairsVerify(t *testing.T) {
 		}
 		if v.Label != "" {
 			checkVerdict(t, strings.TrimSpace(p[1]), v.Label, v.Confidence)
+		}
+	}
+}
+
+// wideners rewrite a text so that strings.ToLower's copy of it is longer
+// (İ, invalid UTF-8) or shorter (the Kelvin sign) than it: an index found
+// in the copy and used on the text is out of place or out of range.
+var wideners = []*strings.Replacer{
+	strings.NewReplacer("i", "İ", "I", "İ"),
+	strings.NewReplacer("k", "\u212a", "K", "\u212a", "s", "\u017f"),
+	strings.NewReplacer(" ", " \xff", ",", "\xc0,"),
+	strings.NewReplacer("a", "Ⱥ", "e", "ẞ", " ", "\u00a0"),
+}
+
+// TestVerifyWideningRunes runs the whole verifier path over the seed
+// pairs with their letters swapped for runes whose lower case changes
+// length (the class of splitItems' panic), the claim and the source each.
+func TestVerifyWideningRunes(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MinContextChars = 1
+	j, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := NewLocal(DefaultConfig().Local)
+	ctx := context.Background()
+	pairs := fuzzSeedPairs(t)
+	if testing.Short() {
+		pairs = pairs[:len(pairs)/3]
+	}
+	for _, p := range pairs {
+		for _, w := range wideners {
+			for _, pr := range [][2]string{{w.Replace(p[0]), p[1]}, {p[0], w.Replace(p[1])}, {w.Replace(p[0]), w.Replace(p[1])}} {
+				ps := []Passage{{N: 1, ID: "p", Text: pr[0]}}
+				if v, _ := l.Verify(ctx, pr[1], ps); v.Label != "" {
+					checkVerdict(t, pr[1], v.Label, v.Confidence)
+				}
+				r := j.Report(ctx, pr[1]+" [1]", map[int]Passage{1: ps[0]}, ps, nil)
+				for _, c := range r.Claims {
+					checkVerdict(t, c.Text, c.Verdict, c.Confidence)
+				}
+			}
 		}
 	}
 }
