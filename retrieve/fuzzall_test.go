@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.uber.org/zap"
@@ -26,8 +27,15 @@ func FuzzRetrieveQuery(f *testing.F) {
 	for _, q := range demoPrompts {
 		f.Add(q)
 	}
-	for _, q := range fuzzSeedQuestions(f) {
+	// some with runes whose lower case is longer or shorter than they are
+	// (İ, invalid UTF-8, the Kelvin sign): the class of judge.splitItems'
+	// panic
+	wide := strings.NewReplacer("i", "İ", "k", "\u212a", " ", " \xff")
+	for i, q := range fuzzSeedQuestions(f) {
 		f.Add(q)
+		if i%3 == 0 {
+			f.Add(wide.Replace(q))
+		}
 	}
 	for _, q := range []string{"HB 1.1", "LF-4002", "İİİ \xff 1:2", "Genesis 1:1 and HB 2.3.4", ""} {
 		f.Add(q)
