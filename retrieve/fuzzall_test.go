@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/zap"
-
 	"github.com/answer-guard/guard/index"
 )
 
@@ -40,17 +38,8 @@ func FuzzRetrieveQuery(f *testing.F) {
 	for _, q := range []string{"HB 1.1", "LF-4002", "İİİ \xff 1:2", "Genesis 1:1 and HB 2.3.4", ""} {
 		f.Add(q)
 	}
-	ic := index.DefaultConfig()
-	dir := filepath.Join(f.TempDir(), "demo")
-	if _, err := index.BuildDemo(context.Background(), ic, dir, zap.NewNop()); err != nil {
-		f.Fatal(err)
-	}
-	s, err := index.Load(dir)
-	if err != nil {
-		f.Fatal(err)
-	}
 	cfg := DefaultConfig()
-	e := newEngine(f, cfg, ic, s)
+	e, _ := demoEngine(f, cfg, index.DefaultConfig())
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, q string) {
 		for _, query := range []Query{
