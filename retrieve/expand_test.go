@@ -179,7 +179,7 @@ var expandQuestions = []string{
 	"how long until my refund lands?",
 }
 
-func demoEngine(b *testing.B, cfg Config, ic index.Config) (*Engine, *index.Snapshot) {
+func demoEngine(b testing.TB, cfg Config, ic index.Config) (*Engine, *index.Snapshot) {
 	b.Helper()
 	dir := filepath.Join(b.TempDir(), "snap")
 	if _, err := index.BuildDemo(context.Background(), ic, dir, zap.NewNop()); err != nil {

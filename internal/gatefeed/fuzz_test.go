@@ -1,0 +1,71 @@
+package gatefeed
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/gate"
+	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/retrieve"
+)
+
+// FuzzTurnGate runs a turn's question through retrieval and the gate as
+// the proxy's Begin does (retrieve with the ask's extra text, these
+// adapters, both models with the corpus calibration, Decide, the local
+// planner, the refusal or the prompt), over the demo corpus with the
+// default configuration: the gate then sees real semantic features, which
+// gate's own FuzzGateTurn (a lexical pool) does not. No panic; the outline
+// indexes the survivors.
+func FuzzTurnGate(f *testing.F) {
+	for _, q := range []string{"How do I restore a backup?", "What does error LF-4002 mean?", "whats your phone number?",
+		"what time do you close on sundays?", "How can I contact you", "explain hb 5.3", "İİ \xff LF-4002 \u212a", ""} {
+		f.Add(q)
+	}
+	ic := index.DefaultConfig()
+	dir := filepath.Join(f.TempDir(), "demo")
+	if _, err := index.BuildDemo(context.Background(), ic, dir, zap.NewNop()); err != nil {
+		f.Fatal(err)
+	}
+	s, err := index.Load(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	e, err := retrieve.New(retrieve.DefaultConfig(), ic, s, zap.NewNop())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(e.Close)
+	cfg := gate.DefaultConfig()
+	cfg.CorpusCalibration = true
+	pcfg := cfg
+	pcfg.Scrub = func(s string) string { return s }
+	am, rm := gate.DefaultAnswerModel(), gate.DefaultRelevanceModel()
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, text string) {
+		res, err := e.Retrieve(ctx, retrieve.Query{Tenant: index.DefaultTenant, KB: index.DefaultKB, Text: text, Also: gate.AskOf(text).Also()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cands := Candidates(res.Candidates)
+		q := Question(text, res)
+		am.Assess(q, cands)
+		rm.Rate(cands, gate.OneTopic(cfg, cands))
+		gate.Recalibrate(Calibration(res.Calibration), cands)
+		o := gate.Decide(cfg, cands, res.RerankActive, q.Ask())
+		outline := gate.LocalOutline(cfg, o)
+		for _, i := range outline {
+			if i < 0 || i >= len(o.Survivors) {
+				t.Fatalf("outline %v over %d survivors", outline, len(o.Survivors))
+			}
+		}
+		o = gate.ApplyOutline(o, outline)
+		if o.Decision == gate.Refuse {
+			gate.RefusalMessage(cfg, o)
+		} else {
+			gate.SystemPrompt(pcfg, o, nil)
+		}
+	})
+}
