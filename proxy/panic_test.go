@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-
-	"github.com/answer-guard/guard/mockllm"
 )
 
 // panicPipe is a pipeline with a bug: Begin panics on a question with
@@ -40,24 +37,8 @@ func (panicPipe) Begin(_ context.Context, req TurnRequest) (Turn, error) {
 // client reads an error; either way the panic is counted and the server
 // goes on serving, the next request whole.
 func TestPanicFailsOneRequest(t *testing.T) {
-	mock, err := mockllm.Start(mockllm.DefaultConfig(), "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mock.Close() })
-	cfg := DefaultConfig()
-	cfg.Upstream.BaseURL = mock.BaseURL()
-	srv, err := New(cfg, nil, func(Config) (Pipeline, error) { return panicPipe{}, nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Shutdown(context.Background()) })
-	base := "http://" + ln.Addr().String() + "/v1/"
+	addr := servePipe(t, panicPipe{}, nil)
+	base := "http://" + addr + "/v1/"
 	c := openai.NewClient(option.WithBaseURL(base), option.WithAPIKey("test"), option.WithMaxRetries(0))
 	ask := func(q string) openai.ChatCompletionNewParams {
 		return openai.ChatCompletionNewParams{Model: "mock-1", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(q)}}
@@ -92,7 +73,7 @@ func TestPanicFailsOneRequest(t *testing.T) {
 	if err != nil || len(got.Choices) != 1 || got.Choices[0].Message.Content == "" {
 		t.Fatalf("after the panics: %v, %+v", err, got)
 	}
-	resp, err := http.Get("http://" + ln.Addr().String() + "/metrics")
+	resp, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,34 @@ import (
 	"github.com/answer-guard/guard/mockllm"
 )
 
+// servePipe serves pipe on a loopback port (the default configuration,
+// changed by mutate, over a simulated upstream) for the test's life and
+// returns the proxy's host:port.
+func servePipe(t *testing.T, pipe Pipeline, mutate func(*Config)) string {
+	t.Helper()
+	mock, err := mockllm.Start(mockllm.DefaultConfig(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mock.Close() })
+	cfg := DefaultConfig()
+	cfg.Upstream.BaseURL = mock.BaseURL()
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	srv, err := New(cfg, nil, func(Config) (Pipeline, error) { return pipe, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+	return ln.Addr().String()
+}
+
 // queryRecorder is a pass-through pipeline that records the question each
 // turn is begun with.
 type queryRecorder struct {
@@ -31,29 +59,12 @@ func (q *queryRecorder) Begin(ctx context.Context, req TurnRequest) (Turn, error
 // that many bytes at a UTF-8 boundary, and the cut is counted; a shorter one
 // is handed over whole.
 func TestQueryCappedForRetrieval(t *testing.T) {
-	mock, err := mockllm.Start(mockllm.DefaultConfig(), "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mock.Close() })
-	cfg := DefaultConfig()
-	cfg.Upstream.BaseURL = mock.BaseURL()
-	cfg.Pipeline.MaxQueryChars = 100
 	rec := &queryRecorder{}
-	srv, err := New(cfg, nil, func(Config) (Pipeline, error) { return rec, nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+	addr := servePipe(t, rec, func(cfg *Config) { cfg.Pipeline.MaxQueryChars = 100 })
 	long := strings.Repeat("é", 5000) // 10,000 bytes, two per rune
 	for _, q := range []string{"short question?", long} {
 		body := `{"model":"mock-1","messages":[{"role":"user","content":"` + q + `"}]}`
-		resp, err := http.Post("http://"+ln.Addr().String()+"/v1/chat/completions", "application/json", strings.NewReader(body))
+		resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +79,7 @@ func TestQueryCappedForRetrieval(t *testing.T) {
 	if len(got[1]) != 100 || !utf8.ValidString(got[1]) {
 		t.Errorf("long question reached retrieval as %d bytes (valid UTF-8 %v), want 100", len(got[1]), utf8.ValidString(got[1]))
 	}
-	req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/metrics", nil)
+	req, _ := http.NewRequest("GET", "http://"+addr+"/metrics", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
