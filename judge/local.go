@@ -1712,15 +1712,18 @@ func swappedRoles(claim string, cts []claimTerm, span string) bool {
 }
 
 // freeClause reports, for a sentence that gives a price and says free,
-// whether a clause of it (between ';') that gives no price says free of
-// the claim's thing, the content stems of the claim beside its money terms
-// (money): it names more of them than any clause giving a price, or as
-// many and the first of them, which no such clause names. "The showers
-// cost 50p" against "Lockers cost 50p a day; the showers are free", and
-// "Scanning costs 10p a page" against "Printing costs 10p a page; scanning
-// is free": the price is another thing's.
+// whether a clause of it (between ';') or an item of a list in it (between
+// ", ", "and", ...: splitItems) that gives no price says free of the
+// claim's thing: the content stems of the claim beside its money terms
+// (money), and its numbers that are no price (an age: "children under 5").
+// It names more of them than any clause giving a price, or as many and the
+// first of them, which no such clause names. "The showers cost 50p"
+// against "Lockers cost 50p a day; the showers are free", "Scanning costs
+// 10p a page" against "Printing costs 10p a page; scanning is free", and
+// "Children under 5 pay £4" against "adults £7, children £4, under 5s go
+// free": the price is another thing's.
 func freeClause(cts []claimTerm, money uint64, text string) bool {
-	if strings.IndexByte(text, ';') < 0 {
+	if strings.IndexByte(text, ';') < 0 && strings.IndexByte(text, ',') < 0 && !strings.Contains(text, " and ") {
 		return false
 	}
 	first := ""
@@ -1733,30 +1736,36 @@ func freeClause(cts []claimTerm, money uint64, text string) bool {
 	if first == "" {
 		return false
 	}
-	// count is how many of the thing's stems ts names; firstIn whether
-	// the first is one of them
+	// count is how many of the thing's stems and numbers ts names;
+	// firstIn whether the first is one of them
 	count := func(ts []term) (n int, firstIn bool) {
 		for k := range cts {
-			if money&(1<<k) != 0 || cts[k].isNum || cts[k].neg || cts[k].w <= 0 {
-				continue
-			}
-			if slices.ContainsFunc(ts, func(t term) bool { return t.stem == cts[k].stem }) {
+			c := &cts[k]
+			switch {
+			case c.isNum && c.kind != numMoney && c.kind != numRef && c.raw != "one":
+				if slices.ContainsFunc(ts, func(t term) bool { return t.isNum && numEqual(c.term, t) }) {
+					n++
+				}
+			case money&(1<<k) != 0 || c.isNum || c.neg || c.w <= 0:
+			case slices.ContainsFunc(ts, func(t term) bool { return t.stem == c.stem }):
 				n++
-				firstIn = firstIn || cts[k].stem == first
+				firstIn = firstIn || c.stem == first
 			}
 		}
 		return n, firstIn
 	}
 	most, firstPriced := 0, false
 	var free [][]term
-	for part := range strings.SplitSeq(text, ";") {
-		norm := normPhrases(part)
-		switch {
-		case priceCue(norm):
-			n, f := count(analyse(norm))
-			most, firstPriced = max(most, n), firstPriced || f
-		case freeCue(norm):
-			free = append(free, analyse(norm))
+	for clause := range strings.SplitSeq(text, ";") {
+		for _, sp := range splitItems(clause) {
+			norm := normPhrases(clause[sp[0]:sp[1]])
+			switch {
+			case priceCue(norm):
+				n, f := count(analyse(norm))
+				most, firstPriced = max(most, n), firstPriced || f
+			case freeCue(norm):
+				free = append(free, analyse(norm))
+			}
 		}
 	}
 	for _, ts := range free {
