@@ -620,12 +620,14 @@ func contains(es []scopeCond, c scopeCond) bool {
 // its conditions) a claim must name for its conditions to be compared.
 const scopeRestate = 0.6
 
-// scopeClauses cuts a window into clauses: sentences and their
-// semicolon-separated parts.
+// scopeClauses cuts a window into clauses: sentences, their
+// semicolon-separated parts, and a part's ", but" clause with a subject of
+// its own ("There are no refunds on sale items, but they can be exchanged
+// within 14 days": the period is the exchange's, not the refunds').
 func scopeClauses(window string) []string {
 	var out []string
 	for _, s := range Split(window) {
-		for _, part := range strings.Split(s, ";") {
+		for _, part := range butClauses(strings.Split(s, ";")) {
 			// "free for people aged 65 and over and for pregnant women": the
 			// second group takes the head of the first
 			qs := strings.Split(part, " and for ")
@@ -645,6 +647,50 @@ func scopeClauses(window string) []string {
 	}
 	return out
 }
+
+// butClauses returns parts with each cut before a ", but" that a subject
+// pronoun follows (butSubjects); parts is returned as it is when none has
+// one.
+func butClauses(parts []string) []string {
+	var out []string
+	for i, p := range parts {
+		cut := butCut(p)
+		if cut < 0 && out == nil {
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(parts)+1), parts[:i]...)
+		}
+		for ; cut >= 0; cut = butCut(p) {
+			out = append(out, p[:cut])
+			p = p[cut+1:]
+		}
+		out = append(out, p)
+	}
+	if out == nil {
+		return parts
+	}
+	return out
+}
+
+// butCut returns the index of the first ", but " in p that a subject
+// pronoun follows, -1 for none.
+func butCut(p string) int {
+	for from := 0; ; {
+		i := strings.Index(p[from:], ", but ")
+		if i < 0 {
+			return -1
+		}
+		i += from
+		if butSubjects[strings.ToLower(wordAt(p, i+len(", but ")))] {
+			return i
+		}
+		from = i + len(", but ")
+	}
+}
+
+// butSubjects are the pronouns that open a clause of its own after ", but".
+var butSubjects = wordSet("they it you we he she these those this there")
 
 // checkScope compares the conditions of claim with those of the clause of
 // window that carries it. ok is false when the claim keeps every condition.
