@@ -1056,6 +1056,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	sg.rule = sg.bestE >= need && !(l.cfg.Anchors && sg.missingAnchor)
 	if evChars <= missingTermMaxChars {
 		sg.missingTerm = missingTerm(text, cts, anyCov, anchors, docs)
+		if sg.missingTerm == "" {
+			sg.missingTerm = otherModifier(text, cts, anyCov, anchors, docs)
+		}
 	}
 	if eSpan != "" {
 		sg.wrongSubject, sg.other = wrongSubject(cts, eSpan)
