@@ -21,7 +21,7 @@ func TestPolarityInForm(t *testing.T) {
 		{"Gift cards are nonrefundable.", "Gift cards are not refundable.", Entailment},
 		{"Tickets are non-transferable.", "Tickets are transferable.", Contradiction},
 		{"Fishing is prohibited in the lake.", "Fishing is not permitted in the lake.", Entailment},
-		{"Fishing is not allowed in the lake.", "Fishing is banned in the lake.", Entailment},
+		{"Fishing is not allowed in the lake.", "Fishing is forbidden in the lake.", Entailment},
 		{"Fishing is prohibited in the lake.", "Fishing is allowed in the lake.", Contradiction},
 		{"A helmet is compulsory on the course.", "A helmet is not optional on the course.", Entailment},
 		{"Attendance at the induction is optional.", "Attendance at the induction is not mandatory.", Entailment},

@@ -993,8 +993,12 @@ var canon = func() map[string]string {
 		"get gets got obtain obtains obtained receive receives received",
 		"allow allows allowed permit permits permitted",
 		// the complement of allow (antonymPairs): "prohibited" is "not
-		// allowed", "not permitted" "forbidden"
-		"forbid forbids forbidden forbidding prohibit prohibits prohibited prohibiting ban bans banned",
+		// allowed", "not permitted" "forbidden". "Ban" was tried with
+		// them and left out: on the training splits it moved the models
+		// fitted across data sets down (SciFact 0.692 -> 0.676, HaluEval
+		// 0.786 -> 0.774), a ban in news and science being more often a
+		// policy named than a rule stated
+		"forbid forbids forbidden forbidding prohibit prohibits prohibited prohibiting",
 		"help helps helped assist assists assisted",
 		"use used uses using utilise utilised utilize utilized employ employed",
 		"big large huge",
