@@ -1892,6 +1892,9 @@ func onlyReadings(t string) []string {
 		}
 		return add
 	}
+	if len(t) < 3 || t[0] != 'N' && t[0] != 'n' || t[1] != 'o' {
+		return nil // underRule opens with "No" or "Nobody"
+	}
 	m := underRule.FindStringSubmatch(t)
 	if m == nil || cues(m[3]) > 0 || cues(m[1]) > 0 {
 		return nil

@@ -290,6 +290,13 @@ func missingTerm(text string, cts []claimTerm, covered, anchors uint64, docs []*
 // that term. A modifier a passage word stands in for (hasSynonym)
 // is none.
 func otherModifier(text string, cts []claimTerm, covered, anchors uint64, docs []*prepared) string {
+	open := false // a claim word no sentence covers, which a modifier must be
+	for k := range cts {
+		open = open || !cts[k].isNum && cts[k].w > 0 && covered&(1<<k) == 0 && anchors&(1<<k) == 0
+	}
+	if !open {
+		return ""
+	}
 	ws := npWords(text)
 	var nps []string
 	for i := 1; i+1 < len(ws); i++ {
