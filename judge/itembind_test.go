@@ -61,8 +61,9 @@ func TestItemGroups(t *testing.T) {
 		text  string
 		items [][]string // each group's items' texts
 	}{
-		// "under-5s" is a code, not a number: the item is left out
-		{"Adults £12, students and over-65s £8, under-5s free.", [][]string{{"Adults £12", "students and over-65s £8"}}},
+		// "under-5s" is read as "children under 5" (normPhrases): an item
+		// with its age, as "children aged 3 to 15 £10" is
+		{"Adults £12, students and over-65s £8, under-5s free.", [][]string{{"Adults £12", "students and over-65s £8", "under-5s free."}}},
 		{"The pool opens at 9am, the spa at 10am and the gym at 6am.", [][]string{{"The pool opens at 9am", "the spa at 10am", "the gym at 6am."}}},
 		// a heading line without a number is left out
 		{"Prices\nTea: £2\nCake: £3", [][]string{{"Tea: £2", "Cake: £3"}}},

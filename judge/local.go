@@ -533,6 +533,16 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		money, allTerms       uint64
 	)
 	claimFree, claimPrice = freeCue(cf.norm), priceCue(cf.norm)
+	if !claimFree && !claimPrice {
+		// "There is a charge for parking", "You pay for parking": a word
+		// of cost no negation of the claim governs says it is not free,
+		// as a price does
+		for k := range cts {
+			if !cts[k].isNum && chargeStems[cts[k].stem] && !stemIn(cts[k].stem, claimNegStems) {
+				claimPrice = true
+			}
+		}
+	}
 	allTerms = ^uint64(0) >> (64 - len(cts))
 	if claimFree || claimPrice {
 		for k := range cts {
@@ -1046,6 +1056,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 	sg.rule = sg.bestE >= need && !(l.cfg.Anchors && sg.missingAnchor)
 	if evChars <= missingTermMaxChars {
 		sg.missingTerm = missingTerm(text, cts, anyCov, anchors, docs)
+		if sg.missingTerm == "" {
+			sg.missingTerm = otherModifier(text, cts, anyCov, anchors, docs)
+		}
 	}
 	if eSpan != "" {
 		sg.wrongSubject, sg.other = wrongSubject(cts, eSpan)
@@ -1712,15 +1725,18 @@ func swappedRoles(claim string, cts []claimTerm, span string) bool {
 }
 
 // freeClause reports, for a sentence that gives a price and says free,
-// whether a clause of it (between ';') that gives no price says free of
-// the claim's thing, the content stems of the claim beside its money terms
-// (money): it names more of them than any clause giving a price, or as
-// many and the first of them, which no such clause names. "The showers
-// cost 50p" against "Lockers cost 50p a day; the showers are free", and
-// "Scanning costs 10p a page" against "Printing costs 10p a page; scanning
-// is free": the price is another thing's.
+// whether a clause of it (between ';') or an item of a list in it (between
+// ", ", "and", ...: splitItems) that gives no price says free of the
+// claim's thing: the content stems of the claim beside its money terms
+// (money), and its numbers that are no price (an age: "children under 5").
+// It names more of them than any clause giving a price, or as many and the
+// first of them, which no such clause names. "The showers cost 50p"
+// against "Lockers cost 50p a day; the showers are free", "Scanning costs
+// 10p a page" against "Printing costs 10p a page; scanning is free", and
+// "Children under 5 pay £4" against "adults £7, children £4, under 5s go
+// free": the price is another thing's.
 func freeClause(cts []claimTerm, money uint64, text string) bool {
-	if strings.IndexByte(text, ';') < 0 {
+	if strings.IndexByte(text, ';') < 0 && strings.IndexByte(text, ',') < 0 && !strings.Contains(text, " and ") {
 		return false
 	}
 	first := ""
@@ -1733,30 +1749,36 @@ func freeClause(cts []claimTerm, money uint64, text string) bool {
 	if first == "" {
 		return false
 	}
-	// count is how many of the thing's stems ts names; firstIn whether
-	// the first is one of them
+	// count is how many of the thing's stems and numbers ts names;
+	// firstIn whether the first is one of them
 	count := func(ts []term) (n int, firstIn bool) {
 		for k := range cts {
-			if money&(1<<k) != 0 || cts[k].isNum || cts[k].neg || cts[k].w <= 0 {
-				continue
-			}
-			if slices.ContainsFunc(ts, func(t term) bool { return t.stem == cts[k].stem }) {
+			c := &cts[k]
+			switch {
+			case c.isNum && c.kind != numMoney && c.kind != numRef && c.raw != "one":
+				if slices.ContainsFunc(ts, func(t term) bool { return t.isNum && numEqual(c.term, t) }) {
+					n++
+				}
+			case money&(1<<k) != 0 || c.isNum || c.neg || c.w <= 0:
+			case slices.ContainsFunc(ts, func(t term) bool { return t.stem == c.stem }):
 				n++
-				firstIn = firstIn || cts[k].stem == first
+				firstIn = firstIn || c.stem == first
 			}
 		}
 		return n, firstIn
 	}
 	most, firstPriced := 0, false
 	var free [][]term
-	for part := range strings.SplitSeq(text, ";") {
-		norm := normPhrases(part)
-		switch {
-		case priceCue(norm):
-			n, f := count(analyse(norm))
-			most, firstPriced = max(most, n), firstPriced || f
-		case freeCue(norm):
-			free = append(free, analyse(norm))
+	for clause := range strings.SplitSeq(text, ";") {
+		for _, sp := range splitItems(clause) {
+			norm := normPhrases(clause[sp[0]:sp[1]])
+			switch {
+			case priceCue(norm):
+				n, f := count(analyse(norm))
+				most, firstPriced = max(most, n), firstPriced || f
+			case freeCue(norm):
+				free = append(free, analyse(norm))
+			}
 		}
 	}
 	for _, ts := range free {
@@ -1820,18 +1842,27 @@ func swappedIn(claim, sa, sb string, verbs []string, span string) bool {
 // "can", then the rest of the sentence without a negation of its own).
 var onlyRule = regexp.MustCompile(`^Only ((?:[A-Za-z][\w'-]*\s+){0,2}[A-Za-z][\w'-]*)\s+(may|can)\s+([^;:!?]+?)[.!]?$`)
 
+// underRule matches a sentence barring those under an age: "Nobody under
+// 18 may book a room.", "No guests under 16 can use the spa." (no class,
+// or one or two words of it; an age of one or two digits or a number word;
+// "may", "can", "is allowed to" or "are allowed to"; then the rest of the
+// sentence).
+var underRule = regexp.MustCompile(`^(?:[Nn]obody|[Nn]o one|[Nn]o-one|[Nn]o ((?:[A-Za-z][\w'-]*\s+)?[A-Za-z][\w'-]*))\s+(?:under|below|younger than)\s+(\d{1,2}|[a-z]+)\s+(?:may|can|is allowed to|are allowed to)\s+([^;:!?]+?)[.!]?$`)
+
 // onlyOthers returns sents with, after each sentence of the onlyRule form,
 // what it implies of everyone else: "No one else may P." and, for a class
 // of one word, "Non-members may not P." ("Only members may use the sauna"
 // supports "No one else may use the sauna" and "Non-members may not use
 // the sauna", as judge17 made "...; no one else may" do). A sentence that
-// already says so, or negates P, is left as it is.
+// already says so, or negates P, is left as it is. After a sentence of the
+// underRule form it adds the age it asks of the rest: "Nobody under 18 may
+// book a room." supports "You must be 18 or over to book a room." (and "No
+// guests under 16 may ..." "Guests must be 16 or over to ...").
 func onlyOthers(sents []string) []string {
 	var out []string
 	for i, s := range sents {
-		t := strings.TrimSpace(s)
-		m := onlyRule.FindStringSubmatch(t)
-		if m == nil || strings.Contains(strings.ToLower(m[3]), " else") || cues(m[3]) > 0 {
+		add := onlyReadings(strings.TrimSpace(s))
+		if add == nil {
 			if out != nil {
 				out = append(out, s)
 			}
@@ -1840,13 +1871,40 @@ func onlyOthers(sents []string) []string {
 		if out == nil {
 			out = append(make([]string, 0, len(sents)+2), sents[:i]...)
 		}
-		out = append(out, s, "No one else "+m[2]+" "+m[3]+".")
-		if !strings.ContainsAny(m[1], " \t") && !strings.HasPrefix(strings.ToLower(m[1]), "non") {
-			out = append(out, "Non-"+strings.ToLower(m[1])+" "+m[2]+" not "+m[3]+".")
-		}
+		out = append(append(out, s), add...)
 	}
 	if out == nil {
 		return sents
 	}
 	return out
+}
+
+// onlyReadings returns what onlyOthers adds after the sentence t, nil for
+// nothing.
+func onlyReadings(t string) []string {
+	if m := onlyRule.FindStringSubmatch(t); m != nil {
+		if strings.Contains(strings.ToLower(m[3]), " else") || cues(m[3]) > 0 {
+			return nil
+		}
+		add := []string{"No one else " + m[2] + " " + m[3] + "."}
+		if !strings.ContainsAny(m[1], " \t") && !strings.HasPrefix(strings.ToLower(m[1]), "non") {
+			add = append(add, "Non-"+strings.ToLower(m[1])+" "+m[2]+" not "+m[3]+".")
+		}
+		return add
+	}
+	if len(t) < 3 || t[0] != 'N' && t[0] != 'n' || t[1] != 'o' {
+		return nil // underRule opens with "No" or "Nobody"
+	}
+	m := underRule.FindStringSubmatch(t)
+	if m == nil || cues(m[3]) > 0 || cues(m[1]) > 0 {
+		return nil
+	}
+	if _, ok := numberWords[m[2]]; !ok && (m[2][0] < '0' || m[2][0] > '9') {
+		return nil
+	}
+	who := "You"
+	if m[1] != "" {
+		who = strings.ToUpper(m[1][:1]) + m[1][1:]
+	}
+	return []string{who + " must be " + m[2] + " or over to " + m[3] + "."}
 }

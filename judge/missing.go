@@ -279,6 +279,115 @@ func missingTerm(text string, cts []claimTerm, covered, anchors uint64, docs []*
 	return ""
 }
 
+// otherModifier returns a modifier of the claim that no sentence of docs
+// covers, where a passage names the thing it modifies with another
+// modifier ("" when none): "The cleaning fee is not refundable" against
+// "The booking fee is non-refundable" says nothing of the cleaning fee;
+// "plastic bottles" against "glass bottles" likewise. The modifier is the
+// word just after a determiner and before a covered claim term that is
+// the head of that noun phrase (nounPhraseStems) or the word before it
+// ("the visitor car park"); the passage's is a content word just before
+// that term. A modifier a passage word stands in for (hasSynonym)
+// is none.
+func otherModifier(text string, cts []claimTerm, covered, anchors uint64, docs []*prepared) string {
+	open := false // a claim word no sentence covers, which a modifier must be
+	for k := range cts {
+		open = open || !cts[k].isNum && cts[k].w > 0 && covered&(1<<k) == 0 && anchors&(1<<k) == 0
+	}
+	if !open {
+		return ""
+	}
+	ws := npWords(text)
+	var nps []string
+	for i := 1; i+1 < len(ws); i++ {
+		mod, head := ws[i], ws[i+1]
+		if !determiners[ws[i-1].raw] || !mod.content || !head.content {
+			continue
+		}
+		if nps == nil {
+			nps = nounPhraseStems(text)
+		}
+		if !slices.Contains(nps, head.stem) && !(i+2 < len(ws) && ws[i+2].content && slices.Contains(nps, ws[i+2].stem)) {
+			continue // "the aspirin reduces": the word after is a verb
+		}
+		k := termOf(cts, mod.stem)
+		h := termOf(cts, head.stem)
+		if k < 0 || h < 0 || covered&(1<<k) != 0 || anchors&(1<<k) != 0 || covered&(1<<h) == 0 || cts[k].w == 0 {
+			continue
+		}
+		if !namedWithOther(head.stem, mod.stem, docs) || hasSynonym(cts[k].raw, cts, covered, docs) {
+			continue
+		}
+		return cts[k].raw
+	}
+	return ""
+}
+
+// npWord is one word of a text as otherModifier reads it: lowercase,
+// its stem (canonStem), and whether it is a content word (no stopword,
+// negation, number or unit).
+type npWord struct {
+	raw, stem string
+	content   bool
+}
+
+// npWords returns the words of text in order; punctuation between two
+// words puts an empty word between them, so no phrase spans it.
+func npWords(text string) []npWord {
+	var out []npWord
+	for i := 0; i < len(text); {
+		c := text[i]
+		if !isLetterByte(c) {
+			if c != ' ' && c != '\t' && c != '-' && len(out) > 0 && out[len(out)-1].raw != "" {
+				out = append(out, npWord{})
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isLetterByte(text[j]) {
+			j++
+		}
+		w := strings.ToLower(text[i:j])
+		i = j
+		wc := lexicon[w]
+		content := !wc.stop && !wc.neg && !wc.unNeg && !wc.numWord && units[w] == unit{} && len(w) > 2
+		out = append(out, npWord{raw: w, stem: canonStem(w), content: content})
+	}
+	return out
+}
+
+// termOf returns the index of the claim term (not a number) with stem st,
+// -1 for none.
+func termOf(cts []claimTerm, st string) int {
+	for k := range cts {
+		if !cts[k].isNum && cts[k].stem == st {
+			return k
+		}
+	}
+	return -1
+}
+
+// namedWithOther reports whether a sentence of docs has a content word
+// other than mod (stem) just before the word with stem head.
+func namedWithOther(head, mod string, docs []*prepared) bool {
+	for _, d := range docs {
+		for si := range d.sents {
+			s := &d.sents[si]
+			if _, ok := s.stems[head]; !ok {
+				continue
+			}
+			ws := npWords(s.text)
+			for i := 1; i < len(ws); i++ {
+				if ws[i].stem == head && ws[i-1].content && ws[i-1].stem != mod {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // hasSynonym reports whether a word of docs shares w's first
 // relatedPrefix letters (another form of it: "thymic" for "thymus",
 // "bulbs" for "bulb") or, matching no covered claim term, is a word-vector

@@ -41,7 +41,7 @@ func normPhrasesRegexp(text string) string {
 // in its order, written out again so that a change to a pattern in
 // phraseNorms shows here as a difference.
 var (
-	oldPhraseKeys = []string{"than", "than", "than", "than", "later than", "c", "admission", "friday", "week", "at once", "one time", " than", "apart from", "o", "o"}
+	oldPhraseKeys = []string{"than", "than", "than", "than", "later than", "c", "admission", "friday", "week", "at once", "one time", " than", "apart from", "o", "o", "no ", "not be ", "not ", "under"}
 	oldPhraseRes  = []*regexp.Regexp{
 		regexp.MustCompile(`(?i)\b(no|not) more than\b`),
 		regexp.MustCompile(`(?i)\b(no|not) (less|fewer) than\b`),
@@ -58,6 +58,10 @@ var (
 		regexp.MustCompile(`(?i)\bapart from\b`),
 		regexp.MustCompile(`(?i)\b(or|and) (older|above)\b|\bor over\b`),
 		regexp.MustCompile(`(?i)\b(or|and) (younger|below)\b|\bor under\b`),
+		regexp.MustCompile(`(?i)\bno (extra |additional )?(charges?|fees?|costs?) (for|to)\b`),
+		regexp.MustCompile(`(?i)\bnot be (under|below) ` + numAlt),
+		regexp.MustCompile(`(?i)\bnot (possible|available|allowed|permitted|open) (before|until) (\d|noon\b|midday\b)`),
+		regexp.MustCompile(`(?i)\bunder[ -]([1-9]|1[0-8])s\b`),
 	}
 )
 
@@ -70,6 +74,8 @@ var phraseWords = []string{
 	"one", "time", "other", "apart", "from", "or", "and", "above", "below", "over", "under", "two", "twelve",
 	"twenty", "ten", "8", "18", "kg", "ages", "nor", "another", "onetime", "thane", "coſt", "\u212aids", "caf\u00e9",
 	"MORE", "Than", "Free", "(", ")", ",", ".", "\"", "'", "x1", "eleven", "tenth", "1st",
+	"charges", "fees", "additional", "be", "below", "possible", "available", "allowed", "permitted", "open",
+	"before", "noon", "midday", "5s", "18s", "19s", "10s", "0s", "under-5s", "12S", "3pm",
 }
 
 // phraseRuns are the rules' wordings whole, and near misses.
@@ -80,6 +86,9 @@ var phraseRuns = []string{
 	"monday to friday", "mondays through fridays", "monday - friday", "monday until friday", "every day of the week",
 	"seven days a week", "7 days a week", "at once", "one time", "other than", "apart from", "or older", "and above",
 	"or over", "or younger", "and below", "or under", "or overs", "anor older", "no morethan",
+	"no charge for", "no extra fee to", "no additional costs for", "no charges towards", "no fee", "not be under 12",
+	"not be below five", "not be under", "not possible before 3pm", "not open until noon", "not available until midday",
+	"not allowed before", "not permitted until 10", "under 5s", "under-16s", "Under 18s", "under 19s", "under 5sx",
 }
 
 // Texts seeded from phraseWords, the scope tests' sentences and, when the

@@ -218,6 +218,18 @@ var moneyStems = func() map[string]bool {
 	return m
 }()
 
+// chargeStems are the stems of the words that say a thing costs something
+// without a number ("a charge for", "you pay for"), a claim's price cue
+// where it gives none. "Fee", "cost" and "price" are left out: "The fee
+// includes breakfast" says nothing against "Breakfast is free".
+var chargeStems = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("charge charges charged pay pays paid") {
+		m[canonStem(w)] = true
+	}
+	return m
+}()
+
 // priceMinCover is the share of a claim's terms other than its money terms
 // that a window must cover for its price to be about the claim's thing.
 const priceMinCover = 0.5

@@ -620,12 +620,14 @@ func contains(es []scopeCond, c scopeCond) bool {
 // its conditions) a claim must name for its conditions to be compared.
 const scopeRestate = 0.6
 
-// scopeClauses cuts a window into clauses: sentences and their
-// semicolon-separated parts.
+// scopeClauses cuts a window into clauses: sentences, their
+// semicolon-separated parts, and a part's ", but" clause with a subject of
+// its own ("There are no refunds on sale items, but they can be exchanged
+// within 14 days": the period is the exchange's, not the refunds').
 func scopeClauses(window string) []string {
 	var out []string
 	for _, s := range Split(window) {
-		for _, part := range strings.Split(s, ";") {
+		for _, part := range butClauses(strings.Split(s, ";")) {
 			// "free for people aged 65 and over and for pregnant women": the
 			// second group takes the head of the first
 			qs := strings.Split(part, " and for ")
@@ -645,6 +647,50 @@ func scopeClauses(window string) []string {
 	}
 	return out
 }
+
+// butClauses returns parts with each cut before a ", but" that a subject
+// pronoun follows (butSubjects); parts is returned as it is when none has
+// one.
+func butClauses(parts []string) []string {
+	var out []string
+	for i, p := range parts {
+		cut := butCut(p)
+		if cut < 0 && out == nil {
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(parts)+1), parts[:i]...)
+		}
+		for ; cut >= 0; cut = butCut(p) {
+			out = append(out, p[:cut])
+			p = p[cut+1:]
+		}
+		out = append(out, p)
+	}
+	if out == nil {
+		return parts
+	}
+	return out
+}
+
+// butCut returns the index of the first ", but " in p that a subject
+// pronoun follows, -1 for none.
+func butCut(p string) int {
+	for from := 0; ; {
+		i := strings.Index(p[from:], ", but ")
+		if i < 0 {
+			return -1
+		}
+		i += from
+		if butSubjects[strings.ToLower(wordAt(p, i+len(", but ")))] {
+			return i
+		}
+		from = i + len(", but ")
+	}
+}
+
+// butSubjects are the pronouns that open a clause of its own after ", but".
+var butSubjects = wordSet("they it you we he she these those this there")
 
 // checkScope compares the conditions of claim with those of the clause of
 // window that carries it. ok is false when the claim keeps every condition.
@@ -1474,7 +1520,32 @@ var phraseNorms = []struct {
 	{"apart from", []string{"apart from"}, false, regexp.MustCompile(`(?i)\bapart from\b`), "except", phraseScan("except", "apart from")},
 	{"o", []string{"or older", "or above", "and older", "and above", "or over"}, false, regexp.MustCompile(`(?i)\b(or|and) (older|above)\b|\bor over\b`), "and over", phraseScan("and over", "or older", "or above", "and older", "and above", "or over")},
 	{"o", []string{"or younger", "or below", "and younger", "and below", "or under"}, false, regexp.MustCompile(`(?i)\b(or|and) (younger|below)\b|\bor under\b`), "and under", phraseScan("and under", "or younger", "or below", "and younger", "and below", "or under")},
+	// a polarity in form only: "no charge for parking" is "free parking"
+	// ("free for parking"), "must not be under 12" "must be at least 12",
+	// "not possible before 3pm" "possible from 3pm", "under 5s" "children
+	// under 5" (an age up to 18 with an s: a class, as "under-16s" is)
+	{"no ", noChargeNeed, false, regexp.MustCompile(`(?i)\bno (extra |additional )?(charges?|fees?|costs?) (for|to)\b`), "free $3", scanNoCharge},
+	{"not be ", notUnder, false, regexp.MustCompile(`(?i)\bnot be (under|below) ` + numAlt), "be at least $2", scanNotUnder},
+	{"not ", notBeforeNeed, false, regexp.MustCompile(`(?i)\bnot (possible|available|allowed|permitted|open) (before|until) (\d|noon\b|midday\b)`), "$1 from $3", scanNotBefore},
+	{"under", []string{"under ", "under-"}, false, regexp.MustCompile(`(?i)\bunder[ -]([1-9]|1[0-8])s\b`), "children under $1", scanUnderNs},
 }
+
+// noChargeNeed and notBeforeNeed are the need literals of the "no charge
+// for" and "not possible before" rules: each match holds one.
+var noChargeNeed, notBeforeNeed = func() (nc, nb []string) {
+	for _, x := range []string{"", "extra ", "additional "} {
+		for _, w := range []string{"charge", "fee", "cost"} {
+			nc = append(nc, "no "+x+w)
+		}
+	}
+	for _, a := range notBeforeWords {
+		nb = append(nb, "not "+a+" before ", "not "+a+" until ")
+	}
+	return nc, nb
+}()
+
+// notBeforeWords are the states "not ... before 3pm" says begin then.
+var notBeforeWords = []string{"possible", "available", "allowed", "permitted", "open"}
 
 // normPhrases applies phraseNorms to text.
 //
@@ -1556,9 +1627,103 @@ func (ps *pairSet) hasNeed(lower string, need []string, allOf bool) bool {
 }
 
 var (
-	scanUnder = func(s string) string { return replaceThanNum(s, []string{"less", "fewer", "younger"}, "under ") }
-	scanOver  = func(s string) string { return replaceThanNum(s, []string{"more", "older"}, "over ") }
+	underLeads = []string{"less than ", "fewer than ", "younger than "}
+	overLeads  = []string{"more than ", "older than "}
+	notUnder   = []string{"not be under ", "not be below "}
+	noonWords  = []string{"noon", "midday"}
+	scanUnder  = func(s string) string { return replaceThanNum(s, underLeads, "under ") }
+	scanOver   = func(s string) string { return replaceThanNum(s, overLeads, "over ") }
+	// scanNotUnder is `(?i)\bnot be (under|below) ` + numAlt replaced by
+	// "be at least" and the number
+	scanNotUnder = func(s string) string {
+		return replaceScan(s, func(i int) int { return matchLeadNum(s, i, notUnder, numWords) },
+			func(m string) string { return "be at least " + m[strings.LastIndexByte(m, ' ')+1:] })
+	}
+	// scanNotBefore is `(?i)\bnot (possible|...) (before|until) (\d|noon\b|midday\b)`
+	// replaced by "$1 from $3"
+	scanNotBefore = func(s string) string {
+		return replaceScan(s, func(i int) int { return matchLeadNum(s, i, notBeforeLeads, noonWords) },
+			func(m string) string {
+				f := strings.Fields(m) // "not", the state, "before" or "until", the time's start
+				return f[1] + " from " + f[3]
+			})
+	}
+	// scanUnderNs is `(?i)\bunder[ -]([1-9]|1[0-8])s\b` replaced by
+	// "children under $1"
+	scanUnderNs = func(s string) string {
+		return replaceScan(s, func(i int) int { return matchUnderNs(s, i) }, func(m string) string { return "children under " + m[6:len(m)-1] })
+	}
+	// scanNoCharge is `(?i)\bno (extra |additional )?(charges?|fees?|costs?) (for|to)\b`
+	// replaced by "free" and the preposition
+	scanNoCharge = func(s string) string {
+		return replaceScan(s, func(i int) int { return matchNoCharge(s, i) }, func(m string) string { return "free " + m[strings.LastIndexByte(m, ' ')+1:] })
+	}
 )
+
+// notBeforeLeads are scanNotBefore's leads: "not <state> before|until ".
+var notBeforeLeads = func() []string {
+	var out []string
+	for _, a := range notBeforeWords {
+		out = append(out, "not "+a+" before ", "not "+a+" until ")
+	}
+	return out
+}()
+
+// matchUnderNs returns the end of a match of `\bunder[ -]([1-9]|1[0-8])s\b`
+// starting at i, or -1.
+func matchUnderNs(s string, i int) int {
+	if i > 0 && isWordByte(s[i-1]) || i+8 > len(s) || !strings.EqualFold(s[i:i+5], "under") || s[i+5] != ' ' && s[i+5] != '-' {
+		return -1
+	}
+	k := i + 6
+	n := 0
+	for k+n < len(s) && n < 3 && s[k+n] >= '0' && s[k+n] <= '9' {
+		n++
+	}
+	if n == 0 || n > 2 || s[k] == '0' || n == 2 && (s[k] != '1' || s[k+1] > '8') {
+		return -1
+	}
+	e := k + n
+	if e >= len(s) || s[e]|0x20 != 's' || e+1 < len(s) && isWordByte(s[e+1]) {
+		return -1
+	}
+	return e + 1
+}
+
+// matchNoCharge returns the end of a match of `\bno (extra |additional
+// )?(charges?|fees?|costs?) (for|to)\b` starting at i, or -1.
+func matchNoCharge(s string, i int) int {
+	if i > 0 && isWordByte(s[i-1]) || i+3 > len(s) || !strings.EqualFold(s[i:i+3], "no ") {
+		return -1
+	}
+	k := i + 3
+	for _, x := range []string{"extra ", "additional "} {
+		if k+len(x) <= len(s) && strings.EqualFold(s[k:k+len(x)], x) {
+			k += len(x)
+			break
+		}
+	}
+	for _, w := range []string{"charge", "fee", "cost"} {
+		e := k + len(w)
+		if e > len(s) || !strings.EqualFold(s[k:e], w) {
+			continue
+		}
+		if e < len(s) && s[e]|0x20 == 's' {
+			e++
+		}
+		if e >= len(s) || s[e] != ' ' {
+			return -1
+		}
+		e++
+		for _, p := range []string{"for", "to"} {
+			if f := e + len(p); f <= len(s) && strings.EqualFold(s[e:f], p) && (f == len(s) || !isWordByte(s[f])) {
+				return f
+			}
+		}
+		return -1
+	}
+	return -1
+}
 
 // numWords are numAlt's words.
 var numWords = []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "twenty"}
@@ -1586,9 +1751,10 @@ func phraseScan(out string, phrases ...string) func(string) string {
 
 // replaceThanNum is `(?i)\b(w1|w2...) than ` + numAlt replaced by out and
 // the number, for text without the runes (?i) folds to ASCII letters:
-// "Less than 5" is "under 5", "more than ten" "over ten".
-func replaceThanNum(s string, words []string, out string) string {
-	return replaceScan(s, func(i int) int { return matchThanNum(s, i, words) }, func(m string) string {
+// "Less than 5" is "under 5", "more than ten" "over ten". leads are the
+// words with " than ".
+func replaceThanNum(s string, leads []string, out string) string {
+	return replaceScan(s, func(i int) int { return matchLeadNum(s, i, leads, numWords) }, func(m string) string {
 		// the number is the match's tail after "<word> than "
 		return out + m[strings.LastIndexByte(m, ' ')+1:]
 	})
@@ -1617,22 +1783,24 @@ func replaceScan(s string, match func(i int) int, repl func(m string) string) st
 	return b.String()
 }
 
-// matchThanNum returns the end of a match of `\b(words) than ` + numAlt
-// starting at i, or -1.
-func matchThanNum(s string, i int, words []string) int {
+// matchLeadNum returns the end of a match of `\b(leads)(\d|tails\b)`
+// starting at i, or -1: the first lead that s has at i decides (the
+// leads are alternatives of a pattern in its order of preference, none
+// a prefix of a later one), and a digit ends the match at once (numAlt's
+// \d: the number's other digits stay after the replacement).
+func matchLeadNum(s string, i int, leads, tails []string) int {
 	if i > 0 && isWordByte(s[i-1]) {
 		return -1
 	}
-	for _, w := range words {
-		j := i + len(w)
-		if j+6 > len(s) || !strings.EqualFold(s[i:j], w) || s[j] != ' ' || !strings.EqualFold(s[j+1:j+5], "than") || s[j+5] != ' ' {
+	for _, l := range leads {
+		k := i + len(l)
+		if k > len(s) || !strings.EqualFold(s[i:k], l) {
 			continue
 		}
-		k := j + 6
 		if k < len(s) && s[k] >= '0' && s[k] <= '9' {
 			return k + 1
 		}
-		for _, nw := range numWords {
+		for _, nw := range tails {
 			e := k + len(nw)
 			if e <= len(s) && strings.EqualFold(s[k:e], nw) && (e == len(s) || !isWordByte(s[e])) {
 				return e
