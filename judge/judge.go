@@ -625,6 +625,7 @@ var reasonActions = map[string]string{
 	"entity_mismatch":       "the cited source names someone or something else",
 	"missing_anchor":        "a name or number of the claim is not in the cited source",
 	ReasonMissingTerm:       "a thing the claim names is not in the cited source",
+	ReasonOtherClass:        "the cited source says this of the others (non-members where the claim says members, or the reverse)",
 	ReasonPriceMismatch:     "the cited source gives another price: correct it from the evidence",
 	ReasonReferenceMismatch: "the cited source names another clause or section for this: correct the reference from the evidence",
 	"direction_unstated":    "the cited source does not state this change (increase or decrease)",
@@ -643,7 +644,7 @@ func reasonText(v Verdict) string {
 	what := v.Detail
 	if what == "" {
 		what = reasonActions[v.Reason]
-	} else if a := reasonActions[v.Reason]; a != "" && v.Reason != "wrong_subject" && v.Reason != "missing_anchor" && v.Reason != ReasonMissingTerm && v.Reason != "entity_mismatch" && v.Reason != ReasonScopeWidened && v.Reason != ReasonConditionDropped && v.Reason != ReasonRangeMismatch {
+	} else if a := reasonActions[v.Reason]; a != "" && v.Reason != "wrong_subject" && v.Reason != "missing_anchor" && v.Reason != ReasonMissingTerm && v.Reason != ReasonOtherClass && v.Reason != "entity_mismatch" && v.Reason != ReasonScopeWidened && v.Reason != ReasonConditionDropped && v.Reason != ReasonRangeMismatch {
 		what = a + " (" + what + ")"
 	}
 	if what == "" {

@@ -1060,6 +1060,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			sg.missingTerm = otherModifier(text, cts, anyCov, anchors, docs)
 		}
 	}
+	sg.otherClass = otherClass(cts, docs)
 	if eSpan != "" {
 		sg.wrongSubject, sg.other = wrongSubject(cts, eSpan)
 		sg.swapped = swappedRoles(text, cts, eSpan)
@@ -1081,6 +1082,7 @@ type signals struct {
 	wrongSubject, swapped                     bool
 	missing                                   string // a claim anchor found nowhere
 	missingTerm                               string // a noun-phrase word of the claim found nowhere, no synonym either
+	otherClass                                string // a class of the claim ("residents") where the source names only the others ("non-residents"), or the reverse
 	other                                     string // the subject the evidence says it of instead
 	otherEntity, anySpan                      string // the entity the best window names instead of a missing one
 	cReason, eSpan, cSpan                     string
@@ -1172,7 +1174,7 @@ func (l *Local) decide(s *signals) Verdict {
 	case s.otherEntity != "":
 		return Verdict{Label: Contradiction, Confidence: round3(clamp01(0.4 + 0.6*s.bestAny)), Severity: Major, Evidence: trimSpan(s.anySpan), Method: "local",
 			Reason: "entity_mismatch", Detail: fmt.Sprintf("the cited source names %q where the claim names %q", s.otherEntity, s.missing)}
-	case entail && s.missingTerm == "" && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
+	case entail && s.missingTerm == "" && s.otherClass == "" && !(s.bestC >= l.cfg.Conflict && s.bestC > s.bestE+0.15):
 		if l.cfg.Scope != "off" {
 			if f, ok := s.checkScope(s.eSpan); ok {
 				return scopeVerdict(f, s.bestE)
@@ -1219,6 +1221,8 @@ func (l *Local) decide(s *signals) Verdict {
 		}
 		v := Verdict{Label: Neutral, Confidence: round3(clamp01(conf)), Severity: Minor, Evidence: trimSpan(span), Method: "local", Reason: "not_covered"}
 		switch {
+		case s.otherClass != "":
+			v.Reason, v.Detail = ReasonOtherClass, fmt.Sprintf("the cited source says this of the others, not of %q", s.otherClass)
 		case s.missingAnchor && s.missing != "":
 			v.Reason, v.Detail = "missing_anchor", fmt.Sprintf("%q appears nowhere in the cited source", s.missing)
 		case s.dirUnmet:

@@ -11,6 +11,10 @@ const (
 	// a noun phrase) is nowhere in the cited source, not even as a
 	// synonym; the claim is at most neutral (missing.go).
 	ReasonMissingTerm = "missing_term"
+	// ReasonOtherClass: the claim says of a class ("residents") what the
+	// cited source says only of the others ("non-residents"), or the
+	// reverse; the claim is at most neutral (otherclass.go).
+	ReasonOtherClass = "other_class"
 )
 
 // A claim that says a thing is free is contradicted by a window that gives

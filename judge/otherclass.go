@@ -1,0 +1,59 @@
+package judge
+
+import "strings"
+
+// A claim about a class is not entailed by a source about the others:
+// "Residents may not park in bay 3" against "Non-residents may not park in
+// bay 3", "Members pay £10" against "Non-members pay £10", and the reverse.
+// analyse reads "non-residents" as one term ("nonresid"), but the claim
+// shares every other word with the source, so its coverage alone passes.
+//
+// The verdict is neutral, not a contradiction: "Non-residents may not
+// park" says nothing of residents as written. Only "Only residents may
+// park" says the others may not, and onlyOthers already adds that reading
+// as its own sentence, so a source stating both classes never trips this.
+
+// otherClass returns the claim's word for a class that no sentence of docs
+// names while one names its complement ("" when none): a claim term X
+// where the cited sources hold only "non-X", or a claim term "non-X" where
+// they hold only X. "Non-" before an -able/-ible word is a negation
+// (nonAble), not a class, and is not read here.
+func otherClass(cts []claimTerm, docs []*prepared) string {
+	for k := range cts {
+		c := &cts[k]
+		if c.isNum || c.neg || c.stem == "" {
+			continue
+		}
+		// the stems analyse gives the other class: "non" and the porter
+		// stem of the word after "non-"; the word alone its canonical stem
+		// ("residents" is "live", canon); written as one word,
+		// "nonmembers" is the porter stem of the whole ("nonmemb", where
+		// "non-members" is "nonmember")
+		other, other2 := "non"+porterStem(c.raw), porterStem("non"+c.raw)
+		if strings.HasPrefix(c.raw, "non") && strings.HasPrefix(c.stem, "non") && len(c.raw) > 5 {
+			other, other2 = canonStem(c.raw[3:]), canonStem(c.raw[3:])
+		}
+		if !docsHold(docs, c.stem) && (docsHold(docs, other) || docsHold(docs, other2)) {
+			return c.raw
+		}
+	}
+	return ""
+}
+
+// docsHold reports whether a sentence of docs has stem st.
+func docsHold(docs []*prepared, st string) bool {
+	for _, p := range docs {
+		if p.in != nil {
+			if p.holding(st) != 0 {
+				return true
+			}
+			continue
+		}
+		for i := range p.sents {
+			if _, ok := p.sents[i].stems[st]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
