@@ -1060,7 +1060,9 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 			sg.missingTerm = otherModifier(text, cts, anyCov, anchors, docs)
 		}
 	}
-	sg.otherClass = otherClass(cts, docs)
+	if evChars <= missingTermMaxChars {
+		sg.otherClass = otherClass(cts, docs)
+	}
 	if eSpan != "" {
 		sg.wrongSubject, sg.other = wrongSubject(cts, eSpan)
 		sg.swapped = swappedRoles(text, cts, eSpan)

@@ -14,6 +14,7 @@ func TestOtherClass(t *testing.T) {
 		{"Members pay £10 for a day pass.", "Non-members pay £10 for a day pass.", Neutral},
 		{"Non-smokers are given rooms on the ground floor.", "Smokers are given rooms on the ground floor.", Neutral},
 		{"Nonmembers can bring guests to the pool.", "Members can bring guests to the pool.", Neutral},
+		{"EU citizens need a visa to work here.", "Non-EU citizens need a visa to work here.", Neutral},
 		// controls: the same class, both classes, non- on both sides,
 		// "non-" as "not" before an -able word
 		{"Non-members pay £10 for a day pass.", "Non-members pay £10 for a day pass.", Entailment},
