@@ -379,7 +379,7 @@ func (r *relay) recoverRun(err *error) {
 		r.panicked = true // its turn and buffers are not pooled again
 		r.stop(errStreamPanic)
 		func() {
-			defer func() { recover() }() //nolint:errcheck // the turn is already broken
+			defer func() { _ = recover() }() // the turn is already broken: a second panic is dropped
 			r.turn.Abandon()             // joins the checks it started
 		}()
 		r.log.failure = errStreamPanic

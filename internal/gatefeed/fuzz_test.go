@@ -12,12 +12,15 @@ import (
 	"github.com/answer-guard/guard/retrieve"
 )
 
-// FuzzTurnGate runs a turn's question through retrieval and the gate as
-// the proxy's Begin does (retrieve with the ask's extra text, these
-// adapters, both models with the corpus calibration, Decide, the local
-// planner, the refusal or the prompt), over the demo corpus with the
+// FuzzTurnGate runs a turn's question through retrieval and the gate in
+// the order the proxy's Begin does (retrieve with the ask's extra text,
+// these adapters, both models with the corpus calibration, Decide, the
+// local planner, the refusal or the prompt), over the demo corpus with the
 // default configuration: the gate then sees real semantic features, which
-// gate's own FuzzGateTurn (a lexical pool) does not. No panic; the outline
+// gate's own FuzzGateTurn (a lexical pool) does not. Not run: Begin's
+// passage-terms cache (termcache imports this package; the models compute
+// the same terms per turn without it), its primary-kind rule (the demo
+// holds its primary kind) and the remote planner. No panic; the outline
 // indexes the survivors.
 func FuzzTurnGate(f *testing.F) {
 	for _, q := range []string{"How do I restore a backup?", "What does error LF-4002 mean?", "whats your phone number?",
