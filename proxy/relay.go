@@ -380,7 +380,7 @@ func (r *relay) recoverRun(err *error) {
 		r.stop(errStreamPanic)
 		func() {
 			defer func() { _ = recover() }() // the turn is already broken: a second panic is dropped
-			r.turn.Abandon()             // joins the checks it started
+			r.turn.Abandon()                 // joins the checks it started
 		}()
 		r.log.failure = errStreamPanic
 		r.summarizeOnce()
