@@ -386,3 +386,20 @@ func TestProgressFinishLine(t *testing.T) {
 		}
 	}
 }
+
+// A snapshot closed twice (a reload racing a shutdown, a deferred Close
+// after an explicit one) releases its files once; bleve panics on a second
+// close of its index.
+func TestSnapshotCloseTwice(t *testing.T) {
+	dir, _ := buildFAQ(t, DefaultConfig())
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}

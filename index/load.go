@@ -27,6 +27,9 @@ type Snapshot struct {
 	Dir      string
 	Manifest Manifest
 	parts    map[[2]string]*Partition
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Partition is the index of one (tenant, kb). Every method is read-only
@@ -299,8 +302,15 @@ func (p *Partition) load(dir string, pi PartitionInfo, man Manifest) error {
 }
 
 // Close releases every partition's lexical index and vector mapping; no
-// vector obtained from the snapshot may be used after it.
+// vector obtained from the snapshot may be used after it. Closing again
+// releases nothing and returns the first Close's error (bleve panics on a
+// second close of its index).
 func (s *Snapshot) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	return s.closeErr
+}
+
+func (s *Snapshot) close() error {
 	var errs []error
 	for _, p := range s.parts {
 		if p.lexR != nil {
