@@ -55,6 +55,8 @@ var trialSets = []trialSet{
 	{"t6-storage", "trial6", []string{"storage/"}, "default", "storage", "storage-questions.jsonl"},
 	{"t7-bakery", "trial7", []string{"bakery/faq.csv"}, "sugarloaf", "cakes", "bakery-questions.jsonl"},
 	{"t7-campsite", "trial7", []string{"campsite/"}, "heron", "park", "campsite-questions.jsonl"},
+	{"t10-cinema", "trial10", []string{"cinema/"}, "regal", "cinema", "cinema-questions.jsonl"},
+	{"t10-broadband", "trial10", []string{"broadband/help.csv"}, "kestrel", "help", "broadband-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
