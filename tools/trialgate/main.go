@@ -1,5 +1,5 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
-// trial6, trial7) into dev sets of the grounding suite (guard bench quality
+// trial6, trial7, trial10) into dev sets of the grounding suite (guard bench quality
 // --gate --trials): one folder each under bench/testdata/gate_trials with corpus.jsonl and
 // questions.jsonl.
 //
@@ -89,7 +89,7 @@ type devQuestion struct {
 }
 
 func main() {
-	trials := flag.String("trials", "bench/testdata", "folder holding trial5, trial6 and trial7")
+	trials := flag.String("trials", "bench/testdata", "folder holding the trials (trial5, trial6, ...)")
 	out := flag.String("out", "bench/testdata/gate_trials", "folder the sets are written into")
 	flag.Parse()
 	ctx := context.Background()
