@@ -1,5 +1,5 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
-// trial6, trial7) into dev sets of the grounding suite (guard bench quality
+// trial6, trial7, trial10) into dev sets of the grounding suite (guard bench quality
 // --gate --trials): one folder each under bench/testdata/gate_trials with corpus.jsonl and
 // questions.jsonl.
 //
@@ -55,6 +55,8 @@ var trialSets = []trialSet{
 	{"t6-storage", "trial6", []string{"storage/"}, "default", "storage", "storage-questions.jsonl"},
 	{"t7-bakery", "trial7", []string{"bakery/faq.csv"}, "sugarloaf", "cakes", "bakery-questions.jsonl"},
 	{"t7-campsite", "trial7", []string{"campsite/"}, "heron", "park", "campsite-questions.jsonl"},
+	{"t10-cinema", "trial10", []string{"cinema/"}, "regal", "cinema", "cinema-questions.jsonl"},
+	{"t10-broadband", "trial10", []string{"broadband/help.csv"}, "kestrel", "help", "broadband-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
@@ -87,7 +89,7 @@ type devQuestion struct {
 }
 
 func main() {
-	trials := flag.String("trials", "bench/testdata", "folder holding trial5, trial6 and trial7")
+	trials := flag.String("trials", "bench/testdata", "folder holding the trials (trial5, trial6, ...)")
 	out := flag.String("out", "bench/testdata/gate_trials", "folder the sets are written into")
 	flag.Parse()
 	ctx := context.Background()
