@@ -1026,7 +1026,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				}
 			}
 			for i, w := range words {
-				if isName, in := name(w); !isName || in {
+				if isName, in := name(w); !isName || in || classSwap(w, cts) {
 					continue
 				}
 				// part of a longer name the claim gives in part ("Felix

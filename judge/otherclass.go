@@ -63,3 +63,18 @@ func docsHold(docs []*prepared, st string) bool {
 	}
 	return false
 }
+
+// classSwap reports whether the source word w names the other class of a
+// claim term: "Non-EU" where the claim says "EU", "EU" where it says
+// "non-EU". It is no other name (entity_mismatch, a contradiction) but
+// the other class, which otherClass caps at neutral: "EU citizens need a
+// visa" against "Non-EU citizens need a visa" says nothing of the EU's.
+func classSwap(w string, cts []claimTerm) bool {
+	lw := strings.ToLower(w)
+	for k := range cts {
+		if c := &cts[k]; !c.isNum && (c.raw == "non"+lw || len(lw) > 4 && strings.HasPrefix(lw, "non-") && c.raw == lw[4:]) {
+			return true
+		}
+	}
+	return false
+}

@@ -41,7 +41,7 @@ func normPhrasesRegexp(text string) string {
 // in its order, written out again so that a change to a pattern in
 // phraseNorms shows here as a difference.
 var (
-	oldPhraseKeys = []string{"than", "than", "than", "than", "later than", "c", "admission", "friday", "week", "at once", "one time", " than", "apart from", "o", "o", "no ", "not be ", "not ", "under"}
+	oldPhraseKeys = []string{"than", "than", "than", "than", "later than", "c", "admission", "friday", "week", "at once", "one time", " than", "apart from", "o", "o", "no ", "not be ", "not ", "under", "pay ", "no "}
 	oldPhraseRes  = []*regexp.Regexp{
 		regexp.MustCompile(`(?i)\b(no|not) more than\b`),
 		regexp.MustCompile(`(?i)\b(no|not) (less|fewer) than\b`),
@@ -62,6 +62,8 @@ var (
 		regexp.MustCompile(`(?i)\bnot be (under|below) ` + numAlt),
 		regexp.MustCompile(`(?i)\bnot (possible|available|allowed|permitted|open) (before|until) (\d|noon\b|midday\b)`),
 		regexp.MustCompile(`(?i)\bunder[ -]([1-9]|1[0-8])s\b`),
+		regexp.MustCompile(`(?i)\b(do not|does not|don't|doesn't)( have to| need to)? pay (for|to)\b`),
+		regexp.MustCompile(`(?i)\bno ([a-z]+(-[a-z]+)?) (before|until) (\d|noon\b|midday\b)`),
 	}
 )
 
@@ -76,6 +78,7 @@ var phraseWords = []string{
 	"MORE", "Than", "Free", "(", ")", ",", ".", "\"", "'", "x1", "eleven", "tenth", "1st",
 	"charges", "fees", "additional", "be", "below", "possible", "available", "allowed", "permitted", "open",
 	"before", "noon", "midday", "5s", "18s", "19s", "10s", "0s", "under-5s", "12S", "3pm",
+	"pay", "do", "does", "don't", "doesn't", "did", "have", "need", "check-in", "check-", "entry", "in-", "pays", "tomorrow",
 }
 
 // phraseRuns are the rules' wordings whole, and near misses.
@@ -89,6 +92,9 @@ var phraseRuns = []string{
 	"no charge for", "no extra fee to", "no additional costs for", "no charges towards", "no fee", "not be under 12",
 	"not be below five", "not be under", "not possible before 3pm", "not open until noon", "not available until midday",
 	"not allowed before", "not permitted until 10", "under 5s", "under-16s", "Under 18s", "under 19s", "under 5sx",
+	"do not pay for", "does not pay to", "don't have to pay for", "doesn't need to pay to", "do not have to pay", "did not pay for",
+	"don't pay tomorrow", "do not pay fort", "no check-in before 3pm", "no entry until noon", "no deliveries before 8",
+	"no check-in-out before 3", "no before 3", "no check- before 3", "no entry before midday", "no entry until noons",
 }
 
 // Texts seeded from phraseWords, the scope tests' sentences and, when the

@@ -1528,6 +1528,10 @@ var phraseNorms = []struct {
 	{"not be ", notUnder, false, regexp.MustCompile(`(?i)\bnot be (under|below) ` + numAlt), "be at least $2", scanNotUnder},
 	{"not ", notBeforeNeed, false, regexp.MustCompile(`(?i)\bnot (possible|available|allowed|permitted|open) (before|until) (\d|noon\b|midday\b)`), "$1 from $3", scanNotBefore},
 	{"under", []string{"under ", "under-"}, false, regexp.MustCompile(`(?i)\bunder[ -]([1-9]|1[0-8])s\b`), "children under $1", scanUnderNs},
+	// "do not pay for parking" is "free for parking", "no check-in before
+	// 3pm" "check-in from 3pm" (formpolarity.go)
+	{"pay ", notPayNeed, false, regexp.MustCompile(`(?i)\b(do not|does not|don't|doesn't)( have to| need to)? pay (for|to)\b`), "free $3", scanNotPay},
+	{"no ", noBeforeNeed, false, regexp.MustCompile(`(?i)\bno ([a-z]+(-[a-z]+)?) (before|until) (\d|noon\b|midday\b)`), "$1 from $4", scanNoBefore},
 }
 
 // noChargeNeed and notBeforeNeed are the need literals of the "no charge
