@@ -1,5 +1,5 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
-// trial6, trial7, trial10) into dev sets of the grounding suite (guard bench quality
+// trial6, trial7, trial9, trial10) into dev sets of the grounding suite (guard bench quality
 // --gate --trials): one folder each under bench/testdata/gate_trials with corpus.jsonl and
 // questions.jsonl.
 //
@@ -55,6 +55,8 @@ var trialSets = []trialSet{
 	{"t6-storage", "trial6", []string{"storage/"}, "default", "storage", "storage-questions.jsonl"},
 	{"t7-bakery", "trial7", []string{"bakery/faq.csv"}, "sugarloaf", "cakes", "bakery-questions.jsonl"},
 	{"t7-campsite", "trial7", []string{"campsite/"}, "heron", "park", "campsite-questions.jsonl"},
+	{"t9-boats", "trial9", []string{"boats/"}, "hawkmere", "hire", "boats-questions.jsonl"},
+	{"t9-kennels", "trial9", []string{"kennels/"}, "brackenfold", "stay", "kennels-questions.jsonl"},
 	{"t10-cinema", "trial10", []string{"cinema/"}, "regal", "cinema", "cinema-questions.jsonl"},
 	{"t10-broadband", "trial10", []string{"broadband/help.csv"}, "kestrel", "help", "broadband-questions.jsonl"},
 }
@@ -286,10 +288,12 @@ func passageDocs(chunks []index.Chunk, passage string) map[string]bool {
 // passageSection reports whether c lies in the section the passage names
 // after its file ("conditions.txt 1. Registration"): the section's heading
 // is in the chunk's title or opens its text. A passage that names only a
-// document (or row) holds every chunk of it.
+// document (or row), or a paragraph of an untitled text file by number
+// ("hire-information.txt ¶4", which no chunk's title or text names), holds
+// every chunk of it.
 func passageSection(c index.Chunk, passage string) bool {
 	f := strings.Fields(passage)
-	if len(f) < 2 || c.DocID == f[1] {
+	if len(f) < 2 || c.DocID == f[1] || strings.HasPrefix(f[1], "¶") {
 		return true
 	}
 	sec := strings.Join(f[1:], " ")
