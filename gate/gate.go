@@ -289,9 +289,10 @@ func closest(cfg Config, survivors []Candidate, rerankActive bool) []string {
 	for _, i := range idx {
 		t := topicOf(survivors[i])
 		// A title several survivors share (an untitled plain-text file's
-		// name, a long section cut in two) says too little alone: such a
-		// topic adds the passage's first words.
-		if titleShared(survivors, t) {
+		// name, a long section cut in two) says too little alone, and so
+		// does a file name standing for a title ("staying-with-us"): such
+		// a topic adds the passage's first words.
+		if titleShared(survivors, t) || fileSlug(t) {
 			if lead := leadWords(survivors[i].Text); lead != "" {
 				t += ": " + lead
 			}
@@ -323,6 +324,24 @@ func titleShared(survivors []Candidate, t string) bool {
 		}
 	}
 	return false
+}
+
+// fileSlug reports whether title t reads as a file's name rather than
+// a title a writer gave: one lowercase word of letters and digits joined
+// by '-' or '_' ("staying-with-us", "price_list"), as the index titles a
+// file in which no line reads as a title.
+func fileSlug(t string) bool {
+	joined := false
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '-' || c == '_':
+			joined = joined || i > 0 && i < len(t)-1
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return joined
 }
 
 // byHigher orders a before b when a > b (NaN ties with everything, as

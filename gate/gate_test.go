@@ -222,6 +222,32 @@ func TestRefusalSharedTitle(t *testing.T) {
 	}
 }
 
+// One near passage of an untitled file is named by the file's name and
+// its first words, not by the name alone (operator trial 9: "The closest
+// topics they cover are: \"staying-with-us\"."); a title a writer gave
+// stays alone.
+func TestRefusalFileNameTitle(t *testing.T) {
+	for _, tc := range []struct{ title, want string }{
+		{"staying-with-us", `"staying-with-us: Dogs stay in heated kennels with a run"`},
+		{"price_list2", `"price_list2: Dogs stay in heated kennels with a run"`},
+		{"Opening hours", `"Opening hours"`},
+		{"Wi-Fi", `"Wi-Fi"`},
+		{"faq", `"faq"`},
+		{"-draft", `"-draft"`},
+	} {
+		cands := []Candidate{{ID: "a", Kind: "library", Title: tc.title, Text: "Dogs stay in heated kennels with a run.", Relevance: 0.9, Answer: 0.1}}
+		cfg := DefaultConfig()
+		cfg.PrimaryKind = ""
+		cfg.Planner.MinSupport = 0.5
+		o := Decide(cfg, cands, true, Ask{})
+		o = ApplyOutline(o, LocalOutline(cfg, o))
+		want := cfg.RefusalText + " The closest topics they cover are: " + tc.want + "."
+		if got := RefusalMessage(cfg, o); got != want {
+			t.Errorf("title %q: refusal\n got %q\nwant %q", tc.title, got, want)
+		}
+	}
+}
+
 // A partition without the primary kind counts its own chunks (the proxy
 // clears primary_kind): sufficiency no longer needs a kind it cannot have.
 func TestPrimaryKindEmptyCountsEveryKind(t *testing.T) {
