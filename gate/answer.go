@@ -526,9 +526,11 @@ func askedType(q string) answerType {
 	}
 	switch {
 	case has("phone number", "telephone number", " number to call", " number to ring", "contact number", " number do i call",
-		" number do i ring", " number should i call", " number should i ring"):
+		" number do i ring", " number should i call", " number should i ring") &&
+		!ownDetail(s, "phone number", "telephone number", "contact number"):
 		return typePhone
-	case has("email address", "e-mail address", " address to email", " address to e-mail", " what email", " which email"):
+	case has("email address", "e-mail address", " address to email", " address to e-mail", " what email", " which email") &&
+		!ownDetail(s, "email address", "e-mail address"):
 		return typeEmail
 	case has(" how fast", " what speed", " top speed"):
 		return typeSpeed
@@ -551,6 +553,27 @@ func askedType(q string) answerType {
 		return typePlace
 	}
 	return typeNone
+}
+
+// ownDetail reports whether the first of phrases in s is the customer's
+// own ("can i keep my home phone number", "change my email address"): "my"
+// at most three words before it. Such a question asks about the number,
+// not for one, so no passage is ruled out for lacking a phone number.
+func ownDetail(s string, phrases ...string) bool {
+	for _, p := range phrases {
+		i := strings.Index(s, p)
+		if i < 0 {
+			continue
+		}
+		before := strings.Fields(s[:i])
+		for k := len(before) - 1; k >= 0 && k >= len(before)-3; k-- {
+			if before[k] == "my" {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 var (

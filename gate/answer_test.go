@@ -71,6 +71,12 @@ func TestAskedType(t *testing.T) {
 		{"how much is it to use my phone in America?", typeCost},
 		{"Can I ring customer support on a Sunday morning?", typeNone},
 		{"can I email my receipts?", typeNone},
+		// The customer's own number or address: asked about, not asked for.
+		{"Can I keep my home phone number when I switch?", typeTime}, // " when ": a time, which rules out no passage
+		{"how do I change my email address?", typeNone},
+		{"how do I update my contact number", typeNone},
+		{"what's the phone number for my account manager?", typePhone},
+		{"my bill is wrong, what's your phone number?", typePhone},
 	} {
 		if got := askedType(tc.q); got != tc.want {
 			t.Errorf("askedType(%q) = %d, want %d", tc.q, got, tc.want)

@@ -18,7 +18,7 @@ func TestAskedTypeAsSearch(t *testing.T) {
 			phrases = append(phrases, w[:len(w)/2], w[len(w)/2:])
 		}
 	}
-	words := append(phrases, "the", "bike", "how", "what", "is", "a", "number", "address", "?", "old", "fast", "when", "who", "e-mail", "Fee", "fine", "pay")
+	words := append(phrases, "my", "the", "bike", "how", "what", "is", "a", "number", "address", "?", "old", "fast", "when", "who", "e-mail", "Fee", "fine", "pay")
 	r := rand.New(rand.NewPCG(5, 28))
 	n := 0
 	for range 20000 {
@@ -63,9 +63,11 @@ func askedTypeSearch(q string) answerType {
 	}
 	switch {
 	case has("phone number", "telephone number", " number to call", " number to ring", "contact number", " number do i call",
-		" number do i ring", " number should i call", " number should i ring"):
+		" number do i ring", " number should i call", " number should i ring") &&
+		!ownDetail(s, "phone number", "telephone number", "contact number"):
 		return typePhone
-	case has("email address", "e-mail address", " address to email", " address to e-mail", " what email", " which email"):
+	case has("email address", "e-mail address", " address to email", " address to e-mail", " what email", " which email") &&
+		!ownDetail(s, "email address", "e-mail address"):
 		return typeEmail
 	case has(" how fast", " what speed", " top speed"):
 		return typeSpeed
