@@ -171,7 +171,6 @@ type gateCase struct {
 	// gate counts every survivor (as the proxy does).
 	primaryAbsent bool
 	related       map[string]bool
-	absentAsk     bool
 }
 
 // prepareGateSet indexes the set's corpus and retrieves every question
@@ -226,7 +225,7 @@ func prepareGateSetWith(ctx context.Context, s GateSet, embedder string) ([]gate
 			return nil, fmt.Errorf("%s: %s: %w", s.Name, q.ID, err)
 		}
 		c := gateCase{set: s.Name, q: q, pq: gatefeed.Question(q.Question, res), rerank: res.RerankActive,
-			primaryAbsent: absent, related: map[string]bool{}, absentAsk: protoAbsent(s.Docs, q.Question, protoCos())}
+			primaryAbsent: absent, related: map[string]bool{}}
 		c.cands = gatefeed.Candidates(res.Candidates)
 		for _, r := range res.Candidates {
 			c.docIDs = append(c.docIDs, r.DocID)
@@ -368,9 +367,6 @@ type gateSystem struct {
 // candidates (a copy, in retrieve's order) with the outcome.
 func (sys gateSystem) decide(c gateCase) (gate.Outcome, []gate.Candidate) {
 	o, cands := sys.gateOnly(c)
-	if c.absentAsk && sys.semantic {
-		return gate.ApplyOutline(o, nil), cands
-	}
 	return gate.ApplyOutline(o, gate.LocalOutline(sys.cfg, o)), cands
 }
 
