@@ -865,7 +865,7 @@ type GateReport struct {
 
 // GateRow is one (system, set) figure.
 type GateRow struct {
-	System, Set, Fit string // Fit: "in-sample", "out-of-sample" or "not fitted"
+	System, Set, Fit string // Fit: "in-sample", "out-of-sample", notInShippedFit or "not fitted"
 	Score            GateScore
 }
 
@@ -1062,11 +1062,12 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		add(gateSystem{sysLOODef, cfg, loo, true}, out, "out-of-sample")
 		add(gateSystem{sysLOONoOTS, noOTS, loo, true}, out, "out-of-sample")
 		folds[out] = []gateSystem{{sysLOO, tuned, loo, true}, {sysLOODef, cfg, loo, true}, {sysShipped, cfg, current, true}}
-		add(gateSystem{sysShipped, cfg, current, true}, out, "in-sample")
+		shipFit := current.fitOf(out)
+		add(gateSystem{sysShipped, cfg, current, true}, out, shipFit)
 		refuse := cfg
 		refuse.OffTopic = gate.OffTopicRefuse
-		add(gateSystem{sysShipRefus, refuse, current, true}, out, "in-sample")
-		rep.Rows = append(rep.Rows, plan.rows(ctx, out, prepared[out], gateSystem{sysLOODef, cfg, loo, true}, gateSystem{sysShipped, cfg, current, true})...) // gateplanner.go
+		add(gateSystem{sysShipRefus, refuse, current, true}, out, shipFit)
+		rep.Rows = append(rep.Rows, plan.rows(ctx, out, prepared[out], shipFit, gateSystem{sysLOODef, cfg, loo, true}, gateSystem{sysShipped, cfg, current, true})...) // gateplanner.go
 	}
 	rep.Extra = append(rep.Extra, sep.String(), curve.String(), plan.String())
 	if rep.CrossCorpus, err = gateCrossCorpus(ctx, dev, GateCrossSample, gateCrossSystems,
@@ -1404,4 +1405,24 @@ func denseAloneRanks(ctx context.Context, s GateSet, embedder string) (rankStats
 // merge adds o's counts to s.
 func (s *rankStats) merge(o rankStats) {
 	s.n, s.r1, s.rr, s.r16 = s.n+o.n, s.r1+o.r1, s.rr+o.rr, s.r16+o.r16
+}
+
+// notInShippedFit is the fit label of the shipped models' rows on a dev
+// corpus their fit did not read (the converted operator trials: the shipped
+// models were fitted on the eleven corpora of bench/testdata/gate). It is
+// not "out-of-sample": the gate chart's out-of-sample panel shows such a
+// set's questions once, under the models fitted without it.
+const notInShippedFit = "out-of-sample (not in the shipped fit)"
+
+// fitOf is the fit label of m's rows on set: "in-sample" when both models'
+// fit notes ("fitted on a, b, c; ...") name set, else notInShippedFit.
+func (m gateModels) fitOf(set string) string {
+	for _, note := range []string{m.answer.Fit, m.relevance.Fit} {
+		_, on, ok := strings.Cut(note, "fitted on ")
+		on, _, _ = strings.Cut(on, ";")
+		if !ok || !slices.Contains(strings.Split(on, ", "), set) {
+			return notInShippedFit
+		}
+	}
+	return "in-sample"
 }

@@ -128,16 +128,16 @@ const (
 
 // rows scores set's cases with the oracle planner, and with the remote
 // one when configured, behind loo (the fold's models, default thresholds)
-// and shipped (the shipped models).
-func (r *plannerRun) rows(ctx context.Context, set string, cases []gateCase, loo, shipped gateSystem) []GateRow {
+// and shipped (the shipped models, whose rows are labelled shipFit).
+func (r *plannerRun) rows(ctx context.Context, set string, cases []gateCase, shipFit string, loo, shipped gateSystem) []GateRow {
 	rows := []GateRow{
-		{System: sysOracleShip, Set: set, Fit: "in-sample", Score: shipped.scoreWith(cases, shipped.withOutline(oracleOutline))},
+		{System: sysOracleShip, Set: set, Fit: shipFit, Score: shipped.scoreWith(cases, shipped.withOutline(oracleOutline))},
 		{System: sysOracleLOO, Set: set, Fit: "out-of-sample", Score: loo.scoreWith(cases, loo.withOutline(oracleOutline))},
 	}
 	if r.planner != nil {
 		for _, sys := range []gateSystem{shipped, loo} {
 			r.call(ctx, sys, cases)
-			fit := "in-sample"
+			fit := shipFit
 			name := r.label + " (shipped models)"
 			if sys.name == loo.name {
 				fit, name = "out-of-sample", r.label+" (fitted without this set, default thresholds)"
