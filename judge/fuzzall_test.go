@@ -89,6 +89,7 @@ func FuzzVerifyPair(f *testing.F) {
 	}
 	f.Add("İİİ costs £5 and \xff, or 3 İ", "İ costs £5 \xff and 3")
 	f.Add("Open 9am-5pm, Mon–Fri.", "We are open until 5pm on Sundays [1].")
+	f.Add("We don\u2019t accept cheques. Parking is \u201cfree\u201d.", "You don\u2019t pay for parking [1]. We\u2019re \u2018open\u2019 [1].")
 	l := NewLocal(DefaultConfig().Local)
 	cfg := DefaultConfig()
 	cfg.Footer = true
@@ -176,13 +177,17 @@ func TestFuzzSeedPairsVerify(t *testing.T) {
 }
 
 // wideners rewrite a text so that strings.ToLower's copy of it is longer
-// (İ, invalid UTF-8) or shorter (the Kelvin sign) than it: an index found
-// in the copy and used on the text is out of place or out of range.
+// (İ, invalid UTF-8) or shorter (the Kelvin sign, typographic quotes) than
+// it: an index found in the copy and used on the text is out of place or
+// out of range.
 var wideners = []*strings.Replacer{
 	strings.NewReplacer("i", "İ", "I", "İ"),
 	strings.NewReplacer("k", "\u212a", "K", "\u212a", "s", "\u017f"),
 	strings.NewReplacer(" ", " \xff", ",", "\xc0,"),
 	strings.NewReplacer("a", "Ⱥ", "e", "ẞ", " ", "\u00a0"),
+	// typographic quotes, which the verifier reads as ASCII ones in a
+	// shorter copy (normQuotes)
+	strings.NewReplacer("'", "\u2019", `"`, "\u201d", "o", "o\u2019", ", ", "\u201c, "),
 }
 
 // TestVerifyWideningRunes runs the whole verifier path over the seed
