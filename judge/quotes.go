@@ -105,18 +105,37 @@ func firstQuoteRune(s string) (byte, int) {
 }
 
 // evidenceAsWritten returns the evidence quote ev, taken from the
-// passages' normalised text (normQuotes), as the passages write it.
+// passages' normalised text (normQuotes), as the passages write it. A
+// negated list's item is quoted with its lead ("We don't cover: (b) storm
+// damage ...", lists.go), which is no substring of the passage: the lead
+// and the item are each given back as written.
 func evidenceAsWritten(ev string, docs []*prepared) string {
+	if w, ok := asWritten(ev, docs); ok {
+		return w
+	}
+	if lead, item, ok := strings.Cut(ev, ": "); ok {
+		l, lok := asWritten(lead+":", docs)
+		i, iok := asWritten(item, docs)
+		if lok || iok {
+			return l + " " + i
+		}
+	}
+	return ev
+}
+
+// asWritten is quoteAsWritten of q in the first of docs' passages or
+// titles as written that holds it.
+func asWritten(q string, docs []*prepared) (string, bool) {
 	for _, d := range docs {
 		if d.raw == "" {
 			continue
 		}
-		if w, ok := quoteAsWritten(ev, d.raw); ok {
-			return w
+		if w, ok := quoteAsWritten(q, d.raw); ok {
+			return w, true
 		}
-		if w, ok := quoteAsWritten(ev, d.rawTitle); ok {
-			return w
+		if w, ok := quoteAsWritten(q, d.rawTitle); ok {
+			return w, true
 		}
 	}
-	return ev
+	return q, false
 }

@@ -181,6 +181,12 @@ func TestQuoteAsWritten(t *testing.T) {
 	if v.Label != Contradiction || !strings.Contains(src, v.Evidence) || v.Evidence == "" {
 		t.Errorf("Verify = %s %q, want a contradiction quoting the passage as written", v.Label, v.Evidence)
 	}
+	// a negated list's item, quoted with its lead
+	list := "We don\u2019t cover:\n(a) wear and tear;\n(b) storm damage to \u201cgates\u201d and fences."
+	v, _ = l.Verify(context.Background(), "Storm damage to fences is covered.", []Passage{{N: 1, ID: "p", Text: list}})
+	if want := "We don\u2019t cover: (b) storm damage to \u201cgates\u201d and fences."; v.Label != Contradiction || v.Evidence != want {
+		t.Errorf("Verify = %s %q, want a contradiction quoting %q", v.Label, v.Evidence, want)
+	}
 }
 
 // TestTypographicFiller: filler and opinion cues read with ’ as with '.
