@@ -40,15 +40,22 @@ var quoteRunes = func() *strings.Replacer {
 	return strings.NewReplacer(args...)
 }()
 
-// mayHoldQuoteRune reports whether s may hold a rune of quoteRunes: all
-// of them are encoded with a lead byte 0xE2, 0xCA or 0xEF.
+// mayHoldQuoteRune reports whether s holds a rune of quotePairs: all of
+// them are encoded with a lead byte 0xE2, 0xCA or 0xEF, which only those
+// are looked up at (a text with "€" or "—" and no quote is not copied).
 func mayHoldQuoteRune(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == 0xe2 || c == 0xca || c == 0xef {
+		if c := s[i]; (c == 0xe2 || c == 0xca || c == 0xef) && quoteRuneAt(s[i:]) {
 			return true
 		}
 	}
 	return false
+}
+
+// quoteRuneAt reports whether s opens with a rune of quotePairs.
+func quoteRuneAt(s string) bool {
+	_, n := firstQuoteRune(s)
+	return n > 0
 }
 
 // normQuotes returns s with its typographic apostrophes and quotes

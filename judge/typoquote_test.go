@@ -200,3 +200,12 @@ func TestTypographicFiller(t *testing.T) {
 		}
 	}
 }
+
+// TestNormQuotesNoCopy: a text without a typographic quote is returned
+// as it is, with no allocation, "€" and "—" (the same lead byte) or not.
+func TestNormQuotesNoCopy(t *testing.T) {
+	s := "Entry costs \u20ac5 \u2014 children go free, 9am\u20135pm."
+	if n := testing.AllocsPerRun(100, func() { normQuotes(s) }); n != 0 {
+		t.Errorf("normQuotes allocates %v times, want 0", n)
+	}
+}
