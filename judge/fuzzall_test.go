@@ -20,22 +20,9 @@ func fuzzSeedPairs(tb testing.TB) [][2]string {
 	var out [][2]string
 	files, _ := filepath.Glob("../bench/testdata/judgepairs/*.jsonl")
 	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			tb.Fatal(err)
+		for _, p := range readPairs(tb, name) {
+			out = append(out, [2]string{p.Evidence[0], p.Claim})
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var p struct {
-				Claim    string
-				Evidence []string
-			}
-			if json.Unmarshal(sc.Bytes(), &p) == nil && len(p.Evidence) > 0 {
-				out = append(out, [2]string{p.Evidence[0], p.Claim})
-			}
-		}
-		f.Close()
 	}
 	f, err := os.Open("../index/demo/corpus.jsonl")
 	if err != nil {
@@ -55,6 +42,34 @@ func fuzzSeedPairs(tb testing.TB) [][2]string {
 	}
 	if len(out) < 20 {
 		tb.Fatalf("only %d seed pairs", len(out))
+	}
+	return out
+}
+
+// pairLine is a line of a claim/evidence pairs file (guard judge --pairs).
+type pairLine struct {
+	ID       string
+	Claim    string
+	Evidence []string
+}
+
+// readPairs reads the pairs of a pairs file that have a claim and
+// evidence (a line that is no such pair is passed over).
+func readPairs(tb testing.TB, name string) []pairLine {
+	tb.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var out []pairLine
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var p pairLine
+		if json.Unmarshal(sc.Bytes(), &p) == nil && len(p.Evidence) > 0 {
+			out = append(out, p)
+		}
 	}
 	return out
 }
