@@ -67,7 +67,7 @@ func Tokenize(text string) []string {
 		out = append(out, stem(w))
 	}
 	for i, r := range lower {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		if wordRune(r) {
 			if start < 0 {
 				start = i
 			}
@@ -77,6 +77,14 @@ func Tokenize(text string) []string {
 	}
 	flush(len(lower))
 	return out
+}
+
+// wordRune reports whether r is part of a word: a letter or a digit, but
+// not the modifier letter apostrophe ʼ (U+02BC), which answer models and
+// pasted text write for the apostrophe of "donʼt" and "hotelʼs": it
+// splits a word as ' and ’ do ("hotelʼs" is "hotel", not "hotelʼ").
+func wordRune(r rune) bool {
+	return unicode.IsLetter(r) && r != '\u02bc' || unicode.IsDigit(r)
 }
 
 // Words is Tokenize without stemming: the lower-cased content words of
@@ -97,7 +105,7 @@ func Words(text string) []string {
 		out = append(out, w)
 	}
 	for i, r := range lower {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		if wordRune(r) {
 			if start < 0 {
 				start = i
 			}

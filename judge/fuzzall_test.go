@@ -20,22 +20,9 @@ func fuzzSeedPairs(tb testing.TB) [][2]string {
 	var out [][2]string
 	files, _ := filepath.Glob("../bench/testdata/judgepairs/*.jsonl")
 	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			tb.Fatal(err)
+		for _, p := range readPairs(tb, name) {
+			out = append(out, [2]string{p.Evidence[0], p.Claim})
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var p struct {
-				Claim    string
-				Evidence []string
-			}
-			if json.Unmarshal(sc.Bytes(), &p) == nil && len(p.Evidence) > 0 {
-				out = append(out, [2]string{p.Evidence[0], p.Claim})
-			}
-		}
-		f.Close()
 	}
 	f, err := os.Open("../index/demo/corpus.jsonl")
 	if err != nil {
@@ -55,6 +42,34 @@ func fuzzSeedPairs(tb testing.TB) [][2]string {
 	}
 	if len(out) < 20 {
 		tb.Fatalf("only %d seed pairs", len(out))
+	}
+	return out
+}
+
+// pairLine is a line of a claim/evidence pairs file (guard judge --pairs).
+type pairLine struct {
+	ID       string
+	Claim    string
+	Evidence []string
+}
+
+// readPairs reads the pairs of a pairs file that have a claim and
+// evidence (a line that is no such pair is passed over).
+func readPairs(tb testing.TB, name string) []pairLine {
+	tb.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var out []pairLine
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var p pairLine
+		if json.Unmarshal(sc.Bytes(), &p) == nil && len(p.Evidence) > 0 {
+			out = append(out, p)
+		}
 	}
 	return out
 }
@@ -89,6 +104,7 @@ func FuzzVerifyPair(f *testing.F) {
 	}
 	f.Add("İİİ costs £5 and \xff, or 3 İ", "İ costs £5 \xff and 3")
 	f.Add("Open 9am-5pm, Mon–Fri.", "We are open until 5pm on Sundays [1].")
+	f.Add("We don\u2019t accept cheques. Parking is \u201cfree\u201d.", "You don\u2019t pay for parking [1]. We\u2019re \u2018open\u2019 [1].")
 	l := NewLocal(DefaultConfig().Local)
 	cfg := DefaultConfig()
 	cfg.Footer = true
@@ -176,13 +192,17 @@ func TestFuzzSeedPairsVerify(t *testing.T) {
 }
 
 // wideners rewrite a text so that strings.ToLower's copy of it is longer
-// (İ, invalid UTF-8) or shorter (the Kelvin sign) than it: an index found
-// in the copy and used on the text is out of place or out of range.
+// (İ, invalid UTF-8) or shorter (the Kelvin sign, typographic quotes) than
+// it: an index found in the copy and used on the text is out of place or
+// out of range.
 var wideners = []*strings.Replacer{
 	strings.NewReplacer("i", "İ", "I", "İ"),
 	strings.NewReplacer("k", "\u212a", "K", "\u212a", "s", "\u017f"),
 	strings.NewReplacer(" ", " \xff", ",", "\xc0,"),
 	strings.NewReplacer("a", "Ⱥ", "e", "ẞ", " ", "\u00a0"),
+	// typographic quotes, which the verifier reads as ASCII ones in a
+	// shorter copy (normQuotes)
+	strings.NewReplacer("'", "\u2019", `"`, "\u201d", "o", "o\u2019", ", ", "\u201c, "),
 }
 
 // TestVerifyWideningRunes runs the whole verifier path over the seed

@@ -163,8 +163,10 @@ func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passag
 	if c.Citations == nil {
 		c.Citations = []int{}
 	}
-	// IsOpinion(text), and IsFactual(text) sharing its lowercasing
-	lower := strings.ToLower(text)
+	// IsOpinion(text), and IsFactual(text) sharing its lowercasing, of
+	// the text as read ("I don’t know" as "I don't know")
+	read := normQuotes(text)
+	lower := strings.ToLower(read)
 	opinion := hasOpinionCue(lower)
 	if opinion && onlyOwnAdvice(lower) {
 		// the business's own advice is checked against a cited source
@@ -177,10 +179,10 @@ func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passag
 		}
 	}
 	var factual bool
-	if strings.IndexByte(text, '[') < 0 {
-		factual = isFactualLower(text, lower, opinion) // StripCitations again would find nothing to do
+	if strings.IndexByte(read, '[') < 0 {
+		factual = isFactualLower(read, lower, opinion) // StripCitations again would find nothing to do
 	} else {
-		factual = IsFactual(text)
+		factual = IsFactual(read)
 	}
 	switch {
 	case opinion:

@@ -116,10 +116,14 @@ type prepared struct {
 	// lists holds listText's windows for such a quote, made once on
 	// first use (listWindows); nil without a listText
 	lists *listOnce
-	// text is the passage as written; items its item groups, made on
-	// first use (itemGroups)
+	// text is the passage as read (normQuotes, normMeridiem); items its
+	// item groups, made on first use (itemGroups)
 	text  string
 	items *itemsOnce
+	// raw and rawTitle are the passage and its title as written when
+	// normQuotes changed either, "" otherwise: an evidence quote is taken
+	// from text and given back as written (evidenceAsWritten)
+	raw, rawTitle string
 }
 
 type listOnce struct {
@@ -179,8 +183,12 @@ const negNear = 2
 
 // prepare analyses a passage; a non-empty title is its first sentence.
 func prepare(title, text string) *prepared {
+	var raw, rawTitle string
+	if nt, ntt := normQuotes(text), normQuotes(title); nt != text || ntt != title {
+		raw, rawTitle, text, title = text, title, nt, ntt
+	}
 	title, text = normMeridiem(title), normMeridiem(text)
-	p := &prepared{chars: len(text), vocab: new(passageVocab), text: text, items: new(itemsOnce)}
+	p := &prepared{chars: len(text), vocab: new(passageVocab), text: text, items: new(itemsOnce), raw: raw, rawTitle: rawTitle}
 	sents := onlyOthers(Split(text))
 	if t := strings.TrimSpace(title); t != "" {
 		sents = append([]string{t}, sents...)
@@ -284,7 +292,7 @@ type claimTerm struct {
 const maxClaimTerms = 64
 
 func (l *Local) verify(claim string, docs []*prepared) Verdict {
-	text := StripCitations(claim)
+	text := normQuotes(StripCitations(claim))
 	if lower := strings.ToLower(text); hasOpinionCue(lower) && !(onlyOwnAdvice(lower) && docsAdvise(docs)) {
 		return Verdict{Label: Opinion, Confidence: 0.7, Severity: Info, Method: "local", Reason: "opinion"}
 	}
@@ -313,9 +321,19 @@ func (l *Local) verifyChecked(text string, docs []*prepared) Verdict {
 	return l.verifyText(text, docs)
 }
 
-// verifyText is verify after its opinion check.
+// verifyText is verify after its opinion check; its evidence quote is
+// as the passages write it.
 func (l *Local) verifyText(text string, docs []*prepared) Verdict {
-	text = normMeridiem(text)
+	v := l.verifyRead(normMeridiem(normQuotes(text)), docs)
+	if v.Evidence != "" {
+		v.Evidence = evidenceAsWritten(v.Evidence, docs)
+	}
+	return v
+}
+
+// verifyRead is verifyText of the claim as read (normQuotes,
+// normMeridiem); its evidence quote is from the passages as read.
+func (l *Local) verifyRead(text string, docs []*prepared) Verdict {
 	sg, ok := l.signals(text, docs)
 	if !ok {
 		return Verdict{Label: Neutral, Confidence: 0.5, Severity: Minor, Method: "local", Reason: "no_content"}
@@ -346,7 +364,7 @@ func (l *Local) Features(claim string, evidence []Passage) (Features, bool) {
 	for i, p := range evidence {
 		docs[i] = prepare(p.Title, p.Text)
 	}
-	sg, ok := l.signals(StripCitations(claim), docs)
+	sg, ok := l.signals(normQuotes(StripCitations(claim)), docs)
 	if !ok {
 		return Features{}, false
 	}

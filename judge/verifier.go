@@ -247,9 +247,9 @@ func advises(text string) bool {
 }
 
 // IsOpinion reports whether a sentence states an opinion or advice rather
-// than a checkable fact.
+// than a checkable fact (typographic apostrophes read as ASCII ones).
 func IsOpinion(s string) bool {
-	return hasOpinionCue(strings.ToLower(s))
+	return hasOpinionCue(strings.ToLower(normQuotes(s)))
 }
 
 // hasOpinionCue reports whether the lowercased text l has an opinion cue at
@@ -273,9 +273,9 @@ func hasOpinionCue(l string) bool {
 
 // IsFactual reports whether a sentence makes a checkable factual claim: it
 // has at least two content words, is not a question, a heading, an opinion
-// or conversational filler.
+// or conversational filler ("I don’t know" as "I don't know").
 func IsFactual(s string) bool {
-	return isFactualStripped(StripCitations(s))
+	return isFactualStripped(normQuotes(StripCitations(s)))
 }
 
 // isFactualStripped is IsFactual of a text StripCitations leaves as it is
