@@ -3,7 +3,6 @@ package index
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Chunk is the unit that is embedded, indexed and cited. A document that
@@ -41,14 +40,8 @@ func chunkDoc(d Doc, maxChars, minChars int) []Chunk {
 	if d.markdown || d.paragraphs {
 		paraSep, inSep = "\n\n", " "
 	}
-	// A plain-text file's paragraph of at least minChars stands alone
-	// (standAlone); so does a Markdown page's or a row's no more.
-	stand := 0
-	if d.paragraphs {
-		stand = minChars
-	}
 	for _, sec := range docSections(d, minChars) {
-		pieces := splitText(sec.text, maxChars, stand, paraSep, inSep)
+		pieces := splitText(sec.text, maxChars, paraSep, inSep)
 		if len(pieces) > 1 && len(pieces[len(pieces)-1]) < minChars {
 			last := pieces[len(pieces)-1]
 			pieces = pieces[:len(pieces)-1]
@@ -135,33 +128,19 @@ func joinHeadings(a, b string) string {
 // splitText cuts text into pieces of at most maxChars on paragraph, then
 // sentence, then word boundaries. Within a piece, units that open a
 // paragraph are joined by paraSep, the rest (sentences and words of a long
-// paragraph) by inSep. Text that fits in maxChars is one piece.
-//
-// With stand > 0 (a plain-text file) text is read as plain paragraphs
-// (plainParagraphs) and a paragraph of at least stand characters is a
-// piece of its own, or the last of the pieces it is cut into: the
-// paragraph after it opens a new piece. Shorter paragraphs (a heading, a
-// lead-in, a short closing line) pack forwards into the piece of the
-// paragraph after them while it fits. Operator trial 9: an untitled file
-// of 200-600 character paragraphs was packed two or three topics to a
-// chunk, and the encoder reads a chunk's first 600 bytes.
-func splitText(text string, maxChars, stand int, paraSep, inSep string) []string {
+// paragraph) by inSep.
+func splitText(text string, maxChars int, paraSep, inSep string) []string {
 	if len(text) <= maxChars {
 		return []string{text}
 	}
 	type unit struct {
-		s          string
-		para, ends bool // opens its paragraph; ends a paragraph that stands alone
-	}
-	paras := splitParagraphs(text)
-	if stand > 0 {
-		paras = plainParagraphs(text)
+		s    string
+		para bool
 	}
 	var units []unit
-	for _, para := range paras {
-		ends := stand > 0 && len(para) >= stand
+	for _, para := range splitParagraphs(text) {
 		if len(para) <= maxChars {
-			units = append(units, unit{para, true, ends})
+			units = append(units, unit{para, true})
 			continue
 		}
 		first := true
@@ -171,11 +150,10 @@ func splitText(text string, maxChars, stand int, paraSep, inSep string) []string
 				ws = splitWords(s, maxChars)
 			}
 			for _, w := range ws {
-				units = append(units, unit{w, first, false})
+				units = append(units, unit{w, first})
 				first = false
 			}
 		}
-		units[len(units)-1].ends = ends
 	}
 	var out []string
 	var cur strings.Builder
@@ -192,10 +170,6 @@ func splitText(text string, maxChars, stand int, paraSep, inSep string) []string
 			cur.WriteString(sep)
 		}
 		cur.WriteString(u.s)
-		if u.ends {
-			out = append(out, cur.String())
-			cur.Reset()
-		}
 	}
 	if cur.Len() > 0 {
 		out = append(out, cur.String())
@@ -211,54 +185,6 @@ func splitParagraphs(text string) []string {
 		}
 	}
 	return out
-}
-
-// plainWrapMax is the longest line, in characters, that reads as a line
-// of hard-wrapped prose (wrapped at 72-80 columns, some editors at 100).
-const plainWrapMax = 100
-
-// plainParagraphs splits a plain-text file's text into paragraphs: text
-// between blank lines, and within such a block, lines written one
-// paragraph to a line. A block is read a paragraph to a line when more
-// than half of its lines are longer than plainWrapMax (no hard wrap makes
-// them); there a line that ends a sentence ends its paragraph, and a line
-// that does not (a sentence broken by hand) runs on into the next. A block
-// of hard-wrapped lines stays one paragraph (operator trial 9: a file of
-// twenty paragraphs one to a line, no blank lines, was read as one
-// paragraph and its chunks cut between sentences).
-func plainParagraphs(text string) []string {
-	var out []string
-	for _, block := range splitParagraphs(text) {
-		lines := strings.Split(block, "\n")
-		long := 0
-		for _, l := range lines {
-			if utf8.RuneCountInString(strings.TrimSpace(l)) > plainWrapMax {
-				long++
-			}
-		}
-		if 2*long <= len(lines) {
-			out = append(out, block)
-			continue
-		}
-		start := 0
-		for i, l := range lines {
-			if i == len(lines)-1 || endsSentence(strings.TrimSpace(l)) {
-				if p := strings.TrimSpace(strings.Join(lines[start:i+1], "\n")); p != "" {
-					out = append(out, p)
-				}
-				start = i + 1
-			}
-		}
-	}
-	return out
-}
-
-// endsSentence reports whether t ends with '.', '!' or '?', perhaps
-// followed by closing quotes or brackets.
-func endsSentence(t string) bool {
-	t = strings.TrimRight(t, "\"')]\u201d\u2019")
-	r, _ := utf8.DecodeLastRuneInString(t)
-	return r == '.' || r == '!' || r == '?'
 }
 
 // splitSentences splits after '.', '!' or '?' followed by whitespace,
