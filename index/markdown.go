@@ -27,22 +27,9 @@ import (
 //     kept); the entities &amp; &lt; &gt; &quot; &apos; &nbsp; and numeric
 //     ones are decoded.
 //   - Bullet markers ("- ", "* ", "+ "), task boxes and blockquote markers
-//     are dropped, each item staying on its own line.
-//   - A table's header row and the row of dashes under it are dropped,
-//     and each body row is written with its column headings instead, so
-//     that a price keeps its day wherever the row goes (a chunk, a note,
-//     the verifier): under "| Ticket | Monday | Friday to Sunday |",
-//     "| Adult | £10.80 | £12.40 |" reads "Adult: Monday £10.80; Friday to
-//     Sunday £12.40", the first cell the row's label and each other cell
-//     after its heading, "; " between them. A heading that is empty or the
-//     same as its cell is left out; a row with only a label, or of a table
-//     without a header rule, is its cells separated by ", ". The
-//     header row is kept as a line (its cells separated by ", ") only for
-//     a one-column table or a table without body rows: otherwise its words
-//     are in every row, it glued to the first row as one item for the
-//     verifier, and it pushed a short section with a table past one chunk.
-//     The verifier's item binding reads a row's line as one item per cell,
-//     the label naming them all (judge, itembind.go).
+//     are dropped, each item staying on its own line; a table row becomes a
+//     line of its cells separated by ", ", and the row of dashes under the
+//     header is dropped.
 //   - An ordered list item keeps its number as a reader of the rendered page
 //     sees it, so that "what does rule 12 say?" finds "12. Dogs must be kept
 //     on a lead.": the first item's number starts the list and each later
@@ -59,8 +46,7 @@ import (
 //
 // The output is valid UTF-8 and never longer than the input plus mdGrowth
 // bytes, plus, for an ordered item renumbered past its written number's
-// width, the extra digits (at most mdItemGrowth per line), plus, for a
-// table's body row, its header row's length and mdCellGrowth bytes a cell.
+// width, the extra digits (at most mdItemGrowth per line).
 
 // mdSection is where a level-2+ section starts in the plain text.
 type mdSection struct {
@@ -78,10 +64,6 @@ const mdGrowth = 2
 // number can add to its written one (a one-digit "1." renumbered to the
 // ten-digit number after a nine-digit start).
 const mdItemGrowth = 9
-
-// mdCellGrowth bounds what a body row's line adds per cell besides its
-// heading's text (": " or "; " and a space).
-const mdCellGrowth = 3
 
 // markdownText turns a Markdown body (front matter already removed) into
 // plain text, and returns its title (the plain text of its first level-one
@@ -130,7 +112,6 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 	}
 	fence := ""
 	inTable := false
-	var heads []string // the column headings of the table being read
 	var ol mdLists
 	blank := false // the line before was blank
 	for i := 0; i < len(lines); i++ {
@@ -154,7 +135,7 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 			continue
 		}
 		if t == "" {
-			inTable, heads = false, nil
+			inTable = false
 			breakPara()
 			continue
 		}
@@ -194,20 +175,12 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 		if isTableRule(t) {
 			continue
 		}
-		if strings.Contains(t, "|") && i+1 < len(lines) && isTableRule(strings.TrimSpace(lines[i+1])) {
-			// a header row: its cells head the body rows below, which
-			// repeat them; it is kept as a line for a one-column table or
-			// one without a body row
-			inTable, heads = true, tableCells(t)
-			ol = ol[:0]
-			if len(nonEmptyCells(heads)) < 2 || i+2 >= len(lines) || !strings.Contains(lines[i+2], "|") {
-				writeLine(tableRow(heads, nil))
-			}
-			continue
+		if !inTable && strings.Contains(t, "|") && i+1 < len(lines) && isTableRule(strings.TrimSpace(lines[i+1])) {
+			inTable = true
 		}
 		if strings.HasPrefix(t, "|") || (inTable && strings.Contains(t, "|")) {
 			ol = ol[:0]
-			writeLine(tableRow(tableCells(t), heads))
+			writeLine(tableRow(t))
 			continue
 		}
 		if rest, ok := cutListMarker(t); ok {
@@ -305,71 +278,20 @@ func isTableRule(t string) bool {
 	return strings.Contains(t, "-") && strings.Contains(t, "|") && strings.Trim(t, "|-: \t") == ""
 }
 
-// tableCells returns the plain text of the cells of the row t ("| a | b |"
-// or "a | b"), empty ones kept in their places.
-func tableCells(t string) []string {
-	t = strings.TrimSpace(t)
-	if strings.HasPrefix(t, "|") {
-		t = t[1:]
-	}
-	if strings.HasSuffix(t, "|") {
-		t = t[:len(t)-1]
-	}
-	cells := strings.Split(t, "|")
-	for i, c := range cells {
-		cells[i] = mdInline(strings.TrimSpace(c))
-	}
-	return cells
-}
-
-// tableRow writes a row's cells as a line: under the headings heads,
-// "label: heading cell; heading cell" (a heading left out where it is
-// empty or the cell's own text; "heading cell; ..." where the label cell
-// is empty); without heads, or for a row whose only non-empty cell is its
-// label, its non-empty cells separated by ", ".
-func tableRow(cells, heads []string) string {
-	nonEmpty := nonEmptyCells(cells)
-	if len(heads) == 0 || len(nonEmpty) == 0 || len(nonEmpty) == 1 && cells[0] != "" {
-		return strings.Join(nonEmpty, ", ")
-	}
-	var b strings.Builder
-	b.WriteString(cells[0])
-	sep := ": "
-	if cells[0] == "" {
-		sep = "" // no label: the cells under their headings
-	}
-	for i, c := range cells[1:] {
-		if c == "" {
-			continue
-		}
-		b.WriteString(sep)
-		sep = "; "
-		if h := headAt(heads, i+1); h != "" && !strings.EqualFold(h, c) {
-			b.WriteString(h)
-			b.WriteByte(' ')
-		}
-		b.WriteString(c)
-	}
-	return b.String()
-}
-
-// nonEmptyCells returns the cells that are not empty.
-func nonEmptyCells(cells []string) []string {
-	var out []string
-	for _, c := range cells {
-		if c != "" {
-			out = append(out, c)
+// tableRow turns "| a | b |" into "a, b" (or "a b" where ", " would make
+// the line longer than the row).
+func tableRow(t string) string {
+	t = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(t, "|"), "|"))
+	var cells []string
+	for _, c := range strings.Split(t, "|") {
+		if c = mdInline(strings.TrimSpace(c)); c != "" {
+			cells = append(cells, c)
 		}
 	}
-	return out
-}
-
-// headAt returns heads[i], or "" past the header row's end.
-func headAt(heads []string, i int) string {
-	if i < len(heads) {
-		return heads[i]
+	if s := strings.Join(cells, ", "); len(s) <= len(t) {
+		return s
 	}
-	return ""
+	return strings.Join(cells, " ")
 }
 
 var (
