@@ -200,9 +200,11 @@ func listLine(t string) bool {
 	return strings.Contains(rest, ": ")
 }
 
-// rowLine reports whether a line reads as a table row as the index writes
-// it, its cells after their headings ("Adult: Monday, Wednesday, Thursday
-// £10.80; Friday to Sunday and bank holidays £12.40"): a label before ": "
+// rowLine reports whether a line reads as a table row written with its
+// column headings, its cells after them ("Adult: Monday, Wednesday,
+// Thursday £10.80; Friday to Sunday and bank holidays £12.40"; an
+// operator's price list, or a Markdown reader that writes rows so, which
+// table23 measured and did not keep): a label before ": "
 // and two or more cells separated by "; ", each of at most itemSegWords
 // words. Such a row is in its table's block whatever its length, one item
 // a cell (rowCells).

@@ -64,8 +64,8 @@ func checkReasons(t *testing.T, cases []reasonCase) {
 	}
 }
 
-// TestTableRowItems: a table row as the index writes it ("label: heading
-// value; heading value", index/markdown.go) binds each number to its row
+// TestTableRowItems: a table row written with its headings ("label:
+// heading value; heading value", rowLine) binds each number to its row
 // and its column (operator trial 10's price and opening-hours tables); a
 // list or range of days in a heading holds the claim's day.
 func TestTableRowItems(t *testing.T) {
