@@ -52,6 +52,15 @@ type itemSeg struct {
 	// (boundStart: "opens at 9am") or ends (boundEnd: "closes at 5pm",
 	// "open until 5pm"); 0 for neither
 	bound uint8
+	// days: the days of the week the item names (bit 0 Monday), a list
+	// or range of them ("Monday, Wednesday, Thursday", "Friday to
+	// Sunday", "weekends") read as the days it holds; 0 for none
+	days uint8
+	// col, colDays: for a table row's cell (rowCells), the cell's own
+	// stems (its heading's and value's, not the row label's) and the days
+	// they name; nil and 0 otherwise
+	col     []string
+	colDays uint8
 }
 
 // The bounds of a time (itemSeg.bound).
@@ -124,7 +133,8 @@ const itemBlockWords = 16
 // with two or more items separated by ",", ";", "and", "while", "whereas"
 // or "but" is one (an item without a number goes with the next; one at the
 // end, after the last number, is left out). A number of a sentence in
-// neither is loose.
+// neither is loose. A line's or sentence's bare answer word is left out
+// (CheckedText), as it is of the claim.
 func itemGroupsOf(text string) itemLists {
 	var out itemLists
 	var block []itemSeg
@@ -143,14 +153,26 @@ func itemGroupsOf(text string) itemLists {
 			flush()
 			continue
 		}
-		seg := newItemSeg(t, false)
-		inBlock := len(seg.vals) > 0 && len(strings.Fields(t)) <= itemBlockWords && listLine(t)
-		if inBlock {
+		seg := newItemSeg(CheckedText(t), false)
+		row := rowLine(t)
+		inBlock := len(seg.vals) > 0 && listLine(t) && (len(strings.Fields(t)) <= itemBlockWords || row)
+		switch {
+		case inBlock && row:
+			// its cells are the block's items, bound to their row and
+			// column at once: the sentence is not split again (a label
+			// "Recliner seat (Screen 1, rows J and K)" is no list)
+			block = append(block, rowCells(t)...)
+			continue
+		case inBlock:
 			block = append(block, seg)
-		} else if len(strings.Fields(t)) > itemBlockWords {
+		case len(strings.Fields(t)) > itemBlockWords:
 			flush()
 		}
 		for _, sent := range Split(t) {
+			// a sentence's bare answer word ("Yes, on Fibre 500 and Fibre
+			// 900 ... £5") is read as a claim's is (CheckedText): it names
+			// no item, so a claim quoting the sentence binds as it is
+			sent = CheckedText(sent)
 			segs := itemSegs(sent)
 			switch {
 			case len(segs) >= 2:
@@ -176,6 +198,45 @@ func listLine(t string) bool {
 	}
 	rest, _ := cutClocks(t)
 	return strings.Contains(rest, ": ")
+}
+
+// rowLine reports whether a line reads as a table row written with its
+// column headings, its cells after them ("Adult: Monday, Wednesday,
+// Thursday £10.80; Friday to Sunday and bank holidays £12.40"; an
+// operator's price list, or a Markdown reader that writes rows so, which
+// table23 measured and did not keep): a label before ": "
+// and two or more cells separated by "; ", each of at most itemSegWords
+// words. Such a row is in its table's block whatever its length, one item
+// a cell (rowCells).
+func rowLine(t string) bool {
+	k := strings.Index(t, ": ")
+	if k < 0 || !strings.Contains(t[k:], "; ") {
+		return false
+	}
+	for _, cell := range strings.Split(t[k+2:], "; ") {
+		if len(strings.Fields(cell)) > itemSegWords {
+			return false
+		}
+	}
+	return true
+}
+
+// rowCells returns the items of a row line (rowLine): one a cell with a
+// number, named by the row's label and the cell's heading, so that a
+// number binds to its row and its column at once ("Child (3 to 15) Friday
+// to Sunday and bank holidays £7.90" is no Wednesday's price).
+func rowCells(t string) []itemSeg {
+	k := strings.Index(t, ": ")
+	label := t[:k]
+	var out []itemSeg
+	for _, cell := range strings.Split(t[k+2:], "; ") {
+		if seg := newItemSeg(label+" "+cell, false); len(seg.vals) > 0 {
+			c := newItemSeg(cell, false)
+			seg.col, seg.colDays = c.stems, c.days
+			out = append(out, seg)
+		}
+	}
+	return out
 }
 
 // appendGroup appends the group of segs, with its stem counts.
@@ -323,7 +384,50 @@ func newItemSeg(text string, after bool) itemSeg {
 			s.stems = append(s.stems, tm.stem)
 		}
 	}
+	if slices.ContainsFunc(s.stems, func(st string) bool { return dayStems[st] }) {
+		s.days = daysOf(text)
+	}
 	return s
+}
+
+// dayStems are the stems of the words that name days of the week.
+var dayStems = func() map[string]bool {
+	out := map[string]bool{}
+	for _, tm := range analyse("monday mondays tuesday tuesdays wednesday wednesdays thursday thursdays friday fridays saturday saturdays sunday sundays weekday weekdays weekend weekends") {
+		out[tm.stem] = true
+	}
+	return out
+}()
+
+// dayBits maps the stem of a day's name to its bit (daysOf).
+var dayBits = func() map[string]uint8 {
+	out := map[string]uint8{}
+	for i, w := range strings.Fields("monday tuesday wednesday thursday friday saturday sunday") {
+		for _, tm := range analyse(w + " " + w + "s") {
+			out[tm.stem] = 1 << i
+		}
+	}
+	return out
+}()
+
+// dayHeld reports whether the claim's day stem is one of the days a
+// sentence's range or list holds: "Saturday" is in "Friday to Sunday",
+// not its opposite (the days are antonyms of each other).
+func dayHeld(stem, sentence string) bool {
+	b, ok := dayBits[stem]
+	return ok && daysOf(sentence)&b != 0
+}
+
+// daysOf returns the days of the week text names, lists and ranges read
+// as scope reads them (analyseScope): bit 0 Monday, bit 6 Sunday.
+func daysOf(text string) uint8 {
+	var m uint8
+	for _, c := range analyseScope(text).conds {
+		if c.dim == "day" {
+			m |= uint8(c.mask & 0x7f)
+		}
+	}
+	return m
 }
 
 // cutOrdinals returns text without its ordinals ("5th", "400th", "1st").
@@ -421,6 +525,7 @@ type itemClaim struct {
 	stems, opp []string
 	head       string // the claim's first word where no passage names it, else ""
 	bound      uint8  // the bound of the claim's time (itemSeg.bound)
+	days       uint8  // the days of the week the claim names (itemSeg.days)
 }
 
 // boundWords are the stems of the words that say where a time or period
@@ -438,13 +543,27 @@ var boundWords = func() []string {
 
 // fit reads seg against the claim: cover counts its stems that name one
 // item (not all) and the claim holds, misfit those it has and the claim
-// lacks (an opposite of a claim word aside).
+// lacks (an opposite of a claim word aside). Where seg's days hold one of
+// the claim's, its day words count once as cover: a list or range of days
+// is one item's alternatives ("Monday, Wednesday, Thursday £7.20" names
+// "on a Wednesday"), not other items; and where a table cell's own words
+// name the claim's day, the cell is the claim's column, its other words
+// ("Friday to Sunday and bank holidays") qualifying its days, not naming
+// another item.
 func (g *itemGroup) fit(seg *itemSeg, c *itemClaim) (cover, misfit int) {
+	dayHit, dayCounted := c.days&seg.days != 0, false
+	colHit := c.days&seg.colDays != 0
 	for _, st := range seg.stems {
 		switch {
 		case g.disc[st] >= len(g.segs):
+		case dayHit && dayStems[st]:
+			if !dayCounted {
+				cover++
+				dayCounted = true
+			}
 		case slices.ContainsFunc(c.stems, func(o string) bool { return sameItemWord(st, o) }):
 			cover++
+		case colHit && slices.Contains(seg.col, st):
 		case !slices.Contains(c.opp, st):
 			misfit++
 		}
@@ -477,7 +596,7 @@ func itemMismatch(text string, ts []term, docs []*prepared) (itemFinding, bool) 
 		return itemFinding{}, false
 	}
 	c := newItemSeg(text, false)
-	ic := itemClaim{stems: c.stems}
+	ic := itemClaim{stems: c.stems, days: c.days}
 	if len(c.stems) > 0 && opensWith(text, c.stems[0]) && !namedIn(c.stems[0], docs) {
 		ic.head = c.stems[0]
 	}

@@ -10,15 +10,12 @@ import (
 // to another item of the same sentence or list is a contradiction; given
 // to its own item, or stated outside any list, it is entailed.
 func TestItemNumbers(t *testing.T) {
-	v := NewLocal(DefaultConfig().Local)
 	fares := "Ferry fares: foot passengers €6, cyclists €9, cars and drivers €32, motorhomes €48."
 	times := "Breakfast is served from 7am, lunch from noon and dinner from 6:30pm."
 	rooms := "Our rooms\nSingle room: £70 a night\nDouble room: £95 a night\nFamily room: £130 a night"
 	ages := "Mini kickers is for ages 3 to 5; juniors, ages 6 to 11; youth league, ages 12 to 16."
 	lessons := "Group lessons take 60 minutes, private lessons 45 minutes."
-	for _, tt := range []struct {
-		claim, ev, want, why string
-	}{
+	checkReasons(t, []reasonCase{
 		{"Cyclists pay €32 for the ferry.", fares, Contradiction, "number_mismatch"},
 		{"Cyclists pay €9 for the ferry.", fares, Entailment, "covered"},
 		{"Cars and drivers pay €32 on the ferry.", fares, Entailment, "covered"},
@@ -48,11 +45,84 @@ func TestItemNumbers(t *testing.T) {
 		{"Lunch is served from noon.", times, Entailment, "covered"},
 		{"Lunch is served from 7am.", times, Contradiction, "number_mismatch"},
 		{"The library opens at 10am on weekdays.", "The library opens at 10am on weekdays.", Entailment, "covered"},
-	} {
+	})
+}
+
+// reasonCase is a claim, its one passage and the verdict and reason wanted.
+type reasonCase struct{ claim, ev, want, why string }
+
+// checkReasons verifies each case with the default local verifier
+// (checkVerdicts, without reasons).
+func checkReasons(t *testing.T, cases []reasonCase) {
+	t.Helper()
+	v := NewLocal(DefaultConfig().Local)
+	for _, tt := range cases {
 		got, _ := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, Text: tt.ev}})
 		if got.Label != tt.want || got.Reason != tt.why {
 			t.Errorf("Verify(%q, %q) = %s/%s (%q), want %s/%s", tt.claim, tt.ev, got.Label, got.Reason, got.Evidence, tt.want, tt.why)
 		}
+	}
+}
+
+// TestTableRowItems: a table row written with its headings ("label:
+// heading value; heading value", rowLine) binds each number to its row
+// and its column (operator trial 10's price and opening-hours tables); a
+// list or range of days in a heading holds the claim's day.
+func TestTableRowItems(t *testing.T) {
+	prices := "Ticket prices\n\nPrices are per person and include VAT.\n\n" +
+		"Adult: Monday, Wednesday, Thursday £10.80; Friday to Sunday and bank holidays £12.40\n" +
+		"Senior (65 and over): Monday, Wednesday, Thursday £8.60; Friday to Sunday and bank holidays £9.90\n" +
+		"Student (with a valid NUS or university card): Monday, Wednesday, Thursday £8.60; Friday to Sunday and bank holidays £9.90\n" +
+		"Child (3 to 15): Monday, Wednesday, Thursday £7.20; Friday to Sunday and bank holidays £7.90\n" +
+		"Recliner seat (Screen 1, rows J and K): Monday, Wednesday, Thursday add £2.50; Friday to Sunday and bank holidays add £2.50\n\n" +
+		"Booking online or on the phone costs 80p per ticket."
+	hours := "Opening hours\n\n" +
+		"Monday: Box office and café 12:30 to 21:00; Harbour Bar closed\n" +
+		"Tuesday to Thursday: Box office and café 12:30 to 21:30; Harbour Bar 17:00 to 23:00\n" +
+		"Friday: Box office and café 12:00 to 22:30; Harbour Bar 16:00 to 23:30\n" +
+		"Sunday: Box office and café 10:00 to 21:00; Harbour Bar 14:00 to 22:00"
+	checkReasons(t, []reasonCase{
+		// another column's price for the claim's day
+		{"A child ticket costs £7.90 on a Wednesday.", prices, Contradiction, "number_mismatch"},
+		{"An adult ticket costs £12.40 on a Monday.", prices, Contradiction, "number_mismatch"},
+		// another row's price
+		{"A child ticket costs £12.40 on a Friday.", prices, Contradiction, "number_mismatch"},
+		{"A child ticket costs £7.20 on a Wednesday.", prices, Entailment, "covered"},
+		{"An adult ticket costs £12.40 on a Friday.", prices, Entailment, "covered"},
+		{"Adults pay £12.40 at the weekend.", prices, Entailment, "covered"},
+		// Saturday is in "Friday to Sunday" (no antonym of the range's
+		// days), but the source does not name it: neutral
+		{"Adults pay £12.40 on Saturday.", prices, Neutral, "missing_anchor"},
+		{"Seniors pay £8.60 on Mondays.", prices, Entailment, "covered"},
+		// a label with a comma is one row's label, not a list
+		{"The recliner seats cost £2.50 extra.", prices, Entailment, "covered"},
+		{"On Sunday the box office and café are open from 10:00 to 21:00.", hours, Entailment, "covered"},
+		{"The Harbour Bar is open on Friday from 16:00 to 23:30.", hours, Entailment, "covered"},
+		{"The box office opens at 16:00 on Friday.", hours, Contradiction, "number_mismatch"},
+	})
+}
+
+// TestItemAnswerLead: a source sentence's bare answer word is read as a
+// claim's is (operator trial 10: the proxy checked "on Fibre 500 and Fibre
+// 900 ..." without its "Yes, " against the row that opens with it, and
+// read "Yes, on Fibre 500" as an item the claim did not name).
+func TestItemAnswerLead(t *testing.T) {
+	v := NewLocal(DefaultConfig().Local)
+	ev := "Yes, on Fibre 500 and Fibre 900 you can add a static IPv4 address for £5 a month. It's not available on Fibre 150."
+	for _, claim := range []string{
+		"on Fibre 500 and Fibre 900 you can add a static IPv4 address for £5 a month.",
+		"Yes, on Fibre 500 and Fibre 900 you can add a static IPv4 address for £5 a month.",
+	} {
+		got, _ := v.Verify(context.Background(), CheckedText(claim), []Passage{{N: 1, Text: ev}})
+		if got.Label != Entailment {
+			t.Errorf("Verify(%q) = %s/%s (%q), want entailment", claim, got.Label, got.Reason, got.Evidence)
+		}
+	}
+	if got, want := CheckedText("Yes, on Fibre 500 you can."), "on Fibre 500 you can."; got != want {
+		t.Errorf("CheckedText = %q, want %q", got, want)
+	}
+	if got, want := CheckedText("No dogs are allowed."), "No dogs are allowed."; got != want {
+		t.Errorf("CheckedText = %q, want %q", got, want)
 	}
 }
 

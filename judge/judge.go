@@ -224,7 +224,7 @@ func (j *Judge) check(ctx context.Context, sentence string, cited map[int]Passag
 	}
 	// a bare answer word opening the claim ("Yes! 6.1 Pitches are ...")
 	// answers the question; what follows it is checked
-	vt := text[answerLead(text):]
+	vt := CheckedText(text)
 	v, degraded := j.verify(ctx, vt, ps, preps)
 	c.Verdict, c.Confidence, c.Severity, c.Method, c.Evidence = v.Label, round3(v.Confidence), v.Severity, v.Method, v.Evidence
 	c.Reason = reasonText(v)

@@ -907,7 +907,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 						sc.covered |= 1 << k
 					case sc.plainCompl && complMask&(1<<k) != 0:
 						sc.covered |= 1 << k
-					case anti[k]&(1<<si) != 0 && negatesAny(s, c.compl):
+					case anti[k]&(1<<si) != 0 && (negatesAny(s, c.compl) || dayHeld(c.stem, s.text)):
 						sc.covered |= 1 << k
 					case anti[k]&(1<<si) != 0:
 						sc.antiConf |= 1 << k
@@ -930,7 +930,7 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 				}
 				for _, a := range c.anti {
 					if _, ok := s.stems[a]; ok {
-						if negatesAny(s, c.compl) {
+						if negatesAny(s, c.compl) || dayHeld(c.stem, s.text) {
 							sc.covered |= 1 << k
 						} else {
 							sc.antiConf |= 1 << k

@@ -408,6 +408,14 @@ func isAnswerWord(w string) bool {
 	return false
 }
 
+// CheckedText returns the part of a claim the verifier checks: the claim
+// without the bare answer word it may open with ("Yes, on Fibre 500 ..."
+// checks "on Fibre 500 ..."). The word answers the question, it states
+// nothing a source could give or deny. Judge reads every cited claim so;
+// a caller that verifies claims itself (guard judge --pairs) calls it to
+// judge them as the proxy does.
+func CheckedText(claim string) string { return claim[answerLead(claim):] }
+
 // answerLead returns the length of the bare answer word a claim opens with,
 // with its punctuation and the spaces after it ("Yes! ", "No, "), when a
 // claim follows; 0 for none. The word answers the question; what follows

@@ -129,7 +129,9 @@ func runJudge(args []string) error {
 }
 
 // judgePairs verifies each input line with v (falling back to local on
-// error when fallback is set) and writes one result per line, in input
+// error when fallback is set), its claim read as the proxy reads a cited
+// claim (judge.CheckedText: without a bare answer word it opens with), and
+// writes one result per line, in input
 // order; at most conc pairs are in flight. A bad line (not JSON, no claim,
 // no evidence) is reported through bad and skipped (under --strict it
 // ends the run with its error after the lines before it are written).
@@ -195,10 +197,11 @@ func judgePairs(ctx context.Context, in io.Reader, name string, out io.Writer, b
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; close(j.done) }()
-			vd, e := v.Verify(ctx, p.Claim, ev)
+			claim := judge.CheckedText(p.Claim) // as the proxy checks it
+			vd, e := v.Verify(ctx, claim, ev)
 			if e != nil && fallback {
 				j.line.Reason = "llm failed: local verdict"
-				vd, e = local.Verify(ctx, p.Claim, ev)
+				vd, e = local.Verify(ctx, claim, ev)
 			}
 			if e != nil {
 				j.line.Error = e.Error()
