@@ -324,7 +324,7 @@ func (l *Local) verifyChecked(text string, docs []*prepared) Verdict {
 // verifyText is verify after its opinion check; its evidence quote is
 // as the passages write it.
 func (l *Local) verifyText(text string, docs []*prepared) Verdict {
-	v := l.verifyRead(normMeridiem(normQuotes(text)), docs)
+	v := l.verifyLines(normMeridiem(normQuotes(text)), docs)
 	if v.Evidence != "" {
 		v.Evidence = evidenceAsWritten(v.Evidence, docs)
 	}
