@@ -2,6 +2,8 @@ package judge
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Tables and line lists in a claim.
@@ -167,7 +169,8 @@ func hasDigit(s string) bool { return strings.IndexAny(s, "0123456789") >= 0 }
 // lines when it has several (a Markdown table's rule line left out), else,
 // for a claim folded onto one line, the claim cut at the ends of the cited
 // sources' table and list lines it holds (sourceLines), when it holds at
-// least two of them and no list's lead (a line ending in ":", which
+// least two of them, covering at least half of it, every cut line starting
+// as a line does (not in lower case), and no list's lead (a line ending in ":", which
 // governs the items after it: such a quote is read whole, and verbatimIn
 // takes it when it is word for word). Otherwise nil.
 func claimLines(text string, docs []*prepared) []string {
@@ -186,6 +189,7 @@ func claimLines(text string, docs []*prepared) []string {
 		return nil
 	}
 	var cuts []int
+	var covered []bool // the claim's bytes inside a source line it holds
 	found := 0
 	for _, d := range docs {
 		for _, ln := range sourceLines(d.text) {
@@ -206,11 +210,17 @@ func claimLines(text string, docs []*prepared) []string {
 				}
 				found++
 				cuts = append(cuts, s, e)
+				if covered == nil {
+					covered = make([]bool, len(folded))
+				}
+				for i := s; i < e; i++ {
+					covered[i] = true
+				}
 			}
 		}
 	}
-	if found < 2 {
-		return nil
+	if found < 2 || 2*countTrue(covered) < len(folded) {
+		return nil // prose naming a few of a page's short lines
 	}
 	cuts = append(cuts, 0, len(folded))
 	sortInts(cuts)
@@ -220,10 +230,23 @@ func claimLines(text string, docs []*prepared) []string {
 			continue
 		}
 		if t := strings.TrimSpace(folded[cuts[i-1]:cuts[i]]); strings.Trim(t, ".!? ") != "" {
+			if r, _ := utf8.DecodeRuneInString(t); unicode.IsLower(r) {
+				return nil // a line starts mid-sentence: prose, not rows
+			}
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+func countTrue(b []bool) int {
+	n := 0
+	for _, x := range b {
+		if x {
+			n++
+		}
+	}
+	return n
 }
 
 // sentenceEndIn reports whether s holds a sentence end (". " and the like,

@@ -93,6 +93,9 @@ func TestVerbatimIn(t *testing.T) {
 	}
 }
 
+// page is a web page as WiCE gives them: short lines without punctuation.
+const page = "Player Signings\nCavalry FC\nCanadian Premier League\nJanuary 23, 2019\nCalgary, AB\nNews\nCavalry FC is pleased to welcome four more players."
+
 func TestClaimLinesAndPipeRow(t *testing.T) {
 	docs := []*prepared{prepare(poolHours.Title, poolHours.Text), prepare(notCovered.Title, notCovered.Text)}
 	for _, tc := range []struct {
@@ -106,8 +109,12 @@ func TestClaimLinesAndPipeRow(t *testing.T) {
 		{"Monday, 06:30 to 21:00, 09:00 to 17:00", nil},                          // one row
 		{"The policy does not cover: Wear and tear Damage caused by pets.", nil}, // a lead: read whole
 		{"Monday, 06:30 to 21:00, 09:00 to 17:00. Saturday, 08:00 to 18:00, closed.", nil},
+		// prose naming a page's short lines (a web page's menu, as WiCE's
+		// pages have): not cut
+		{"Giantsopoulos returned to Canada and signed with Cavalry FC of the Canadian Premier League on January 23, 2019.", nil},
+		{"Cavalry FC Canadian Premier League signed Giantsopoulos and three other players in January.", nil},
 	} {
-		if got := claimLines(tc.claim, docs); !reflect.DeepEqual(got, tc.want) {
+		if got := claimLines(tc.claim, append(docs, prepare("", page))); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("claimLines(%q) = %q, want %q", tc.claim, got, tc.want)
 		}
 	}
