@@ -124,6 +124,8 @@ type prepared struct {
 	// normQuotes changed either, "" otherwise: an evidence quote is taken
 	// from text and given back as written (evidenceAsWritten)
 	raw, rawTitle string
+	// lines is the passage's table and list lines (tableLines)
+	lines *linesOnce
 }
 
 type listOnce struct {
@@ -188,7 +190,7 @@ func prepare(title, text string) *prepared {
 		raw, rawTitle, text, title = text, title, nt, ntt
 	}
 	title, text = normMeridiem(title), normMeridiem(text)
-	p := &prepared{chars: len(text), vocab: new(passageVocab), text: text, items: new(itemsOnce), raw: raw, rawTitle: rawTitle}
+	p := &prepared{chars: len(text), vocab: new(passageVocab), text: text, items: new(itemsOnce), raw: raw, rawTitle: rawTitle, lines: new(linesOnce)}
 	sents := onlyOthers(Split(text))
 	if t := strings.TrimSpace(title); t != "" {
 		sents = append([]string{t}, sents...)

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -125,7 +126,7 @@ func rowCheck(claim string, docs []*prepared) (Verdict, bool) {
 	var differ []string // the one source row that differs in value cells
 	rows := 0
 	for _, d := range docs {
-		for _, ln := range sourceLines(d.text) {
+		for _, ln := range d.tableLines() {
 			sc := strings.Split(ln, ", ")
 			if len(sc) != len(cc) || !strings.EqualFold(sc[0], cc[0]) {
 				continue
@@ -184,15 +185,11 @@ func claimLines(text string, docs []*prepared) []string {
 		return out
 	}
 	folded := strings.TrimSpace(text)
-	// a folded quote of rows holds no sentence end before its last word
-	if sentenceEndIn(folded) {
-		return nil
-	}
 	var cuts []int
 	var covered []bool // the claim's bytes inside a source line it holds
 	found := 0
 	for _, d := range docs {
-		for _, ln := range sourceLines(d.text) {
+		for _, ln := range d.tableLines() {
 			for from := 0; ; {
 				k := strings.Index(folded[from:], ln)
 				if k < 0 {
@@ -221,6 +218,10 @@ func claimLines(text string, docs []*prepared) []string {
 	}
 	if found < 2 || 2*countTrue(covered) < len(folded) {
 		return nil // prose naming a few of a page's short lines
+	}
+	// a folded quote of rows holds no sentence end before its last word
+	if sentenceEndIn(folded) {
+		return nil
 	}
 	cuts = append(cuts, 0, len(folded))
 	sortInts(cuts)
@@ -286,6 +287,18 @@ func sourceLines(text string) []string {
 		}
 	}
 	return out
+}
+
+// linesOnce holds a passage's sourceLines, made once on first use.
+type linesOnce struct {
+	once  sync.Once
+	lines []string
+}
+
+// tableLines returns the passage's sourceLines, made once.
+func (p *prepared) tableLines() []string {
+	p.lines.once.Do(func() { p.lines.lines = sourceLines(p.text) })
+	return p.lines.lines
 }
 
 // pipeRow returns a Markdown table row ("| Adult | £6.20 | £8.40 |") as
