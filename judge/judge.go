@@ -636,6 +636,8 @@ var reasonActions = map[string]string{
 	ReasonScopeWidened:      "the claim widens a limit the cited source sets: restore the limit",
 	ReasonConditionDropped:  "the claim leaves out a condition the cited source states: restore it",
 	ReasonRangeMismatch:     "the cited source states another range or bound: correct it from the evidence",
+	ReasonCellMismatch:      "the cited table gives another value in this row: correct it from the evidence",
+	ReasonVerbatim:          "the claim quotes the cited source word for word",
 }
 
 // reasonText is a claim's reason: the verifier's code, then what to do.

@@ -124,6 +124,8 @@ type prepared struct {
 	// normQuotes changed either, "" otherwise: an evidence quote is taken
 	// from text and given back as written (evidenceAsWritten)
 	raw, rawTitle string
+	// lines is the passage's table and list lines (tableLines)
+	lines *linesOnce
 }
 
 type listOnce struct {
@@ -188,7 +190,7 @@ func prepare(title, text string) *prepared {
 		raw, rawTitle, text, title = text, title, nt, ntt
 	}
 	title, text = normMeridiem(title), normMeridiem(text)
-	p := &prepared{chars: len(text), vocab: new(passageVocab), text: text, items: new(itemsOnce), raw: raw, rawTitle: rawTitle}
+	p := &prepared{chars: len(text), vocab: new(passageVocab), text: text, items: new(itemsOnce), raw: raw, rawTitle: rawTitle, lines: new(linesOnce)}
 	sents := onlyOthers(Split(text))
 	if t := strings.TrimSpace(title); t != "" {
 		sents = append([]string{t}, sents...)
@@ -324,7 +326,7 @@ func (l *Local) verifyChecked(text string, docs []*prepared) Verdict {
 // verifyText is verify after its opinion check; its evidence quote is
 // as the passages write it.
 func (l *Local) verifyText(text string, docs []*prepared) Verdict {
-	v := l.verifyRead(normMeridiem(normQuotes(text)), docs)
+	v := l.verifyLines(normMeridiem(normQuotes(text)), docs)
 	if v.Evidence != "" {
 		v.Evidence = evidenceAsWritten(v.Evidence, docs)
 	}
