@@ -248,6 +248,43 @@ func claimNegatesAll(inner []string, has func(string) bool, claimNeg []string) b
 type listReader struct {
 	lead    string // the open list's lead ("We do not cover:"), "" none
 	prevEnd bool   // the last item ends in ";" or "," (listEnd)
+	// items counts the open list's items; bare is set when its first
+	// item is a bareItem line, and only such a list takes more of them
+	items int
+	bare  bool
+}
+
+// maxBareWords is the longest bareItem line, in words: a longer line
+// without closing punctuation is a wrapped sentence's piece, not an item.
+const maxBareWords = 12
+
+// bareItem reports whether line t can be an item of a list written one a
+// line with no marker and no punctuation, as the index writes a Markdown
+// bullet list and a plain-text file keeps one ("We do not cover:" then
+// "Damage caused by pets", "Wear and tear"): at most maxBareWords words,
+// not closed (no ".", "!", "?", ")" or quote at its end; ";" and "," are
+// listEnd's), and not a heading that names the list's subject again
+// ("What we cover", "Exclusions", "What is included"): a lead or
+// exclusion word in a line that follows the list starts the next part.
+// A heading of another subject ("Claims") is taken as an item; see
+// docs/quality.md (judge26).
+func bareItem(t string) bool {
+	if strings.Count(t, " ")+1 > maxBareWords {
+		return false
+	}
+	switch t[len(t)-1] {
+	case '.', '!', '?', ')', ']', '"', '\'':
+		return false
+	}
+	if strings.HasSuffix(t, "”") || strings.HasSuffix(t, "’") {
+		return false
+	}
+	for _, tm := range analyse(normPhrases(t)) {
+		if leadVerbs[tm.stem] || exclusionStems[tm.stem] {
+			return false
+		}
+	}
+	return true
 }
 
 // listItem is a sentence read as an item of a negated list.
@@ -267,8 +304,13 @@ type listItem struct {
 func (r *listReader) next(t string) (it listItem, ok bool) {
 	if r.lead != "" {
 		// a heading or another lead ends the list
-		if t[0] != '#' && !strings.HasSuffix(t, ":") && (listMarker(t) > 0 || r.prevEnd || listEnd(t)) {
+		bare := (r.items == 0 || r.bare) && listMarker(t) == 0 && !r.prevEnd && !listEnd(t) && bareItem(t)
+		if t[0] != '#' && !strings.HasSuffix(t, ":") && (listMarker(t) > 0 || r.prevEnd || listEnd(t) || bare) {
+			if r.items == 0 {
+				r.bare = bare
+			}
 			r.prevEnd = listEnd(t)
+			r.items++
 			it = listItem{text: r.lead + " " + t, leadCues: cues(r.lead), lead: true}
 			it.excluded, it.except, it.inner = excludedStems(t)
 			return it, true
@@ -282,7 +324,7 @@ func (r *listReader) next(t string) (it listItem, ok bool) {
 	rest := strings.TrimSpace(t[colon+1:])
 	if rest == "" {
 		if strings.HasSuffix(t, ":") && negatingLead(t[:colon]) {
-			r.lead, r.prevEnd = t, false
+			r.lead, r.prevEnd, r.items, r.bare = t, false, 0, false
 		}
 		return it, false
 	}
