@@ -25,10 +25,13 @@ import "strings"
 // not allowed", "will not pay for", "not suitable for") or
 // nothing in the lead ("You must not:"), or when it names exclusions
 // ("Exclusions:", "Excluded:"); a conditional lead ("If you do not pay:")
-// does not. Items are numbered, lettered or bulleted lines, and unmarked
-// lines that end in ";" or "," or follow an item that does. The list ends
-// at the first line that is no item, a heading ("## 2.7 ...") or another
-// lead.
+// does not. Items are numbered, lettered or bulleted lines, unmarked
+// lines that end in ";" or "," or follow an item that does, and, in a list
+// whose first item is one, short lines with no marker and no closing
+// punctuation (bareItem: "Damage caused by pets", as the index writes a
+// Markdown bullet list). The list ends at the first line that is no item,
+// a heading ("## 2.7 ...", or a bare line naming the list's subject again,
+// "What we cover") or another lead.
 
 // maxLeadChars is the longest lead read as one: a longer sentence ending
 // in a colon is prose, not a list's lead.

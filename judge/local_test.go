@@ -642,7 +642,7 @@ func TestNegatedListLead(t *testing.T) {
 // negated; a quote of a list from its lead (quotesListOpening) has one.
 func FuzzNegatedList(f *testing.F) {
 	for _, s := range []string{"We do not cover:\n(a) wear and tear;\n(b) storm damage to fences;", "Not included:\n- breakfast\n- transfers",
-		"Exclusions: 1. storm; 2. theft unless locked", "If you do not pay:\n(a) a fee", "(", "- ", "iv. x", "(ab) y", "no:\n;\n,", ":"} {
+		"Exclusions: 1. storm; 2. theft unless locked", "If you do not pay:\n(a) a fee", "We do not cover:\n\nWear and tear\nPets\nWhat we cover\nFire.", "(", "- ", "iv. x", "(ab) y", "no:\n;\n,", ":"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -676,4 +676,80 @@ func FuzzNegatedList(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBareListItems pins which lines after a negated lead are read as its
+// items when the list is written one a line without marker or punctuation,
+// as the index writes a Markdown bullet list (a blank line after the lead)
+// and keeps a plain-text one (a blank line after each item), and which
+// lines end it (judge26).
+func TestBareListItems(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []string // the lines read as items, in order
+	}{
+		{"markdown bullets", "We do not cover:\n\nWear and tear\nDamage caused by pets\nLoss of money left in a car\n\nAccidental damage is covered up to £1,000.",
+			[]string{"Wear and tear", "Damage caused by pets", "Loss of money left in a car"}},
+		{"plain text, a blank line after each item", "You cannot bring:\nCamping gas\n\nFireworks\n\nA small bag is always allowed.",
+			[]string{"Camping gas", "Fireworks"}},
+		{"prose right under the list", "The following are not allowed:\nFlash photography\nPhotography without flash is welcome.",
+			[]string{"Flash photography"}},
+		{"a heading naming the subject again", "We do not cover:\nWear and tear\nWhat we cover\nFire and theft",
+			[]string{"Wear and tear"}},
+		{"an exclusions heading after the list", "Not included:\nBreakfast\nExclusions for groups\nCoaches",
+			[]string{"Breakfast"}},
+		{"a new lead", "Not included:\nBreakfast\nParking\nIncluded:\nWi-Fi",
+			[]string{"Breakfast", "Parking"}},
+		{"a marked list takes no bare line", "We do not cover:\n(a) wear and tear;\n(b) storm damage to fences.\nGeneral conditions",
+			[]string{"(a) wear and tear;", "(b) storm damage to fences."}},
+		{"a long unpunctuated line is no item", "We do not cover:\nDamage that happens slowly over many months because the home was not looked after well",
+			nil},
+		{"a lead that does not negate", "We cover:\nPunctures\nLights", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r listReader
+			var got []string
+			for _, s := range Split(tt.text) {
+				s = strings.TrimSpace(s)
+				if s == "" {
+					continue
+				}
+				if it, ok := r.next(s); ok {
+					got = append(got, s)
+					if !it.lead || len(it.excluded) == 0 {
+						t.Errorf("%q read as %+v, want an item on its own line with excluded terms", s, it)
+					}
+				}
+			}
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("items of %q = %q, want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+
+	v := NewLocal(DefaultConfig().Local)
+	const (
+		home = "Home contents\n\nWe do not cover:\n\nWear and tear\nDamage caused by pets\nMould or rot\n\nAccidental damage to a television is covered up to £800."
+		bag  = "You cannot bring:\nLiquids over 100 ml\n\nScissors\n\nCamping gas\n\nA small bag that fits under the seat is always allowed."
+	)
+	verdicts := []struct {
+		ev, claim, want string
+	}{
+		{home, "Damage caused by pets is covered.", Contradiction},
+		{home, "Mould is covered.", Contradiction},
+		{home, "Damage caused by pets is not covered.", Entailment},
+		{home, "Accidental damage to a television is covered up to £800.", Entailment},
+		{bag, "You can bring camping gas.", Contradiction},
+		{bag, "A small bag that fits under the seat is allowed.", Entailment},
+	}
+	for _, tt := range verdicts {
+		got, err := v.Verify(context.Background(), tt.claim, []Passage{{N: 1, ID: "n", Text: tt.ev}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Label != tt.want {
+			t.Errorf("Verify(%q) against %q = %s/%s %q, want %s", tt.claim, tt.ev, got.Label, got.Reason, got.Evidence, tt.want)
+		}
+	}
 }
