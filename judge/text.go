@@ -660,15 +660,7 @@ func oneCounts(text string, i, j int) bool {
 			return false
 		}
 	}
-	e := i
-	for e > 0 && (text[e-1] == ' ' || text[e-1] == '\t') {
-		e--
-	}
-	b := e
-	for b > 0 && isLetterByte(text[b-1]) {
-		b--
-	}
-	switch strings.ToLower(text[b:e]) {
+	switch w, _ := wordBefore(text, i); w {
 	case "no", "any", "every", "each", "some", "the", "this", "that", "which", "another":
 		return false
 	}
