@@ -1526,7 +1526,7 @@ var phraseNorms = []struct {
 	// under 5" (an age up to 18 with an s: a class, as "under-16s" is)
 	{"no ", noChargeNeed, false, regexp.MustCompile(`(?i)\bno (extra |additional )?(charges?|fees?|costs?) (for|to)\b`), "free $3", scanNoCharge},
 	{"not be ", notUnder, false, regexp.MustCompile(`(?i)\bnot be (under|below) ` + numAlt), "be at least $2", scanNotUnder},
-	{"not ", notBeforeNeed, false, regexp.MustCompile(`(?i)\bnot (possible|available|allowed|permitted|open) (before|until) (\d|noon\b|midday\b)`), "$1 from $3", scanNotBefore},
+	{"not ", notBeforeLeads, false, regexp.MustCompile(`(?i)\bnot (possible|available|allowed|permitted|open) (before|until) (\d|noon\b|midday\b)`), "$1 from $3", scanNotBefore},
 	{"under", []string{"under ", "under-"}, false, regexp.MustCompile(`(?i)\bunder[ -]([1-9]|1[0-8])s\b`), "children under $1", scanUnderNs},
 	// "do not pay for parking" is "free for parking", "no check-in before
 	// 3pm" "check-in from 3pm" (formpolarity.go)
@@ -1534,18 +1534,16 @@ var phraseNorms = []struct {
 	{"no ", noBeforeNeed, false, regexp.MustCompile(`(?i)\bno ([a-z]+(-[a-z]+)?) (before|until) (\d|noon\b|midday\b)`), "$1 from $4", scanNoBefore},
 }
 
-// noChargeNeed and notBeforeNeed are the need literals of the "no charge
-// for" and "not possible before" rules: each match holds one.
-var noChargeNeed, notBeforeNeed = func() (nc, nb []string) {
+// noChargeNeed are the need literals of the "no charge for" rule: each
+// match holds one (the "not possible before" rule's are its scanner's
+// leads, notBeforeLeads).
+var noChargeNeed = func() (nc []string) {
 	for _, x := range []string{"", "extra ", "additional "} {
 		for _, w := range []string{"charge", "fee", "cost"} {
 			nc = append(nc, "no "+x+w)
 		}
 	}
-	for _, a := range notBeforeWords {
-		nb = append(nb, "not "+a+" before ", "not "+a+" until ")
-	}
-	return nc, nb
+	return nc
 }()
 
 // notBeforeWords are the states "not ... before 3pm" says begin then.
