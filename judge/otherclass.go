@@ -37,9 +37,9 @@ func otherClass(cts []claimTerm, docs []*prepared) string {
 		// "non-members" is "nonmember")
 		other, other2 := "non"+porterStem(c.raw), porterStem("non"+c.raw)
 		if strings.HasPrefix(c.raw, "non") && strings.HasPrefix(c.stem, "non") && len(c.raw) > 4 {
-			other, other2 = canonStem(c.raw[3:]), canonStem(c.raw[3:])
+			other, other2 = canonStem(c.raw[3:]), ""
 		}
-		if !docsHold(docs, c.stem) && (docsHold(docs, other) || docsHold(docs, other2)) {
+		if !docsHold(docs, c.stem) && (docsHold(docs, other) || other2 != "" && docsHold(docs, other2)) {
 			return c.raw
 		}
 	}
