@@ -301,6 +301,7 @@ func otherModifier(text string, cts []claimTerm, covered, anchors uint64, docs [
 	}
 	ws := npWords(text)
 	var nps []string
+	read := false
 	for i := 0; i+1 < len(ws); i++ {
 		mod, head := ws[i], ws[i+1]
 		if !mod.content || !head.content {
@@ -313,8 +314,8 @@ func otherModifier(text string, cts []claimTerm, covered, anchors uint64, docs [
 		if !(i > 0 && determiners[ws[i-1].raw]) && !bareKind {
 			continue
 		}
-		if nps == nil && !bareKind {
-			nps = nounPhraseStems(text)
+		if !read && !bareKind {
+			nps, read = nounPhraseStems(text), true
 		}
 		if !bareKind && !slices.Contains(nps, head.stem) && !(i+2 < len(ws) && ws[i+2].content && slices.Contains(nps, ws[i+2].stem)) {
 			continue // "the aspirin reduces": the word after is a verb
@@ -441,6 +442,7 @@ func hasSynonym(w string, cts []claimTerm, covered uint64, docs []*prepared) boo
 	if _, ok := vec.ID(w); !ok {
 		return false
 	}
+	kind := kindOf(w)
 	for _, d := range docs {
 		for _, e := range d.vocabulary() {
 			taken := false
@@ -450,7 +452,7 @@ func hasSynonym(w string, cts []claimTerm, covered uint64, docs []*prepared) boo
 					break
 				}
 			}
-			if !taken && (kindOf(w) == 0 || kindOf(w) != kindOf(e.raw)) && vec.Similarity(w, e.raw) >= synonymCos {
+			if !taken && (kind == 0 || kind != kindOf(e.raw)) && vec.Similarity(w, e.raw) >= synonymCos {
 				return true
 			}
 		}
