@@ -1067,7 +1067,7 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		refuse := cfg
 		refuse.OffTopic = gate.OffTopicRefuse
 		add(gateSystem{sysShipRefus, refuse, current, true}, out, shipFit)
-		rep.Rows = append(rep.Rows, plan.rows(ctx, out, prepared[out], shipFit, gateSystem{sysLOODef, cfg, loo, true}, gateSystem{sysShipped, cfg, current, true})...) // gateplanner.go
+		rep.Rows = append(rep.Rows, plan.rows(ctx, out, prepared[out], gateSystem{sysLOODef, cfg, loo, true}, gateSystem{sysShipped, cfg, current, true})...) // gateplanner.go
 	}
 	rep.Extra = append(rep.Extra, sep.String(), curve.String(), plan.String())
 	if rep.CrossCorpus, err = gateCrossCorpus(ctx, dev, GateCrossSample, gateCrossSystems,

@@ -128,8 +128,9 @@ const (
 
 // rows scores set's cases with the oracle planner, and with the remote
 // one when configured, behind loo (the fold's models, default thresholds)
-// and shipped (the shipped models, whose rows are labelled shipFit).
-func (r *plannerRun) rows(ctx context.Context, set string, cases []gateCase, shipFit string, loo, shipped gateSystem) []GateRow {
+// and shipped (the shipped models, whose rows are labelled by their fit).
+func (r *plannerRun) rows(ctx context.Context, set string, cases []gateCase, loo, shipped gateSystem) []GateRow {
+	shipFit := shipped.models.fitOf(set)
 	rows := []GateRow{
 		{System: sysOracleShip, Set: set, Fit: shipFit, Score: shipped.scoreWith(cases, shipped.withOutline(oracleOutline))},
 		{System: sysOracleLOO, Set: set, Fit: "out-of-sample", Score: loo.scoreWith(cases, loo.withOutline(oracleOutline))},

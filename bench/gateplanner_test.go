@@ -59,7 +59,7 @@ func TestPlannerRows(t *testing.T) {
 	defer run.close()
 	loo := sys
 	loo.name = "loo"
-	rows := run.rows(context.Background(), "s", cases, "in-sample", loo, sys)
+	rows := run.rows(context.Background(), "s", cases, loo, sys)
 	if len(rows) != 4 {
 		t.Fatalf("%d rows, want 4 (oracle and remote, each behind two systems)", len(rows))
 	}
@@ -96,7 +96,7 @@ func TestPlannerRowsDown(t *testing.T) {
 	}
 	defer run.close()
 	local := sys.score(cases)
-	rows := run.rows(context.Background(), "s", cases, "in-sample", sys, sys)
+	rows := run.rows(context.Background(), "s", cases, sys, sys)
 	if got := rows[2].Score; got.Grounded != local.Grounded || got.Refused != local.Refused {
 		t.Errorf("fallback: grounded %d refused %d, want the local planner's %d and %d", got.Grounded, got.Refused, local.Grounded, local.Refused)
 	}
@@ -122,7 +122,7 @@ func TestPlannerRowsSimulated(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer run.close()
-	rows := run.rows(context.Background(), "s", cases, "in-sample", sys, sys)
+	rows := run.rows(context.Background(), "s", cases, sys, sys)
 	if !strings.Contains(rows[2].System, "simulated") {
 		t.Errorf("row %q is not labelled a simulation", rows[2].System)
 	}

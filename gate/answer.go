@@ -599,6 +599,16 @@ var (
 
 // hasType reports whether text holds an answer of type t.
 func hasType(t answerType, text string) bool {
+	switch t { // the contact details' detectors read text as written
+	case typePhone:
+		return hasPhoneNumber(text)
+	case typeEmail:
+		return hasEmailAddress(text)
+	case typeAddress:
+		return hasStreetAddress(text)
+	case typeHours:
+		return hasOpeningHours(text)
+	}
 	lower := " " + strings.ToLower(text) + " "
 	containsAny := func(ws []string) bool {
 		for _, w := range ws {
@@ -608,16 +618,11 @@ func hasType(t answerType, text string) bool {
 		}
 		return false
 	}
-	digits := 0
-	for _, r := range text {
-		if unicode.IsDigit(r) {
-			digits++
-		}
-	}
-	quantity := digits > 0 || containsAny(numberWords)
+	digits := strings.ContainsFunc(text, unicode.IsDigit)
+	quantity := digits || containsAny(numberWords)
 	switch t {
 	case typeTime:
-		return digits > 0 || containsAny(timeWords)
+		return digits || containsAny(timeWords)
 	case typeCount:
 		return quantity
 	case typeCost:
@@ -634,14 +639,6 @@ func hasType(t answerType, text string) bool {
 		return containsAny(personWords) || hasName(text)
 	case typePlace:
 		return containsAny(placeWords)
-	case typePhone:
-		return hasPhoneNumber(text)
-	case typeEmail:
-		return hasEmailAddress(text)
-	case typeAddress:
-		return hasStreetAddress(text)
-	case typeHours:
-		return hasOpeningHours(text)
 	}
 	return false
 }

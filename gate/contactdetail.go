@@ -333,11 +333,11 @@ func (s *phoneSpan) isPhone(text string) bool {
 	if all&sepDot != 0 && all&(sepDash|sepSlash) != 0 || all&sepDash != 0 && all&sepSlash != 0 {
 		return false // a time range ("09.00-17.30"), a version, a date
 	}
-	phone, ref := phoneContext(text, s.start)
+	phone, ref := phoneContext(text, s.start) // at most one is found
 	// A shape of its own, unless a reference word names it; trailing
 	// groups after a space may be another number ("0161 496 0000 24
 	// hours").
-	if ref == 0 || ref > 2 || phone != 0 && phone < ref {
+	if ref == 0 || ref > 2 {
 		for n := s.n; n >= 2; n-- {
 			if (n == s.n || s.seps[n]&sepSpace != 0) && s.shaped(text, n) {
 				return true
@@ -348,7 +348,7 @@ func (s *phoneSpan) isPhone(text string) bool {
 		}
 	}
 	d := s.digits(s.n)
-	return phone != 0 && (ref == 0 || phone < ref) && d >= 7 && d <= 15
+	return phone != 0 && d >= 7 && d <= 15
 }
 
 // digits counts the digits of the first n groups.
@@ -454,7 +454,7 @@ func (s *phoneSpan) dateOrYears(text string) bool {
 
 // phoneContext reads up to four words back from text[at], within the
 // sentence, for the first phone word ("call us on") or reference word
-// ("order no."): its distance in words, 0 for none.
+// ("order no."): its distance in words, 0 for none; the other is 0.
 func phoneContext(text string, at int) (phone, ref int) {
 	j := at
 	for k := 1; k <= 4; k++ {
