@@ -1079,8 +1079,6 @@ func (l *Local) signals(text string, docs []*prepared) (signals, bool) {
 		if sg.missingTerm == "" {
 			sg.missingTerm = otherModifier(text, cts, anyCov, anchors, docs)
 		}
-	}
-	if evChars <= missingTermMaxChars {
 		sg.otherClass = otherClass(cts, docs)
 	}
 	if eSpan != "" {

@@ -45,17 +45,13 @@ var quoteRunes = func() *strings.Replacer {
 // are looked up at (a text with "€" or "—" and no quote is not copied).
 func mayHoldQuoteRune(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c == 0xe2 || c == 0xca || c == 0xef) && quoteRuneAt(s[i:]) {
-			return true
+		if c := s[i]; c == 0xe2 || c == 0xca || c == 0xef {
+			if _, n := firstQuoteRune(s[i:]); n > 0 {
+				return true
+			}
 		}
 	}
 	return false
-}
-
-// quoteRuneAt reports whether s opens with a rune of quotePairs.
-func quoteRuneAt(s string) bool {
-	_, n := firstQuoteRune(s)
-	return n > 0
 }
 
 // normQuotes returns s with its typographic apostrophes and quotes

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -127,8 +128,11 @@ func rowCheck(claim string, docs []*prepared) (Verdict, bool) {
 	rows := 0
 	for _, d := range docs {
 		for _, ln := range d.tableLines() {
+			if strings.Count(ln, ", ")+1 != len(cc) {
+				continue // another number of cells, counted before splitting
+			}
 			sc := strings.Split(ln, ", ")
-			if len(sc) != len(cc) || !strings.EqualFold(sc[0], cc[0]) {
+			if !strings.EqualFold(sc[0], cc[0]) {
 				continue
 			}
 			same, values, nums := true, true, true
@@ -146,7 +150,6 @@ func rowCheck(claim string, docs []*prepared) (Verdict, bool) {
 			}
 			rows++
 			if values {
-				differ = sc
 				if nums {
 					differ = append([]string{"number_mismatch"}, sc...)
 				} else {
@@ -224,7 +227,7 @@ func claimLines(text string, docs []*prepared) []string {
 		return nil
 	}
 	cuts = append(cuts, 0, len(folded))
-	sortInts(cuts)
+	slices.Sort(cuts)
 	var out []string
 	for i := 1; i < len(cuts); i++ {
 		if cuts[i] <= cuts[i-1] {
@@ -254,14 +257,6 @@ func countTrue(b []bool) int {
 // as Split finds) before its last sentence: then it is prose, not a folded
 // table.
 func sentenceEndIn(s string) bool { return len(Split(s)) > 1 }
-
-func sortInts(a []int) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
-}
 
 // sourceLines returns a passage's table and list lines: lines without
 // closing punctuation (nor a clause's ";") of at least two words that stand next to another such
