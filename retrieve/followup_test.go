@@ -177,3 +177,35 @@ func BenchmarkFollowsUp(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkRetrieveFollowup is one follow-up turn's retrieval with the rule
+// off (the last message alone) and on (joined with the previous message):
+// the cost of the rule's effect, a longer query, not of the rule.
+func BenchmarkRetrieveFollowup(b *testing.B) {
+	ic := index.DefaultConfig()
+	_, s := buildSnap(b, ic, testDocs(), nil)
+	defer s.Close()
+	q := Query{Tenant: "acme", KB: "docs", Text: "and the port?", Previous: "how do I restore a backup"}
+	for _, on := range []bool{false, true} {
+		name := "off"
+		if on {
+			name = "on"
+		}
+		b.Run(name, func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Followup = on
+			cfg.QuestionCacheMB = 0
+			e, err := New(cfg, ic, nil, zap.NewNop())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.RetrieveFrom(context.Background(), s, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
