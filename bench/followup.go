@@ -189,55 +189,21 @@ func FollowupQuality(ctx context.Context, w io.Writer) ([]FollowupRow, error) {
 // assistant alternating) to the partition tenant/default and returns the
 // answer and the guard object's outcome.
 func followupChat(ctx context.Context, base, tenant string, turns ...string) (string, FollowupOutcome, error) {
-	type msg struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	}
-	msgs := make([]msg, len(turns))
+	msgs := make([]map[string]string, len(turns))
 	for i, t := range turns {
-		msgs[i] = msg{Role: "user", Content: t}
+		role := "user"
 		if i%2 == 1 {
-			msgs[i].Role = "assistant"
+			role = "assistant"
 		}
+		msgs[i] = map[string]string{"role": role, "content": t}
 	}
 	body, _ := json.Marshal(map[string]any{"model": "mock-1", "messages": msgs})
-	req, err := http.NewRequestWithContext(ctx, "POST", base+"/chat/completions", bytes.NewReader(body))
+	_, text, g, err := askTenant(ctx, http.DefaultClient, base+"/chat/completions", tenant, body, false)
 	if err != nil {
 		return "", FollowupOutcome{}, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Tenant-ID", tenant)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", FollowupOutcome{}, err
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Choices []struct {
-			Message struct {
-				Content string `json:"content"`
-			} `json:"message"`
-		} `json:"choices"`
-		Guard struct {
-			Decision  string `json:"decision"`
-			Query     string `json:"query"`
-			Citations []struct {
-				ID string `json:"id"`
-			} `json:"citations"`
-		} `json:"guard"`
-	}
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", FollowupOutcome{}, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", FollowupOutcome{}, fmt.Errorf("status %d: %s", resp.StatusCode, b)
-	}
-	if err := json.Unmarshal(b, &out); err != nil || len(out.Choices) == 0 {
-		return "", FollowupOutcome{}, fmt.Errorf("response %q: %v", b, err)
-	}
-	o := FollowupOutcome{Decision: out.Guard.Decision, Query: out.Guard.Query}
-	for _, c := range out.Guard.Citations {
+	o := FollowupOutcome{Decision: g.Decision, Query: g.Query}
+	for _, c := range g.Citations {
 		doc, _, _ := strings.Cut(c.ID, "#") // a chunk's id is its document's, or DOC#n
 		if o.First == "" {
 			o.First = doc
@@ -247,7 +213,7 @@ func followupChat(ctx context.Context, base, tenant string, turns ...string) (st
 		}
 	}
 	slices.Sort(o.Cited)
-	return out.Choices[0].Message.Content, o, nil
+	return text, o, nil
 }
 
 // WriteFollowupReport writes the per-class table and the rows whose
