@@ -86,6 +86,22 @@ func TestFollowupQuery(t *testing.T) {
 	}
 }
 
+// followupEngine is an engine with retrieve.followup on or off, the
+// default configuration otherwise changed by mutate (may be nil).
+func followupEngine(tb testing.TB, ic index.Config, on bool, mutate func(*Config)) *Engine {
+	tb.Helper()
+	cfg := DefaultConfig()
+	cfg.Followup = on
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	e, err := New(cfg, ic, nil, zap.NewNop())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
 // A follow-up is retrieved for with the previous message; the result says
 // so, and with retrieve.followup off the last message is read alone.
 func TestRetrieveFollowup(t *testing.T) {
@@ -93,12 +109,7 @@ func TestRetrieveFollowup(t *testing.T) {
 	_, s := buildSnap(t, ic, testDocs(), nil)
 	defer s.Close()
 	for _, on := range []bool{true, false} {
-		cfg := DefaultConfig()
-		cfg.Followup = on
-		e, err := New(cfg, ic, nil, zap.NewNop())
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := followupEngine(t, ic, on, nil)
 		q := Query{Tenant: "acme", KB: "docs", Text: "and the port?", Previous: "how do I restore a backup"}
 		r, err := e.RetrieveFrom(context.Background(), s, q)
 		e.Close()
@@ -132,14 +143,10 @@ func TestRewriteGetsPreviousMessage(t *testing.T) {
 	_, s := buildSnap(t, ic, testDocs(), nil)
 	defer s.Close()
 	for _, on := range []bool{true, false} {
-		cfg := DefaultConfig()
-		cfg.Followup = on
-		cfg.Rewrite = RewriteConfig{Enabled: true, BaseURL: srv.URL + "/v1", Model: "m", Max: 3, Timeout: DefaultConfig().Rewrite.Timeout}
-		e, err := New(cfg, ic, nil, zap.NewNop())
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = e.RetrieveFrom(context.Background(), s, Query{Tenant: "acme", KB: "docs", Text: "is there parking?", Previous: "how do I restore a backup"})
+		e := followupEngine(t, ic, on, func(c *Config) {
+			c.Rewrite = RewriteConfig{Enabled: true, BaseURL: srv.URL + "/v1", Model: "m", Max: 3, Timeout: DefaultConfig().Rewrite.Timeout}
+		})
+		_, err := e.RetrieveFrom(context.Background(), s, Query{Tenant: "acme", KB: "docs", Text: "is there parking?", Previous: "how do I restore a backup"})
 		e.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -192,13 +199,7 @@ func BenchmarkRetrieveFollowup(b *testing.B) {
 			name = "on"
 		}
 		b.Run(name, func(b *testing.B) {
-			cfg := DefaultConfig()
-			cfg.Followup = on
-			cfg.QuestionCacheMB = 0
-			e, err := New(cfg, ic, nil, zap.NewNop())
-			if err != nil {
-				b.Fatal(err)
-			}
+			e := followupEngine(b, ic, on, func(c *Config) { c.QuestionCacheMB = 0 })
 			defer e.Close()
 			b.ReportAllocs()
 			for b.Loop() {
