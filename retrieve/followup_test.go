@@ -210,3 +210,25 @@ func BenchmarkRetrieveFollowup(b *testing.B) {
 		})
 	}
 }
+
+// FuzzFollowupQuery: any pair of messages. No panic; with no previous
+// message the query is the last message alone; a follow-up's query is the
+// previous message, a newline and the last message; FollowsUp agrees with
+// FollowupQuery.
+func FuzzFollowupQuery(f *testing.F) {
+	for _, s := range [][2]string{{"and on sunday?", "what time do you open?"}, {"is there parking?", "x"},
+		{"İt \xff THERE", "İİ"}, {"", ""}, {"one", "\u212a"}, {"what about", "  "}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, last, prev string) {
+		q, fu := FollowupQuery(last, prev)
+		switch {
+		case fu != (strings.TrimSpace(prev) != "" && FollowsUp(last)):
+			t.Fatalf("FollowupQuery(%q, %q) followup %v, FollowsUp %v", last, prev, fu, FollowsUp(last))
+		case !fu && q != last:
+			t.Fatalf("FollowupQuery(%q, %q) = %q, want the last message alone", last, prev, q)
+		case fu && q != strings.TrimSpace(prev)+"\n"+last:
+			t.Fatalf("FollowupQuery(%q, %q) = %q, want both", last, prev, q)
+		}
+	})
+}
