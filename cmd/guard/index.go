@@ -212,8 +212,8 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		if len(unread) == 1 {
 			are = "is"
 		}
-		fmt.Fprintf(cliErr, "not indexed: %s in the corpus folders %s hidden or not .md, .markdown, .txt, .text, .jsonl, .ndjson, .csv or .tsv: %s%s\n",
-			plural(len(unread), "file"), are, strings.Join(shown, ", "), more)
+		fmt.Fprintf(cliErr, "not indexed: %s in the corpus folders %s hidden or not %s: %s%s\n",
+			plural(len(unread), "file"), are, index.CorpusFileTypes, strings.Join(shown, ", "), more)
 	}
 	var man index.Manifest
 	var changes index.Changes
