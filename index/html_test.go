@@ -137,7 +137,7 @@ there is no Linux version, so on a Linux laptop use the <a href="https://driftwo
 }
 
 // buildChunks builds a snapshot of dir (a real index build) and returns
-// its chunks by id, the file extension dropped from the id.
+// its chunks by id.
 func buildChunks(t *testing.T, dir string) map[string]Chunk {
 	t.Helper()
 	snap := filepath.Join(t.TempDir(), "snap")
@@ -151,15 +151,12 @@ func buildChunks(t *testing.T, dir string) map[string]Chunk {
 	defer s.Close()
 	out := map[string]Chunk{}
 	for _, c := range s.Partition(DefaultTenant, DefaultKB).Chunks() {
-		id := strings.Replace(strings.Replace(c.ID, ".html", "", 1), ".md", "", 1)
-		c2 := *c
-		c2.ID, c2.DocID = "", ""
-		c = &c2
-		out[id] = *c
+		out[c.ID] = *c
 	}
 	return out
 }
 
+// writeFiles writes files (path: content) under dir.
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for name, body := range files {
@@ -180,7 +177,16 @@ func TestBuildHTMLMatchesMarkdown(t *testing.T) {
 	mdDir, htmlDir := t.TempDir(), t.TempDir()
 	writeFiles(t, mdDir, markdownHelp)
 	writeFiles(t, htmlDir, markdownHelpHTML)
-	md, hc := buildChunks(t, mdDir), buildChunks(t, htmlDir)
+	// Chunks by id without the file's extension, their ids left out.
+	byPage := func(dir, ext string) map[string]Chunk {
+		out := map[string]Chunk{}
+		for id, c := range buildChunks(t, dir) {
+			c.ID, c.DocID = "", ""
+			out[strings.Replace(id, ext, "", 1)] = c
+		}
+		return out
+	}
+	md, hc := byPage(mdDir, ".md"), byPage(htmlDir, ".html")
 	if len(md) != 6 || len(hc) != len(md) {
 		t.Fatalf("chunks: %d from HTML, %d from Markdown (want 6): %v %v", len(hc), len(md), keysOf(hc), keysOf(md))
 	}
