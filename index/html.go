@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -51,9 +52,14 @@ import (
 
 // htmlDoc turns an HTML page into a Doc (as textDoc does a Markdown file):
 // text, title and sections as markdownText reads htmlMarkdown's output.
-func htmlDoc(id, body string) Doc {
+// The only error is a page the parser refuses: elements nested more than
+// 512 deep.
+func htmlDoc(id, body string) (Doc, error) {
 	d := Doc{ID: id, Title: strings.TrimSuffix(filepath.Base(id), filepath.Ext(id)), markdown: true}
-	md, title, url := htmlMarkdown(strings.ToValidUTF8(strings.TrimPrefix(body, utf8BOM), ""))
+	md, title, url, err := htmlMarkdown(strings.ToValidUTF8(strings.TrimPrefix(body, utf8BOM), ""))
+	if err != nil {
+		return Doc{}, err
+	}
 	var h1 string
 	d.Text, h1, d.sections = markdownText(md)
 	switch {
@@ -65,7 +71,7 @@ func htmlDoc(id, body string) Doc {
 	if httpURL(url) {
 		d.URL = url
 	}
-	return d
+	return d, nil
 }
 
 // savedFromRE finds the address a browser's "Save page as" writes at the
@@ -74,10 +80,12 @@ var savedFromRE = regexp.MustCompile(`^\s*saved from url=\(\d+\)(\S+)`)
 
 // htmlMarkdown converts an HTML page to Markdown, and returns its <title>
 // text and its address ("" when none; not checked).
-func htmlMarkdown(page string) (md, title, url string) {
+func htmlMarkdown(page string) (md, title, url string, err error) {
 	root, err := html.Parse(strings.NewReader(page))
-	if err != nil { // only a reader's error, and a strings.Reader has none
-		return "", "", ""
+	if err != nil {
+		// The parser refuses a page whose open elements nest more than 512
+		// deep (its guard against stack exhaustion): tags never closed.
+		return "", "", "", fmt.Errorf("the HTML parser refuses the page (%v): elements nested that deep are usually tags that are never closed", err)
 	}
 	var main *html.Node
 	var canonical, og, saved string
@@ -119,13 +127,13 @@ func htmlMarkdown(page string) (md, title, url string) {
 	}
 	if main != nil {
 		if md = htmlConvert(main, false); md != "" {
-			return md, title, url
+			return md, title, url, nil
 		}
 	}
 	if md = htmlConvert(root, false); md == "" {
 		md = htmlConvert(root, true) // nothing but chrome: keep it
 	}
-	return md, title, url
+	return md, title, url, nil
 }
 
 // htmlSkip reports an element whose content is never text: scripts,
@@ -483,7 +491,11 @@ func (w *htmlWriter) item(n *html.Node) {
 	}
 	w.endLine()
 	depth := max(len(w.lists), 1)
-	indent := strings.Repeat("    ", depth-1)
+	// Past htmlMaxIndent levels, items share the deepest indent: the
+	// Markdown reader needs the indent only to tell a nested list from
+	// its parent, and a page of hundreds of nested lists would otherwise
+	// make lines of thousands of spaces.
+	indent := strings.Repeat("    ", min(depth-1, htmlMaxIndent))
 	marker := "- "
 	if len(w.lists) > 0 && w.lists[depth-1].ordered {
 		l := &w.lists[depth-1]
@@ -504,6 +516,9 @@ func (w *htmlWriter) item(n *html.Node) {
 	w.endLine()
 	w.lead, w.cont = lead, cont
 }
+
+// htmlMaxIndent bounds the nesting levels a list item's indent shows.
+const htmlMaxIndent = 16
 
 // itemLabel is an <ol type> item's label: a letter ("a", "B") or a Roman
 // numeral ("iv").

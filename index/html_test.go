@@ -13,7 +13,7 @@ import (
 
 // htmlPlain is the plain text the reader makes of an HTML page.
 func htmlPlain(page string) string {
-	md, _, _ := htmlMarkdown(page)
+	md, _, _, _ := htmlMarkdown(page)
 	text, _, _ := markdownText(md)
 	return text
 }
@@ -78,7 +78,7 @@ func TestHTMLDocTitleAndURL(t *testing.T) {
 		{"relative canonical dropped", `<link rel="canonical" href="/refunds"><p>x</p>`, "page", ""},
 		{"svg title is not the page's", `<p>x<svg><title>icon</title></svg></p>`, "page", ""},
 	} {
-		d := htmlDoc("help/page.html", tc.page)
+		d, _ := htmlDoc("help/page.html", tc.page)
 		if d.Title != tc.title || d.URL != tc.url {
 			t.Errorf("%s: title %q url %q, want %q %q", tc.name, d.Title, d.URL, tc.title, tc.url)
 		}
@@ -87,13 +87,27 @@ func TestHTMLDocTitleAndURL(t *testing.T) {
 
 // TestHTMLSections: <h2> and deeper start sections at their headings.
 func TestHTMLSections(t *testing.T) {
-	d := htmlDoc("p.html", "<h1>Page</h1><p>Intro.</p><h2>One</h2><p>A.</p><pre>## in code</pre><h3>Two <b>deep</b></h3><p>B.</p>")
+	d, _ := htmlDoc("p.html", "<h1>Page</h1><p>Intro.</p><h2>One</h2><p>A.</p><pre>## in code</pre><h3>Two <b>deep</b></h3><p>B.</p>")
 	var got []string
 	for _, s := range d.sections {
 		got = append(got, s.Heading+"@"+d.Text[s.Off:s.Off+len(s.Heading)])
 	}
 	if want := "One@One|Two deep@Two deep"; strings.Join(got, "|") != want {
 		t.Errorf("sections = %q, want %q (text %q)", strings.Join(got, "|"), want, d.Text)
+	}
+}
+
+// TestHTMLDeepNesting: a page whose elements nest past the parser's 512
+// levels (tags never closed) is an error saying so, not an empty page; 200
+// nested lists make lines of bounded indent.
+func TestHTMLDeepNesting(t *testing.T) {
+	if _, err := htmlDoc("deep.html", strings.Repeat("<div><span>", 300)+"text"); err == nil || !strings.Contains(err.Error(), "never closed") {
+		t.Errorf("600 open elements: err %v, want the parser's refusal explained", err)
+	}
+	in := strings.Repeat("<ul><li>x", 200)
+	md, _, _, err := htmlMarkdown(in)
+	if err != nil || len(md) > 10*len(in) || strings.Count(md, "x") != 200 {
+		t.Errorf("200 nested lists: err %v, %d bytes of Markdown from %d, %d items", err, len(md), len(in), strings.Count(md, "x"))
 	}
 }
 
@@ -199,8 +213,8 @@ func TestBuildHTMLMatchesMarkdown(t *testing.T) {
 
 // TestReadDocsHTML reads a folder of HTML pages from disk: a help-centre
 // article in its site's chrome, a price table, nested lists, a malformed
-// page, an .htm page with entities, an empty page and one of markup alone
-// (each a bad line saying so, no crash).
+// page, an .htm page with entities, an empty page, one of markup alone and
+// one of 600 elements never closed (each a bad line saying so, no crash).
 func TestReadDocsHTML(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -213,6 +227,7 @@ func TestReadDocsHTML(t *testing.T) {
 		"broken.html":   `<h1>Broken <p>page<li>one<td>cell</h1></i><b>bold`,
 		"old/faq.HTM":   `<HTML><BODY><H2>Tom &amp; Jerry&#39;s caf&eacute;</H2><P>Open 9&ndash;5.</BODY>`,
 		"empty.html":    "",
+		"deep.html":     strings.Repeat("<div><span>", 300) + "Unclosed tags.",
 		"markup.html":   "<html><head><style>p{}</style></head><body><script>go()</script></body></html>",
 		"notes.md":      "# Notes\n\nMarkdown beside them.",
 		"ignored.xhtml": "<p>not read</p>",
@@ -245,9 +260,11 @@ func TestReadDocsHTML(t *testing.T) {
 	for _, le := range bad {
 		msgs = append(msgs, le.Error())
 	}
-	if len(bad) != 2 || !strings.Contains(msgs[0]+msgs[1], "empty.html:1: the file is empty (nothing to index)") ||
-		!strings.Contains(msgs[0]+msgs[1], "markup.html:1: the page holds no text outside its markup, scripts and styles (nothing to index)") {
-		t.Errorf("bad lines %q, want the empty page and the page of markup alone", msgs)
+	all := strings.Join(msgs, "\n")
+	if len(bad) != 3 || !strings.Contains(all, "empty.html:1: the file is empty (nothing to index)") ||
+		!strings.Contains(all, "markup.html:1: the page holds no text outside its markup, scripts and styles (nothing to index)") ||
+		!strings.Contains(all, "deep.html:1: the HTML parser refuses the page (html: open stack of elements exceeds 512 nodes): elements nested that deep are usually tags that are never closed") {
+		t.Errorf("bad lines %q, want the empty page, the page of markup alone and the page nested too deep", msgs)
 	}
 	if unread, _ := UnreadFiles([]string{dir}); len(unread) != 1 || filepath.Base(unread[0]) != "ignored.xhtml" {
 		t.Errorf("unread %v, want ignored.xhtml alone", unread)
@@ -287,7 +304,13 @@ func FuzzHTMLText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		d := htmlDoc("p.html", in)
+		d, err := htmlDoc("p.html", in)
+		if err != nil {
+			if !strings.Contains(err.Error(), "512") {
+				t.Fatalf("error %v", err)
+			}
+			return
+		}
 		if !utf8.ValidString(d.Text) || !utf8.ValidString(d.Title) {
 			t.Fatalf("not UTF-8: %q, title %q", d.Text, d.Title)
 		}
@@ -319,6 +342,8 @@ func BenchmarkHTMLText(b *testing.B) {
 	b.SetBytes(int64(page.Len()))
 	b.ReportAllocs()
 	for b.Loop() {
-		htmlDoc("help.html", page.String())
+		if _, err := htmlDoc("help.html", page.String()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -511,7 +511,7 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 		switch {
 		case err != nil:
 		case ext == ".html" || ext == ".htm":
-			if d = htmlDoc(id, string(b)); d.Text == "" {
+			if d, err = htmlDoc(id, string(b)); err == nil && d.Text == "" {
 				err = errors.New("the page holds no text outside its markup, scripts and styles (nothing to index)")
 			}
 		default:
