@@ -36,10 +36,13 @@ import (
 //     (header cells are cells; the first row heads the table). A table
 //     whose cells hold headings or tables is layout, read as blocks.
 //   - <pre> is kept verbatim, as a fenced code block is. A link keeps its
-//     text, an image its alt text.
+//     text, an image its alt text. A permalink beside a heading (a link to
+//     "#..." whose text is one symbol: Sphinx's and MkDocs' "¶",
+//     Docusaurus's zero-width space) is dropped.
 //   - <script>, <style>, <noscript>, <template>, <svg>, <iframe>,
-//     <object>, <canvas>, <audio>, <video>, form controls, comments and
-//     elements marked hidden or aria-hidden="true" are dropped. So is page
+//     <object>, <canvas>, <audio>, <video>, form controls and comments
+//     are dropped. Elements marked hidden or aria-hidden are kept: an FAQ
+//     page's accordion hides its answers that way until clicked. So is page
 //     chrome (<nav>, <aside>, a <header> or <footer> outside <article>,
 //     <section> and <main>, a <form> that holds no heading, the ARIA roles
 //     navigation, banner, contentinfo, complementary and search) unless the
@@ -137,8 +140,7 @@ func htmlMarkdown(page string) (md, title, url string, err error) {
 }
 
 // htmlSkip reports an element whose content is never text: scripts,
-// styles, embedded objects, form controls, foreign (SVG, MathML) content
-// and elements marked hidden.
+// styles, embedded objects, form controls and SVG.
 func htmlSkip(n *html.Node) bool {
 	if n.Namespace == "svg" {
 		return true
@@ -149,7 +151,27 @@ func htmlSkip(n *html.Node) bool {
 		atom.Input:
 		return true
 	}
-	return hasAttr(n, "hidden") || strings.EqualFold(attr(n, "aria-hidden"), "true")
+	return false
+}
+
+// permalink reports a link to a place in the page ("#...") whose text is
+// at most one symbol, spaces and zero-width characters aside: the "¶" or
+// "#" a documentation generator puts beside each heading.
+func permalink(n *html.Node) bool {
+	if !strings.HasPrefix(attr(n, "href"), "#") {
+		return false
+	}
+	symbols := 0
+	for _, r := range nodeText(n) {
+		switch {
+		case unicode.IsSpace(r) || unicode.Is(unicode.Cf, r):
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			return false
+		default:
+			symbols++
+		}
+	}
+	return symbols <= 1
 }
 
 // chromeRoles are the ARIA landmark roles of page chrome.
@@ -162,15 +184,6 @@ func attr(n *html.Node, key string) string {
 		}
 	}
 	return ""
-}
-
-func hasAttr(n *html.Node, key string) bool {
-	for _, a := range n.Attr {
-		if a.Key == key && a.Namespace == "" {
-			return true
-		}
-	}
-	return false
 }
 
 // hasWord reports whether the space-separated list s holds w (any case).
@@ -380,6 +393,10 @@ func (w *htmlWriter) node(n *html.Node) {
 	switch n.DataAtom {
 	case atom.Br:
 		w.endLine()
+	case atom.A:
+		if !permalink(n) {
+			w.children(n)
+		}
 	case atom.Img:
 		if alt := attr(n, "alt"); alt != "" {
 			w.text(" " + alt + " ")
