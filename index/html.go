@@ -71,9 +71,7 @@ func htmlDoc(id, body string) (Doc, error) {
 	case h1 != "":
 		d.Title = h1
 	}
-	if httpURL(url) {
-		d.URL = url
-	}
+	d.URL = url
 	return d, nil
 }
 
@@ -82,7 +80,8 @@ func htmlDoc(id, body string) (Doc, error) {
 var savedFromRE = regexp.MustCompile(`^\s*saved from url=\(\d+\)(\S+)`)
 
 // htmlMarkdown converts an HTML page to Markdown, and returns its <title>
-// text and its address ("" when none; not checked).
+// text and its address: the first absolute http(s) URL of its canonical
+// link, its og:url and a "saved from" comment ("" when none).
 func htmlMarkdown(page string) (md, title, url string, err error) {
 	root, err := html.Parse(strings.NewReader(page))
 	if err != nil {
