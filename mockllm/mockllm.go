@@ -316,7 +316,7 @@ func dropLead(s string) string {
 			return t
 		}
 		lead, rest := t[:end+1], strings.TrimSpace(t[end+1:])
-		if rest == "" || !(lead[end] == '?' || isHeadingLead(lead)) {
+		if rest == "" || !(lead[end] == '?' || isHeadingLead(lead) || isTitleLead(lead)) {
 			return t
 		}
 		s = rest
@@ -353,6 +353,46 @@ func isHeadingLead(lead string) bool {
 		}
 	}
 	return true
+}
+
+// isTitleLead reports whether the sentence lead reads as a document's
+// title or a heading in capitals, which a model does not quote as a claim:
+// a line in capitals ("SNOWLINE SKI SCHOOL: TERMS AND CONDITIONS OF
+// BOOKING", "BOOKINGS AND PAYMENT", ended with a full stop by the prompt),
+// or "Title: Subtitle" with every word of four or more letters capitalised
+// ("Crag and Chalk: Terms of Membership"). Either has at most sixteen
+// words and no word that makes a claim (headingWords, "no" first: "NO
+// SMOKING ON SITE" is a rule).
+func isTitleLead(lead string) bool {
+	body := strings.TrimRight(lead, ".!? ")
+	words := strings.Fields(body)
+	if len(words) == 0 || len(words) > 16 || strings.EqualFold(strings.Trim(words[0], "\"'()"), "no") {
+		return false
+	}
+	letters, upper, capsWords := 0, 0, true
+	for _, w := range words {
+		w = strings.Trim(w, "\"'()“”‘’:,;&-")
+		if headingWords[strings.ToLower(w)] {
+			return false
+		}
+		if r := []rune(w); len(r) >= 4 && unicode.IsLetter(r[0]) && !unicode.IsUpper(r[0]) {
+			capsWords = false
+		}
+	}
+	for _, c := range body {
+		if unicode.IsLetter(c) {
+			letters++
+			if unicode.IsUpper(c) {
+				upper++
+			}
+		}
+	}
+	if letters >= 4 && upper == letters {
+		return true
+	}
+	head, tail, ok := strings.Cut(body, ": ")
+	return ok && capsWords && !strings.Contains(tail, ":") && len(strings.Fields(head)) <= 8 &&
+		!strings.ContainsAny(body, "0123456789;") && unicode.IsUpper([]rune(strings.TrimSpace(tail) + " ")[0])
 }
 
 // listHeading reports whether a lead with commas is a list of topics:
@@ -543,28 +583,42 @@ func (g generator) build(req *chatRequest, body []byte, id string) answer {
 	}
 	if len(notes) == 0 {
 		// No grounding: a general, uncited answer (the guard adds any disclaimer).
-		q := strings.TrimSpace(user)
+		q := questionSentence(user)
 		if q == "" {
 			q = "your question"
 		}
-		text.WriteString("Here is a general answer about " + strings.TrimRight(firstSentence(q), "?") + ". ")
+		text.WriteString("Here is a general answer about " + q + ". ")
 		text.WriteString("It is based on general knowledge rather than on a specific source.")
 	} else {
 		text.WriteString("Based on the notes: ")
-		// Up to max_sentences cited sentences: each note's first sentence,
-		// then (when there are fewer notes than that) their next ones.
+		// Up to max_sentences cited sentences: each note's sentence that
+		// best fits the question, then (when there are fewer notes than
+		// that) their next best ones (pickSentences).
 		type pick struct {
 			nt   note
 			sent string
+			next string // the sentence after sent in the note, for the uncited fault
+		}
+		asked := contentWords(user)
+		ranked := make([][]int, len(notes))
+		sents := make([][]string, len(notes))
+		for i, nt := range notes {
+			sents[i] = noteSentences(nt.text, maxNoteSentences)
+			ranked[i] = rankSentences(sents[i], asked)
 		}
 		var picks []pick
 		for j := 0; len(picks) < g.cfg.MaxSentences && j < g.cfg.MaxSentences; j++ {
-			for _, nt := range notes {
+			for i, nt := range notes {
 				if len(picks) == g.cfg.MaxSentences {
 					break
 				}
-				if sent := nthSentence(nt.text, j); sent != "" {
-					picks = append(picks, pick{nt, sent})
+				if j < len(ranked[i]) {
+					k := ranked[i][j]
+					pk := pick{nt: nt, sent: sents[i][k]}
+					if k+1 < len(sents[i]) {
+						pk.next = sents[i][k+1]
+					}
+					picks = append(picks, pk)
 				}
 			}
 		}
@@ -613,10 +667,10 @@ func (g generator) build(req *chatRequest, body []byte, id string) answer {
 			text.WriteString(". ")
 			if r.Float64() < f.Uncited {
 				// half the time a filler the notes do not support (a gap),
-				// half the time the note's next sentence without its
-				// citation (a missed citation)
-				if rest := strings.TrimSpace(strings.TrimPrefix(nt.text, firstSentence(nt.text))); r.IntN(2) == 0 && len(firstSentence(strings.TrimLeft(rest, ". "))) > 20 {
-					text.WriteString(strings.TrimRight(firstSentence(strings.TrimLeft(rest, ". ")), ".") + ". ")
+				// half the time the note's sentence after the quoted one
+				// without its citation (a missed citation)
+				if r.IntN(2) == 0 && len(pk.next) > 20 {
+					text.WriteString(pk.next + ". ")
 					a.rec.UncitedFromNotes++
 				} else {
 					text.WriteString("Most teams also review this every 90 days. ")

@@ -1,0 +1,146 @@
+package mockllm
+
+import (
+	"slices"
+	"strings"
+)
+
+// Which sentence of a note the simulated model quotes: as a model answers
+// from the sentence that answers, not from the one a section opens with,
+// each cited note's sentences are ranked by the content words they share
+// with the user's message (contentWords, the planner's notion: words of
+// four or more letters matched on their first five, stop words aside),
+// most first, ties in note order; a note sharing none is quoted from its
+// first sentence, as before (operator trial 11: of 31 answers citing the
+// right section, 10 held the answer when the first sentence was quoted).
+// A heading or a title is never a sentence to quote (dropHeadings,
+// isTitleLead).
+
+// noteSentences cuts a note's text (as parseNotes left it) into at most
+// max sentences as firstSentence cuts them, dropping the numbered headings
+// and title lines that open any of them ("12. COMPLAINTS. 12.1 ..."). A
+// sentence after the first that is a heading alone is left out.
+func noteSentences(text string, max int) []string {
+	var out []string
+	s := strings.TrimSpace(text)
+	for len(out) < max && s != "" {
+		if len(out) > 0 {
+			s = dropTitleLeads(dropHeadings(s))
+		}
+		sent := firstSentence(s)
+		if sent == "" {
+			break
+		}
+		if len(out) == 0 || !headingOnly(sent) {
+			out = append(out, sent)
+		}
+		rest := strings.TrimLeft(strings.TrimPrefix(s, sent), ".!? ")
+		if len(rest) == len(s) {
+			break
+		}
+		s = rest
+	}
+	return out
+}
+
+// dropTitleLeads removes the title lines (isTitleLead) that open s, unless
+// nothing else is left.
+func dropTitleLeads(s string) string {
+	for {
+		end := leadEnd(s)
+		if end < 0 {
+			return s
+		}
+		rest := strings.TrimSpace(s[end+1:])
+		if rest == "" || !isTitleLead(s[:end+1]) {
+			return s
+		}
+		s = rest
+	}
+}
+
+// headingOnly reports whether a sentence (without its final stop) is a
+// heading or a title and nothing else.
+func headingOnly(sent string) bool {
+	h := sent + "."
+	if isTitleLead(h) {
+		return true
+	}
+	m := headingRe.FindStringIndex(h)
+	return m != nil && m[1] == len(h) && !numberedClause(h)
+}
+
+// rankSentences returns the indexes of sents, those sharing the most of
+// asked's content words first, ties (and sentences sharing none) in note
+// order: with no word shared, the first sentence leads, as before.
+func rankSentences(sents []string, asked map[string]bool) []int {
+	shared := make([]int, len(sents))
+	idx := make([]int, len(sents))
+	for i, s := range sents {
+		idx[i] = i
+		if len(asked) == 0 {
+			continue
+		}
+		for w := range contentWords(s) {
+			if asked[w] {
+				shared[i]++
+			}
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return shared[b] - shared[a] })
+	return idx
+}
+
+// maxNoteSentences bounds the sentences of one note ranked for a question.
+const maxNoteSentences = 64
+
+// greetings open a chat message without being its question.
+var greetings = map[string]bool{"hi": true, "hiya": true, "hey": true, "hello": true, "thanks": true, "cheers": true}
+
+// questionSentence is what a fallback answer names as its topic: the
+// message's last sentence that ends with "?", else its last sentence,
+// without a greeting before it ("hiya my twins are 5 and going in the
+// little kids group. how many are in a group" -> "how many are in a
+// group"), trimmed as firstSentence trims and without its final mark; ""
+// for an empty message.
+func questionSentence(msg string) string {
+	var sents []string
+	start := 0
+	for i := 0; i <= len(msg); i++ {
+		end := i == len(msg) || msg[i] == '\n' ||
+			((msg[i] == '?' || msg[i] == '!' || msg[i] == '.') && (i+1 == len(msg) || msg[i+1] == ' ' || msg[i+1] == '\n'))
+		if !end {
+			continue
+		}
+		if i < len(msg) && msg[i] != '\n' {
+			i++ // keep the mark
+		}
+		if sent := dropGreeting(strings.TrimSpace(msg[start:min(i, len(msg))])); sent != "" {
+			sents = append(sents, sent)
+		}
+		start = i
+	}
+	if len(sents) == 0 {
+		return ""
+	}
+	q := sents[len(sents)-1]
+	for _, s := range slices.Backward(sents) {
+		if strings.HasSuffix(s, "?") {
+			q = s
+			break
+		}
+	}
+	return firstSentence(q)
+}
+
+// dropGreeting removes the greetings (greetings) that open s, with the
+// punctuation after each ("hi, ", "thanks! ").
+func dropGreeting(s string) string {
+	for {
+		word, rest, _ := strings.Cut(s, " ")
+		if !greetings[strings.ToLower(strings.TrimRight(word, ",.!;:"))] {
+			return s
+		}
+		s = strings.TrimSpace(rest)
+	}
+}
