@@ -97,8 +97,20 @@ const maxNoteSentences = 64
 // greetings open a chat message without being its question.
 var greetings = map[string]bool{"hi": true, "hiya": true, "hey": true, "hello": true, "thanks": true, "cheers": true}
 
+// questionOpeners open a question typed without its mark ("is it ok if
+// we have a couple of pints before hand. just checkin").
+var questionOpeners = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("what when where which who whom whose why how is are am was were can could do does did " +
+		"will would should shall may might have has any") {
+		m[w] = true
+	}
+	return m
+}()
+
 // questionSentence is what a fallback answer names as its topic: the
-// message's last sentence that ends with "?", else its last sentence,
+// message's last sentence that ends with "?", else its last sentence that
+// opens as a question does (questionOpeners), else its last sentence,
 // without a greeting before it ("hiya my twins are 5 and going in the
 // little kids group. how many are in a group" -> "how many are in a
 // group"), trimmed as firstSentence trims and without its final mark; ""
@@ -123,12 +135,13 @@ func questionSentence(msg string) string {
 	if len(sents) == 0 {
 		return ""
 	}
+	asks := func(s string) bool { return strings.HasSuffix(s, "?") }
+	opens := func(s string) bool { w, _, _ := strings.Cut(s, " "); return questionOpeners[strings.ToLower(w)] }
 	q := sents[len(sents)-1]
-	for _, s := range slices.Backward(sents) {
-		if strings.HasSuffix(s, "?") {
-			q = s
-			break
-		}
+	if i := lastIndexFunc(sents, asks); i >= 0 {
+		q = sents[i]
+	} else if i := lastIndexFunc(sents, opens); i >= 0 {
+		q = sents[i]
 	}
 	return firstSentence(q)
 }
@@ -143,4 +156,15 @@ func dropGreeting(s string) string {
 		}
 		s = strings.TrimSpace(rest)
 	}
+}
+
+// lastIndexFunc is the index of the last s of ss for which f holds, -1
+// when none does.
+func lastIndexFunc(ss []string, f func(string) bool) int {
+	for i := len(ss) - 1; i >= 0; i-- {
+		if f(ss[i]) {
+			return i
+		}
+	}
+	return -1
 }

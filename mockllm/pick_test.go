@@ -100,6 +100,10 @@ func TestFallbackNamesQuestion(t *testing.T) {
 		{"thanks! unrelated but could you help me write a birthday message for my sister",
 			"Here is a general answer about unrelated but could you help me write a birthday message for my sister. "},
 		{"Hello", "Here is a general answer about your question. "},
+		// no question mark: the last sentence that opens as a question
+		{"hi, a group of us are coming for a stag do. is it ok if we have a couple of pints before hand. just checkin",
+			"Here is a general answer about is it ok if we have a couple of pints before hand. "},
+		{"morning. my dog is very well behaved. he would just watch", "Here is a general answer about he would just watch. "},
 		{"What is the capital of France?", "Here is a general answer about What is the capital of France. "},
 		{"hey\nwhat's the weather going to be like this weekend", "Here is a general answer about what's the weather going to be like this weekend. "},
 	} {
