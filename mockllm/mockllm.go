@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Faults are injection rates in [0,1]. Sentence-level faults are drawn per
@@ -234,6 +235,20 @@ func parseNotes(system string) []note {
 // (operator trial 6).
 var headingRe = regexp.MustCompile(`^(?:(?:Section|Part|Chapter|Article|Clause)\s+)?\d+(?:\.\d+)*[.:]?\s+[A-Z"“'][^\s.:!?]*(?:\s+[^\s.:!?]+){0,7}\.(?:\s|$)`)
 
+// mayHead reports whether s opens as headingRe's matches do (a digit or a
+// section label), so that most sentences skip the regexp.
+func mayHead(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch s[0] {
+	case 'S', 'P', 'C', 'A':
+		return strings.HasPrefix(s, "Section") || strings.HasPrefix(s, "Part") || strings.HasPrefix(s, "Chapter") ||
+			strings.HasPrefix(s, "Article") || strings.HasPrefix(s, "Clause")
+	}
+	return s[0] >= '0' && s[0] <= '9'
+}
+
 // dropHeadings removes the numbered headings that open a note's text, as a
 // model answering from a Markdown section quotes its clauses, not the
 // section's heading (which the chunk's title already carries). A note that
@@ -241,6 +256,9 @@ var headingRe = regexp.MustCompile(`^(?:(?:Section|Part|Chapter|Article|Clause)\
 // rule (see numberedClause).
 func dropHeadings(s string) string {
 	for {
+		if !mayHead(s) {
+			return s
+		}
 		m := headingRe.FindStringIndex(s)
 		if m == nil || numberedClause(s[:m[1]]) {
 			return s
@@ -365,6 +383,9 @@ func isHeadingLead(lead string) bool {
 // SMOKING ON SITE" is a rule).
 func isTitleLead(lead string) bool {
 	body := strings.TrimRight(lead, ".!? ")
+	if !strings.Contains(body, ": ") && strings.IndexFunc(body, unicode.IsLower) >= 0 {
+		return false // neither in capitals nor "Title: Subtitle": most sentences
+	}
 	words := strings.Fields(body)
 	if len(words) == 0 || len(words) > 16 || strings.EqualFold(strings.Trim(words[0], "\"'()"), "no") {
 		return false
@@ -511,10 +532,10 @@ func firstSentence(s string) string {
 		}
 	}
 	s = strings.TrimSpace(s)
-	if r := []rune(s); len(r) > 240 {
+	if utf8.RuneCountInString(s) > 240 {
 		// a long sentence is cut where a clause ends, as a model quoting
 		// part of it would, never inside a word or a list item
-		s = string(r[:240])
+		s = string([]rune(s)[:240])
 		if i := strings.LastIndex(s, "; "); i >= 120 {
 			s = s[:i]
 		} else if i := strings.LastIndex(s, ", "); i >= 120 {
@@ -599,7 +620,7 @@ func (g generator) build(req *chatRequest, body []byte, id string) answer {
 			sent string
 			next string // the sentence after sent in the note, for the uncited fault
 		}
-		asked := contentWords(user)
+		asked := askedWords(user)
 		ranked := make([][]int, len(notes))
 		sents := make([][]string, len(notes))
 		for i, nt := range notes {

@@ -3,6 +3,8 @@ package mockllm
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Which sentence of a note the simulated model quotes: as a model answers
@@ -66,6 +68,9 @@ func headingOnly(sent string) bool {
 	if isTitleLead(h) {
 		return true
 	}
+	if !mayHead(h) {
+		return false
+	}
 	m := headingRe.FindStringIndex(h)
 	return m != nil && m[1] == len(h) && !numberedClause(h)
 }
@@ -73,18 +78,13 @@ func headingOnly(sent string) bool {
 // rankSentences returns the indexes of sents, those sharing the most of
 // asked's content words first, ties (and sentences sharing none) in note
 // order: with no word shared, the first sentence leads, as before.
-func rankSentences(sents []string, asked map[string]bool) []int {
+func rankSentences(sents []string, asked map[string]int) []int {
 	shared := make([]int, len(sents))
 	idx := make([]int, len(sents))
 	for i, s := range sents {
 		idx[i] = i
-		if len(asked) == 0 {
-			continue
-		}
-		for w := range contentWords(s) {
-			if asked[w] {
-				shared[i]++
-			}
+		if len(asked) > 0 {
+			shared[i] = sharedWords(s, asked)
 		}
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return shared[b] - shared[a] })
@@ -167,4 +167,67 @@ func lastIndexFunc(ss []string, f func(string) bool) int {
 		}
 	}
 	return -1
+}
+
+// askedWords numbers the content words of a question (contentWords) for
+// sharedWords.
+func askedWords(q string) map[string]int {
+	out := map[string]int{}
+	for w := range contentWords(q) {
+		out[w] = len(out)
+	}
+	return out
+}
+
+// sharedWords counts the content words of s (as contentWords reads them)
+// that asked holds, each once, without building s's set: an ASCII word is
+// lower-cased into a buffer on the stack.
+func sharedWords(s string, asked map[string]int) int {
+	var seen uint64 // asked's words 0..63 already counted
+	n := 0
+	var buf [64]byte
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			i += size
+			continue
+		}
+		j, ascii := i, true
+		for j < len(s) {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				break
+			}
+			ascii = ascii && r < utf8.RuneSelf
+			j += size
+		}
+		word := s[i:j]
+		i = j
+		var k int
+		var ok bool
+		if !ascii || len(word) > len(buf) {
+			for w := range contentWords(word) {
+				k, ok = asked[w]
+			}
+		} else if len(word) >= 4 {
+			b := buf[:len(word)]
+			for x := range len(word) {
+				b[x] = byte(unicode.ToLower(rune(word[x])))
+			}
+			if !plannerStop[string(b)] {
+				k, ok = asked[string(b[:min(5, len(b))])]
+			}
+		}
+		if !ok {
+			continue
+		}
+		if k < 64 {
+			if seen&(1<<k) != 0 {
+				continue
+			}
+			seen |= 1 << k
+		}
+		n++
+	}
+	return n
 }

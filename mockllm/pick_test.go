@@ -116,3 +116,25 @@ func TestFallbackNamesQuestion(t *testing.T) {
 		}
 	}
 }
+
+// sharedWords counts what the intersection of contentWords sets counts.
+func TestSharedWordsAsContentWords(t *testing.T) {
+	qs := []string{"How many Participants can join a group lesson?", "Kann ich mein Fahrrad mitbringen? Größe Café", "what about 2026 tickets please", ""}
+	ss := []string{"2.4 Group lessons have a maximum of 8 Participants per instructor; groups, groups.",
+		"Fahrräder: Größe egal, im Café nicht erlaubt.", "Tickets for 2026 are sold out, about which more here.", "", "a b c",
+		strings.Repeat("x", 70) + " lessons"}
+	for _, q := range qs {
+		asked := contentWords(q)
+		for _, s := range ss {
+			want := 0
+			for w := range contentWords(s) {
+				if asked[w] {
+					want++
+				}
+			}
+			if got := sharedWords(s, askedWords(q)); got != want {
+				t.Errorf("sharedWords(%q, %q) = %d, want %d", s, q, got, want)
+			}
+		}
+	}
+}
