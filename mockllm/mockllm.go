@@ -115,7 +115,7 @@ type Config struct {
 	Seed           uint64        `yaml:"seed"`             // base seed; each answer is seeded by seed and the request body
 	Pace           time.Duration `yaml:"pace"`             // delay between streamed events (0 = as fast as possible)
 	ChunkRunes     int           `yaml:"chunk_runes"`      // max runes of content per streamed event (>= 1)
-	MaxSentences   int           `yaml:"max_sentences"`    // cited sentences per answer (>= 1)
+	MaxSentences   int           `yaml:"max_sentences"`    // cited sentences per answer, of each note the one sharing most words with the question (>= 1)
 	SlowFirstDelay time.Duration `yaml:"slow_first_delay"` // delay used by the slow_first fault
 	StallDelay     time.Duration `yaml:"stall_delay"`      // delay used by the stall fault
 	HugeEventBytes int           `yaml:"huge_event_bytes"` // size of the huge_event fault's event
