@@ -614,7 +614,7 @@ func (g generator) build(req *chatRequest, body []byte, id string) answer {
 		text.WriteString("Based on the notes: ")
 		// Up to max_sentences cited sentences: each note's sentence that
 		// best fits the question, then (when there are fewer notes than
-		// that) their next best ones (pickSentences).
+		// that) their next best ones (pick.go).
 		type pick struct {
 			nt   note
 			sent string
