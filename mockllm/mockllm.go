@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Faults are injection rates in [0,1]. Sentence-level faults are drawn per
@@ -114,7 +115,7 @@ type Config struct {
 	Seed           uint64        `yaml:"seed"`             // base seed; each answer is seeded by seed and the request body
 	Pace           time.Duration `yaml:"pace"`             // delay between streamed events (0 = as fast as possible)
 	ChunkRunes     int           `yaml:"chunk_runes"`      // max runes of content per streamed event (>= 1)
-	MaxSentences   int           `yaml:"max_sentences"`    // cited sentences per answer (>= 1)
+	MaxSentences   int           `yaml:"max_sentences"`    // cited sentences per answer, of each note the one sharing most words with the question (>= 1)
 	SlowFirstDelay time.Duration `yaml:"slow_first_delay"` // delay used by the slow_first fault
 	StallDelay     time.Duration `yaml:"stall_delay"`      // delay used by the stall fault
 	HugeEventBytes int           `yaml:"huge_event_bytes"` // size of the huge_event fault's event
@@ -234,6 +235,20 @@ func parseNotes(system string) []note {
 // (operator trial 6).
 var headingRe = regexp.MustCompile(`^(?:(?:Section|Part|Chapter|Article|Clause)\s+)?\d+(?:\.\d+)*[.:]?\s+[A-Z"“'][^\s.:!?]*(?:\s+[^\s.:!?]+){0,7}\.(?:\s|$)`)
 
+// mayHead reports whether s opens as headingRe's matches do (a digit or a
+// section label), so that most sentences skip the regexp.
+func mayHead(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch s[0] {
+	case 'S', 'P', 'C', 'A':
+		return strings.HasPrefix(s, "Section") || strings.HasPrefix(s, "Part") || strings.HasPrefix(s, "Chapter") ||
+			strings.HasPrefix(s, "Article") || strings.HasPrefix(s, "Clause")
+	}
+	return s[0] >= '0' && s[0] <= '9'
+}
+
 // dropHeadings removes the numbered headings that open a note's text, as a
 // model answering from a Markdown section quotes its clauses, not the
 // section's heading (which the chunk's title already carries). A note that
@@ -241,6 +256,9 @@ var headingRe = regexp.MustCompile(`^(?:(?:Section|Part|Chapter|Article|Clause)\
 // rule (see numberedClause).
 func dropHeadings(s string) string {
 	for {
+		if !mayHead(s) {
+			return s
+		}
 		m := headingRe.FindStringIndex(s)
 		if m == nil || numberedClause(s[:m[1]]) {
 			return s
@@ -316,7 +334,7 @@ func dropLead(s string) string {
 			return t
 		}
 		lead, rest := t[:end+1], strings.TrimSpace(t[end+1:])
-		if rest == "" || !(lead[end] == '?' || isHeadingLead(lead)) {
+		if rest == "" || !(lead[end] == '?' || isHeadingLead(lead) || isTitleLead(lead)) {
 			return t
 		}
 		s = rest
@@ -353,6 +371,49 @@ func isHeadingLead(lead string) bool {
 		}
 	}
 	return true
+}
+
+// isTitleLead reports whether the sentence lead reads as a document's
+// title or a heading in capitals, which a model does not quote as a claim:
+// a line in capitals ("SNOWLINE SKI SCHOOL: TERMS AND CONDITIONS OF
+// BOOKING", "BOOKINGS AND PAYMENT", ended with a full stop by the prompt),
+// or "Title: Subtitle" with every word of four or more letters capitalised
+// ("Crag and Chalk: Terms of Membership"). Either has at most sixteen
+// words and no word that makes a claim (headingWords, "no" first: "NO
+// SMOKING ON SITE" is a rule).
+func isTitleLead(lead string) bool {
+	body := strings.TrimRight(lead, ".!? ")
+	if !strings.Contains(body, ": ") && strings.IndexFunc(body, unicode.IsLower) >= 0 {
+		return false // neither in capitals nor "Title: Subtitle": most sentences
+	}
+	words := strings.Fields(body)
+	if len(words) == 0 || len(words) > 16 || strings.EqualFold(strings.Trim(words[0], "\"'()"), "no") {
+		return false
+	}
+	letters, upper, capsWords := 0, 0, true
+	for _, w := range words {
+		w = strings.Trim(w, "\"'()“”‘’:,;&-")
+		if headingWords[strings.ToLower(w)] {
+			return false
+		}
+		if r := []rune(w); len(r) >= 4 && unicode.IsLetter(r[0]) && !unicode.IsUpper(r[0]) {
+			capsWords = false
+		}
+	}
+	for _, c := range body {
+		if unicode.IsLetter(c) {
+			letters++
+			if unicode.IsUpper(c) {
+				upper++
+			}
+		}
+	}
+	if letters >= 4 && upper == letters {
+		return true
+	}
+	head, tail, ok := strings.Cut(body, ": ")
+	return ok && capsWords && !strings.Contains(tail, ":") && len(strings.Fields(head)) <= 8 &&
+		!strings.ContainsAny(body, "0123456789;") && unicode.IsUpper([]rune(strings.TrimSpace(tail) + " ")[0])
 }
 
 // listHeading reports whether a lead with commas is a list of topics:
@@ -471,10 +532,10 @@ func firstSentence(s string) string {
 		}
 	}
 	s = strings.TrimSpace(s)
-	if r := []rune(s); len(r) > 240 {
+	if utf8.RuneCountInString(s) > 240 {
 		// a long sentence is cut where a clause ends, as a model quoting
 		// part of it would, never inside a word or a list item
-		s = string(r[:240])
+		s = string([]rune(s)[:240])
 		if i := strings.LastIndex(s, "; "); i >= 120 {
 			s = s[:i]
 		} else if i := strings.LastIndex(s, ", "); i >= 120 {
@@ -543,28 +604,42 @@ func (g generator) build(req *chatRequest, body []byte, id string) answer {
 	}
 	if len(notes) == 0 {
 		// No grounding: a general, uncited answer (the guard adds any disclaimer).
-		q := strings.TrimSpace(user)
+		q := questionSentence(user)
 		if q == "" {
 			q = "your question"
 		}
-		text.WriteString("Here is a general answer about " + strings.TrimRight(firstSentence(q), "?") + ". ")
+		text.WriteString("Here is a general answer about " + q + ". ")
 		text.WriteString("It is based on general knowledge rather than on a specific source.")
 	} else {
 		text.WriteString("Based on the notes: ")
-		// Up to max_sentences cited sentences: each note's first sentence,
-		// then (when there are fewer notes than that) their next ones.
+		// Up to max_sentences cited sentences: each note's sentence that
+		// best fits the question, then (when there are fewer notes than
+		// that) their next best ones (pick.go).
 		type pick struct {
 			nt   note
 			sent string
+			next string // the sentence after sent in the note, for the uncited fault
+		}
+		asked := askedWords(user)
+		ranked := make([][]int, len(notes))
+		sents := make([][]string, len(notes))
+		for i, nt := range notes {
+			sents[i] = noteSentences(nt.text, maxNoteSentences)
+			ranked[i] = rankSentences(sents[i], asked)
 		}
 		var picks []pick
 		for j := 0; len(picks) < g.cfg.MaxSentences && j < g.cfg.MaxSentences; j++ {
-			for _, nt := range notes {
+			for i, nt := range notes {
 				if len(picks) == g.cfg.MaxSentences {
 					break
 				}
-				if sent := nthSentence(nt.text, j); sent != "" {
-					picks = append(picks, pick{nt, sent})
+				if j < len(ranked[i]) {
+					k := ranked[i][j]
+					pk := pick{nt: nt, sent: sents[i][k]}
+					if k+1 < len(sents[i]) {
+						pk.next = sents[i][k+1]
+					}
+					picks = append(picks, pk)
 				}
 			}
 		}
@@ -613,10 +688,10 @@ func (g generator) build(req *chatRequest, body []byte, id string) answer {
 			text.WriteString(". ")
 			if r.Float64() < f.Uncited {
 				// half the time a filler the notes do not support (a gap),
-				// half the time the note's next sentence without its
-				// citation (a missed citation)
-				if rest := strings.TrimSpace(strings.TrimPrefix(nt.text, firstSentence(nt.text))); r.IntN(2) == 0 && len(firstSentence(strings.TrimLeft(rest, ". "))) > 20 {
-					text.WriteString(strings.TrimRight(firstSentence(strings.TrimLeft(rest, ". ")), ".") + ". ")
+				// half the time the note's sentence after the quoted one
+				// without its citation (a missed citation)
+				if r.IntN(2) == 0 && len(pk.next) > 20 {
+					text.WriteString(pk.next + ". ")
 					a.rec.UncitedFromNotes++
 				} else {
 					text.WriteString("Most teams also review this every 90 days. ")
