@@ -103,7 +103,8 @@ func (p *guardPipe) outline(ctx context.Context, question string, o gate.Outcome
 func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t := &guardTurn{p: p, req: req, latency: map[string]float64{}}
 	t0 := time.Now()
-	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: req.Query, Also: gate.AskOf(req.Query).Also()})
+	query := gate.Focus(req.Query) // without "hi there," and "thanks!"
+	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: query, Also: gate.AskOf(query).Also()})
 	if err != nil {
 		cpustage.Relay.Enter()
 		return nil, fmt.Errorf("retrieve: %w", err)
@@ -114,7 +115,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t.degraded = append(t.degraded, res.Degraded...)
 	cands := gatefeed.Candidates(res.Candidates)
 	p.terms.Fill(cands)
-	q := gatefeed.Question(req.Query, res)
+	q := gatefeed.Question(query, res)
 	p.answer.Assess(q, cands)
 	p.relevance.Rate(cands, gate.OneTopic(p.gate, cands))
 	if p.gate.CorpusCalibration {
@@ -131,7 +132,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	ask := q.Ask()
 	t.out = gate.Decide(*gcfg, cands, res.RerankActive, ask)
 	cpustage.Planner.Enter()
-	outline := p.outline(ctx, req.Query, t.out, t.addDegraded)
+	outline := p.outline(ctx, query, t.out, t.addDegraded)
 	cpustage.Gate.Enter()
 	t.out = gate.ApplyOutline(t.out, outline)
 	t.trace = turnrec.GateTrace{Question: req.Query, Ask: ask, Cands: cands, RerankActive: res.RerankActive, Config: gcfg, Outcome: &t.out,
