@@ -130,7 +130,9 @@ func startFaultyGuard(f mockllm.Faults, seed uint64, mutate func(*proxy.Config))
 }
 
 type guardWire struct {
-	Claims []struct {
+	Decision string `json:"decision"`
+	Query    string `json:"query"` // a follow-up's joined query
+	Claims   []struct {
 		Text      string `json:"text"`
 		Citations []int  `json:"citations"`
 		Verdict   string `json:"verdict"`
@@ -218,10 +220,19 @@ func askDemo(ctx context.Context, c *http.Client, url, tag string, i int) (strin
 // ask sends one request and returns the completion id, the answer text and
 // the guard object.
 func ask(ctx context.Context, c *http.Client, url string, body []byte, stream bool) (string, string, guardWire, error) {
+	return askTenant(ctx, c, url, "", body, stream)
+}
+
+// askTenant is ask for a tenant's partition (X-Tenant-ID, auth off; ""
+// sends none).
+func askTenant(ctx context.Context, c *http.Client, url, tenant string, body []byte, stream bool) (string, string, guardWire, error) {
 	var g guardWire
 	req, err := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(string(body)))
 	if err != nil {
 		return "", "", g, err
+	}
+	if tenant != "" {
+		req.Header.Set("X-Tenant-ID", tenant)
 	}
 	resp, err := c.Do(req)
 	if err != nil {

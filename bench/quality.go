@@ -73,6 +73,10 @@ var qualitySuites = []struct {
 		fmt.Fprintf(w, "\n![gate coverage](%s.svg)\n", GateCoverageChart)
 		return nil
 	}},
+	{"followup", func(ctx context.Context, _ string, w io.Writer) error {
+		_, err := FollowupQuality(ctx, w)
+		return err
+	}},
 	{"gauntlet", func(ctx context.Context, _ string, w io.Writer) error {
 		rep, err := GauntletQuality(ctx, 1000, DefaultGauntletFaults, 7, w)
 		if err == nil && !rep.OK() {
@@ -131,7 +135,7 @@ func Quality(ctx context.Context, dataDir string, want []string, w io.Writer) ([
 			known = known || q.name == s
 		}
 		if !known {
-			return nil, fmt.Errorf("unknown quality suite %q: want retrieval, verify, claims, gate or gauntlet", s)
+			return nil, fmt.Errorf("unknown quality suite %q: want retrieval, verify, claims, gate, followup or gauntlet", s)
 		}
 	}
 	if _, err := os.Stat(dataDir); err != nil {

@@ -67,8 +67,16 @@ func AskOf(q string) Ask {
 	return Ask{Type: typeNames[t], Contact: contact}
 }
 
-// Ask is what the prepared question asks for (AskOf of its text).
+// Ask is what the prepared question asks for (AskOf of its text, or of
+// the text given to AskFrom).
 func (q *Question) Ask() Ask { return Ask{Type: typeNames[q.want], Contact: q.contact} }
+
+// AskFrom makes q ask what text asks for (AskOf(text)) instead of what its
+// own text does: a chat's follow-up is prepared from the previous user
+// message and the last one together (retrieve.FollowupQuery), but asks
+// only what the last one asks ("how much is it for kids?" after "what
+// time do you open?" asks for a cost, not a time).
+func (q *Question) AskFrom(text string) { q.want, q.contact = questionType(text) }
 
 // questionType is the answer type q asks for and whether it asks for the
 // service's own contact details; a contact question's type is the

@@ -194,3 +194,27 @@ func TestAssessContactAny(t *testing.T) {
 		}
 	}
 }
+
+// A follow-up's question is the previous user message and the last one
+// together; its ask is the last one's alone (AskFrom).
+func TestAskFromLastMessage(t *testing.T) {
+	for _, tt := range []struct {
+		prev, last string
+		want       Ask
+	}{
+		{"what time do you open on saturday?", "how much is it for kids?", Ask{Type: "cost"}},
+		{"how much is a cat groom?", "and on sunday?", Ask{}},
+		{"what's your phone number?", "and your email?", Ask{Type: "email", Contact: true}},
+	} {
+		pq := PrepareQuestion(strings.Fields, tt.prev+"\n"+tt.last, nil)
+		pq.AskFrom(tt.last)
+		if got := pq.Ask(); got != tt.want {
+			t.Errorf("AskFrom(%q) after %q = %+v, want %+v", tt.last, tt.prev, got, tt.want)
+		}
+	}
+	// Without AskFrom the joined text would ask the earlier question's time.
+	joined := PrepareQuestion(strings.Fields, "what time do you open on saturday?\nhow much is it for kids?", nil)
+	if got := joined.Ask(); got == (Ask{Type: "cost"}) {
+		t.Errorf("the joined text alone asks %+v: the test does not show AskFrom's effect", got)
+	}
+}

@@ -41,6 +41,9 @@ type Report struct {
 	Summary   *judge.Summary      `json:"summary"`
 	Degraded  []string            `json:"degraded"`
 	LatencyMS map[string]float64  `json:"latency_ms"`
+	// Query is the text retrieval and the gate read when it is not the
+	// last user message: a follow-up's, with the message before it.
+	Query string `json:"query,omitempty"`
 	// URLs is the top-level "citations" array of the response: each cited
 	// source's URL, or its id when it has none, in output order.
 	URLs []string `json:"-"`
@@ -81,6 +84,8 @@ func (r *Report) json() []byte {
 	b, ok := jsonw.Report(make([]byte, 0, 2048), r.Decision, r.Coverage, r.Citations, r.Markers, r.Claims, r.Summary, r.Degraded, r.LatencyMS)
 	if !ok { // a NaN or infinity: what encoding/json sends (nothing)
 		b, _ = json.Marshal(r)
+	} else if r.Query != "" {
+		b = jsonw.AppendMembers(b, jsonw.String([]byte(`"query":`), r.Query))
 	}
 	return b
 }

@@ -22,6 +22,7 @@ type chatRequest struct {
 	includeUsage    bool   // the client asked for usage on streams
 	hasStreamOpt    bool   // the body has a stream_options member (even null)
 	query           string // text of the last user message
+	prev            string // text of the user message before it ("" when none)
 	messages        []gjson.Result
 	msgBuf          [4]gjson.Result // messages' backing array for short conversations
 	msgsAt, msgsEnd int             // the messages array is raw[msgsAt:msgsEnd] (msgsEnd 0: unknown)
@@ -154,6 +155,9 @@ func (r *chatRequest) parse(body []byte, maxDepth int) *APIError {
 			return badRequest("invalid_type", msgParam(i, ".content"), "%s.content must be a string, an array of parts or null", msgParam(i, ""))
 		}
 		if role.Str == "user" {
+			if lastUser >= 0 {
+				r.prev = r.query
+			}
 			r.query = contentText(c)
 			lastUser = i
 		}

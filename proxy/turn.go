@@ -28,6 +28,9 @@ type TurnRequest struct {
 	Model      string
 	Stream     bool
 	Query      string // text of the last user message
+	// Previous is the text of the user message before it ("" when none):
+	// retrieve reads a follow-up with it (retrieve.followup).
+	Previous string
 	// Actions are the tools that fired this turn (assistant tool calls
 	// after the last user message, answered by a tool message).
 	Actions []string
@@ -104,7 +107,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t := &guardTurn{p: p, req: req, latency: map[string]float64{}}
 	t0 := time.Now()
 	query := gate.Focus(req.Query) // without "hi there," and "thanks!"
-	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: query, Also: gate.AskOf(query).Also()})
+	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: query, Also: gate.AskOf(query).Also(), Previous: gate.Focus(req.Previous)})
 	if err != nil {
 		cpustage.Relay.Enter()
 		return nil, fmt.Errorf("retrieve: %w", err)
@@ -115,7 +118,9 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t.degraded = append(t.degraded, res.Degraded...)
 	cands := gatefeed.Candidates(res.Candidates)
 	p.terms.Fill(cands)
-	q := gatefeed.Question(query, res)
+	question := cmp.Or(res.Query, query) // a follow-up's is the previous user message and the last
+	q := gatefeed.Question(question, res)
+	q.AskFrom(query) // the last message's ask alone
 	p.answer.Assess(q, cands)
 	p.relevance.Rate(cands, gate.OneTopic(p.gate, cands))
 	if p.gate.CorpusCalibration {
@@ -132,10 +137,10 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	ask := q.Ask()
 	t.out = gate.Decide(*gcfg, cands, res.RerankActive, ask)
 	cpustage.Planner.Enter()
-	outline := p.outline(ctx, query, t.out, t.addDegraded)
+	outline := p.outline(ctx, question, t.out, t.addDegraded)
 	cpustage.Gate.Enter()
 	t.out = gate.ApplyOutline(t.out, outline)
-	t.trace = turnrec.GateTrace{Question: req.Query, Ask: ask, Cands: cands, RerankActive: res.RerankActive, Config: gcfg, Outcome: &t.out,
+	t.trace = turnrec.GateTrace{Question: question, Ask: ask, Cands: cands, RerankActive: res.RerankActive, Config: gcfg, Outcome: &t.out,
 		Remote: p.planner != nil && !slices.Contains(t.degraded, "planner")}
 	memory := make([]string, 0, len(res.Memory))
 	for _, m := range res.Memory {
@@ -408,6 +413,9 @@ func (t *guardTurn) Finish(ctx context.Context, dst []byte) ([]byte, *Report) {
 	t.pending.Wait()
 	cov := t.out.Coverage
 	r := &Report{Decision: t.out.Decision, Coverage: &cov, LatencyMS: t.latency, trace: &t.trace}
+	if t.trace.Question != t.req.Query {
+		r.Query = t.trace.Question
+	}
 	counts := t.st.Counts()
 	if t.strictDrops > 0 {
 		if counts.ByReason == nil {

@@ -42,6 +42,13 @@ type Config struct {
 	Rerank RerankConfig `yaml:"rerank"`
 	// Rewrite configures optional LLM query rewrites.
 	Rewrite RewriteConfig `yaml:"rewrite"`
+	// Followup retrieves for a chat's follow-up question ("and on
+	// sunday?", "how much is it for kids?") together with the user
+	// message before it (FollowsUp, FollowupQuery: English question forms
+	// only), and gives the remote rewriter that message as context. The
+	// ask (price, time, phone...) is still read from the last message
+	// alone. Default true; false reads the last user message alone.
+	Followup bool `yaml:"followup"`
 	// Semantic computes the gate's semantic features of the final
 	// candidates with the embedded sentence encoder and word vectors
 	// (about one question embedding per turn; passages are cached).
@@ -143,6 +150,7 @@ func DefaultConfig() Config {
 		Rerank:   RerankConfig{Mode: "local", Timeout: 2 * time.Second, DenseWeight: 1},
 		Rewrite:  RewriteConfig{Max: 3, Timeout: 3 * time.Second},
 		Semantic: true,
+		Followup: true,
 
 		QuestionCacheMB: 8,
 		ExpandMax:       3,

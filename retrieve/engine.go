@@ -27,6 +27,12 @@ type Query struct {
 	// rewrite's are (gate.Ask.Also: the words of a contact detail for
 	// "how can I reach you"); Text alone is scored and reranked against.
 	Also []string
+	// Previous is the conversation's user message before Text ("" when
+	// none). With retrieve.followup on, a Text that follows up on it
+	// (FollowsUp) is retrieved for as Previous and Text together
+	// (FollowupQuery; Result.Query), and the remote rewriter reads it as
+	// context; with followup off it is ignored.
+	Previous string
 }
 
 // Candidate is one retrieved chunk.
@@ -87,6 +93,12 @@ type Result struct {
 	// kind (the gate's primary-kind rule counts every survivor in a
 	// partition without the primary kind); nil when no partition matched.
 	HasKind func(kind string) bool
+	// Query is the text retrieved for and scored against: Query.Text, or
+	// with Followup the previous user message and Query.Text together
+	// (FollowupQuery). The gate's question is this text; its ask is
+	// Query.Text's alone.
+	Query    string
+	Followup bool
 }
 
 // QueryEmbedder embeds query texts for one (tenant, kb); cache keys must
@@ -379,10 +391,17 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 			res.Degraded = append(res.Degraded, what)
 		}
 	}
+	last := q.Text
+	if e.cfg.Followup {
+		q.Text, res.Followup = FollowupQuery(q.Text, q.Previous)
+	} else {
+		q.Previous = ""
+	}
+	res.Query = q.Text
 	texts := []string{q.Text}
 	if e.rewriter != nil {
 		rctx, cancel := context.WithTimeout(ctx, e.cfg.Rewrite.Timeout)
-		rw, err := e.rewriter.rewrite(rctx, q.Text)
+		rw, err := e.rewriter.rewrite(rctx, last, q.Previous)
 		cancel()
 		if err != nil {
 			e.log.Warn("query rewrite failed", zap.Error(err))

@@ -25,14 +25,20 @@ func newRewriter(c RewriteConfig) *rewriter {
 
 const rewritePrompt = `Rewrite the user's question for a search engine. Reply with at most %d lines, each "type: text", where type is one of keywords, question, hypothetical (a one-sentence answer-like statement). No other text.`
 
-func (r *rewriter) rewrite(ctx context.Context, q string) ([]string, error) {
-	content, err := r.client.Chat(ctx, oaiclient.ChatRequest{
-		Model: r.cfg.Model,
-		Messages: []oaiclient.Message{
-			{Role: "system", Content: fmt.Sprintf(rewritePrompt, r.cfg.Max)},
-			{Role: "user", Content: q},
-		},
-	})
+// rewriteContext is added to the prompt when the question comes with the
+// user's previous message.
+const rewriteContext = ` The question may follow up on the user's previous message, given first: make every line stand alone, naming what the question refers to.`
+
+// rewrite asks for rephrasings of q; prev, the user's previous message
+// ("" when none), is given as context.
+func (r *rewriter) rewrite(ctx context.Context, q, prev string) ([]string, error) {
+	msgs := []oaiclient.Message{{Role: "system", Content: fmt.Sprintf(rewritePrompt, r.cfg.Max)}}
+	if prev != "" {
+		msgs[0].Content += rewriteContext
+		msgs = append(msgs, oaiclient.Message{Role: "user", Content: "Previous message: " + prev})
+	}
+	msgs = append(msgs, oaiclient.Message{Role: "user", Content: q})
+	content, err := r.client.Chat(ctx, oaiclient.ChatRequest{Model: r.cfg.Model, Messages: msgs})
 	if err != nil {
 		return nil, err
 	}

@@ -160,16 +160,17 @@ func runTargets(ctx context.Context, cfg bench.LoadConfig, direct string) (bench
 
 func benchQuality(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench quality", flag.ContinueOnError)
-	synopsis(fs, "guard bench quality [--retrieval] [--verify] [--claims] [--gauntlet] [--gate [--fit] [--trials] [--planner remote --config FILE | --planner simulated]] [--dump SET] [--data DIR] [--out DIR]")
-	var retrieval, verify, claims, gauntlet, gateSuite bool
+	synopsis(fs, "guard bench quality [--retrieval] [--verify] [--claims] [--gauntlet] [--followup] [--gate [--fit] [--trials] [--planner remote --config FILE | --planner simulated]] [--dump SET] [--data DIR] [--out DIR]")
+	var retrieval, verify, claims, gauntlet, gateSuite, followup bool
 	var data, out string
 	fs.BoolVar(&retrieval, "retrieval", false, "run the retrieval suite (BEIR SciFact, KJV addresses)")
 	fs.BoolVar(&verify, "verify", false, "run the verifier suite (SciFact, WiCE, HaluEval)")
 	fs.BoolVar(&claims, "claims", false, "run the end-to-end claims suite (changed numbers and uncited sentences from mockllm, report and strict mode)")
 	fs.BoolVar(&gauntlet, "gauntlet", false, "run the marker gauntlet suite (mockllm faults as ground truth)")
+	fs.BoolVar(&followup, "followup", false, "run the follow-up suite (two-turn chats over three dev corpora in bench/testdata/followup, through the proxy over HTTP with retrieve.followup off and on)")
 	fs.BoolVar(&gateSuite, "gate", false, "run the grounding suite (HaluEval halves + dev corpora in bench/testdata/gate: answerable grounded, on-topic unanswerable refused, off-topic per gate.off_topic; in-sample and each corpus left out)")
 	var fit, frozen, dev, trials bool
-	fs.BoolVar(&trials, "trials", false, "with --gate: also read the converted operator trials (5-7, 9, 10) as dev corpora (bench/testdata/gate_trials): fitted on with --fit, scored in-sample and left out like the eleven in bench/testdata/gate")
+	fs.BoolVar(&trials, "trials", false, "with --gate: also read the converted operator trials (5-7, 9-11) as dev corpora (bench/testdata/gate_trials): fitted on with --fit, scored in-sample and left out like the eleven in bench/testdata/gate")
 	fs.BoolVar(&frozen, "frozen", false, "with --gate: also score the frozen corpora in bench/testdata/gate_frozen with the shipped models (nothing is tuned on them)")
 	fs.BoolVar(&dev, "dev", false, "with --verify: a development run, the frozen test splits (scored by default) are left out (tune nothing on them, not even by looking)")
 	fs.BoolVar(&fit, "fit", false, "with --gate: refit the shipped answerability and relevance models on the training sets and write gate/answermodel.json and gate/relevancemodel.json, and recompute the encoder's coherence background (index/coherence_background.json, embedded: rebuild to use it); with --verify: refit the local verifier's model on its training splits and write judge/localmodel.json")
@@ -205,7 +206,7 @@ func benchQuality(ctx context.Context, args []string) error {
 	bench.GatePlanner = spec
 	bench.VerifyFrozen = !dev
 	var want []string
-	for name, on := range map[string]bool{"retrieval": retrieval, "verify": verify, "claims": claims, "gauntlet": gauntlet, "gate": gateSuite} {
+	for name, on := range map[string]bool{"retrieval": retrieval, "verify": verify, "claims": claims, "gauntlet": gauntlet, "gate": gateSuite, "followup": followup} {
 		if on {
 			want = append(want, name)
 		}

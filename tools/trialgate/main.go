@@ -1,7 +1,7 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
-// trial6, trial7, trial9, trial10) into dev sets of the grounding suite (guard bench quality
-// --gate --trials): one folder each under bench/testdata/gate_trials with corpus.jsonl and
-// questions.jsonl.
+// trial6, trial7, trial9, trial10, trial11) into dev sets of the grounding
+// suite (guard bench quality --gate --trials): one folder each under
+// bench/testdata/gate_trials with corpus.jsonl and questions.jsonl.
 //
 //	go run ./tools/trialgate [-trials bench/testdata] [-out bench/testdata/gate_trials]
 //
@@ -59,6 +59,8 @@ var trialSets = []trialSet{
 	{"t9-kennels", "trial9", []string{"kennels/"}, "brackenfold", "stay", "kennels-questions.jsonl"},
 	{"t10-cinema", "trial10", []string{"cinema/"}, "regal", "cinema", "cinema-questions.jsonl"},
 	{"t10-broadband", "trial10", []string{"broadband/help.csv"}, "kestrel", "help", "broadband-questions.jsonl"},
+	{"t11-ski", "trial11", []string{"ski/"}, "snowline", "terms", "ski-questions.jsonl"},
+	{"t11-laundrette", "trial11", []string{"laundrette/notes.jsonl"}, "suds", "notes", "laundrette-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
