@@ -19,7 +19,8 @@ import (
 
 // socialLead matches a greeting or a courtesy opening a message, with the
 // punctuation after it: "hi there, ", "Hello team! ", "good morning. ",
-// "hi Sarah, ", "sorry to bother you but ", "quick question: ". A greeting
+// "hi Sarah, ", "sorry to bother you but ", "quick question: ", "ok
+// thanks! " (thanks open a message when it follows an answer). A greeting
 // followed by one more word needs punctuation after that word ("hi sarah,"),
 // so "hi can I ..." loses "hi" only; "morning" alone needs punctuation
 // ("morning sessions for toddlers?" is a question).
@@ -27,6 +28,7 @@ var socialLead = regexp.MustCompile(`^(?i:` +
 	`(?:(?:morning|afternoon|evening)\s*[,!.:;]+\s*)` +
 	`|(?:(?:hi|hello|hey|hiya|heya|hallo|howdy|greetings|good (?:morning|afternoon|evening|day)|dear)` +
 	`(?:\s+(?:there|all|team|folks|guys|everyone|both|again))?(?:\s*[,!.:;]+\s*|\s+[\p{L}'-]+\s*[,!:;]+\s*|\s+)` +
+	`|(?:(?:(?:ok|okay|great|perfect|brilliant|lovely|cool|super|nice|ah|oh)\s*[,!.]?\s+)?(?:thanks|thank\s+you|thx|cheers|ta)(?:\s+(?:so\s+much|a\s+lot|very\s+much))?\s*[,!.:;]+\s*)` +
 	`|(?:(?:i\s+)?hope\s+(?:you(?:'re|\s+are)|all\s+is|everyone(?:'s|\s+is))\s+(?:well|ok|okay|good|having\s+a\s+good\s+(?:day|week))[^.!?]{0,20}[.!?,]+\s*)` +
 	`|(?:(?:sorry\s+to\s+(?:bother|trouble)\s+you|(?:just\s+)?a\s+quick\s+question|quick\s+question|quick\s+one)(?:\s*[,!.:;-]+\s*|\s+but\s+|\s+))` +
 	`))`)

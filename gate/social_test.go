@@ -1,6 +1,11 @@
 package gate
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/answer-guard/guard/internal/quotefold"
+)
 
 func TestFocus(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
@@ -18,6 +23,10 @@ func TestFocus(t *testing.T) {
 		{"Many thanks", "Many thanks"},
 		{"hi there", "hi there"},
 		{"thanks for the help", "thanks for the help"},
+		{"thanks! what's the capital of france?", "what's the capital of france?"},
+		{"ok thanks, and on sunday?", "and on sunday?"},
+		{"Great, thank you. How much is it for kids?", "How much is it for kids?"},
+		{"thanks to your staff the party was great", "thanks to your staff the party was great"},
 		// not a greeting or a courtesy: unchanged
 		{"is there a hire charge for the hall?", "is there a hire charge for the hall?"},
 		{"how do I say thank you to the staff", "how do I say thank you to the staff"},
@@ -32,4 +41,21 @@ func TestFocus(t *testing.T) {
 			t.Errorf("Focus(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// Focus never panics, and what it returns is the message or a part of it
+// (typographic quotes read as ASCII, a question mark kept).
+func FuzzFocus(f *testing.F) {
+	for _, s := range []string{"hi there, can we bring snacks? thanks!", "thanks!", "Hope you’re well. Is it free?", "ok thanks, and on sunday?", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Focus(s)
+		if got == s {
+			return
+		}
+		if !strings.Contains(quotefold.Fold(strings.TrimSpace(s)), strings.TrimSuffix(got, "?")) {
+			t.Errorf("Focus(%q) = %q, not a part of it", s, got)
+		}
+	})
 }
