@@ -180,8 +180,8 @@ func parseDocLineIn(line []byte, part DocRef) (Doc, error) {
 }
 
 // WithPartition puts the documents and curated-memory entries of Build's
-// or Add's sources that name no tenant or KB (every Markdown and text
-// file; JSONL lines without "tenant" or "kb") in tenant and kb instead of
+// or Add's sources that name no tenant or KB (every Markdown, HTML and
+// text file; JSONL lines without "tenant" or "kb") in tenant and kb instead of
 // "default". An empty name keeps "default".
 func WithPartition(tenant, kb string) Option {
 	return func(o *options) { o.part = DocRef{Tenant: tenant, KB: kb} }
@@ -448,8 +448,9 @@ func readLines(r io.Reader, fn func(n int, line []byte) error) error {
 }
 
 // ReadDocs reads corpus sources: JSONL or CSV files (readCSV), or folders
-// holding JSONL, CSV, Markdown and plain-text files (a Markdown or text
-// file's path relative to the folder becomes its id). Bad lines are returned as *LineError and skipped; with
+// holding JSONL, CSV, Markdown, HTML and plain-text files (a Markdown,
+// HTML or text file's path relative to the folder becomes its id; an HTML
+// page is read as htmlDoc says). Bad lines are returned as *LineError and skipped; with
 // strict, the first bad line is an error.
 func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 	return readDocs(sources, strict, DocRef{})
@@ -493,7 +494,7 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 		defer f.Close()
 		return readCSV(f, path, strict, &bad, part, func(d Doc, n int) error { return add(d, path, n) })
 	}
-	// readText reads one Markdown or text file as the document id.
+	// readText reads one Markdown, HTML or text file as the document id.
 	readText := func(path, id string) error {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -506,9 +507,18 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 			// missing from a JSON line
 			err = errors.New("the file is empty (nothing to index)")
 		}
+		var d Doc
+		switch {
+		case err != nil:
+		case ext == ".html" || ext == ".htm":
+			if d, err = htmlDoc(id, string(b)); err == nil && d.Text == "" {
+				err = errors.New("the page holds no text outside its markup, scripts and styles (nothing to index)")
+			}
+		default:
+			d = textDoc(id, string(b), ext != ".txt" && ext != ".text")
+		}
 		if err == nil {
-			var d Doc
-			if d, err = normalizeDoc(inPartition(textDoc(id, string(b), ext != ".txt" && ext != ".text"), part)); err == nil {
+			if d, err = normalizeDoc(inPartition(d, part)); err == nil {
 				return add(d, path, 1)
 			}
 		}
@@ -526,7 +536,7 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 		}
 		if !st.IsDir() {
 			switch ext := strings.ToLower(filepath.Ext(src)); ext {
-			case ".md", ".markdown", ".txt", ".text":
+			case ".md", ".markdown", ".html", ".htm", ".txt", ".text":
 				// A single file given on its own: its name is its id.
 				if err := readText(src, filepath.Base(src)); err != nil {
 					return nil, bad, err
@@ -543,7 +553,7 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 			default:
 				// Read as JSON lines, a PDF would be one bad line per
 				// line of it, none saying what is wrong.
-				return nil, bad, fmt.Errorf("corpus %s: a %s file is not read: corpus files are JSON Lines (.jsonl, .ndjson), CSV with a header row (.csv, .tsv), Markdown (.md, .markdown) or plain text (.txt, .text)", src, ext)
+				return nil, bad, fmt.Errorf("corpus %s: a %s file is not read: corpus files are JSON Lines (.jsonl, .ndjson), CSV with a header row (.csv, .tsv), Markdown (.md, .markdown), HTML (.html, .htm) or plain text (.txt, .text)", src, ext)
 			}
 			if err := readJSONL(src); err != nil {
 				return nil, bad, err
@@ -569,7 +579,7 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 				return readJSONL(path)
 			case ".csv", ".tsv":
 				return readCSVFile(path)
-			case ".md", ".markdown", ".txt", ".text":
+			case ".md", ".markdown", ".html", ".htm", ".txt", ".text":
 				rel, _ := filepath.Rel(src, path)
 				return readText(path, filepath.ToSlash(rel))
 			}
@@ -583,7 +593,11 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 }
 
 // corpusExts are the file types ReadDocs reads in a folder.
-var corpusExts = map[string]bool{".jsonl": true, ".ndjson": true, ".csv": true, ".tsv": true, ".md": true, ".markdown": true, ".txt": true, ".text": true}
+var corpusExts = map[string]bool{".jsonl": true, ".ndjson": true, ".csv": true, ".tsv": true, ".md": true, ".markdown": true, ".html": true, ".htm": true, ".txt": true, ".text": true}
+
+// CorpusFileTypes names corpusExts for a message: the file types ReadDocs
+// reads in a corpus folder.
+const CorpusFileTypes = ".md, .markdown, .html, .htm, .txt, .text, .jsonl, .ndjson, .csv or .tsv"
 
 // CorpusFile reports whether ReadDocs reads a file of this name in a
 // corpus folder (by its extension).
@@ -597,8 +611,8 @@ func hidden(src, path string, de fs.DirEntry) bool {
 }
 
 // UnreadFiles lists the files in the folders among sources that ReadDocs
-// leaves out: hidden ones and those of another type (HTML, reStructuredText,
-// PDF, images), so a command can say what it did not index instead of
+// leaves out: hidden ones and those of another type (reStructuredText, PDF,
+// images), so a command can say what it did not index instead of
 // dropping them silently. Paths are as found under each source.
 func UnreadFiles(sources []string) ([]string, error) {
 	var out []string

@@ -1,14 +1,10 @@
 package index
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"go.uber.org/zap"
 )
 
 // mdCase is one markdownText case: its plain text is want.
@@ -127,27 +123,10 @@ func TestChunkMarkdownLongSection(t *testing.T) {
 // order.
 func TestBuildMarkdownSections(t *testing.T) {
 	dir := t.TempDir()
-	for name, body := range markdownHelp {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	snap := filepath.Join(t.TempDir(), "snap")
-	if _, err := Build(context.Background(), DefaultConfig(), []string{dir}, nil, snap, zap.NewNop()); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	writeFiles(t, dir, markdownHelp)
 	got := map[string][2]string{}
-	for _, c := range s.Partition(DefaultTenant, DefaultKB).Chunks() {
-		got[c.ID] = [2]string{c.Title, c.Text}
+	for id, c := range buildChunks(t, dir) {
+		got[id] = [2]string{c.Title, c.Text}
 	}
 	want := map[string][2]string{
 		"desktop/guide.md#1": {"Desktop guide", "Desktop app\n\nThe desktop app backs up the photo folders on your computer. It runs on Windows and macOS; there is no Linux version, so on a Linux laptop use the website instead. Sign in with the same account as on your phone, and your photos appear in one library."},
@@ -226,19 +205,9 @@ func BenchmarkMarkdownText(b *testing.B) {
 // headings, so the citation of "3.5 Students and visitors" no longer reads
 // "3.4 Garden contents" alone; sections that stand alone keep their own.
 func TestMergedSectionsTitled(t *testing.T) {
-	snap := filepath.Join(t.TempDir(), "snap")
-	corpus := filepath.Join("..", "bench", "testdata", "trial5", "insurance")
-	if _, err := Build(context.Background(), DefaultConfig(), []string{corpus}, nil, snap, zap.NewNop()); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	got := map[string]string{}
-	for _, c := range s.Partition(DefaultTenant, DefaultKB).Chunks() {
-		got[c.ID] = c.Title
+	for id, c := range buildChunks(t, filepath.Join("..", "bench", "testdata", "trial5", "insurance")) {
+		got[id] = c.Title
 	}
 	for id, want := range map[string]string{
 		"02-buildings.md#3": "Section 2: Buildings: 2.2 The excess; 2.3 Tracing a leak",

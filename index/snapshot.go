@@ -155,7 +155,7 @@ func embedText(c Chunk) string {
 	return c.Text
 }
 
-// Build ingests sources (JSONL files or Markdown/text folders) and curated
+// Build ingests sources (JSONL or CSV files, Markdown, HTML or text files, or folders of them) and curated
 // memory files and writes an immutable snapshot directory at out (which
 // must not exist or be empty). Bad lines are logged with file:line and
 // listed in the manifest, or fail the build when cfg.Strict.

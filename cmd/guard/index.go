@@ -125,7 +125,7 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	}
 	var corpus, memory multiFlag
 	cfgPath := fs.String("config", "", "config file (default: built-in defaults)")
-	fs.Var(&corpus, "corpus", "corpus JSONL file or Markdown/text folder (repeatable)")
+	fs.Var(&corpus, "corpus", "corpus file (JSONL, CSV, Markdown, HTML, text) or folder of them (repeatable)")
 	fs.Var(&memory, "memory", "curated-memory JSONL file (repeatable)")
 	out := fs.String("out", "", "output snapshot dir (must not exist or be empty)")
 	var base *string
@@ -140,11 +140,11 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	var tenant, kb string
 	if add {
 		fs.Var(&deletes, "delete", "remove the document with this id (repeatable; in --tenant/--kb)")
-		fs.StringVar(&tenant, "tenant", index.DefaultTenant, "tenant of --delete, and of the corpus documents and memory entries that name none (every Markdown and text file)")
-		fs.StringVar(&kb, "kb", index.DefaultKB, "KB of --delete, and of the corpus documents and memory entries that name none (every Markdown and text file)")
+		fs.StringVar(&tenant, "tenant", index.DefaultTenant, "tenant of --delete, and of the corpus documents and memory entries that name none (every Markdown, HTML and text file)")
+		fs.StringVar(&kb, "kb", index.DefaultKB, "KB of --delete, and of the corpus documents and memory entries that name none (every Markdown, HTML and text file)")
 	} else {
-		fs.StringVar(&tenant, "tenant", index.DefaultTenant, "tenant of the corpus documents and memory entries that name none (every Markdown and text file)")
-		fs.StringVar(&kb, "kb", index.DefaultKB, "KB of the corpus documents and memory entries that name none (every Markdown and text file)")
+		fs.StringVar(&tenant, "tenant", index.DefaultTenant, "tenant of the corpus documents and memory entries that name none (every Markdown, HTML and text file)")
+		fs.StringVar(&kb, "kb", index.DefaultKB, "KB of the corpus documents and memory entries that name none (every Markdown, HTML and text file)")
 	}
 	verbose := fs.Bool("v", false, "log progress (add: and list the ids added, replaced, unchanged, removed)")
 	if err := parseFlags(fs, args); err != nil {
@@ -212,8 +212,8 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 		if len(unread) == 1 {
 			are = "is"
 		}
-		fmt.Fprintf(cliErr, "not indexed: %s in the corpus folders %s hidden or not .md, .markdown, .txt, .text, .jsonl, .ndjson, .csv or .tsv: %s%s\n",
-			plural(len(unread), "file"), are, strings.Join(shown, ", "), more)
+		fmt.Fprintf(cliErr, "not indexed: %s in the corpus folders %s hidden or not %s: %s%s\n",
+			plural(len(unread), "file"), are, index.CorpusFileTypes, strings.Join(shown, ", "), more)
 	}
 	var man index.Manifest
 	var changes index.Changes

@@ -141,7 +141,7 @@ func TestKeyWithoutPartitionWarned(t *testing.T) {
 func TestIndexBuildSaysWhatItLeftOut(t *testing.T) {
 	help, _ := writeHelpCentre(t)
 	for name, body := range map[string]string{
-		"page.html":      "<h1>Old page</h1>",
+		"page.pdf":       "%PDF-1.4",
 		".drafts/new.md": "# Draft\n\nNot published yet.",
 		"notes.MD":       "# Notes\n\nUpper-case extension, read.",
 	} {
@@ -153,14 +153,14 @@ func TestIndexBuildSaysWhatItLeftOut(t *testing.T) {
 	}
 	snap := filepath.Join(t.TempDir(), "snap")
 	code, stdout, stderr := runCLI(t, "index", "build", "--corpus", help, "--out", snap)
-	want := "not indexed: 2 files in the corpus folders are hidden or not .md, .markdown, .txt, .text, .jsonl, .ndjson, .csv or .tsv: " +
-		filepath.Join(help, ".drafts") + ", " + filepath.Join(help, "page.html")
+	want := "not indexed: 2 files in the corpus folders are hidden or not .md, .markdown, .html, .htm, .txt, .text, .jsonl, .ndjson, .csv or .tsv: " +
+		filepath.Join(help, ".drafts") + ", " + filepath.Join(help, "page.pdf")
 	if code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stdout, "snapshot "+snap+": 4 docs") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 0, 4 docs and %q", code, stdout, stderr, want)
 	}
 
 	empty := t.TempDir()
-	os.WriteFile(filepath.Join(empty, "readme.html"), []byte("<p>no</p>"), 0o644)
+	os.WriteFile(filepath.Join(empty, "readme.rst"), []byte("No\n==\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "none")
 	code, _, stderr = runCLI(t, "index", "build", "--corpus", empty, "--out", out)
 	if code != 1 || !strings.Contains(stderr, "no document was read from "+empty+": nothing indexed, no snapshot written") ||

@@ -1,0 +1,660 @@
+package index
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// An HTML page (.html, .htm: a help centre's export, a saved web page) is
+// read by turning its DOM into Markdown and handing that to the Markdown
+// reader (markdownText): one code path, so a page's text, title, sections,
+// lists, tables and chunks come out as those of the same page written in
+// Markdown.
+//
+//   - The title is the page's <title>, else its first <h1>, else the file
+//     name. <link rel="canonical">, else <meta property="og:url">, else a
+//     browser's "saved from url=" comment gives the document's url, when it
+//     is an absolute http(s) URL.
+//   - <h1>-<h6> are headings of their level (<h2> and deeper start
+//     sections); <p>, <div> and the other block elements are paragraphs;
+//     <br> is a line break; whitespace is collapsed (a no-break space too,
+//     as the Markdown reader does); entities are decoded.
+//   - <li> is a list item on a line of its own. An ordered list's items
+//     keep their numbers (from <ol start>, or a first <li value>; the
+//     Markdown reader counts on by one from the first item, so a later
+//     <li value> and <ol reversed> are not followed); a nested list counts
+//     on its own; <ol type="a">, "A", "i" and "I" items keep their letters
+//     or numerals. <dt> and <dd> are lines, each term opening a paragraph.
+//   - A <table> row is a line of its cells, as a Markdown table row is
+//     (header cells are cells; the first row heads the table). A table
+//     whose cells hold headings or tables is layout, read as blocks.
+//   - <pre> is kept verbatim, as a fenced code block is. A link keeps its
+//     text, an image its alt text. A permalink beside a heading (a link to
+//     "#..." whose text is one symbol: Sphinx's and MkDocs' "¶",
+//     Docusaurus's zero-width space) is dropped.
+//   - <script>, <style>, <noscript>, <template>, <svg>, <iframe>,
+//     <object>, <canvas>, <audio>, <video>, form controls and comments
+//     are dropped. Elements marked hidden or aria-hidden are kept: an FAQ
+//     page's accordion hides its answers that way until clicked. So is page
+//     chrome (<nav>, <aside>, a <header> or <footer> outside <article>,
+//     <section> and <main>, a <form> that holds no heading, the ARIA roles
+//     navigation, banner, contentinfo, complementary and search) unless the
+//     page has no other text. A page with a <main> element (or role="main")
+//     is read from it alone when it holds text.
+//   - Text that would read as Markdown ("1. " or "- " opening a line, "#",
+//     "*", "|", a literal "<b>") is escaped, so it stays text.
+//
+// The parser (golang.org/x/net/html) reads malformed markup as browsers do.
+
+// htmlDoc turns an HTML page into a Doc (as textDoc does a Markdown file):
+// text, title and sections as markdownText reads htmlMarkdown's output.
+// The only error is a page the parser refuses: elements nested more than
+// 512 deep.
+func htmlDoc(id, body string) (Doc, error) {
+	d := Doc{ID: id, Title: strings.TrimSuffix(filepath.Base(id), filepath.Ext(id)), markdown: true}
+	md, title, url, err := htmlMarkdown(strings.ToValidUTF8(strings.TrimPrefix(body, utf8BOM), ""))
+	if err != nil {
+		return Doc{}, err
+	}
+	var h1 string
+	d.Text, h1, d.sections = markdownText(md)
+	switch {
+	case title != "":
+		d.Title = title
+	case h1 != "":
+		d.Title = h1
+	}
+	d.URL = url
+	return d, nil
+}
+
+// savedFromRE finds the address a browser's "Save page as" writes at the
+// top of the file: <!-- saved from url=(0042)https://... -->.
+var savedFromRE = regexp.MustCompile(`^\s*saved from url=\(\d+\)(\S+)`)
+
+// htmlMarkdown converts an HTML page to Markdown, and returns its <title>
+// text and its address: the first absolute http(s) URL of its canonical
+// link, its og:url and a "saved from" comment ("" when none).
+func htmlMarkdown(page string) (md, title, url string, err error) {
+	root, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		// The parser refuses a page whose open elements nest more than 512
+		// deep (its guard against stack exhaustion): tags never closed.
+		return "", "", "", fmt.Errorf("the HTML parser refuses the page (%v): elements nested that deep are usually tags that are never closed", err)
+	}
+	var main *html.Node
+	var canonical, og, saved string
+	var scan func(n *html.Node)
+	scan = func(n *html.Node) {
+		switch n.Type {
+		case html.CommentNode:
+			if m := savedFromRE.FindStringSubmatch(n.Data); m != nil && saved == "" {
+				saved = m[1]
+			}
+		case html.ElementNode:
+			if htmlSkip(n) {
+				return
+			}
+			switch {
+			case n.DataAtom == atom.Title:
+				if title == "" {
+					title = strings.Join(strings.Fields(nodeText(n)), " ")
+				}
+				return
+			case n.DataAtom == atom.Link && canonical == "" && hasWord(attr(n, "rel"), "canonical"):
+				canonical = strings.TrimSpace(attr(n, "href"))
+			case n.DataAtom == atom.Meta && og == "" && (attr(n, "property") == "og:url" || attr(n, "name") == "og:url"):
+				og = strings.TrimSpace(attr(n, "content"))
+			case main == nil && (n.DataAtom == atom.Main || attr(n, "role") == "main"):
+				main = n
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			scan(c)
+		}
+	}
+	scan(root)
+	for _, u := range []string{canonical, og, saved} {
+		if httpURL(u) {
+			url = u
+			break
+		}
+	}
+	if main != nil {
+		if md = htmlConvert(main, false); md != "" {
+			return md, title, url, nil
+		}
+	}
+	if md = htmlConvert(root, false); md == "" {
+		md = htmlConvert(root, true) // nothing but chrome: keep it
+	}
+	return md, title, url, nil
+}
+
+// htmlSkip reports an element whose content is never text: scripts,
+// styles, embedded objects, form controls and SVG.
+func htmlSkip(n *html.Node) bool {
+	if n.Namespace == "svg" {
+		return true
+	}
+	switch n.DataAtom {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Object,
+		atom.Embed, atom.Canvas, atom.Audio, atom.Video, atom.Select, atom.Textarea, atom.Button,
+		atom.Input:
+		return true
+	}
+	return false
+}
+
+// permalink reports a link to a place in the page ("#...") whose text is
+// at most one symbol, spaces and zero-width characters aside: the "¶" or
+// "#" a documentation generator puts beside each heading.
+func permalink(n *html.Node) bool {
+	if !strings.HasPrefix(attr(n, "href"), "#") {
+		return false
+	}
+	symbols := 0
+	for _, r := range nodeText(n) {
+		switch {
+		case unicode.IsSpace(r) || unicode.Is(unicode.Cf, r):
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			return false
+		default:
+			symbols++
+		}
+	}
+	return symbols <= 1
+}
+
+// chromeRoles are the ARIA landmark roles of page chrome.
+var chromeRoles = map[string]bool{"navigation": true, "banner": true, "contentinfo": true, "complementary": true, "search": true}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key && a.Namespace == "" {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// hasWord reports whether the space-separated list s holds w (any case).
+func hasWord(s, w string) bool {
+	for _, f := range strings.Fields(s) {
+		if strings.EqualFold(f, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeText is the text of n's descendants, scripts and styles left out.
+func nodeText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			b.WriteString(n.Data)
+		case html.ElementNode:
+			if htmlSkip(n) {
+				return
+			}
+			if n.DataAtom == atom.Br {
+				b.WriteByte('\n')
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// htmlList is an open <ul> or <ol>: its marker style and its next number.
+type htmlList struct {
+	ordered bool
+	typ     string // "1", "a", "A", "i" or "I"
+	next    int
+}
+
+// htmlWriter writes Markdown as the DOM is walked: the finished lines to
+// out, the current line's (escaped) text to line.
+type htmlWriter struct {
+	out  strings.Builder
+	line strings.Builder
+	// space: whitespace came after the line's last text.
+	space bool
+	// lead opens the current line (an item's marker, indented); cont
+	// opens the lines after it within the same item.
+	lead, cont string
+	// inPara: out holds a line of the current paragraph.
+	inPara bool
+	// flat > 0 inside a heading or a table cell: breaks are spaces.
+	flat  int
+	lists []htmlList
+	// olEnd is out's length when a top-level ordered list ended.
+	olEnd int
+	// sectioning counts the <article>, <section>, <main>, <aside> and
+	// <nav> elements open: a <header> or <footer> inside one is not chrome.
+	sectioning int
+	chrome     bool
+}
+
+// htmlConvert writes n as Markdown ("" when it holds no text), page chrome
+// included when chrome.
+func htmlConvert(n *html.Node, chrome bool) string {
+	w := &htmlWriter{chrome: chrome, olEnd: -1}
+	w.node(n)
+	w.endPara()
+	return strings.TrimSpace(w.out.String())
+}
+
+// text adds a text node's text to the line: whitespace collapsed, Markdown
+// syntax escaped.
+func (w *htmlWriter) text(s string) {
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			if w.line.Len() > 0 {
+				w.space = true
+			}
+			continue
+		}
+		if w.space {
+			w.line.WriteByte(' ')
+			w.space = false
+		}
+		switch r {
+		case '\\', '`', '*', '_', '[', ']', '#', '~':
+			w.line.WriteByte('\\')
+			w.line.WriteRune(r)
+		case '|':
+			w.line.WriteString("&#124;") // a backslash would not keep a table cell whole
+		case '&':
+			w.line.WriteString("&amp;")
+		case '<':
+			w.line.WriteString("&lt;")
+		case '>':
+			w.line.WriteString("&gt;")
+		default:
+			w.line.WriteRune(r)
+		}
+	}
+}
+
+// lineStartRE matches what opens a Markdown block at the start of a line
+// and is not escaped by text: a list marker, a setext underline, "+".
+var lineStartRE = regexp.MustCompile(`^(?:[0-9]{1,9}([.)])|([-+=]))`)
+
+// endLine finishes the current line.
+func (w *htmlWriter) endLine() {
+	if w.line.Len() == 0 {
+		w.space = false
+		return
+	}
+	if w.flat > 0 {
+		w.space = true
+		return
+	}
+	l := w.line.String()
+	if m := lineStartRE.FindStringSubmatchIndex(l); m != nil {
+		i := m[2] // the delimiter after a number
+		if i < 0 {
+			i = m[4]
+		}
+		l = l[:i] + "&#" + strconv.Itoa(int(l[i])) + ";" + l[i+1:]
+	}
+	if w.inPara {
+		w.out.WriteByte('\n')
+	}
+	w.out.WriteString(w.lead)
+	w.out.WriteString(l)
+	w.lead = w.cont
+	w.line.Reset()
+	w.space = false
+	w.inPara = true
+}
+
+// endPara finishes the current paragraph (within a list item, the line).
+func (w *htmlWriter) endPara() {
+	w.endLine()
+	if w.flat > 0 || len(w.lists) > 0 {
+		return
+	}
+	if w.inPara {
+		w.out.WriteString("\n\n")
+		w.inPara = false
+	}
+}
+
+// isChrome reports page chrome: navigation, banners, footers, sidebars,
+// forms that are not the page's wrapper.
+func (w *htmlWriter) isChrome(n *html.Node) bool {
+	if w.chrome {
+		return false
+	}
+	if chromeRoles[strings.ToLower(attr(n, "role"))] {
+		return true
+	}
+	switch n.DataAtom {
+	case atom.Nav, atom.Aside:
+		return true
+	case atom.Header, atom.Footer:
+		return w.sectioning == 0
+	case atom.Form:
+		return !holds(n, atom.H1, atom.H2, atom.H3, atom.Main, atom.Article)
+	}
+	return false
+}
+
+// holds reports whether n has a descendant element of one of the kinds.
+func holds(n *html.Node, kinds ...atom.Atom) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		for _, k := range kinds {
+			if c.DataAtom == k {
+				return true
+			}
+		}
+		if holds(c, kinds...) {
+			return true
+		}
+	}
+	return false
+}
+
+// node writes n and its descendants.
+func (w *htmlWriter) node(n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		w.text(n.Data)
+		return
+	case html.DocumentNode:
+		w.children(n)
+		return
+	case html.ElementNode:
+	default: // comments, doctypes
+		return
+	}
+	if htmlSkip(n) || n.DataAtom == atom.Head || n.DataAtom == atom.Title || w.isChrome(n) {
+		return
+	}
+	switch n.DataAtom {
+	case atom.Br:
+		w.endLine()
+	case atom.A:
+		if !permalink(n) {
+			w.children(n)
+		}
+	case atom.Img:
+		if alt := attr(n, "alt"); alt != "" {
+			w.text(" " + alt + " ")
+		}
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		w.heading(n, int(n.Data[1]-'0'))
+	case atom.Ul, atom.Ol, atom.Menu, atom.Dir:
+		w.list(n)
+	case atom.Li:
+		w.item(n)
+	case atom.Dt:
+		w.endPara()
+		w.children(n)
+		w.endLine()
+	case atom.Dd:
+		w.endLine()
+		w.children(n)
+		w.endLine()
+	case atom.Table:
+		w.table(n)
+	case atom.Pre:
+		w.pre(n)
+	case atom.Article, atom.Section, atom.Main, atom.Aside, atom.Nav:
+		w.sectioning++
+		w.block(n)
+		w.sectioning--
+	case atom.P, atom.Div, atom.Blockquote, atom.Address, atom.Center, atom.Details, atom.Summary,
+		atom.Dialog, atom.Dl, atom.Fieldset, atom.Legend, atom.Figure, atom.Figcaption, atom.Footer,
+		atom.Header, atom.Form, atom.Hgroup, atom.Hr, atom.Body, atom.Html, atom.Caption, atom.Tr, atom.Td, atom.Th:
+		w.block(n)
+	default:
+		w.children(n)
+	}
+}
+
+func (w *htmlWriter) children(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		w.node(c)
+	}
+}
+
+func (w *htmlWriter) block(n *html.Node) {
+	w.endPara()
+	w.children(n)
+	w.endPara()
+}
+
+// heading writes "## text" on a line of its own.
+func (w *htmlWriter) heading(n *html.Node, level int) {
+	if w.flat > 0 {
+		w.children(n)
+		w.endLine()
+		return
+	}
+	w.endPara()
+	w.flat++
+	w.children(n)
+	w.flat--
+	if w.line.Len() > 0 {
+		lead := w.lead
+		w.lead = strings.Repeat("#", level) + " "
+		w.endLine()
+		w.lead = lead
+	}
+	w.space = false
+	w.endPara()
+}
+
+// list writes a <ul> or <ol>, its items each on a line.
+func (w *htmlWriter) list(n *html.Node) {
+	if w.flat > 0 {
+		w.children(n)
+		return
+	}
+	l := htmlList{ordered: n.DataAtom == atom.Ol, typ: "1", next: 1}
+	if l.ordered {
+		if s, err := strconv.Atoi(strings.TrimSpace(attr(n, "start"))); err == nil && s >= 0 && s < 1e9 {
+			l.next = s
+		}
+		if t := attr(n, "type"); t == "a" || t == "A" || t == "i" || t == "I" {
+			l.typ = t
+		}
+	}
+	w.endPara()
+	if l.ordered && len(w.lists) == 0 && w.olEnd == w.out.Len() {
+		// Two ordered lists in a row: a thematic break keeps the Markdown
+		// reader from counting the second on from the first.
+		w.out.WriteString("---\n\n")
+	}
+	lead, cont := w.lead, w.cont
+	w.lists = append(w.lists, l)
+	w.children(n)
+	w.endLine()
+	w.lists = w.lists[:len(w.lists)-1]
+	w.lead, w.cont = lead, cont
+	w.endPara()
+	if l.ordered && len(w.lists) == 0 {
+		w.olEnd = w.out.Len()
+	}
+}
+
+// item writes one <li>: its marker, then its text; blocks inside it are
+// lines of the item.
+func (w *htmlWriter) item(n *html.Node) {
+	if w.flat > 0 {
+		w.children(n)
+		w.endLine()
+		return
+	}
+	w.endLine()
+	depth := max(len(w.lists), 1)
+	// Past htmlMaxIndent levels, items share the deepest indent: the
+	// Markdown reader needs the indent only to tell a nested list from
+	// its parent, and a page of hundreds of nested lists would otherwise
+	// make lines of thousands of spaces.
+	indent := strings.Repeat("    ", min(depth-1, htmlMaxIndent))
+	marker := "- "
+	if len(w.lists) > 0 && w.lists[depth-1].ordered {
+		l := &w.lists[depth-1]
+		if v, err := strconv.Atoi(strings.TrimSpace(attr(n, "value"))); err == nil && v >= 0 && v < 1e9 {
+			l.next = v
+		}
+		switch l.typ {
+		case "1":
+			marker = strconv.Itoa(l.next) + ". "
+		default: // letters and numerals are text to the Markdown reader
+			marker = "- " + itemLabel(l.next, l.typ) + ". "
+		}
+		l.next++
+	}
+	lead, cont := w.lead, w.cont
+	w.lead, w.cont = indent+marker, indent+"    "
+	w.children(n)
+	w.endLine()
+	w.lead, w.cont = lead, cont
+}
+
+// htmlMaxIndent bounds the nesting levels a list item's indent shows.
+const htmlMaxIndent = 16
+
+// itemLabel is an <ol type> item's label: a letter ("a", "B") or a Roman
+// numeral ("iv").
+func itemLabel(n int, typ string) string {
+	if n <= 0 {
+		return strconv.Itoa(n)
+	}
+	var s string
+	switch typ {
+	case "a", "A":
+		for ; n > 0; n = (n - 1) / 26 {
+			s = string(rune('a'+(n-1)%26)) + s
+		}
+	default:
+		if n >= 4000 {
+			return strconv.Itoa(n)
+		}
+		for _, p := range []struct {
+			v int
+			s string
+		}{{1000, "m"}, {900, "cm"}, {500, "d"}, {400, "cd"}, {100, "c"}, {90, "xc"}, {50, "l"}, {40, "xl"}, {10, "x"}, {9, "ix"}, {5, "v"}, {4, "iv"}, {1, "i"}} {
+			for ; n >= p.v; n -= p.v {
+				s += p.s
+			}
+		}
+	}
+	if typ == "A" || typ == "I" {
+		s = strings.ToUpper(s)
+	}
+	return s
+}
+
+// table writes a table's rows as Markdown table rows, the first followed
+// by the header rule; a layout table (cells holding headings or tables)
+// as blocks.
+func (w *htmlWriter) table(n *html.Node) {
+	if w.flat > 0 || holds(n, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Table) {
+		w.block(n)
+		return
+	}
+	w.endPara()
+	var rows []*html.Node
+	var caption *html.Node
+	var collect func(n *html.Node)
+	collect = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || htmlSkip(c) {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Tr:
+				rows = append(rows, c)
+			case atom.Caption:
+				caption = c
+			case atom.Thead, atom.Tbody, atom.Tfoot:
+				collect(c)
+			}
+		}
+	}
+	collect(n)
+	if caption != nil {
+		w.block(caption)
+	}
+	header := true
+	for _, tr := range rows {
+		var cells []string
+		for c := tr.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || (c.DataAtom != atom.Td && c.DataAtom != atom.Th) || htmlSkip(c) {
+				continue
+			}
+			w.flat++
+			w.children(c)
+			w.flat--
+			cells = append(cells, w.line.String())
+			w.line.Reset()
+			w.space = false
+		}
+		if strings.Join(cells, "") == "" {
+			continue
+		}
+		if w.inPara {
+			w.out.WriteByte('\n')
+		}
+		w.out.WriteString("| " + strings.Join(cells, " | ") + " |")
+		if header {
+			w.out.WriteString("\n|" + strings.Repeat("---|", len(cells)))
+			header = false
+		}
+		w.inPara = true
+	}
+	w.endPara()
+}
+
+// pre writes a <pre> as a fenced block, its lines as written.
+func (w *htmlWriter) pre(n *html.Node) {
+	if w.flat > 0 {
+		w.children(n)
+		return
+	}
+	text := strings.Trim(nodeText(n), "\n")
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	w.endLine()
+	if len(w.lists) == 0 {
+		w.endPara()
+	}
+	fence := "```"
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		if len(t) >= 3 && (strings.Trim(t, "`") == "" || strings.Trim(t, "~") == "") {
+			continue // would close the fence
+		}
+		lines = append(lines, strings.TrimRight(l, " \t\r"))
+	}
+	if w.inPara {
+		w.out.WriteByte('\n')
+	}
+	w.out.WriteString(fence + "\n" + strings.Join(lines, "\n") + "\n" + fence)
+	w.inPara = true
+	w.endPara()
+}
