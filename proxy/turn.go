@@ -31,6 +31,10 @@ type TurnRequest struct {
 	// Previous is the text of the user message before it ("" when none):
 	// retrieve reads a follow-up with it (retrieve.followup).
 	Previous string
+	// Before is the user message before Previous: when Previous itself
+	// follows up on it, the two are Previous's context ("and on monday?"
+	// after "and on sunday?" after "what time do you open on saturday?").
+	Before string
 	// Actions are the tools that fired this turn (assistant tool calls
 	// after the last user message, answered by a tool message).
 	Actions []string
@@ -107,7 +111,8 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t := &guardTurn{p: p, req: req, latency: map[string]float64{}}
 	t0 := time.Now()
 	query := gate.Focus(req.Query) // without "hi there," and "thanks!"
-	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: query, Also: gate.AskOf(query).Also(), Previous: gate.Focus(req.Previous)})
+	prev, _ := retrieve.FollowupQuery(gate.Focus(req.Previous), gate.Focus(req.Before)) // at most three messages
+	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: query, Also: gate.AskOf(query).Also(), Previous: prev})
 	if err != nil {
 		cpustage.Relay.Enter()
 		return nil, fmt.Errorf("retrieve: %w", err)
