@@ -110,8 +110,10 @@ func (p *guardPipe) outline(ctx context.Context, question string, o gate.Outcome
 func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t := &guardTurn{p: p, req: req, latency: map[string]float64{}}
 	t0 := time.Now()
-	query := gate.Focus(req.Query) // without "hi there," and "thanks!"
-	prev, _ := retrieve.FollowupQuery(gate.Focus(req.Previous), gate.Focus(req.Before)) // at most three messages
+	// Read without "hi there," and "thanks!"; a follow-up's context is at
+	// most the two user messages before it.
+	query := gate.Focus(req.Query)
+	prev, _ := retrieve.FollowupQuery(gate.Focus(req.Previous), gate.Focus(req.Before))
 	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: query, Also: gate.AskOf(query).Also(), Previous: prev})
 	if err != nil {
 		cpustage.Relay.Enter()
