@@ -243,7 +243,7 @@ func WriteFollowupReport(w io.Writer, rows []FollowupRow) {
 		if r.rightFirst(r.On) {
 			k.onFirst++
 		}
-		if r.On.Query != "" {
+		if r.On.joined() {
 			k.fired++
 		}
 		if r.unchanged() {
@@ -266,6 +266,11 @@ func WriteFollowupReport(w io.Writer, rows []FollowupRow) {
 			continue
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s %v | %s %v | %v |\n", r.Conv.ID, r.Conv.Class, r.Conv.Turns[1],
-			r.Off.Decision, r.Off.Cited, r.On.Decision, r.On.Cited, r.On.Query != "")
+			r.Off.Decision, r.Off.Cited, r.On.Decision, r.On.Cited, r.On.joined())
 	}
 }
+
+// joined reports whether the turn's query joined the previous user message
+// to the last (guard.query also shows a last message gate.Focus trimmed,
+// "thanks! what's ..." read as "what's ...", which is no follow-up).
+func (o FollowupOutcome) joined() bool { return strings.Contains(o.Query, "\n") }

@@ -220,11 +220,12 @@ func prepareGateSetWith(ctx context.Context, s GateSet, embedder string) ([]gate
 	}
 	cases := make([]gateCase, 0, len(s.Questions))
 	for _, q := range s.Questions {
-		res, err := e.Retrieve(ctx, retrieve.Query{Tenant: index.DefaultTenant, KB: index.DefaultKB, Text: q.Question, Also: gate.AskOf(q.Question).Also()})
+		text := gate.Focus(q.Question) // as the proxy reads it
+		res, err := e.Retrieve(ctx, retrieve.Query{Tenant: index.DefaultTenant, KB: index.DefaultKB, Text: text, Also: gate.AskOf(text).Also()})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", s.Name, q.ID, err)
 		}
-		c := gateCase{set: s.Name, q: q, pq: gatefeed.Question(q.Question, res), rerank: res.RerankActive,
+		c := gateCase{set: s.Name, q: q, pq: gatefeed.Question(text, res), rerank: res.RerankActive,
 			primaryAbsent: absent, related: map[string]bool{}}
 		c.cands = gatefeed.Candidates(res.Candidates)
 		for _, r := range res.Candidates {

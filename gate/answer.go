@@ -206,6 +206,7 @@ type Question struct {
 	// contact: the question asks for the service's own contact details
 	// (Ask.Contact); want is then the detail's type.
 	contact bool
+	task    bool // Ask.Task
 }
 
 // Tokenizer splits a text into the index's stemmed content terms (stopwords
@@ -219,6 +220,7 @@ func PrepareQuestion(tok Tokenizer, q string, idf func(string) float64) Question
 	toks := tok(q)
 	pq := Question{tok: tok, rare: [2]int{-1, -1}}
 	pq.want, pq.contact = questionType(q)
+	pq.task = !pq.contact && taskRequest(q)
 	seen := make(map[string]int, len(toks)) // term -> its index in pq.terms
 	for _, t := range toks {
 		if _, ok := seen[t]; ok {

@@ -26,6 +26,11 @@ type Ask struct {
 	// number, an email address or a street address, and where none does
 	// is refused so only where the thresholds would bail out.
 	Contact bool `json:"contact,omitempty"`
+	// Task: the message asks the assistant to make something ("write me a
+	// poem", "tell me a joke", "translate ... into German", "a recipe
+	// for ..."), not about the service (taskRequest). Decide handles it
+	// as off-topic whatever the passages' relevance.
+	Task bool `json:"task,omitempty"`
 }
 
 // contactMeansQuery is what retrieve searches for besides a contact
@@ -64,19 +69,22 @@ func (a Ask) strict() bool {
 // forms, not any corpus's vocabulary.
 func AskOf(q string) Ask {
 	t, contact := questionType(q)
-	return Ask{Type: typeNames[t], Contact: contact}
+	return Ask{Type: typeNames[t], Contact: contact, Task: !contact && taskRequest(q)}
 }
 
 // Ask is what the prepared question asks for (AskOf of its text, or of
 // the text given to AskFrom).
-func (q *Question) Ask() Ask { return Ask{Type: typeNames[q.want], Contact: q.contact} }
+func (q *Question) Ask() Ask { return Ask{Type: typeNames[q.want], Contact: q.contact, Task: q.task} }
 
 // AskFrom makes q ask what text asks for (AskOf(text)) instead of what its
 // own text does: a chat's follow-up is prepared from the previous user
 // message and the last one together (retrieve.FollowupQuery), but asks
 // only what the last one asks ("how much is it for kids?" after "what
 // time do you open?" asks for a cost, not a time).
-func (q *Question) AskFrom(text string) { q.want, q.contact = questionType(text) }
+func (q *Question) AskFrom(text string) {
+	q.want, q.contact = questionType(text)
+	q.task = !q.contact && taskRequest(text)
+}
 
 // questionType is the answer type q asks for and whether it asks for the
 // service's own contact details; a contact question's type is the

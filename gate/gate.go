@@ -179,9 +179,13 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	sufficient := max >= cfg.SufficientMax && o.Coverage.PrimaryKindCount >= cfg.PrimaryMin
 	goodEnough := sufficient || max >= cfg.GoodEnoughMax
 	bailOut := max < cfg.BailOutBelow
+	if ask.Task { // "write me a poem": off-topic by its form, whatever a shared word scored
+		sufficient, goodEnough, bailOut = false, false, true
+		o.Checks["task"] = true
+	}
 	between := !goodEnough && !bailOut
 	caveat := between && cfg.Between == BetweenGround
-	onTopic := bailOut && !goodEnough && cfg.OnTopicSim > 0 && bestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
+	onTopic := bailOut && !goodEnough && !ask.Task && cfg.OnTopicSim > 0 && bestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
 	// contactGap: a contact question the corpus cannot answer (no passage
 	// holds the contact detail asked for, or nothing clears
 	// bail-out): refused as on-topic, never answered from general knowledge

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -42,13 +43,17 @@ type OperatorPlane interface {
 // without one the operator routes answer 404.
 func (s *Server) Attach(op OperatorPlane) { s.op = op }
 
-// record hands the finished turn to the operator plane.
+// record hands the finished turn to the operator plane. Its query is
+// the one the guard read (guard.query: a follow-up joined to the message
+// before it, a greeting trimmed), else the last user message, so a gap
+// reads "what time do you open on saturday?\nand on sunday?", not "and
+// on sunday?" alone.
 func (s *Server) record(l *reqLog) {
 	if s.op == nil || l.report == nil {
 		return
 	}
 	rep := l.report
-	l.rec = turnrec.Turn{Tenant: l.tenant, KB: l.kb, Model: l.model, Query: l.query, Stream: l.stream, Status: l.status,
+	l.rec = turnrec.Turn{Tenant: l.tenant, KB: l.kb, Model: l.model, Query: cmp.Or(rep.Query, l.query), Stream: l.stream, Status: l.status,
 		Start: l.start, Finished: l.finished, TTFT: l.ttft, UpstreamWait: l.upWait, Gate: rep.trace,
 		Report: turnrec.Report{Decision: rep.Decision, Citations: rep.Citations, Markers: rep.Markers, Claims: rep.Claims,
 			Summary: rep.Summary, Degraded: rep.Degraded, LatencyMS: rep.LatencyMS}}

@@ -91,8 +91,16 @@ func TestFollowupGroundsOnConversation(t *testing.T) {
 	if g, q := chatGuard(t, on, false, prev, answer, "do you hire out electric bikes?"); g.Decision != "ground" || !cites(g, "ebikes") || q != "" {
 		t.Errorf("standalone: decision %s citations %v query %q; want ground citing ebikes, no query", g.Decision, g.Citations, q)
 	}
-	// An off-topic switch stays off-topic.
-	if g, q := chatGuard(t, on, false, prev, answer, "thanks! what's the capital of france?"); g.Decision != "fallback" || len(g.Citations) != 0 || q != "" {
-		t.Errorf("off-topic switch: decision %s citations %v query %q; want fallback, no citations, no query", g.Decision, g.Citations, q)
+	// An off-topic switch stays off-topic: read alone, its opening thanks
+	// trimmed (gate.Focus).
+	if g, q := chatGuard(t, on, false, prev, answer, "thanks! what's the capital of france?"); g.Decision != "fallback" || len(g.Citations) != 0 || q != "what's the capital of france?" {
+		t.Errorf("off-topic switch: decision %s citations %v query %q; want fallback, no citations, the question alone", g.Decision, g.Citations, q)
+	}
+	// A follow-up of a follow-up reads the three messages: the second
+	// alone has no topic word.
+	then := "and do I need to book it?"
+	g, q := chatGuard(t, on, false, prev, answer, follow, "Most repairs are done while you wait [1].", then)
+	if want := prev + "\n" + follow + "\n" + then; q != want || g.Decision != "ground" || !cites(g, "puncture") {
+		t.Errorf("third turn: decision %s citations %v query %q; want ground citing puncture, query %q", g.Decision, g.Citations, q, want)
 	}
 }

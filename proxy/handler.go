@@ -139,8 +139,8 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 		query = cutUTF8(query, rt.cfg.Pipeline.MaxQueryChars)
 		s.m.queryCut.Inc()
 	}
-	prev := cutUTF8(req.prev, rt.cfg.Pipeline.MaxQueryChars)
-	turn, err := rt.pipe.Begin(upctx, TurnRequest{Tenant: tenant, KB: kb, Model: req.model, Stream: req.stream, Query: query, Actions: req.actions, Previous: prev})
+	prev, before := cutUTF8(req.prev, rt.cfg.Pipeline.MaxQueryChars), cutUTF8(req.before, rt.cfg.Pipeline.MaxQueryChars)
+	turn, err := rt.pipe.Begin(upctx, TurnRequest{Tenant: tenant, KB: kb, Model: req.model, Stream: req.stream, Query: query, Actions: req.actions, Previous: prev, Before: before})
 	if err != nil {
 		stop(err)
 		if probe.Stop() { // planning stopped because the client left

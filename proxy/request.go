@@ -23,6 +23,7 @@ type chatRequest struct {
 	hasStreamOpt    bool   // the body has a stream_options member (even null)
 	query           string // text of the last user message
 	prev            string // text of the user message before it ("" when none)
+	before          string // text of the user message before prev ("" when none)
 	messages        []gjson.Result
 	msgBuf          [4]gjson.Result // messages' backing array for short conversations
 	msgsAt, msgsEnd int             // the messages array is raw[msgsAt:msgsEnd] (msgsEnd 0: unknown)
@@ -156,7 +157,7 @@ func (r *chatRequest) parse(body []byte, maxDepth int) *APIError {
 		}
 		if role.Str == "user" {
 			if lastUser >= 0 {
-				r.prev = r.query
+				r.before, r.prev = r.prev, r.query
 			}
 			r.query = contentText(c)
 			lastUser = i

@@ -31,6 +31,10 @@ type TurnRequest struct {
 	// Previous is the text of the user message before it ("" when none):
 	// retrieve reads a follow-up with it (retrieve.followup).
 	Previous string
+	// Before is the user message before Previous: when Previous itself
+	// follows up on it, the two are Previous's context ("and on monday?"
+	// after "and on sunday?" after "what time do you open on saturday?").
+	Before string
 	// Actions are the tools that fired this turn (assistant tool calls
 	// after the last user message, answered by a tool message).
 	Actions []string
@@ -106,7 +110,11 @@ func (p *guardPipe) outline(ctx context.Context, question string, o gate.Outcome
 func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t := &guardTurn{p: p, req: req, latency: map[string]float64{}}
 	t0 := time.Now()
-	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: req.Query, Also: gate.AskOf(req.Query).Also(), Previous: req.Previous})
+	// Read without "hi there," and "thanks!"; a follow-up's context is at
+	// most the two user messages before it.
+	query := gate.Focus(req.Query)
+	prev, _ := retrieve.FollowupQuery(gate.Focus(req.Previous), gate.Focus(req.Before))
+	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: query, Also: gate.AskOf(query).Also(), Previous: prev})
 	if err != nil {
 		cpustage.Relay.Enter()
 		return nil, fmt.Errorf("retrieve: %w", err)
@@ -117,9 +125,9 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t.degraded = append(t.degraded, res.Degraded...)
 	cands := gatefeed.Candidates(res.Candidates)
 	p.terms.Fill(cands)
-	question := cmp.Or(res.Query, req.Query) // a follow-up's is the previous user message and the last
+	question := cmp.Or(res.Query, query) // a follow-up's is the previous user message and the last
 	q := gatefeed.Question(question, res)
-	q.AskFrom(req.Query) // the last message's ask alone
+	q.AskFrom(query) // the last message's ask alone
 	p.answer.Assess(q, cands)
 	p.relevance.Rate(cands, gate.OneTopic(p.gate, cands))
 	if p.gate.CorpusCalibration {

@@ -99,3 +99,36 @@ func TestGapsCommandFromTurnLog(t *testing.T) {
 		}
 	}
 }
+
+// TestGapsFileTheQueryRead: a follow-up is filed as the guard read it, the
+// message before it and the follow-up ("... Mongolia?\nand of Peru?"),
+// not "and of Peru?" alone; a greeting the guard trimmed is not filed.
+func TestGapsFileTheQueryRead(t *testing.T) {
+	base := startRefusingProxy(t, true)
+	for _, body := range []string{
+		`{"model":"mock-1","messages":[{"role":"user","content":"What is the capital of Mongolia?"},{"role":"assistant","content":"I can't answer that here."},{"role":"user","content":"and of Peru?"}]}`,
+		`{"model":"mock-1","messages":[{"role":"user","content":"hi there, who painted the Mona Lisa? thanks!"}]}`,
+	} {
+		resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	code, out, errOut := runCLI(t, "gaps", "--addr", base, "--json")
+	var list struct {
+		Data []struct{ Kind, Text string } `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); code != 0 || err != nil {
+		t.Fatalf("gaps: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	got := map[string]bool{}
+	for _, e := range list.Data {
+		got[e.Text] = true
+	}
+	for _, want := range []string{"What is the capital of Mongolia?\nand of Peru?", "who painted the Mona Lisa?"} {
+		if !got[want] {
+			t.Errorf("gaps: %+v, want an entry %q", list.Data, want)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package gate
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/answer-guard/guard/internal/quotefold"
+)
+
+// Customers type into a chat widget as they would to a person: "hi there,
+// ...", "... thanks!", "sorry to bother you, ...". The greeting and the
+// thanks say nothing about what is asked, yet retrieval, the sentence
+// encoder and the gate's features read every word, so a wrapped question
+// scored lower than the same question bare (trial 11: "hiya, ..." fell
+// back at relevance 0.25 and grounded at 1.00 without its greeting).
+// Focus drops them; the context a customer gives ("I booked for saturday
+// with my two kids.") stays, and the model still gets the message as
+// written. English forms only, never a corpus's words.
+
+// socialLead matches a greeting or a courtesy opening a message, with the
+// punctuation after it: "hi there, ", "Hello team! ", "good morning. ",
+// "hi Sarah, ", "sorry to bother you but ", "quick question: ", "ok
+// thanks! " (thanks open a message when it follows an answer). A greeting
+// followed by one more word needs punctuation after that word ("hi sarah,"),
+// so "hi can I ..." loses "hi" only; "morning" alone needs punctuation
+// ("morning sessions for toddlers?" is a question).
+var socialLead = regexp.MustCompile(`^(?i:` +
+	`(?:(?:morning|afternoon|evening)\s*[,!.:;]+\s*)` +
+	`|(?:(?:hi|hello|hey|hiya|heya|hallo|howdy|greetings|good (?:morning|afternoon|evening|day)|dear)` +
+	`(?:\s+(?:there|all|team|folks|guys|everyone|both|again))?(?:\s*[,!.:;]+\s*|\s+[\p{L}'-]+\s*[,!:;]+\s*|\s+)` +
+	`|(?:(?:(?:ok|okay|great|perfect|brilliant|lovely|cool|super|nice|ah|oh)\s*[,!.]?\s+)?(?:thanks|thank\s+you|thx|cheers|ta)(?:\s+(?:so\s+much|a\s+lot|very\s+much))?\s*[,!.:;]+\s*)` +
+	`|(?:(?:i\s+)?hope\s+(?:you(?:'re|\s+are)|all\s+is|everyone(?:'s|\s+is))\s+(?:well|ok|okay|good|having\s+a\s+good\s+(?:day|week))[^.!?]{0,20}[.!?,]+\s*)` +
+	`|(?:(?:sorry\s+to\s+(?:bother|trouble)\s+you|(?:just\s+)?a\s+quick\s+question|quick\s+question|quick\s+one)(?:\s*[,!.:;-]+\s*|\s+but\s+|\s+))` +
+	`))`)
+
+// socialTail matches thanks or a courtesy closing a message, with the
+// punctuation and emoticons around it: " thanks!", ", thank you in
+// advance :)", ". Many thanks", " cheers", " please?".
+var socialTail = regexp.MustCompile(`(?i:` +
+	`[\s,.;:!-]*(?:` +
+	`(?:(?:many|big|massive)\s+)?thanks?(?:\s+(?:a\s+lot|so\s+much|very\s+much|a\s+million|again|in\s+advance|for\s+(?:your|the|any)\s+help))*` +
+	`|thank\s+(?:you|u)(?:\s+(?:so\s+much|very\s+much|in\s+advance|for\s+(?:your|the|any)\s+help))*` +
+	`|thx|ty|tia|cheers|ta|much\s+appreciated|appreciate\s+it|any\s+help\s+(?:would\s+be\s+)?(?:much\s+)?appreciated|please|pls|plz` +
+	`)[\s.!?,:;)(xX*]*(?::\)|:-\)|:D)?[\s.!]*)$`)
+
+// Focus returns q without the greetings and courtesies that open and close
+// it (socialLead, socialTail); q itself when nothing is dropped, or when
+// dropping would leave fewer than two words (a message that is only
+// "thanks!" or "hi there" stays as written).
+func Focus(q string) string {
+	s := strings.TrimSpace(q)
+	folded := quotefold.Fold(s) // "you’re" as a phone types it
+	changed := false
+	for range 3 {
+		loc := socialLead.FindStringIndex(folded)
+		if loc == nil || loc[1] == 0 {
+			break
+		}
+		folded = folded[loc[1]:]
+		changed = true
+	}
+	if loc := socialTail.FindStringIndex(folded); loc != nil && loc[0] > 0 {
+		// Keep a question mark the tail swallowed: "... on sunday? thanks".
+		q := strings.Contains(folded[loc[0]:], "?")
+		folded = strings.TrimRight(folded[:loc[0]], " ,;:-")
+		if q && !strings.HasSuffix(folded, "?") {
+			folded += "?"
+		}
+		changed = true
+	}
+	if !changed || len(strings.Fields(folded)) < 2 {
+		return q
+	}
+	return folded
+}

@@ -1,0 +1,30 @@
+package gate
+
+import "regexp"
+
+// A chat widget also gets requests to make something ("write me a poem
+// about autumn", "translate good morning into German", "tell me a joke
+// while my washing finishes", "give me a recipe for lasagne"). No corpus a
+// service keeps answers them, yet a word they share with it ("washing",
+// "birthday") could carry one above bail-out and ground the request on a
+// passage (operator trial 11: the joke grounded on three laundrette notes).
+// taskRequest recognises the request by its English form, never by a
+// corpus's words; the gate then handles it as off-topic (gate.off_topic).
+// A question about the service that uses such a verb ("can you write happy
+// birthday on the cake?", "how do I translate my certificate?") does not
+// match: the form needs a made thing ("a poem", "a joke", "a recipe for").
+var taskRe = regexp.MustCompile(`(?i)` +
+	`(?:^|[.!?,;:]\s*|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?|\bplease\s+|\bpls\s+|\bhelp\s+me\s+(?:to\s+)?)` +
+	`(?:` +
+	`(?:write|compose|draft|make\s+up|come\s+up\s+with|generate|create)\s+(?:me\s+|us\s+)?(?:a|an|some|another)\s+(?:(?:short|quick|funny|nice|little|cute|good)\s+)*` +
+	`(?:poem|haiku|limerick|sonnet|song|story|joke|riddle|essay|speech|toast|rap|slogan|caption|tweet|cover\s+letter|birthday\s+message|message\s+for|card\s+message|name\s+for)` +
+	`|translate\s+.{1,60}\s+(?:into|to)\s+\p{L}+` +
+	`|tell\s+(?:me|us)\s+(?:a|another|some)\s+(?:(?:short|quick|funny|good|bad|dad)\s+)*(?:joke|story|riddle|poem|fun\s+fact)` +
+	`|(?:give|send)\s+(?:me|us)\s+(?:a|an|your)\s+(?:(?:good|easy|quick|simple)\s+)*recipe` +
+	`|suggest\s+(?:a|some)\s+names?\s+for` +
+	`)` +
+	`|\b(?:what'?s|what\s+is)\s+(?:a\s+)?(?:good|an?\s+easy|a\s+quick|a\s+simple|your\s+favou?rite)\s+recipe\s+for\b`)
+
+// taskRequest reports whether q asks the assistant to make something
+// (taskRe) rather than asking about the service.
+func taskRequest(q string) bool { return taskRe.MatchString(q) }

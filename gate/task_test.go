@@ -1,0 +1,66 @@
+package gate
+
+import "testing"
+
+func TestTaskRequest(t *testing.T) {
+	for _, tt := range []struct {
+		q    string
+		want bool
+	}{
+		{"write me a short poem about autumn", true},
+		{"Write a haiku about rain", true},
+		{"thanks! unrelated but could you help me write a birthday message for my sister", true},
+		{"hey can you tell me a joke while my washing finishes", true},
+		{"translate good morning into German", true},
+		{"translate 'good morning' into french", true},
+		{"give me a recipe for lasagne", true},
+		{"what's a good recipe for banana bread?", true},
+		{"suggest a name for my cat", true},
+		{"can you write happy birthday on it", false},
+		{"can you write the name on the cake?", false},
+		{"do you have a recipe book for sale?", false},
+		{"how do I get my certificate translated?", false},
+		{"is the story time session free?", false},
+		{"do you make birthday cakes?", false},
+		{"can I write a review?", false},
+		{"tell me about your opening hours", false},
+		{"can you send me a copy of my invoice", false},
+	} {
+		if got := taskRequest(tt.q); got != tt.want {
+			t.Errorf("taskRequest(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
+
+// A request to make something is handled as off-topic even when a word it
+// shares with the corpus makes a passage look relevant: a fallback, or a
+// refusal with gate.off_topic refuse; never grounded, never refused as on
+// the corpus's topic.
+func TestDecideTaskOffTopic(t *testing.T) {
+	cands := []Candidate{
+		{ID: "wash", Kind: "lecture", Rerank: 0.95, Semantic: true, Sim: 0.6},
+		{ID: "dry", Kind: "lecture", Rerank: 0.9, Semantic: true, Sim: 0.5},
+	}
+	q := "hey can you tell me a joke while my washing finishes"
+	ask := AskOf(q)
+	if !ask.Task {
+		t.Fatalf("AskOf(%q).Task = false", q)
+	}
+	cfg := rerankConfig()
+	cfg.OnTopicSim = 0.3
+	if o := Decide(cfg, cands, true, Ask{}); o.Decision != Ground {
+		t.Fatalf("as a question: %v, want ground (the test would show nothing)", o.Decision)
+	}
+	if o := Decide(cfg, cands, true, ask); o.Decision != Fallback || len(o.Notes) != 0 || !o.Checks["task"] {
+		t.Errorf("task: %v notes %d checks %v, want fallback without notes", o.Decision, len(o.Notes), o.Checks)
+	}
+	cfg.OffTopic = OffTopicRefuse
+	if o := Decide(cfg, cands, true, ask); o.Decision != Refuse || !o.Checks["off_topic"] {
+		t.Errorf("task, off_topic refuse: %v checks %v, want refused as off-topic", o.Decision, o.Checks)
+	}
+	var pq Question
+	pq.AskFrom(q)
+	if !pq.Ask().Task {
+		t.Errorf("Question.AskFrom(%q).Ask().Task = false", q)
+	}
+}
