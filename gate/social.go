@@ -3,6 +3,7 @@ package gate
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/answer-guard/guard/internal/quotefold"
 )
@@ -43,6 +44,23 @@ var socialTail = regexp.MustCompile(`(?i:` +
 	`|thx|ty|tia|cheers|ta|much\s+appreciated|appreciate\s+it|any\s+help\s+(?:would\s+be\s+)?(?:much\s+)?appreciated|please|pls|plz` +
 	`)[\s.!?,:;)(xX*]*(?::\)|:-\)|:D)?[\s.!]*)$`)
 
+// tailLast are the words socialTail can end with (before its closing
+// punctuation and emoticons).
+var tailLast = setOf("thanks thank thx ty tia cheers ta appreciated it please pls plz advance much lot million again help you u")
+
+// mayEndSocial reports whether s's last word, its closing punctuation and
+// emoticons aside, is one socialTail can end with: a cheap test that spares
+// most questions the search.
+func mayEndSocial(s string) bool {
+	s = strings.TrimRight(s, " \t\n.!?,:;)(xX*D-")
+	i := strings.LastIndexAny(s, " \t\n,.!?;:")
+	return tailLast[strings.ToLower(s[i+1:])]
+}
+
+// tailWindow bounds the closing courtesy socialTail can match, in bytes
+// ("thank you so much for your help in advance :)" is 45).
+const tailWindow = 64
+
 // Focus returns q without the greetings and courtesies that open and close
 // it (socialLead, socialTail); q itself when nothing is dropped, or when
 // dropping would leave fewer than two words (a message that is only
@@ -59,7 +77,18 @@ func Focus(q string) string {
 		folded = folded[loc[1]:]
 		changed = true
 	}
-	if loc := socialTail.FindStringIndex(folded); loc != nil && loc[0] > 0 {
+	// The tail is sought in the last tailWindow bytes only: socialTail is
+	// anchored at the end, and a search over the whole message tries every
+	// start.
+	off := max(0, len(folded)-tailWindow)
+	for off > 0 && !utf8.RuneStart(folded[off]) {
+		off--
+	}
+	if !mayEndSocial(folded) {
+		off = len(folded) // most questions end in another word: no search
+	}
+	if loc := socialTail.FindStringIndex(folded[off:]); loc != nil && off+loc[0] > 0 {
+		loc[0] += off
 		// Keep a question mark the tail swallowed: "... on sunday? thanks".
 		q := strings.Contains(folded[loc[0]:], "?")
 		folded = strings.TrimRight(folded[:loc[0]], " ,;:-")

@@ -59,3 +59,18 @@ func FuzzFocus(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFocus: a plain question (the common case: no search past the
+// first word and the last) and a chat message with a greeting and thanks.
+func BenchmarkFocus(b *testing.B) {
+	for _, bc := range []struct{ name, q string }{
+		{"plain", "how much does an allotment cost per year?"},
+		{"chat", "hi there, I booked for saturday with my two kids. can we bring our own snacks? thank you in advance :)"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				Focus(bc.q)
+			}
+		})
+	}
+}

@@ -1,6 +1,9 @@
 package gate
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // A chat widget also gets requests to make something ("write me a poem
 // about autumn", "translate good morning into German", "tell me a joke
@@ -27,4 +30,16 @@ var taskRe = regexp.MustCompile(`(?i)` +
 
 // taskRequest reports whether q asks the assistant to make something
 // (taskRe) rather than asking about the service.
-func taskRequest(q string) bool { return taskRe.MatchString(q) }
+func taskRequest(q string) bool {
+	lower := strings.ToLower(q)
+	for _, w := range taskWords {
+		if strings.Contains(lower, w) {
+			return taskRe.MatchString(q)
+		}
+	}
+	return false // most questions hold none of taskRe's verbs: no search
+}
+
+// taskWords are taskRe's verbs and nouns: a message with none of them is
+// no request to make something.
+var taskWords = []string{"writ", "compos", "draft", "make up", "come up", "generat", "creat", "translat", "tell", "give", "send", "suggest", "recipe"}

@@ -64,3 +64,18 @@ func TestDecideTaskOffTopic(t *testing.T) {
 		t.Errorf("Question.AskFrom(%q).Ask().Task = false", q)
 	}
 }
+
+// BenchmarkTaskRequest: a question without a task verb (no search) and a
+// request.
+func BenchmarkTaskRequest(b *testing.B) {
+	for _, bc := range []struct{ name, q string }{
+		{"question", "what time do you close on sundays"},
+		{"request", "hey can you tell me a joke while my washing finishes"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				taskRequest(bc.q)
+			}
+		})
+	}
+}
