@@ -35,10 +35,11 @@ var socialLead = regexp.MustCompile(`^(?i:` +
 	`))`)
 
 // socialTail matches thanks or a courtesy closing a message, with the
-// punctuation and emoticons around it: " thanks!", ", thank you in
+// punctuation and emoticons around it, after a space or punctuation (not
+// "ta" of "pasta", "ty" of "charity"): " thanks!", ", thank you in
 // advance :)", ". Many thanks", " cheers", " please?".
 var socialTail = regexp.MustCompile(`(?i:` +
-	`[\s,.;:!-]*(?:` +
+	`[\s,.;:!-]+(?:` +
 	`(?:(?:many|big|massive)\s+)?thanks?(?:\s+(?:a\s+lot|so\s+much|very\s+much|a\s+million|again|in\s+advance|for\s+(?:your|the|any)\s+help))*` +
 	`|thank\s+(?:you|u)(?:\s+(?:so\s+much|very\s+much|in\s+advance|for\s+(?:your|the|any)\s+help))*` +
 	`|thx|ty|tia|cheers|ta|much\s+appreciated|appreciate\s+it|any\s+help\s+(?:would\s+be\s+)?(?:much\s+)?appreciated|please|pls|plz` +
@@ -52,9 +53,12 @@ var tailLast = setOf("thanks thank thx ty tia cheers ta appreciated it please pl
 // emoticons aside, is one socialTail can end with: a cheap test that spares
 // most questions the search.
 func mayEndSocial(s string) bool {
-	s = strings.TrimRight(s, " \t\n.!?,:;)(xX*D-")
-	i := strings.LastIndexAny(s, " \t\n,.!?;:")
-	return tailLast[strings.ToLower(s[i+1:])]
+	last := func(s string) bool {
+		i := strings.LastIndexAny(s, " \t\n,.!?;:()")
+		return tailLast[strings.ToLower(s[i+1:])]
+	}
+	// "thx" ends in x; "thanks xx" and "thanks :D" end in kisses and a grin
+	return last(strings.TrimRight(s, " \t\n.!?,:;)(*-")) || last(strings.TrimRight(s, " \t\n.!?,:;)(xX*D-"))
 }
 
 // tailWindow bounds the closing courtesy socialTail can match, in bytes

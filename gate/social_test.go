@@ -20,6 +20,11 @@ func TestFocus(t *testing.T) {
 		{"hi there, I booked for saturday with my two kids. can we bring our own snacks? thank you in advance :)", "I booked for saturday with my two kids. can we bring our own snacks?"},
 		{"how much is it for kids please", "how much is it for kids"},
 		{"what time do you close? cheers", "what time do you close?"},
+		{"what time do you close? thx", "what time do you close?"},
+		{"can I pay by card thanks xx", "can I pay by card"},
+		{"is it open today? cheers :D", "is it open today?"},
+		{"do you sell fresh pasta", "do you sell fresh pasta"},
+		{"do you give to charity", "do you give to charity"},
 		{"Many thanks", "Many thanks"},
 		{"hi there", "hi there"},
 		{"thanks for the help", "thanks for the help"},
@@ -46,11 +51,15 @@ func TestFocus(t *testing.T) {
 // Focus never panics, and what it returns is the message or a part of it
 // (typographic quotes read as ASCII, a question mark kept).
 func FuzzFocus(f *testing.F) {
-	for _, s := range []string{"hi there, can we bring snacks? thanks!", "thanks!", "Hope you’re well. Is it free?", "ok thanks, and on sunday?", ""} {
+	for _, s := range []string{"hi there, can we bring snacks? thanks!", "thanks!", "Hope you’re well. Is it free?", "ok thanks, and on sunday?", "",
+		"is it open? thx", "card ok thanks xx", "open today? cheers :D", "help me with the form, thank you so much for your help in advance :-)"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := Focus(s)
+		if ref := focusRef(s); got != ref {
+			t.Errorf("Focus(%q) = %q, the patterns over the whole message give %q", s, got, ref)
+		}
 		if got == s {
 			return
 		}
@@ -73,4 +82,30 @@ func BenchmarkFocus(b *testing.B) {
 			}
 		})
 	}
+}
+
+// focusRef is Focus without its shortcuts (mayEndSocial, tailWindow): the
+// patterns searched over the whole message.
+func focusRef(q string) string {
+	folded := quotefold.Fold(strings.TrimSpace(q))
+	changed := false
+	for range 3 {
+		loc := socialLead.FindStringIndex(folded)
+		if loc == nil || loc[1] == 0 {
+			break
+		}
+		folded, changed = folded[loc[1]:], true
+	}
+	if loc := socialTail.FindStringIndex(folded); loc != nil && loc[0] > 0 {
+		mark := strings.Contains(folded[loc[0]:], "?")
+		folded = strings.TrimRight(folded[:loc[0]], " ,;:-")
+		if mark && !strings.HasSuffix(folded, "?") {
+			folded += "?"
+		}
+		changed = true
+	}
+	if !changed || len(strings.Fields(folded)) < 2 {
+		return q
+	}
+	return folded
 }
