@@ -1,4 +1,4 @@
-# Shared by the operator trials' run.sh (trial7, trial8, trial9, trial10 run.sh): build the trial's
+# Shared by the operator trials' run.sh (trial7 to trial12 run.sh): build the trial's
 # corpora into one snapshot, serve it with the simulated upstream (auth on, one key per tenant,
 # "TENANT-key", and an admin key, "ops-key"), ask every question over HTTP once non-stream and
 # once streamed, and score at the defaults. Sourced, not run: the caller sets
@@ -10,7 +10,9 @@
 #              rest added in turn
 #   questions  the question files, relative to $here
 #
-# and its own arguments are read: [GUARD_BINARY] [OUT_DIR] [EXTRA_YAML]. GUARD_BINARY defaults
+# and its own arguments are read: [GUARD_BINARY] [OUT_DIR] [EXTRA_YAML]. A question row with
+# `history` (a list of the earlier user messages, trial 12 on) is sent as a chat: each earlier
+# message followed by an assistant "OK.", then its `text`; rows without it as one user message. GUARD_BINARY defaults
 # to `go build ./cmd/guard` into OUT_DIR. EXTRA_YAML is appended to the config (for example
 # 'gate: {off_topic: refuse}'). Writes OUT_DIR/answers.jsonl (one line per question: the
 # question, then per mode the decision, coverage max and cited ids, and the non-stream answer)
@@ -69,7 +71,9 @@ for _ in $(seq 100); do curl -sf "$base/readyz" >/dev/null && break; sleep 0.2; 
 for f in "${questions[@]}"; do
 	while IFS= read -r q; do
 		tenant=$(jq -r .tenant <<<"$q")
-		body=$(jq -c '{model: "mock-1", messages: [{role: "user", content: .text}]}' <<<"$q")
+		# a row with `history` (the earlier user messages) is sent as the chat: each earlier
+		# user message, a short assistant reply, then the last user message
+		body=$(jq -c '{model: "mock-1", messages: ([(.history // [])[] | {role: "user", content: .}, {role: "assistant", content: "OK."}] + [{role: "user", content: .text}])}' <<<"$q")
 		ns=$(curl -s "$base/v1/chat/completions" -H "Authorization: Bearer $tenant-key" \
 			-H 'Content-Type: application/json' -d "$body")
 		st=$(curl -sN "$base/v1/chat/completions" -H "Authorization: Bearer $tenant-key" \
