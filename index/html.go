@@ -460,7 +460,6 @@ func (w *htmlWriter) heading(n *html.Node, level int) {
 		w.endLine()
 		w.lead = lead
 	}
-	w.space = false
 	w.endPara()
 }
 
@@ -638,10 +637,7 @@ func (w *htmlWriter) pre(n *html.Node) {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
-	w.endLine()
-	if len(w.lists) == 0 {
-		w.endPara()
-	}
+	w.endPara() // within a list item, only the line
 	fence := "```"
 	var lines []string
 	for _, l := range strings.Split(text, "\n") {
