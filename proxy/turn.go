@@ -127,7 +127,9 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	p.terms.Fill(cands)
 	question := cmp.Or(res.Query, query) // a follow-up's is the previous user message and the last
 	q := gatefeed.Question(question, res)
-	q.AskFrom(query) // the last message's ask alone
+	if question != query {
+		q.AskFrom(query) // a follow-up asks what its last message asks
+	}
 	p.answer.Assess(q, cands)
 	p.relevance.Rate(cands, gate.OneTopic(p.gate, cands))
 	if p.gate.CorpusCalibration {

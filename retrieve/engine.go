@@ -97,8 +97,7 @@ type Result struct {
 	// with Followup the previous user message and Query.Text together
 	// (FollowupQuery). The gate's question is this text; its ask is
 	// Query.Text's alone.
-	Query    string
-	Followup bool
+	Query string
 }
 
 // QueryEmbedder embeds query texts for one (tenant, kb); cache keys must
@@ -393,7 +392,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	}
 	last := q.Text
 	if e.cfg.Followup {
-		q.Text, res.Followup = FollowupQuery(q.Text, q.Previous)
+		q.Text, _ = FollowupQuery(q.Text, q.Previous)
 	} else {
 		q.Previous = ""
 	}
