@@ -82,14 +82,10 @@ func (r FollowupRow) unchanged() bool {
 	return r.Off.Decision == r.On.Decision && slices.Equal(r.Off.Cited, r.On.Cited)
 }
 
-// followupSetPath is the set seen from the repository root or package bench.
+// followupSetPath is the set seen from the repository root or package
+// bench: beside the gate's dev corpora.
 func followupSetPath() string {
-	for _, d := range []string{"bench/testdata/followup", "testdata/followup"} {
-		if _, err := os.Stat(d); err == nil {
-			return filepath.Join(d, "conversations.jsonl")
-		}
-	}
-	return "bench/testdata/followup/conversations.jsonl"
+	return filepath.Join(filepath.Dir(gateDevDir()), "followup", "conversations.jsonl")
 }
 
 // ReadFollowupSet reads a conversations file.
