@@ -1,10 +1,9 @@
 package bench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -83,39 +82,30 @@ func (r FollowupRow) unchanged() bool {
 	return r.Off.Decision == r.On.Decision && slices.Equal(r.Off.Cited, r.On.Cited)
 }
 
-// followupSetPath is the set seen from the repository root or package bench.
+// followupSetPath is the set seen from the repository root or package
+// bench: beside the gate's dev corpora.
 func followupSetPath() string {
-	for _, d := range []string{"bench/testdata/followup", "testdata/followup"} {
-		if _, err := os.Stat(d); err == nil {
-			return filepath.Join(d, "conversations.jsonl")
-		}
-	}
-	return "bench/testdata/followup/conversations.jsonl"
+	return filepath.Join(filepath.Dir(gateDevDir()), "followup", "conversations.jsonl")
 }
 
 // ReadFollowupSet reads a conversations file.
 func ReadFollowupSet(path string) ([]FollowupConv, error) {
-	f, err := os.Open(path)
+	var out []FollowupConv
+	err := readJSONL(path, func(line []byte) error {
+		var c FollowupConv
+		if err := json.Unmarshal(line, &c); err != nil {
+			return err
+		}
+		if len(c.Turns) != 2 || c.Corpus == "" || (c.Class != "offtopic" && len(c.AnswerIDs) == 0) {
+			return errors.New("want two turns, a corpus and (but for offtopic) answer_ids")
+		}
+		out = append(out, c)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var out []FollowupConv
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		var c FollowupConv
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
-		}
-		if len(c.Turns) != 2 || c.Corpus == "" || (c.Class != "offtopic" && len(c.AnswerIDs) == 0) {
-			return nil, fmt.Errorf("%s:%d: want two turns, a corpus and (but for offtopic) answer_ids", path, n)
-		}
-		out = append(out, c)
-	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // FollowupQuality runs the set through a proxy with the rule off and one

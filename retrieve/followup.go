@@ -98,25 +98,14 @@ func followupTokens(dst []string, msg string) []string {
 			continue
 		}
 		if start >= 0 {
-			dst = append(dst, lowerWord(msg[start:i]))
+			dst = append(dst, strings.ToLower(msg[start:i]))
 			start = -1
 		}
 	}
 	if start >= 0 {
-		dst = append(dst, lowerWord(msg[start:]))
+		dst = append(dst, strings.ToLower(msg[start:]))
 	}
 	return dst
-}
-
-// lowerWord is strings.ToLower without a copy for a word already in lower
-// case (most are).
-func lowerWord(w string) string {
-	for _, r := range w {
-		if unicode.IsUpper(r) {
-			return strings.ToLower(w)
-		}
-	}
-	return w
 }
 
 // opensFollowup reports whether toks open with a follow-up opener, after
