@@ -503,20 +503,6 @@ func (g generator) seedFor(body []byte) *rand.Rand {
 	return rand.New(rand.NewPCG(g.cfg.Seed, h.Sum64()))
 }
 
-// nthSentence returns sentence j (0-based) of s as firstSentence cuts it,
-// or "" when s has fewer sentences.
-func nthSentence(s string, j int) string {
-	for ; j > 0; j-- {
-		first := firstSentence(s)
-		rest := strings.TrimLeft(strings.TrimPrefix(strings.TrimSpace(s), first), ".!? ")
-		if rest == "" || len(rest) == len(strings.TrimSpace(s)) {
-			return ""
-		}
-		s = rest
-	}
-	return firstSentence(s)
-}
-
 // firstSentence returns the note's first sentence, trimmed to a sane length.
 func firstSentence(s string) string {
 	for i := 0; i < len(s); i++ {

@@ -37,7 +37,7 @@ func scriptedPlanner(system, user string, maxNotes int) (string, bool) {
 	type kept struct{ n, shared int }
 	var out []kept
 	for _, m := range plannerNote.FindAllStringSubmatch(notes, -1) {
-		if nthSentence(dropLead(dropHeadings(strings.TrimSpace(m[2]))), 0) == "" {
+		if firstSentence(dropLead(dropHeadings(strings.TrimSpace(m[2])))) == "" {
 			continue
 		}
 		shared := 0
