@@ -376,8 +376,12 @@ func TestUpstreamRefusedAndDown(t *testing.T) {
 }
 
 func TestDisconnectCancelsUpstream(t *testing.T) {
+	// One rune every 100 ms: the answer (about 140 runes) outlasts the
+	// wait below, so a close the proxy notices late under load (the race
+	// pass over every package on 2 cores once took over the old 2.8 s
+	// answer) still shows as a close, not as an answer that finished.
 	ts := startServer(t, func(c *testCfg) {
-		c.Mock.Pace = 20 * time.Millisecond
+		c.Mock.Pace = 100 * time.Millisecond
 		c.Mock.ChunkRunes = 1
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -392,7 +396,7 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 	}
 	cancel() // the client goes away mid-answer
 	resp.Body.Close()
-	wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer wcancel()
 	id, err := ts.mock.WaitClosed(wctx)
 	if err != nil {
