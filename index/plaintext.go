@@ -86,10 +86,34 @@ func plainText(body string) (text, title string, secs []mdSection) {
 
 // headingLine reports whether line t, followed by the non-blank line next,
 // is a heading: short (plainHeadingMax), no closing punctuation, opening
-// with a capital or a digit, and next opening a block the same way (a
-// hard-wrapped sentence's next line mostly opens in lower case).
+// with a capital or a digit, next opening a block the same way (a
+// hard-wrapped sentence's next line mostly opens in lower case), and not
+// a list line (listLine).
 func headingLine(t, next string) bool {
-	return utf8.RuneCountInString(t) <= plainHeadingMax && !closedLine(t) && opensBlock(t) && opensBlock(next)
+	return utf8.RuneCountInString(t) <= plainHeadingMax && !closedLine(t) && opensBlock(t) && opensBlock(next) && !listLine(t)
+}
+
+// listLine reports whether t reads as a line of a price list or a
+// timetable rather than a heading: it holds a dot leader or a tab
+// ("Full service ... £189", "Brake fluid\t£45"), or it ends in a price or
+// a time ("Wheel alignment £45", "Saturday 8am to 1pm", "Sunday 10:30").
+// Such lines stay paragraphs of their own, but never start a section: a
+// price list's first line used to title every chunk after it.
+func listLine(t string) bool {
+	if strings.Contains(t, "...") || strings.ContainsRune(t, '\u2026') || strings.ContainsRune(t, '\t') {
+		return true
+	}
+	last := t[strings.LastIndexFunc(t, unicode.IsSpace)+1:]
+	r, _ := utf8.DecodeRuneInString(last)
+	if unicode.Is(unicode.Sc, r) { // £189, $20, €4.50
+		return true
+	}
+	if r < '0' || r > '9' {
+		return false
+	}
+	low := strings.ToLower(last)
+	return strings.HasSuffix(low, "am") || strings.HasSuffix(low, "pm") || strings.ContainsRune(low, ':') ||
+		strings.HasSuffix(low, "p") && strings.Trim(low[:len(low)-1], "0123456789.") == "" // 8am, 5.30pm, 17:30, 50p
 }
 
 // closedLine reports whether t ends as a sentence or clause does, or as a
