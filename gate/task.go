@@ -19,7 +19,7 @@ import (
 var taskRe = regexp.MustCompile(`(?i)` +
 	`(?:^|[.!?,;:]\s*|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?|\bplease\s+|\bpls\s+|\bhelp\s+me\s+(?:to\s+)?)` +
 	`(?:` +
-	`(?:write|compose|draft|make\s+up|come\s+up\s+with|generate|create)\s+(?:me\s+|us\s+)?(?:a|an|some|another)\s+(?:(?:short|quick|funny|nice|little|cute|good)\s+)*` +
+	`(?:write|compose|draft|make\s+up|come\s+up\s+with|generate|create)\s+(?:me\s+|us\s+)?(?:a|an|some|another)\s+(?:[\p{L}'’-]+\s+){0,3}` +
 	`(?:poem|haiku|limerick|sonnet|song|story|joke|riddle|essay|speech|toast|rap|slogan|caption|tweet|cover\s+letter|birthday\s+message|message\s+for|card\s+message|name\s+for)` +
 	`|translate\s+.{1,60}\s+(?:into|to)\s+\p{L}+` +
 	`|tell\s+(?:me|us)\s+(?:a|another|some)\s+(?:(?:short|quick|funny|good|bad|dad)\s+)*(?:joke|story|riddle|poem|fun\s+fact)` +
