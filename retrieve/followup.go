@@ -12,21 +12,87 @@ import (
 // grounds on the wrong passage. FollowsUp tells such a message from a
 // standalone one by English question forms only (never a corpus's words);
 // FollowupQuery then retrieves for it together with the previous user
-// message (and nothing older). The question's ask (a price, a time, a
-// phone number) stays the last message's own: the caller reads it from
-// that message alone.
+// message (and nothing older). A short question after a message that
+// tells the customer's situation rather than asking ("I need two new
+// tyres", then "is fitting extra?") is read with it too (Statement). The
+// question's ask (a price, a time, a phone number) stays the last
+// message's own: the caller reads it from that message alone.
 
 // FollowupQuery is the retrieval query for last, a conversation's last
 // user message, given prev, the user message before it ("" when none):
 // prev and last joined by a newline when last follows up on prev
-// (FollowsUp), else last alone. followup says which.
+// (FollowsUp), or when prev is a Statement and last a short question about
+// the customer's own case (shortQuestion), else last alone. followup says
+// which.
 func FollowupQuery(last, prev string) (query string, followup bool) {
 	prev = strings.TrimSpace(prev)
-	if prev == "" || !FollowsUp(last) {
+	if prev == "" || !FollowsUp(last) && !(Statement(prev) && shortQuestion(last)) {
 		return last, false
 	}
 	return prev + "\n" + last, true
 }
+
+// Statement reports whether msg tells rather than asks: customers often
+// give their situation in one message and ask in the next ("I need two
+// new tyres" then "is fitting extra?"; "I've closed my account." then
+// "how long do you keep my data?"), so a short question after such a
+// message is read with it (FollowupQuery). A statement does not end with
+// "?", does not open with a question word or an auxiliary ("can I ...",
+// "is there ..."), and has a content word (not just "thanks" or "ok").
+func Statement(msg string) bool {
+	msg = strings.TrimSpace(msg)
+	if strings.HasSuffix(msg, "?") {
+		return false
+	}
+	var buf [48]string
+	toks := followupTokens(buf[:0], msg)
+	if len(toks) == 0 || askWords[toks[0]] || existential[toks[0]] || auxiliaries[toks[0]] {
+		return false
+	}
+	for _, t := range toks {
+		if !fillerWords[t] && !askWords[t] {
+			return true
+		}
+	}
+	return false
+}
+
+// shortQuestion reports whether msg asks something (it ends with "?" or
+// opens with a question word or an auxiliary) in at most
+// maxStatementContent content words, about the customer's own case: it
+// does not ask for the service's own contact details and, when it
+// addresses the service ("you"), it names the customer too ("I", "my").
+func shortQuestion(msg string) bool {
+	var buf [48]string
+	toks := followupTokens(buf[:0], msg)
+	if len(toks) == 0 {
+		return false
+	}
+	if !strings.HasSuffix(strings.TrimSpace(msg), "?") && !askWords[toks[0]] && !existential[toks[0]] && !auxiliaries[toks[0]] {
+		return false
+	}
+	content, you, self := 0, false, false
+	for _, t := range toks {
+		switch {
+		case contactWords[t]:
+			return false
+		case t == "you" || t == "your" || t == "u":
+			you = true
+		case firstPerson[t]:
+			self = true
+		case !fillerWords[t] && !askWords[t]:
+			content++
+		}
+	}
+	// "do you take cash?" asks about the service in general and stands
+	// alone; "can you take deliveries for me?" asks about the customer's
+	// own case, the one the statement told.
+	return content <= maxStatementContent && (self || !you)
+}
+
+// maxStatementContent is the most content words a question after a
+// statement may have and still be read with it.
+const maxStatementContent = 2
 
 // FollowsUp reports whether msg, a user message that is not the
 // conversation's first, leans on the previous turn. It does when
@@ -167,6 +233,10 @@ var (
 	dummyIt = wordSet("possible okay ok necessary true likely worth raining")
 	// existential are the words beside an existential "there".
 	existential = wordSet("is are was were be been isn aren wasn weren will would can could might may must should has have had")
+	// firstPerson are the customer's words for themselves.
+	firstPerson = wordSet("i me my mine we us our ours im ive")
+	// auxiliaries open a yes/no question ("do you ...", "does it ...").
+	auxiliaries = wordSet("do does did shall")
 	// askWords ask for an answer of a type without naming a topic.
 	askWords = wordSet("what whats which who whom whose when where why how much many long far old big price prices cost costs fee fees charge charges pay rate rates time times date dates")
 	// contactWords ask for the service's own contact details.

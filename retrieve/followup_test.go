@@ -78,6 +78,17 @@ func TestFollowupQuery(t *testing.T) {
 		{"and on sunday?", "  ", "and on sunday?", false},
 		{"is there parking?", "what time do you open on saturday?", "is there parking?", false},
 		{"thanks! what's the capital of france?", "do you groom cats?", "thanks! what's the capital of france?", false},
+		// a short question after a message that tells the customer's situation
+		{"Is fitting extra?", "I need two new tyres", "I need two new tyres\nIs fitting extra?", true},
+		{"How long do you keep my stuff?", "I've closed my account.", "I've closed my account.\nHow long do you keep my stuff?", true},
+		{"What happens now?", "I'm a month behind on my rent.", "I'm a month behind on my rent.\nWhat happens now?", true},
+		// ... but not one about the service in general, its contact details, a long one, or after a question
+		{"do you take cash?", "My dog had a groom last month.", "do you take cash?", false},
+		{"what are your opening hours?", "I need two new tyres", "what are your opening hours?", false},
+		{"how tall is the eiffel tower?", "I need to store my furniture for six months.", "how tall is the eiffel tower?", false},
+		{"Is fitting extra?", "do you sell tyres?", "Is fitting extra?", false},
+		{"Is fitting extra?", "thanks", "Is fitting extra?", false},
+		{"fitting is extra", "I need two new tyres", "fitting is extra", false},
 	} {
 		got, f := FollowupQuery(tt.last, tt.prev)
 		if got != tt.want || f != tt.followup {
@@ -215,6 +226,18 @@ func BenchmarkRetrieveFollowup(b *testing.B) {
 // message the query is the last message alone; a follow-up's query is the
 // previous message, a newline and the last message; FollowsUp agrees with
 // FollowupQuery.
+func TestStatement(t *testing.T) {
+	for msg, want := range map[string]bool{
+		"I need two new tyres": true, "I've closed my account.": true, "my dog is 14 and gets stressed easily": true,
+		"do you sell tyres?": false, "can I park there": false, "is there parking": false, "what time do you open": false,
+		"thanks": false, "ok": false, "": false, "I need two new tyres?": false, "does it hurt": false,
+	} {
+		if got := Statement(msg); got != want {
+			t.Errorf("Statement(%q) = %v, want %v", msg, got, want)
+		}
+	}
+}
+
 func FuzzFollowupQuery(f *testing.F) {
 	for _, s := range [][2]string{{"and on sunday?", "what time do you open?"}, {"is there parking?", "x"},
 		{"İt \xff THERE", "İİ"}, {"", ""}, {"one", "\u212a"}, {"what about", "  "}} {
@@ -223,8 +246,8 @@ func FuzzFollowupQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, last, prev string) {
 		q, fu := FollowupQuery(last, prev)
 		switch {
-		case fu != (strings.TrimSpace(prev) != "" && FollowsUp(last)):
-			t.Fatalf("FollowupQuery(%q, %q) followup %v, FollowsUp %v", last, prev, fu, FollowsUp(last))
+		case fu != (strings.TrimSpace(prev) != "" && (FollowsUp(last) || Statement(prev) && shortQuestion(last))):
+			t.Fatalf("FollowupQuery(%q, %q) followup %v, FollowsUp %v, Statement %v, shortQuestion %v", last, prev, fu, FollowsUp(last), Statement(prev), shortQuestion(last))
 		case !fu && q != last:
 			t.Fatalf("FollowupQuery(%q, %q) = %q, want the last message alone", last, prev, q)
 		case fu && q != strings.TrimSpace(prev)+"\n"+last:
