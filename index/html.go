@@ -1,6 +1,7 @@
 package index
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -52,6 +53,22 @@ import (
 //     "*", "|", a literal "<b>") is escaped, so it stays text.
 //
 // The parser (golang.org/x/net/html) reads malformed markup as browsers do.
+
+// htmlPage reads an HTML file as htmlDoc says; it must be UTF-8. A page
+// of no text is an error saying so.
+func htmlPage(id string, b []byte) (Doc, error) {
+	if err := checkUTF8(b); err != nil {
+		return Doc{}, err
+	}
+	if blank(string(b)) {
+		return Doc{}, errEmptyFile
+	}
+	d, err := htmlDoc(id, string(b))
+	if err == nil && d.Text == "" {
+		err = errors.New("the page holds no text outside its markup, scripts and styles (nothing to index)")
+	}
+	return d, err
+}
 
 // htmlDoc turns an HTML page into a Doc (as textDoc does a Markdown file):
 // text, title and sections as markdownText reads htmlMarkdown's output.
