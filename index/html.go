@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
 )
 
 // An HTML page (.html, .htm: a help centre's export, a saved web page) is
@@ -52,22 +54,60 @@ import (
 //   - Text that would read as Markdown ("1. " or "- " opening a line, "#",
 //     "*", "|", a literal "<b>") is escaped, so it stays text.
 //
-// The parser (golang.org/x/net/html) reads malformed markup as browsers do.
+// A page is decoded first (htmlDecode): a byte-order mark, else valid
+// UTF-8, else its <meta> charset, else Windows-1252, so a page saved in
+// Windows-1252, ISO-8859-1 or UTF-16 reads as written. The parser
+// (golang.org/x/net/html) reads malformed markup as browsers do.
 
-// htmlPage reads an HTML file as htmlDoc says; it must be UTF-8. A page
-// of no text is an error saying so.
+// htmlPage reads an HTML file: its text decoded (htmlDecode), then read
+// as htmlDoc says. A page of no text is an error saying so.
 func htmlPage(id string, b []byte) (Doc, error) {
-	if err := checkUTF8(b); err != nil {
+	page, err := htmlDecode(b)
+	if err != nil {
 		return Doc{}, err
 	}
-	if blank(string(b)) {
+	if blank(page) {
 		return Doc{}, errEmptyFile
 	}
-	d, err := htmlDoc(id, string(b))
+	d, err := htmlDoc(id, page)
 	if err == nil && d.Text == "" {
 		err = errors.New("the page holds no text outside its markup, scripts and styles (nothing to index)")
 	}
 	return d, err
+}
+
+// htmlDecode turns an HTML file's bytes into text, in the encoding
+// charset.DetermineEncoding finds as a browser does for a page without an
+// HTTP header, save that valid UTF-8 is read as UTF-8:
+//
+//   - a byte-order mark (UTF-8, UTF-16LE, UTF-16BE) names the encoding;
+//   - else a page that is valid UTF-8 throughout is UTF-8, whatever it
+//     declares: a page saved as UTF-8 under a stale <meta charset> (an
+//     HTTP header that said UTF-8 overrode it until the page was saved);
+//     text in another encoding is almost never valid UTF-8;
+//   - else the encoding its <meta charset> or <meta http-equiv=
+//     "Content-Type"> names in its first 1024 bytes (as the WHATWG
+//     Encoding standard maps labels: ISO-8859-1 and ASCII read as
+//     Windows-1252);
+//   - else Windows-1252, the web's default.
+//
+// A page read as UTF-8 that is not (one that says UTF-8, or whose first
+// 1024 bytes are UTF-8, then holds a byte of another encoding: a page of
+// two encodings) is checkUTF8's error, naming the byte.
+func htmlDecode(b []byte) (string, error) {
+	enc, name, bom := charset.DetermineEncoding(b, "")
+	valid := utf8.Valid(b)
+	if name == "utf-8" || valid && !bom {
+		if !valid {
+			return "", checkUTF8(b)
+		}
+		return string(b), nil
+	}
+	text, err := enc.NewDecoder().Bytes(b)
+	if err != nil {
+		return "", fmt.Errorf("decode the page as %s: %w", name, err)
+	}
+	return string(text), nil
 }
 
 // htmlDoc turns an HTML page into a Doc (as textDoc does a Markdown file):

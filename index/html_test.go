@@ -282,11 +282,12 @@ func TestReadDocsHTML(t *testing.T) {
 	}
 }
 
-// FuzzHTMLText: the HTML reader never panics, its plain text is valid
-// UTF-8 and at most a few times its input (list labels are the only text
-// it adds), its sections point at their headings, and a page of text
-// alone (no markup, no entities) keeps its words as written: no text
-// reads as Markdown syntax.
+// FuzzHTMLText: the HTML reader (its decoding too) never panics, refuses
+// only a page read as UTF-8 that is not and one nested too deep, its
+// plain text is valid UTF-8 and at most a few times its decoded input
+// (list labels are the only text it adds), its sections point at their
+// headings, and a page of text alone (no markup, no entities) keeps its
+// words as written: no text reads as Markdown syntax.
 func FuzzHTMLText(f *testing.F) {
 	for _, s := range []string{
 		markdownHelpHTML["desktop/guide.html"], markdownHelpHTML["codes.html"],
@@ -295,11 +296,20 @@ func FuzzHTMLText(f *testing.F) {
 		"1. one\n- two\n# three\n| a | b |\n|---|---|\n*x* _y_ `z` [a](b) \\ ~~~\n===\n> q",
 		"<p>&pound;5 &amp; &nbsp; &#0; &#xD800; &bogus</p><pre>```\n~~~</pre><br><hr>",
 		"<nav>only chrome</nav>", "<main></main><", "\xff<p>\x00</p>", "<!-- saved from url=(0001)x -->",
+		"<meta charset=windows-1252><p>\x93caf\xe9\x94 \xa35</p>", "<meta http-equiv=Content-Type content='text/html; charset=shift_jis'><p>\x93\xfa\x96</p>",
+		"<meta charset=utf-8><p>caf\xe9</p>", "\xfe\xff\x00<\x00p\x00>\xd8\x00", utf16File("<h1>Café</h1>", false),
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		d, err := htmlDoc("p.html", in)
+		page, err := htmlDecode([]byte(in))
+		if err != nil {
+			if !strings.Contains(err.Error(), "not UTF-8") {
+				t.Fatalf("decode error %v", err)
+			}
+			return
+		}
+		d, err := htmlDoc("p.html", page)
 		if err != nil {
 			if !strings.Contains(err.Error(), "512") {
 				t.Fatalf("error %v", err)
@@ -309,8 +319,8 @@ func FuzzHTMLText(f *testing.F) {
 		if !utf8.ValidString(d.Text) || !utf8.ValidString(d.Title) {
 			t.Fatalf("not UTF-8: %q, title %q", d.Text, d.Title)
 		}
-		if len(d.Text) > 5*len(in)+64 {
-			t.Fatalf("text %d bytes from %d: %q -> %q", len(d.Text), len(in), in, d.Text)
+		if len(d.Text) > 5*len(page)+64 {
+			t.Fatalf("text %d bytes from %d: %q -> %q", len(d.Text), len(page), page, d.Text)
 		}
 		last := -1
 		for _, s := range d.sections {
@@ -338,6 +348,25 @@ func BenchmarkHTMLText(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := htmlDoc("help.html", page.String()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHTMLPage reads a 50 KB page from its bytes as a build does
+// (htmlPage: its encoding found and decoded, then htmlDoc).
+func BenchmarkHTMLPage(b *testing.B) {
+	var page strings.Builder
+	page.WriteString("<html><head><title>Help</title></head><body>")
+	for page.Len() < 50<<10 {
+		page.WriteString(markdownHelpHTML["desktop/guide.html"])
+	}
+	page.WriteString("</body></html>")
+	raw := []byte(page.String())
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := htmlPage("help.html", raw); err != nil {
 			b.Fatal(err)
 		}
 	}
