@@ -361,7 +361,8 @@ func BenchmarkHTMLText(b *testing.B) {
 }
 
 // BenchmarkHTMLPage reads a 50 KB page from its bytes as a build does
-// (htmlPage: its encoding found and decoded, then htmlDoc).
+// (htmlPage: its encoding found and decoded, then htmlDoc): UTF-8, and
+// the same page in Windows-1252 (an o umlaut in every "photo").
 func BenchmarkHTMLPage(b *testing.B) {
 	var page strings.Builder
 	page.WriteString("<html><head><title>Help</title></head><body>")
@@ -369,12 +370,17 @@ func BenchmarkHTMLPage(b *testing.B) {
 		page.WriteString(markdownHelpHTML["desktop/guide.html"])
 	}
 	page.WriteString("</body></html>")
-	raw := []byte(page.String())
-	b.SetBytes(int64(len(raw)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := htmlPage("help.html", raw); err != nil {
-			b.Fatal(err)
-		}
+	cp1252 := `<meta charset="windows-1252">` + strings.ReplaceAll(page.String(), "photo", "ph\xf6to")
+	for _, bc := range []struct{ name, page string }{{"utf-8", page.String()}, {"windows-1252", cp1252}} {
+		b.Run(bc.name, func(b *testing.B) {
+			raw := []byte(bc.page)
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := htmlPage("help.html", raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
