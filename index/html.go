@@ -94,12 +94,14 @@ func htmlPage(id string, b []byte) (Doc, error) {
 //   - else Windows-1252, the web's default.
 //
 // A page read as UTF-8 that is not (one that says UTF-8, or whose first
-// 1024 bytes are UTF-8, then holds a byte of another encoding: a page of
-// two encodings) is checkUTF8's error, naming the byte.
+// 1024 bytes hold UTF-8 letters, then a byte of another encoding: a page
+// of two encodings) is checkUTF8's error, naming the byte.
 func htmlDecode(b []byte) (string, error) {
+	// Without a Content-Type, DetermineEncoding is certain of a
+	// byte-order mark alone.
 	enc, name, bom := charset.DetermineEncoding(b, "")
 	valid := utf8.Valid(b)
-	if name == "utf-8" || valid && !bom {
+	if name == "utf-8" || (valid && !bom) {
 		if !valid {
 			return "", checkUTF8(b)
 		}
