@@ -1,15 +1,18 @@
 package index
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
 )
 
 // An HTML page (.html, .htm: a help centre's export, a saved web page) is
@@ -18,8 +21,10 @@ import (
 // lists, tables and chunks come out as those of the same page written in
 // Markdown.
 //
-//   - The title is the page's <title>, else its first <h1>, else the file
-//     name. <link rel="canonical">, else <meta property="og:url">, else a
+//   - The title is the page's first <h1> with text (outside page chrome),
+//     else its <title>, else the file name: an exported page's <title> is
+//     often the site's too ("Delivery | Acme Help Centre"), its <h1> the
+//     page's own. <link rel="canonical">, else <meta property="og:url">, else a
 //     browser's "saved from url=" comment gives the document's url, when it
 //     is an absolute http(s) URL.
 //   - <h1>-<h6> are headings of their level (<h2> and deeper start
@@ -51,7 +56,63 @@ import (
 //   - Text that would read as Markdown ("1. " or "- " opening a line, "#",
 //     "*", "|", a literal "<b>") is escaped, so it stays text.
 //
-// The parser (golang.org/x/net/html) reads malformed markup as browsers do.
+// A page is decoded first (htmlDecode): a byte-order mark, else valid
+// UTF-8, else its <meta> charset, else Windows-1252, so a page saved in
+// Windows-1252, ISO-8859-1 or UTF-16 reads as written. The parser
+// (golang.org/x/net/html) reads malformed markup as browsers do.
+
+// htmlPage reads an HTML file: its text decoded (htmlDecode), then read
+// as htmlDoc says. A page of no text is an error saying so.
+func htmlPage(id string, b []byte) (Doc, error) {
+	page, err := htmlDecode(b)
+	if err != nil {
+		return Doc{}, err
+	}
+	if blank(page) {
+		return Doc{}, errEmptyFile
+	}
+	d, err := htmlDoc(id, page)
+	if err == nil && d.Text == "" {
+		err = errors.New("the page holds no text outside its markup, scripts and styles (nothing to index)")
+	}
+	return d, err
+}
+
+// htmlDecode turns an HTML file's bytes into text, in the encoding
+// charset.DetermineEncoding finds as a browser does for a page without an
+// HTTP header, save that valid UTF-8 is read as UTF-8:
+//
+//   - a byte-order mark (UTF-8, UTF-16LE, UTF-16BE) names the encoding;
+//   - else a page that is valid UTF-8 throughout is UTF-8, whatever it
+//     declares: a page saved as UTF-8 under a stale <meta charset> (an
+//     HTTP header that said UTF-8 overrode it until the page was saved);
+//     text in another encoding is almost never valid UTF-8;
+//   - else the encoding its <meta charset> or <meta http-equiv=
+//     "Content-Type"> names in its first 1024 bytes (as the WHATWG
+//     Encoding standard maps labels: ISO-8859-1 and ASCII read as
+//     Windows-1252);
+//   - else Windows-1252, the web's default.
+//
+// A page read as UTF-8 that is not (one that says UTF-8, or whose first
+// 1024 bytes hold UTF-8 letters, then a byte of another encoding: a page
+// of two encodings) is checkUTF8's error, naming the byte.
+func htmlDecode(b []byte) (string, error) {
+	// Without a Content-Type, DetermineEncoding is certain of a
+	// byte-order mark alone.
+	enc, name, bom := charset.DetermineEncoding(b, "")
+	valid := utf8.Valid(b)
+	if name == "utf-8" || (valid && !bom) {
+		if !valid {
+			return "", checkUTF8(b)
+		}
+		return string(b), nil
+	}
+	text, err := enc.NewDecoder().Bytes(b)
+	if err != nil {
+		return "", fmt.Errorf("decode the page as %s: %w", name, err)
+	}
+	return string(text), nil
+}
 
 // htmlDoc turns an HTML page into a Doc (as textDoc does a Markdown file):
 // text, title and sections as markdownText reads htmlMarkdown's output.
@@ -66,10 +127,10 @@ func htmlDoc(id, body string) (Doc, error) {
 	var h1 string
 	d.Text, h1, d.sections = markdownText(md)
 	switch {
-	case title != "":
-		d.Title = title
 	case h1 != "":
 		d.Title = h1
+	case title != "":
+		d.Title = title
 	}
 	d.URL = url
 	return d, nil

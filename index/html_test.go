@@ -68,12 +68,15 @@ func TestHTMLChrome(t *testing.T) {
 	}
 }
 
-// TestHTMLDocTitleAndURL: the title is <title>, else the first <h1>, else
-// the file name; the url is the canonical link, og:url or a browser's
+// TestHTMLDocTitleAndURL: the title is the first <h1> with text (outside
+// page chrome), else <title>, else the file name; the url is the canonical link, og:url or a browser's
 // "saved from" comment, when it is an http(s) URL.
 func TestHTMLDocTitleAndURL(t *testing.T) {
 	for _, tc := range []struct{ name, page, title, url string }{
-		{"title and canonical", `<html><head><title> Refunds &ndash; Help </title><link rel="canonical" href="https://help.example/refunds"><meta property="og:url" content="https://og.example/r"></head><body><h1>Refund policy</h1><p>x</p></body></html>`, "Refunds – Help", "https://help.example/refunds"},
+		{"title and canonical", `<html><head><title> Refunds &ndash; Help </title><link rel="canonical" href="https://help.example/refunds"><meta property="og:url" content="https://og.example/r"></head><body><h1>Refund policy</h1><p>x</p></body></html>`, "Refund policy", "https://help.example/refunds"},
+		{"h1 over a title with the site's name", `<title>Delivery | Acme Help Centre</title><h1>Delivery times</h1><p>x</p><h1>Second</h1>`, "Delivery times", ""},
+		{"empty h1: the title", `<title>Acme - Returns</title><h1> <img src="x.png" alt=""> </h1><h2>Refunds</h2><p>x</p>`, "Acme - Returns", ""},
+		{"h1 in the chrome is the site's", `<title>Returns :: Acme</title><header><h1>Acme</h1></header><main><h2>Returns</h2><p>x</p></main>`, "Returns :: Acme", ""},
 		{"h1 and og:url", `<meta property="og:url" content="https://og.example/r"><h1>Refund <em>policy</em></h1><p>x</p>`, "Refund policy", "https://og.example/r"},
 		{"saved page", "<!-- saved from url=(0032)https://help.example/a/b?c=1 -->\n<html><body><p>x</p></body></html>", "page", "https://help.example/a/b?c=1"},
 		{"relative canonical dropped", `<link rel="canonical" href="/refunds"><p>x</p>`, "page", ""},
@@ -185,6 +188,10 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 func TestBuildHTMLMatchesMarkdown(t *testing.T) {
 	mdDir, htmlDir := t.TempDir(), t.TempDir()
 	writeFiles(t, mdDir, markdownHelp)
+	// An HTML page's <h1> is its title, as a Markdown page's "# " heading
+	// is when no front matter names one: the guide's front-matter title
+	// ("Desktop guide", its <title> in HTML) is left out.
+	writeFile(t, mdDir, "desktop/guide.md", strings.TrimPrefix(markdownHelp["desktop/guide.md"], "---\ntitle: Desktop guide\n---\n"))
 	writeFiles(t, htmlDir, markdownHelpHTML)
 	// Chunks by id without the file's extension, their ids left out.
 	byPage := func(dir, ext string) map[string]Chunk {
@@ -282,11 +289,12 @@ func TestReadDocsHTML(t *testing.T) {
 	}
 }
 
-// FuzzHTMLText: the HTML reader never panics, its plain text is valid
-// UTF-8 and at most a few times its input (list labels are the only text
-// it adds), its sections point at their headings, and a page of text
-// alone (no markup, no entities) keeps its words as written: no text
-// reads as Markdown syntax.
+// FuzzHTMLText: the HTML reader (its decoding too) never panics, refuses
+// only a page read as UTF-8 that is not and one nested too deep, its
+// plain text is valid UTF-8 and at most a few times its decoded input
+// (list labels are the only text it adds), its sections point at their
+// headings, and a page of text alone (no markup, no entities) keeps its
+// words as written: no text reads as Markdown syntax.
 func FuzzHTMLText(f *testing.F) {
 	for _, s := range []string{
 		markdownHelpHTML["desktop/guide.html"], markdownHelpHTML["codes.html"],
@@ -295,11 +303,20 @@ func FuzzHTMLText(f *testing.F) {
 		"1. one\n- two\n# three\n| a | b |\n|---|---|\n*x* _y_ `z` [a](b) \\ ~~~\n===\n> q",
 		"<p>&pound;5 &amp; &nbsp; &#0; &#xD800; &bogus</p><pre>```\n~~~</pre><br><hr>",
 		"<nav>only chrome</nav>", "<main></main><", "\xff<p>\x00</p>", "<!-- saved from url=(0001)x -->",
+		"<meta charset=windows-1252><p>\x93caf\xe9\x94 \xa35</p>", "<meta http-equiv=Content-Type content='text/html; charset=shift_jis'><p>\x93\xfa\x96</p>",
+		"<meta charset=utf-8><p>caf\xe9</p>", "\xfe\xff\x00<\x00p\x00>\xd8\x00", utf16File("<h1>Café</h1>", false),
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		d, err := htmlDoc("p.html", in)
+		page, err := htmlDecode([]byte(in))
+		if err != nil {
+			if !strings.Contains(err.Error(), "not UTF-8") {
+				t.Fatalf("decode error %v", err)
+			}
+			return
+		}
+		d, err := htmlDoc("p.html", page)
 		if err != nil {
 			if !strings.Contains(err.Error(), "512") {
 				t.Fatalf("error %v", err)
@@ -309,8 +326,8 @@ func FuzzHTMLText(f *testing.F) {
 		if !utf8.ValidString(d.Text) || !utf8.ValidString(d.Title) {
 			t.Fatalf("not UTF-8: %q, title %q", d.Text, d.Title)
 		}
-		if len(d.Text) > 5*len(in)+64 {
-			t.Fatalf("text %d bytes from %d: %q -> %q", len(d.Text), len(in), in, d.Text)
+		if len(d.Text) > 5*len(page)+64 {
+			t.Fatalf("text %d bytes from %d: %q -> %q", len(d.Text), len(page), page, d.Text)
 		}
 		last := -1
 		for _, s := range d.sections {
@@ -327,18 +344,44 @@ func FuzzHTMLText(f *testing.F) {
 	})
 }
 
-func BenchmarkHTMLText(b *testing.B) {
+// benchPage is a 50 KB help page: markdownHelpHTML's guide, repeated.
+func benchPage() string {
 	var page strings.Builder
 	page.WriteString("<html><head><title>Help</title></head><body>")
 	for page.Len() < 50<<10 {
 		page.WriteString(markdownHelpHTML["desktop/guide.html"])
 	}
 	page.WriteString("</body></html>")
-	b.SetBytes(int64(page.Len()))
+	return page.String()
+}
+
+func BenchmarkHTMLText(b *testing.B) {
+	page := benchPage()
+	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := htmlDoc("help.html", page.String()); err != nil {
+		if _, err := htmlDoc("help.html", page); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkHTMLPage reads a 50 KB page from its bytes as a build does
+// (htmlPage: its encoding found and decoded, then htmlDoc): UTF-8, and
+// the same page in Windows-1252 (an o umlaut in every "photo").
+func BenchmarkHTMLPage(b *testing.B) {
+	page := benchPage()
+	cp1252 := `<meta charset="windows-1252">` + strings.ReplaceAll(page, "photo", "ph\xf6to")
+	for _, bc := range []struct{ name, page string }{{"utf-8", page}, {"windows-1252", cp1252}} {
+		b.Run(bc.name, func(b *testing.B) {
+			raw := []byte(bc.page)
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := htmlPage("help.html", raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -447,11 +448,138 @@ func readLines(r io.Reader, fn func(n int, line []byte) error) error {
 	}
 }
 
-// ReadDocs reads corpus sources: JSONL or CSV files (readCSV), or folders
-// holding JSONL, CSV, Markdown, HTML and plain-text files (a Markdown,
-// HTML or text file's path relative to the folder becomes its id; an HTML
-// page is read as htmlDoc says). Bad lines are returned as *LineError and skipped; with
-// strict, the first bad line is an error.
+// corpusType is one kind of corpus file: a page (one document a file) or
+// a file of many documents (one a line or row).
+type corpusType struct {
+	// name is what messages call it ("Markdown", "CSV with a header row").
+	name string
+	// exts are its extensions, lower case, read in a folder and given on
+	// their own; alone are more, read as this type only when a file is
+	// given on its own (a .json file, a file without an extension).
+	exts, alone []string
+	// page reads a file that is one document named id; nil for a file of
+	// many documents. Its error is the file's one bad line.
+	page func(id string, b []byte) (Doc, error)
+	// docs reads a file of many documents as readCSV does: each good one
+	// handed to keep with its line number, each bad one a *LineError
+	// appended to bad (returned at once when strict).
+	docs func(r io.Reader, path string, strict bool, bad *[]*LineError, part DocRef, keep func(Doc, int) error) error
+}
+
+// corpusTypes are the file types ReadDocs reads, in the order
+// CorpusFileTypes names them. A new type is a line here.
+var corpusTypes = []corpusType{
+	{name: "Markdown", exts: []string{".md", ".markdown"}, page: markdownPage},
+	{name: "HTML", exts: []string{".html", ".htm"}, page: htmlPage},
+	{name: "plain text", exts: []string{".txt", ".text"}, page: plainPage},
+	{name: "JSON Lines", exts: []string{".jsonl", ".ndjson"}, alone: []string{".json", ""}, docs: readJSONLines},
+	{name: "CSV with a header row", exts: []string{".csv", ".tsv"}, docs: readCSV},
+}
+
+// spreadsheetExts are the spreadsheet files a corpus source may not be:
+// refused with the advice to save them as CSV.
+var spreadsheetExts = []string{".xlsx", ".xls", ".ods", ".numbers"}
+
+// corpusExts are the file types ReadDocs reads in a folder, by extension.
+var corpusExts = func() map[string]*corpusType {
+	m := map[string]*corpusType{}
+	for i := range corpusTypes {
+		for _, e := range corpusTypes[i].exts {
+			m[e] = &corpusTypes[i]
+		}
+	}
+	return m
+}()
+
+// corpusTypeOf is the type of a file of extension ext (lower case): in a
+// folder, or given on its own when alone. Nil when ReadDocs does not read
+// it.
+func corpusTypeOf(ext string, alone bool) *corpusType {
+	if t := corpusExts[ext]; t != nil || !alone {
+		return t
+	}
+	for i := range corpusTypes {
+		if slices.Contains(corpusTypes[i].alone, ext) {
+			return &corpusTypes[i]
+		}
+	}
+	return nil
+}
+
+// CorpusFileTypes names corpusExts for a message: the file types ReadDocs
+// reads in a corpus folder (".md, .markdown, ... or .tsv").
+var CorpusFileTypes = func() string {
+	var exts []string
+	for _, t := range corpusTypes {
+		exts = append(exts, t.exts...)
+	}
+	return orList(exts)
+}()
+
+// notCorpusFile says why a file given on its own, of extension ext, is
+// not read: a spreadsheet is to be saved as CSV; any other type is named
+// beside the types that are read (the files of many documents first).
+func notCorpusFile(src, ext string) error {
+	if slices.Contains(spreadsheetExts, ext) {
+		return fmt.Errorf("corpus %s: a spreadsheet is not read: save it as CSV (UTF-8), its first row naming the columns id and text (title, url, ... optional)", src)
+	}
+	var many, pages []string
+	for _, t := range corpusTypes {
+		s := t.name + " (" + strings.Join(t.exts, ", ") + ")"
+		if t.page == nil {
+			many = append(many, s)
+		} else {
+			pages = append(pages, s)
+		}
+	}
+	// Read as JSON lines, a PDF would be one bad line per line of it,
+	// none saying what is wrong.
+	return fmt.Errorf("corpus %s: a %s file is not read: corpus files are %s", src, ext, orList(append(many, pages...)))
+}
+
+// orList joins items as "a, b or c".
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+// errEmptyFile is the bad line of a page file with nothing in it. Said as
+// "doc \"notes.md\": missing text", it read as a field missing from a JSON
+// line.
+var errEmptyFile = errors.New("the file is empty (nothing to index)")
+
+// blank reports a file of nothing but whitespace (and a byte-order mark).
+func blank(s string) bool { return strings.TrimSpace(strings.TrimPrefix(s, utf8BOM)) == "" }
+
+// markdownPage reads a Markdown file (textDoc); it must be UTF-8.
+func markdownPage(id string, b []byte) (Doc, error) { return textPage(id, b, true) }
+
+// plainPage reads a plain-text file (textDoc); it must be UTF-8.
+func plainPage(id string, b []byte) (Doc, error) { return textPage(id, b, false) }
+
+func textPage(id string, b []byte, markdown bool) (Doc, error) {
+	if err := checkUTF8(b); err != nil {
+		return Doc{}, err
+	}
+	if blank(string(b)) {
+		return Doc{}, errEmptyFile
+	}
+	return textDoc(id, string(b), markdown), nil
+}
+
+// readJSONLines reads a JSON Lines corpus file as readCSV reads a CSV one.
+func readJSONLines(r io.Reader, path string, strict bool, bad *[]*LineError, part DocRef, keep func(Doc, int) error) error {
+	return eachJSONLine(r, path, strict, bad, func(line []byte) (Doc, error) { return parseDocLineIn(line, part) }, keep)
+}
+
+// ReadDocs reads corpus sources: files of a type in corpusTypes (a JSONL
+// file, a CSV file as readCSV says, a Markdown, HTML or text file), or
+// folders holding them (a Markdown, HTML or text file's path relative to
+// the folder becomes its id; a file given on its own is named by its base
+// name; an HTML page is read as htmlPage says). Bad lines are returned as
+// *LineError and skipped; with strict, the first bad line is an error.
 func ReadDocs(sources []string, strict bool) ([]Doc, []*LineError, error) {
 	return readDocs(sources, strict, DocRef{})
 }
@@ -477,46 +605,21 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 		docs = append(docs, d)
 		return nil
 	}
-	readJSONL := func(path string) error {
-		f, err := os.Open(path)
-		if err != nil {
-			return fmt.Errorf("open corpus %s: %w", path, err)
+	// read reads the file at path, of type t; a page is the document id.
+	read := func(t *corpusType, path, id string) error {
+		if t.page == nil {
+			f, err := os.Open(path)
+			if err != nil {
+				return fmt.Errorf("open corpus %s: %w", path, err)
+			}
+			defer f.Close()
+			return t.docs(f, path, strict, &bad, part, func(d Doc, n int) error { return add(d, path, n) })
 		}
-		defer f.Close()
-		return eachJSONLine(f, path, strict, &bad, func(line []byte) (Doc, error) { return parseDocLineIn(line, part) },
-			func(d Doc, n int) error { return add(d, path, n) })
-	}
-	readCSVFile := func(path string) error {
-		f, err := os.Open(path)
-		if err != nil {
-			return fmt.Errorf("open corpus %s: %w", path, err)
-		}
-		defer f.Close()
-		return readCSV(f, path, strict, &bad, part, func(d Doc, n int) error { return add(d, path, n) })
-	}
-	// readText reads one Markdown, HTML or text file as the document id.
-	readText := func(path, id string) error {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
-		ext := strings.ToLower(filepath.Ext(path))
-		err = checkUTF8(b)
-		if err == nil && strings.TrimSpace(strings.TrimPrefix(string(b), utf8BOM)) == "" {
-			// said as "doc \"notes.md\": missing text" it read as a field
-			// missing from a JSON line
-			err = errors.New("the file is empty (nothing to index)")
-		}
-		var d Doc
-		switch {
-		case err != nil:
-		case ext == ".html" || ext == ".htm":
-			if d, err = htmlDoc(id, string(b)); err == nil && d.Text == "" {
-				err = errors.New("the page holds no text outside its markup, scripts and styles (nothing to index)")
-			}
-		default:
-			d = textDoc(id, string(b), ext != ".txt" && ext != ".text")
-		}
+		d, err := t.page(id, b)
 		if err == nil {
 			if d, err = normalizeDoc(inPartition(d, part)); err == nil {
 				return add(d, path, 1)
@@ -535,27 +638,12 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 			return nil, bad, fmt.Errorf("corpus %s: %w", src, err)
 		}
 		if !st.IsDir() {
-			switch ext := strings.ToLower(filepath.Ext(src)); ext {
-			case ".md", ".markdown", ".html", ".htm", ".txt", ".text":
-				// A single file given on its own: its name is its id.
-				if err := readText(src, filepath.Base(src)); err != nil {
-					return nil, bad, err
-				}
-				continue
-			case ".csv", ".tsv":
-				if err := readCSVFile(src); err != nil {
-					return nil, bad, err
-				}
-				continue
-			case ".jsonl", ".ndjson", ".json", "":
-			case ".xlsx", ".xls", ".ods", ".numbers":
-				return nil, bad, fmt.Errorf("corpus %s: a spreadsheet is not read: save it as CSV (UTF-8), its first row naming the columns id and text (title, url, ... optional)", src)
-			default:
-				// Read as JSON lines, a PDF would be one bad line per
-				// line of it, none saying what is wrong.
-				return nil, bad, fmt.Errorf("corpus %s: a %s file is not read: corpus files are JSON Lines (.jsonl, .ndjson), CSV with a header row (.csv, .tsv), Markdown (.md, .markdown), HTML (.html, .htm) or plain text (.txt, .text)", src, ext)
+			ext := strings.ToLower(filepath.Ext(src))
+			t := corpusTypeOf(ext, true)
+			if t == nil {
+				return nil, bad, notCorpusFile(src, ext)
 			}
-			if err := readJSONL(src); err != nil {
+			if err := read(t, src, filepath.Base(src)); err != nil {
 				return nil, bad, err
 			}
 			continue
@@ -573,15 +661,9 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 			if de.IsDir() {
 				return nil
 			}
-			ext := strings.ToLower(filepath.Ext(path))
-			switch ext {
-			case ".jsonl", ".ndjson":
-				return readJSONL(path)
-			case ".csv", ".tsv":
-				return readCSVFile(path)
-			case ".md", ".markdown", ".html", ".htm", ".txt", ".text":
+			if t := corpusTypeOf(strings.ToLower(filepath.Ext(path)), false); t != nil {
 				rel, _ := filepath.Rel(src, path)
-				return readText(path, filepath.ToSlash(rel))
+				return read(t, path, filepath.ToSlash(rel))
 			}
 			return nil
 		})
@@ -592,16 +674,9 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 	return docs, bad, nil
 }
 
-// corpusExts are the file types ReadDocs reads in a folder.
-var corpusExts = map[string]bool{".jsonl": true, ".ndjson": true, ".csv": true, ".tsv": true, ".md": true, ".markdown": true, ".html": true, ".htm": true, ".txt": true, ".text": true}
-
-// CorpusFileTypes names corpusExts for a message: the file types ReadDocs
-// reads in a corpus folder.
-const CorpusFileTypes = ".md, .markdown, .html, .htm, .txt, .text, .jsonl, .ndjson, .csv or .tsv"
-
 // CorpusFile reports whether ReadDocs reads a file of this name in a
 // corpus folder (by its extension).
-func CorpusFile(name string) bool { return corpusExts[strings.ToLower(filepath.Ext(name))] }
+func CorpusFile(name string) bool { return corpusExts[strings.ToLower(filepath.Ext(name))] != nil }
 
 // hidden reports a file or folder below src whose name starts with a dot
 // (.git, .github, an editor's .draft.md): ReadDocs does not read them, as
@@ -632,7 +707,7 @@ func UnreadFiles(sources []string) ([]string, error) {
 				}
 				return nil
 			}
-			if !de.IsDir() && !corpusExts[strings.ToLower(filepath.Ext(path))] {
+			if !de.IsDir() && corpusExts[strings.ToLower(filepath.Ext(path))] == nil {
 				out = append(out, path)
 			}
 			return nil
