@@ -21,10 +21,8 @@ import (
 // lists, tables and chunks come out as those of the same page written in
 // Markdown.
 //
-//   - The title is the page's first <h1> with text (outside page chrome),
-//     else its <title>, else the file name: an exported page's <title> is
-//     often the site's too ("Delivery | Acme Help Centre"), its <h1> the
-//     page's own. <link rel="canonical">, else <meta property="og:url">, else a
+//   - The title is the page's <title>, else its first <h1>, else the file
+//     name. <link rel="canonical">, else <meta property="og:url">, else a
 //     browser's "saved from url=" comment gives the document's url, when it
 //     is an absolute http(s) URL.
 //   - <h1>-<h6> are headings of their level (<h2> and deeper start
@@ -127,10 +125,10 @@ func htmlDoc(id, body string) (Doc, error) {
 	var h1 string
 	d.Text, h1, d.sections = markdownText(md)
 	switch {
-	case h1 != "":
-		d.Title = h1
 	case title != "":
 		d.Title = title
+	case h1 != "":
+		d.Title = h1
 	}
 	d.URL = url
 	return d, nil
