@@ -200,7 +200,10 @@ func referBack(toks []string, i int) bool {
 		next = toks[i+1]
 	}
 	switch t {
-	case "that", "this", "these", "those", "them", "they", "ones":
+	case "that", "this", "these", "those":
+		// "this weekend", "that morning" point at a time, not back at the turn before
+		return !timeWords[next]
+	case "them", "they", "ones":
 		return true
 	case "it":
 		return !dummyIt[next]
@@ -233,6 +236,10 @@ var (
 	dummyIt = wordSet("possible okay ok necessary true likely worth raining")
 	// existential are the words beside an existential "there".
 	existential = wordSet("is are was were be been isn aren wasn weren will would can could might may must should has have had")
+	// timeWords after "this" or "that" name a time ("what's on this
+	// weekend?"), not something the previous turn named.
+	timeWords = wordSet(`week weekend weekends morning afternoon evening night month year time summer winter spring autumn
+		monday tuesday wednesday thursday friday saturday sunday`)
 	// firstPerson are the customer's words for themselves.
 	firstPerson = wordSet("i me my mine we us our ours im ive")
 	// auxiliaries open a yes/no question ("do you ...", "does it ...").

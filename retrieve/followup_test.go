@@ -78,6 +78,8 @@ func TestFollowupQuery(t *testing.T) {
 		{"and on sunday?", "  ", "and on sunday?", false},
 		{"is there parking?", "what time do you open on saturday?", "is there parking?", false},
 		{"thanks! what's the capital of france?", "do you groom cats?", "thanks! what's the capital of france?", false},
+		{"what's the weather going to be like this weekend?", "how much is a full groom?", "what's the weather going to be like this weekend?", false},
+		{"is that one open this saturday?", "which branch is nearest?", "which branch is nearest?\nis that one open this saturday?", true},
 		// a short question after a message that tells the customer's situation
 		{"Is fitting extra?", "I need two new tyres", "I need two new tyres\nIs fitting extra?", true},
 		{"How long do you keep my stuff?", "I've closed my account.", "I've closed my account.\nHow long do you keep my stuff?", true},
