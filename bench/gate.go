@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,7 +55,11 @@ type GateSet struct {
 // do not answer it; OffTopic marks a question nothing in the corpus is
 // about.
 type GateQuestion struct {
-	ID         string   `json:"id"`
+	ID string `json:"id"`
+	// History is a chat's earlier user messages, oldest first (none for a
+	// single message); Question is then the last one, labelled as read in
+	// its chat.
+	History    []string `json:"history,omitempty"`
 	Question   string   `json:"question"`
 	Answerable bool     `json:"answerable"`
 	AnswerIDs  []string `json:"answer_ids"`
@@ -161,8 +166,11 @@ func HaluEvalGateSets(dataDir string) (train, test GateSet, err error) {
 // gateCase is one question with its retrieved candidates (semantic
 // features included).
 type gateCase struct {
-	set    string
-	q      GateQuestion
+	set string
+	q   GateQuestion
+	// query is what retrieval read: the question without its greeting,
+	// a follow-up joined with the user message before it.
+	query  string
 	pq     gate.Question
 	cands  []gate.Candidate
 	docIDs []string
@@ -182,6 +190,52 @@ func prepareGateSet(ctx context.Context, s GateSet) ([]gateCase, error) {
 // prepareGateSetWith is prepareGateSet with the dense lane on embedder
 // (the default when "").
 func prepareGateSetWith(ctx context.Context, s GateSet, embedder string) ([]gateCase, error) {
+	e, err := gateEngine(ctx, s, embedder)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	primary := proxy.DefaultConfig().Stages.Gate.PrimaryKind
+	absent := true
+	ids := map[string]bool{}
+	for _, d := range s.Docs {
+		kind := d.Kind
+		if kind == "" {
+			kind = "library"
+		}
+		absent = absent && kind != primary
+		ids[d.ID] = true
+	}
+	cases := make([]gateCase, 0, len(s.Questions))
+	for _, q := range s.Questions {
+		text, res, err := retrieveTurn(ctx, e, q)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", s.Name, q.ID, err)
+		}
+		c := gateCase{set: s.Name, q: q, query: res.Query, pq: turnQuestion(text, res), rerank: res.RerankActive,
+			primaryAbsent: absent, related: map[string]bool{}}
+		c.cands = gatefeed.Candidates(res.Candidates)
+		for _, r := range res.Candidates {
+			c.docIDs = append(c.docIDs, r.DocID)
+		}
+		for _, id := range append(slices.Clone(q.AnswerIDs), q.RelatedIDs...) {
+			c.related[id] = true
+		}
+		for _, w := range strings.FieldsFunc(q.Note, func(r rune) bool { return r == ' ' || r == ',' || r == ';' || r == '(' || r == ')' }) {
+			if ids[w] {
+				c.related[w] = true
+			}
+		}
+		cases = append(cases, c)
+	}
+	return cases, nil
+}
+
+// gateEngine indexes s's corpus in the default partition and returns a
+// retrieval engine over it with the default configuration, semantic
+// features on and the dense lane on embedder (the default when ""). The
+// caller closes it.
+func gateEngine(ctx context.Context, s GateSet, embedder string) (*retrieve.Engine, error) {
 	tmp, err := os.MkdirTemp("", "guard-gate-")
 	if err != nil {
 		return nil, err
@@ -206,42 +260,42 @@ func prepareGateSetWith(ctx context.Context, s GateSet, embedder string) ([]gate
 		snap.Close()
 		return nil, err
 	}
-	defer e.Close()
-	primary := def.Stages.Gate.PrimaryKind
-	absent := true
-	ids := map[string]bool{}
-	for _, d := range s.Docs {
-		kind := d.Kind
-		if kind == "" {
-			kind = "library"
+	return e, nil
+}
+
+// retrieveTurn retrieves for q as the proxy does for a chat whose user
+// messages are q.History then q.Question (proxy/turn.go, guardPipe.Begin,
+// with the default retrieve.followup): every message read without its
+// greeting and thanks (gate.Focus); the message before the last is joined
+// with the one before it when it follows up on it
+// (retrieve.FollowupQuery), and retrieve joins the last with that when the
+// last follows up (Query.Previous, Result.Query). The composition lives in
+// the proxy only, so the same calls are made here in the same order. text
+// is the last message as read.
+func retrieveTurn(ctx context.Context, e *retrieve.Engine, q GateQuestion) (text string, res retrieve.Result, err error) {
+	var prev, before string // the user messages before the last
+	if n := len(q.History); n > 0 {
+		prev = q.History[n-1]
+		if n > 1 {
+			before = q.History[n-2]
 		}
-		absent = absent && kind != primary
-		ids[d.ID] = true
 	}
-	cases := make([]gateCase, 0, len(s.Questions))
-	for _, q := range s.Questions {
-		text := gate.Focus(q.Question) // as the proxy reads it
-		res, err := e.Retrieve(ctx, retrieve.Query{Tenant: index.DefaultTenant, KB: index.DefaultKB, Text: text, Also: gate.AskOf(text).Also()})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", s.Name, q.ID, err)
-		}
-		c := gateCase{set: s.Name, q: q, pq: gatefeed.Question(text, res), rerank: res.RerankActive,
-			primaryAbsent: absent, related: map[string]bool{}}
-		c.cands = gatefeed.Candidates(res.Candidates)
-		for _, r := range res.Candidates {
-			c.docIDs = append(c.docIDs, r.DocID)
-		}
-		for _, id := range append(slices.Clone(q.AnswerIDs), q.RelatedIDs...) {
-			c.related[id] = true
-		}
-		for _, w := range strings.FieldsFunc(q.Note, func(r rune) bool { return r == ' ' || r == ',' || r == ';' || r == '(' || r == ')' }) {
-			if ids[w] {
-				c.related[w] = true
-			}
-		}
-		cases = append(cases, c)
+	text = gate.Focus(q.Question)
+	previous, _ := retrieve.FollowupQuery(gate.Focus(prev), gate.Focus(before))
+	res, err = e.Retrieve(ctx, retrieve.Query{Tenant: index.DefaultTenant, KB: index.DefaultKB, Text: text, Also: gate.AskOf(text).Also(), Previous: previous})
+	return text, res, err
+}
+
+// turnQuestion prepares the gate's question as the proxy does: from what
+// retrieve read (a follow-up's is the previous user message and the last)
+// asking what text, the last message, asks.
+func turnQuestion(text string, res retrieve.Result) gate.Question {
+	question := cmp.Or(res.Query, text)
+	q := gatefeed.Question(question, res)
+	if question != text {
+		q.AskFrom(text)
 	}
-	return cases, nil
+	return q
 }
 
 // missDetail says, for an answerable question the gate got wrong, where
@@ -438,7 +492,11 @@ func (sys gateSystem) scoreWith(cases []gateCase, decide func(gateCase) (gate.Ou
 		why := sys.cause(c, o)
 		if why != "" {
 			g.Causes[why]++
-			line := fmt.Sprintf("%s (%s, max %.2f, outline %d): %s", why, c.set, o.Coverage.Max, o.Coverage.Outline, c.q.Question)
+			asked := c.q.Question
+			if len(c.q.History) > 0 { // the chat as it was, and what retrieval read of it
+				asked = fmt.Sprintf("%s / %s (read: %q)", strings.Join(c.q.History, " / "), asked, c.query)
+			}
+			line := fmt.Sprintf("%s (%s, max %.2f, outline %d): %s", why, c.set, o.Coverage.Max, o.Coverage.Outline, asked)
 			if c.q.class() == classAnswerable {
 				line += " " + c.missDetail(rated, o)
 			}
@@ -884,7 +942,7 @@ var GateFitHaluEval = false
 // once the models are final.
 var GateFrozen bool
 
-// GateTrials adds the converted operator trials (5-7, 9-11)
+// GateTrials adds the converted operator trials (5-7, 9-12)
 // (bench/testdata/gate_trials, written by tools/trialgate) to the dev
 // corpora: they are fitted on with --fit and scored in-sample and left out
 // like the others. Off by default: a refit on the nineteen corpora scored

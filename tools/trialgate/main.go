@@ -1,7 +1,7 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
-// trial6, trial7, trial9, trial10, trial11) into dev sets of the grounding
-// suite (guard bench quality --gate --trials): one folder each under
-// bench/testdata/gate_trials with corpus.jsonl and questions.jsonl.
+// trial6, trial7, trial9, trial10, trial11, trial12) into dev sets of the
+// grounding suite (guard bench quality --gate --trials): one folder each
+// under bench/testdata/gate_trials with corpus.jsonl and questions.jsonl.
 //
 //	go run ./tools/trialgate [-trials bench/testdata] [-out bench/testdata/gate_trials]
 //
@@ -17,7 +17,9 @@
 // folded; `|` separates alternatives), as the trials' run.sh scores a
 // citation, narrowed to the chunks of its `passage` when any of those
 // holds the key; on_topic_unanswerable is answerable false, off_topic is
-// off_topic true.
+// off_topic true. A multi-turn row (trial 12) keeps its `history`, the
+// earlier user messages oldest first, and its `text`, the last message, is
+// the question; the suite reads the two as the proxy reads that chat.
 package main
 
 import (
@@ -61,15 +63,18 @@ var trialSets = []trialSet{
 	{"t10-broadband", "trial10", []string{"broadband/help.csv"}, "kestrel", "help", "broadband-questions.jsonl"},
 	{"t11-ski", "trial11", []string{"ski/"}, "snowline", "terms", "ski-questions.jsonl"},
 	{"t11-laundrette", "trial11", []string{"laundrette/notes.jsonl"}, "suds", "notes", "laundrette-questions.jsonl"},
+	{"t12-pharmacy", "trial12", []string{"pharmacy/"}, "hollybank", "help", "pharmacy-questions.jsonl"},
+	{"t12-parking", "trial12", []string{"parking/permits-faq.csv"}, "ketterby", "permits", "parking-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
 type trialQuestion struct {
-	ID      string `json:"id"`
-	Text    string `json:"text"`
-	Expect  string `json:"expect"`
-	Passage string `json:"passage"`
-	Key     string `json:"key"`
+	ID      string   `json:"id"`
+	Text    string   `json:"text"`
+	History []string `json:"history"` // earlier user messages, oldest first (trial 12)
+	Expect  string   `json:"expect"`
+	Passage string   `json:"passage"`
+	Key     string   `json:"key"`
 }
 
 // devDoc is one line of a dev corpus.jsonl.
@@ -85,6 +90,7 @@ type devDoc struct {
 // devQuestion is one line of a dev questions.jsonl (bench.GateQuestion).
 type devQuestion struct {
 	ID         string   `json:"id"`
+	History    []string `json:"history,omitempty"`
 	Question   string   `json:"question"`
 	Answerable bool     `json:"answerable"`
 	AnswerIDs  []string `json:"answer_ids"`
@@ -126,7 +132,7 @@ func convert(ctx context.Context, s trialSet, dir, out string) (string, error) {
 	var notes []string
 	for _, q := range qs {
 		counts[q.Expect]++
-		dq := devQuestion{ID: s.name + "-" + q.ID, Question: q.Text, AnswerIDs: []string{}}
+		dq := devQuestion{ID: s.name + "-" + q.ID, History: q.History, Question: q.Text, AnswerIDs: []string{}}
 		switch q.Expect {
 		case "answerable":
 			dq.Answerable = true

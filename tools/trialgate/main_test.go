@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -31,6 +34,51 @@ func TestConvertedSetsCurrent(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s/%s differs from what the converter makes now (go run ./tools/trialgate)", s.name, f)
 			}
+		}
+	}
+}
+
+// TestHistoryCarried checks that a multi-turn row of trial 12 keeps its
+// earlier user messages, oldest first, beside its last message (one and
+// two of them), and that a single-message row gets no history.
+func TestHistoryCarried(t *testing.T) {
+	i := slices.IndexFunc(trialSets, func(s trialSet) bool { return s.name == "t12-parking" })
+	if i < 0 {
+		t.Fatal("no t12-parking set")
+	}
+	s := trialSets[i]
+	out := filepath.Join(t.TempDir(), s.name)
+	if _, err := convert(context.Background(), s, filepath.Join("..", "..", "bench", "testdata", s.trial), out); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, "questions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows := map[string]devQuestion{}
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		var q devQuestion
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			t.Fatal(err)
+		}
+		rows[q.ID] = q
+	}
+	tests := []struct {
+		id, question string
+		history      []string
+	}{
+		{"t12-parking-km1", "And for a second car?", []string{"How much is a residents' permit?"}},
+		{"t12-parking-km7", "And what if there are only three weeks left?", []string{"Can I get a refund on my permit?", "How long does the refund take?"}},
+		{"t12-parking-k1", "Can I get a residents' permit if my car is a company car?", nil},
+	}
+	for _, tt := range tests {
+		q, ok := rows[tt.id]
+		if !ok {
+			t.Fatalf("%s: not written", tt.id)
+		}
+		if q.Question != tt.question || !slices.Equal(q.History, tt.history) {
+			t.Errorf("%s: question %q, history %q; want %q, %q", tt.id, q.Question, q.History, tt.question, tt.history)
 		}
 	}
 }
