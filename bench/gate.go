@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -208,11 +207,12 @@ func prepareGateSetWith(ctx context.Context, s GateSet, embedder string) ([]gate
 	}
 	cases := make([]gateCase, 0, len(s.Questions))
 	for _, q := range s.Questions {
-		text, res, err := retrieveTurn(ctx, e, q)
+		rq, res, err := retrieveTurn(ctx, e, q)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", s.Name, q.ID, err)
 		}
-		c := gateCase{set: s.Name, q: q, query: res.Query, pq: turnQuestion(text, res), rerank: res.RerankActive,
+		_, pq := gatefeed.TurnQuestion(rq, res)
+		c := gateCase{set: s.Name, q: q, query: res.Query, pq: pq, rerank: res.RerankActive,
 			primaryAbsent: absent, related: map[string]bool{}}
 		c.cands = gatefeed.Candidates(res.Candidates)
 		for _, r := range res.Candidates {
@@ -264,15 +264,9 @@ func gateEngine(ctx context.Context, s GateSet, embedder string) (*retrieve.Engi
 }
 
 // retrieveTurn retrieves for q as the proxy does for a chat whose user
-// messages are q.History then q.Question (proxy/turn.go, guardPipe.Begin,
-// with the default retrieve.followup): every message read without its
-// greeting and thanks (gate.Focus); the message before the last is joined
-// with the one before it when it follows up on it
-// (retrieve.FollowupQuery), and retrieve joins the last with that when the
-// last follows up (Query.Previous, Result.Query). The composition lives in
-// the proxy only, so the same calls are made here in the same order. text
-// is the last message as read.
-func retrieveTurn(ctx context.Context, e *retrieve.Engine, q GateQuestion) (text string, res retrieve.Result, err error) {
+// messages are q.History then q.Question, with the default
+// retrieve.followup: the same gatefeed.TurnQuery; rq is the query made.
+func retrieveTurn(ctx context.Context, e *retrieve.Engine, q GateQuestion) (rq retrieve.Query, res retrieve.Result, err error) {
 	var prev, before string // the user messages before the last
 	if n := len(q.History); n > 0 {
 		prev = q.History[n-1]
@@ -280,22 +274,9 @@ func retrieveTurn(ctx context.Context, e *retrieve.Engine, q GateQuestion) (text
 			before = q.History[n-2]
 		}
 	}
-	text = gate.Focus(q.Question)
-	previous, _ := retrieve.FollowupQuery(gate.Focus(prev), gate.Focus(before))
-	res, err = e.Retrieve(ctx, retrieve.Query{Tenant: index.DefaultTenant, KB: index.DefaultKB, Text: text, Also: gate.AskOf(text).Also(), Previous: previous})
-	return text, res, err
-}
-
-// turnQuestion prepares the gate's question as the proxy does: from what
-// retrieve read (a follow-up's is the previous user message and the last)
-// asking what text, the last message, asks.
-func turnQuestion(text string, res retrieve.Result) gate.Question {
-	question := cmp.Or(res.Query, text)
-	q := gatefeed.Question(question, res)
-	if question != text {
-		q.AskFrom(text)
-	}
-	return q
+	rq = gatefeed.TurnQuery(index.DefaultTenant, index.DefaultKB, q.Question, prev, before)
+	res, err = e.Retrieve(ctx, rq)
+	return rq, res, err
 }
 
 // missDetail says, for an answerable question the gate got wrong, where

@@ -113,7 +113,8 @@ func TestGateNoHistoryUnchanged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gotText, now, err := retrieveTurn(ctx, e, q)
+			rq, now, err := retrieveTurn(ctx, e, q)
+			gotText := rq.Text
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +124,8 @@ func TestGateNoHistoryUnchanged(t *testing.T) {
 			if !reflect.DeepEqual(now.Candidates, before.Candidates) {
 				t.Errorf("%s: candidates differ from a retrieval of the message alone", q.ID)
 			}
-			got, want := turnQuestion(text, now), gatefeed.Question(text, before)
+			_, got := gatefeed.TurnQuestion(rq, now)
+			want := gatefeed.Question(text, before)
 			if got.Ask() != want.Ask() {
 				t.Errorf("%s: asks %+v, want %+v", q.ID, got.Ask(), want.Ask())
 			}

@@ -112,9 +112,8 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t0 := time.Now()
 	// Read without "hi there," and "thanks!"; a follow-up's context is at
 	// most the two user messages before it.
-	query := gate.Focus(req.Query)
-	prev, _ := retrieve.FollowupQuery(gate.Focus(req.Previous), gate.Focus(req.Before))
-	res, err := p.eng.Retrieve(ctx, retrieve.Query{Tenant: req.Tenant, KB: req.KB, Text: query, Also: gate.AskOf(query).Also(), Previous: prev})
+	rq := gatefeed.TurnQuery(req.Tenant, req.KB, req.Query, req.Previous, req.Before)
+	res, err := p.eng.Retrieve(ctx, rq)
 	if err != nil {
 		cpustage.Relay.Enter()
 		return nil, fmt.Errorf("retrieve: %w", err)
@@ -125,11 +124,7 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t.degraded = append(t.degraded, res.Degraded...)
 	cands := gatefeed.Candidates(res.Candidates)
 	p.terms.Fill(cands)
-	question := cmp.Or(res.Query, query) // a follow-up's is the previous user message and the last
-	q := gatefeed.Question(question, res)
-	if question != query {
-		q.AskFrom(query) // a follow-up asks what its last message asks
-	}
+	question, q := gatefeed.TurnQuestion(rq, res)
 	p.answer.Assess(q, cands)
 	p.relevance.Rate(cands, gate.OneTopic(p.gate, cands))
 	if p.gate.CorpusCalibration {

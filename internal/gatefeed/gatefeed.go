@@ -5,6 +5,8 @@
 package gatefeed
 
 import (
+	"cmp"
+
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
 	"github.com/answer-guard/guard/retrieve"
@@ -42,4 +44,29 @@ func Calibration(c *index.AnswerCalibration) *gate.Calibration {
 // StoredCalibration is a fitted calibration as the index stores it.
 func StoredCalibration(c gate.Calibration) index.AnswerCalibration {
 	return index.AnswerCalibration(c)
+}
+
+// TurnQuery is the retrieval query of a chat turn whose last user message
+// is last, with prev and before the two user messages before it ("" when
+// none): every message read without its greetings and courtesies
+// (gate.Focus); the last one's context is prev, joined with before when
+// prev itself followed up (retrieve.FollowupQuery); retrieve decides
+// whether last follows up on it (retrieve.followup). The proxy and the
+// grounding suite both read a turn through it.
+func TurnQuery(tenant, kb, last, prev, before string) retrieve.Query {
+	text := gate.Focus(last)
+	previous, _ := retrieve.FollowupQuery(gate.Focus(prev), gate.Focus(before))
+	return retrieve.Query{Tenant: tenant, KB: kb, Text: text, Also: gate.AskOf(text).Also(), Previous: previous}
+}
+
+// TurnQuestion is the gate's question of a turn retrieved with
+// TurnQuery(...) as q: the text retrieve read (a follow-up's is the
+// previous user message and the last) asking what the last message asks.
+func TurnQuestion(q retrieve.Query, res retrieve.Result) (string, gate.Question) {
+	question := cmp.Or(res.Query, q.Text)
+	gq := Question(question, res)
+	if question != q.Text {
+		gq.AskFrom(q.Text) // a follow-up asks what its last message asks
+	}
+	return question, gq
 }
