@@ -198,6 +198,22 @@ func BenchmarkFollowsUp(b *testing.B) {
 	}
 }
 
+// BenchmarkFollowupQuery is the whole decision for a last message and the
+// one before it (FollowsUp, then Statement and shortQuestion when it does
+// not follow up), on a mix of chats.
+func BenchmarkFollowupQuery(b *testing.B) {
+	chats := [][2]string{{"and on sunday?", "what time do you open on saturday?"}, {"Is fitting extra?", "I need two new tyres"},
+		{"do you take cash?", "My dog had a groom last month."}, {"is there parking?", "how much is a day pass?"},
+		{"how much does a full groom cost for a large dog?", "I've got a spaniel."}}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c := chats[i%len(chats)]
+		_, followupSink = FollowupQuery(c[0], c[1])
+		i++
+	}
+}
+
 // BenchmarkRetrieveFollowup is one follow-up turn's retrieval with the rule
 // off (the last message alone) and on (joined with the previous message):
 // the cost of the rule's effect, a longer query, not of the rule.
