@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -47,20 +45,11 @@ func (o orderRanks) stats(wi int) rankStats {
 // questions in retrieve's order under every weight of DenseWeightGrid.
 func retrieveOrderRanks(ctx context.Context, s GateSet, embedder string) (orderRanks, error) {
 	out := orderRanks{set: s.Name}
-	tmp, err := os.MkdirTemp("", "guard-order-")
-	if err != nil {
-		return out, err
-	}
-	defer os.RemoveAll(tmp)
 	def := proxy.DefaultConfig()
 	ic, rc := def.Stages.Index, def.Stages.Retrieve
 	ic.Embedder = embedder
 	rc.Semantic = false // the order does not depend on the gate's features
-	dir := filepath.Join(tmp, "snap")
-	if _, err := index.BuildDocs(ctx, ic, slices.Clone(s.Docs), nil, dir, zap.NewNop()); err != nil {
-		return out, fmt.Errorf("%s: build: %w", s.Name, err)
-	}
-	snap, err := index.Load(dir)
+	snap, err := setSnapshot(ctx, s, ic)
 	if err != nil {
 		return out, err
 	}

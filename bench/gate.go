@@ -231,27 +231,33 @@ func prepareGateSetWith(ctx context.Context, s GateSet, embedder string) ([]gate
 	return cases, nil
 }
 
-// gateEngine indexes s's corpus in the default partition and returns a
-// retrieval engine over it with the default configuration, semantic
-// features on and the dense lane on embedder (the default when ""). The
-// caller closes it.
-func gateEngine(ctx context.Context, s GateSet, embedder string) (*retrieve.Engine, error) {
+// setSnapshot builds s's corpus in the default partition with ic, in a
+// temporary folder removed once the snapshot is loaded.
+func setSnapshot(ctx context.Context, s GateSet, ic index.Config) (*index.Snapshot, error) {
 	tmp, err := os.MkdirTemp("", "guard-gate-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, "snap")
+	if _, err := index.BuildDocs(ctx, ic, slices.Clone(s.Docs), nil, dir, zap.NewNop()); err != nil {
+		return nil, fmt.Errorf("%s: build: %w", s.Name, err)
+	}
+	return index.Load(dir)
+}
+
+// gateEngine indexes s's corpus in the default partition and returns a
+// retrieval engine over it with the default configuration, semantic
+// features on and the dense lane on embedder (the default when ""). The
+// caller closes it.
+func gateEngine(ctx context.Context, s GateSet, embedder string) (*retrieve.Engine, error) {
 	def := proxy.DefaultConfig()
 	ic, rc := def.Stages.Index, def.Stages.Retrieve
 	rc.Semantic = true
 	if embedder != "" {
 		ic.Embedder = embedder
 	}
-	dir := filepath.Join(tmp, "snap")
-	if _, err := index.BuildDocs(ctx, ic, slices.Clone(s.Docs), nil, dir, zap.NewNop()); err != nil {
-		return nil, fmt.Errorf("%s: build: %w", s.Name, err)
-	}
-	snap, err := index.Load(dir)
+	snap, err := setSnapshot(ctx, s, ic)
 	if err != nil {
 		return nil, err
 	}
