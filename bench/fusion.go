@@ -66,7 +66,7 @@ func retrieveOrderRanks(ctx context.Context, s GateSet, embedder string) (orderR
 			if !q.Answerable {
 				continue
 			}
-			res, err := e.RetrieveFrom(ctx, snap, retrieve.Query{Tenant: index.DefaultTenant, KB: index.DefaultKB, Text: q.Question})
+			res, err := e.RetrieveFrom(ctx, snap, q.turnQuery())
 			if err != nil {
 				e.Close()
 				return out, fmt.Errorf("%s: %s: %w", s.Name, q.ID, err)

@@ -273,6 +273,14 @@ func gateEngine(ctx context.Context, s GateSet, embedder string) (*retrieve.Engi
 // messages are q.History then q.Question, with the default
 // retrieve.followup: the same gatefeed.TurnQuery; rq is the query made.
 func retrieveTurn(ctx context.Context, e *retrieve.Engine, q GateQuestion) (rq retrieve.Query, res retrieve.Result, err error) {
+	rq = q.turnQuery()
+	res, err = e.Retrieve(ctx, rq)
+	return rq, res, err
+}
+
+// turnQuery is q's retrieval query in the default partition as the proxy
+// makes it for a chat whose user messages are q.History then q.Question.
+func (q GateQuestion) turnQuery() retrieve.Query {
 	var prev, before string // the user messages before the last
 	if n := len(q.History); n > 0 {
 		prev = q.History[n-1]
@@ -280,9 +288,16 @@ func retrieveTurn(ctx context.Context, e *retrieve.Engine, q GateQuestion) (rq r
 			before = q.History[n-2]
 		}
 	}
-	rq = gatefeed.TurnQuery(index.DefaultTenant, index.DefaultKB, q.Question, prev, before)
-	res, err = e.Retrieve(ctx, rq)
-	return rq, res, err
+	return gatefeed.TurnQuery(index.DefaultTenant, index.DefaultKB, q.Question, prev, before)
+}
+
+// readText is the text retrieval reads for q at the default
+// retrieve.followup: the last message, with the previous ones when it
+// follows up on them.
+func (q GateQuestion) readText() string {
+	rq := q.turnQuery()
+	text, _ := retrieve.FollowupQuery(rq.Text, rq.Previous)
+	return text
 }
 
 // missDetail says, for an answerable question the gate got wrong, where
@@ -1401,19 +1416,10 @@ func DevRetrievalRanks(ctx context.Context, sets []GateSet, w io.Writer) error {
 // denseAloneRanks ranks the answerable questions of s in the dense lane's
 // own order (exact cosine on embedder, first 16 chunks).
 func denseAloneRanks(ctx context.Context, s GateSet, embedder string) (rankStats, error) {
-	tmp, err := os.MkdirTemp("", "guard-dense-")
-	if err != nil {
-		return rankStats{}, err
-	}
-	defer os.RemoveAll(tmp)
 	def := proxy.DefaultConfig()
 	ic := def.Stages.Index
 	ic.Embedder = embedder
-	dir := filepath.Join(tmp, "snap")
-	if _, err := index.BuildDocs(ctx, ic, slices.Clone(s.Docs), nil, dir, zap.NewNop()); err != nil {
-		return rankStats{}, fmt.Errorf("%s: build: %w", s.Name, err)
-	}
-	snap, err := index.Load(dir)
+	snap, err := setSnapshot(ctx, s, ic)
 	if err != nil {
 		return rankStats{}, err
 	}
@@ -1427,7 +1433,7 @@ func denseAloneRanks(ctx context.Context, s GateSet, embedder string) (rankStats
 		if !q.Answerable {
 			continue
 		}
-		hits, err := p.Dense(p.EmbedQuery(q.Question), 16, def.Stages.Retrieve.DenseOverfetch)
+		hits, err := p.Dense(p.EmbedQuery(q.readText()), 16, def.Stages.Retrieve.DenseOverfetch)
 		if err != nil {
 			return rankStats{}, fmt.Errorf("%s: %s: %w", s.Name, q.ID, err)
 		}
