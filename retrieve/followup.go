@@ -32,6 +32,21 @@ func FollowupQuery(last, prev string) (query string, followup bool) {
 	return prev + "\n" + last, true
 }
 
+// Context is the context a conversation's last user message is read
+// against (FollowupQuery's prev), from the user message before it, prev,
+// and the one before that, before: prev with before when prev follows up
+// on it (FollowupQuery), or when prev is a Statement answering a question
+// in before ("can I get a refund on a play session?" then "I booked for
+// today"), else prev alone.
+func Context(prev, before string) string {
+	q, joined := FollowupQuery(prev, before)
+	before = strings.TrimSpace(before)
+	if joined || before == "" || !Statement(prev) || Statement(before) {
+		return q
+	}
+	return before + "\n" + strings.TrimSpace(prev)
+}
+
 // Statement reports whether msg tells rather than asks: customers often
 // give their situation in one message and ask in the next ("I need two
 // new tyres" then "is fitting extra?"; "I've closed my account." then
@@ -203,7 +218,8 @@ func referBack(toks []string, i int) bool {
 	case "that", "this", "these", "those":
 		// "this weekend", "that morning" point at a time, not back at the turn before
 		return !timeWords[next]
-	case "them", "they", "ones":
+	case "them", "they", "ones", "he", "she", "him", "her", "his", "hers":
+		// "she", "his" name a person the turn before did ("my daughter is 12")
 		return true
 	case "it":
 		return !dummyIt[next]

@@ -82,6 +82,7 @@ func TestFollowupQuery(t *testing.T) {
 		{"is that one open this saturday?", "which branch is nearest?", "which branch is nearest?\nis that one open this saturday?", true},
 		// a short question after a message that tells the customer's situation
 		{"Is fitting extra?", "I need two new tyres", "I need two new tyres\nIs fitting extra?", true},
+		{"Does she have to do anything first?", "Can my daughter use the gym?", "Can my daughter use the gym?\nDoes she have to do anything first?", true},
 		{"How long do you keep my stuff?", "I've closed my account.", "I've closed my account.\nHow long do you keep my stuff?", true},
 		{"What happens now?", "I'm a month behind on my rent.", "I'm a month behind on my rent.\nWhat happens now?", true},
 		// ... but not one about the service in general, its contact details, a long one, or after a question
@@ -244,6 +245,21 @@ func BenchmarkRetrieveFollowup(b *testing.B) {
 // message the query is the last message alone; a follow-up's query is the
 // previous message, a newline and the last message; FollowsUp agrees with
 // FollowupQuery.
+func TestContext(t *testing.T) {
+	for _, tt := range []struct{ prev, before, want string }{
+		{"i booked for today", "can i get a refund on a play session", "can i get a refund on a play session\ni booked for today"},
+		{"how long does that take?", "how much to fix a puncture?", "how much to fix a puncture?\nhow long does that take?"},
+		{"Can she use the gym?", "My daughter is 12.", "My daughter is 12.\nCan she use the gym?"},
+		{"is there parking?", "what time do you open?", "is there parking?"},
+		{"i booked for today", "", "i booked for today"},
+		{"i booked for today", "I moved house.", "i booked for today"},
+	} {
+		if got := Context(tt.prev, tt.before); got != tt.want {
+			t.Errorf("Context(%q, %q) = %q, want %q", tt.prev, tt.before, got, tt.want)
+		}
+	}
+}
+
 func TestStatement(t *testing.T) {
 	for msg, want := range map[string]bool{
 		"I need two new tyres": true, "I've closed my account.": true, "my dog is 14 and gets stressed easily": true,

@@ -50,12 +50,13 @@ func StoredCalibration(c gate.Calibration) index.AnswerCalibration {
 // is last, with prev and before the two user messages before it ("" when
 // none): every message read without its greetings and courtesies
 // (gate.Focus); the last one's context is prev, joined with before when
-// prev itself followed up (retrieve.FollowupQuery); retrieve decides
+// prev itself followed up or told the situation behind before's question
+// (retrieve.Context); retrieve decides
 // whether last follows up on it (retrieve.followup). The proxy and the
 // grounding suite both read a turn through it.
 func TurnQuery(tenant, kb, last, prev, before string) retrieve.Query {
 	text := gate.Focus(last)
-	previous, _ := retrieve.FollowupQuery(gate.Focus(prev), gate.Focus(before))
+	previous := retrieve.Context(gate.Focus(prev), gate.Focus(before))
 	return retrieve.Query{Tenant: tenant, KB: kb, Text: text, Also: gate.AskOf(text).Also(), Previous: previous}
 }
 
