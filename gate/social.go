@@ -53,12 +53,14 @@ var tailLast = setOf("thanks thank thx ty tia cheers ta appreciated it please pl
 // emoticons aside, is one socialTail can end with: a cheap test that spares
 // most questions the search.
 func mayEndSocial(s string) bool {
-	last := func(s string) bool {
-		i := strings.LastIndexAny(s, " \t\n,.!?;:()")
-		return tailLast[strings.ToLower(s[i+1:])]
+	last := func(s string) string {
+		i := strings.LastIndexAny(s, " \t\n\f\r,.!?;:()")
+		return strings.ToLower(s[i+1:])
 	}
-	// "thx" ends in x; "thanks xx" and "thanks :D" end in kisses and a grin
-	return last(strings.TrimRight(s, " \t\n.!?,:;)(*-")) || last(strings.TrimRight(s, " \t\n.!?,:;)(xX*D-"))
+	// "thx" ends in x; "thanks xx" and "thanks :D" end in kisses and a
+	// grin, and "thxX" is "thx" and a kiss
+	w := last(strings.TrimRight(s, " \t\n\f\r.!?,:;)(xX*D-"))
+	return tailLast[last(strings.TrimRight(s, " \t\n\f\r.!?,:;)(*-"))] || tailLast[w] || tailLast[w+"x"]
 }
 
 // tailWindow bounds the closing courtesy socialTail can match, in bytes
