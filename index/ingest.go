@@ -707,7 +707,7 @@ func UnreadFiles(sources []string) ([]string, error) {
 				}
 				return nil
 			}
-			if !de.IsDir() && corpusExts[strings.ToLower(filepath.Ext(path))] == nil {
+			if !de.IsDir() && !CorpusFile(path) {
 				out = append(out, path)
 			}
 			return nil

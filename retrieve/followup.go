@@ -55,13 +55,9 @@ func Context(prev, before string) string {
 // "?", does not open with a question word or an auxiliary ("can I ...",
 // "is there ..."), and has a content word (not just "thanks" or "ok").
 func Statement(msg string) bool {
-	msg = strings.TrimSpace(msg)
-	if strings.HasSuffix(msg, "?") {
-		return false
-	}
 	var buf [48]string
 	toks := followupTokens(buf[:0], msg)
-	if len(toks) == 0 || askWords[toks[0]] || existential[toks[0]] || auxiliaries[toks[0]] {
+	if len(toks) == 0 || asks(msg, toks) {
 		return false
 	}
 	for _, t := range toks {
@@ -80,10 +76,7 @@ func Statement(msg string) bool {
 func shortQuestion(msg string) bool {
 	var buf [48]string
 	toks := followupTokens(buf[:0], msg)
-	if len(toks) == 0 {
-		return false
-	}
-	if !strings.HasSuffix(strings.TrimSpace(msg), "?") && !askWords[toks[0]] && !existential[toks[0]] && !auxiliaries[toks[0]] {
+	if len(toks) == 0 || !asks(msg, toks) {
 		return false
 	}
 	content, you, self := 0, false, false
@@ -103,6 +96,13 @@ func shortQuestion(msg string) bool {
 	// alone; "can you take deliveries for me?" asks about the customer's
 	// own case, the one the statement told.
 	return content <= maxStatementContent && (self || !you)
+}
+
+// asks reports whether msg, of tokens toks (not empty), has a question's
+// form: it ends with "?" or opens with a question word, an existential
+// ("is there") or an auxiliary ("do you").
+func asks(msg string, toks []string) bool {
+	return strings.HasSuffix(strings.TrimSpace(msg), "?") || askWords[toks[0]] || existential[toks[0]] || auxiliaries[toks[0]]
 }
 
 // maxStatementContent is the most content words a question after a
