@@ -98,6 +98,17 @@ type Result struct {
 	// (FollowupQuery). The gate's question is this text; its ask is
 	// Query.Text's alone.
 	Query string
+	// General is the question's general-question score (general.go): the
+	// mean cosine of its encoder vector to its 3 nearest general-knowledge
+	// questions less that to its 3 nearest customer questions, both sets
+	// embedded in the binary. 0 without the semantic features or
+	// candidates.
+	General float64
+	// Names is the first word of the question that the queried partition
+	// uses and that is rare in English (general.go): the question names
+	// something of the corpus's own, so the gate does not take it for a
+	// general-knowledge question. "" when none does.
+	Names string
 }
 
 // QueryEmbedder embeds query texts for one (tenant, kb); cache keys must
@@ -213,6 +224,7 @@ func New(cfg Config, ixCfg index.Config, snap *index.Snapshot, log *zap.Logger) 
 			return nil, fmt.Errorf("word vectors: %w", err)
 		}
 		e.sem = newSemantic(enc, wv)
+		e.sem.banks() // the general-question sets, embedded once per process
 		e.exp = newExpander(wv, cfg.ExpandMinCos, cfg.ExpandMax)
 	}
 	e.Swap(snap)
@@ -519,13 +531,17 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 	res.Candidates, slots, cos = e.cut(ordered, p)
 	if e.sem != nil {
 		cpustage.Semantic.Enter()
-		e.sem.fill(p, q.Text, localQ[0], slots, cos, res.Candidates, func(text string) []float32 {
+		qv := e.sem.fill(p, q.Text, localQ[0], slots, cos, res.Candidates, func(text string) []float32 {
 			sum := ""
 			if c, ok := e.sem.enc.(checksummer); ok {
 				sum = c.Checksum()
 			}
 			return e.questions.embed(sum, q.Tenant, q.KB, text, e.sem.enc.Embed)
 		})
+		res.General = e.sem.generalScore(qv)
+		if res.General != 0 {
+			res.Names = e.sem.namedTerm(p, q.Text)
+		}
 	}
 	return res, nil
 }

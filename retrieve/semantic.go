@@ -39,6 +39,10 @@ type semantic struct {
 	// cache maps passageKey -> *passageSem; n counts its entries.
 	cache sync.Map
 	n     atomic.Int64
+	// own are the general-question sets' vectors under an encoder with
+	// no checksum (general.go), embedded once.
+	ownBanks sync.Once
+	own      *questionBanks
 }
 
 // maxSemanticCache bounds the cached passages (about 2.5 KB each).
@@ -100,15 +104,17 @@ func (s *semantic) passage(p *index.Partition, slot int, embed bool) *passageSem
 	return ps
 }
 
-// fill sets Sim, Soft and Semantic on cands (chunks of p) for question q.
+// fill sets Sim, Soft and Semantic on cands (chunks of p) for question q
+// and returns the question's encoder vector (nil when there are no
+// cands).
 // When the partition's dense lane is the embedded encoder, qv is the
 // question's vector the lane already computed and the passages' vectors
 // are the snapshot's: nothing is encoded here. Otherwise (hashed or
 // remote dense lane) the question (through embedQ, which may cache it)
 // and the passages are encoded here, the passages once each (cached).
-func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int, cos []float64, cands []Candidate, embedQ func(string) []float32) {
+func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int, cos []float64, cands []Candidate, embedQ func(string) []float32) []float32 {
 	if len(cands) == 0 {
-		return
+		return nil
 	}
 	own := p.Encoder() != nil && len(qv) == p.PrimaryDims()
 	if !own {
@@ -141,6 +147,7 @@ func (s *semantic) fill(p *index.Partition, q string, qv []float32, slots []int,
 		fq := newFocusQuestion(q, p.Local().IDF)
 		s.focusAll(&fq, pss, cands)
 	}
+	return qv
 }
 
 // coverage is the word vectors' soft coverage of the question's words by
