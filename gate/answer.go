@@ -206,7 +206,9 @@ type Question struct {
 	// contact: the question asks for the service's own contact details
 	// (Ask.Contact); want is then the detail's type.
 	contact bool
-	task    bool // Ask.Task
+	task    bool    // Ask.Task
+	general float64 // Ask.General
+	names   string  // Ask.Names
 }
 
 // Tokenizer splits a text into the index's stemmed content terms (stopwords

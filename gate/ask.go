@@ -31,6 +31,18 @@ type Ask struct {
 	// for ..."), not about the service (taskRequest). Decide handles it
 	// as off-topic whatever the passages' relevance.
 	Task bool `json:"task,omitempty"`
+	// General is the question's general-question score (retrieve's
+	// Result.General: how much nearer, by the sentence encoder, it is to
+	// general-knowledge questions than to customers' questions to a
+	// service). Above general_above, Decide lowers every passage's
+	// relevance on a corpus that keeps to one topic (Config.GeneralAbove).
+	// 0 when the encoder is off.
+	General float64 `json:"general,omitempty"`
+	// Names is the question's first word that its corpus uses and that is
+	// rare in English (retrieve's Result.Names): it names something of the
+	// corpus's own ("Who founded Lanternfish?"), so the question is never
+	// taken for a general-knowledge one, whatever General says.
+	Names string `json:"names,omitempty"`
 }
 
 // contactMeansQuery is what retrieve searches for besides a contact
@@ -74,7 +86,13 @@ func AskOf(q string) Ask {
 
 // Ask is what the prepared question asks for (AskOf of its text, or of
 // the text given to AskFrom).
-func (q *Question) Ask() Ask { return Ask{Type: typeNames[q.want], Contact: q.contact, Task: q.task} }
+func (q *Question) Ask() Ask {
+	return Ask{Type: typeNames[q.want], Contact: q.contact, Task: q.task, General: q.general, Names: q.names}
+}
+
+// SetGeneral sets the question's general-question score and the corpus's
+// own word it names (Ask.General, Ask.Names).
+func (q *Question) SetGeneral(g float64, names string) { q.general, q.names = g, names }
 
 // AskFrom makes q ask what text asks for (AskOf(text)) instead of what its
 // own text does: a chat's follow-up is prepared from the previous user

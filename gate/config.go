@@ -85,6 +85,22 @@ type Config struct {
 	// remote (no encoder vectors): on_topic_sim alone decides there. 0 switches the check off. Range [0,1], default 0.40 (tuned
 	// by guard bench quality --gate on the dev corpora and HaluEval train).
 	OnTopicCoherence float64 `yaml:"on_topic_coherence"`
+	// GeneralAbove and GeneralWeight keep general-knowledge questions
+	// ("what's the capital of australia", "how do I get a stain out of a
+	// shirt") off a corpus they share no topic with. A question's general
+	// score (Ask.General: the sentence encoder's mean cosine to its 3
+	// nearest of a set of general-knowledge questions less that to its 3
+	// nearest of a set of customers' questions to a service, both sets
+	// embedded in the binary) above general_above lowers every passage's
+	// relevance by general_weight x (score - general_above) in logit, and
+	// such a question is never refused as on-topic by on_topic_sim. Only
+	// on a partition that keeps to one topic (on_topic_coherence; an
+	// encyclopedia's questions all read as general knowledge) and never
+	// for a contact question. general_weight 0 switches it off (the
+	// lexical-only mode has no score). Ranges [-1,1] and [0,1000];
+	// defaults 0.15 and 32, chosen on the dev corpora (docs/quality.md).
+	GeneralAbove  float64 `yaml:"general_above"`
+	GeneralWeight float64 `yaml:"general_weight"`
 	// OffTopicText is the reply to an off-topic question with off_topic:
 	// refuse. Non-empty.
 	OffTopicText string `yaml:"off_topic_text"`
@@ -195,6 +211,8 @@ func DefaultConfig() Config {
 		OffTopic:            OffTopicFallback,
 		OnTopicSim:          0.30,
 		OnTopicCoherence:    0.40,
+		GeneralAbove:        0.15,
+		GeneralWeight:       32,
 		OffTopicText:        "That question is outside what the sources I can search cover, so I can't answer it here.",
 		FallbackInstruction: "None of the available sources covers this question. Answer briefly from general knowledge, and say plainly where you are unsure.",
 		Disclaimer:          "This answer is from general knowledge, not from the available sources.",
@@ -228,6 +246,12 @@ func (c Config) Validate() error {
 	unit("bail_out_below", c.BailOutBelow)
 	unit("on_topic_sim", c.OnTopicSim)
 	unit("on_topic_coherence", c.OnTopicCoherence)
+	if !(c.GeneralAbove >= -1 && c.GeneralAbove <= 1) {
+		errs = append(errs, fmt.Errorf("general_above: must be in [-1,1], got %v", c.GeneralAbove))
+	}
+	if !(c.GeneralWeight >= 0 && c.GeneralWeight <= 1000) {
+		errs = append(errs, fmt.Errorf("general_weight: must be in [0,1000], got %v", c.GeneralWeight))
+	}
 	if c.BailOutBelow > c.GoodEnoughMax {
 		errs = append(errs, fmt.Errorf("bail_out_below: must not exceed good_enough_max (%v), got %v", c.GoodEnoughMax, c.BailOutBelow))
 	}

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 )
@@ -151,6 +152,13 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 			contactHit = contactHit || c.TypeHit
 		}
 	}
+	// A general-knowledge question on a one-topic corpus: every passage's
+	// relevance is lowered (Config.GeneralAbove).
+	general := ask.General > cfg.GeneralAbove && cfg.GeneralWeight > 0 && !ask.Contact && ask.Names == "" && OneTopic(cfg, cands)
+	lower := 0.0
+	if general {
+		lower = cfg.GeneralWeight * (ask.General - cfg.GeneralAbove)
+	}
 	survivors := make([]Candidate, 0, len(cands))
 	for pass := range 2 { // with a contact hit, the passages that hold it first
 		if pass == 1 && !contactHit {
@@ -161,7 +169,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 			if contactHit && hit != (pass == 0) {
 				continue
 			}
-			r := relevance(cfg, c, rerankActive)
+			r := lowered(relevance(cfg, c, rerankActive), lower)
 			if !hit && !c.Forced && !(r >= floor) { // NaN is below every floor
 				o.Floored++
 				continue
@@ -185,7 +193,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	}
 	between := !goodEnough && !bailOut
 	caveat := between && cfg.Between == BetweenGround
-	onTopic := bailOut && !goodEnough && !ask.Task && cfg.OnTopicSim > 0 && bestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
+	onTopic := bailOut && !goodEnough && !ask.Task && !general && cfg.OnTopicSim > 0 && bestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
 	// contactGap: a contact question the corpus cannot answer (no passage
 	// holds the contact detail asked for, or nothing clears
 	// bail-out): refused as on-topic, never answered from general knowledge
@@ -204,6 +212,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	o.Checks["between"] = between
 	o.Checks["caveat"] = caveat
 	o.Checks["on_topic"] = onTopic
+	o.Checks["general"] = general
 	o.Checks["off_topic"] = bailOut && !goodEnough && !onTopic && !contactGap && !contactHit && cfg.OffTopic == OffTopicRefuse
 	if ask.Contact {
 		o.Checks["contact"] = true
@@ -240,6 +249,16 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 		o.Notes[i] = Note{N: i + 1, ID: c.ID, Title: c.Title, Address: c.Address, URL: c.URL, Kind: c.Kind, Text: c.Text}
 	}
 	return o
+}
+
+// lowered is relevance r lowered by d in logit (r itself when d is 0; r
+// is read in [1e-6, 1-1e-6], so a saturated 1 is lowered too).
+func lowered(r, d float64) float64 {
+	if d == 0 || math.IsNaN(r) {
+		return r
+	}
+	r = min(max(r, 1e-6), 1-1e-6)
+	return 1 / (1 + math.Exp(math.Log(1-r)-math.Log(r)+d))
 }
 
 // bestSim is the sentence encoder's best cosine between the question and
