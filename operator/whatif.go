@@ -42,6 +42,8 @@ type gateThresholds struct {
 	BailOutBelow     *float64 `json:"bail_out_below,omitempty"`
 	OnTopicSim       *float64 `json:"on_topic_sim,omitempty"`
 	OnTopicCoherence *float64 `json:"on_topic_coherence,omitempty"`
+	GeneralAbove     *float64 `json:"general_above,omitempty"`
+	GeneralWeight    *float64 `json:"general_weight,omitempty"`
 	Between          *string  `json:"between,omitempty"`
 	// OffTopic is gate.off_topic; kept with a logged turn's thresholds so
 	// that a turn read back from the log file replays as decided.
@@ -69,6 +71,8 @@ func (t gateThresholds) apply(cfg gate.Config) gate.Config {
 	set(&cfg.BailOutBelow, t.BailOutBelow)
 	set(&cfg.OnTopicSim, t.OnTopicSim)
 	set(&cfg.OnTopicCoherence, t.OnTopicCoherence)
+	set(&cfg.GeneralAbove, t.GeneralAbove)
+	set(&cfg.GeneralWeight, t.GeneralWeight)
 	if t.PrimaryKind != nil {
 		cfg.PrimaryKind = *t.PrimaryKind
 	}
@@ -100,7 +104,8 @@ func (t gateThresholds) apply(cfg gate.Config) gate.Config {
 func thresholdsOf(cfg gate.Config) gateThresholds {
 	t := gateThresholds{Prefloor: &cfg.Prefloor, PrefloorNoRerank: &cfg.PrefloorNoRerank, PrimaryKind: &cfg.PrimaryKind,
 		PrimaryMin: &cfg.PrimaryMin, SufficientMax: &cfg.SufficientMax, GoodEnoughMax: &cfg.GoodEnoughMax,
-		BailOutBelow: &cfg.BailOutBelow, OnTopicSim: &cfg.OnTopicSim, OnTopicCoherence: &cfg.OnTopicCoherence, Between: &cfg.Between, OffTopic: &cfg.OffTopic, MaxNotes: &cfg.MaxNotes, Relevance: &cfg.Relevance}
+		BailOutBelow: &cfg.BailOutBelow, OnTopicSim: &cfg.OnTopicSim, OnTopicCoherence: &cfg.OnTopicCoherence,
+		GeneralAbove: &cfg.GeneralAbove, GeneralWeight: &cfg.GeneralWeight, Between: &cfg.Between, OffTopic: &cfg.OffTopic, MaxNotes: &cfg.MaxNotes, Relevance: &cfg.Relevance}
 	t.Planner = &struct {
 		Mode       *string  `json:"mode,omitempty"`
 		MinSupport *float64 `json:"min_support,omitempty"`

@@ -30,9 +30,11 @@ func Candidates(rs []retrieve.Candidate) []gate.Candidate {
 }
 
 // Question prepares q for the gate's models with the queried partition's
-// IDF.
+// IDF and the question's general-question score.
 func Question(q string, res retrieve.Result) gate.Question {
-	return gate.PrepareQuestion(Tokenize, q, res.IDF)
+	gq := gate.PrepareQuestion(Tokenize, q, res.IDF)
+	gq.SetGeneral(res.General, res.Names)
+	return gq
 }
 
 // Calibration is the partition's stored calibration as the gate reads it
