@@ -12,6 +12,29 @@ import (
 	"github.com/answer-guard/guard/retrieve"
 )
 
+// testEngine builds a snapshot with build, the index's default
+// configuration, in a temporary folder, and returns a retrieval engine
+// over it with retrieve's (closed when tb ends).
+func testEngine(tb testing.TB, build func(ctx context.Context, ic index.Config, dir string) (index.Manifest, error)) *retrieve.Engine {
+	tb.Helper()
+	ic := index.DefaultConfig()
+	dir := filepath.Join(tb.TempDir(), "snap")
+	if _, err := build(context.Background(), ic, dir); err != nil {
+		tb.Fatal(err)
+	}
+	s, err := index.Load(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e, err := retrieve.New(retrieve.DefaultConfig(), ic, s, zap.NewNop())
+	if err != nil {
+		s.Close()
+		tb.Fatal(err)
+	}
+	tb.Cleanup(e.Close)
+	return e
+}
+
 // FuzzTurnGate runs a turn's question through retrieval and the gate in
 // the order the proxy's Begin does (TurnQuery, retrieve, TurnGate: these
 // adapters, both models with the corpus calibration, the primary-kind
@@ -26,20 +49,9 @@ func FuzzTurnGate(f *testing.F) {
 		"what time do you close on sundays?", "How can I contact you", "explain hb 5.3", "hi! how do i restore a backup? thanks", "İİ \xff LF-4002 \u212a", ""} {
 		f.Add(q)
 	}
-	ic := index.DefaultConfig()
-	dir := filepath.Join(f.TempDir(), "demo")
-	if _, err := index.BuildDemo(context.Background(), ic, dir, zap.NewNop()); err != nil {
-		f.Fatal(err)
-	}
-	s, err := index.Load(dir)
-	if err != nil {
-		f.Fatal(err)
-	}
-	e, err := retrieve.New(retrieve.DefaultConfig(), ic, s, zap.NewNop())
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(e.Close)
+	e := testEngine(f, func(ctx context.Context, ic index.Config, dir string) (index.Manifest, error) {
+		return index.BuildDemo(ctx, ic, dir, zap.NewNop())
+	})
 	cfg := gate.DefaultConfig()
 	cfg.CorpusCalibration = true
 	pcfg := cfg

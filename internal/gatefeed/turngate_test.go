@@ -2,14 +2,12 @@ package gatefeed
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"go.uber.org/zap"
 
 	"github.com/answer-guard/guard/gate"
 	"github.com/answer-guard/guard/index"
-	"github.com/answer-guard/guard/retrieve"
 )
 
 // TestTurnGatePrimaryKind checks TurnGate's primary-kind rule as the
@@ -31,20 +29,9 @@ func TestTurnGatePrimaryKind(t *testing.T) {
 				d.Kind = tc.kind
 				ds[i] = d
 			}
-			ic := index.DefaultConfig()
-			dir := filepath.Join(t.TempDir(), "snap")
-			if _, err := index.BuildDocs(context.Background(), ic, ds, nil, dir, zap.NewNop()); err != nil {
-				t.Fatal(err)
-			}
-			s, err := index.Load(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := retrieve.New(retrieve.DefaultConfig(), ic, s, zap.NewNop())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
+			e := testEngine(t, func(ctx context.Context, ic index.Config, dir string) (index.Manifest, error) {
+				return index.BuildDocs(ctx, ic, ds, nil, dir, zap.NewNop())
+			})
 			rq := TurnQuery(index.DefaultTenant, index.DefaultKB, "hi, how do I restore a backup? thanks!", "", "")
 			res, err := e.Retrieve(context.Background(), rq)
 			if err != nil {
