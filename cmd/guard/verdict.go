@@ -113,9 +113,6 @@ func (v queryVerdict) followup() bool { return v.turn.Question != v.rq.Text }
 func (v queryVerdict) reason() string {
 	cfg, o, c := v.turn.Config, v.out, v.out.Checks
 	mx := fmt.Sprintf("%.3f", o.Coverage.Max)
-	if c["empty"] {
-		mx += " (no candidate survived the prefloor)"
-	}
 	offTopic := "off_topic: fallback, so the fallback model answers from general knowledge behind the disclaimer"
 	if cfg.OffTopic == gate.OffTopicRefuse {
 		offTopic = "off_topic: refuse, so it gets off_topic_text and no model is called"
@@ -141,8 +138,12 @@ func (v queryVerdict) reason() string {
 		r = fmt.Sprintf("below bail-out (max %s < bail_out_below %.2f) but on the corpus's topic (best encoder cosine %.3f >= on_topic_sim %.2f): refused naming the closest topics",
 			mx, cfg.BailOutBelow, sim, cfg.OnTopicSim)
 	case c["bail_out"]:
+		why := v.notOnTopic()
+		if c["empty"] {
+			why = "no candidate survived the prefloor; " + why
+		}
 		r = fmt.Sprintf("below bail-out (max %s < bail_out_below %.2f): nothing in the corpus is about it (%s); %s",
-			mx, cfg.BailOutBelow, v.notOnTopic(), offTopic)
+			mx, cfg.BailOutBelow, why, offTopic)
 	default:
 		r = "between band (" + band + "), between: refuse, so refused"
 	}
