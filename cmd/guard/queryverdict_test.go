@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/answer-guard/guard/index"
+	"github.com/answer-guard/guard/proxy"
 )
 
 // queryOut is the part of guard index query --json these tests read.
@@ -225,6 +231,69 @@ func TestIndexQueryPreviousUsage(t *testing.T) {
 		code, out, errOut := runCLI(t, append([]string{"index", "query"}, args...)...)
 		if code != 2 || out != "" || !strings.Contains(errOut, "usage: guard index query") {
 			t.Errorf("%q: exit %d, want 2 with usage on stderr\nstdout:\n%s\nstderr:\n%s", args, code, out, errOut)
+		}
+	}
+}
+
+// TestIndexQueryVerdictIsTheProxys asks the proxy's own pipeline
+// (proxy.NewPipeline over the same snapshot, default configuration) the
+// turns guard index query decides, and wants the same decision and
+// coverage: the CLI's verdict is the proxy's, not a copy that can drift.
+func TestIndexQueryVerdictIsTheProxys(t *testing.T) {
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "demo")
+	if code, out, errOut := runCLI(t, "index", "build", "--demo", "--out", snap); code != 0 {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+	}
+	cfg := proxy.DefaultConfig()
+	cfg.Pipeline.Index = snap
+	pipe, err := proxy.NewPipeline(zap.NewNop())(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pipe.Close()
+	for _, tc := range []struct {
+		last     string
+		previous []string // oldest first
+	}{
+		{last: "How do I restore a backup?"},
+		{last: "What is the weather in Paris today?"},
+		{last: "hi! how do i restore a backup? thanks"},
+		{last: "and how long does it take?", previous: []string{"How do I restore a backup?"}},
+		{last: "and on the arm64 build?", previous: []string{"What does Lanternfish run on?", "What about memory?"}},
+		{last: "whats your phone number?"},
+		{last: "Who founded Lanternfish?"},
+		{last: "write me a poem about backups"},
+		{last: "What does error LF-4002 mean?"},
+	} {
+		var prev, before string
+		args := []string{"index", "query", "--index", snap, "--json"}
+		for i, p := range tc.previous {
+			args = append(args, "--previous", p)
+			if i == len(tc.previous)-1 {
+				prev = p
+			} else {
+				before = p
+			}
+		}
+		code, out, errOut := runCLI(t, append(args, tc.last)...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d\n%s", tc.last, code, errOut)
+		}
+		var q queryOut
+		if err := json.Unmarshal([]byte(out), &q); err != nil {
+			t.Fatal(err)
+		}
+		turn, err := pipe.Begin(context.Background(), proxy.TurnRequest{Tenant: index.DefaultTenant, KB: index.DefaultKB,
+			Query: tc.last, Previous: prev, Before: before})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := turn.Plan()
+		turn.Abandon()
+		if string(plan.Decision) != q.Verdict.Decision || math.Abs(plan.Coverage-q.Verdict.CoverageMax) > 1e-9 {
+			t.Errorf("%q after %q: proxy %s (coverage %v), index query %s (coverage %v): %s",
+				tc.last, tc.previous, plan.Decision, plan.Coverage, q.Verdict.Decision, q.Verdict.CoverageMax, q.Verdict.Reason)
 		}
 	}
 }
