@@ -157,6 +157,17 @@ func TestIndexQueryVerdict(t *testing.T) {
 		}
 	})
 
+	t.Run("contact", func(t *testing.T) {
+		// The demo handbook gives no phone number: a gap of the corpus.
+		q := query(t, "whats your phone number?")
+		if q.Verdict.Decision != "refuse" || !q.Verdict.Checks["contact_gap"] || !strings.Contains(q.Verdict.Reason, "no passage holds a phone number") {
+			t.Errorf("decision %s, checks %v, reason %q: want refused as a contact gap", q.Verdict.Decision, q.Verdict.Checks, q.Verdict.Reason)
+		}
+		if q.Verdict.Ask["type"] != "phone" || q.Verdict.Ask["contact"] != true {
+			t.Errorf("ask %v, want a contact question for a phone number", q.Verdict.Ask)
+		}
+	})
+
 	t.Run("followup", func(t *testing.T) {
 		alone := query(t, "and how long does it take?")
 		q := query(t, "--previous", "How do I restore a backup?", "and how long does it take?")

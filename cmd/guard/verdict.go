@@ -121,9 +121,12 @@ func (v queryVerdict) reason() string {
 	var r string
 	switch {
 	case c["contact_hit"]:
-		r = "a contact question: grounded on the passages that hold the contact detail it asks for, first and whatever their relevance"
+		r = "a contact question: grounded on the passages that hold " + v.contactDetail() + ", first and whatever their relevance"
+	case c["contact_gap"] && v.turn.Ask.Type != "":
+		r = "a contact question, and no passage holds " + v.contactDetail() + ": refused as a gap of the corpus, naming the closest topics"
 	case c["contact_gap"]:
-		r = "a contact question no passage answers: refused as a gap of the corpus, naming the closest topics"
+		r = fmt.Sprintf("a contact question below bail-out (max %s < bail_out_below %.2f), and no passage holds %s: refused as a gap of the corpus, naming the closest topics, never general knowledge",
+			mx, cfg.BailOutBelow, v.contactDetail())
 	case c["task"]:
 		r = "a request to make something, not a question about the service: handled as off-topic; " + offTopic
 	case c["sufficient"]:
@@ -158,6 +161,24 @@ func (v queryVerdict) reason() string {
 			v.turn.Ask.General, cfg.GeneralAbove, v.lower) + r
 	}
 	return r
+}
+
+// contactDetail names the contact detail a contact question asks for.
+func (v queryVerdict) contactDetail() string {
+	switch t := v.turn.Ask.Type; t { // a contact question asks for one of these or for none
+	case "":
+		return "a way to reach the service (a phone number, an email address or a street address)"
+	case "hours":
+		return "the opening hours"
+	case "email":
+		return "an email address"
+	case "address":
+		return "a street address"
+	case "phone":
+		return "a phone number"
+	default:
+		return "the contact detail asked for (" + t + ")"
+	}
 }
 
 // notOnTopic says why a question below bail-out was not taken to be on
