@@ -63,7 +63,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 const indexUsage = `usage:
   guard index build [--config F] (--corpus PATH [--corpus PATH]... | --demo) [--memory F.jsonl...] [--tenant T --kb K] [--strict|--skip-bad] --out DIR
   guard index add   [--config F] --index DIR [--corpus PATH]... [--memory F.jsonl...] [--delete ID...] [--tenant T --kb K] [--strict|--skip-bad] [-v] --out NEWDIR
-  guard index query [--config F] [--index DIR] [--tenant T --kb K] [--k N] [--json] "question"
+  guard index query [--config F] [--index DIR] [--tenant T --kb K] [--previous MSG]... [--k N] [--json] "question"
   guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]
   guard index calibrate [--config F] --index DIR [--questions N] [--write] [--json]
   guard index chunks --index DIR [--tenant T --kb K] [--doc ID] [--text | --json]
@@ -482,9 +482,22 @@ func fmtQuantiles(v []float64) string {
 	return strings.Join(parts, " ")
 }
 
+const queryUsage = `usage: guard index query [--config F] [--index DIR] [--tenant T --kb K] [--previous MSG]... [--k N] [--json] "question"
+       guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]
+
+Reads the question as the proxy reads a chat's last user message (greetings
+and courtesies trimmed; with --previous, the user messages before it, oldest
+first, so a follow-up is read with them), retrieves, and prints the gate's
+verdict under the config's gate section (built-in defaults without --config)
+before the ranked candidates: decision, reason, coverage max against the
+thresholds, the general-question rule, the on-topic rule, and per candidate
+its relevance as the thresholds compare it, its answerability and whether
+the local planner keeps it. The remote planner is never called. --k changes
+the list the gate sees. With --queries it writes a TREC run and no verdict.`
+
 func runIndexQuery(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("index query", flag.ContinueOnError)
-	synopsis(fs, `guard index query [--config F] [--index DIR] [--tenant T --kb K] [--k N] [--json] "question"`, "guard index query [--index DIR] --queries F.jsonl --run OUT [--tag TAG] [--k N]")
+	fs.Usage = func() { fmt.Fprintln(fs.Output(), queryUsage); fs.PrintDefaults() }
 	cfgPath := fs.String("config", "", "config file (default: built-in defaults)")
 	dir := fs.String("index", "", "snapshot dir (default: the embedded demo corpus, built into a temp dir)")
 	tenant := fs.String("tenant", index.DefaultTenant, "tenant")
@@ -494,6 +507,8 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	queries := fs.String("queries", "", `queries JSONL, one {"id","text"} per line ("_id" as in BEIR also accepted): write a TREC run`)
 	run := fs.String("run", "", "TREC run output file (with --queries)")
 	tag := fs.String("tag", "guard", "TREC run tag")
+	var previous multiFlag
+	fs.Var(&previous, "previous", "an earlier user message of the chat (up to 2, oldest first): the question may follow up on it")
 	verbose := fs.Bool("v", false, "log progress")
 	policy := addBadFlags(fs)
 	pos, err := parseInterspersed(fs, args) // flags after the question too
@@ -513,6 +528,10 @@ func runIndexQuery(ctx context.Context, args []string) error {
 		return usageErrorf(fs, "--queries needs --run (the TREC run file to write)")
 	case *queries == "" && q == "":
 		return usageErrorf(fs, `a question is required: guard index query [flags] "question"`)
+	case *queries != "" && len(previous) > 0:
+		return usageErrorf(fs, "--previous goes with a question, not --queries")
+	case len(previous) > 2:
+		return usageErrorf(fs, "--previous: at most 2 (the proxy reads a turn with the two user messages before it), got %d", len(previous))
 	}
 	cfg, err := loadIndexSections(*cfgPath)
 	if err != nil {
@@ -563,19 +582,32 @@ func runIndexQuery(ctx context.Context, args []string) error {
 		}
 		return bad.finish(*queries)
 	}
+	var prev, before string // the user messages before the question, as a chat's
+	if n := len(previous); n > 0 {
+		prev = previous[n-1]
+		if n > 1 {
+			before = previous[n-2]
+		}
+	}
+	rq := gatefeed.TurnQuery(*tenant, *kb, q, prev, before)
 	start := time.Now()
-	res, err := eng.Retrieve(ctx, retrieve.Query{Tenant: *tenant, KB: *kb, Text: q})
+	res, err := eng.Retrieve(ctx, rq)
 	if err != nil {
 		return err
 	}
 	took := time.Since(start)
-	answer := answerability(q, res)
+	source := "built-in defaults"
+	if *cfgPath != "" {
+		source = "gate section of " + *cfgPath
+	}
+	v := decideQuery(cfg.Gate, source, q, len(previous), rq, res)
 	if *asJSON {
 		enc := json.NewEncoder(cliOut)
 		enc.SetIndent("", "  ")
-		return enc.Encode(queryJSON(q, *tenant, *kb, took, res, answer))
+		return enc.Encode(queryJSON(q, *tenant, *kb, took, res, v))
 	}
-	printResult(cliOut, res, took, answer)
+	printVerdict(cliOut, v)
+	printResult(cliOut, res, took, v)
 	return nil
 }
 
@@ -595,21 +627,9 @@ func checkPartition(snap *index.Snapshot, dir, tenant, kb string) error {
 	return fmt.Errorf("snapshot %s has no partition tenant %q, kb %q; it has: %s", dir, tenant, kb, strings.Join(have, "; "))
 }
 
-// answerability is each candidate's calibrated relevance as the gate sees
-// it: the shipped answerability model's probability that it answers q.
-func answerability(q string, res retrieve.Result) []float64 {
-	cands := gatefeed.Candidates(res.Candidates)
-	gate.DefaultAnswerModel().Assess(gatefeed.Question(q, res), cands)
-	out := make([]float64, len(cands))
-	for i, c := range cands {
-		out[i] = c.Answer
-	}
-	return out
-}
-
 // queryJSON is the --json shape of guard index query: snake_case keys,
-// one object per ranked note.
-func queryJSON(q, tenant, kb string, took time.Duration, res retrieve.Result, answer []float64) any {
+// one object per ranked note, and the gate's verdict.
+func queryJSON(q, tenant, kb string, took time.Duration, res retrieve.Result, v queryVerdict) any {
 	type note struct {
 		Rank    int      `json:"rank"`
 		ID      string   `json:"id"`
@@ -620,19 +640,26 @@ func queryJSON(q, tenant, kb string, took time.Duration, res retrieve.Result, an
 		URL     string   `json:"url"`
 		Score   float64  `json:"score"`
 		Rerank  float64  `json:"rerank"`
-		Answer  float64  `json:"answer"` // calibrated relevance: P(the passage answers the question)
+		Answer  float64  `json:"answer"` // answerability: P(the passage answers the question)
 		Lanes   []string `json:"lanes"`
 		Forced  bool     `json:"forced"`
 		Text    string   `json:"text"`
+		// Relevance is the score the gate's thresholds compare
+		// (gate.relevance, lowered by the general rule when it applied);
+		// Kept: the local planner keeps it as a note.
+		Relevance float64 `json:"relevance"`
+		Kept      bool    `json:"kept"`
 	}
 	type memo struct {
 		Text  string   `json:"text"`
 		Refs  []string `json:"refs"`
 		Score float64  `json:"score"`
 	}
+	answer := v.answers()
 	notes := make([]note, len(res.Candidates))
 	for i, c := range res.Candidates {
-		notes[i] = note{i + 1, c.ID, c.DocID, c.Title, c.Kind, c.Address, c.URL, c.Score, c.Rerank, answer[i], c.Lanes, c.Forced, c.Text}
+		notes[i] = note{i + 1, c.ID, c.DocID, c.Title, c.Kind, c.Address, c.URL, c.Score, c.Rerank, answer[i], c.Lanes, c.Forced, c.Text,
+			v.relevance[i], v.kept[i]}
 	}
 	memory := make([]memo, len(res.Memory))
 	for i, m := range res.Memory {
@@ -643,14 +670,20 @@ func queryJSON(q, tenant, kb string, took time.Duration, res retrieve.Result, an
 		degraded = []string{}
 	}
 	return map[string]any{"query": q, "tenant": tenant, "kb": kb, "took_ms": float64(took.Microseconds()) / 1000,
-		"notes": notes, "memory": memory, "rerank_active": res.RerankActive, "short_circuit": res.ShortCircuit, "degraded": degraded}
+		"notes": notes, "memory": memory, "rerank_active": res.RerankActive, "short_circuit": res.ShortCircuit, "degraded": degraded,
+		"verdict": verdictJSON(v)}
 }
 
-func printResult(w io.Writer, res retrieve.Result, took time.Duration, answer []float64) {
-	fmt.Fprintf(w, "%-4s %-28s %-18s %-8s %6s %6s %6s  %-22s %s\n", "rank", "id", "address", "kind", "score", "rerank", "answer", "lanes", "forced")
+func printResult(w io.Writer, res retrieve.Result, took time.Duration, v queryVerdict) {
+	answer := v.answers()
+	fmt.Fprintf(w, "%-4s %-28s %-18s %-8s %6s %6s %6s %6s %-4s  %-22s %s\n", "rank", "id", "address", "kind", "score", "rerank", "relev", "answer", "kept", "lanes", "forced")
 	for i, c := range res.Candidates {
-		fmt.Fprintf(w, "%-4d %-28s %-18s %-8s %6.3f %6.3f %6.3f  %-22s %v\n", i+1, clip(c.ID, 28), clip(c.Address, 18), clip(c.Kind, 8),
-			c.Score, c.Rerank, answer[i], strings.Join(c.Lanes, ","), c.Forced)
+		kept := "-"
+		if v.kept[i] {
+			kept = "yes"
+		}
+		fmt.Fprintf(w, "%-4d %-28s %-18s %-8s %6.3f %6.3f %6.3f %6.3f %-4s  %-22s %v\n", i+1, clip(c.ID, 28), clip(c.Address, 18), clip(c.Kind, 8),
+			c.Score, c.Rerank, v.relevance[i], answer[i], kept, strings.Join(c.Lanes, ","), c.Forced)
 	}
 	for _, m := range res.Memory {
 		fmt.Fprintf(w, "memory note (%.3f, refs %v): %s\n", m.Score, m.Refs, clip(m.Text, 100))

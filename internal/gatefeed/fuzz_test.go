@@ -12,35 +12,46 @@ import (
 	"github.com/answer-guard/guard/retrieve"
 )
 
-// FuzzTurnGate runs a turn's question through retrieval and the gate in
-// the order the proxy's Begin does (retrieve with the ask's extra text,
-// these adapters, both models with the corpus calibration, Decide, the
-// local planner, the refusal or the prompt), over the demo corpus with the
-// default configuration: the gate then sees real semantic features, which
-// gate's own FuzzGateTurn (a lexical pool) does not. Not run: Begin's
-// passage-terms cache (termcache imports this package; the models compute
-// the same terms per turn without it), its primary-kind rule (the demo
-// holds its primary kind) and the remote planner. No panic; the outline
-// indexes the survivors.
-func FuzzTurnGate(f *testing.F) {
-	for _, q := range []string{"How do I restore a backup?", "What does error LF-4002 mean?", "whats your phone number?",
-		"what time do you close on sundays?", "How can I contact you", "explain hb 5.3", "İİ \xff LF-4002 \u212a", ""} {
-		f.Add(q)
-	}
+// testEngine builds a snapshot with build, the index's default
+// configuration, in a temporary folder, and returns a retrieval engine
+// over it with retrieve's (closed when tb ends).
+func testEngine(tb testing.TB, build func(ctx context.Context, ic index.Config, dir string) (index.Manifest, error)) *retrieve.Engine {
+	tb.Helper()
 	ic := index.DefaultConfig()
-	dir := filepath.Join(f.TempDir(), "demo")
-	if _, err := index.BuildDemo(context.Background(), ic, dir, zap.NewNop()); err != nil {
-		f.Fatal(err)
+	dir := filepath.Join(tb.TempDir(), "snap")
+	if _, err := build(context.Background(), ic, dir); err != nil {
+		tb.Fatal(err)
 	}
 	s, err := index.Load(dir)
 	if err != nil {
-		f.Fatal(err)
+		tb.Fatal(err)
 	}
 	e, err := retrieve.New(retrieve.DefaultConfig(), ic, s, zap.NewNop())
 	if err != nil {
-		f.Fatal(err)
+		s.Close()
+		tb.Fatal(err)
 	}
-	f.Cleanup(e.Close)
+	tb.Cleanup(e.Close)
+	return e
+}
+
+// FuzzTurnGate runs a turn's question through retrieval and the gate in
+// the order the proxy's Begin does (TurnQuery, retrieve, TurnGate: these
+// adapters, both models with the corpus calibration, the primary-kind
+// rule and Decide; the local planner, the refusal or the prompt), over
+// the demo corpus with the default configuration: the gate then sees real
+// semantic features, which gate's own FuzzGateTurn (a lexical pool) does
+// not. Not run: Begin's passage-terms cache (termcache imports this
+// package; the models compute the same terms per turn without it) and the
+// remote planner. No panic; the outline indexes the survivors.
+func FuzzTurnGate(f *testing.F) {
+	for _, q := range []string{"How do I restore a backup?", "What does error LF-4002 mean?", "whats your phone number?",
+		"what time do you close on sundays?", "How can I contact you", "explain hb 5.3", "hi! how do i restore a backup? thanks", "İİ \xff LF-4002 \u212a", ""} {
+		f.Add(q)
+	}
+	e := testEngine(f, func(ctx context.Context, ic index.Config, dir string) (index.Manifest, error) {
+		return index.BuildDemo(ctx, ic, dir, zap.NewNop())
+	})
 	cfg := gate.DefaultConfig()
 	cfg.CorpusCalibration = true
 	pcfg := cfg
@@ -48,17 +59,14 @@ func FuzzTurnGate(f *testing.F) {
 	am, rm := gate.DefaultAnswerModel(), gate.DefaultRelevanceModel()
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, text string) {
-		res, err := e.Retrieve(ctx, retrieve.Query{Tenant: index.DefaultTenant, KB: index.DefaultKB, Text: text, Also: gate.AskOf(text).Also()})
+		rq := TurnQuery(index.DefaultTenant, index.DefaultKB, text, "", "")
+		res, err := e.Retrieve(ctx, rq)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cands := Candidates(res.Candidates)
-		q := Question(text, res)
-		am.Assess(q, cands)
-		rm.Rate(cands, gate.OneTopic(cfg, cands))
-		gate.Recalibrate(Calibration(res.Calibration), cands)
-		o := gate.Decide(cfg, cands, res.RerankActive, q.Ask())
-		outline := gate.LocalOutline(cfg, o)
+		turn := TurnGate(cfg, am, rm, rq, res, Candidates(res.Candidates))
+		o := turn.Outcome
+		outline := gate.LocalOutline(turn.Config, o)
 		for _, i := range outline {
 			if i < 0 || i >= len(o.Survivors) {
 				t.Fatalf("outline %v over %d survivors", outline, len(o.Survivors))
@@ -66,7 +74,7 @@ func FuzzTurnGate(f *testing.F) {
 		}
 		o = gate.ApplyOutline(o, outline)
 		if o.Decision == gate.Refuse {
-			gate.RefusalMessage(cfg, o)
+			gate.RefusalMessage(turn.Config, o)
 		} else {
 			gate.SystemPrompt(pcfg, o, nil)
 		}

@@ -73,3 +73,42 @@ func TurnQuestion(q retrieve.Query, res retrieve.Result) (string, gate.Question)
 	}
 	return question, gq
 }
+
+// Turn is the coverage gate's reading of one retrieved turn, before the
+// synthesis planner.
+type Turn struct {
+	// Question is the text the gate read (TurnQuestion); Ask what it asks.
+	Question string
+	Ask      gate.Ask
+	// Cands are the rated candidates (Answer, Relevance, TypeHit set), in
+	// retrieve's order.
+	Cands []gate.Candidate
+	// Config is the gate configuration the turn was decided with: cfg, with
+	// primary_kind cleared when the partition holds no chunk of that kind.
+	Config gate.Config
+	// Outcome is Decide's; the planner (gate.LocalOutline or a remote one,
+	// then gate.ApplyOutline) has not run.
+	Outcome gate.Outcome
+}
+
+// TurnGate decides a turn retrieved with TurnQuery(...) as q, in the
+// proxy's order: the question as TurnQuestion reads it, the answerability
+// model am (Assess) and the relevance model rm (Rate) over cands, the
+// partition's calibration when cfg.CorpusCalibration, the primary-kind
+// rule, then gate.Decide. cands are gatefeed.Candidates(res.Candidates)
+// (a caller may fill their Terms first); TurnGate rates them in place.
+func TurnGate(cfg gate.Config, am, rm gate.AnswerModel, q retrieve.Query, res retrieve.Result, cands []gate.Candidate) Turn {
+	question, gq := TurnQuestion(q, res)
+	am.Assess(gq, cands)
+	rm.Rate(cands, gate.OneTopic(cfg, cands))
+	if cfg.CorpusCalibration {
+		gate.Recalibrate(Calibration(res.Calibration), cands)
+	}
+	// A partition without the primary kind counts every survivor towards
+	// sufficiency, so a corpus that never sets kind is not penalised.
+	if cfg.PrimaryKind != "" && res.HasKind != nil && !res.HasKind(cfg.PrimaryKind) {
+		cfg.PrimaryKind = ""
+	}
+	ask := gq.Ask()
+	return Turn{Question: question, Ask: ask, Cands: cands, Config: cfg, Outcome: gate.Decide(cfg, cands, res.RerankActive, ask)}
+}
