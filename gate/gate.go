@@ -101,6 +101,10 @@ type Outcome struct {
 	Checks map[string]bool
 	// Floored counts the candidates dropped by the prefloor.
 	Floored int
+	// Lowered is how far the general-question rule lowered every
+	// candidate's relevance, in logit (Config.GeneralAbove); 0 when it did
+	// not apply. Compared gives a candidate's relevance as compared.
+	Lowered float64
 	// Survivors are the candidates behind Notes, in the same order.
 	Survivors []Candidate
 	// Closest names the topics of the best surviving passages (their
@@ -114,6 +118,13 @@ type Outcome struct {
 func (o Outcome) Caveat() bool { return o.Checks["caveat"] }
 
 // relevance is the score the thresholds are compared against.
+// Compared is c's relevance as Decide compares it with the thresholds:
+// the score cfg.Relevance names, lowered by lower in logit (the
+// outcome's Lowered).
+func Compared(cfg Config, c Candidate, rerankActive bool, lower float64) float64 {
+	return lowered(relevance(cfg, c, rerankActive), lower)
+}
+
 func relevance(cfg Config, c Candidate, rerankActive bool) float64 {
 	switch {
 	case cfg.Relevance == RelevanceModel:
@@ -169,7 +180,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 			if contactHit && hit != (pass == 0) {
 				continue
 			}
-			r := lowered(relevance(cfg, c, rerankActive), lower)
+			r := Compared(cfg, c, rerankActive, lower)
 			if !hit && !c.Forced && !(r >= floor) { // NaN is below every floor
 				o.Floored++
 				continue
@@ -213,6 +224,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	o.Checks["caveat"] = caveat
 	o.Checks["on_topic"] = onTopic
 	o.Checks["general"] = general
+	o.Lowered = lower
 	o.Checks["off_topic"] = bailOut && !goodEnough && !onTopic && !contactGap && !contactHit && cfg.OffTopic == OffTopicRefuse
 	if ask.Contact {
 		o.Checks["contact"] = true
