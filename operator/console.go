@@ -238,16 +238,9 @@ func (tl *turnLog) detail(e *turnEntry) turnDetail {
 		}
 		d.Outline = append(d.Outline, e.cands[j].id)
 	}
+	gcands := e.candidates()
 	for i, c := range e.cands {
-		rel := c.score
-		switch {
-		case cfg.Relevance == gate.RelevanceModel:
-			rel = c.relevance
-		case cfg.Relevance == gate.RelevanceAnswerability:
-			rel = c.answer
-		case e.rerankActive:
-			rel = c.rerank
-		}
+		rel := gate.Compared(cfg, gcands[i], e.rerankActive, o.Lowered) // as the logged decision compared it
 		lanes := c.lanes
 		if lanes == nil {
 			lanes = []string{}

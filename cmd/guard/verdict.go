@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/answer-guard/guard/gate"
@@ -40,9 +39,7 @@ func decideQuery(cfg gate.Config, source, raw string, previous int, rq retrieve.
 	v := queryVerdict{raw: raw, previous: previous, rq: rq, turn: turn, rerank: res.RerankActive,
 		remote: cfg.Planner.Mode == "remote", source: source}
 	v.out = gate.ApplyOutline(turn.Outcome, gate.LocalOutline(turn.Config, turn.Outcome))
-	if v.out.Checks["general"] {
-		v.lower = turn.Config.GeneralWeight * (turn.Ask.General - turn.Config.GeneralAbove)
-	}
+	v.lower = turn.Outcome.Lowered
 	kept := make(map[string]bool, len(v.out.Survivors))
 	for _, c := range v.out.Survivors {
 		kept[c.ID] = true
@@ -50,30 +47,10 @@ func decideQuery(cfg gate.Config, source, raw string, previous int, rq retrieve.
 	v.relevance = make([]float64, len(turn.Cands))
 	v.kept = make([]bool, len(turn.Cands))
 	for i, c := range turn.Cands {
-		v.relevance[i] = gateRelevance(turn.Config, c, v.rerank, v.lower)
+		v.relevance[i] = gate.Compared(turn.Config, c, v.rerank, v.lower)
 		v.kept[i] = kept[c.ID]
 	}
 	return v
-}
-
-// gateRelevance is c's relevance as gate.Decide compares it with the
-// thresholds: the score gate.relevance names, lowered by lower in logit
-// (the general rule; r read in [1e-6, 1-1e-6] as the gate does).
-func gateRelevance(cfg gate.Config, c gate.Candidate, rerank bool, lower float64) float64 {
-	r := c.Score
-	switch {
-	case cfg.Relevance == gate.RelevanceModel:
-		r = c.Relevance
-	case cfg.Relevance == gate.RelevanceAnswerability:
-		r = c.Answer
-	case rerank:
-		r = c.Rerank
-	}
-	if lower == 0 || math.IsNaN(r) {
-		return r
-	}
-	r = min(max(r, 1e-6), 1-1e-6)
-	return 1 / (1 + math.Exp(math.Log(1-r)-math.Log(r)+lower))
 }
 
 // answers are the candidates' answerability, in retrieve's order.
