@@ -124,22 +124,9 @@ func (p *guardPipe) Begin(ctx context.Context, req TurnRequest) (Turn, error) {
 	t.degraded = append(t.degraded, res.Degraded...)
 	cands := gatefeed.Candidates(res.Candidates)
 	p.terms.Fill(cands)
-	question, q := gatefeed.TurnQuestion(rq, res)
-	p.answer.Assess(q, cands)
-	p.relevance.Rate(cands, gate.OneTopic(p.gate, cands))
-	if p.gate.CorpusCalibration {
-		gate.Recalibrate(gatefeed.Calibration(res.Calibration), cands)
-	}
-	// A partition without the primary kind counts every survivor towards
-	// sufficiency, so a corpus that never sets kind is not penalised.
-	gcfg := &p.gate
-	if gcfg.PrimaryKind != "" && res.HasKind != nil && !res.HasKind(gcfg.PrimaryKind) {
-		c := p.gate
-		c.PrimaryKind = ""
-		gcfg = &c
-	}
-	ask := q.Ask()
-	t.out = gate.Decide(*gcfg, cands, res.RerankActive, ask)
+	turn := gatefeed.TurnGate(p.gate, p.answer, p.relevance, rq, res, cands)
+	question, ask, gcfg := turn.Question, turn.Ask, &turn.Config
+	t.out = turn.Outcome
 	cpustage.Planner.Enter()
 	outline := p.outline(ctx, question, t.out, t.addDegraded)
 	cpustage.Gate.Enter()
