@@ -92,8 +92,9 @@ type Config struct {
 	// nearest of a set of general-knowledge questions less that to its 3
 	// nearest of a set of customers' questions to a service, both sets
 	// embedded in the binary) above general_above lowers every passage's
-	// relevance by general_weight x (score - general_above) in logit, and
-	// such a question is never refused as on-topic by on_topic_sim. Only
+	// relevance by general_weight x (score - general_above) in logit; such
+	// a question is never refused as on-topic by on_topic_sim, and in the
+	// between band it goes per off_topic as below bail_out_below. Only
 	// on a partition that keeps to one topic (on_topic_coherence; an
 	// encyclopedia's questions all read as general knowledge) and never
 	// for a contact question. general_weight 0 switches it off (the

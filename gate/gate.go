@@ -203,6 +203,9 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 		o.Checks["task"] = true
 	}
 	between := !goodEnough && !bailOut
+	if general && between { // middling evidence for a general question: per off_topic, as below bail-out
+		bailOut, between = true, false
+	}
 	caveat := between && cfg.Between == BetweenGround
 	onTopic := bailOut && !goodEnough && !ask.Task && !general && cfg.OnTopicSim > 0 && bestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
 	// contactGap: a contact question the corpus cannot answer (no passage

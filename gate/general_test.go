@@ -32,6 +32,8 @@ func TestGeneralQuestion(t *testing.T) {
 		{"general, saturated relevance lowered too", 1, 0.6, Ask{General: 0.6}, 32, Fallback, true},
 		{"general but strong evidence: still grounded", 0.9999, 0.6, Ask{General: 0.2}, 32, Ground, true},
 		{"below bail-out: general knowledge, not refused as on-topic", 0.10, 0.6, Ask{General: 0.2}, 32, Fallback, true},
+		{"between band after lowering: general knowledge, not refused", 0.6, 0.6, Ask{General: 0.16}, 32, Fallback, true},
+		{"between band, not general: refused", 0.5, 0.6, Ask{General: 0.1}, 32, Refuse, false},
 		{"at the threshold: not general", 0.56, 0.6, Ask{General: 0.15}, 32, Ground, false},
 		{"below bail-out, not general: refused as on-topic", 0.10, 0.6, Ask{General: 0.05}, 32, Refuse, false},
 		{"mixed archive: relevance kept", 0.56, 0.35, Ask{General: 0.3}, 32, Ground, false},

@@ -22,7 +22,8 @@ import (
 
 // scripted is a fixed set of demo-corpus questions whose decisions span
 // ground, refuse (coverage between bail_out_below and good_enough_max) and
-// fallback (coverage below bail_out_below) with the default thresholds.
+// fallback (coverage below bail_out_below, a general-knowledge question
+// and one that is not) with the default thresholds.
 var scripted = []string{
 	"What does error LF-4002 mean?",
 	"What languages does the editor support?",
@@ -34,6 +35,7 @@ var scripted = []string{
 	"What is the refund policy?",
 	"Can I print a page?",
 	"How do I rename a space?",
+	"Do you sell garden furniture?", // below bail-out and not a general-knowledge question (gate.general_above)
 }
 
 // asked is what the client saw of one turn (its guard object).
@@ -184,6 +186,7 @@ func TestWhatIfExact(t *testing.T) {
 		t.Fatalf("turn log holds %d turns, want %d", tb.Total, len(scripted))
 	}
 	byQ := map[string]uint64{}
+	generalQ := map[string]bool{} // the general-question rule applied (gate.general_above)
 	seenQ := map[string]asked{}
 	for _, a := range seen {
 		seenQ[a.q] = a
@@ -194,6 +197,15 @@ func TestWhatIfExact(t *testing.T) {
 			t.Errorf("logged turn %d = (%q %s %v), the client saw (%q %s %v)", row.ID, row.Question, row.Decision, row.Coverage.Max, want.q, want.decision, want.max)
 		}
 		byQ[row.Question] = row.ID
+		var one struct {
+			Turn struct {
+				Checks map[string]bool `json:"checks"`
+			} `json:"turn"`
+		}
+		if code := operator(t, "GET", fmt.Sprintf("%s/v1/guard/turns?id=%d", root, row.ID), "", "", &one); code != 200 {
+			t.Fatalf("GET turn %d: %d", row.ID, code)
+		}
+		generalQ[row.Question] = one.Turn.Checks["general"]
 	}
 
 	var same whatIfBody
@@ -220,8 +232,8 @@ func TestWhatIfExact(t *testing.T) {
 		{"bail_out_below up", "", nil},
 		{"good_enough_max and sufficient_max up", "", nil}, // set below, from the coverage seen
 		{"bail_out_below down", fmt.Sprintf(`{"gate":{"bail_out_below":0},"examples":100}`), func(a asked) string {
-			if a.decision == "fallback" {
-				return "refuse" // nothing is below 0 any more
+			if a.decision == "fallback" && !generalQ[a.q] {
+				return "refuse" // nothing is below 0 any more (a general question goes per off_topic in the between band too)
 			}
 			return a.decision
 		}},
@@ -262,8 +274,11 @@ func TestWhatIfExact(t *testing.T) {
 	// is kept as on-topic by the encoder's cosine).
 	cases[0].body = fmt.Sprintf(`{"gate":{"bail_out_below":%v,"on_topic_sim":0},"examples":100}`, cut)
 	cases[0].next = func(a asked) string {
-		if a.decision == "refuse" && a.max < cut {
+		switch {
+		case a.decision == "refuse" && a.max < cut:
 			return "fallback"
+		case a.decision == "fallback" && a.max >= cut && !generalQ[a.q]:
+			return "refuse" // bail_out_below moved below it: the between band, refused
 		}
 		return a.decision
 	}
