@@ -408,8 +408,8 @@ type mdLine struct {
 	// "]("): searching forward from each '[' made it quadratic (32,000 '['
 	// took 0.45 s of CPU).
 	brackets, parens []mdOpen
-	// next is the index in brackets of the first '[' after the last one
-	// looked up: mdInline tries them left to right.
+	// next is the index in brackets of the last '[' looked up (or of the
+	// first after it): mdInline tries them left to right.
 	next int
 }
 
