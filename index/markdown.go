@@ -1,8 +1,11 @@
 package index
 
 import (
+	"cmp"
 	"html"
+	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -23,6 +26,8 @@ import (
 //     what a citation links to; a destination in the text is noise to the
 //     lanes and the verifier); a bare autolink "<https://...>" keeps its URL.
 //     An image keeps its alt text. Link reference definitions are dropped.
+//     Links and images nest at most maxLinkDepth (32) deep; a deeper one is
+//     read as text.
 //   - HTML comments and raw HTML tags are dropped (the text between tags is
 //     kept); the entities &amp; &lt; &gt; &quot; &apos; &nbsp; and numeric
 //     ones are decoded.
@@ -377,10 +382,42 @@ var (
 	maxEntity = len("&#1234567;")
 )
 
+// maxLinkDepth is how deeply links and images may nest in one another's
+// text ("[![alt](img)](url)" is 2 deep): a '[' deeper than this is read as
+// text, so a line of nested links costs at most maxLinkDepth passes over
+// its text (4,700 links nested in 32 KB took 0.5 s and 290 MB).
+const maxLinkDepth = 32
+
 // mdInline makes one line of Markdown plain: code spans kept as written,
 // links and images reduced to their text, raw HTML tags dropped, emphasis
 // markers and backslash escapes removed, a few entities decoded.
 func mdInline(s string) string {
+	l := mdLine{s: s}
+	return l.inline(s, 0, 0)
+}
+
+// mdLine is one line mdInline reads. Its inline method reads s, the line's
+// text from byte off on (all of it, or a link's text at depth depth), as
+// mdInline reads a line.
+type mdLine struct {
+	s string
+	// brackets lists every '[' of s (escaped ones apart) and parens every
+	// '(', in order, each with the index of the ']' or ')' that closes it.
+	// Made in one pass the first time a link is tried (nil until then), so
+	// a line of brackets costs linear time (and a binary search for each
+	// "]("): searching forward from each '[' made it quadratic (32,000 '['
+	// took 0.45 s of CPU).
+	brackets, parens []mdOpen
+	// next is the index in brackets of the last '[' looked up (or of the
+	// first after it): mdInline tries them left to right.
+	next int
+}
+
+// mdOpen is the '[' or '(' at index at of a line and the index of the ']'
+// or ')' that closes it, -1 for none.
+type mdOpen struct{ at, close int32 }
+
+func (l *mdLine) inline(s string, off, depth int) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
@@ -401,14 +438,14 @@ func mdInline(s string) string {
 			i += n
 			continue
 		case c == '!' && i+1 < len(s) && s[i+1] == '[':
-			if text, end, ok := mdLink(s, i+1); ok {
-				b.WriteString(mdInline(text))
+			if j, end, ok := l.link(s, off, i+1, depth); ok {
+				b.WriteString(l.inline(s[i+2:j], off+i+2, depth+1))
 				i = end
 				continue
 			}
 		case c == '[':
-			if text, end, ok := mdLink(s, i); ok {
-				b.WriteString(mdInline(text))
+			if j, end, ok := l.link(s, off, i, depth); ok {
+				b.WriteString(l.inline(s[i+1:j], off+i+1, depth+1))
 				i = end
 				continue
 			}
@@ -493,49 +530,117 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 func isPunct(c byte) bool { return strings.IndexByte("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", c) >= 0 }
 
-// mdLink parses "[text](dest)", "[text][ref]" or "[text][]" starting at the
-// '[' at s[i]: the text, the index after the link, and ok. A bracket that
-// is not followed by a destination or a reference is not a link.
-func mdLink(s string, i int) (string, int, bool) {
-	depth := 0
-	j := i
-	for ; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-			continue
-		case '[':
-			depth++
-		case ']':
-			depth--
-		}
-		if depth == 0 {
-			break
-		}
+// link reads "[text](dest)", "[text][ref]" or "[text][]" at the '[' at
+// s[i], s being the line's text from byte off at depth depth (see inline):
+// the index of the text's closing ']', the index after the link, and ok. A
+// bracket that is not followed by a destination or a reference, or is more
+// than maxLinkDepth deep, or is on a line of 2 GB or more, is not a link.
+//
+// The ']' is the one that balances the '[' (escaped brackets not counted),
+// the ')' the one that balances the '(' (escapes not heeded): see
+// mdLine. It is read from a pass over the whole line, which agrees with a
+// search from s[i] because mdInline never tries a '[' escaped by an odd run
+// of backslashes (it reads such a run two by two, and so does the pass).
+func (l *mdLine) link(s string, off, i, depth int) (int, int, bool) {
+	if depth >= maxLinkDepth || len(l.s) > math.MaxInt32 {
+		return 0, 0, false
 	}
-	if j >= len(s) || depth != 0 {
-		return "", 0, false
+	j := l.closing(off+i) - off
+	if j <= i || j >= len(s) {
+		return 0, 0, false
 	}
-	text := s[i+1 : j]
 	if j+1 < len(s) && s[j+1] == '(' {
-		depth := 0
-		for k := j + 1; k < len(s); k++ {
-			switch s[k] {
-			case '(':
-				depth++
-			case ')':
-				depth--
-				if depth == 0 {
-					return text, k + 1, true
-				}
-			}
+		if k := l.closing(off+j+1) - off; k > j+1 && k < len(s) {
+			return j, k + 1, true
 		}
-		return "", 0, false
+		return 0, 0, false
 	}
 	if j+1 < len(s) && s[j+1] == '[' {
 		if k := strings.IndexByte(s[j+1:], ']'); k >= 0 {
-			return text, j + 1 + k + 1, true
+			return j, j + 1 + k + 1, true
 		}
 	}
-	return "", 0, false
+	return 0, 0, false
+}
+
+// closing returns the index of the ']' or ')' that closes the '[' or '('
+// at l.s[at], -1 for none.
+func (l *mdLine) closing(at int) int {
+	if l.brackets == nil {
+		l.brackets, l.parens = mdOpens(l.s)
+	}
+	a := int32(at)
+	if l.s[at] == '(' {
+		return closeAt(l.parens, mdSearch(l.parens, a), a)
+	}
+	// mdInline tries brackets left to right: step on from the last one
+	k := l.next
+	if k > 0 && l.brackets[k-1].at >= a {
+		k = mdSearch(l.brackets, a) // not left to right after all
+	}
+	for k < len(l.brackets) && l.brackets[k].at < a {
+		k++
+	}
+	l.next = k
+	return closeAt(l.brackets, k, a)
+}
+
+// mdSearch returns the index in opens of the entry at a, or of the first
+// after it.
+func mdSearch(opens []mdOpen, a int32) int {
+	k, _ := slices.BinarySearchFunc(opens, a, func(o mdOpen, a int32) int { return cmp.Compare(o.at, a) })
+	return k
+}
+
+// closeAt returns the close of opens[k] if that is the entry at a, else -1.
+func closeAt(opens []mdOpen, k int, a int32) int {
+	if k < len(opens) && opens[k].at == a {
+		return int(opens[k].close)
+	}
+	return -1
+}
+
+// mdOpens makes mdLine.brackets and parens for s.
+func mdOpens(s string) (brackets, parens []mdOpen) {
+	nb, np := strings.Count(s, "["), strings.Count(s, "(")
+	both := make([]mdOpen, nb+np) // one allocation for the two
+	brackets, parens = both[:0:nb], both[nb:nb]
+	// The stacks of those still open live in the lists: an open one's close
+	// holds the index in its list of the one open before it (-1 for none),
+	// and bracket and paren that of the innermost.
+	bracket, paren := int32(-1), int32(-1)
+	push := func(list *[]mdOpen, top *int32, j int) {
+		*list = append(*list, mdOpen{int32(j), *top})
+		*top = int32(len(*list) - 1)
+	}
+	pop := func(list []mdOpen, top *int32, j int) {
+		if o := *top; o >= 0 {
+			*top, list[o].close = list[o].close, int32(j)
+		}
+	}
+	escaped := false
+	for j := range len(s) {
+		switch c := s[j]; {
+		case c == '(':
+			push(&parens, &paren, j)
+		case c == ')':
+			pop(parens, &paren, j)
+		case escaped:
+		case c == '\\':
+			escaped = true
+			continue
+		case c == '[':
+			push(&brackets, &bracket, j)
+		case c == ']':
+			pop(brackets, &bracket, j)
+		}
+		escaped = false
+	}
+	for top := bracket; top >= 0; {
+		top, brackets[top].close = brackets[top].close, -1
+	}
+	for top := paren; top >= 0; {
+		top, parens[top].close = parens[top].close, -1
+	}
+	return brackets, parens
 }

@@ -78,7 +78,7 @@ func FuzzMarkdownText(f *testing.F) {
 	for _, s := range []string{
 		"# T\n\n## A\nx **y** [z](http://a) ![i](j) <!-- c --> <b>t</b>\n- a\n| a | b |\n|---|---|\n```\ncode\n```\n",
 		"S\n===\n\nT\n---\n\n> q\n1. x `c` &amp; &#0; \\*", "[a][b] [c](d(e)f) <http://x> ~~s~~ _u_", "|a|b|c|d|e|f|\n|-|-|-|-|-|-|",
-		"```\n", "<!--", "#", "\xff# x", "a\n=",
+		"```\n", "<!--", "#", "\xff# x", "a\n=", "[[a](b)](c) \\[d](e) ![[f][g]](h(i)j) [k][[l] [[[[ ((((",
 	} {
 		f.Add(s)
 	}
