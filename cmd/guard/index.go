@@ -45,13 +45,17 @@ type indexSections struct {
 	Retrieve retrieve.Config
 	Gate     gate.Config
 	Verify   judge.Config // HaluGate's verifier thresholds and LLM judge
+	// Snapshot is pipeline.index: the snapshot serve would load ("" for
+	// the embedded demo corpus).
+	Snapshot string
 }
 
 // loadIndexSections reads the whole config file the way serve does (strict
 // keys, every problem reported) and keeps the index and retrieve sections.
 func loadIndexSections(path string) (indexSections, error) {
 	cfg, err := loadFile(path)
-	s := indexSections{Index: cfg.Stages.Index, Retrieve: cfg.Stages.Retrieve, Gate: cfg.Stages.Gate, Verify: cfg.Stages.Verify}
+	s := indexSections{Index: cfg.Stages.Index, Retrieve: cfg.Stages.Retrieve, Gate: cfg.Stages.Gate, Verify: cfg.Stages.Verify,
+		Snapshot: cfg.Pipeline.Index}
 	return s, err
 }
 
@@ -499,7 +503,7 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("index query", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprintln(fs.Output(), queryUsage); fs.PrintDefaults() }
 	cfgPath := fs.String("config", "", "config file (default: built-in defaults)")
-	dir := fs.String("index", "", "snapshot dir (default: the embedded demo corpus, built into a temp dir)")
+	dir := fs.String("index", "", "snapshot dir (default: --config's pipeline.index, as serve loads it; without one, the embedded demo corpus, built into a temp dir)")
 	tenant := fs.String("tenant", index.DefaultTenant, "tenant")
 	kb := fs.String("kb", index.DefaultKB, "knowledge base")
 	k := fs.Int("k", 0, "keep the top k (default: retrieve.top_k); retrieve.reserves can add more (verse: 2, library: 2 by default, so --k 1 lists 2 on a corpus that never sets kind)")
@@ -543,6 +547,9 @@ func runIndexQuery(ctx context.Context, args []string) error {
 	}
 	log := cliLogger(*verbose)
 	defer log.Sync()
+	if *dir == "" {
+		*dir = cfg.Snapshot // what serve would answer from
+	}
 	if *dir == "" {
 		tmp, err := os.MkdirTemp("", "guard-demo-")
 		if err != nil {

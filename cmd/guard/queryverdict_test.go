@@ -308,3 +308,35 @@ func TestIndexQueryVerdictIsTheProxys(t *testing.T) {
 		}
 	}
 }
+
+// Without --index, guard index query answers from the snapshot --config's
+// pipeline.index names, as serve would, not from the demo corpus.
+func TestIndexQueryConfigSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "faq.jsonl")
+	rows := `{"id":"parking","title":"Parking","text":"Parking in the yard costs £2 an hour, free after 6pm."}
+{"id":"hours","title":"Opening hours","text":"We are open Monday to Friday, 9am to 5pm."}
+`
+	if err := os.WriteFile(corpus, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap := filepath.Join(dir, "snap")
+	if code, out, errOut := runCLI(t, "index", "build", "--corpus", corpus, "--out", snap); code != 0 {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+	}
+	cfg := filepath.Join(dir, "guard.yaml")
+	if err := os.WriteFile(cfg, []byte("pipeline:\n  index: "+snap+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "index", "query", "--config", cfg, "--json", "how much is parking?")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var q queryOut
+	if err := json.Unmarshal([]byte(out), &q); err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Notes) == 0 || !strings.HasPrefix(q.Notes[0].ID, "parking") {
+		t.Errorf("first note %v, want the config's snapshot's parking row", q.Notes)
+	}
+}
