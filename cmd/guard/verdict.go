@@ -117,6 +117,8 @@ func (v queryVerdict) reason() string {
 		sim, _, _ := v.semantic()
 		r = fmt.Sprintf("below bail-out (max %s < bail_out_below %.2f) but on the corpus's topic (best encoder cosine %.3f >= on_topic_sim %.2f): refused naming the closest topics",
 			mx, cfg.BailOutBelow, sim, cfg.OnTopicSim)
+	case c["bail_out"] && c["general"] && o.Coverage.Max >= cfg.BailOutBelow:
+		r = "between band (" + band + ") for a general question: handled as below bail-out; " + offTopic
 	case c["bail_out"]:
 		why := v.notOnTopic()
 		if c["empty"] {
