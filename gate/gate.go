@@ -207,7 +207,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 		bailOut, between = true, false
 	}
 	caveat := between && cfg.Between == BetweenGround
-	onTopic := bailOut && !goodEnough && !ask.Task && !general && cfg.OnTopicSim > 0 && bestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
+	onTopic := bailOut && !goodEnough && !ask.Task && !general && cfg.OnTopicSim > 0 && BestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
 	// contactGap: a contact question the corpus cannot answer (no passage
 	// holds the contact detail asked for, or nothing clears
 	// bail-out): refused as on-topic, never answered from general knowledge
@@ -276,9 +276,9 @@ func lowered(r, d float64) float64 {
 	return 1 / (1 + math.Exp(math.Log(1-r)-math.Log(r)+d))
 }
 
-// bestSim is the sentence encoder's best cosine between the question and
+// BestSim is the sentence encoder's best cosine between the question and
 // a candidate with semantic features (-1 when none has them).
-func bestSim(cands []Candidate) float64 {
+func BestSim(cands []Candidate) float64 {
 	best := -1.0
 	for _, c := range cands {
 		if c.Semantic && c.Sim > best {
@@ -297,15 +297,19 @@ func bestSim(cands []Candidate) float64 {
 // about something else of the same kind. The relevance model's pool
 // scale (AnswerModel.Rate) applies only where it holds.
 func OneTopic(cfg Config, cands []Candidate) bool {
-	if cfg.OnTopicCoherence <= 0 {
-		return true
-	}
+	coh := Coherence(cands)
+	return cfg.OnTopicCoherence <= 0 || coh == 0 || coh >= cfg.OnTopicCoherence
+}
+
+// Coherence is the queried partition's coherence as its candidates with
+// semantic features carry it (0 when none does, or the index keeps none).
+func Coherence(cands []Candidate) float64 {
 	for _, c := range cands {
 		if c.Semantic && c.Coherence != 0 {
-			return c.Coherence >= cfg.OnTopicCoherence
+			return c.Coherence
 		}
 	}
-	return true
+	return 0
 }
 
 // closest names the topics of the best survivors by relevance.

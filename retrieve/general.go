@@ -126,10 +126,8 @@ func (s *semantic) namedTerm(p *index.Partition, q string) string {
 	if !ok {
 		return ""
 	}
-	df := p.Local().DF
 	for _, w := range index.Words(q) {
-		toks := index.Tokenize(w)
-		if len(toks) != 1 || df[toks[0]] == 0 {
+		if !p.KnowsWord(w) {
 			continue
 		}
 		if id, ok := rv.ID(w); ok && id < generalRare {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/answer-guard/guard/gate"
@@ -20,14 +21,10 @@ type queryVerdict struct {
 	turn     gatefeed.Turn
 	out      gate.Outcome // turn.Outcome after the local planner
 	rerank   bool
-	// lower is the general rule's lowering of every relevance, in logit
-	// (0 when the rule did not apply).
-	lower float64
 	// relevance is each candidate's relevance as the thresholds compare
 	// it; kept whether the local planner kept it as a note.
 	relevance []float64
 	kept      []bool
-	remote    bool   // gate.planner.mode is remote in the config
 	source    string // where the gate section came from
 }
 
@@ -36,10 +33,8 @@ type queryVerdict struct {
 // planner.
 func decideQuery(cfg gate.Config, source, raw string, previous int, rq retrieve.Query, res retrieve.Result) queryVerdict {
 	turn := gatefeed.TurnGate(cfg, gate.DefaultAnswerModel(), gate.DefaultRelevanceModel(), rq, res, gatefeed.Candidates(res.Candidates))
-	v := queryVerdict{raw: raw, previous: previous, rq: rq, turn: turn, rerank: res.RerankActive,
-		remote: cfg.Planner.Mode == "remote", source: source}
+	v := queryVerdict{raw: raw, previous: previous, rq: rq, turn: turn, rerank: res.RerankActive, source: source}
 	v.out = gate.ApplyOutline(turn.Outcome, gate.LocalOutline(turn.Config, turn.Outcome))
-	v.lower = turn.Outcome.Lowered
 	kept := make(map[string]bool, len(v.out.Survivors))
 	for _, c := range v.out.Survivors {
 		kept[c.ID] = true
@@ -47,7 +42,7 @@ func decideQuery(cfg gate.Config, source, raw string, previous int, rq retrieve.
 	v.relevance = make([]float64, len(turn.Cands))
 	v.kept = make([]bool, len(turn.Cands))
 	for i, c := range turn.Cands {
-		v.relevance[i] = gate.Compared(turn.Config, c, v.rerank, v.lower)
+		v.relevance[i] = gate.Compared(turn.Config, c, v.rerank, turn.Outcome.Lowered)
 		v.kept[i] = kept[c.ID]
 	}
 	return v
@@ -62,21 +57,13 @@ func (v queryVerdict) answers() []float64 {
 	return out
 }
 
-// bestSim is the best encoder cosine of a candidate with semantic
-// features to the question, and coherence the partition's; ok is false
-// without semantic features (the lexical-only mode).
+// semantic is the best encoder cosine of a candidate to the question and
+// the partition's coherence, as the gate reads them (gate.BestSim,
+// gate.Coherence); ok is false without semantic features (the
+// lexical-only mode).
 func (v queryVerdict) semantic() (bestSim, coherence float64, ok bool) {
-	bestSim = -1
-	for _, c := range v.turn.Cands {
-		if c.Semantic {
-			ok = true
-			bestSim = max(bestSim, c.Sim)
-			if coherence == 0 {
-				coherence = c.Coherence
-			}
-		}
-	}
-	return bestSim, coherence, ok
+	ok = slices.ContainsFunc(v.turn.Cands, func(c gate.Candidate) bool { return c.Semantic })
+	return gate.BestSim(v.turn.Cands), gate.Coherence(v.turn.Cands), ok
 }
 
 // trimmed reports whether reading the question dropped greetings or
@@ -137,7 +124,7 @@ func (v queryVerdict) reason() string {
 	}
 	if c["general"] {
 		r = fmt.Sprintf("a general question (score %.3f > general_above %.2f: every relevance lowered by %.2f in logit); ",
-			v.turn.Ask.General, cfg.GeneralAbove, v.lower) + r
+			v.turn.Ask.General, cfg.GeneralAbove, o.Lowered) + r
 	}
 	return r
 }
@@ -185,7 +172,7 @@ func (v queryVerdict) generalLine() string {
 	switch _, _, ok := v.semantic(); {
 	case v.out.Checks["general"]:
 		return fmt.Sprintf("%s > general_above %.2f: applied, every relevance lowered by general_weight %g x %.3f = %.2f in logit",
-			score, cfg.GeneralAbove, cfg.GeneralWeight, ask.General-cfg.GeneralAbove, v.lower)
+			score, cfg.GeneralAbove, cfg.GeneralWeight, ask.General-cfg.GeneralAbove, v.out.Lowered)
 	case cfg.GeneralWeight <= 0:
 		return score + ", general_weight 0: the rule is off"
 	case !ok:
@@ -255,7 +242,7 @@ func printVerdict(w io.Writer, v queryVerdict) {
 		fmt.Fprintln(w, "  on-topic:  no encoder features (retrieve.semantic off or a lexical-only index): on_topic_sim does not apply")
 	}
 	remote := ""
-	if v.remote {
+	if cfg.Planner.Mode == "remote" {
 		remote = " (gate.planner.mode is remote: the proxy asks the remote planner first)"
 	}
 	kept := "kept " + plural(o.Coverage.Outline, "note")
@@ -324,7 +311,7 @@ func verdictJSON(v queryVerdict) any {
 		Followup: v.followup(), Ask: v.turn.Ask, CoverageMax: o.Coverage.Max, BailOutBelow: cfg.BailOutBelow,
 		GoodEnoughMax: cfg.GoodEnoughMax, SufficientMax: cfg.SufficientMax, PrimaryKind: cfg.PrimaryKind, PrimaryMin: cfg.PrimaryMin,
 		PrimaryKindCount: o.Coverage.PrimaryKindCount, Relevance: cfg.Relevance, Floored: o.Floored, General: v.turn.Ask.General,
-		GeneralAbove: cfg.GeneralAbove, GeneralWeight: cfg.GeneralWeight, GeneralApplied: o.Checks["general"], GeneralLowered: v.lower,
+		GeneralAbove: cfg.GeneralAbove, GeneralWeight: cfg.GeneralWeight, GeneralApplied: o.Checks["general"], GeneralLowered: o.Lowered,
 		Names: v.turn.Ask.Names, OnTopicSim: cfg.OnTopicSim, OnTopicCoherence: cfg.OnTopicCoherence, OneTopic: gate.OneTopic(cfg, v.turn.Cands),
 		MinSupport: cfg.Planner.MinSupport, Outline: o.Coverage.Outline, Closest: o.Closest, Checks: o.Checks}
 	if sim, coh, ok := v.semantic(); ok {
