@@ -209,6 +209,7 @@ type Question struct {
 	task    bool    // Ask.Task
 	general float64 // Ask.General
 	names   string  // Ask.Names
+	other   string  // Ask.Other
 }
 
 // Tokenizer splits a text into the index's stemmed content terms (stopwords

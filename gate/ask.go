@@ -43,6 +43,12 @@ type Ask struct {
 	// corpus's own ("Who founded Lanternfish?"), so the question is never
 	// taken for a general-knowledge one, whatever General says.
 	Names string `json:"names,omitempty"`
+	// Other is the name of another business the question asks about
+	// (retrieve's Result.Other: "how much does Specsavers charge?", "my
+	// Sky TV subscription"), a word its corpus never uses. With
+	// other_business on, Decide handles the question as off-topic on a
+	// corpus that keeps to one topic.
+	Other string `json:"other,omitempty"`
 }
 
 // contactMeansQuery is what retrieve searches for besides a contact
@@ -87,12 +93,15 @@ func AskOf(q string) Ask {
 // Ask is what the prepared question asks for (AskOf of its text, or of
 // the text given to AskFrom).
 func (q *Question) Ask() Ask {
-	return Ask{Type: typeNames[q.want], Contact: q.contact, Task: q.task, General: q.general, Names: q.names}
+	return Ask{Type: typeNames[q.want], Contact: q.contact, Task: q.task, General: q.general, Names: q.names, Other: q.other}
 }
 
 // SetGeneral sets the question's general-question score and the corpus's
 // own word it names (Ask.General, Ask.Names).
 func (q *Question) SetGeneral(g float64, names string) { q.general, q.names = g, names }
+
+// SetOther sets the other business the question asks about (Ask.Other).
+func (q *Question) SetOther(name string) { q.other = name }
 
 // AskFrom makes q ask what text asks for (AskOf(text)) instead of what its
 // own text does: a chat's follow-up is prepared from the previous user

@@ -102,6 +102,14 @@ type Config struct {
 	// defaults 0.15 and 32, chosen on the dev corpora (docs/quality.md).
 	GeneralAbove  float64 `yaml:"general_above"`
 	GeneralWeight float64 `yaml:"general_weight"`
+	// OtherBusiness handles a question about another business (Ask.Other:
+	// "how much does Specsavers charge?", "how do I cancel my Sky TV
+	// subscription?", "is Monkey Business cheaper than you?", the name a
+	// word the corpus never uses) as off-topic, per off_topic, whatever
+	// its passages' relevance: the corpus cannot answer for another
+	// business. Only on a partition that keeps to one topic
+	// (on_topic_coherence) and never for a contact question. Default true.
+	OtherBusiness bool `yaml:"other_business"`
 	// OffTopicText is the reply to an off-topic question with off_topic:
 	// refuse. Non-empty.
 	OffTopicText string `yaml:"off_topic_text"`
@@ -214,6 +222,7 @@ func DefaultConfig() Config {
 		OnTopicCoherence:    0.40,
 		GeneralAbove:        0.15,
 		GeneralWeight:       32,
+		OtherBusiness:       true,
 		OffTopicText:        "That question is outside what the sources I can search cover, so I can't answer it here.",
 		FallbackInstruction: "None of the available sources covers this question. Answer briefly from general knowledge, and say plainly where you are unsure.",
 		Disclaimer:          "This answer is from general knowledge, not from the available sources.",

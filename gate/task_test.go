@@ -1,6 +1,9 @@
 package gate
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestTaskRequest(t *testing.T) {
 	for _, tt := range []struct {
@@ -37,6 +40,10 @@ func TestTaskRequest(t *testing.T) {
 		{"can I write a review?", false},
 		{"tell me about your opening hours", false},
 		{"can you send me a copy of my invoice", false},
+		{"could you write me a text to send my boss saying i’ll be late tomorrow", true},
+		{"can you write an email to my landlord about the boiler", true},
+		{"can you send a text to my mum when the car is ready?", false},
+		{"can you email my insurer the invoice?", false},
 	} {
 		if got := taskRequest(tt.q); got != tt.want {
 			t.Errorf("taskRequest(%q) = %v, want %v", tt.q, got, tt.want)
@@ -89,5 +96,49 @@ func BenchmarkTaskRequest(b *testing.B) {
 				taskRequest(bc.q)
 			}
 		})
+	}
+}
+
+// A question about another business (Ask.Other) is handled as off-topic on a
+// one-topic partition, whatever its passages' relevance; with
+// other_business off, or on a mixed archive, the thresholds decide.
+func TestDecideOtherBusinessOffTopic(t *testing.T) {
+	cands := []Candidate{
+		{ID: "tests", Kind: "lecture", Rerank: 0.95, Semantic: true, Sim: 0.6, Coherence: 0.6},
+		{ID: "prices", Kind: "lecture", Rerank: 0.9, Semantic: true, Sim: 0.5, Coherence: 0.6},
+	}
+	cfg := rerankConfig()
+	cfg.OnTopicSim = 0.3
+	ask := Ask{Type: "cost", Other: "Specsavers"}
+	if o := Decide(cfg, cands, true, Ask{Type: "cost"}); o.Decision != Ground {
+		t.Fatalf("without the name: %v, want ground (the test would show nothing)", o.Decision)
+	}
+	o := Decide(cfg, cands, true, ask)
+	if o.Decision != Fallback || len(o.Notes) != 0 || !o.Checks["other_business"] || o.Checks["on_topic"] {
+		t.Errorf("other business: %v notes %d checks %v, want fallback without notes", o.Decision, len(o.Notes), o.Checks)
+	}
+	cfg.OffTopic = OffTopicRefuse
+	if o := Decide(cfg, cands, true, ask); o.Decision != Refuse || !o.Checks["off_topic"] {
+		t.Errorf("off_topic refuse: %v checks %v, want refused as off-topic", o.Decision, o.Checks)
+	}
+	cfg.OffTopic = OffTopicFallback
+	if o := Decide(cfg, cands, true, Ask{Contact: true, Type: "phone", Other: "BT"}); o.Checks["other_business"] {
+		t.Errorf("a contact question: other_business applied")
+	}
+	mixed := slices.Clone(cands)
+	for i := range mixed {
+		mixed[i].Coherence = 0.1
+	}
+	if o := Decide(cfg, mixed, true, ask); o.Decision != Ground {
+		t.Errorf("mixed archive: %v, want ground (the rule keeps to one-topic partitions)", o.Decision)
+	}
+	cfg.OtherBusiness = false
+	if o := Decide(cfg, cands, true, ask); o.Decision != Ground {
+		t.Errorf("other_business off: %v, want ground", o.Decision)
+	}
+	var pq Question
+	pq.SetOther("Specsavers")
+	if pq.Ask().Other != "Specsavers" {
+		t.Errorf("Question.SetOther: Ask().Other = %q", pq.Ask().Other)
 	}
 }
