@@ -109,6 +109,11 @@ type Result struct {
 	// something of the corpus's own, so the gate does not take it for a
 	// general-knowledge question. "" when none does.
 	Names string
+	// Other is the name of another business the question asks about
+	// ("how much does Specsavers charge?", other.go), a word the
+	// partition never uses; the gate handles such a question as
+	// off-topic. "" when it names none or without the semantic features.
+	Other string
 }
 
 // QueryEmbedder embeds query texts for one (tenant, kb); cache keys must
@@ -542,6 +547,7 @@ func (e *Engine) RetrieveFrom(ctx context.Context, snap *index.Snapshot, q Query
 		if res.General != 0 {
 			res.Names = e.sem.namedTerm(p, q.Text)
 		}
+		res.Other = e.sem.otherTerm(p, q.Text)
 	}
 	return res, nil
 }

@@ -1,0 +1,49 @@
+package retrieve
+
+import (
+	"strings"
+	"testing"
+)
+
+// otherParty finds another business by the form that makes it the one
+// asked about, and only a word the corpus never uses; the service's own
+// names, possessives of everyday words and places are not taken.
+func TestOtherParty(t *testing.T) {
+	corpus := map[string]bool{"eye": true, "test": true, "glasses": true, "brightsight": true, "plan": true, "escape": true}
+	knows := func(w string) bool { return corpus[w] }
+	common := map[string]int{"dealer": 3000, "yours": 900, "spaniel": 9000, "dad": 800, "mate": 4000, "sky": 2000,
+		"tv": 1500, "monkey": 4500, "business": 300, "wolverhampton": 12000, "washing": 3500, "gp": 7000, "uk": 1914, "odeon": 46498, "bt": 7203, "vodafone": 15406}
+	rank := func(w string) int {
+		if r, ok := common[w]; ok {
+			return r
+		}
+		return -1
+	}
+	for _, tt := range []struct{ q, want string }{
+		{"How much does Specsavers charge for an eye test?", "Specsavers"},
+		{"how much does specsavers charge for an eye test", "specsavers"},
+		{"How much does Escape Hunt charge for a team of four?", "Hunt"},
+		{"How do I cancel my Sky TV subscription?", "Sky"},
+		{"How do I cancel my Fresha subscription?", "Fresha"},
+		{"What's BT's customer service number?", "BT's"},
+		{"is monkey business in wolverhampton cheaper than you", "wolverhampton"},
+		{"How much are tickets at the Odeon in Plymouth?", "Odeon"},
+		{"Can you unlock my iPhone from Vodafone?", "Vodafone"},
+		// the service's own business
+		{"How much does Brightsight charge for an eye test?", ""},
+		{"can I cancel my plan?", ""},
+		{"how much does a small spaniel's groom cost?", ""},
+		{"Does my dad's carer have to pay?", ""},
+		{"are you covered if my dog gets hurt at yours", ""},
+		{"Will it mess up the warranty from the dealer?", ""},
+		{"we have a note from the gp", ""},
+		{"how much is it to use my phone in America?", ""},
+		{"does my plan include calls to international numbers from the UK?", ""},
+		{"What's the price of an eye test?", ""},
+		{"How much do you charge for an eye test?", ""},
+	} {
+		if got := otherParty(tt.q, knows, rank); !strings.EqualFold(got, tt.want) {
+			t.Errorf("otherParty(%q) = %q, want %q", tt.q, got, tt.want)
+		}
+	}
+}
