@@ -44,6 +44,7 @@ type gateThresholds struct {
 	OnTopicCoherence *float64 `json:"on_topic_coherence,omitempty"`
 	GeneralAbove     *float64 `json:"general_above,omitempty"`
 	GeneralWeight    *float64 `json:"general_weight,omitempty"`
+	OtherBusiness    *bool    `json:"other_business,omitempty"`
 	Between          *string  `json:"between,omitempty"`
 	// OffTopic is gate.off_topic; kept with a logged turn's thresholds so
 	// that a turn read back from the log file replays as decided.
@@ -73,6 +74,9 @@ func (t gateThresholds) apply(cfg gate.Config) gate.Config {
 	set(&cfg.OnTopicCoherence, t.OnTopicCoherence)
 	set(&cfg.GeneralAbove, t.GeneralAbove)
 	set(&cfg.GeneralWeight, t.GeneralWeight)
+	if t.OtherBusiness != nil {
+		cfg.OtherBusiness = *t.OtherBusiness
+	}
 	if t.PrimaryKind != nil {
 		cfg.PrimaryKind = *t.PrimaryKind
 	}
@@ -105,7 +109,7 @@ func thresholdsOf(cfg gate.Config) gateThresholds {
 	t := gateThresholds{Prefloor: &cfg.Prefloor, PrefloorNoRerank: &cfg.PrefloorNoRerank, PrimaryKind: &cfg.PrimaryKind,
 		PrimaryMin: &cfg.PrimaryMin, SufficientMax: &cfg.SufficientMax, GoodEnoughMax: &cfg.GoodEnoughMax,
 		BailOutBelow: &cfg.BailOutBelow, OnTopicSim: &cfg.OnTopicSim, OnTopicCoherence: &cfg.OnTopicCoherence,
-		GeneralAbove: &cfg.GeneralAbove, GeneralWeight: &cfg.GeneralWeight, Between: &cfg.Between, OffTopic: &cfg.OffTopic, MaxNotes: &cfg.MaxNotes, Relevance: &cfg.Relevance}
+		GeneralAbove: &cfg.GeneralAbove, GeneralWeight: &cfg.GeneralWeight, OtherBusiness: &cfg.OtherBusiness, Between: &cfg.Between, OffTopic: &cfg.OffTopic, MaxNotes: &cfg.MaxNotes, Relevance: &cfg.Relevance}
 	t.Planner = &struct {
 		Mode       *string  `json:"mode,omitempty"`
 		MinSupport *float64 `json:"min_support,omitempty"`

@@ -93,6 +93,8 @@ func (v queryVerdict) reason() string {
 			mx, cfg.BailOutBelow, v.contactDetail())
 	case c["task"]:
 		r = "a request to make something, not a question about the service: handled as off-topic; " + offTopic
+	case c["other_business"]:
+		r = fmt.Sprintf("asks about another business (%q, a name the corpus never uses; other_business on): handled as off-topic; %s", v.turn.Ask.Other, offTopic)
 	case c["sufficient"]:
 		r = fmt.Sprintf("sufficient: coverage max %s >= sufficient_max %.2f and %d primary-kind survivors >= primary_min %d",
 			mx, cfg.SufficientMax, o.Coverage.PrimaryKindCount, cfg.PrimaryMin)
@@ -267,6 +269,9 @@ func askWords(a gate.Ask) string {
 	}
 	if a.Task {
 		s = append(s, "something made (a task)")
+	}
+	if a.Other != "" {
+		s = append(s, fmt.Sprintf("another business's (%q)", a.Other))
 	}
 	return strings.Join(s, "; ")
 }

@@ -34,6 +34,7 @@ func Candidates(rs []retrieve.Candidate) []gate.Candidate {
 func Question(q string, res retrieve.Result) gate.Question {
 	gq := gate.PrepareQuestion(Tokenize, q, res.IDF)
 	gq.SetGeneral(res.General, res.Names)
+	gq.SetOther(res.Other)
 	return gq
 }
 

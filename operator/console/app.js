@@ -293,8 +293,9 @@ function claims(cs) {
 }
 
 // ---- what-if
-const WHATIF_FIELDS = ["prefloor", "prefloor_no_rerank", "bail_out_below", "on_topic_sim", "on_topic_coherence", "general_above", "general_weight", "sufficient_max", "good_enough_max", "primary_kind", "primary_min", "max_notes", "between", "off_topic", "planner.min_support", "planner.max_outline"];
+const WHATIF_FIELDS = ["prefloor", "prefloor_no_rerank", "bail_out_below", "on_topic_sim", "on_topic_coherence", "general_above", "general_weight", "other_business", "sufficient_max", "good_enough_max", "primary_kind", "primary_min", "max_notes", "between", "off_topic", "planner.min_support", "planner.max_outline"];
 const TEXT_FIELDS = ["between", "off_topic", "primary_kind"];
+const BOOL_FIELDS = ["other_business"];
 // NO_KIND is the primary_kind option "(none: every chunk counts)"; it is
 // sent as "" (an empty select value means "as configured").
 const NO_KIND = "*";
@@ -342,7 +343,7 @@ async function runWhatIf(ev) {
   for (const name of WHATIF_FIELDS) {
     const v = f.elements[name].value;
     if (v === "") continue;
-    const val = name === "primary_kind" && v === NO_KIND ? "" : TEXT_FIELDS.includes(name) ? v : Number(v);
+    const val = name === "primary_kind" && v === NO_KIND ? "" : TEXT_FIELDS.includes(name) ? v : BOOL_FIELDS.includes(name) ? v === "true" : Number(v);
     if (name.startsWith("planner.")) (gate.planner = gate.planner || {})[name.slice(8)] = val;
     else gate[name] = val;
   }
