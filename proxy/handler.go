@@ -42,9 +42,9 @@ func jsonContentType(ct []byte) bool {
 			len(mt) >= len(suffix) && strings.EqualFold(mt[len(mt)-len(suffix):], suffix))
 }
 
-// cutUTF8 returns the longest prefix of s of at most n bytes that does not
+// CutUTF8 returns the longest prefix of s of at most n bytes that does not
 // split a UTF-8 sequence.
-func cutUTF8(s string, n int) string {
+func CutUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -136,10 +136,10 @@ func (s *Server) chat(ctx *fasthttp.RequestCtx) {
 	if len(query) > rt.cfg.Pipeline.MaxQueryChars {
 		// Retrieval's cost grows with the question; the upstream still
 		// gets the whole conversation.
-		query = cutUTF8(query, rt.cfg.Pipeline.MaxQueryChars)
+		query = CutUTF8(query, rt.cfg.Pipeline.MaxQueryChars)
 		s.m.queryCut.Inc()
 	}
-	prev, before := cutUTF8(req.prev, rt.cfg.Pipeline.MaxQueryChars), cutUTF8(req.before, rt.cfg.Pipeline.MaxQueryChars)
+	prev, before := CutUTF8(req.prev, rt.cfg.Pipeline.MaxQueryChars), CutUTF8(req.before, rt.cfg.Pipeline.MaxQueryChars)
 	turn, err := rt.pipe.Begin(upctx, TurnRequest{Tenant: tenant, KB: kb, Model: req.model, Stream: req.stream, Query: query, Actions: req.actions, Previous: prev, Before: before})
 	if err != nil {
 		stop(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/answer-guard/guard/internal/corpuscal"
 	"github.com/answer-guard/guard/internal/gatefeed"
 	"github.com/answer-guard/guard/judge"
+	"github.com/answer-guard/guard/proxy"
 	"github.com/answer-guard/guard/retrieve"
 )
 
@@ -48,6 +49,9 @@ type indexSections struct {
 	// Snapshot is pipeline.index: the snapshot serve would load ("" for
 	// the embedded demo corpus).
 	Snapshot string
+	// MaxQueryChars is pipeline.max_query_chars: the proxy cuts each
+	// user message to it before retrieval, and so does index query.
+	MaxQueryChars int
 }
 
 // loadIndexSections reads the whole config file the way serve does (strict
@@ -55,7 +59,7 @@ type indexSections struct {
 func loadIndexSections(path string) (indexSections, error) {
 	cfg, err := loadFile(path)
 	s := indexSections{Index: cfg.Stages.Index, Retrieve: cfg.Stages.Retrieve, Gate: cfg.Stages.Gate, Verify: cfg.Stages.Verify,
-		Snapshot: cfg.Pipeline.Index}
+		Snapshot: cfg.Pipeline.Index, MaxQueryChars: cfg.Pipeline.MaxQueryChars}
 	return s, err
 }
 
@@ -596,7 +600,14 @@ func runIndexQuery(ctx context.Context, args []string) error {
 			before = previous[n-2]
 		}
 	}
-	rq := gatefeed.TurnQuery(*tenant, *kb, q, prev, before)
+	// cut as the proxy cuts them (pipeline.max_query_chars)
+	cut := func(s string) string {
+		if cfg.MaxQueryChars <= 0 {
+			return s
+		}
+		return proxy.CutUTF8(s, cfg.MaxQueryChars)
+	}
+	rq := gatefeed.TurnQuery(*tenant, *kb, cut(q), cut(prev), cut(before))
 	start := time.Now()
 	res, err := eng.Retrieve(ctx, rq)
 	if err != nil {

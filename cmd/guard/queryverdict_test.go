@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -338,5 +339,28 @@ func TestIndexQueryConfigSnapshot(t *testing.T) {
 	}
 	if len(q.Notes) == 0 || !strings.HasPrefix(q.Notes[0].ID, "parking") {
 		t.Errorf("first note %v, want the config's snapshot's parking row", q.Notes)
+	}
+}
+
+// guard index query cuts the question (and each --previous message) to
+// pipeline.max_query_chars, as the proxy cuts a turn's messages, so its
+// verdict is the proxy's for a long message too.
+func TestIndexQueryCutsAsProxy(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "guard.yaml")
+	if err := os.WriteFile(cfg, []byte("pipeline:\n  max_query_chars: 64\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	long := "how much does a lecture cost? " + strings.Repeat("and what about the parking and the café ", 20)
+	code, out, errOut := runCLI(t, "index", "query", "--config", cfg, "--json", "--previous", long, long)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var q queryOut
+	if err := json.Unmarshal([]byte(out), &q); err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Verdict.Read) == 0 || len(q.Verdict.Read) > 2*64+1 || !utf8.ValidString(q.Verdict.Read) {
+		t.Errorf("read %d bytes %q, want the two messages cut to 64 bytes each", len(q.Verdict.Read), q.Verdict.Read)
 	}
 }
