@@ -1,6 +1,6 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
 // trial6, trial7, trial9, trial10, trial11, trial12,
-// trial13, trial14, trial15) into dev sets of the
+// trial13, trial14, trial15, trial16) into dev sets of the
 // grounding suite (guard bench quality --gate --trials): one folder each
 // under bench/testdata/gate_trials with corpus.jsonl and questions.jsonl.
 //
@@ -72,6 +72,8 @@ var trialSets = []trialSet{
 	{"t14-softplay", "trial14", []string{"softplay/faq.jsonl"}, "wigglewoods", "play", "softplay-questions.jsonl"},
 	{"t15-opticians", "trial15", []string{"opticians/"}, "brightwell", "optics", "opticians-questions.jsonl"},
 	{"t15-escape", "trial15", []string{"escape/info-for-customers.txt"}, "cipherkey", "escape", "escape-questions.jsonl"},
+	{"t16-tennis", "trial16", []string{"tennis/"}, "ashcombe", "club", "tennis-questions.jsonl"},
+	{"t16-studio", "trial16", []string{"studio/faq.csv"}, "nettle", "studio", "studio-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
