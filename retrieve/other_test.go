@@ -47,3 +47,17 @@ func TestOtherParty(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOtherParty: a customer's question with no other business in it,
+// and one with.
+func BenchmarkOtherParty(b *testing.B) {
+	knows := func(w string) bool { return len(w) > 6 }
+	rank := func(w string) int { return len(w) * 1000 }
+	for _, q := range []string{"hi, how much do you charge to fix a flat tyre on a kids bike?", "How much does Specsavers charge for an eye test?"} {
+		b.Run(strings.Fields(q)[2], func(b *testing.B) {
+			for b.Loop() {
+				otherParty(q, knows, rank)
+			}
+		})
+	}
+}
