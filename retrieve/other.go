@@ -19,15 +19,21 @@ import (
 //
 // The forms, with X a word the partition never uses:
 //   - "does|do X charge": X capitalised or rare in English;
-//   - "my X subscription|account|contract|membership|plan|card|app": the
-//     same;
+//   - "my X subscription|membership": the same;
 //   - "X ... cheaper|better|... than": the same, within six words before;
-//   - "X's", "at (the) X", "from (the) X": X capitalised (not the first
-//     word) and rare, since "my spaniel's fur", "at yours", "from the
-//     dealer" and "calls from the UK" are the service's business.
+//   - "X's": X capitalised (not the first word) and rare, since "my
+//     spaniel's fur" is the service's business;
+//   - "at (the) X" in a clause that asks "how much" or "what time" and
+//     says nothing of the customer's own ("how much are tickets at the
+//     Odeon?"): the same.
 //
-// A place ("in Plymouth") is no form of its own: "in Spain" and "in
-// March" ask about the service as often as not.
+// Forms that name another business as the customer's past or present
+// supplier ask the service about itself, and are not read: "can I keep my
+// number when I switch from Vodafone?", "can you adjust glasses I bought
+// at Specsavers?", "can I pay with my Amex card?", "I'm still in my
+// Virgin contract, will you pay the exit fee?", "can I link my Google
+// account?". Nor is a place ("in Plymouth"): "in Spain" and "in March"
+// ask about the service as often as not.
 
 // otherRare is the word vectors' frequency rank from which a word is rare
 // in English (outside the 5,000 most frequent): a lower-case word counts
@@ -37,8 +43,14 @@ import (
 const otherRare = 5000
 
 var (
-	otherAccountNouns = map[string]bool{"subscription": true, "account": true, "contract": true,
-		"membership": true, "plan": true, "card": true, "app": true}
+	otherAccountNouns = map[string]bool{"subscription": true, "membership": true}
+	// otherAsks open a clause that asks another business's price or time.
+	otherAsks = [][2]string{{"how", "much"}, {"what", "time"}, {"whats", "time"}, {"what's", "time"}}
+	// otherOwn are the customer's own words: a clause with one tells what
+	// the customer did or has ("glasses I bought at ..."), not another
+	// business's price.
+	otherOwn = map[string]bool{"i": true, "i'm": true, "im": true, "i've": true, "me": true, "my": true,
+		"we": true, "we're": true, "our": true, "us": true}
 	otherCompare = map[string]bool{"cheaper": true, "better": true, "closer": true, "bigger": true,
 		"nicer": true, "dearer": true, "faster": true}
 	// otherNotNames are words whose "'s" is a contraction, not a
@@ -115,7 +127,7 @@ func otherParty(q string, knows func(string) bool, rank func(string) int) string
 			if name(i, false) {
 				return ws[i]
 			}
-		case w == "at" || w == "from":
+		case w == "at" && otherAskClause(low, i):
 			k := i + 1
 			if k < len(ws) && low[k] == "the" {
 				k++
@@ -126,6 +138,25 @@ func otherParty(q string, knows func(string) bool, rank func(string) int) string
 		}
 	}
 	return ""
+}
+
+// otherAskClause reports whether the words before low[at] (up to 12)
+// ask "how much" or "what time", with none of the customer's own words
+// (otherOwn) between.
+func otherAskClause(low []string, at int) bool {
+	for j := at - 1; j >= max(0, at-12); j-- {
+		if otherOwn[low[j]] {
+			return false
+		}
+		if j+1 < at {
+			for _, a := range otherAsks {
+				if low[j] == a[0] && low[j+1] == a[1] {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // otherTerm is otherParty of q against p, with the word vectors' rank ("" without
