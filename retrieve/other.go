@@ -100,7 +100,7 @@ func otherParty(q string, knows func(string) bool, rank func(string) int) string
 				}
 				for k := j + 1; k < i; k++ {
 					if name(k, true) {
-						return ws[k]
+						return otherName(ws, k)
 					}
 				}
 				break
@@ -112,7 +112,7 @@ func otherParty(q string, knows func(string) bool, rank func(string) int) string
 				}
 				for m := i + 1; m < k; m++ {
 					if name(m, true) {
-						return ws[m]
+						return otherName(ws, m)
 					}
 				}
 				break
@@ -120,12 +120,12 @@ func otherParty(q string, knows func(string) bool, rank func(string) int) string
 		case otherCompare[w] && i+1 < len(ws) && low[i+1] == "than":
 			for j := i - 1; j >= max(0, i-6); j-- {
 				if name(j, true) {
-					return ws[j]
+					return otherName(ws, j)
 				}
 			}
 		case strings.HasSuffix(w, "'s") && !otherNotNames[strings.TrimSuffix(w, "'s")]:
 			if name(i, false) {
-				return ws[i]
+				return otherName(ws, i)
 			}
 		case w == "at" && otherAskClause(low, i):
 			k := i + 1
@@ -133,11 +133,27 @@ func otherParty(q string, knows func(string) bool, rank func(string) int) string
 				k++
 			}
 			if name(k, false) {
-				return ws[k]
+				return otherName(ws, k)
 			}
 		}
 	}
 	return ""
+}
+
+// otherName is the name ws[i] belongs to: with the capitalised words
+// next to it ("Black Rose Ink" for "Black"), a possessive's "'s" dropped.
+func otherName(ws []string, i int) string {
+	capital := func(j int) bool { return j > 0 && j < len(ws) && unicode.IsUpper([]rune(ws[j])[0]) }
+	from, to := i, i+1
+	if capital(i) {
+		for capital(from - 1) {
+			from--
+		}
+		for capital(to) && !strings.HasSuffix(ws[to-1], "'s") {
+			to++
+		}
+	}
+	return strings.TrimSuffix(strings.Join(ws[from:to], " "), "'s")
 }
 
 // otherAskClause reports whether the words before low[at] (up to 12)
