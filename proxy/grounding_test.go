@@ -117,6 +117,33 @@ func TestOffTopic(t *testing.T) {
 	}
 }
 
+// A question about another business ("how much does Halfords charge ...")
+// shares the shop's trade and grounds on its prices as a question; with
+// gate.other_business (default) it goes per off_topic, over the real
+// client, streamed and not: the fallback behind the disclaimer, no
+// citation of the shop's own passages. The same question about the shop
+// itself grounds.
+func TestOtherBusinessOffTopic(t *testing.T) {
+	gcfg := proxy.DefaultConfig().Stages.Gate
+	ts := startGuard(t, func(c *testCfg) { c.Pipeline.Index = shopCorpus(t) })
+	if _, g := complete(t, ts, "How much do you charge to fix a puncture?", false); g.Decision != "ground" {
+		t.Fatalf("about the shop: decision %s, want ground (the test would show nothing)", g.Decision)
+	}
+	for _, stream := range []bool{false, true} {
+		text, g := complete(t, ts, "How much does Halfords charge to fix a puncture?", stream)
+		if g.Decision != "fallback" || len(g.Citations) != 0 || !strings.HasPrefix(text, gcfg.Disclaimer) {
+			t.Errorf("stream=%v: decision %s citations %v text %q; want the fallback behind the disclaimer", stream, g.Decision, g.Citations, text)
+		}
+	}
+	off := startGuard(t, func(c *testCfg) {
+		c.Pipeline.Index = shopCorpus(t)
+		c.Stages.Gate.OtherBusiness = false
+	})
+	if _, g := complete(t, off, "How much does Halfords charge to fix a puncture?", false); g.Decision != "ground" {
+		t.Errorf("other_business false: decision %s, want ground (the thresholds decide)", g.Decision)
+	}
+}
+
 // planner.base_url: upstream plans on the answering upstream: a grounded
 // turn makes two upstream calls (the planner's and the answer's).
 func TestPlannerOnUpstream(t *testing.T) {
