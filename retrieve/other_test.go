@@ -69,3 +69,22 @@ func BenchmarkOtherParty(b *testing.B) {
 		})
 	}
 }
+
+// FuzzOtherParty: any text, no panic; a name found is made of the
+// question's own words.
+func FuzzOtherParty(f *testing.F) {
+	for _, q := range []string{"How much does Specsavers charge for an eye test?", "What's BT's number?", "is X cheaper than you",
+		"how much at the Odeon", "İİ \xff's at The", "my  subscription", "'s", "A's B's C's", "how much is it at"} {
+		f.Add(q)
+	}
+	knows := func(w string) bool { return len(w)%3 == 0 }
+	rank := func(w string) int { return len(w)*2000 - 3000 }
+	f.Fuzz(func(t *testing.T, q string) {
+		name := otherParty(q, knows, rank)
+		for _, w := range strings.Fields(name) {
+			if !strings.Contains(strings.ReplaceAll(q, "’", "'"), w) {
+				t.Fatalf("otherParty(%q) = %q: %q is not the question's", q, name, w)
+			}
+		}
+	})
+}
