@@ -1,6 +1,6 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
 // trial6, trial7, trial9, trial10, trial11, trial12,
-// trial13, trial14, trial15, trial16) into dev sets of the
+// trial13, trial14, trial15, trial16, trial17) into dev sets of the
 // grounding suite (guard bench quality --gate --trials): one folder each
 // under bench/testdata/gate_trials with corpus.jsonl and questions.jsonl.
 //
@@ -74,6 +74,8 @@ var trialSets = []trialSet{
 	{"t15-escape", "trial15", []string{"escape/info-for-customers.txt"}, "cipherkey", "escape", "escape-questions.jsonl"},
 	{"t16-tennis", "trial16", []string{"tennis/"}, "ashcombe", "club", "tennis-questions.jsonl"},
 	{"t16-studio", "trial16", []string{"studio/faq.csv"}, "nettle", "studio", "studio-questions.jsonl"},
+	{"t17-venue", "trial17", []string{"venue/"}, "titheoak", "events", "venue-questions.jsonl"},
+	{"t17-furniture", "trial17", []string{"furniture/policy.jsonl"}, "northgate", "delivery", "furniture-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
