@@ -535,7 +535,8 @@ var phoneWords = func() map[string]uint8 {
 		words string
 	}{
 		{wordPhone, `tel tele telephone phone phoned phoning call calling ring ringing text texting txt sms whatsapp mobile
-			mob cell fax line helpline hotline landline freephone freefone dial contact enquiries inquiries`},
+			mob cell fax line helpline hotline landline freephone freefone dial contact enquiries inquiries care support
+			service services helpdesk`},
 		{wordRef, `ref refs reference order orders booking policy account acct invoice isbn issn sort serial id pin member
 			membership customer tracking case ticket receipt transaction vat registration reg registered charity company
 			licence license iban swift bic passport model part sku item product claim application code voucher coupon batch

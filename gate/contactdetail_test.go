@@ -133,6 +133,13 @@ func TestHasPhoneNumber(t *testing.T) {
 		{"Call the workshop on 01632 960123.", true},
 		{"Call 0161 496 0000 24 hours a day.", true},
 		{"0161 496 0000 24 hours a day", true},
+		// a helpline named after "customer" (a reference word alone:
+		// "customer number"), operator trial 17
+		{"Customer care: 0113 496 0728, Monday to Friday 9am to 5pm", true},
+		{"Customer services 0800 123 4567", true},
+		{"Customer support: 0161 496 0000", true},
+		{"Customer number 01234567", false},
+		{"Customer no. 0161 4960000", false},
 		{"Ring 0161 496 0000 Ms Patel.", true},
 		// a bare run, or groups of no shape, beside a phone word
 		{"Tel: 01614960000", true},
