@@ -24,8 +24,9 @@ import (
 //   - "X's": X capitalised (not the first word) and rare, since "my
 //     spaniel's fur" is the service's business;
 //   - "at (the) X" in a clause that asks "how much" or "what time" and
-//     says nothing of the customer's own ("how much are tickets at the
-//     Odeon?"): the same.
+//     names neither the customer nor the service ("how much are tickets
+//     at the Odeon?", not "how much do you charge at the Kirkstall
+//     shop?"): the same.
 //
 // Forms that name another business as the customer's past or present
 // supplier ask the service about itself, and are not read: "can I keep my
@@ -46,11 +47,12 @@ var (
 	otherAccountNouns = map[string]bool{"subscription": true, "membership": true}
 	// otherAsks open a clause that asks another business's price or time.
 	otherAsks = [][2]string{{"how", "much"}, {"what", "time"}, {"whats", "time"}, {"what's", "time"}}
-	// otherOwn are the customer's own words: a clause with one tells what
-	// the customer did or has ("glasses I bought at ..."), not another
-	// business's price.
+	// otherOwn are the customer's and the service's own words: a clause
+	// with one tells what the customer did or has ("glasses I bought at
+	// ...") or asks the service ("how much do you charge at the Kirkstall
+	// shop?"), not another business's price.
 	otherOwn = map[string]bool{"i": true, "i'm": true, "im": true, "i've": true, "me": true, "my": true,
-		"we": true, "we're": true, "our": true, "us": true}
+		"we": true, "we're": true, "our": true, "us": true, "you": true, "your": true, "u": true, "ur": true}
 	otherCompare = map[string]bool{"cheaper": true, "better": true, "closer": true, "bigger": true,
 		"nicer": true, "dearer": true, "faster": true}
 	// otherNotNames are words whose "'s" is a contraction, not a

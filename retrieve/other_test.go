@@ -49,6 +49,7 @@ func TestOtherParty(t *testing.T) {
 		{"I'm still in my Virgin contract, will you pay the exit fee?", ""},
 		{"can I link my Google account?", ""},
 		{"do you accept prescriptions from Boots?", ""},
+		{"How much do you charge at the Kirkstall shop?", ""},
 	} {
 		if got := otherParty(tt.q, knows, rank); !strings.EqualFold(got, tt.want) {
 			t.Errorf("otherParty(%q) = %q, want %q", tt.q, got, tt.want)
