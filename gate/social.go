@@ -3,6 +3,7 @@ package gate
 import (
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/answer-guard/guard/internal/quotefold"
@@ -53,14 +54,42 @@ var tailLast = setOf("thanks thank thx ty tia cheers ta appreciated it please pl
 // emoticons aside, is one socialTail can end with: a cheap test that spares
 // most questions the search.
 func mayEndSocial(s string) bool {
-	last := func(s string) string {
-		i := strings.LastIndexAny(s, " \t\n\f\r,.!?;:()")
-		return strings.ToLower(s[i+1:])
+	var a, b [16]byte
+	w1 := lastWord(strings.TrimRight(s, " \t\n\f\r.!?,:;)(*-"), &a)
+	// "thx" ends in x; "thanks xx" and "thanks :D" (or ":d") end in kisses
+	// and a grin, and "thxX" is "thx" and a kiss; a prefilter only, so
+	// trimming more than a grin costs a search, never a miss
+	w2 := lastWord(strings.TrimRight(s, " \t\n\f\r.!?,:;)(xX*Dd-"), &b)
+	return tailLast[string(w1)] || tailLast[string(w2)] || len(w2) > 0 && len(w2) < len(b) && tailLast[string(append(w2, 'x'))]
+}
+
+// lastWord is s's trailing run of letters in buf, each folded as (?i)
+// folds it ("thanK" with a Kelvin sign is "thank"), whatever separates it
+// from the word before ("0-thank"); nil when it is longer than buf or
+// folds to a letter outside ASCII (no courtesy word has one).
+func lastWord(s string, buf *[16]byte) []byte {
+	i := len(s)
+	for i > 0 {
+		r, w := utf8.DecodeLastRuneInString(s[:i])
+		if !unicode.IsLetter(r) {
+			break
+		}
+		i -= w
 	}
-	// "thx" ends in x; "thanks xx" and "thanks :D" end in kisses and a
-	// grin, and "thxX" is "thx" and a kiss
-	w := last(strings.TrimRight(s, " \t\n\f\r.!?,:;)(xX*D-"))
-	return tailLast[last(strings.TrimRight(s, " \t\n\f\r.!?,:;)(*-"))] || tailLast[w] || tailLast[w+"x"]
+	n := 0
+	for _, r := range s[i:] {
+		low := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			low = min(low, f)
+		}
+		low = unicode.ToLower(low)
+		if low >= utf8.RuneSelf || n == len(buf) {
+			return nil
+		}
+		buf[n] = byte(low)
+		n++
+	}
+	return buf[:n]
 }
 
 // tailWindow bounds the closing courtesy socialTail can match, in bytes

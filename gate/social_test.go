@@ -52,7 +52,7 @@ func TestFocus(t *testing.T) {
 // (typographic quotes read as ASCII, a question mark kept).
 func FuzzFocus(f *testing.F) {
 	for _, s := range []string{"hi there, can we bring snacks? thanks!", "thanks!", "Hope you’re well. Is it free?", "ok thanks, and on sunday?", "",
-		"is it open? thx", "card ok thanks xx", "open today? cheers :D", "help me with the form, thank you so much for your help in advance :-)"} {
+		"is it open? thx", "card ok thanks xx", "open today? cheers :D", "help me with the form, thank you so much for your help in advance :-)", "0 0 Cheers:d"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
