@@ -198,21 +198,23 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	sufficient := max >= cfg.SufficientMax && o.Coverage.PrimaryKindCount >= cfg.PrimaryMin
 	goodEnough := sufficient || max >= cfg.GoodEnoughMax
 	bailOut := max < cfg.BailOutBelow
-	if ask.Task { // "write me a poem": off-topic by its form, whatever a shared word scored
+	// "write me a poem", "how much does Specsavers charge?": off-topic by
+	// its form, whatever a shared word scored
+	other := cfg.OtherBusiness && ask.Other != "" && !ask.Contact && !ask.Task && OneTopic(cfg, cands)
+	if ask.Task || other {
 		sufficient, goodEnough, bailOut = false, false, true
-		o.Checks["task"] = true
-	}
-	if other := cfg.OtherBusiness && ask.Other != "" && !ask.Contact && !ask.Task && OneTopic(cfg, cands); other {
-		// "how much does Specsavers charge?": another business's, off-topic by its form
-		sufficient, goodEnough, bailOut = false, false, true
-		o.Checks["other_business"] = true
+		if ask.Task {
+			o.Checks["task"] = true
+		} else {
+			o.Checks["other_business"] = true
+		}
 	}
 	between := !goodEnough && !bailOut
 	if general && between { // middling evidence for a general question: per off_topic, as below bail-out
 		bailOut, between = true, false
 	}
 	caveat := between && cfg.Between == BetweenGround
-	onTopic := bailOut && !goodEnough && !ask.Task && !o.Checks["other_business"] && !general && cfg.OnTopicSim > 0 && BestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
+	onTopic := bailOut && !goodEnough && !ask.Task && !other && !general && cfg.OnTopicSim > 0 && BestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
 	// contactGap: a contact question the corpus cannot answer (no passage
 	// holds the contact detail asked for, or nothing clears
 	// bail-out): refused as on-topic, never answered from general knowledge

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/answer-guard/guard/index"
 )
@@ -11,7 +12,7 @@ import (
 // does Specsavers charge for an eye test?", "how do I cancel my Sky TV
 // subscription?", "what's BT's customer service number?", "is Monkey
 // Business cheaper than you?". The question shares the corpus's trade, so
-// its passages read as relevant (operator trials 10-15: eleven such
+// its passages read as relevant (operator trials 10-15: ten such
 // questions grounded on the service's own prices), yet the corpus cannot
 // answer for the other business. otherParty finds the name by the English
 // form that makes it the business asked about, never by a corpus's words;
@@ -85,7 +86,7 @@ func otherParty(q string, knows func(string) bool, rank func(string) int) string
 		if len(w) < 2 || otherPronouns[w] || knows(w) {
 			return false
 		}
-		capital := unicode.IsUpper([]rune(ws[i])[0])
+		capital := capitalised(ws[i])
 		r := rank(w)
 		rare := r < 0 || r >= otherRare
 		if weak {
@@ -145,7 +146,7 @@ func otherParty(q string, knows func(string) bool, rank func(string) int) string
 // otherName is the name ws[i] belongs to: with the capitalised words
 // next to it ("Black Rose Ink" for "Black"), a possessive's "'s" dropped.
 func otherName(ws []string, i int) string {
-	capital := func(j int) bool { return j > 0 && j < len(ws) && unicode.IsUpper([]rune(ws[j])[0]) }
+	capital := func(j int) bool { return j > 0 && j < len(ws) && capitalised(ws[j]) }
 	from, to := i, i+1
 	if capital(i) {
 		for capital(from - 1) {
@@ -156,6 +157,12 @@ func otherName(ws []string, i int) string {
 		}
 	}
 	return strings.TrimSuffix(strings.Join(ws[from:to], " "), "'s")
+}
+
+// capitalised reports whether w opens with an upper-case letter.
+func capitalised(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
 }
 
 // otherAskClause reports whether the words before low[at] (up to 12)
