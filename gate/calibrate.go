@@ -326,7 +326,8 @@ func cutPoints(cal Calibration, thresholds map[string]float64) map[string]float6
 // points for.
 func CalibrationThresholds(c Config) map[string]float64 {
 	return map[string]float64{"prefloor": c.Prefloor, "bail_out_below": c.BailOutBelow, "sufficient_max": c.SufficientMax,
-		"good_enough_max": c.GoodEnoughMax, "planner.min_support": c.Planner.MinSupport}
+		"good_enough_max": c.GoodEnoughMax, "planner.min_support": c.Planner.MinSupport,
+		"planner.min_best": c.Planner.MinBest}
 }
 
 // Calibrate maps a raw answerability probability through cal.

@@ -162,6 +162,15 @@ type PlannerConfig struct {
 	// outline. Range [0,1], default 0.20 (tuned on the dev corpora by guard
 	// bench quality --gate).
 	MinSupport float64 `yaml:"min_support"`
+	// MinBest is the least answerability the best note needs before the
+	// local planner outlines any note: below it the outline is empty and
+	// the turn is refused as not covered (a contact question's contact
+	// hit aside). MinSupport chooses the notes, MinBest decides whether
+	// the corpus answers at all: a passage that answers often scores below
+	// a near miss of the same question, so raising MinSupport drops right
+	// notes where raising MinBest drops questions (docs/quality.md,
+	// 2026-11-29). Range [0,1], default 0.31; 0 turns it off.
+	MinBest float64 `yaml:"min_best"`
 	// MaxOutline caps the outline. Range [1,999], default 8.
 	MaxOutline int `yaml:"max_outline"`
 	// BaseURL, Model, APIKeyEnv and Timeout configure the remote planner
@@ -230,7 +239,7 @@ func DefaultConfig() Config {
 		SystemTemplate:      DefaultSystemTemplate,
 		MaxNotes:            16,
 		Relevance:           RelevanceModel,
-		Planner:             PlannerConfig{Mode: "local", MinSupport: 0.20, MaxOutline: 8, Timeout: 2 * time.Second},
+		Planner:             PlannerConfig{Mode: "local", MinSupport: 0.20, MinBest: 0.31, MaxOutline: 8, Timeout: 2 * time.Second},
 	}
 }
 
@@ -299,6 +308,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("planner.mode: must be local or remote, got %q", c.Planner.Mode))
 	}
 	unit("planner.min_support", c.Planner.MinSupport)
+	unit("planner.min_best", c.Planner.MinBest)
 	if c.Planner.Mode == "remote" && (c.Planner.BaseURL == "" || c.Planner.Model == "") {
 		errs = append(errs, errors.New("planner: mode remote needs base_url and model"))
 	}

@@ -454,13 +454,18 @@ func RefusalMessage(cfg Config, o Outcome) string {
 
 // LocalOutline is the local synthesis planner: the indexes into
 // o.Survivors of the notes whose answerability reaches
-// cfg.Planner.MinSupport, best first, at most cfg.Planner.MaxOutline. A
-// note that holds the contact detail a contact question asks for
-// (Checks["contact_hit"]) supports the answer by rule, as a passage
-// without one cannot (strictType).
+// cfg.Planner.MinSupport, best first, at most cfg.Planner.MaxOutline,
+// or none when no note's answerability reaches cfg.Planner.MinBest (the
+// corpus does not answer the question; see WeakBest). A note that holds
+// the contact detail a contact question asks for (Checks["contact_hit"])
+// supports the answer by rule, as a passage without one cannot
+// (strictType).
 func LocalOutline(cfg Config, o Outcome) []int {
 	var idx []int
 	hit := o.Checks["contact_hit"]
+	if WeakBest(cfg, o) {
+		return nil
+	}
 	for i, c := range o.Survivors {
 		if c.Answer >= cfg.Planner.MinSupport || hit && c.TypeHit {
 			idx = append(idx, i)
@@ -477,6 +482,21 @@ func LocalOutline(cfg Config, o Outcome) []int {
 		idx = idx[:cfg.Planner.MaxOutline]
 	}
 	return idx
+}
+
+// WeakBest reports whether the local planner refuses o because its best
+// note's answerability is below cfg.Planner.MinBest (never for a contact
+// question whose contact detail a note holds).
+func WeakBest(cfg Config, o Outcome) bool {
+	if cfg.Planner.MinBest <= 0 || o.Checks["contact_hit"] || len(o.Survivors) == 0 {
+		return false
+	}
+	for _, c := range o.Survivors {
+		if c.Answer >= cfg.Planner.MinBest {
+			return false
+		}
+	}
+	return true
 }
 
 // ApplyOutline keeps the outlined notes of a grounded outcome, in outline

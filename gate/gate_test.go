@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -365,5 +366,53 @@ func BenchmarkDecideOnTopic(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// planner.min_best decides whether the corpus answers at all, apart from
+// which notes support the answer (min_support): a question whose best note
+// is below it refuses, naming the closest topics; one whose best note
+// reaches it keeps every note at min_support, the weaker right one too;
+// a contact hit is kept whatever its answerability; 0 turns the rule off.
+func TestLocalOutlineMinBest(t *testing.T) {
+	near := []Candidate{
+		{ID: "a", Kind: "library", Title: "Grooming prices", Text: "A full groom for a small dog costs 35 pounds.", Relevance: 0.9, Answer: 0.30},
+		{ID: "b", Kind: "library", Title: "Nail clipping", Text: "Nail clipping on its own is 8 pounds.", Relevance: 0.8, Answer: 0.25},
+	}
+	cfg := DefaultConfig()
+	cfg.PrimaryKind = ""
+	cfg.Planner.MinBest = 0.35
+	o := Decide(cfg, near, true, Ask{})
+	if o.Decision != Ground || !WeakBest(cfg, o) {
+		t.Fatalf("gate %s, weak best %v: want ground, weak", o.Decision, WeakBest(cfg, o))
+	}
+	r := ApplyOutline(o, LocalOutline(cfg, o))
+	if r.Decision != Refuse || !r.Checks["empty_outline"] {
+		t.Fatalf("best answerability 0.30 < min_best %.2f: decision %s, want refuse", cfg.Planner.MinBest, r.Decision)
+	}
+	if msg := RefusalMessage(cfg, r); !strings.Contains(msg, `"Grooming prices"`) {
+		t.Errorf("refusal %q does not name the closest topic", msg)
+	}
+
+	cfg.Planner.MinBest = 0
+	if r := ApplyOutline(o, LocalOutline(cfg, o)); r.Decision != Ground || len(r.Notes) != 2 {
+		t.Fatalf("min_best 0: decision %s with %d notes, want ground with 2", r.Decision, len(r.Notes))
+	}
+
+	cfg.Planner.MinBest = 0.35
+	answered := slices.Clone(near)
+	answered[0].Answer = 0.6 // a near miss scores high; the right note b stays at 0.25 >= min_support
+	o = Decide(cfg, answered, true, Ask{})
+	if r := ApplyOutline(o, LocalOutline(cfg, o)); r.Decision != Ground || len(r.Notes) != 2 || r.Notes[1].ID != "b" {
+		t.Fatalf("best 0.6: decision %s, notes %v, want ground with a then b", r.Decision, r.Notes)
+	}
+
+	contact := []Candidate{{ID: "c", Kind: "library", Title: "Contact", Text: "Call us on 0113 496 0728.", Relevance: 0.9, Answer: 0.1, TypeHit: true}}
+	o = Decide(cfg, contact, true, Ask{Contact: true, Type: "phone"})
+	if !o.Checks["contact_hit"] {
+		t.Fatalf("the phone number is no contact hit: checks %v", o.Checks)
+	}
+	if r := ApplyOutline(o, LocalOutline(cfg, o)); r.Decision != Ground {
+		t.Fatalf("contact hit with answerability 0.1: decision %s, want ground", r.Decision)
 	}
 }
