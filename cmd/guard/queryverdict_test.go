@@ -43,6 +43,8 @@ type queryOut struct {
 		GeneralApplied bool            `json:"general_applied"`
 		BestSim        *float64        `json:"best_sim"`
 		MinSupport     float64         `json:"min_support"`
+		MinBest        float64         `json:"min_best"`
+		WeakBest       bool            `json:"weak_best"`
 		Outline        int             `json:"outline"`
 		Checks         map[string]bool `json:"checks"`
 	} `json:"verdict"`
@@ -138,6 +140,23 @@ func TestIndexQueryVerdict(t *testing.T) {
 			if !strings.Contains(out, want) {
 				t.Errorf("with off_topic: refuse, output lacks %q:\n%s", want, out)
 			}
+		}
+	})
+
+	t.Run("min_best", func(t *testing.T) {
+		// The same grounded question with planner.min_best 1: no note can
+		// reach it, so the planner refuses and says why.
+		cfg := filepath.Join(dir, "minbest.yaml")
+		if err := os.WriteFile(cfg, []byte("gate:\n  planner:\n    min_best: 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		base := query(t, "How do I restore a backup?")
+		q := query(t, "--config", cfg, "How do I restore a backup?")
+		if base.Verdict.Decision != "ground" || base.Verdict.WeakBest || base.Verdict.MinBest != 0.31 {
+			t.Fatalf("default: decision %s, weak_best %v, min_best %v: want ground, false, 0.31", base.Verdict.Decision, base.Verdict.WeakBest, base.Verdict.MinBest)
+		}
+		if q.Verdict.Decision != "refuse" || !q.Verdict.WeakBest || !q.Verdict.Checks["empty_outline"] || !strings.Contains(q.Verdict.Reason, "is below min_best 1.00") {
+			t.Errorf("min_best 1: decision %s, weak_best %v, checks %v, reason %q", q.Verdict.Decision, q.Verdict.WeakBest, q.Verdict.Checks, q.Verdict.Reason)
 		}
 	})
 

@@ -26,6 +26,9 @@ type queryVerdict struct {
 	relevance []float64
 	kept      []bool
 	source    string // where the gate section came from
+	// weakBest: the local planner refused because no survivor's
+	// answerability reaches planner.min_best (gate.WeakBest).
+	weakBest bool
 }
 
 // decideQuery decides the question raw, retrieved as rq with the result
@@ -35,6 +38,7 @@ func decideQuery(cfg gate.Config, source, raw string, previous int, rq retrieve.
 	turn := gatefeed.TurnGate(cfg, gate.DefaultAnswerModel(), gate.DefaultRelevanceModel(), rq, res, gatefeed.Candidates(res.Candidates))
 	v := queryVerdict{raw: raw, previous: previous, rq: rq, turn: turn, rerank: res.RerankActive, source: source}
 	v.out = gate.ApplyOutline(turn.Outcome, gate.LocalOutline(turn.Config, turn.Outcome))
+	v.weakBest = turn.Outcome.Decision == gate.Ground && gate.WeakBest(turn.Config, turn.Outcome)
 	kept := make(map[string]bool, len(v.out.Survivors))
 	for _, c := range v.out.Survivors {
 		kept[c.ID] = true
@@ -46,6 +50,15 @@ func decideQuery(cfg gate.Config, source, raw string, previous int, rq retrieve.
 		v.kept[i] = kept[c.ID]
 	}
 	return v
+}
+
+// bestAnswer is the best answerability among the gate's survivors.
+func (v queryVerdict) bestAnswer() float64 {
+	best := 0.0
+	for _, c := range v.turn.Outcome.Survivors {
+		best = max(best, c.Answer)
+	}
+	return best
 }
 
 // answers are the candidates' answerability, in retrieve's order.
@@ -119,6 +132,8 @@ func (v queryVerdict) reason() string {
 		r = "between band (" + band + "), between: refuse, so refused"
 	}
 	switch {
+	case c["empty_outline"] && v.weakBest:
+		r += fmt.Sprintf("; but the local planner kept no note (the best survivor's answerability %.2f is below min_best %.2f: the corpus does not answer it): refused", v.bestAnswer(), cfg.Planner.MinBest)
 	case c["empty_outline"]:
 		r += fmt.Sprintf("; but the local planner kept no note (no survivor's answerability reaches min_support %.2f): refused", cfg.Planner.MinSupport)
 	case o.Decision == gate.Ground:
@@ -251,7 +266,7 @@ func printVerdict(w io.Writer, v queryVerdict) {
 	if v.turn.Outcome.Decision != gate.Ground {
 		kept = "not run (the gate did not ground)"
 	}
-	fmt.Fprintf(w, "  planner:   %s, min_support %.2f, max_outline %d: %s%s\n", plannerName, cfg.Planner.MinSupport, cfg.Planner.MaxOutline, kept, remote)
+	fmt.Fprintf(w, "  planner:   %s, min_support %.2f, min_best %.2f, max_outline %d: %s%s\n", plannerName, cfg.Planner.MinSupport, cfg.Planner.MinBest, cfg.Planner.MaxOutline, kept, remote)
 	if len(o.Closest) > 0 && o.Decision == gate.Refuse {
 		fmt.Fprintf(w, "  closest:   %s\n", strings.Join(o.Closest, "; "))
 	}
@@ -308,6 +323,8 @@ func verdictJSON(v queryVerdict) any {
 		OnTopicCoherence float64         `json:"on_topic_coherence"`
 		OneTopic         bool            `json:"one_topic"`
 		MinSupport       float64         `json:"min_support"`
+		MinBest          float64         `json:"min_best"`
+		WeakBest         bool            `json:"weak_best"`
 		Outline          int             `json:"outline"`
 		Closest          []string        `json:"closest"`
 		Checks           map[string]bool `json:"checks"`
@@ -318,7 +335,7 @@ func verdictJSON(v queryVerdict) any {
 		PrimaryKindCount: o.Coverage.PrimaryKindCount, Relevance: cfg.Relevance, Floored: o.Floored, General: v.turn.Ask.General,
 		GeneralAbove: cfg.GeneralAbove, GeneralWeight: cfg.GeneralWeight, GeneralApplied: o.Checks["general"], GeneralLowered: o.Lowered,
 		Names: v.turn.Ask.Names, OnTopicSim: cfg.OnTopicSim, OnTopicCoherence: cfg.OnTopicCoherence, OneTopic: gate.OneTopic(cfg, v.turn.Cands),
-		MinSupport: cfg.Planner.MinSupport, Outline: o.Coverage.Outline, Closest: o.Closest, Checks: o.Checks}
+		MinSupport: cfg.Planner.MinSupport, MinBest: cfg.Planner.MinBest, WeakBest: v.weakBest, Outline: o.Coverage.Outline, Closest: o.Closest, Checks: o.Checks}
 	if sim, coh, ok := v.semantic(); ok {
 		out.BestSim = &sim
 		if coh != 0 {
