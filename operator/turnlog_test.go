@@ -511,6 +511,11 @@ func TestWhatIfRemotePlanner(t *testing.T) {
 	if r.Changed != grounded || grounded == 0 {
 		t.Errorf("local planner, min_support 1: %d changed, want every grounded turn (%d)", r.Changed, grounded)
 	}
+	// So does min_best 1 (no note's answerability reaches it).
+	operator(t, "POST", strings.TrimSuffix(local.base, "/v1")+"/v1/guard/whatif", "", `{"gate":{"planner":{"min_best":1}}}`, &r)
+	if r.Changed != grounded {
+		t.Errorf("local planner, min_best 1: %d changed, want every grounded turn (%d)", r.Changed, grounded)
+	}
 }
 
 // With turnlog.persist.dir, every turn the server logged is in
