@@ -1116,7 +1116,7 @@ func GateQuality(ctx context.Context, dataDir, devDir string, fit bool, modelPat
 		tuned := tuneGate(cfg, loo, trainCases, mixed)
 		fmt.Fprintf(w, "gate: without %s: tuned planner.min_support %.2f, between %s, on_topic_sim %.3f, on_topic_coherence %.3f\n", out, tuned.Planner.MinSupport, tuned.Between, tuned.OnTopicSim, tuned.OnTopicCoherence)
 		sep.add(loo, prepared[out])
-		curve.add(gateSystem{sysLOO, tuned, loo, true}, prepared[out])
+		curve.add(gateSystem{sysLOO, tuned, loo, true}, cfg, prepared[out])
 		add(gateSystem{sysBefore, before, gateModels{answer: beforeModel}, true}, out, "main's model")
 		add(gateSystem{sysLOO, tuned, loo, true}, out, "out-of-sample")
 		add(gateSystem{sysLOOLex, tuned, loo, false}, out, "out-of-sample")
@@ -1194,32 +1194,47 @@ func (s separation) String() string {
 
 // tradeOff pools, over the left-out corpora, the three class rates of the
 // left-out system at each planner.min_support (each fold's own models and
-// tuned between): what the planner's threshold trades, whatever the
-// tuning picks.
+// tuned between) and, apart, at each planner.min_best (each fold's own
+// models, the default thresholds otherwise): what the planner's two
+// thresholds trade, whatever the tuning picks.
 type tradeOff struct {
-	at [len(tradeOffGrid)]GateScore
+	at   [len(tradeOffGrid)]GateScore
+	best [len(minBestGrid)]GateScore
 }
 
 // tradeOffGrid are the min_support values of the trade-off curve.
 var tradeOffGrid = [...]float64{0.05, 0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.70, 0.80}
 
-func (t *tradeOff) add(sys gateSystem, cases []gateCase) {
+// minBestGrid are the min_best values of its trade-off curve (0: off).
+var minBestGrid = [...]float64{0, 0.25, 0.30, 0.31, 0.33, 0.35, 0.37, 0.40, 0.45, 0.50, 0.60}
+
+func (t *tradeOff) add(sys gateSystem, def gate.Config, cases []gateCase) {
 	for i, ms := range tradeOffGrid {
 		s := sys
 		s.cfg.Planner.MinSupport = ms
 		t.at[i].add(s.score(cases))
 	}
+	for i, mb := range minBestGrid {
+		s := sys
+		s.cfg = def
+		s.cfg.Planner.MinBest = mb
+		t.best[i].add(s.score(cases))
+	}
 }
 
 func (t tradeOff) String() string {
 	var b strings.Builder
-	b.WriteString("\nTrade-off of planner.min_support, each dev corpus left out (encoder on; each fold's models and tuned between; balanced = mean of the three class rates):\n\n")
-	b.WriteString("| min_support | answerable grounded, right passage | on-topic unanswerable refused | off-topic per off_topic | balanced |\n|---|---|---|---|---|\n")
-	for i, ms := range tradeOffGrid {
-		g := t.at[i]
-		bal := (ratio(g.Grounded, g.Answerable) + ratio(g.Refused, g.OnTopic) + ratio(g.OffHandled, g.OffTopic)) / 3
-		fmt.Fprintf(&b, "| %.2f | %s | %s | %s | %.1f%% |\n", ms, frac(g.Grounded, g.Answerable), frac(g.Refused, g.OnTopic), frac(g.OffHandled, g.OffTopic), 100*bal)
+	table := func(key, rest string, grid []float64, at []GateScore) {
+		fmt.Fprintf(&b, "\nTrade-off of planner.%s, each dev corpus left out (encoder on; each fold's models and %s; balanced = mean of the three class rates):\n\n", key, rest)
+		fmt.Fprintf(&b, "| %s | answerable grounded, right passage | on-topic unanswerable refused | off-topic per off_topic | balanced |\n|---|---|---|---|---|\n", key)
+		for i, v := range grid {
+			g := at[i]
+			bal := (ratio(g.Grounded, g.Answerable) + ratio(g.Refused, g.OnTopic) + ratio(g.OffHandled, g.OffTopic)) / 3
+			fmt.Fprintf(&b, "| %.2f | %s | %s | %s | %.1f%% |\n", v, frac(g.Grounded, g.Answerable), frac(g.Refused, g.OnTopic), frac(g.OffHandled, g.OffTopic), 100*bal)
+		}
 	}
+	table("min_support", "tuned between", tradeOffGrid[:], t.at[:])
+	table("min_best", "the default thresholds otherwise", minBestGrid[:], t.best[:])
 	return b.String()
 }
 
