@@ -225,7 +225,7 @@ func referBack(toks []string, i int) bool {
 		return !dummyIt[next]
 	case "one":
 		// "which one", "can I get one?", not "one day" (a number)
-		return next == "" || fillerWords[next] || askWords[next] || i > 0 && (toks[i-1] == "which" || toks[i-1] == "that" || toks[i-1] == "this" || toks[i-1] == "another" || toks[i-1] == "other")
+		return next == "" || fillerWords[next] || askWords[next] && next != "day" && next != "days" || i > 0 && (toks[i-1] == "which" || toks[i-1] == "that" || toks[i-1] == "this" || toks[i-1] == "another" || toks[i-1] == "other")
 	case "there":
 		// a place, not the existential "is there", "there are"
 		prev := ""
@@ -261,7 +261,10 @@ var (
 	// auxiliaries open a yes/no question ("do you ...", "does it ...").
 	auxiliaries = wordSet("do does did shall")
 	// askWords ask for an answer of a type without naming a topic.
-	askWords = wordSet("what whats which who whom whose when where why how much many long far old big price prices cost costs fee fees charge charges pay rate rates time times date dates")
+	// "what days?", "which day?", "what age?" ask for a day or an age of
+	// what the turn before named (trial 18: "Do you do swimming?" then
+	// "What days?").
+	askWords = wordSet("what whats which who whom whose when where why how much many long far old big price prices cost costs fee fees charge charges pay rate rates time times date dates day days age ages")
 	// contactWords ask for the service's own contact details.
 	contactWords = wordSet("phone number email mail address contact reach call hours opening open close closing located location")
 	// fillerWords are function words, interjections and courtesy: not

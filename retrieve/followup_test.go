@@ -44,6 +44,11 @@ func TestFollowsUp(t *testing.T) {
 		{"when?", true},
 		{"what's the price?", true},
 		{"how long?", true},
+		{"What days?", true},
+		{"which day?", true},
+		{"what age?", true},
+		{"what day is bin collection?", false},
+		{"what days are you open?", false},
 		// standalone
 		{"is there parking?", false},
 		{"are there lockers?", false},
