@@ -47,7 +47,8 @@ type Config struct {
 	// BailOutBelow routes to the fallback model when max is below it. Range
 	// [0,1], default 0.40; must not exceed good_enough_max.
 	BailOutBelow float64 `yaml:"bail_out_below"`
-	// Between is "refuse" (default) or "ground" (ground with a caveat).
+	// Between is "refuse" (default) or "ground" (ground with a caveat, when
+	// the local planner finds a note at planner.min_best_between).
 	Between string `yaml:"between"`
 	// RefusalText is the assistant message of a refused turn. Non-empty.
 	RefusalText string `yaml:"refusal_text"`
@@ -171,6 +172,11 @@ type PlannerConfig struct {
 	// notes where raising MinBest drops questions (docs/quality.md,
 	// 2026-11-29). Range [0,1], default 0.31; 0 turns it off.
 	MinBest float64 `yaml:"min_best"`
+	// MinBestBetween replaces MinBest, when higher, on a turn the gate
+	// grounds from the between band (between: ground): middling relevance
+	// grounds only on a note that answers well. Range [0,1], default 0.40
+	// (docs/quality.md, 2026-11-29).
+	MinBestBetween float64 `yaml:"min_best_between"`
 	// MaxOutline caps the outline. Range [1,999], default 8.
 	MaxOutline int `yaml:"max_outline"`
 	// BaseURL, Model, APIKeyEnv and Timeout configure the remote planner
@@ -239,7 +245,7 @@ func DefaultConfig() Config {
 		SystemTemplate:      DefaultSystemTemplate,
 		MaxNotes:            16,
 		Relevance:           RelevanceModel,
-		Planner:             PlannerConfig{Mode: "local", MinSupport: 0.20, MinBest: 0.31, MaxOutline: 8, Timeout: 2 * time.Second},
+		Planner:             PlannerConfig{Mode: "local", MinSupport: 0.20, MinBest: 0.31, MinBestBetween: 0.40, MaxOutline: 8, Timeout: 2 * time.Second},
 	}
 }
 
@@ -309,6 +315,7 @@ func (c Config) Validate() error {
 	}
 	unit("planner.min_support", c.Planner.MinSupport)
 	unit("planner.min_best", c.Planner.MinBest)
+	unit("planner.min_best_between", c.Planner.MinBestBetween)
 	if c.Planner.Mode == "remote" && (c.Planner.BaseURL == "" || c.Planner.Model == "") {
 		errs = append(errs, errors.New("planner: mode remote needs base_url and model"))
 	}

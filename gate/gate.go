@@ -485,18 +485,29 @@ func LocalOutline(cfg Config, o Outcome) []int {
 }
 
 // WeakBest reports whether the local planner refuses o because its best
-// note's answerability is below cfg.Planner.MinBest (never for a contact
+// note's answerability is below the floor (MinBestFor; never for a contact
 // question whose contact detail a note holds).
 func WeakBest(cfg Config, o Outcome) bool {
-	if cfg.Planner.MinBest <= 0 || o.Checks["contact_hit"] || len(o.Survivors) == 0 {
+	floor := MinBestFor(cfg, o)
+	if floor <= 0 || o.Checks["contact_hit"] || len(o.Survivors) == 0 {
 		return false
 	}
 	for _, c := range o.Survivors {
-		if c.Answer >= cfg.Planner.MinBest {
+		if c.Answer >= floor {
 			return false
 		}
 	}
 	return true
+}
+
+// MinBestFor is the best note's least answerability the local planner
+// needs to outline o: cfg.Planner.MinBest, or MinBestBetween when higher
+// and o grounds from the between band (Checks["caveat"]).
+func MinBestFor(cfg Config, o Outcome) float64 {
+	if o.Checks["caveat"] {
+		return max(cfg.Planner.MinBest, cfg.Planner.MinBestBetween)
+	}
+	return cfg.Planner.MinBest
 }
 
 // ApplyOutline keeps the outlined notes of a grounded outcome, in outline

@@ -416,3 +416,43 @@ func TestLocalOutlineMinBest(t *testing.T) {
 		t.Fatalf("contact hit with answerability 0.1: decision %s, want ground", r.Decision)
 	}
 }
+
+// between: ground grounds a question of middling relevance only on a note
+// that answers it well: the best note's answerability must reach
+// planner.min_best_between (0.40), not just min_best (0.31); a good enough
+// pool keeps min_best.
+func TestBetweenGroundNeedsStrongNote(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.PrimaryKind = ""
+	if cfg.Between != BetweenRefuse || cfg.Planner.MinBestBetween != 0.40 {
+		t.Fatalf("defaults: between %s, min_best_between %v", cfg.Between, cfg.Planner.MinBestBetween)
+	}
+	cfg.Between = BetweenGround
+	for _, tc := range []struct {
+		name      string
+		relevance float64
+		answer    float64
+		want      Decision
+	}{
+		{"between band, answerability 0.35: refused", 0.5, 0.35, Refuse},
+		{"between band, answerability 0.45: grounded with the caveat", 0.5, 0.45, Ground},
+		{"good enough, answerability 0.35: grounded", 0.9, 0.35, Ground},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cands := []Candidate{{ID: "a", Kind: "library", Title: "Prices", Text: "A day costs 32 pounds.", Relevance: tc.relevance, Answer: tc.answer}}
+			o := Decide(cfg, cands, true, Ask{})
+			r := ApplyOutline(o, LocalOutline(cfg, o))
+			if r.Decision != tc.want {
+				t.Fatalf("decision %s, want %s (gate %s, checks %v)", r.Decision, tc.want, o.Decision, o.Checks)
+			}
+			if tc.want == Ground && r.Checks["caveat"] != (tc.relevance < cfg.GoodEnoughMax) {
+				t.Errorf("caveat %v at relevance %v", r.Checks["caveat"], tc.relevance)
+			}
+		})
+	}
+	cfg.Planner.MinBestBetween = 0 // min_best alone
+	o := Decide(cfg, []Candidate{{ID: "a", Kind: "library", Relevance: 0.5, Answer: 0.35}}, true, Ask{})
+	if r := ApplyOutline(o, LocalOutline(cfg, o)); r.Decision != Ground {
+		t.Fatalf("min_best_between 0: decision %s, want ground", r.Decision)
+	}
+}
