@@ -55,7 +55,9 @@ type gateThresholds struct {
 		Mode       *string  `json:"mode,omitempty"` // reported only; the what-if never calls a remote planner
 		MinSupport *float64 `json:"min_support,omitempty"`
 		MinBest    *float64 `json:"min_best,omitempty"`
-		MaxOutline *int     `json:"max_outline,omitempty"`
+		// MinBestBetween: the floor of a turn grounded from the between band.
+		MinBestBetween *float64 `json:"min_best_between,omitempty"`
+		MaxOutline     *int     `json:"max_outline,omitempty"`
 	} `json:"planner,omitempty"`
 }
 
@@ -99,6 +101,7 @@ func (t gateThresholds) apply(cfg gate.Config) gate.Config {
 	if p := t.Planner; p != nil {
 		set(&cfg.Planner.MinSupport, p.MinSupport)
 		set(&cfg.Planner.MinBest, p.MinBest)
+		set(&cfg.Planner.MinBestBetween, p.MinBestBetween)
 		if p.MaxOutline != nil {
 			cfg.Planner.MaxOutline = *p.MaxOutline
 		}
@@ -116,8 +119,10 @@ func thresholdsOf(cfg gate.Config) gateThresholds {
 		Mode       *string  `json:"mode,omitempty"`
 		MinSupport *float64 `json:"min_support,omitempty"`
 		MinBest    *float64 `json:"min_best,omitempty"`
-		MaxOutline *int     `json:"max_outline,omitempty"`
-	}{Mode: &cfg.Planner.Mode, MinSupport: &cfg.Planner.MinSupport, MinBest: &cfg.Planner.MinBest, MaxOutline: &cfg.Planner.MaxOutline}
+		// MinBestBetween: the floor of a turn grounded from the between band.
+		MinBestBetween *float64 `json:"min_best_between,omitempty"`
+		MaxOutline     *int     `json:"max_outline,omitempty"`
+	}{Mode: &cfg.Planner.Mode, MinSupport: &cfg.Planner.MinSupport, MinBest: &cfg.Planner.MinBest, MinBestBetween: &cfg.Planner.MinBestBetween, MaxOutline: &cfg.Planner.MaxOutline}
 	return t
 }
 
@@ -329,5 +334,5 @@ func sameThresholds(a, b gate.Config) bool {
 	return a.Prefloor == b.Prefloor && a.PrefloorNoRerank == b.PrefloorNoRerank && a.PrimaryKind == b.PrimaryKind &&
 		a.PrimaryMin == b.PrimaryMin && a.SufficientMax == b.SufficientMax && a.GoodEnoughMax == b.GoodEnoughMax &&
 		a.BailOutBelow == b.BailOutBelow && a.Between == b.Between && a.OffTopic == b.OffTopic && a.MaxNotes == b.MaxNotes &&
-		a.Relevance == b.Relevance && a.Planner.MinSupport == b.Planner.MinSupport && a.Planner.MinBest == b.Planner.MinBest && a.Planner.MaxOutline == b.Planner.MaxOutline
+		a.Relevance == b.Relevance && a.Planner.MinSupport == b.Planner.MinSupport && a.Planner.MinBest == b.Planner.MinBest && a.Planner.MinBestBetween == b.Planner.MinBestBetween && a.Planner.MaxOutline == b.Planner.MaxOutline
 }

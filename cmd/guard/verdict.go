@@ -114,7 +114,7 @@ func (v queryVerdict) reason() string {
 	case c["good_enough"]:
 		r = fmt.Sprintf("good enough: coverage max %s >= good_enough_max %.2f", mx, cfg.GoodEnoughMax)
 	case c["caveat"]:
-		r = "between band (" + band + "), between: ground, so grounded with the caveat"
+		r = "between band (" + band + "), between: ground, so grounded with the caveat if a note's answerability reaches min_best_between"
 	case c["on_topic"]:
 		sim, _, _ := v.semantic()
 		r = fmt.Sprintf("below bail-out (max %s < bail_out_below %.2f) but on the corpus's topic (best encoder cosine %.3f >= on_topic_sim %.2f): refused naming the closest topics",
@@ -133,7 +133,11 @@ func (v queryVerdict) reason() string {
 	}
 	switch {
 	case c["empty_outline"] && v.weakBest:
-		r += fmt.Sprintf("; but the local planner kept no note (the best survivor's answerability %.2f is below min_best %.2f: the corpus does not answer it): refused", v.bestAnswer(), cfg.Planner.MinBest)
+		key := "min_best"
+		if gate.MinBestFor(cfg, v.turn.Outcome) > cfg.Planner.MinBest {
+			key = "min_best_between"
+		}
+		r += fmt.Sprintf("; but the local planner kept no note (the best survivor's answerability %.2f is below %s %.2f: the corpus does not answer it): refused", v.bestAnswer(), key, gate.MinBestFor(cfg, v.turn.Outcome))
 	case c["empty_outline"]:
 		r += fmt.Sprintf("; but the local planner kept no note (no survivor's answerability reaches min_support %.2f): refused", cfg.Planner.MinSupport)
 	case o.Decision == gate.Ground:
@@ -266,7 +270,7 @@ func printVerdict(w io.Writer, v queryVerdict) {
 	if v.turn.Outcome.Decision != gate.Ground {
 		kept = "not run (the gate did not ground)"
 	}
-	fmt.Fprintf(w, "  planner:   %s, min_support %.2f, min_best %.2f, max_outline %d: %s%s\n", plannerName, cfg.Planner.MinSupport, cfg.Planner.MinBest, cfg.Planner.MaxOutline, kept, remote)
+	fmt.Fprintf(w, "  planner:   %s, min_support %.2f, min_best %.2f (between band %.2f), max_outline %d: %s%s\n", plannerName, cfg.Planner.MinSupport, cfg.Planner.MinBest, max(cfg.Planner.MinBest, cfg.Planner.MinBestBetween), cfg.Planner.MaxOutline, kept, remote)
 	if len(o.Closest) > 0 && o.Decision == gate.Refuse {
 		fmt.Fprintf(w, "  closest:   %s\n", strings.Join(o.Closest, "; "))
 	}
@@ -324,6 +328,7 @@ func verdictJSON(v queryVerdict) any {
 		OneTopic         bool            `json:"one_topic"`
 		MinSupport       float64         `json:"min_support"`
 		MinBest          float64         `json:"min_best"`
+		MinBestBetween   float64         `json:"min_best_between"`
 		WeakBest         bool            `json:"weak_best"`
 		Outline          int             `json:"outline"`
 		Closest          []string        `json:"closest"`
@@ -335,7 +340,7 @@ func verdictJSON(v queryVerdict) any {
 		PrimaryKindCount: o.Coverage.PrimaryKindCount, Relevance: cfg.Relevance, Floored: o.Floored, General: v.turn.Ask.General,
 		GeneralAbove: cfg.GeneralAbove, GeneralWeight: cfg.GeneralWeight, GeneralApplied: o.Checks["general"], GeneralLowered: o.Lowered,
 		Names: v.turn.Ask.Names, OnTopicSim: cfg.OnTopicSim, OnTopicCoherence: cfg.OnTopicCoherence, OneTopic: gate.OneTopic(cfg, v.turn.Cands),
-		MinSupport: cfg.Planner.MinSupport, MinBest: cfg.Planner.MinBest, WeakBest: v.weakBest, Outline: o.Coverage.Outline, Closest: o.Closest, Checks: o.Checks}
+		MinSupport: cfg.Planner.MinSupport, MinBest: cfg.Planner.MinBest, MinBestBetween: cfg.Planner.MinBestBetween, WeakBest: v.weakBest, Outline: o.Coverage.Outline, Closest: o.Closest, Checks: o.Checks}
 	if sim, coh, ok := v.semantic(); ok {
 		out.BestSim = &sim
 		if coh != 0 {
