@@ -17,7 +17,11 @@ import (
 // address, url, tenant, kb, deleted; case and surrounding spaces ignored,
 // BEIR's _id for id), and every other row is one document. A FAQ sheet's
 // question and answer columns are read as title and text where the sheet has
-// no title or text column. text (or answer) is a required column; without an
+// no title or text column. A sheet with neither, whose header names its
+// columns ("service,price,notes": a price list), is a table: each row's
+// text is its other cells, each after its column's heading ("Service: Full
+// valet\nPrice: £85"; a single such column's cell alone), and a short
+// first cell is its title where no title column gives one. Without an
 // id column a row's id is the file's name and its row number in the sheet
 // ("faq-2" for the first row under the header), so inserting rows renumbers
 // the ones below. Any other column is kept in the document's meta under its
@@ -64,6 +68,7 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 	if err != nil {
 		return report(1, err)
 	}
+	table := !slices.Contains(cols, "text") // csvHeader found a table's headings
 	// A sheet without an id column names its rows stem-N by sheet row.
 	stem, rowIDs := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), !hasIDColumn(cols)
 	for sheetRow := 2; ; sheetRow++ {
@@ -90,6 +95,9 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 			continue
 		}
 		d, err := csvDoc(cols, row)
+		if err == nil && table {
+			tableText(&d, header, cols, row)
+		}
 		if err == nil && rowIDs {
 			d.ID = fmt.Sprintf("%s-%d", stem, sheetRow)
 		}
@@ -161,11 +169,70 @@ func csvHeader(header []string) ([]string, error) {
 			}
 		}
 	}
-	if !slices.Contains(cols, "text") {
-		return nil, fmt.Errorf("the first row names the columns, and it has no text column (it has %s): a CSV corpus needs a header row with text, or a FAQ's question and answer (id, title, kind, address, url, tenant, kb optional)",
+	if !slices.Contains(cols, "text") && !tableHeader(header, cols) {
+		return nil, fmt.Errorf("the first row names the columns, and it has no text column (it has %s): a CSV corpus needs a header row with text, or a FAQ's question and answer, or short headings over a table's columns (id, title, kind, address, url, tenant, kb optional)",
 			strings.Join(named, ", "))
 	}
 	return cols, nil
+}
+
+// tableHeader reports whether a header without a text column names a
+// table's columns: at least one column that is no Doc field, and every
+// such heading a short name (at most maxHeadingWords words and
+// maxHeadingBytes bytes, no sentence punctuation, not a number), so the
+// first row of a sheet with no header ("c1,Beans are 7.50.") is not read
+// as one.
+func tableHeader(header, cols []string) bool {
+	content := 0
+	for i, c := range cols {
+		if csvFields[c] {
+			continue
+		}
+		h := strings.TrimSpace(header[i])
+		if len(h) > maxHeadingBytes || len(strings.Fields(h)) > maxHeadingWords || strings.ContainsAny(h, ".?!") || strings.Trim(h, "0123456789,£$€ ") == "" {
+			return false
+		}
+		content++
+	}
+	return content > 0
+}
+
+// maxHeadingWords and maxHeadingBytes bound a table column's heading.
+const (
+	maxHeadingWords = 5
+	maxHeadingBytes = 40
+)
+
+// maxTableTitle is the longest first cell that titles its row.
+const maxTableTitle = 80
+
+// tableText fills d's text from a table row: every cell of a column that is
+// no Doc field, after its heading as the header row writes it, one to a
+// line ("Price: £85"); a single such column's cell alone. Where the sheet
+// gives no title, the first such cell is the row's title when it is short
+// (maxTableTitle) and another column holds text too.
+func tableText(d *Doc, header, cols, row []string) {
+	var lines, cells []string
+	for i, v := range row {
+		if i >= len(cols) || csvFields[cols[i]] {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if v == "" {
+			continue
+		}
+		cells = append(cells, v)
+		lines = append(lines, strings.TrimSpace(header[i])+": "+v)
+	}
+	switch {
+	case len(cells) == 1:
+		d.Text = cells[0]
+	case len(cells) > 1:
+		d.Text = strings.Join(lines, "\n")
+		if d.Title == "" && len(cells[0]) <= maxTableTitle && !strings.Contains(cells[0], "\n") {
+			d.Title = cells[0]
+		}
+	}
 }
 
 // hasIDColumn reports a header with an id or _id column: its rows must give

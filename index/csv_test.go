@@ -85,17 +85,18 @@ func TestReadDocsCSV(t *testing.T) {
 }
 
 // TestReadDocsCSVHeader: a CSV without a header row naming a text (or
-// answer) column (one named q,a, or no header at all) is one bad line
-// for the file, saying which column is missing and which it has; the next
-// file is read. A list column, a repeated or an empty name are refused the
-// same way.
+// answer) column or a table's short headings (no header at all, a row of
+// numbers, only field columns) is one bad line for the file, saying which
+// column is missing and which it has; the next file is read. A list
+// column, a repeated or an empty name are refused the same way.
 func TestReadDocsCSVHeader(t *testing.T) {
 	dir := t.TempDir()
 	good := writeFile(t, dir, "good.tsv", "id\ttext\tkb\ng1\tDelivery is free over 30 pounds.\tshop\n")
 	for _, tc := range []struct{ name, content, want string }{
-		{"qa.csv", "q,a\nhow much?,7.50\n", "has no text column (it has q, a)"},
 		{"noheader.csv", "c1,Beans are 7.50.\nc2,We roast on Mondays.\n", "has no text column (it has c1, beans are 7.50.)"},
-		{"notext.csv", "id,body\nc1,Beans\n", "has no text column"},
+		{"numbers.csv", "2026,7.50\n2027,8.00\n", "has no text column (it has 2026, 7.50)"},
+		{"fields.csv", "id,title\nc1,Beans\n", "has no text column (it has id, title)"},
+		{"sentence.csv", "c1,we roast our beans every monday morning\n", "has no text column"},
 		{"twice.csv", "id,text,Text\nc1,a,b\n", `column "text" twice`},
 		{"unnamed.csv", "id,text,\nc1,a,b\n", "column 3 has no name"},
 		{"sources.csv", "id,text,sources\nc1,a,b\n", `a "sources" column is not read from CSV`},
@@ -111,6 +112,39 @@ func TestReadDocsCSVHeader(t *testing.T) {
 		}
 		if len(docs) != 1 || docs[0].ID != "g1" || docs[0].KB != "shop" {
 			t.Errorf("%s: docs = %v, want the .tsv file's one document in KB shop", tc.name, docs)
+		}
+	}
+}
+
+// TestReadDocsCSVTable: a sheet whose header names a table's columns and
+// no text (a price list: service,price,notes) is read a row to a document,
+// each cell after its heading as the header writes it, blank cells left
+// out, the short first cell the title; a single such column is the text
+// alone; field columns (id, kb) keep their meaning.
+func TestReadDocsCSVTable(t *testing.T) {
+	dir := t.TempDir()
+	prices := writeFile(t, dir, "prices.csv", "Service,Price,Notes\n"+
+		"Full valet,£85,\"Takes about 3 hours; book ahead.\"\n"+
+		"Mini valet,£45,\n")
+	body := writeFile(t, dir, "body.csv", "id,Body,kb\nc1,Beans are roasted on Mondays.,shop\n")
+	qa := writeFile(t, dir, "qa.csv", "q,a\nhow much?,7.50\n")
+	docs, bad, err := ReadDocs([]string{prices, body, qa}, true)
+	if err != nil || len(bad) != 0 {
+		t.Fatalf("ReadDocs: %v, bad %v", err, bad)
+	}
+	want := []struct{ id, title, text, kb string }{
+		{"prices-2", "Full valet", "Service: Full valet\nPrice: £85\nNotes: Takes about 3 hours; book ahead.", "default"},
+		{"prices-3", "Mini valet", "Service: Mini valet\nPrice: £45", "default"},
+		{"c1", "", "Beans are roasted on Mondays.", "shop"},
+		{"qa-2", "how much?", "q: how much?\na: 7.50", "default"},
+	}
+	if len(docs) != len(want) {
+		t.Fatalf("docs = %+v, want %d", docs, len(want))
+	}
+	for i, w := range want {
+		d := docs[i]
+		if d.ID != w.id || d.Title != w.title || d.Text != w.text || d.KB != w.kb {
+			t.Errorf("doc %d = id %q title %q text %q kb %q, want %+v", i, d.ID, d.Title, d.Text, d.KB, w)
 		}
 	}
 }
