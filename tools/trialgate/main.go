@@ -1,6 +1,6 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
 // trial6, trial7, trial9, trial10, trial11, trial12,
-// trial13, trial14, trial15, trial16, trial17, trial18) into dev sets of the
+// trial13, trial14, trial15, trial16, trial17, trial18, trial19) into dev sets of the
 // grounding suite (guard bench quality --gate --trials): one folder each
 // under bench/testdata/gate_trials with corpus.jsonl and questions.jsonl.
 //
@@ -78,6 +78,8 @@ var trialSets = []trialSet{
 	{"t17-furniture", "trial17", []string{"furniture/policy.jsonl"}, "northgate", "delivery", "furniture-questions.jsonl"},
 	{"t18-removals", "trial18", []string{"removals/"}, "copperfield", "moves", "removals-questions.jsonl"},
 	{"t18-camp", "trial18", []string{"camp/parent-info-pack.txt"}, "kestrel", "camp", "camp-questions.jsonl"},
+	{"t19-physio", "trial19", []string{"physio/"}, "kingsmead", "physio", "physio-questions.jsonl"},
+	{"t19-carwash", "trial19", []string{"carwash/prices.csv"}, "sparkle", "carwash", "carwash-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
