@@ -190,6 +190,10 @@ type PlannerConfig struct {
 	Timeout   time.Duration `yaml:"timeout"`
 }
 
+// BetweenFloor is the best note's least answerability for a turn grounded
+// from the between band: the higher of MinBest and MinBestBetween.
+func (p PlannerConfig) BetweenFloor() float64 { return max(p.MinBest, p.MinBestBetween) }
+
 // PlannerUpstream as planner.base_url makes the answering upstream the
 // remote planner.
 const PlannerUpstream = "upstream"

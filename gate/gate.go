@@ -505,7 +505,7 @@ func WeakBest(cfg Config, o Outcome) bool {
 // and o grounds from the between band (Checks["caveat"]).
 func MinBestFor(cfg Config, o Outcome) float64 {
 	if o.Checks["caveat"] {
-		return max(cfg.Planner.MinBest, cfg.Planner.MinBestBetween)
+		return cfg.Planner.BetweenFloor()
 	}
 	return cfg.Planner.MinBest
 }

@@ -64,11 +64,10 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 	if err != nil {
 		return report(1, fmt.Errorf("header row: %w", csvError(err)))
 	}
-	cols, err := csvHeader(header)
+	cols, table, err := csvHeader(header)
 	if err != nil {
 		return report(1, err)
 	}
-	table := !slices.Contains(cols, "text") // csvHeader found a table's headings
 	// A sheet without an id column names its rows stem-N by sheet row.
 	stem, rowIDs := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), !hasIDColumn(cols)
 	for sheetRow := 2; ; sheetRow++ {
@@ -139,22 +138,24 @@ func csvComma(br *bufio.Reader, path string) rune {
 // csvHeader reads the header row: each column's name, lower-cased and
 // trimmed, with question and answer renamed title and text where no column
 // has those names. It is an error when the text column is missing, when a
-// name repeats or is empty, or for a list column (meta, sources).
-func csvHeader(header []string) ([]string, error) {
-	cols := make([]string, len(header))
+// name repeats or is empty, or for a list column (meta, sources). table
+// says the sheet has no text column and its headings name a table's
+// columns (tableHeader).
+func csvHeader(header []string) (cols []string, table bool, err error) {
+	cols = make([]string, len(header))
 	seen := map[string]bool{}
 	for i, h := range header {
 		h = strings.ToLower(strings.TrimSpace(h))
 		if err := checkUTF8([]byte(h)); err != nil {
-			return nil, fmt.Errorf("header row: %w", err)
+			return nil, false, fmt.Errorf("header row: %w", err)
 		}
 		switch {
 		case h == "":
-			return nil, fmt.Errorf("header row: column %d has no name", i+1)
+			return nil, false, fmt.Errorf("header row: column %d has no name", i+1)
 		case seen[h]:
-			return nil, fmt.Errorf("header row: column %q twice", h)
+			return nil, false, fmt.Errorf("header row: column %q twice", h)
 		case h == "meta" || h == "sources":
-			return nil, fmt.Errorf("header row: a %q column is not read from CSV (it is a list or an object): give such documents as JSON lines", h)
+			return nil, false, fmt.Errorf("header row: a %q column is not read from CSV (it is a list or an object): give such documents as JSON lines", h)
 		}
 		seen[h] = true
 		cols[i] = h
@@ -169,11 +170,12 @@ func csvHeader(header []string) ([]string, error) {
 			}
 		}
 	}
-	if !slices.Contains(cols, "text") && !tableHeader(header, cols) {
-		return nil, fmt.Errorf("the first row names the columns, and it has no text column (it has %s): a CSV corpus needs a header row with text, or a FAQ's question and answer, or short headings over a table's columns (id, title, kind, address, url, tenant, kb optional)",
+	table = !slices.Contains(cols, "text")
+	if table && !tableHeader(header, cols) {
+		return nil, false, fmt.Errorf("the first row names the columns, and it has no text column (it has %s): a CSV corpus needs a header row with text, or a FAQ's question and answer, or short headings over a table's columns (id, title, kind, address, url, tenant, kb optional)",
 			strings.Join(named, ", "))
 	}
-	return cols, nil
+	return cols, table, nil
 }
 
 // tableHeader reports whether a header without a text column names a
@@ -212,25 +214,24 @@ const maxTableTitle = 80
 // gives no title, the first such cell is the row's title when it is short
 // (maxTableTitle) and another column holds text too.
 func tableText(d *Doc, header, cols, row []string) {
-	var lines, cells []string
-	for i, v := range row {
-		if i >= len(cols) || csvFields[cols[i]] {
+	var lines []string
+	first := ""
+	for i, v := range row { // readCSV skips a row of another length than the header
+		if v = strings.TrimSpace(v); v == "" || csvFields[cols[i]] {
 			continue
 		}
-		v = strings.TrimSpace(v)
-		if v == "" {
-			continue
+		if first == "" {
+			first = v
 		}
-		cells = append(cells, v)
 		lines = append(lines, strings.TrimSpace(header[i])+": "+v)
 	}
 	switch {
-	case len(cells) == 1:
-		d.Text = cells[0]
-	case len(cells) > 1:
+	case len(lines) == 1:
+		d.Text = first
+	case len(lines) > 1:
 		d.Text = strings.Join(lines, "\n")
-		if d.Title == "" && len(cells[0]) <= maxTableTitle && !strings.Contains(cells[0], "\n") {
-			d.Title = cells[0]
+		if d.Title == "" && len(first) <= maxTableTitle && !strings.Contains(first, "\n") {
+			d.Title = first
 		}
 	}
 }

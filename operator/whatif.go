@@ -48,17 +48,20 @@ type gateThresholds struct {
 	Between          *string  `json:"between,omitempty"`
 	// OffTopic is gate.off_topic; kept with a logged turn's thresholds so
 	// that a turn read back from the log file replays as decided.
-	OffTopic  *string `json:"off_topic,omitempty"`
-	MaxNotes  *int    `json:"max_notes,omitempty"`
-	Relevance *string `json:"relevance,omitempty"`
-	Planner   *struct {
-		Mode       *string  `json:"mode,omitempty"` // reported only; the what-if never calls a remote planner
-		MinSupport *float64 `json:"min_support,omitempty"`
-		MinBest    *float64 `json:"min_best,omitempty"`
-		// MinBestBetween: the floor of a turn grounded from the between band.
-		MinBestBetween *float64 `json:"min_best_between,omitempty"`
-		MaxOutline     *int     `json:"max_outline,omitempty"`
-	} `json:"planner,omitempty"`
+	OffTopic  *string            `json:"off_topic,omitempty"`
+	MaxNotes  *int               `json:"max_notes,omitempty"`
+	Relevance *string            `json:"relevance,omitempty"`
+	Planner   *plannerThresholds `json:"planner,omitempty"`
+}
+
+// plannerThresholds are gate.planner's movable settings.
+type plannerThresholds struct {
+	Mode       *string  `json:"mode,omitempty"` // reported only; the what-if never calls a remote planner
+	MinSupport *float64 `json:"min_support,omitempty"`
+	MinBest    *float64 `json:"min_best,omitempty"`
+	// MinBestBetween: the floor of a turn grounded from the between band.
+	MinBestBetween *float64 `json:"min_best_between,omitempty"`
+	MaxOutline     *int     `json:"max_outline,omitempty"`
 }
 
 // apply returns cfg with the set thresholds replaced.
@@ -115,14 +118,7 @@ func thresholdsOf(cfg gate.Config) gateThresholds {
 		PrimaryMin: &cfg.PrimaryMin, SufficientMax: &cfg.SufficientMax, GoodEnoughMax: &cfg.GoodEnoughMax,
 		BailOutBelow: &cfg.BailOutBelow, OnTopicSim: &cfg.OnTopicSim, OnTopicCoherence: &cfg.OnTopicCoherence,
 		GeneralAbove: &cfg.GeneralAbove, GeneralWeight: &cfg.GeneralWeight, OtherBusiness: &cfg.OtherBusiness, Between: &cfg.Between, OffTopic: &cfg.OffTopic, MaxNotes: &cfg.MaxNotes, Relevance: &cfg.Relevance}
-	t.Planner = &struct {
-		Mode       *string  `json:"mode,omitempty"`
-		MinSupport *float64 `json:"min_support,omitempty"`
-		MinBest    *float64 `json:"min_best,omitempty"`
-		// MinBestBetween: the floor of a turn grounded from the between band.
-		MinBestBetween *float64 `json:"min_best_between,omitempty"`
-		MaxOutline     *int     `json:"max_outline,omitempty"`
-	}{Mode: &cfg.Planner.Mode, MinSupport: &cfg.Planner.MinSupport, MinBest: &cfg.Planner.MinBest, MinBestBetween: &cfg.Planner.MinBestBetween, MaxOutline: &cfg.Planner.MaxOutline}
+	t.Planner = &plannerThresholds{Mode: &cfg.Planner.Mode, MinSupport: &cfg.Planner.MinSupport, MinBest: &cfg.Planner.MinBest, MinBestBetween: &cfg.Planner.MinBestBetween, MaxOutline: &cfg.Planner.MaxOutline}
 	return t
 }
 

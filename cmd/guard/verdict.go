@@ -133,11 +133,11 @@ func (v queryVerdict) reason() string {
 	}
 	switch {
 	case c["empty_outline"] && v.weakBest:
-		key := "min_best"
-		if gate.MinBestFor(cfg, v.turn.Outcome) > cfg.Planner.MinBest {
+		floor, key := gate.MinBestFor(cfg, v.turn.Outcome), "min_best"
+		if floor > cfg.Planner.MinBest {
 			key = "min_best_between"
 		}
-		r += fmt.Sprintf("; but the local planner kept no note (the best survivor's answerability %.2f is below %s %.2f: the corpus does not answer it): refused", v.bestAnswer(), key, gate.MinBestFor(cfg, v.turn.Outcome))
+		r += fmt.Sprintf("; but the local planner kept no note (the best survivor's answerability %.2f is below %s %.2f: the corpus does not answer it): refused", v.bestAnswer(), key, floor)
 	case c["empty_outline"]:
 		r += fmt.Sprintf("; but the local planner kept no note (no survivor's answerability reaches min_support %.2f): refused", cfg.Planner.MinSupport)
 	case o.Decision == gate.Ground:
@@ -270,7 +270,7 @@ func printVerdict(w io.Writer, v queryVerdict) {
 	if v.turn.Outcome.Decision != gate.Ground {
 		kept = "not run (the gate did not ground)"
 	}
-	fmt.Fprintf(w, "  planner:   %s, min_support %.2f, min_best %.2f (between band %.2f), max_outline %d: %s%s\n", plannerName, cfg.Planner.MinSupport, cfg.Planner.MinBest, max(cfg.Planner.MinBest, cfg.Planner.MinBestBetween), cfg.Planner.MaxOutline, kept, remote)
+	fmt.Fprintf(w, "  planner:   %s, min_support %.2f, min_best %.2f (between band %.2f), max_outline %d: %s%s\n", plannerName, cfg.Planner.MinSupport, cfg.Planner.MinBest, cfg.Planner.BetweenFloor(), cfg.Planner.MaxOutline, kept, remote)
 	if len(o.Closest) > 0 && o.Decision == gate.Refuse {
 		fmt.Fprintf(w, "  closest:   %s\n", strings.Join(o.Closest, "; "))
 	}
