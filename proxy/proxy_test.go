@@ -364,11 +364,10 @@ func TestUpstreamRefusedAndDown(t *testing.T) {
 	if resp.StatusCode != 502 || !strings.Contains(events[0], `"upstream_error"`) {
 		t.Errorf("upstream 503: got %d %s, want 502 upstream_error", resp.StatusCode, events)
 	}
-	// A closed port: connection refused.
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := ln.Addr().String()
-	ln.Close()
-	down := startServer(t, func(c *testCfg) { c.Upstream.BaseURL = "http://" + addr + "/v1" })
+	// A closed port: connection refused. Port 1 (tcpmux) is below the
+	// ephemeral range, so no server a parallel test starts on :0 can take
+	// it, as one took a port freed here under the race pass (CI).
+	down := startServer(t, func(c *testCfg) { c.Upstream.BaseURL = "http://127.0.0.1:1/v1" })
 	resp, events = postStream(t, down, streamBody)
 	if resp.StatusCode != 502 || !strings.Contains(events[0], "upstream_unavailable") {
 		t.Errorf("upstream down: got %d %s, want 502 upstream_unavailable", resp.StatusCode, events)
