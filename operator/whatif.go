@@ -2,6 +2,7 @@ package operator
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 
 	"github.com/answer-guard/guard/gate"
@@ -324,11 +325,16 @@ func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, kinds fu
 	return res
 }
 
-// sameThresholds reports whether a and b decide alike (every setting
-// Decide and the local planner read).
+// sameThresholds reports whether a and b decide alike: every movable
+// threshold is equal (the planner's mode aside: a logged remote outline is
+// replayed as logged). It compares thresholdsOf, so a threshold the
+// what-if can move is never left out of the comparison.
 func sameThresholds(a, b gate.Config) bool {
-	return a.Prefloor == b.Prefloor && a.PrefloorNoRerank == b.PrefloorNoRerank && a.PrimaryKind == b.PrimaryKind &&
-		a.PrimaryMin == b.PrimaryMin && a.SufficientMax == b.SufficientMax && a.GoodEnoughMax == b.GoodEnoughMax &&
-		a.BailOutBelow == b.BailOutBelow && a.Between == b.Between && a.OffTopic == b.OffTopic && a.MaxNotes == b.MaxNotes &&
-		a.Relevance == b.Relevance && a.Planner.MinSupport == b.Planner.MinSupport && a.Planner.MinBest == b.Planner.MinBest && a.Planner.MinBestBetween == b.Planner.MinBestBetween && a.Planner.MaxOutline == b.Planner.MaxOutline
+	key := func(c gate.Config) string {
+		t := thresholdsOf(c)
+		t.Planner.Mode = nil
+		j, _ := json.Marshal(t)
+		return string(j)
+	}
+	return key(a) == key(b)
 }
