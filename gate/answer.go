@@ -207,6 +207,7 @@ type Question struct {
 	// (Ask.Contact); want is then the detail's type.
 	contact bool
 	task    bool    // Ask.Task
+	aside   bool    // Ask.Aside
 	general float64 // Ask.General
 	names   string  // Ask.Names
 	other   string  // Ask.Other
@@ -224,6 +225,7 @@ func PrepareQuestion(tok Tokenizer, q string, idf func(string) float64) Question
 	pq := Question{tok: tok, rare: [2]int{-1, -1}}
 	pq.want, pq.contact = questionType(q)
 	pq.task = !pq.contact && taskRequest(q)
+	pq.aside = !pq.contact && asideMark(q)
 	seen := make(map[string]int, len(toks)) // term -> its index in pq.terms
 	for _, t := range toks {
 		if _, ok := seen[t]; ok {

@@ -31,6 +31,10 @@ type Ask struct {
 	// for ..."), not about the service (taskRequest). Decide handles it
 	// as off-topic whatever the passages' relevance.
 	Task bool `json:"task,omitempty"`
+	// Aside: the message says it has nothing to do with the service
+	// ("unrelated, but ...", "random q but ...": asideMark). Decide
+	// handles it as off-topic whatever the passages' relevance, as a Task.
+	Aside bool `json:"aside,omitempty"`
 	// General is the question's general-question score (retrieve's
 	// Result.General: how much nearer, by the sentence encoder, it is to
 	// general-knowledge questions than to customers' questions to a
@@ -87,13 +91,13 @@ func (a Ask) strict() bool {
 // forms, not any corpus's vocabulary.
 func AskOf(q string) Ask {
 	t, contact := questionType(q)
-	return Ask{Type: typeNames[t], Contact: contact, Task: !contact && taskRequest(q)}
+	return Ask{Type: typeNames[t], Contact: contact, Task: !contact && taskRequest(q), Aside: !contact && asideMark(q)}
 }
 
 // Ask is what the prepared question asks for (AskOf of its text, or of
 // the text given to AskFrom).
 func (q *Question) Ask() Ask {
-	return Ask{Type: typeNames[q.want], Contact: q.contact, Task: q.task, General: q.general, Names: q.names, Other: q.other}
+	return Ask{Type: typeNames[q.want], Contact: q.contact, Task: q.task, Aside: q.aside, General: q.general, Names: q.names, Other: q.other}
 }
 
 // SetGeneral sets the question's general-question score and the corpus's
@@ -111,6 +115,7 @@ func (q *Question) SetOther(name string) { q.other = name }
 func (q *Question) AskFrom(text string) {
 	q.want, q.contact = questionType(text)
 	q.task = !q.contact && taskRequest(text)
+	q.aside = !q.contact && asideMark(text)
 }
 
 // questionType is the answer type q asks for and whether it asks for the

@@ -198,14 +198,18 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	sufficient := max >= cfg.SufficientMax && o.Coverage.PrimaryKindCount >= cfg.PrimaryMin
 	goodEnough := sufficient || max >= cfg.GoodEnoughMax
 	bailOut := max < cfg.BailOutBelow
-	// "write me a poem", "how much does Specsavers charge?": off-topic by
-	// its form, whatever a shared word scored
-	other := cfg.OtherBusiness && ask.Other != "" && !ask.Contact && !ask.Task && OneTopic(cfg, cands)
-	if ask.Task || other {
+	// "write me a poem", "unrelated, but ...", "how much does Specsavers
+	// charge?": off-topic by its form, whatever a shared word scored
+	other := cfg.OtherBusiness && ask.Other != "" && !ask.Contact && !ask.Task && !ask.Aside && OneTopic(cfg, cands)
+	byForm := ask.Task || ask.Aside && !ask.Contact
+	if byForm || other {
 		sufficient, goodEnough, bailOut = false, false, true
-		if ask.Task {
+		switch {
+		case ask.Task:
 			o.Checks["task"] = true
-		} else {
+		case ask.Aside:
+			o.Checks["aside"] = true
+		default:
 			o.Checks["other_business"] = true
 		}
 	}
@@ -214,7 +218,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 		bailOut, between = true, false
 	}
 	caveat := between && cfg.Between == BetweenGround
-	onTopic := bailOut && !goodEnough && !ask.Task && !other && !general && cfg.OnTopicSim > 0 && BestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
+	onTopic := bailOut && !goodEnough && !byForm && !other && !general && cfg.OnTopicSim > 0 && BestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
 	// contactGap: a contact question the corpus cannot answer (no passage
 	// holds the contact detail asked for, or nothing clears
 	// bail-out): refused as on-topic, never answered from general knowledge

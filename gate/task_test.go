@@ -142,3 +142,70 @@ func TestDecideOtherBusinessOffTopic(t *testing.T) {
 		t.Errorf("Question.SetOther: Ask().Other = %q", pq.Ask().Other)
 	}
 }
+
+func TestAsideMark(t *testing.T) {
+	for _, tt := range []struct {
+		q    string
+		want bool
+	}{
+		{"thanks! unrelated but whats the weather going to be like in loughford next tuesday", true},
+		{"cheers. random q but whats a good family car under 10k", true},
+		{"Great. Unrelated, but how do I get my kids to eat more vegetables?", true},
+		{"ok thanks. unrelated, whats a good recipe for a sunday roast", true},
+		{"totally unrelated but how do i get rid of hiccups", true},
+		{"ok ta. random q, how tall is the eiffel tower", true},
+		{"off topic: what's the best phone to buy?", true},
+		{"slightly off-topic, but do you know a good pub nearby?", true},
+		{"random question - who won the match last night", true},
+		{"not related but what's a good film this weekend", true},
+		{"on a different note, how do I fix a dripping tap?", true},
+		{"btw do you do gift vouchers?", false},
+		{"by the way can I bring my dog?", false},
+		{"are the two bookings related?", false},
+		{"is there a discount for unrelated adults sharing a room?", false},
+		{"can I book a random slot on saturday?", false},
+		{"what topics does the course cover?", false},
+		{"do you do a different price for students?", false},
+		{"my question is about the subject of refunds", false},
+		{"how much is it for a group of unrelated people", false},
+	} {
+		if got := asideMark(tt.q); got != tt.want {
+			t.Errorf("asideMark(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
+
+// A message that says it is unrelated to the service is handled as
+// off-topic, as a request to make something is, even when a shared word
+// makes a passage look relevant; a contact question is never an aside.
+func TestDecideAsideOffTopic(t *testing.T) {
+	cands := []Candidate{
+		{ID: "wash", Kind: "lecture", Rerank: 0.95, Semantic: true, Sim: 0.6},
+		{ID: "valet", Kind: "lecture", Rerank: 0.9, Semantic: true, Sim: 0.5},
+	}
+	q := "cheers. random q but whats a good family car under 10k"
+	ask := AskOf(q)
+	if !ask.Aside || ask.Task {
+		t.Fatalf("AskOf(%q) = %+v, want an aside and no task", q, ask)
+	}
+	cfg := rerankConfig()
+	cfg.OnTopicSim = 0.3
+	if o := Decide(cfg, cands, true, Ask{}); o.Decision != Ground {
+		t.Fatalf("as a question: %v, want ground (the test would show nothing)", o.Decision)
+	}
+	if o := Decide(cfg, cands, true, ask); o.Decision != Fallback || len(o.Notes) != 0 || !o.Checks["aside"] || o.Checks["on_topic"] {
+		t.Errorf("aside: %v notes %d checks %v, want fallback without notes", o.Decision, len(o.Notes), o.Checks)
+	}
+	cfg.OffTopic = OffTopicRefuse
+	if o := Decide(cfg, cands, true, ask); o.Decision != Refuse || !o.Checks["off_topic"] {
+		t.Errorf("aside, off_topic refuse: %v checks %v, want refused as off-topic", o.Decision, o.Checks)
+	}
+	var pq Question
+	pq.AskFrom(q)
+	if !pq.Ask().Aside {
+		t.Errorf("Question.AskFrom(%q).Ask().Aside = false", q)
+	}
+	if a := AskOf("unrelated, but what's your phone number?"); a.Aside || !a.Contact {
+		t.Errorf("a contact question read as %+v, want a contact question and no aside", a)
+	}
+}

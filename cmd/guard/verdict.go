@@ -106,6 +106,8 @@ func (v queryVerdict) reason() string {
 			mx, cfg.BailOutBelow, v.contactDetail())
 	case c["task"]:
 		r = "a request to make something, not a question about the service: handled as off-topic; " + offTopic
+	case c["aside"]:
+		r = "the message says it is unrelated to the service (\"unrelated, but ...\"): handled as off-topic; " + offTopic
 	case c["other_business"]:
 		r = fmt.Sprintf("asks about another business (%q, a name the corpus never uses; other_business on): handled as off-topic; %s", v.turn.Ask.Other, offTopic)
 	case c["sufficient"]:
@@ -288,6 +290,9 @@ func askWords(a gate.Ask) string {
 	}
 	if a.Task {
 		s = append(s, "something made (a task)")
+	}
+	if a.Aside {
+		s = append(s, "something it says is unrelated to the service (an aside)")
 	}
 	if a.Other != "" {
 		s = append(s, fmt.Sprintf("another business's (%q)", a.Other))
