@@ -161,11 +161,11 @@ func csvHeader(header []string) (cols []string, table bool, err error) {
 		cols[i] = h
 	}
 	named := append([]string(nil), cols...)
-	for alias, field := range map[string]string{"question": "title", "answer": "text"} {
-		if !seen[field] {
+	for _, a := range faqAliases {
+		if !seen[a.field] {
 			for i, c := range cols {
-				if c == alias {
-					cols[i] = field
+				if c == a.alias {
+					cols[i] = a.field
 				}
 			}
 		}

@@ -415,3 +415,44 @@ func TestStaleTempDirsCleaned(t *testing.T) {
 		}
 	}
 }
+
+// A FAQ export's JSON lines name their fields "question" and "answer": read
+// as the title and the text, as a CSV sheet's columns of those names are
+// (trial 20's repair-shop FAQ had 14 such rows, each refused as "missing
+// text"). A line's own title or text wins, and the alias is then kept in
+// meta.
+func TestParseDocLineFAQ(t *testing.T) {
+	for _, tt := range []struct {
+		line, title, text string
+		meta              map[string]any
+		wantErr           string
+	}{
+		{`{"id":"faq-01","question":"How long does a screen repair take?","answer":"Most screens are done in an hour."}`,
+			"How long does a screen repair take?", "Most screens are done in an hour.", nil, ""},
+		{`{"id":"f2","question":"Do you fix tablets?","text":"Yes, iPads and Galaxy Tabs."}`, "Do you fix tablets?", "Yes, iPads and Galaxy Tabs.", nil, ""},
+		{`{"id":"f3","title":"Tablets","question":"Do you fix tablets?","answer":"Yes."}`, "Tablets", "Yes.", map[string]any{"question": "Do you fix tablets?"}, ""},
+		{`{"id":"f4","text":"Open 9 to 5.","answer":"ignored"}`, "", "Open 9 to 5.", map[string]any{"answer": "ignored"}, ""},
+		{`{"id":"f5","question":"Any text?"}`, "", "", nil, "missing text"},
+		{`{"id":"f6","question":"Q","answer":7}`, "", "", nil, `field "answer": must be a string`},
+	} {
+		d, err := parseDocLine([]byte(tt.line))
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("parseDocLine(%s) error = %v, want containing %q", tt.line, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("parseDocLine(%s): %v", tt.line, err)
+			continue
+		}
+		if d.Title != tt.title || d.Text != tt.text || len(d.Meta) != len(tt.meta) {
+			t.Errorf("parseDocLine(%s) = title %q text %q meta %v, want %q %q %v", tt.line, d.Title, d.Text, d.Meta, tt.title, tt.text, tt.meta)
+		}
+		for k, v := range tt.meta {
+			if d.Meta[k] != v {
+				t.Errorf("parseDocLine(%s): meta[%s] = %v, want %v", tt.line, k, d.Meta[k], v)
+			}
+		}
+	}
+}

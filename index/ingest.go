@@ -102,6 +102,11 @@ func ValidName(s string) bool { return nameRE.MatchString(s) }
 
 var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true, "sources": true, "deleted": true}
 
+// faqAliases are the names a FAQ export gives its question and answer, and
+// the Doc fields they are read as (a JSON line's keys, a CSV sheet's
+// columns).
+var faqAliases = []struct{ alias, field string }{{"question", "title"}, {"answer", "text"}}
+
 // parseDocLine decodes one corpus JSONL line and applies the defaults.
 func parseDocLine(line []byte) (Doc, error) { return parseDocLineIn(line, DocRef{}) }
 
@@ -147,6 +152,26 @@ func parseDocLineIn(line []byte, part DocRef) (Doc, error) {
 			errs = append(errs, err)
 		}
 	}
+	// A FAQ export's "question" and "answer" are its title and text, as a
+	// CSV sheet's columns of those names are read (faqAliases), where the
+	// line has no field of the name it stands for.
+	aliased := map[string]bool{}
+	for _, a := range faqAliases {
+		if _, ok := raw[a.field]; ok {
+			continue
+		}
+		if _, ok := raw[a.alias]; !ok {
+			continue
+		}
+		aliased[a.alias] = true
+		dst := &d.Title
+		if a.field == "text" {
+			dst = &d.Text
+		}
+		if err := str(a.alias, dst); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if v, ok := raw["meta"]; ok && string(v) != "null" {
 		if err := json.Unmarshal(v, &d.Meta); err != nil {
 			errs = append(errs, fmt.Errorf("field \"meta\": must be an object"))
@@ -163,7 +188,7 @@ func parseDocLineIn(line []byte, part DocRef) (Doc, error) {
 		}
 	}
 	for k, v := range raw {
-		if knownDocFields[k] {
+		if knownDocFields[k] || aliased[k] {
 			continue
 		}
 		var x any
