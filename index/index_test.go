@@ -433,6 +433,7 @@ func TestParseDocLineFAQ(t *testing.T) {
 		{`{"id":"f3","title":"Tablets","question":"Do you fix tablets?","answer":"Yes."}`, "Tablets", "Yes.", map[string]any{"question": "Do you fix tablets?"}, ""},
 		{`{"id":"f4","text":"Open 9 to 5.","answer":"ignored"}`, "", "Open 9 to 5.", map[string]any{"answer": "ignored"}, ""},
 		{`{"id":"f5","question":"Any text?"}`, "", "", nil, "missing text"},
+		{`{"id":"f7","body":"We open at 9."}`, "", "", nil, `doc "f7": missing text (the line has body, id; a passage's text goes in "text", or a FAQ's in "answer" with "question")`},
 		{`{"id":"f6","question":"Q","answer":7}`, "", "", nil, `field "answer": must be a string`},
 	} {
 		d, err := parseDocLine([]byte(tt.line))

@@ -202,6 +202,19 @@ func parseDocLineIn(line []byte, part DocRef) (Doc, error) {
 	if err := errors.Join(errs...); err != nil {
 		return Doc{}, err
 	}
+	if strings.TrimSpace(d.Text) == "" && !d.Deleted && strings.TrimSpace(d.ID) != "" {
+		if _, ok := raw["text"]; !ok {
+			// {"id","body"}: name what the line has, so a corpus exported
+			// with other field names is fixed in one pass
+			keys := make([]string, 0, len(raw))
+			for k := range raw {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			return Doc{}, fmt.Errorf("doc %q: missing text (the line has %s; a passage's text goes in \"text\", or a FAQ's in \"answer\" with \"question\")",
+				strings.TrimSpace(d.ID), strings.Join(keys, ", "))
+		}
+	}
 	return normalizeDoc(inPartition(d, part))
 }
 
