@@ -48,9 +48,13 @@ import (
 //     page's accordion hides its answers that way until clicked. So is page
 //     chrome (<nav>, <aside>, a <header> or <footer> outside <article>,
 //     <section> and <main>, a <form> that holds no heading, the ARIA roles
-//     navigation, banner, contentinfo, complementary and search) unless the
-//     page has no other text. A page with a <main> element (or role="main")
-//     is read from it alone when it holds text.
+//     navigation, banner, contentinfo, complementary and search, a
+//     cookie-consent banner: consentBanner) unless the page has no other
+//     text. A page with a <main> element (or role="main") is read from it
+//     alone when it holds text. A footer that gives a way to reach the
+//     business is kept as a last section, "Contact" (contactFooter).
+//   - A <details> element is one paragraph: its <summary> (an FAQ's
+//     question) and its answer stay in one chunk.
 //   - Text that would read as Markdown ("1. " or "- " opening a line, "#",
 //     "*", "|", a literal "<b>") is escaped, so it stays text.
 //
@@ -187,15 +191,56 @@ func htmlMarkdown(page string) (md, title, url string, err error) {
 		}
 	}
 	if main != nil {
-		if md = htmlConvert(main, false); md != "" {
-			return md, title, url, nil
+		md = htmlConvert(main, false)
+	}
+	if md == "" {
+		if md = htmlConvert(root, false); md == "" {
+			md = htmlConvert(root, true) // nothing but chrome: keep it
 		}
 	}
-	if md = htmlConvert(root, false); md == "" {
-		md = htmlConvert(root, true) // nothing but chrome: keep it
-	}
-	return md, title, url, nil
+	return md + contactFooter(root, md), title, url, nil
 }
+
+// contactFooter is the page footer's text as a section of its own,
+// "## Contact", when the footer gives a way to reach the business (a phone
+// number, an email address, a postcode or opening hours: contactLikeRE)
+// and md does not already hold it; "" otherwise. A site builder's page
+// often gives its address, phone and hours in the footer alone: read as
+// chrome, they were in no chunk, and a contact question was refused
+// (operator trial 22's cleaning company). The footer is a <footer> outside
+// <article>, <section>, <main>, <aside> and <nav>, or role="contentinfo".
+func contactFooter(root *html.Node, md string) string {
+	var b strings.Builder
+	var walk func(n *html.Node, sectioning int)
+	walk = func(n *html.Node, sectioning int) {
+		if n.Type == html.ElementNode {
+			if htmlSkip(n) {
+				return
+			}
+			switch n.DataAtom {
+			case atom.Article, atom.Section, atom.Main, atom.Aside, atom.Nav:
+				sectioning++
+			}
+			if n.DataAtom == atom.Footer && sectioning == 0 || strings.EqualFold(attr(n, "role"), "contentinfo") {
+				if t := htmlConvert(n, true); t != "" && contactLikeRE.MatchString(t) && !strings.Contains(md, t) && !strings.Contains(b.String(), t) {
+					b.WriteString("\n\n## Contact\n\n")
+					b.WriteString(t)
+				}
+				return
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, sectioning)
+		}
+	}
+	walk(root, 0)
+	return b.String()
+}
+
+// contactLikeRE finds a way to reach a business in a footer's text: an
+// email address, a phone number (ten or more digits, spaced or not), a UK
+// postcode, a US ZIP code after a state's two capitals, or opening hours.
+var contactLikeRE = regexp.MustCompile(`[\w.+-]+@[\w-]+\.[\w.-]+|\+?\(?\d[\d ()-]{8,}\d|\b[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}\b|\b[A-Z]{2} \d{5}\b|(?i)\b(?:opening (?:hours|times)|office hours|open (?:monday|mon|daily|every day))`)
 
 // htmlSkip reports an element whose content is never text: scripts,
 // styles, embedded objects, form controls and SVG.
@@ -306,6 +351,10 @@ type htmlWriter struct {
 	// <nav> elements open: a <header> or <footer> inside one is not chrome.
 	sectioning int
 	chrome     bool
+	// joined > 0 inside a <details>: its summary and its answer are one
+	// paragraph, so the chunker never puts a question and its answer in
+	// two chunks.
+	joined int
 }
 
 // htmlConvert writes n as Markdown ("" when it holds no text), page chrome
@@ -385,7 +434,7 @@ func (w *htmlWriter) endLine() {
 // endPara finishes the current paragraph (within a list item, the line).
 func (w *htmlWriter) endPara() {
 	w.endLine()
-	if w.flat > 0 || len(w.lists) > 0 {
+	if w.flat > 0 || len(w.lists) > 0 || w.joined > 0 {
 		return
 	}
 	if w.inPara {
@@ -400,7 +449,7 @@ func (w *htmlWriter) isChrome(n *html.Node) bool {
 	if w.chrome {
 		return false
 	}
-	if chromeRoles[strings.ToLower(attr(n, "role"))] {
+	if chromeRoles[strings.ToLower(attr(n, "role"))] || consentBanner(n) {
 		return true
 	}
 	switch n.DataAtom {
@@ -412,6 +461,19 @@ func (w *htmlWriter) isChrome(n *html.Node) bool {
 		return !holds(n, atom.H1, atom.H2, atom.H3, atom.Main, atom.Article)
 	}
 	return false
+}
+
+// consentRE matches the id, class or aria-label of a cookie-consent
+// banner ("sb-cookie-banner", "Cookie consent", "cookie-notice", "gdpr"):
+// "cookie" with a banner's word, not "cookie" alone (a bakery's
+// class="cookies" is content).
+var consentRE = regexp.MustCompile(`(?i)gdpr|cookie[\w -]{0,12}(?:banner|notice|consent|bar\b|popup|pop-up|modal|alert|law|warning|message|dialog|notification|overlay)|(?:consent|privacy)[\w -]{0,12}cookie|\bcc-(?:window|banner)\b|onetrust|cookiebot`)
+
+// consentBanner reports a cookie-consent banner (consentRE): chrome, the
+// first text of many exported pages otherwise.
+func consentBanner(n *html.Node) bool {
+	s := attr(n, "id") + " " + attr(n, "class") + " " + attr(n, "aria-label")
+	return len(s) > 2 && consentRE.MatchString(s)
 }
 
 // holds reports whether n has a descendant element of one of the kinds.
@@ -481,7 +543,13 @@ func (w *htmlWriter) node(n *html.Node) {
 		w.sectioning++
 		w.block(n)
 		w.sectioning--
-	case atom.P, atom.Div, atom.Blockquote, atom.Address, atom.Center, atom.Details, atom.Summary,
+	case atom.Details:
+		w.endPara()
+		w.joined++
+		w.children(n)
+		w.joined--
+		w.endPara()
+	case atom.P, atom.Div, atom.Blockquote, atom.Address, atom.Center, atom.Summary,
 		atom.Dialog, atom.Dl, atom.Fieldset, atom.Legend, atom.Figure, atom.Figcaption, atom.Footer,
 		atom.Header, atom.Form, atom.Hgroup, atom.Hr, atom.Body, atom.Html, atom.Caption, atom.Tr, atom.Td, atom.Th:
 		w.block(n)

@@ -25,7 +25,8 @@ func TestHTMLText(t *testing.T) {
 		{"blocks are paragraphs", "<div>A.</div><div><p>B.</p></div>C.<blockquote>D.</blockquote>", "A.\n\nB.\n\nC.\n\nD."},
 		{"headings", "<h1>Page</h1><p>Lead.</p><h2>Two</h2><p>x</p><h3>Three <small>deep</small></h3>", "Page\n\nLead.\n\nTwo\n\nx\n\nThree deep"},
 		{"dropped elements", "<style>p{}</style><script>var a = 1;</script><noscript>Enable JS</noscript><template><p>t</p></template><p>Kept<svg><title>icon</title><text>s</text></svg>.</p><!-- note --><iframe>f</iframe><button>Yes</button>", "Kept."},
-		{"collapsed answers kept", `<details><summary>Can I pause?</summary><p>Yes, for 3 months.</p></details><div class="faq"><button aria-expanded="false">Refunds?</button><div hidden>Within 14 days.</div><div aria-hidden="true">By card only.</div></div>`, "Can I pause?\n\nYes, for 3 months.\n\nWithin 14 days.\n\nBy card only."},
+		{"collapsed answers kept", `<details><summary>Can I pause?</summary><p>Yes, for 3 months.</p></details><div class="faq"><button aria-expanded="false">Refunds?</button><div hidden>Within 14 days.</div><div aria-hidden="true">By card only.</div></div>`, "Can I pause?\nYes, for 3 months.\n\nWithin 14 days.\n\nBy card only."},
+		{"a details element is one paragraph", `<details><summary>Do you clean ovens?</summary><p>Yes.</p><p>From £60.</p></details><details><summary>Keys?</summary>We keep them in a safe.</details>`, "Do you clean ovens?\nYes.\nFrom £60.\n\nKeys?\nWe keep them in a safe."},
 		{"heading permalinks dropped", `<h2 id="install">Installing<a class="headerlink" href="#install" title="Permalink">¶</a></h2><h3>Setup <a href="#setup" class="hash-link">&#8203;</a></h3><p>See <a href="#install">installing</a> or <a href="#n1">[1]</a>.</p>`, "Installing\n\nSetup\n\nSee installing or [1]."},
 		{"links and images", `<p>See <a href="/plans">the plans</a> and <img src="p.png" alt="a phone"> or <img src="x.png" alt="">.</p>`, "See the plans and a phone or ."},
 		{"nested lists", "<ul><li>Dogs:<ol><li>on a lead</li><li>no fouling</li></ol></li><li>Cats</li></ul><ol><li>One<ol><li>a</li><li>b</li></ol></li><li>Two</li></ol>", "Dogs:\n1. on a lead\n2. no fouling\nCats\n\n1. One\n1. a\n2. b\n2. Two"},
@@ -61,6 +62,11 @@ func TestHTMLChrome(t *testing.T) {
 		{"empty main ignored", `<main><nav>Menu</nav></main><div>Body.</div>`, "Body."},
 		{"form wrapping the page kept", `<form id="aspnetForm"><div><h1>Refunds</h1><p>Body.</p><input type=submit value=Go></div></form>`, "Refunds\n\nBody."},
 		{"nothing but chrome", `<nav>Home · Billing</nav><footer>© 2026</footer>`, "Home · Billing\n\n© 2026"},
+		{"cookie banner dropped", `<div class="sb-cookie" id="sb-cookie-banner" role="dialog" aria-label="Cookie consent"><p>We use cookies.</p><button>Accept</button></div><h1>Help</h1><p>Body.</p><div class="cookie-notice">We use cookies too.</div>`, "Help\n\nBody."},
+		{"a bakery's cookies kept", `<h1>Biscuits</h1><div class="cookies"><p>Cookies are £1.</p></div><div id="cookie-box">Oat cookies £1.20.</div>`, "Biscuits\n\nCookies are £1.\n\nOat cookies £1.20."},
+		{"a footer with contact details kept", `<header>Logo</header><main><h1>Help</h1><p>Body.</p></main><footer><p>Sparkle Ltd<br>Unit 4, Kestrel Court, Ashbridge AS4 7TN</p><p>Phone: 01632 960735<br>Office hours: Monday to Friday 8:30am to 5pm</p></footer>`,
+			"Help\n\nBody.\n\nContact\n\nSparkle Ltd\nUnit 4, Kestrel Court, Ashbridge AS4 7TN\n\nPhone: 01632 960735\nOffice hours: Monday to Friday 8:30am to 5pm"},
+		{"an email in the footer", `<p>Body.</p><div role="contentinfo">Write to hello@shop.example</div>`, "Body.\n\nContact\n\nWrite to hello@shop.example"},
 	} {
 		if got := htmlPlain(tc.in); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
