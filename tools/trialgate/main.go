@@ -1,6 +1,7 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
 // trial6, trial7, trial9, trial10, trial11, trial12,
-// trial13, trial14, trial15, trial16, trial17, trial18, trial19) into dev sets of the
+// trial13, trial14, trial15, trial16, trial17, trial18, trial19, trial20,
+// trial21, trial22) into dev sets of the
 // grounding suite (guard bench quality --gate --trials): one folder each
 // under bench/testdata/gate_trials with corpus.jsonl and questions.jsonl.
 //
@@ -80,6 +81,12 @@ var trialSets = []trialSet{
 	{"t18-camp", "trial18", []string{"camp/parent-info-pack.txt"}, "kestrel", "camp", "camp-questions.jsonl"},
 	{"t19-physio", "trial19", []string{"physio/"}, "kingsmead", "physio", "physio-questions.jsonl"},
 	{"t19-carwash", "trial19", []string{"carwash/prices.csv"}, "sparkle", "carwash", "carwash-questions.jsonl"},
+	{"t20-guesthouse", "trial20", []string{"guesthouse/info.html"}, "harbourview", "guesthouse", "guesthouse-questions.jsonl"},
+	{"t20-repair", "trial20", []string{"repair/faq.jsonl"}, "fixit", "repair", "repair-questions.jsonl"},
+	{"t21-cowork", "trial21", []string{"cowork/"}, "hive", "cowork", "cowork-questions.jsonl"},
+	{"t21-vegbox", "trial21", []string{"vegbox/faq.txt"}, "greenacre", "vegbox", "vegbox-questions.jsonl"},
+	{"t22-cleaning", "trial22", []string{"cleaning/help.html"}, "sparkle2", "cleaning", "cleaning-questions.jsonl"},
+	{"t22-lang", "trial22", []string{"lang/courses.tsv"}, "lingua", "lang", "lang-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
