@@ -21,7 +21,9 @@ import (
 // The forms, with X a word the partition never uses:
 //   - "does|do X charge": X capitalised or rare in English;
 //   - "my X subscription|membership": the same;
-//   - "X ... cheaper|better|... than": the same, within six words before;
+//   - "X ... cheaper|better|... (value) than": the same, within six words
+//     before;
+//   - "compare(d) with|to|against X": the same, within three words after;
 //   - "X's": X capitalised (not the first word) and rare, since "my
 //     spaniel's fur" is the service's business;
 //   - "at (the) X" in a clause that asks "how much" or "what time" and
@@ -120,10 +122,20 @@ func otherParty(q string, knows func(string) bool, rank func(string) int) string
 				}
 				break
 			}
-		case otherCompare[w] && i+1 < len(ws) && low[i+1] == "than":
-			for j := i - 1; j >= max(0, i-6); j-- {
-				if name(j, true) {
-					return otherName(ws, j)
+		case otherCompare[w] && (i+1 < len(ws) && low[i+1] == "than" || i+2 < len(ws) && low[i+2] == "than"):
+			// a name not after "in" first: "the Instituto Cervantes course
+			// in London", not London
+			for pass := range 2 {
+				for j := i - 1; j >= max(0, i-6); j-- {
+					if name(j, true) && (pass == 1 || low[j-1] != "in") {
+						return otherName(ws, j)
+					}
+				}
+			}
+		case (w == "compare" || w == "compared") && i+1 < len(ws) && (low[i+1] == "with" || low[i+1] == "to" || low[i+1] == "against"):
+			for k := i + 2; k < min(len(ws), i+5); k++ {
+				if name(k, true) {
+					return otherName(ws, k)
 				}
 			}
 		case strings.HasSuffix(w, "'s") && !otherNotNames[strings.TrimSuffix(w, "'s")]:

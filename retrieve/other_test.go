@@ -12,7 +12,9 @@ func TestOtherParty(t *testing.T) {
 	corpus := map[string]bool{"eye": true, "test": true, "glasses": true, "brightsight": true, "plan": true, "escape": true}
 	knows := func(w string) bool { return corpus[w] }
 	common := map[string]int{"dealer": 3000, "yours": 900, "spaniel": 9000, "dad": 800, "mate": 4000, "sky": 2000,
-		"tv": 1500, "monkey": 4500, "business": 300, "wolverhampton": 12000, "washing": 3500, "gp": 7000, "uk": 1914, "odeon": 46498, "bt": 7203, "vodafone": 15406, "virgin": 3000, "google": 4087, "boots": 6000, "amex": 40536}
+		"tv": 1500, "monkey": 4500, "business": 300, "wolverhampton": 12000, "washing": 3500, "gp": 7000, "uk": 1914, "odeon": 46498, "bt": 7203, "vodafone": 15406, "virgin": 3000, "google": 4087, "boots": 6000, "amex": 40536,
+		"the": 1, "each": 300, "other": 80, "ticket": 2500, "adults": 3000, "two": 50, "london": 500, "course": 400, "value": 600,
+		"units": 2000, "small": 400, "big": 500, "family": 300, "prices": 1500, "in": 5, "is": 8}
 	rank := func(w string) int {
 		if r, ok := common[w]; ok {
 			return r
@@ -30,6 +32,11 @@ func TestOtherParty(t *testing.T) {
 		{"is monkey business in wolverhampton cheaper than you", "wolverhampton"},
 		{"How much are tickets at the Odeon in Plymouth?", "Odeon"},
 		{"How much is a membership at PureGym in Maidstone?", "PureGym"},
+		{"Is the Instituto Cervantes course in London better value than yours?", "Instituto Cervantes"},
+		{"How do your prices compare with Housekeep?", "Housekeep"},
+		{"how does it compare to the Odeon", "Odeon"},
+		{"how do the big and small units compare with each other?", ""},
+		{"is the family ticket better value than two adults?", ""},
 		// the service's own business
 		{"How much does Brightsight charge for an eye test?", ""},
 		{"can I cancel my plan?", ""},
