@@ -60,36 +60,47 @@ func TestTaskRequest(t *testing.T) {
 	}
 }
 
-// A request to make something is handled as off-topic even when a word it
-// shares with the corpus makes a passage look relevant: a fallback, or a
-// refusal with gate.off_topic refuse; never grounded, never refused as on
-// the corpus's topic.
-func TestDecideTaskOffTopic(t *testing.T) {
+// A request to make something, or a message that says it is unrelated to
+// the service, is handled as off-topic even when a word it shares with the
+// corpus makes a passage look relevant: a fallback, or a refusal with
+// gate.off_topic refuse; never grounded, never refused as on the corpus's
+// topic. A contact question is never an aside.
+func TestDecideOffTopicByForm(t *testing.T) {
 	cands := []Candidate{
 		{ID: "wash", Kind: "lecture", Rerank: 0.95, Semantic: true, Sim: 0.6},
 		{ID: "dry", Kind: "lecture", Rerank: 0.9, Semantic: true, Sim: 0.5},
 	}
-	q := "hey can you tell me a joke while my washing finishes"
-	ask := AskOf(q)
-	if !ask.Task {
-		t.Fatalf("AskOf(%q).Task = false", q)
+	for _, tc := range []struct {
+		q, check string
+		is       func(Ask) bool
+	}{
+		{"hey can you tell me a joke while my washing finishes", "task", func(a Ask) bool { return a.Task && !a.Aside }},
+		{"cheers. random q but whats a good family car under 10k", "aside", func(a Ask) bool { return a.Aside && !a.Task }},
+	} {
+		ask := AskOf(tc.q)
+		if !tc.is(ask) {
+			t.Fatalf("AskOf(%q) = %+v, want %s alone", tc.q, ask, tc.check)
+		}
+		cfg := rerankConfig()
+		cfg.OnTopicSim = 0.3
+		if o := Decide(cfg, cands, true, Ask{}); o.Decision != Ground {
+			t.Fatalf("as a question: %v, want ground (the test would show nothing)", o.Decision)
+		}
+		if o := Decide(cfg, cands, true, ask); o.Decision != Fallback || len(o.Notes) != 0 || !o.Checks[tc.check] || o.Checks["on_topic"] {
+			t.Errorf("%s: %v notes %d checks %v, want fallback without notes", tc.check, o.Decision, len(o.Notes), o.Checks)
+		}
+		cfg.OffTopic = OffTopicRefuse
+		if o := Decide(cfg, cands, true, ask); o.Decision != Refuse || !o.Checks["off_topic"] {
+			t.Errorf("%s, off_topic refuse: %v checks %v, want refused as off-topic", tc.check, o.Decision, o.Checks)
+		}
+		var pq Question
+		pq.AskFrom(tc.q)
+		if !tc.is(pq.Ask()) {
+			t.Errorf("Question.AskFrom(%q).Ask() = %+v, want %s", tc.q, pq.Ask(), tc.check)
+		}
 	}
-	cfg := rerankConfig()
-	cfg.OnTopicSim = 0.3
-	if o := Decide(cfg, cands, true, Ask{}); o.Decision != Ground {
-		t.Fatalf("as a question: %v, want ground (the test would show nothing)", o.Decision)
-	}
-	if o := Decide(cfg, cands, true, ask); o.Decision != Fallback || len(o.Notes) != 0 || !o.Checks["task"] {
-		t.Errorf("task: %v notes %d checks %v, want fallback without notes", o.Decision, len(o.Notes), o.Checks)
-	}
-	cfg.OffTopic = OffTopicRefuse
-	if o := Decide(cfg, cands, true, ask); o.Decision != Refuse || !o.Checks["off_topic"] {
-		t.Errorf("task, off_topic refuse: %v checks %v, want refused as off-topic", o.Decision, o.Checks)
-	}
-	var pq Question
-	pq.AskFrom(q)
-	if !pq.Ask().Task {
-		t.Errorf("Question.AskFrom(%q).Ask().Task = false", q)
+	if a := AskOf("unrelated, but what's your phone number?"); a.Aside || !a.Contact {
+		t.Errorf("a contact question read as %+v, want a contact question and no aside", a)
 	}
 }
 
@@ -181,40 +192,5 @@ func TestAsideMark(t *testing.T) {
 		if got := asideMark(tt.q); got != tt.want {
 			t.Errorf("asideMark(%q) = %v, want %v", tt.q, got, tt.want)
 		}
-	}
-}
-
-// A message that says it is unrelated to the service is handled as
-// off-topic, as a request to make something is, even when a shared word
-// makes a passage look relevant; a contact question is never an aside.
-func TestDecideAsideOffTopic(t *testing.T) {
-	cands := []Candidate{
-		{ID: "wash", Kind: "lecture", Rerank: 0.95, Semantic: true, Sim: 0.6},
-		{ID: "valet", Kind: "lecture", Rerank: 0.9, Semantic: true, Sim: 0.5},
-	}
-	q := "cheers. random q but whats a good family car under 10k"
-	ask := AskOf(q)
-	if !ask.Aside || ask.Task {
-		t.Fatalf("AskOf(%q) = %+v, want an aside and no task", q, ask)
-	}
-	cfg := rerankConfig()
-	cfg.OnTopicSim = 0.3
-	if o := Decide(cfg, cands, true, Ask{}); o.Decision != Ground {
-		t.Fatalf("as a question: %v, want ground (the test would show nothing)", o.Decision)
-	}
-	if o := Decide(cfg, cands, true, ask); o.Decision != Fallback || len(o.Notes) != 0 || !o.Checks["aside"] || o.Checks["on_topic"] {
-		t.Errorf("aside: %v notes %d checks %v, want fallback without notes", o.Decision, len(o.Notes), o.Checks)
-	}
-	cfg.OffTopic = OffTopicRefuse
-	if o := Decide(cfg, cands, true, ask); o.Decision != Refuse || !o.Checks["off_topic"] {
-		t.Errorf("aside, off_topic refuse: %v checks %v, want refused as off-topic", o.Decision, o.Checks)
-	}
-	var pq Question
-	pq.AskFrom(q)
-	if !pq.Ask().Aside {
-		t.Errorf("Question.AskFrom(%q).Ask().Aside = false", q)
-	}
-	if a := AskOf("unrelated, but what's your phone number?"); a.Aside || !a.Contact {
-		t.Errorf("a contact question read as %+v, want a contact question and no aside", a)
 	}
 }
