@@ -161,12 +161,13 @@ func csvHeader(header []string) (cols []string, table bool, err error) {
 		cols[i] = h
 	}
 	named := append([]string(nil), cols...)
-	for _, a := range faqAliases {
-		if !seen[a.field] {
-			for i, c := range cols {
-				if c == a.alias {
-					cols[i] = a.field
-				}
+	for _, a := range fieldAliases {
+		if seen[a.field] {
+			continue
+		}
+		for i, c := range cols {
+			if c == a.alias {
+				cols[i], seen[a.field] = a.field, true
 			}
 		}
 	}

@@ -182,6 +182,13 @@ func TestReadDocsCSVQuestionAnswer(t *testing.T) {
 	if err != nil || len(bad) != 0 || len(docs) != 1 || docs[0].Title != "Orders" || docs[0].Text != "Six weeks." || docs[0].Meta["question"] != "How far ahead?" {
 		t.Errorf("titled sheet: docs %+v bad %v err %v", docs, bad, err)
 	}
+	// A help centre's body column is the text; the first alias present wins
+	// (answer before body), the other kept in meta.
+	p = writeFile(t, dir, "articles.csv", "id,title,answer,body\na1,Orders,Six weeks.,Order six weeks ahead.\n")
+	docs, bad, err = ReadDocs([]string{p}, false)
+	if err != nil || len(bad) != 0 || len(docs) != 1 || docs[0].Text != "Six weeks." || docs[0].Meta["body"] != "Order six weeks ahead." {
+		t.Errorf("answer and body: docs %+v bad %v err %v", docs, bad, err)
+	}
 	// An id column must be filled.
 	p = writeFile(t, dir, "holes.csv", "id,text\n,Six weeks.\n")
 	if _, bad, _ = ReadDocs([]string{p}, false); len(bad) != 1 || bad[0].Line != 2 {

@@ -416,8 +416,9 @@ func TestStaleTempDirsCleaned(t *testing.T) {
 	}
 }
 
-// A FAQ export's JSON lines name their fields "question" and "answer": read
-// as the title and the text, as a CSV sheet's columns of those names are
+// A FAQ export's JSON lines name their fields "question" and "answer", a
+// help centre's article "body" (or "content"): read as the title and the
+// text, as a CSV sheet's columns of those names are
 // (trial 20's repair-shop FAQ had 14 such rows, each refused as "missing
 // text"). A line's own title or text wins, and the alias is then kept in
 // meta.
@@ -433,7 +434,10 @@ func TestParseDocLineFAQ(t *testing.T) {
 		{`{"id":"f3","title":"Tablets","question":"Do you fix tablets?","answer":"Yes."}`, "Tablets", "Yes.", map[string]any{"question": "Do you fix tablets?"}, ""},
 		{`{"id":"f4","text":"Open 9 to 5.","answer":"ignored"}`, "", "Open 9 to 5.", map[string]any{"answer": "ignored"}, ""},
 		{`{"id":"f5","question":"Any text?"}`, "", "", nil, "missing text"},
-		{`{"id":"f7","body":"We open at 9."}`, "", "", nil, `doc "f7": missing text (the line has body, id; a passage's text goes in "text", or a FAQ's in "answer" with "question")`},
+		{`{"id":"f7","body":"We open at 9."}`, "", "We open at 9.", nil, ""},
+		{`{"id":"f8","title":"Meter readings","body":"Send a reading online.","section":"Billing"}`, "Meter readings", "Send a reading online.", map[string]any{"section": "Billing"}, ""},
+		{`{"id":"f9","answer":"From the answer.","body":"From the body.","content":"From the content."}`, "", "From the answer.", map[string]any{"body": "From the body.", "content": "From the content."}, ""},
+		{`{"id":"f10","summary":"We open at 9."}`, "", "", nil, `doc "f10": missing text (the line has id, summary; a passage's text goes in "text", "body" or "content", a FAQ's in "answer" with "question")`},
 		{`{"id":"f6","question":"Q","answer":7}`, "", "", nil, `field "answer": must be a string`},
 	} {
 		d, err := parseDocLine([]byte(tt.line))

@@ -102,10 +102,11 @@ func ValidName(s string) bool { return nameRE.MatchString(s) }
 
 var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "title": true, "kind": true, "address": true, "url": true, "tenant": true, "kb": true, "meta": true, "sources": true, "deleted": true}
 
-// faqAliases are the names a FAQ export gives its question and answer, and
-// the Doc fields they are read as (a JSON line's keys, a CSV sheet's
-// columns).
-var faqAliases = []struct{ alias, field string }{{"question", "title"}, {"answer", "text"}}
+// fieldAliases are the names exports give a passage's title and text
+// (a FAQ's question and answer, a help centre's article body), and the Doc
+// fields they are read as (a JSON line's keys, a CSV sheet's columns),
+// where the field itself is absent: the first alias present wins.
+var fieldAliases = []struct{ alias, field string }{{"question", "title"}, {"answer", "text"}, {"body", "text"}, {"content", "text"}}
 
 // parseDocLine decodes one corpus JSONL line and applies the defaults.
 func parseDocLine(line []byte) (Doc, error) { return parseDocLineIn(line, DocRef{}) }
@@ -152,18 +153,19 @@ func parseDocLineIn(line []byte, part DocRef) (Doc, error) {
 			errs = append(errs, err)
 		}
 	}
-	// A FAQ export's "question" and "answer" are its title and text, as a
-	// CSV sheet's columns of those names are read (faqAliases), where the
-	// line has no field of the name it stands for.
+	// A FAQ export's "question" and "answer", a help centre's "body", are
+	// the title and text, as a CSV sheet's columns of those names are read
+	// (fieldAliases), where the line has no field of the name they stand for.
 	aliased := map[string]bool{}
-	for _, a := range faqAliases {
-		if _, ok := raw[a.field]; ok {
+	filled := map[string]bool{}
+	for _, a := range fieldAliases {
+		if _, ok := raw[a.field]; ok || filled[a.field] {
 			continue
 		}
 		if _, ok := raw[a.alias]; !ok {
 			continue
 		}
-		aliased[a.alias] = true
+		aliased[a.alias], filled[a.field] = true, true
 		dst := &d.Title
 		if a.field == "text" {
 			dst = &d.Text
@@ -211,7 +213,7 @@ func parseDocLineIn(line []byte, part DocRef) (Doc, error) {
 				keys = append(keys, k)
 			}
 			slices.Sort(keys)
-			return Doc{}, fmt.Errorf("doc %q: missing text (the line has %s; a passage's text goes in \"text\", or a FAQ's in \"answer\" with \"question\")",
+			return Doc{}, fmt.Errorf("doc %q: missing text (the line has %s; a passage's text goes in \"text\", \"body\" or \"content\", a FAQ's in \"answer\" with \"question\")",
 				strings.TrimSpace(d.ID), strings.Join(keys, ", "))
 		}
 	}
