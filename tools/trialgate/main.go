@@ -1,7 +1,7 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
 // trial6, trial7, trial9, trial10, trial11, trial12,
 // trial13, trial14, trial15, trial16, trial17, trial18, trial19, trial20,
-// trial21, trial22) into dev sets of the
+// trial21, trial22, trial23, trial24) into dev sets of the
 // grounding suite (guard bench quality --gate --trials): one folder each
 // under bench/testdata/gate_trials with corpus.jsonl and questions.jsonl.
 //
@@ -87,6 +87,10 @@ var trialSets = []trialSet{
 	{"t21-vegbox", "trial21", []string{"vegbox/faq.txt"}, "greenacre", "vegbox", "vegbox-questions.jsonl"},
 	{"t22-cleaning", "trial22", []string{"cleaning/help.html"}, "sparkle2", "cleaning", "cleaning-questions.jsonl"},
 	{"t22-lang", "trial22", []string{"lang/courses.tsv"}, "lingua", "lang", "lang-questions.jsonl"},
+	{"t23-bikes", "trial23", []string{"bikes/"}, "spokes", "bikes", "bikes-questions.jsonl"},
+	{"t23-tutors", "trial23", []string{"tutors/faq.csv"}, "brightminds", "tutors", "tutors-questions.jsonl"},
+	{"t24-theatre", "trial24", []string{"theatre/"}, "lyric", "theatre", "theatre-questions.jsonl"},
+	{"t24-energy", "trial24", []string{"energy/articles.jsonl"}, "brightwatt", "energy", "energy-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
