@@ -119,6 +119,22 @@ func BenchmarkTaskRequest(b *testing.B) {
 	}
 }
 
+// BenchmarkAsideMark: a question with none of the marks (no search), one
+// with a mark word that is no aside, and an aside.
+func BenchmarkAsideMark(b *testing.B) {
+	for _, bc := range []struct{ name, q string }{
+		{"question", "what time do you close on sundays"},
+		{"mark word", "do you do a different price for students?"},
+		{"aside", "cheers. random q but whats a good family car under 10k"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				asideMark(bc.q)
+			}
+		})
+	}
+}
+
 // A question about another business (Ask.Other) is handled as off-topic on a
 // one-topic partition, whatever its passages' relevance; with
 // other_business off, or on a mixed archive, the thresholds decide.
