@@ -1,7 +1,7 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
 // trial6, trial7, trial9, trial10, trial11, trial12,
 // trial13, trial14, trial15, trial16, trial17, trial18, trial19, trial20,
-// trial21, trial22, trial23, trial24) into dev sets of the
+// trial21, trial22, trial23, trial24, trial25) into dev sets of the
 // grounding suite (guard bench quality --gate --trials): one folder each
 // under bench/testdata/gate_trials with corpus.jsonl and questions.jsonl.
 //
@@ -91,6 +91,8 @@ var trialSets = []trialSet{
 	{"t23-tutors", "trial23", []string{"tutors/faq.csv"}, "brightminds", "tutors", "tutors-questions.jsonl"},
 	{"t24-theatre", "trial24", []string{"theatre/"}, "lyric", "theatre", "theatre-questions.jsonl"},
 	{"t24-energy", "trial24", []string{"energy/articles.jsonl"}, "brightwatt", "energy", "energy-questions.jsonl"},
+	{"t25-print", "trial25", []string{"print/price-guide.txt"}, "inkwell", "print", "print-questions.jsonl"},
+	{"t25-hire", "trial25", []string{"hire/terms.html"}, "roadrunner", "hire", "hire-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
