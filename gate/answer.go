@@ -223,9 +223,7 @@ type Tokenizer func(text string) []string
 func PrepareQuestion(tok Tokenizer, q string, idf func(string) float64) Question {
 	toks := tok(q)
 	pq := Question{tok: tok, rare: [2]int{-1, -1}}
-	pq.want, pq.contact = questionType(q)
-	pq.task = !pq.contact && taskRequest(q)
-	pq.aside = !pq.contact && asideMark(q)
+	pq.AskFrom(q)
 	seen := make(map[string]int, len(toks)) // term -> its index in pq.terms
 	for _, t := range toks {
 		if _, ok := seen[t]; ok {

@@ -90,8 +90,17 @@ func (a Ask) strict() bool {
 // AskOf reads what q asks for off its wording: generic English question
 // forms, not any corpus's vocabulary.
 func AskOf(q string) Ask {
+	var pq Question
+	pq.AskFrom(q)
+	return pq.Ask()
+}
+
+// AlsoOf is AskOf(q).Also() without reading the rest of what q asks:
+// retrieval's extra texts depend on the answer type and the contact form
+// alone, and the gate reads the rest once, in PrepareQuestion.
+func AlsoOf(q string) []string {
 	t, contact := questionType(q)
-	return Ask{Type: typeNames[t], Contact: contact, Task: !contact && taskRequest(q), Aside: !contact && asideMark(q)}
+	return Ask{Type: typeNames[t], Contact: contact}.Also()
 }
 
 // Ask is what the prepared question asks for (AskOf of its text, or of

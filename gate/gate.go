@@ -200,8 +200,8 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	bailOut := max < cfg.BailOutBelow
 	// "write me a poem", "unrelated, but ...", "how much does Specsavers
 	// charge?": off-topic by its form, whatever a shared word scored
-	other := cfg.OtherBusiness && ask.Other != "" && !ask.Contact && !ask.Task && !ask.Aside && OneTopic(cfg, cands)
-	byForm := ask.Task || ask.Aside && !ask.Contact
+	byForm := ask.Task || ask.Aside // AskOf never sets either for a contact question
+	other := cfg.OtherBusiness && ask.Other != "" && !ask.Contact && !byForm && OneTopic(cfg, cands)
 	if byForm || other {
 		sufficient, goodEnough, bailOut = false, false, true
 		switch {

@@ -136,8 +136,8 @@ func csvComma(br *bufio.Reader, path string) rune {
 }
 
 // csvHeader reads the header row: each column's name, lower-cased and
-// trimmed, with question and answer renamed title and text where no column
-// has those names. It is an error when the text column is missing, when a
+// trimmed, with fieldAliases (question, answer, body, content) renamed
+// title and text where no column has those names. It is an error when the text column is missing, when a
 // name repeats or is empty, or for a list column (meta, sources). table
 // says the sheet has no text column and its headings name a table's
 // columns (tableHeader).

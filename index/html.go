@@ -217,8 +217,7 @@ func contactFooter(root *html.Node, md string) string {
 			if htmlSkip(n) {
 				return
 			}
-			switch n.DataAtom {
-			case atom.Article, atom.Section, atom.Main, atom.Aside, atom.Nav:
+			if sectioningElement(n.DataAtom) {
 				sectioning++
 			}
 			if n.DataAtom == atom.Footer && sectioning == 0 || strings.EqualFold(attr(n, "role"), "contentinfo") {
@@ -476,6 +475,16 @@ func consentBanner(n *html.Node) bool {
 	return len(s) > 2 && consentRE.MatchString(s)
 }
 
+// sectioningElement reports the elements inside which a <header> or
+// <footer> is the element's own, not page chrome (isChrome, contactFooter).
+func sectioningElement(a atom.Atom) bool {
+	switch a {
+	case atom.Article, atom.Section, atom.Main, atom.Aside, atom.Nav:
+		return true
+	}
+	return false
+}
+
 // holds reports whether n has a descendant element of one of the kinds.
 func holds(n *html.Node, kinds ...atom.Atom) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -539,7 +548,7 @@ func (w *htmlWriter) node(n *html.Node) {
 		w.table(n)
 	case atom.Pre:
 		w.pre(n)
-	case atom.Article, atom.Section, atom.Main, atom.Aside, atom.Nav:
+	case atom.Article, atom.Section, atom.Main, atom.Aside, atom.Nav: // sectioningElement
 		w.sectioning++
 		w.block(n)
 		w.sectioning--

@@ -9,6 +9,7 @@ import (
 	"html"
 	"io"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -204,20 +205,15 @@ func parseDocLineIn(line []byte, part DocRef) (Doc, error) {
 	if err := errors.Join(errs...); err != nil {
 		return Doc{}, err
 	}
-	if strings.TrimSpace(d.Text) == "" && !d.Deleted && strings.TrimSpace(d.ID) != "" {
-		if _, ok := raw["text"]; !ok {
-			// {"id","body"}: name what the line has, so a corpus exported
-			// with other field names is fixed in one pass
-			keys := make([]string, 0, len(raw))
-			for k := range raw {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			return Doc{}, fmt.Errorf("doc %q: missing text (the line has %s; a passage's text goes in \"text\", \"body\" or \"content\", a FAQ's in \"answer\" with \"question\")",
-				strings.TrimSpace(d.ID), strings.Join(keys, ", "))
-		}
+	d, err := normalizeDoc(inPartition(d, part))
+	if _, ok := raw["text"]; errors.Is(err, errMissingText) && !ok {
+		// {"id","body"}: name what the line has, so a corpus exported
+		// with other field names is fixed in one pass
+		keys := slices.Sorted(maps.Keys(raw))
+		return Doc{}, fmt.Errorf("%w (the line has %s; a passage's text goes in \"text\", \"body\" or \"content\", a FAQ's in \"answer\" with \"question\")",
+			err, strings.Join(keys, ", "))
 	}
-	return normalizeDoc(inPartition(d, part))
+	return d, err
 }
 
 // WithPartition puts the documents and curated-memory entries of Build's
@@ -239,13 +235,16 @@ func inPartition(d Doc, part DocRef) Doc {
 	return d
 }
 
+// errMissingText is normalizeDoc's error for a document with no text.
+var errMissingText = errors.New("missing text")
+
 func normalizeDoc(d Doc) (Doc, error) {
 	d.ID = strings.TrimSpace(d.ID)
 	if d.ID == "" {
 		return Doc{}, errors.New("missing id")
 	}
 	if strings.TrimSpace(d.Text) == "" && !d.Deleted {
-		return Doc{}, fmt.Errorf("doc %q: missing text", d.ID)
+		return Doc{}, fmt.Errorf("doc %q: %w", d.ID, errMissingText)
 	}
 	if d.Kind == "" {
 		d.Kind = "library"

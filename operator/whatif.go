@@ -2,7 +2,7 @@ package operator
 
 import (
 	"cmp"
-	"encoding/json"
+	"reflect"
 	"slices"
 
 	"github.com/answer-guard/guard/gate"
@@ -330,11 +330,7 @@ func whatIf(entries []turnEntry, cfg gate.Config, current *gate.Config, kinds fu
 // replayed as logged). It compares thresholdsOf, so a threshold the
 // what-if can move is never left out of the comparison.
 func sameThresholds(a, b gate.Config) bool {
-	key := func(c gate.Config) string {
-		t := thresholdsOf(c)
-		t.Planner.Mode = nil
-		j, _ := json.Marshal(t)
-		return string(j)
-	}
-	return key(a) == key(b)
+	ta, tb := thresholdsOf(a), thresholdsOf(b)
+	ta.Planner.Mode, tb.Planner.Mode = nil, nil
+	return reflect.DeepEqual(ta, tb) // compares what the pointers point to
 }

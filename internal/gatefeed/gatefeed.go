@@ -60,7 +60,7 @@ func StoredCalibration(c gate.Calibration) index.AnswerCalibration {
 func TurnQuery(tenant, kb, last, prev, before string) retrieve.Query {
 	text := gate.Focus(last)
 	previous := retrieve.Context(gate.Focus(prev), gate.Focus(before))
-	return retrieve.Query{Tenant: tenant, KB: kb, Text: text, Also: gate.AskOf(text).Also(), Previous: previous}
+	return retrieve.Query{Tenant: tenant, KB: kb, Text: text, Also: gate.AlsoOf(text), Previous: previous}
 }
 
 // TurnQuestion is the gate's question of a turn retrieved with
