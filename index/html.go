@@ -458,9 +458,53 @@ func (w *htmlWriter) isChrome(n *html.Node) bool {
 		return w.sectioning == 0
 	case atom.Form:
 		return !holds(n, atom.H1, atom.H2, atom.H3, atom.Main, atom.Article)
+	case atom.Td, atom.Th:
+		return linkMenu(n)
 	}
 	return false
 }
+
+// linkMenu reports a layout table's menu cell: three or more links whose
+// text is at least linkMenuShare of the cell's letters and digits, and no
+// heading. A data table's cells never reach isChrome (table writes them
+// flat). Operator trial 25: an old-style page's left menu ("Home Our Cars
+// Our Vans Rental Terms Contact Us") opened the page's first chunk.
+func linkMenu(n *html.Node) bool {
+	if holds(n, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Table) {
+		return false
+	}
+	var links, inLink, all int
+	var walk func(n *html.Node, a bool)
+	walk = func(n *html.Node, a bool) {
+		switch n.Type {
+		case html.TextNode:
+			for _, r := range n.Data {
+				if unicode.IsLetter(r) || unicode.IsDigit(r) {
+					all++
+					if a {
+						inLink++
+					}
+				}
+			}
+		case html.ElementNode:
+			if htmlSkip(n) {
+				return
+			}
+			if n.DataAtom == atom.A && attr(n, "href") != "" {
+				links++
+				a = true
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, a)
+		}
+	}
+	walk(n, false)
+	return links >= 3 && float64(inLink) >= linkMenuShare*float64(all)
+}
+
+// linkMenuShare is the share of a menu cell's text that is link text.
+const linkMenuShare = 0.8
 
 // consentRE matches the id, class or aria-label of a cookie-consent
 // banner ("sb-cookie-banner", "Cookie consent", "cookie-notice", "gdpr"):

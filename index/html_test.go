@@ -66,6 +66,9 @@ func TestHTMLChrome(t *testing.T) {
 		{"a bakery's cookies kept", `<h1>Biscuits</h1><div class="cookies"><p>Cookies are £1.</p></div><div id="cookie-box">Oat cookies £1.20.</div>`, "Biscuits\n\nCookies are £1.\n\nOat cookies £1.20."},
 		{"a footer with contact details kept", `<header>Logo</header><main><h1>Help</h1><p>Body.</p></main><footer><p>Sparkle Ltd<br>Unit 4, Kestrel Court, Ashbridge AS4 7TN</p><p>Phone: 01632 960735<br>Office hours: Monday to Friday 8:30am to 5pm</p></footer>`,
 			"Help\n\nBody.\n\nContact\n\nSparkle Ltd\nUnit 4, Kestrel Court, Ashbridge AS4 7TN\n\nPhone: 01632 960735\nOffice hours: Monday to Friday 8:30am to 5pm"},
+		{"a layout table's menu cell dropped", `<table><tr><td colspan=2><b>Roadrunner Hire</b></td></tr><tr><td width=160><a href="index.html">Home</a><br><a href="cars.html">Our Cars</a><br><a href="terms.html"><b>Rental Terms</b></a></td><td><h2>Deposit</h2><p>We hold £250 on a card. See <a href="a">terms</a>, <a href="b">fees</a> and <a href="c">FAQ</a>.</p></td></tr></table>`,
+			"Roadrunner Hire\n\nDeposit\n\nWe hold £250 on a card. See terms, fees and FAQ."},
+		{"a cell of two links kept", `<table><tr><td><a href="a">Prices</a> <a href="b">Hours</a></td><td><h2>Hours</h2><p>9 to 5.</p></td></tr></table>`, "Prices Hours\n\nHours\n\n9 to 5."},
 		{"an email in the footer", `<p>Body.</p><div role="contentinfo">Write to hello@shop.example</div>`, "Body.\n\nContact\n\nWrite to hello@shop.example"},
 	} {
 		if got := htmlPlain(tc.in); got != tc.want {

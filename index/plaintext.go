@@ -104,6 +104,9 @@ func listLine(t string) bool {
 		return true
 	}
 	last := t[strings.LastIndexFunc(t, unicode.IsSpace)+1:]
+	if last != t && strings.EqualFold(last, "closed") {
+		return true
+	}
 	r, _ := utf8.DecodeRuneInString(last)
 	if unicode.Is(unicode.Sc, r) { // £189, $20, €4.50
 		return true

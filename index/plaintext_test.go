@@ -211,12 +211,12 @@ func TestPlainTextPriceListLines(t *testing.T) {
 	body := "Sparkle Window Cleaning\n\nPrices\nWe price by the house, VAT included.\n\nTerraced house ... £12\nSemi-detached house ... £15\n" +
 		"Detached house (up to 4 bedrooms) ... £22\nConservatory roof £30\nGutter clear\t£40\n\n" +
 		"We clean every four weeks. Payment is due on the day by card or bank transfer, and we text you the evening before we come.\n\n" +
-		"Opening hours\nThe office keeps these hours.\nMonday to Friday 8am to 6pm\nSaturday 9am to 1pm\nSunday 10:30\n\n" +
+		"Opening hours\nThe office keeps these hours.\nMonday to Friday 8am to 6pm\nSaturday 9am to 1pm\nSunday 10:30 (office only)\nBank holidays closed\nWe shut for a week in August.\n\n" +
 		"Contact us\nPhone 01632 960 777 or write to 4 Mill Lane, Upton UP1 2AB. We answer the phone from 8am.\n"
 	for line, want := range map[string]bool{
 		"Terraced house ... £12": true, "Gutter clear\t£40": true, "Conservatory roof £30": true,
-		"Saturday 9am to 1pm": true, "Sunday 10:30": true, "Late fee 50p": true, "Big tub 5.30pm": true,
-		"Prices": false, "3. Payment": false, "Opening hours": false, "Section 4": false, "Unit 2026": false,
+		"Saturday 9am to 1pm": true, "Sunday 10:30": true, "Monday closed": true, "Bank holidays CLOSED": true, "Late fee 50p": true, "Big tub 5.30pm": true,
+		"Prices": false, "3. Payment": false, "Opening hours": false, "Section 4": false, "Unit 2026": false, "Closed": false,
 	} {
 		if got := listLine(line); got != want {
 			t.Errorf("listLine(%q) = %v, want %v", line, got, want)
@@ -233,7 +233,7 @@ func TestPlainTextPriceListLines(t *testing.T) {
 	var titles []string
 	for _, c := range chunkDoc(docs[0], 200, 50) {
 		titles = append(titles, c.Title)
-		if strings.ContainsAny(c.Title, "£\t") || strings.Contains(c.Title, "am to") {
+		if strings.ContainsAny(c.Title, "£\t") || strings.Contains(c.Title, "am to") || strings.Contains(c.Title, "closed") {
 			t.Errorf("chunk %s titled by a list line: %q", c.ID, c.Title)
 		}
 	}
