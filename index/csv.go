@@ -97,6 +97,9 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 		if err == nil && table {
 			tableText(&d, header, cols, row)
 		}
+		if err == nil {
+			htmlBody(&d)
+		}
 		if err == nil && rowIDs {
 			d.ID = fmt.Sprintf("%s-%d", stem, sheetRow)
 		}

@@ -205,6 +205,7 @@ func parseDocLineIn(line []byte, part DocRef) (Doc, error) {
 	if err := errors.Join(errs...); err != nil {
 		return Doc{}, err
 	}
+	htmlBody(&d)
 	d, err := normalizeDoc(inPartition(d, part))
 	if _, ok := raw["text"]; errors.Is(err, errMissingText) && !ok {
 		// {"id","body"}: name what the line has, so a corpus exported
@@ -608,9 +609,15 @@ func textPage(id string, b []byte, markdown bool) (Doc, error) {
 	return textDoc(id, string(b), markdown), nil
 }
 
-// readJSONLines reads a JSON Lines corpus file as readCSV reads a CSV one.
+// readJSONLines reads a JSON Lines corpus file as readCSV reads a CSV one;
+// a file that is one JSON document (an array of documents, a help desk's
+// wrapped export, a pretty-printed object) as readJSONDocument says.
 func readJSONLines(r io.Reader, path string, strict bool, bad *[]*LineError, part DocRef, keep func(Doc, int) error) error {
-	return eachJSONLine(r, path, strict, bad, func(line []byte) (Doc, error) { return parseDocLineIn(line, part) }, keep)
+	br := bufio.NewReaderSize(r, 64<<10)
+	if jsonWhole(br) {
+		return readJSONDocument(br, path, strict, bad, part, keep)
+	}
+	return eachJSONLine(br, path, strict, bad, func(line []byte) (Doc, error) { return parseDocLineIn(line, part) }, keep)
 }
 
 // ReadDocs reads corpus sources: files of a type in corpusTypes (a JSONL

@@ -1,0 +1,195 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+)
+
+// A help desk or CMS exports its articles as one JSON document, not JSON
+// Lines: an array of article objects, or an object that wraps that array
+// ({"articles": [...], "count": 18}), often pretty-printed. readJSONLines
+// reads such a .json file (or JSONL file) as the list of documents it holds,
+// each object as a JSON line would be read, a bad one reported at the line
+// it starts on. Operators used to be told to convert it with jq first.
+
+// jsonWholeProbe is how much of a file's start jsonWhole looks at.
+const jsonWholeProbe = 4096
+
+// jsonWhole reports whether the file br reads is one JSON document rather
+// than JSON Lines: its first character (after a byte-order mark and white
+// space) opens an array, or its first line is a lone "{" (an object printed
+// over several lines).
+func jsonWhole(br *bufio.Reader) bool {
+	b, _ := br.Peek(jsonWholeProbe)
+	b = bytes.TrimLeft(bytes.TrimPrefix(b, []byte(utf8BOM)), " \t\r\n")
+	if len(b) == 0 {
+		return false
+	}
+	if b[0] == '[' {
+		return true
+	}
+	first, _, _ := bytes.Cut(b, []byte("\n"))
+	return string(bytes.TrimSpace(first)) == "{"
+}
+
+// readJSONDocument reads a file that is JSON documents rather than JSON
+// Lines (jsonWhole): an array of documents; objects printed over several
+// lines one after another (as jq prints them), each a document; or an
+// object with one field that holds an array of objects and no passage text
+// of its own (a help desk's wrapper), whose elements are the documents.
+// Each document is read as parseDocLineIn reads a JSON line and handed to
+// keep with the line it starts on; a bad one is a *LineError (returned at
+// once when strict). JSON that does not parse stops the file with a
+// *LineError at the line of the fault.
+func readJSONDocument(r io.Reader, path string, strict bool, bad *[]*LineError, part DocRef, keep func(Doc, int) error) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	b = bytes.TrimPrefix(b, []byte(utf8BOM))
+	lineAt := func(off int) int { return 1 + bytes.Count(b[:min(off, len(b))], []byte("\n")) }
+	report := func(line int, err error) error {
+		le := &LineError{File: path, Line: line, Err: err}
+		if strict {
+			return le
+		}
+		*bad = append(*bad, le)
+		return nil
+	}
+	if err := checkUTF8(b); err != nil {
+		return report(1, err)
+	}
+	// values calls fn with each JSON value of b[base:end] that dec reads
+	// (dec at the value or the array element before it) and the offset in
+	// b where it starts, until dec has no more; a value that does not
+	// parse is reported at its line and ends the file.
+	errStop := errors.New("stop")
+	values := func(dec *json.Decoder, base int, fn func(raw json.RawMessage, at int) error) error {
+		for dec.More() {
+			at := base + int(dec.InputOffset())
+			for at < len(b) && strings.IndexByte(" \t\r\n,", b[at]) >= 0 {
+				at++
+			}
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				var se *json.SyntaxError
+				if errors.As(err, &se) {
+					at = base + int(se.Offset)
+				}
+				if rerr := report(lineAt(at), plainJSONError(err)); rerr != nil {
+					return rerr
+				}
+				return errStop
+			}
+			if err := fn(raw, at); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	doc := func(raw json.RawMessage, at int) error {
+		d, err := parseDocLineIn(raw, part)
+		if err != nil {
+			return report(lineAt(at), err)
+		}
+		return keep(d, lineAt(at))
+	}
+	// array reads the array that starts at b[at:] as documents.
+	array := func(at int) error {
+		dec := json.NewDecoder(bytes.NewReader(b[at:]))
+		if _, err := dec.Token(); err != nil { // [
+			return report(lineAt(at), plainJSONError(err))
+		}
+		return values(dec, at, doc)
+	}
+	if lead := len(b) - len(bytes.TrimLeft(b, " \t\r\n")); lead < len(b) && b[lead] == '[' {
+		err = array(lead)
+	} else {
+		err = values(json.NewDecoder(bytes.NewReader(b)), 0, func(raw json.RawMessage, at int) error {
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(raw, &obj) != nil {
+				return doc(raw, at) // not an object: parseDocLineIn says so
+			}
+			list := articleList(obj)
+			if list == "" {
+				return doc(raw, at)
+			}
+			// the list's offset: walk the object's keys to its value
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.Token() // {
+			for dec.More() {
+				k, _ := dec.Token()
+				if k == list {
+					off := at + int(dec.InputOffset())
+					for off < len(b) && b[off] != '[' {
+						off++
+					}
+					return array(off)
+				}
+				var skip json.RawMessage
+				dec.Decode(&skip)
+			}
+			return nil
+		})
+	}
+	if errors.Is(err, errStop) {
+		return nil
+	}
+	return err
+}
+
+// articleList is the field of a JSON object that holds its documents: the
+// one field whose value is an array of objects, when the object has no
+// passage text of its own (text or a fieldAliases alias). "" otherwise.
+func articleList(obj map[string]json.RawMessage) string {
+	if _, ok := obj["text"]; ok {
+		return ""
+	}
+	for _, a := range fieldAliases {
+		if _, ok := obj[a.alias]; ok && a.field == "text" {
+			return ""
+		}
+	}
+	found := ""
+	for k, v := range obj {
+		var arr []json.RawMessage
+		if json.Unmarshal(v, &arr) != nil || len(arr) == 0 {
+			continue
+		}
+		if t := bytes.TrimSpace(arr[0]); len(t) == 0 || t[0] != '{' {
+			continue
+		}
+		if found != "" {
+			return "" // two lists: which one is meant is not ours to guess
+		}
+		found = k
+	}
+	return found
+}
+
+// bodyHTMLRE finds markup in a passage's text: a closing tag of a block or
+// inline element, or a line break tag. A help desk's article body is HTML
+// ("<p>We move pianos.</p><ul><li>...</li></ul>").
+var bodyHTMLRE = regexp.MustCompile(`(?i)</(?:p|div|li|ul|ol|h[1-6]|strong|em|b|i|a|span|table|tr|td|th|blockquote|section|article)\s*>|<br\s*/?>`)
+
+// htmlBody converts a JSON line's or CSV row's text that is HTML (an
+// exported article body) into text as an HTML page's body is read:
+// paragraphs, lists, tables and headings (as sections) kept, the tags and
+// entities gone. The markup was indexed and shown to the model as written.
+func htmlBody(d *Doc) {
+	if !bodyHTMLRE.MatchString(d.Text) {
+		return
+	}
+	md, _, _, err := htmlMarkdown(d.Text)
+	if err != nil || strings.TrimSpace(md) == "" {
+		return
+	}
+	d.Text, _, d.sections = markdownText(md)
+	d.markdown = true
+}
