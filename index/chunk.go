@@ -157,17 +157,30 @@ func splitText(text string, maxChars int, paraSep, inSep string) []string {
 	}
 	var out []string
 	var cur strings.Builder
+	lead := -1 // where in cur the last unit starts, when it is a lead-in
 	for _, u := range units {
 		sep := inSep
 		if u.para {
 			sep = paraSep
 		}
 		if cur.Len() > 0 && cur.Len()+len(sep)+len(u.s) > maxChars {
-			out = append(out, cur.String())
+			carry := ""
+			if lead > 0 && cur.Len()-lead+len(sep)+len(u.s) <= maxChars {
+				// a question or a list's lead-in goes with what answers it
+				carry = cur.String()[lead:]
+				out = append(out, strings.TrimRight(cur.String()[:lead], " \n\t"))
+			} else {
+				out = append(out, cur.String())
+			}
 			cur.Reset()
+			cur.WriteString(carry)
 		}
+		lead = -1
 		if cur.Len() > 0 {
 			cur.WriteString(sep)
+		}
+		if u.para && leadIn(u.s) {
+			lead = cur.Len()
 		}
 		cur.WriteString(u.s)
 	}
@@ -175,6 +188,24 @@ func splitText(text string, maxChars int, paraSep, inSep string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// leadInMax is the longest paragraph leadIn takes for a question or a
+// list's lead-in.
+const leadInMax = 200
+
+// leadIn reports a paragraph that leads into the next one: one short line
+// that ends in '?' (a FAQ's question, "Can we bring our own caterer?") or
+// ':' ("The main things that affect your price are:"). splitText never
+// ends a piece on one: operator trial 26's venue FAQ, its questions in bold
+// over their answers, had four chunks end on a question whose answer
+// opened the next chunk.
+func leadIn(p string) bool {
+	if len(p) > leadInMax || strings.Contains(p, "\n") {
+		return false
+	}
+	p = strings.TrimRight(p, " *_")
+	return strings.HasSuffix(p, "?") || strings.HasSuffix(p, ":")
 }
 
 func splitParagraphs(text string) []string {

@@ -51,3 +51,33 @@ func TestChunkNumberedPlainText(t *testing.T) {
 		t.Errorf("no chunk opens with section 4's heading; chunks:\n%s", strings.Join(got, "\n---\n"))
 	}
 }
+
+// TestChunkQuestionWithAnswer: a FAQ written as a bold question over its
+// answer never has a chunk end on the question; a list's lead-in ("... are:")
+// stays with its list; a question alone in its piece is not carried.
+func TestChunkQuestionWithAnswer(t *testing.T) {
+	ans := strings.Repeat("We hold the date for fourteen days once you have viewed. ", 4)
+	text := "**Can we hold a date?**\n\n" + ans + "\n\n**Can we bring our own caterer?**\n\n" + ans +
+		"\n\nThe main things that affect the price are:\n\n- the season\n- the day of the week"
+	d := Doc{ID: "faq.md", Title: "FAQ", Text: text, markdown: true}
+	d.Text, _, d.sections = markdownText(d.Text)
+	chunks := chunkDoc(d, 300, 0)
+	if len(chunks) < 2 {
+		t.Fatalf("%d chunks, want the FAQ split", len(chunks))
+	}
+	for _, c := range chunks {
+		last := c.Text[strings.LastIndex(c.Text, "\n")+1:]
+		if leadIn(last) {
+			t.Errorf("chunk %s ends on a lead-in %q:\n%s", c.ID, last, c.Text)
+		}
+	}
+	if !strings.HasPrefix(chunks[1].Text, "Can we bring our own caterer?") {
+		t.Errorf("chunk 2 opens %q, want the question with its answer", chunks[1].Text[:40])
+	}
+	for p, want := range map[string]bool{"Can we hold a date?": true, "Prices are:": true, "**Is there parking?**": true,
+		"Yes.": false, "Why?\nBecause.": false, strings.Repeat("x", 200) + "?": false} {
+		if leadIn(p) != want {
+			t.Errorf("leadIn(%q) = %v, want %v", p, !want, want)
+		}
+	}
+}

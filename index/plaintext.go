@@ -1,6 +1,7 @@
 package index
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -31,7 +32,9 @@ const (
 // a price list's "Offers" and a terms file's "3. Payment" were the last
 // line of the chunk before, and every chunk was titled by the file alone).
 // A heading line inside a run of prose lines (a hard-wrapped sentence whose
-// line happens to be short) makes a paragraph but no section.
+// line happens to be short) makes a paragraph but no section. A heading
+// line has text on the next line, save one in capitals (capsHeading), which
+// may stand between blank lines.
 func plainText(body string) (text, title string, secs []mdSection) {
 	body = strings.ReplaceAll(body, "\r\n", "\n")
 	lines := strings.Split(body, "\n")
@@ -59,7 +62,7 @@ func plainText(body string) (text, title string, secs []mdSection) {
 		l := strings.TrimRight(lines[i], " \t")
 		t := strings.TrimSpace(l)
 		n := next(i)
-		heading := i > first && n != "" && t != "" && headingLine(t, n)
+		heading := i > first && t != "" && (n != "" && headingLine(t, n) || n == "" && capsHeading(t) && headingLine(t, nextText(lines, i)))
 		if heading {
 			prev := strings.TrimSpace(lines[i-1])
 			if prev == "" || (i-1 == first && title != "") || closedLine(prev) {
@@ -84,6 +87,34 @@ func plainText(body string) (text, title string, secs []mdSection) {
 	return strings.TrimSpace(out), title, secs
 }
 
+// nextText is the first non-blank line after line i, trimmed ("" at the
+// end).
+func nextText(lines []string, i int) string {
+	for _, l := range lines[i+1:] {
+		if t := strings.TrimSpace(l); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// capsHeading reports a line in capitals ("PART 3 - CULTIVATION", "TERMS"):
+// a heading even with a blank line after it, where a short line of another
+// case between blank lines may be a one-line paragraph. Operator trial 27's
+// rules had every part's heading end the chunk before it.
+func capsHeading(t string) bool {
+	letters := 0
+	for _, r := range t {
+		if unicode.IsLower(r) {
+			return false
+		}
+		if unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	return letters >= 3
+}
+
 // headingLine reports whether line t, followed by the non-blank line next,
 // is a heading: short (plainHeadingMax), no closing punctuation, opening
 // with a capital or a digit, next opening a block the same way (a
@@ -104,7 +135,7 @@ func listLine(t string) bool {
 		return true
 	}
 	last := t[strings.LastIndexFunc(t, unicode.IsSpace)+1:]
-	if last != t && strings.EqualFold(last, "closed") {
+	if last != t && strings.EqualFold(last, "closed") || dayTimeRE.MatchString(t) {
 		return true
 	}
 	r, _ := utf8.DecodeRuneInString(last)
@@ -118,6 +149,11 @@ func listLine(t string) bool {
 	return strings.HasSuffix(low, "am") || strings.HasSuffix(low, "pm") || strings.ContainsRune(low, ':') ||
 		strings.HasSuffix(low, "p") && strings.Trim(low[:len(low)-1], "0123456789.") == "" // 8am, 5.30pm, 17:30, 50p
 }
+
+// dayTimeRE matches a timetable line that opens with a day and holds a
+// time ("Sundays 10am to 12 noon, from March to October": operator trial
+// 27's opening hours titled the next section).
+var dayTimeRE = regexp.MustCompile(`(?i)^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b.*(?:\d\s*(?:am|pm)\b|\d[:.]\d\d\b|\bnoon\b|\bmidday\b)`)
 
 // closedLine reports whether t ends as a sentence or clause does, or as a
 // line that continues (a comma, a colon introducing a list).

@@ -215,8 +215,8 @@ func TestPlainTextPriceListLines(t *testing.T) {
 		"Contact us\nPhone 01632 960 777 or write to 4 Mill Lane, Upton UP1 2AB. We answer the phone from 8am.\n"
 	for line, want := range map[string]bool{
 		"Terraced house ... £12": true, "Gutter clear\t£40": true, "Conservatory roof £30": true,
-		"Saturday 9am to 1pm": true, "Sunday 10:30": true, "Monday closed": true, "Bank holidays CLOSED": true, "Late fee 50p": true, "Big tub 5.30pm": true,
-		"Prices": false, "3. Payment": false, "Opening hours": false, "Section 4": false, "Unit 2026": false, "Closed": false,
+		"Saturday 9am to 1pm": true, "Sunday 10:30": true, "Monday closed": true, "Bank holidays CLOSED": true, "Sundays 10am to 12 noon, from March to October": true, "Wed 6.30 to 8 in term": true, "Late fee 50p": true, "Big tub 5.30pm": true,
+		"Prices": false, "3. Payment": false, "Opening hours": false, "Section 4": false, "Unit 2026": false, "Closed": false, "Saturday Club": false, "Sunday lunch menu": false,
 	} {
 		if got := listLine(line); got != want {
 			t.Errorf("listLine(%q) = %v, want %v", line, got, want)
@@ -242,5 +242,28 @@ func TestPlainTextPriceListLines(t *testing.T) {
 		if !strings.Contains(all, h) {
 			t.Errorf("no chunk title names the heading %q; titles:\n%s", h, all)
 		}
+	}
+}
+
+// TestPlainTextCapsHeadings: a heading in capitals between blank lines
+// ("PART 3 - CULTIVATION") starts a section, so it titles the rules under it
+// and does not end the chunk before; a short line of another case between
+// blank lines stays a paragraph.
+func TestPlainTextCapsHeadings(t *testing.T) {
+	body := "Greenacre Allotment Society\nRULES\n\nPART 1 - MEMBERSHIP\n\n1. Who can apply\n1.1 Anyone living in the parish may apply.\n\n" +
+		"PART 2 - RENT\n\n2. Rent\n2.1 A full plot is £60 a year.\n\nThank you for reading\n\nThe committee meets monthly.\n"
+	_, _, secs := plainText(body)
+	var hs []string
+	for _, s := range secs {
+		hs = append(hs, s.Heading)
+	}
+	got := strings.Join(hs, "|")
+	for _, h := range []string{"PART 1 - MEMBERSHIP", "PART 2 - RENT"} {
+		if !strings.Contains(got, h) {
+			t.Errorf("sections %q: no %q", got, h)
+		}
+	}
+	if strings.Contains(got, "Thank you") {
+		t.Errorf("sections %q: a one-line paragraph made a heading", got)
 	}
 }
