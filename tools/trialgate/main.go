@@ -1,7 +1,7 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
 // trial6, trial7, trial9, trial10, trial11, trial12,
 // trial13, trial14, trial15, trial16, trial17, trial18, trial19, trial20,
-// trial21, trial22, trial23, trial24, trial25) into dev sets of the
+// trial21, trial22, trial23, trial24, trial25, trial26, trial27) into dev sets of the
 // grounding suite (guard bench quality --gate --trials): one folder each
 // under bench/testdata/gate_trials with corpus.jsonl and questions.jsonl.
 //
@@ -93,6 +93,10 @@ var trialSets = []trialSet{
 	{"t24-energy", "trial24", []string{"energy/articles.jsonl"}, "brightwatt", "energy", "energy-questions.jsonl"},
 	{"t25-print", "trial25", []string{"print/price-guide.txt"}, "inkwell", "print", "print-questions.jsonl"},
 	{"t25-hire", "trial25", []string{"hire/terms.html"}, "roadrunner", "hire", "hire-questions.jsonl"},
+	{"t26-venue", "trial26", []string{"venue/faq.md"}, "oakbarn", "venue", "venue-questions.jsonl"},
+	{"t26-removals", "trial26", []string{"removals/help-export.json"}, "swiftmove", "removals", "removals-questions.jsonl"},
+	{"t27-allotments", "trial27", []string{"allotments/rules.txt"}, "greenacre", "allotments", "allotments-questions.jsonl"},
+	{"t27-phonefix", "trial27", []string{"phonefix"}, "phonefix", "repairs", "phonefix-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
