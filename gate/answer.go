@@ -208,6 +208,7 @@ type Question struct {
 	contact bool
 	task    bool    // Ask.Task
 	aside   bool    // Ask.Aside
+	advice  bool    // Ask.Advice
 	general float64 // Ask.General
 	names   string  // Ask.Names
 	other   string  // Ask.Other

@@ -35,6 +35,11 @@ type Ask struct {
 	// ("unrelated, but ...", "random q but ...": asideMark). Decide
 	// handles it as off-topic whatever the passages' relevance, as a Task.
 	Aside bool `json:"aside,omitempty"`
+	// Advice: the message asks for general advice in the trade ("what's
+	// the best way to get red wine out of a carpet?", "any tips for
+	// packing glasses?": adviceRequest), not about the service. Decide
+	// handles it as off-topic whatever the passages' relevance, as a Task.
+	Advice bool `json:"advice,omitempty"`
 	// General is the question's general-question score (retrieve's
 	// Result.General: how much nearer, by the sentence encoder, it is to
 	// general-knowledge questions than to customers' questions to a
@@ -106,7 +111,7 @@ func AlsoOf(q string) []string {
 // Ask is what the prepared question asks for (AskOf of its text, or of
 // the text given to AskFrom).
 func (q *Question) Ask() Ask {
-	return Ask{Type: typeNames[q.want], Contact: q.contact, Task: q.task, Aside: q.aside, General: q.general, Names: q.names, Other: q.other}
+	return Ask{Type: typeNames[q.want], Contact: q.contact, Task: q.task, Aside: q.aside, Advice: q.advice, General: q.general, Names: q.names, Other: q.other}
 }
 
 // SetGeneral sets the question's general-question score and the corpus's
@@ -125,6 +130,7 @@ func (q *Question) AskFrom(text string) {
 	q.want, q.contact = questionType(text)
 	q.task = !q.contact && taskRequest(text)
 	q.aside = !q.contact && asideMark(text)
+	q.advice = !q.contact && adviceRequest(text)
 }
 
 // questionType is the answer type q asks for and whether it asks for the

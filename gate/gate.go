@@ -200,7 +200,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	bailOut := max < cfg.BailOutBelow
 	// "write me a poem", "unrelated, but ...", "how much does Specsavers
 	// charge?": off-topic by its form, whatever a shared word scored
-	byForm := ask.Task || ask.Aside // AskOf never sets either for a contact question
+	byForm := ask.Task || ask.Aside || ask.Advice // AskOf never sets them for a contact question
 	other := cfg.OtherBusiness && ask.Other != "" && !ask.Contact && !byForm && OneTopic(cfg, cands)
 	if byForm || other {
 		sufficient, goodEnough, bailOut = false, false, true
@@ -209,6 +209,8 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 			o.Checks["task"] = true
 		case ask.Aside:
 			o.Checks["aside"] = true
+		case ask.Advice:
+			o.Checks["advice"] = true
 		default:
 			o.Checks["other_business"] = true
 		}

@@ -19,8 +19,8 @@ import (
 var taskRe = regexp.MustCompile(`(?i)` +
 	`(?:^|[.!?,;:]\s*|\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?|\bplease\s+|\bpls\s+|\bhelp\s+me\s+(?:to\s+)?)` +
 	`(?:` +
-	`(?:write|compose|draft|make(?:\s+up)?|come\s+up\s+with|generate|create)\s+(?:me\s+|us\s+)?(?:a|an|some|another)\s+(?:[\p{L}'’-]+\s+){0,3}` +
-	`(?:poem|haiku|limerick|sonnet|song|story|joke|riddle|essay|speech|toast|rap|slogan|caption|tweet|review|testimonial|post|spreadsheet|template|cover\s+letter|birthday\s+message|message\s+for|card\s+message|name\s+for|invite|invitation|(?:workout|training|meal|diet|revision|fitness)\s+plan|itinerary|bio|blog\s+post|social\s+media\s+post|poster|shopping\s+list|(?:text|e-?mail|message)\s+to\s+(?:send\s+)?(?:to\s+)?(?:my|our)\b)` +
+	`(?:write|compose|draft|make(?:\s+up)?|come\s+up\s+with|generate|create|draw\s+up|put\s+together)\s+(?:me\s+|us\s+)?(?:a|an|some|another)\s+(?:[\p{L}'’-]+\s+){0,3}` +
+	`(?:poem|haiku|limerick|sonnet|song|story|joke|riddle|essay|speech|toast|rap|slogan|caption|tweet|review|testimonial|post|spreadsheet|template|cover\s+letter|birthday\s+message|message\s+for|card\s+message|name\s+for|invite|invitation|(?:workout|training|meal|diet|revision|fitness|planting|crop|garden|study|business|budget)\s+plan|letter\s+to\s+(?:my|our|the)\b|itinerary|bio|blog\s+post|social\s+media\s+post|poster|shopping\s+list|(?:text|e-?mail|message)\s+to\s+(?:send\s+)?(?:to\s+)?(?:my|our)\b)` +
 	`|write\s+my\s+(?:essay|homework|personal\s+statement|cv|resume|dissertation|assignment|coursework)\b` +
 	`|translate\s+.{1,60}\s+(?:into|to)\s+\p{L}+` +
 	`|tell\s+(?:me|us)\s+(?:a|another|some)\s+(?:(?:short|quick|funny|good|bad|dad)\s+)*(?:joke|story|riddle|poem|fun\s+fact)` +
@@ -43,4 +43,4 @@ func taskRequest(q string) bool {
 
 // taskWords are taskRe's verbs and nouns: a message with none of them is
 // no request to make something.
-var taskWords = []string{"writ", "compos", "draft", "make", "come up", "generat", "creat", "translat", "tell", "give", "send", "suggest", "recipe"}
+var taskWords = []string{"writ", "compos", "draft", "make", "come up", "generat", "creat", "translat", "tell", "give", "send", "suggest", "recipe", "draw up", "put together"}

@@ -58,6 +58,12 @@ func TestTaskRequest(t *testing.T) {
 		{"can you write an email to my landlord about the boiler", true},
 		{"can you send a text to my mum when the car is ready?", false},
 		{"can you email my insurer the invoice?", false},
+		{"Write a letter to my landlord giving notice on my tenancy", true},
+		{"Write me a letter to the council complaining about fly-tipping on our road.", true},
+		{"Can you draw up a planting plan for a 5 rod plot with a four year crop rotation?", true},
+		{"can you put together a meal plan for the week", true},
+		{"can you write a letter confirming my booking for my employer", false},
+		{"can you draw up a contract for the hire", false},
 	} {
 		if got := taskRequest(tt.q); got != tt.want {
 			t.Errorf("taskRequest(%q) = %v, want %v", tt.q, got, tt.want)
@@ -81,6 +87,7 @@ func TestDecideOffTopicByForm(t *testing.T) {
 	}{
 		{"hey can you tell me a joke while my washing finishes", "task", func(a Ask) bool { return a.Task && !a.Aside }},
 		{"cheers. random q but whats a good family car under 10k", "aside", func(a Ask) bool { return a.Aside && !a.Task }},
+		{"whats the best way to get red wine out of a carpet lol", "advice", func(a Ask) bool { return a.Advice && !a.Task && !a.Aside }},
 	} {
 		ask := AskOf(tc.q)
 		if !tc.is(ask) {
@@ -119,6 +126,56 @@ func BenchmarkTaskRequest(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
 				taskRequest(bc.q)
+			}
+		})
+	}
+}
+
+// TestAdviceRequest: "what's the best way to V" and "any tips for" ask for
+// general advice; a step of dealing with the service ("the best way to
+// book", "to get to you"), a message that speaks to the service, and the
+// forms that ask about its own offer do not.
+func TestAdviceRequest(t *testing.T) {
+	for _, tt := range []struct {
+		q    string
+		want bool
+	}{
+		{"What's the best way to wrap wine glasses so they don't break?", true},
+		{"whats the best way to get rid of slugs on my lettuces", true},
+		{"what is the easiest way to get a dent out of my car door", true},
+		{"any tips for packing glasses so they dont break? doing it ourselves", true},
+		{"Actually, my cat keeps scratching the sofa, any tips to stop that?", true},
+		{"hi, tips for keeping cut flowers fresh overnight?", true},
+		{"whats the best way to book", false},
+		{"what's the best way to get to the site by bus?", false},
+		{"what's the best way to get in touch with the office", false},
+		{"what's the best way to clean the machines before I use yours?", false},
+		{"any tips for parking near you?", false},
+		{"what's the best package for a family of four?", false},
+		{"is the excess waiver worth it?", false},
+		{"i'm driving it home myself, any tips", false},
+		{"which way is the entrance?", false},
+	} {
+		if got := adviceRequest(tt.q); got != tt.want {
+			t.Errorf("adviceRequest(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+	if a := AskOf("what's the best way to reach you by phone?"); a.Advice || !a.Contact {
+		t.Errorf("a contact question read as %+v", a)
+	}
+}
+
+// BenchmarkAdviceRequest: a question without "way" or "tips" (no search),
+// one with "way" that is no request, and a request.
+func BenchmarkAdviceRequest(b *testing.B) {
+	for _, bc := range []struct{ name, q string }{
+		{"question", "what time do you close on sundays"},
+		{"mark word", "which way is the entrance from the car park?"},
+		{"advice", "whats the best way to get red wine out of a carpet lol"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				adviceRequest(bc.q)
 			}
 		})
 	}

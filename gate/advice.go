@@ -1,0 +1,69 @@
+package gate
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A chat widget also gets requests for general advice in the service's
+// trade: "what's the best way to get red wine out of a carpet?" at a
+// laundrette, "any tips for packing glasses so they don't break?" at a
+// removals firm, "whats the best way to get rid of slugs on my lettuces"
+// at an allotment society. The corpus shares their words, so their
+// relevance reaches good-enough and the turn grounds on passages that do
+// not answer them (operator trials 20-27: 17 such questions grounded of
+// 19). adviceRequest recognises the request by its English form, never by
+// a corpus's words, and the gate handles it as off-topic (gate.off_topic),
+// as it does a request to make something. Two forms are read:
+//
+//   - "what's the best way to V ...", unless V is a step of dealing with
+//     the service ("the best way to book / contact / pay / get to ...",
+//     adviceOwnSteps);
+//   - "any tips for|on|to ...", "tips for|on ...ing".
+//
+// Neither is read when the message speaks to the service ("you", "your",
+// "u", "ur": "what's the best way to get to you?", "any tips for parking
+// near you?"), and a contact question is never advice. "what's the best
+// package for a family?" and "is the excess waiver worth it?" ask about
+// the service's own offer, and "which is better, X or Y" as often compares
+// its plans as two phones: those forms are not read.
+var adviceRe = regexp.MustCompile(`(?i)\b(?:what'?s|whats|what\s+is)\s+(?:the\s+|a\s+)?(?:best|easiest|quickest|safest|cheapest)\s+way\s+(?:to|of)\s+([\p{L}'’]+)(?:\s+([\p{L}'’]+))?` +
+	`|\bany\s+(?:good\s+|quick\s+|top\s+)?tips\s+(?:for|on|to|about)\b|\btips\s+(?:for|on)\s+\p{L}+ing\b`)
+
+// adviceOwnSteps are the verbs of "the best way to V" that ask how to deal
+// with the service, not for advice ("the best way to book").
+var adviceOwnSteps = map[string]bool{"book": true, "contact": true, "reach": true, "pay": true, "apply": true,
+	"order": true, "cancel": true, "complain": true, "return": true, "send": true, "find": true, "park": true,
+	"arrive": true, "travel": true, "come": true, "visit": true, "join": true, "register": true, "renew": true,
+	"collect": true, "drop": true, "ring": true, "call": true, "phone": true, "email": true, "message": true, "ask": true}
+
+// adviceOwnGet are the words after "the best way to get" that make it a
+// step of dealing with the service ("get to", "get in touch", "get here").
+var adviceOwnGet = map[string]bool{"to": true, "in": true, "here": true, "there": true, "hold": true}
+
+// adviceYou are the words that address the service.
+var adviceYou = map[string]bool{"you": true, "your": true, "yours": true, "u": true, "ur": true, "you're": true, "youre": true}
+
+// adviceRequest reports whether q asks for general advice (adviceRe)
+// rather than about the service.
+func adviceRequest(q string) bool {
+	lower := strings.ToLower(q)
+	if !strings.Contains(lower, "way") && !strings.Contains(lower, "tips") {
+		return false // most messages hold neither: no search
+	}
+	m := adviceRe.FindStringSubmatch(lower)
+	if m == nil {
+		return false
+	}
+	if v := strings.ReplaceAll(m[1], "’", "'"); adviceOwnSteps[v] || v == "get" && adviceOwnGet[m[2]] {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(strings.ReplaceAll(lower, "’", "'"), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r == '\'')
+	}) {
+		if adviceYou[w] {
+			return false
+		}
+	}
+	return true
+}
