@@ -19,11 +19,13 @@ import (
 // the gate then handles the question as off-topic (gate.other_business).
 //
 // The forms, with X a word the partition never uses:
-//   - "does|do X charge": X capitalised or rare in English;
+//   - "does|do|would|will X charge": X capitalised or rare in English;
 //   - "my X subscription|membership": the same;
 //   - "X ... cheaper|better|... (value) than": the same, within six words
 //     before;
 //   - "compare(d) with|to|against X": the same, within three words after;
+//   - "is|are X open": X capitalised and rare ("Is RHS Garden Harlow
+//     Carr open on Mondays?", not "is the shop open");
 //   - "X's": X capitalised (not the first word) and rare, since "my
 //     spaniel's fur" is the service's business;
 //   - "at (the) X" in a clause that asks "how much" or "what time" and
@@ -100,7 +102,7 @@ func otherParty(q string, knows func(string) bool, rank func(string) int) string
 		switch {
 		case (w == "charge" || w == "charges") && i >= 2:
 			for j := i - 1; j >= max(0, i-4); j-- {
-				if low[j] != "does" && low[j] != "do" {
+				if low[j] != "does" && low[j] != "do" && low[j] != "would" && low[j] != "will" {
 					continue
 				}
 				for k := j + 1; k < i; k++ {
@@ -137,6 +139,18 @@ func otherParty(q string, knows func(string) bool, rank func(string) int) string
 				if name(k, true) {
 					return otherName(ws, k)
 				}
+			}
+		case w == "open" && i >= 2:
+			for j := i - 1; j >= max(0, i-6); j-- {
+				if low[j] != "is" && low[j] != "are" {
+					continue
+				}
+				for k := j + 1; k < i; k++ {
+					if name(k, false) {
+						return otherName(ws, k)
+					}
+				}
+				break
 			}
 		case strings.HasSuffix(w, "'s") && !otherNotNames[strings.TrimSuffix(w, "'s")]:
 			if name(i, false) {

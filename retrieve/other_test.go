@@ -13,7 +13,7 @@ func TestOtherParty(t *testing.T) {
 	knows := func(w string) bool { return corpus[w] }
 	common := map[string]int{"dealer": 3000, "yours": 900, "spaniel": 9000, "dad": 800, "mate": 4000, "sky": 2000,
 		"tv": 1500, "monkey": 4500, "business": 300, "wolverhampton": 12000, "washing": 3500, "gp": 7000, "uk": 1914, "odeon": 46498, "bt": 7203, "vodafone": 15406, "virgin": 3000, "google": 4087, "boots": 6000, "amex": 40536,
-		"the": 1, "each": 300, "other": 80, "ticket": 2500, "adults": 3000, "two": 50, "london": 500, "course": 400, "value": 600,
+		"the": 1, "apple": 2500, "store": 900, "rhs": 30000, "garden": 1200, "harlow": 25000, "carr": 14000, "shop": 700, "each": 300, "other": 80, "ticket": 2500, "adults": 3000, "two": 50, "london": 500, "course": 400, "value": 600,
 		"units": 2000, "small": 400, "big": 500, "family": 300, "prices": 1500, "in": 5, "is": 8}
 	rank := func(w string) int {
 		if r, ok := common[w]; ok {
@@ -27,6 +27,11 @@ func TestOtherParty(t *testing.T) {
 		{"How much does Escape Hunt charge for a team of four?", "Escape Hunt"},
 		{"How much does Black Rose Ink charge for a small tattoo?", "Black Rose Ink"},
 		{"How do I cancel my Sky TV subscription?", "Sky TV"},
+		{"How much would the Apple Store charge to replace an iPhone 14 screen?", "Apple Store"},
+		{"Is RHS Garden Harlow Carr open on Mondays?", "RHS Garden Harlow Carr"},
+		{"is the shop open on bank holidays?", ""},
+		{"Is Brightsight open on Sundays?", ""},
+		{"how much would you charge for an eye test?", ""},
 		{"How do I cancel my Fresha subscription?", "Fresha"},
 		{"What's BT's customer service number?", "BT"},
 		{"is monkey business in wolverhampton cheaper than you", "wolverhampton"},
