@@ -108,6 +108,8 @@ func (v queryVerdict) reason() string {
 		r = "a request to make something, not a question about the service: handled as off-topic; " + offTopic
 	case c["aside"]:
 		r = "the message says it is unrelated to the service (\"unrelated, but ...\"): handled as off-topic; " + offTopic
+	case c["advice"]:
+		r = "asks for general advice (\"what's the best way to ...\", \"any tips for ...\"), not about the service: handled as off-topic; " + offTopic
 	case c["other_business"]:
 		r = fmt.Sprintf("asks about another business (%q, a name the corpus never uses; other_business on): handled as off-topic; %s", v.turn.Ask.Other, offTopic)
 	case c["sufficient"]:
@@ -293,6 +295,9 @@ func askWords(a gate.Ask) string {
 	}
 	if a.Aside {
 		s = append(s, "something it says is unrelated to the service (an aside)")
+	}
+	if a.Advice {
+		s = append(s, "general advice")
 	}
 	if a.Other != "" {
 		s = append(s, fmt.Sprintf("another business's (%q)", a.Other))
