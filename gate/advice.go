@@ -44,6 +44,19 @@ var adviceOwnGet = map[string]bool{"to": true, "in": true, "here": true, "there"
 // adviceYou are the words that address the service.
 var adviceYou = map[string]bool{"you": true, "your": true, "yours": true, "u": true, "ur": true, "you're": true, "youre": true}
 
+// speaksToService reports whether q holds a word that addresses the
+// service (adviceYou).
+func speaksToService(q string) bool {
+	for _, w := range strings.FieldsFunc(strings.ReplaceAll(strings.ToLower(q), "’", "'"), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r == '\'')
+	}) {
+		if adviceYou[w] {
+			return true
+		}
+	}
+	return false
+}
+
 // adviceRequest reports whether q asks for general advice (adviceRe)
 // rather than about the service.
 func adviceRequest(q string) bool {
@@ -58,12 +71,5 @@ func adviceRequest(q string) bool {
 	if v := strings.ReplaceAll(m[1], "’", "'"); adviceOwnSteps[v] || v == "get" && adviceOwnGet[m[2]] {
 		return false
 	}
-	for _, w := range strings.FieldsFunc(strings.ReplaceAll(lower, "’", "'"), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r == '\'')
-	}) {
-		if adviceYou[w] {
-			return false
-		}
-	}
-	return true
+	return !speaksToService(q)
 }

@@ -209,6 +209,7 @@ type Question struct {
 	task    bool    // Ask.Task
 	aside   bool    // Ask.Aside
 	advice  bool    // Ask.Advice
+	you     bool    // Ask.You
 	general float64 // Ask.General
 	names   string  // Ask.Names
 	other   string  // Ask.Other

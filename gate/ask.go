@@ -40,6 +40,8 @@ type Ask struct {
 	// packing glasses?": adviceRequest), not about the service. Decide
 	// handles it as off-topic whatever the passages' relevance, as a Task.
 	Advice bool `json:"advice,omitempty"`
+	// You: the message speaks to the service ("you", "your", "u", "ur").
+	You bool `json:"you,omitempty"`
 	// General is the question's general-question score (retrieve's
 	// Result.General: how much nearer, by the sentence encoder, it is to
 	// general-knowledge questions than to customers' questions to a
@@ -111,7 +113,7 @@ func AlsoOf(q string) []string {
 // Ask is what the prepared question asks for (AskOf of its text, or of
 // the text given to AskFrom).
 func (q *Question) Ask() Ask {
-	return Ask{Type: typeNames[q.want], Contact: q.contact, Task: q.task, Aside: q.aside, Advice: q.advice, General: q.general, Names: q.names, Other: q.other}
+	return Ask{Type: typeNames[q.want], Contact: q.contact, Task: q.task, Aside: q.aside, Advice: q.advice, You: q.you, General: q.general, Names: q.names, Other: q.other}
 }
 
 // SetGeneral sets the question's general-question score and the corpus's
@@ -131,6 +133,7 @@ func (q *Question) AskFrom(text string) {
 	q.task = !q.contact && taskRequest(text)
 	q.aside = !q.contact && asideMark(text)
 	q.advice = !q.contact && adviceRequest(text)
+	q.you = !q.contact && speaksToService(text)
 }
 
 // questionType is the answer type q asks for and whether it asks for the

@@ -26,15 +26,15 @@ func TestAskOf(t *testing.T) {
 		// not the service's own contact details
 		{"What is the phone number of the lost property office?", Ask{Type: "phone"}},
 		{"What's the email address for complaints?", Ask{Type: "email"}},
-		{"do you sell phone cases?", Ask{}},
-		{"how much does your phone insurance cost?", Ask{Type: "cost"}},
+		{"do you sell phone cases?", Ask{You: true}},
+		{"how much does your phone insurance cost?", Ask{Type: "cost", You: true}},
 		{"whats ur phone number", Ask{Type: "phone", Contact: true}},
 		{"ur number?", Ask{Type: "phone", Contact: true}},
 		{"where is the nearest station", Ask{Type: "place"}},
 		{"when do the dahlias go out", Ask{Type: "time"}},
 		{"how much is one driving lesson", Ask{Type: "cost"}},
 		{"can i feed my dog bananas", Ask{}},
-		{"do you sell christmas trees?", Ask{}},
+		{"do you sell christmas trees?", Ask{You: true}},
 		{"", Ask{}},
 	}
 	for _, tt := range tests {

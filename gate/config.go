@@ -75,6 +75,17 @@ type Config struct {
 	// applies it. 0 switches it off. Range [0,1], default 0.30 (tuned on
 	// the dev corpora by guard bench quality --gate).
 	OnTopicSim float64 `yaml:"on_topic_sim"`
+	// OnTopicYou: below bail_out_below, a question that speaks to the
+	// service ("do you give a student discount?", "when do your skips
+	// come?": Ask.You) is on-topic on a corpus that keeps to one topic
+	// (on_topic_coherence), as on_topic_sim makes one: refused naming the
+	// closest topics, since general knowledge cannot say what this service
+	// does. Not for a general question, a request to make something, an
+	// aside, advice or another business. Only on a partition whose
+	// coherence the index keeps (the encoder's dense lane): where none is
+	// kept a one-topic corpus cannot be told from a mixed archive. Default
+	// true.
+	OnTopicYou bool `yaml:"on_topic_you"`
 	// OnTopicCoherence limits on_topic_sim to a corpus that keeps to one
 	// topic: the rule applies only when the partition's coherence (the
 	// mean cosine between two of its passages' encoder vectors, taken
@@ -238,6 +249,7 @@ func DefaultConfig() Config {
 		ClosestTopics:       3,
 		OffTopic:            OffTopicFallback,
 		OnTopicSim:          0.30,
+		OnTopicYou:          true,
 		OnTopicCoherence:    0.40,
 		GeneralAbove:        0.15,
 		GeneralWeight:       32,

@@ -220,7 +220,8 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 		bailOut, between = true, false
 	}
 	caveat := between && cfg.Between == BetweenGround
-	onTopic := bailOut && !goodEnough && !byForm && !other && !general && cfg.OnTopicSim > 0 && BestSim(cands) >= cfg.OnTopicSim && OneTopic(cfg, cands)
+	bySim := cfg.OnTopicSim > 0 && BestSim(cands) >= cfg.OnTopicSim
+	onTopic := bailOut && !goodEnough && !byForm && !other && !general && (bySim || cfg.OnTopicYou && ask.You && Coherence(cands) > 0) && OneTopic(cfg, cands)
 	// contactGap: a contact question the corpus cannot answer (no passage
 	// holds the contact detail asked for, or nothing clears
 	// bail-out): refused as on-topic, never answered from general knowledge
@@ -239,6 +240,7 @@ func Decide(cfg Config, cands []Candidate, rerankActive bool, ask Ask) Outcome {
 	o.Checks["between"] = between
 	o.Checks["caveat"] = caveat
 	o.Checks["on_topic"] = onTopic
+	o.Checks["on_topic_you"] = onTopic && !bySim
 	o.Checks["general"] = general
 	o.Lowered = lower
 	o.Checks["off_topic"] = bailOut && !goodEnough && !onTopic && !contactGap && !contactHit && cfg.OffTopic == OffTopicRefuse

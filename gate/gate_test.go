@@ -346,6 +346,53 @@ func TestOnTopicCoherence(t *testing.T) {
 	}
 }
 
+// Below bail-out and on_topic_sim, a question that speaks to the service
+// ("do you give a student discount?") is refused as on-topic on a one-topic
+// partition (on_topic_you); not on a mixed archive, not where the index
+// keeps no coherence, not with the check off, and never a general question,
+// a request to make something, advice or another business.
+func TestOnTopicYou(t *testing.T) {
+	pool := func(coh float64) []Candidate {
+		return []Candidate{
+			{ID: "prices", Kind: "library", Title: "Repair prices", Relevance: 0.10, Sim: 0.20, Semantic: true, Coherence: coh},
+			{ID: "hours", Kind: "library", Title: "Opening hours", Relevance: 0.05, Sim: 0.15, Semantic: true, Coherence: coh},
+		}
+	}
+	you := AskOf("Do you give a student discount?")
+	if !you.You {
+		t.Fatalf("AskOf = %+v, want You", you)
+	}
+	for _, tc := range []struct {
+		name string
+		coh  float64
+		on   bool
+		ask  Ask
+		want Decision
+	}{
+		{"speaks to the service: refused as on-topic", 0.50, true, you, Refuse},
+		{"check off: general knowledge", 0.50, false, you, Fallback},
+		{"does not speak to the service", 0.50, true, AskOf("Is there a student discount?"), Fallback},
+		{"mixed archive", 0.30, true, you, Fallback},
+		{"index without coherence", 0, true, you, Fallback},
+		{"a request to make something", 0.50, true, AskOf("can you write me a poem about phones"), Fallback},
+		{"advice", 0.50, true, Ask{You: true, Advice: true}, Fallback},
+		{"another business", 0.50, true, Ask{You: true, Other: "Apple Store"}, Fallback},
+		{"a general question", 0.50, true, Ask{You: true, General: 0.9}, Fallback},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.OnTopicYou, cfg.PrimaryKind = tc.on, ""
+			o := Decide(cfg, pool(tc.coh), true, tc.ask)
+			if o.Decision != tc.want || o.Checks["on_topic_you"] != (tc.want == Refuse) || o.Checks["on_topic"] != (tc.want == Refuse) {
+				t.Fatalf("decision %s, checks %v; want %s", o.Decision, o.Checks, tc.want)
+			}
+			if tc.want == Refuse && !strings.Contains(RefusalMessage(cfg, o), `"Repair prices"`) {
+				t.Errorf("refusal %q names no closest topic", RefusalMessage(cfg, o))
+			}
+		})
+	}
+}
+
 // BenchmarkDecideOnTopic is Decide's cost on a turn below bail-out that
 // reaches the on_topic_sim check (16 semantic candidates), with the
 // on_topic_coherence check (a mixed corpus: general knowledge) and
