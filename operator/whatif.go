@@ -42,6 +42,7 @@ type gateThresholds struct {
 	GoodEnoughMax    *float64 `json:"good_enough_max,omitempty"`
 	BailOutBelow     *float64 `json:"bail_out_below,omitempty"`
 	OnTopicSim       *float64 `json:"on_topic_sim,omitempty"`
+	OnTopicYou       *bool    `json:"on_topic_you,omitempty"`
 	OnTopicCoherence *float64 `json:"on_topic_coherence,omitempty"`
 	GeneralAbove     *float64 `json:"general_above,omitempty"`
 	GeneralWeight    *float64 `json:"general_weight,omitempty"`
@@ -84,6 +85,9 @@ func (t gateThresholds) apply(cfg gate.Config) gate.Config {
 	if t.OtherBusiness != nil {
 		cfg.OtherBusiness = *t.OtherBusiness
 	}
+	if t.OnTopicYou != nil {
+		cfg.OnTopicYou = *t.OnTopicYou
+	}
 	if t.PrimaryKind != nil {
 		cfg.PrimaryKind = *t.PrimaryKind
 	}
@@ -117,7 +121,7 @@ func (t gateThresholds) apply(cfg gate.Config) gate.Config {
 func thresholdsOf(cfg gate.Config) gateThresholds {
 	t := gateThresholds{Prefloor: &cfg.Prefloor, PrefloorNoRerank: &cfg.PrefloorNoRerank, PrimaryKind: &cfg.PrimaryKind,
 		PrimaryMin: &cfg.PrimaryMin, SufficientMax: &cfg.SufficientMax, GoodEnoughMax: &cfg.GoodEnoughMax,
-		BailOutBelow: &cfg.BailOutBelow, OnTopicSim: &cfg.OnTopicSim, OnTopicCoherence: &cfg.OnTopicCoherence,
+		BailOutBelow: &cfg.BailOutBelow, OnTopicSim: &cfg.OnTopicSim, OnTopicYou: &cfg.OnTopicYou, OnTopicCoherence: &cfg.OnTopicCoherence,
 		GeneralAbove: &cfg.GeneralAbove, GeneralWeight: &cfg.GeneralWeight, OtherBusiness: &cfg.OtherBusiness, Between: &cfg.Between, OffTopic: &cfg.OffTopic, MaxNotes: &cfg.MaxNotes, Relevance: &cfg.Relevance}
 	t.Planner = &plannerThresholds{Mode: &cfg.Planner.Mode, MinSupport: &cfg.Planner.MinSupport, MinBest: &cfg.Planner.MinBest, MinBestBetween: &cfg.Planner.MinBestBetween, MaxOutline: &cfg.Planner.MaxOutline}
 	return t

@@ -119,6 +119,9 @@ func (v queryVerdict) reason() string {
 		r = fmt.Sprintf("good enough: coverage max %s >= good_enough_max %.2f", mx, cfg.GoodEnoughMax)
 	case c["caveat"]:
 		r = "between band (" + band + "), between: ground, so grounded with the caveat if a note's answerability reaches min_best_between"
+	case c["on_topic_you"]:
+		r = fmt.Sprintf("below bail-out (max %s < bail_out_below %.2f), but the question speaks to the service (you, your) on a one-topic corpus (on_topic_you): refused naming the closest topics, since general knowledge cannot say what this service does",
+			mx, cfg.BailOutBelow)
 	case c["on_topic"]:
 		sim, _, _ := v.semantic()
 		r = fmt.Sprintf("below bail-out (max %s < bail_out_below %.2f) but on the corpus's topic (best encoder cosine %.3f >= on_topic_sim %.2f): refused naming the closest topics",

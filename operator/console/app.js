@@ -293,9 +293,9 @@ function claims(cs) {
 }
 
 // ---- what-if
-const WHATIF_FIELDS = ["prefloor", "prefloor_no_rerank", "bail_out_below", "on_topic_sim", "on_topic_coherence", "general_above", "general_weight", "other_business", "sufficient_max", "good_enough_max", "primary_kind", "primary_min", "max_notes", "between", "off_topic", "planner.min_support", "planner.min_best", "planner.min_best_between", "planner.max_outline"];
+const WHATIF_FIELDS = ["prefloor", "prefloor_no_rerank", "bail_out_below", "on_topic_sim", "on_topic_you", "on_topic_coherence", "general_above", "general_weight", "other_business", "sufficient_max", "good_enough_max", "primary_kind", "primary_min", "max_notes", "between", "off_topic", "planner.min_support", "planner.min_best", "planner.min_best_between", "planner.max_outline"];
 const TEXT_FIELDS = ["between", "off_topic", "primary_kind"];
-const BOOL_FIELDS = ["other_business"];
+const BOOL_FIELDS = ["other_business", "on_topic_you"];
 // NO_KIND is the primary_kind option "(none: every chunk counts)"; it is
 // sent as "" (an empty select value means "as configured").
 const NO_KIND = "*";
