@@ -106,9 +106,13 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 			return
 		}
 		breakPara()
-		if level >= 2 {
+		if level >= 2 || title != "" {
+			// a level-one heading after the first starts a section as a
+			// level-two one does: a Google Docs export's part headings
+			// (operator trial 28) ended the chunk before, and a page
+			// written with "#" for every heading had no sections
 			secs = append(secs, mdSection{Off: b.Len(), Heading: text})
-		} else if title == "" {
+		} else {
 			title = text
 		}
 		b.WriteString(text)

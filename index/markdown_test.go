@@ -48,6 +48,17 @@ func TestMarkdownSections(t *testing.T) {
 	if want := "One@One|Two deep@Two deep"; strings.Join(got, "|") != want {
 		t.Errorf("sections = %q, want %q (text %q)", strings.Join(got, "|"), want, text)
 	}
+	// A level-one heading after the first (a Google Docs export's parts, a
+	// page written with "#" for every heading) starts a section too; the
+	// first is the title.
+	text, title, secs := markdownText("# Handbook\n\nIntro.\n\n# Before you move in\n\n## Deposit\n\nA.\n\n# Living there\n\nB.")
+	got = got[:0]
+	for _, s := range secs {
+		got = append(got, s.Heading+"@"+text[s.Off:s.Off+len(s.Heading)])
+	}
+	if want := "Before you move in@Before you move in|Deposit@Deposit|Living there@Living there"; title != "Handbook" || strings.Join(got, "|") != want {
+		t.Errorf("title %q, sections = %q, want Handbook and %q", title, strings.Join(got, "|"), want)
+	}
 }
 
 // TestMarkdownOrderedLists: an ordered list item keeps the number a reader
