@@ -1,7 +1,8 @@
 // Command trialgate turns the operator trials' corpora (bench/testdata/trial5,
 // trial6, trial7, trial9, trial10, trial11, trial12,
 // trial13, trial14, trial15, trial16, trial17, trial18, trial19, trial20,
-// trial21, trial22, trial23, trial24, trial25, trial26, trial27) into dev sets of the
+// trial21, trial22, trial23, trial24, trial25, trial26, trial27, trial28,
+// trial29) into dev sets of the
 // grounding suite (guard bench quality --gate --trials): one folder each
 // under bench/testdata/gate_trials with corpus.jsonl and questions.jsonl.
 //
@@ -97,6 +98,10 @@ var trialSets = []trialSet{
 	{"t26-removals", "trial26", []string{"removals/help-export.json"}, "swiftmove", "removals", "removals-questions.jsonl"},
 	{"t27-allotments", "trial27", []string{"allotments/rules.txt"}, "greenacre", "allotments", "allotments-questions.jsonl"},
 	{"t27-phonefix", "trial27", []string{"phonefix"}, "phonefix", "repairs", "phonefix-questions.jsonl"},
+	{"t28-lettings", "trial28", []string{"letting/handbook.html"}, "keyhouse", "lettings", "letting-questions.jsonl"},
+	{"t28-golf", "trial28", []string{"golf/faq.txt"}, "moorside", "golf", "golf-questions.jsonl"},
+	{"t29-dental", "trial29", []string{"dental"}, "brightsmile", "dental", "dental-questions.jsonl"},
+	{"t29-farmshop", "trial29", []string{"farmshop/products.csv"}, "hollowfarm", "shop", "farmshop-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
