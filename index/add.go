@@ -158,7 +158,9 @@ func Add(ctx context.Context, cfg Config, base string, sources, memory []string,
 			var dels []Doc
 			byPart[k], dels = splitDeletions(byPart[k])
 			for _, d := range dels {
-				ch.NotFound = append(ch.NotFound, DocRef{d.Tenant, d.KB, d.ID})
+				if !d.unpublished { // a draft that was never published: nothing to say
+					ch.NotFound = append(ch.NotFound, DocRef{d.Tenant, d.KB, d.ID})
+				}
 			}
 			for _, d := range byPart[k] {
 				ch.Added = append(ch.Added, DocRef{d.Tenant, d.KB, d.ID})
@@ -282,7 +284,9 @@ func extendPartition(ctx context.Context, cfg Config, remote *RemoteEmbedder, en
 		ref := DocRef{d.Tenant, d.KB, d.ID}
 		slots, ok := liveSlots[d.ID]
 		if !ok {
-			ch.NotFound = append(ch.NotFound, ref)
+			if !d.unpublished {
+				ch.NotFound = append(ch.NotFound, ref)
+			}
 			continue
 		}
 		for _, i := range slots {

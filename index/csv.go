@@ -98,6 +98,7 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 			tableText(&d, header, cols, row)
 		}
 		if err == nil {
+			unpublished(&d)
 			htmlBody(&d)
 		}
 		if err == nil && rowIDs {

@@ -43,6 +43,10 @@ type Doc struct {
 	// add removes the document; its other fields (text included) are not
 	// needed. A build reports such a line as bad.
 	Deleted bool `json:"deleted,omitempty"`
+	// unpublished marks an exported draft (draft true, published false,
+	// status draft: unpublished), read as a deletion: a build leaves it
+	// out, an add removes the published version it replaces.
+	unpublished bool
 	// Origin is the input file and line ("file:line"), for reports.
 	Origin string `json:"-"`
 	// markdown marks a Markdown file read as plain text (markdownText);
@@ -205,6 +209,7 @@ func parseDocLineIn(line []byte, part DocRef) (Doc, error) {
 	if err := errors.Join(errs...); err != nil {
 		return Doc{}, err
 	}
+	unpublished(&d)
 	htmlBody(&d)
 	d, err := normalizeDoc(inPartition(d, part))
 	if _, ok := raw["text"]; errors.Is(err, errMissingText) && !ok {
@@ -766,12 +771,19 @@ func UnreadFiles(sources []string) ([]string, error) {
 }
 
 // dropDeletions moves the deletion lines of docs to bad: a build starts
-// from nothing, so there is nothing for them to delete.
-func dropDeletions(docs []Doc, bad []*LineError) ([]Doc, []*LineError) {
+// from nothing, so there is nothing for them to delete. An unpublished
+// document (an exported draft) is left out without a report there; its
+// ids are returned.
+func dropDeletions(docs []Doc, bad []*LineError) ([]Doc, []*LineError, []string) {
 	kept := docs[:0]
+	var drafts []string
 	for _, d := range docs {
 		if !d.Deleted {
 			kept = append(kept, d)
+			continue
+		}
+		if d.unpublished {
+			drafts = append(drafts, d.ID)
 			continue
 		}
 		file, line := d.Origin, 0
@@ -781,7 +793,7 @@ func dropDeletions(docs []Doc, bad []*LineError) ([]Doc, []*LineError) {
 		}
 		bad = append(bad, &LineError{File: file, Line: line, Err: fmt.Errorf("doc %q: \"deleted\": true in a build (only guard index add removes documents)", d.ID)})
 	}
-	return kept, bad
+	return kept, bad, drafts
 }
 
 // textDoc turns a Markdown or text file into a Doc. A byte-order mark is

@@ -9,6 +9,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"go.uber.org/zap"
 )
 
 // A help desk or CMS exports its articles as one JSON document, not JSON
@@ -192,4 +194,69 @@ func htmlBody(d *Doc) {
 	}
 	d.Text, _, d.sections = markdownText(md)
 	d.markdown = true
+}
+
+// unpublished reads an exported article's or row's publication state: a
+// "draft" of true, a "published" of false, or a "status" of draft,
+// unpublished, archived or hidden (help desks and shop platforms export
+// their drafts beside the live pages) makes d an unpublished document,
+// read as a deletion: a build leaves it out (and says how many), an add
+// removes the live version it replaces. Any other value, or none, leaves d
+// as it is. The fields stay in meta.
+func unpublished(d *Doc) {
+	for k, v := range d.Meta {
+		var off bool
+		switch strings.ToLower(k) {
+		case "draft":
+			off = truth(v) == 1
+		case "published", "is_published", "visible":
+			off = truth(v) == 0
+		case "status", "state":
+			s, _ := v.(string)
+			switch strings.ToLower(strings.TrimSpace(s)) {
+			case "draft", "unpublished", "archived", "hidden":
+				off = true
+			}
+		}
+		if off {
+			d.unpublished, d.Deleted = true, true
+			return
+		}
+	}
+}
+
+// truth reads a JSON boolean or a sheet's cell as 1 (true, yes, 1), 0
+// (false, no, 0) or -1 (anything else).
+func truth(v any) int {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "true", "yes", "1":
+			return 1
+		case "false", "no", "0":
+			return 0
+		}
+	case float64:
+		if x == 1 {
+			return 1
+		}
+		if x == 0 {
+			return 0
+		}
+	}
+	return -1
+}
+
+// warnUnpublished says how many unpublished documents a build left out,
+// naming the first few.
+func warnUnpublished(log *zap.Logger, ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	log.Warn("unpublished documents left out (draft true, published false or status draft)", zap.Int("count", len(ids)), zap.Strings("ids", ids[:min(len(ids), 5)]))
 }

@@ -1,10 +1,15 @@
 package index
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"slices"
 	"testing"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // TestReadDocsHTMLBody: an exported article whose body is HTML (a help
@@ -46,5 +51,56 @@ func TestReadDocsHTMLBody(t *testing.T) {
 	}
 	if docs[2].Text != "Yes, from £25 a month.\n\nAccess by appointment." || docs[2].Title != "Do you store?" {
 		t.Errorf("CSV cell read as %q (title %q)", docs[2].Text, docs[2].Title)
+	}
+}
+
+// TestUnpublished: an exported draft (draft true, published false, status
+// draft or archived; a sheet's Published FALSE) is left out of a build
+// with a warning that counts it, not as a bad line; an add removes the
+// live version of a page that became a draft, and says nothing of a draft
+// that was never published.
+func TestUnpublished(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "help.json")
+	if err := os.WriteFile(p, []byte(`[{"id":"a","title":"Quotes","body":"<p>Quotes are free.</p>","draft":false},
+{"id":"b","title":"Pianos","body":"<p>Pianos cost extra.</p>","draft":true},
+{"id":"c","text":"Storage from £25.","published":false},
+{"id":"d","text":"Old prices.","status":"Archived"},
+{"id":"e","text":"Parking permits.","status":"published"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := filepath.Join(dir, "shop.csv")
+	if err := os.WriteFile(c, []byte("Handle,Title,Body (HTML),Published\nbbq,BBQ packs,<p>Summer only.</p>,FALSE\nturkey,Turkeys,<p>Order by 1 December.</p>,TRUE\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	core, logs := observer.New(zap.WarnLevel)
+	base := filepath.Join(dir, "base")
+	man, err := Build(ctx, DefaultConfig(), []string{p, c}, nil, base, zap.New(core))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if man.Docs != 3 || len(man.BadLines) != 0 {
+		t.Errorf("build: %d docs, bad %v; want a, e and turkey, no bad line", man.Docs, man.BadLines)
+	}
+	var warned bool
+	for _, e := range logs.All() {
+		if strings.Contains(e.Message, "unpublished") && e.ContextMap()["count"] == int64(4) {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning counting the 4 unpublished documents: %v", logs.All())
+	}
+	// a becomes a draft, b stays one: a is removed, b is not reported
+	if err := os.WriteFile(p, []byte(`[{"id":"a","text":"Quotes are free.","draft":true},{"id":"b","text":"Pianos cost extra.","draft":true}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ch Changes
+	if _, err := Add(ctx, DefaultConfig(), base, []string{p}, nil, filepath.Join(dir, "v1"), zap.NewNop(), WithChanges(&ch)); err != nil {
+		t.Fatal(err)
+	}
+	if got := refIDs(ch.Removed); !slices.Equal(got, []string{"a"}) || len(ch.NotFound) != 0 {
+		t.Errorf("add: removed %v, not found %v; want a removed and nothing not found", got, refIDs(ch.NotFound))
 	}
 }

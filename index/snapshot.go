@@ -171,7 +171,8 @@ func Build(ctx context.Context, cfg Config, sources []string, memory []string, o
 	if err != nil {
 		return Manifest{}, err
 	}
-	docs, bad = dropDeletions(docs, bad)
+	docs, bad, drafts := dropDeletions(docs, bad)
+	warnUnpublished(log, drafts)
 	if cfg.Strict && len(bad) > 0 {
 		return Manifest{}, bad[0]
 	}
