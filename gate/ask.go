@@ -290,7 +290,7 @@ var contactKeys = map[string]answerType{
 	"email": typeEmail, "e-mail": typeEmail, "emails": typeEmail,
 	"address": typeAddress, "postcode": typeAddress, "zip": typeAddress, "zipcode": typeAddress,
 	"location": typeAddress, "located": typeAddress, "where": typeAddress, "wheres": typeAddress, "find": typeAddress, "based": typeAddress,
-	"directions": typeAddress,
+	"directions": typeAddress, "whereabouts": typeAddress,
 	"open":       typeHours, "opening": typeHours, "opens": typeHours, "close": typeHours, "closing": typeHours,
 	"closes": typeHours, "closed": typeHours, "shut": typeHours, "shuts": typeHours, "hours": typeHours,
 	"contact": typeNone, "touch": typeNone,
@@ -312,7 +312,10 @@ winter half term lunch lunchtime hour o'clock am pm noon midday
 shop store office desk front reception school studio clinic practice surgery salon centre center business company
 branch head team staff support customer customers service services helpdesk place gym cafe restaurant library
 museum gallery garage workshop pharmacy bakery hotel
-sat nav satnav map maps post postal mailing street nearest closest local`)
+sat nav satnav map maps post postal mailing street nearest closest local
+january february march april may june july august september october november december
+question questions message messages ask enquire about something else anything abouts
+secretary secretarys manager managers owner receptionist admin administrator treasurer`)
 
 // contactVerbs turn a question from the service's contact details to a
 // task on the customer's own ("change my email", "deliver to my

@@ -9,6 +9,13 @@ var contactAsks = []struct {
 	q    string
 	want string // Ask.Type
 }{
+	// from dev misses (operator trials 9-27, read after their runs)
+	{"thanks. is there an email i can send a question to", "email"},
+	{"what email can i write to about something else?", "email"},
+	{"hi where abouts are u?", "address"},
+	{"whereabouts are you", "address"},
+	{"hi whats the secretarys number pls", "phone"},
+	{"are you open in november", "hours"},
 	{"phone number", "phone"},
 	{"phone number?", "phone"},
 	{"telephone?", "phone"},
@@ -111,6 +118,8 @@ var notContactAsks = []string{
 	"when do the dahlias go out",
 	"where is your returns policy",
 	"what's the latest I can drop off before you close",
+	"what questions can I ask about the course?",
+	"when does the manager start in may",
 }
 
 func TestAskOfContactPhrasings(t *testing.T) {
