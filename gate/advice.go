@@ -45,13 +45,36 @@ var adviceOwnGet = map[string]bool{"to": true, "in": true, "here": true, "there"
 var adviceYou = map[string]bool{"you": true, "your": true, "yours": true, "u": true, "ur": true, "you're": true, "youre": true}
 
 // speaksToService reports whether q holds a word that addresses the
-// service (adviceYou).
+// service (adviceYou), in any case; a typographic apostrophe ends a word
+// ("you’re" holds "you"). It reads every question, so it makes no copy.
 func speaksToService(q string) bool {
-	for _, w := range strings.FieldsFunc(strings.ReplaceAll(strings.ToLower(q), "’", "'"), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r == '\'')
-	}) {
-		if adviceYou[w] {
-			return true
+	start := -1
+	for i := 0; i <= len(q); i++ {
+		if i < len(q) {
+			c := q[i]
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '\'' {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+		}
+		if start >= 0 {
+			w := q[start:i]
+			start = -1
+			if len(w) <= 6 {
+				var buf [6]byte
+				for j := 0; j < len(w); j++ {
+					c := w[j]
+					if c >= 'A' && c <= 'Z' {
+						c += 'a' - 'A'
+					}
+					buf[j] = c
+				}
+				if adviceYou[string(buf[:len(w)])] { // no copy: the compiler reads the map with the bytes
+					return true
+				}
+			}
 		}
 	}
 	return false

@@ -272,3 +272,18 @@ func TestAsideMark(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSpeaksToService: every question is read for a word that
+// addresses the service (Ask.You).
+func BenchmarkSpeaksToService(b *testing.B) {
+	for _, bc := range []struct{ name, q string }{
+		{"none", "How much is a new screen for an iPhone 11 with the battery too?"},
+		{"you", "hi do u do a discount for students?"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				speaksToService(bc.q)
+			}
+		})
+	}
+}
