@@ -172,7 +172,9 @@ func TestReadDocsEditorFiles(t *testing.T) {
 	write("front.md", "---\ntitle: \"Share links\"\nupdated: 2026-10-02\nurl: https://help.example/sharing/links\nkind: faq\ntags: [sharing, links]\n---\n\nA share link can expire after 7 days.")
 	write("front-heading.md", "---\nweight: 3\n---\n# Refunds\n\nRefunds within 14 days.")
 	write("rule.md", "---\n\nA page that opens with a rule and never closes it.")
-	write("latin1.md", "# Caf\xe9 mode\n\nOffline albums.")
+	write("latin1.md", "# Caf\xe9 mode\n\nOffline albums.")                // one encoding, Windows-1252: read as such
+	write("cp1252.md", "# Prices\n\nWe don\x92t charge \x80 fees: \xa35.") // Word's curly apostrophe, the euro and pound signs
+	write("mixed.md", "# Caf\xc3\xa9\n\nWe don\x92t mind.")                // UTF-8 and a stray byte: two encodings, refused
 	write("setext.md", "Exporting your library\n======================\n\nZip files of 50 GB.")
 	write("fenced.md", "Run this first:\n\n```sh\n# install the desktop app\n```\n\n# Desktop app #\n\nWindows and macOS.")
 	write("utf16.md", "\xff\xfe#\x00 \x00")
@@ -209,6 +211,8 @@ func TestReadDocsEditorFiles(t *testing.T) {
 		"j1":                  {"", "first line after a BOM"},
 		"setext.md":           {"Exporting your library", "Exporting your library\n\nZip files of 50 GB."},
 		"fenced.md":           {"Desktop app", "Run this first:\n\n# install the desktop app\n\nDesktop app\n\nWindows and macOS."},
+		"latin1.md":           {"Café mode", "Café mode\n\nOffline albums."},
+		"cp1252.md":           {"Prices", "Prices\n\nWe don\u2019t charge \u20ac fees: \u00a35."},
 		"sub/single.markdown": {"One page", "Given on its own."},
 		"single.markdown":     {"One page", "Given on its own."},
 	}
@@ -226,7 +230,7 @@ func TestReadDocsEditorFiles(t *testing.T) {
 	}
 	wantBad := []string{
 		filepath.Join(dir, "c.jsonl") + ":2: not UTF-8 (byte 0xE9 at character 23): save the file as UTF-8 (from Windows-1252 or Latin-1, iconv -f cp1252 -t utf-8 converts it)",
-		filepath.Join(dir, "latin1.md") + ":1: not UTF-8 (byte 0xE9 at character 6): save the file as UTF-8 (from Windows-1252 or Latin-1, iconv -f cp1252 -t utf-8 converts it)",
+		filepath.Join(dir, "mixed.md") + ":1: not UTF-8 (byte 0x92 at character 15): save the file as UTF-8 (from Windows-1252 or Latin-1, iconv -f cp1252 -t utf-8 converts it)",
 		filepath.Join(dir, "utf16.md") + ":1: UTF-16, not UTF-8: save the file as UTF-8 (iconv -f utf-16 -t utf-8 converts it)",
 	}
 	if strings.Join(msgs, "\n") != strings.Join(wantBad, "\n") {

@@ -664,11 +664,18 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 				return fmt.Errorf("open corpus %s: %w", path, err)
 			}
 			defer f.Close()
-			return t.docs(f, path, strict, &bad, part, func(d Doc, n int) error { return add(d, path, n) })
+			r, err := legacyReader(f, path)
+			if err != nil {
+				return err
+			}
+			return t.docs(r, path, strict, &bad, part, func(d Doc, n int) error { return add(d, path, n) })
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
+		}
+		if t.name != "HTML" { // a page decodes its own charset (htmlDecode)
+			b = legacyText(b)
 		}
 		d, err := t.page(id, b)
 		if err == nil {

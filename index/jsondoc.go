@@ -9,8 +9,10 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
+	"golang.org/x/text/encoding/charmap"
 )
 
 // A help desk or CMS exports its articles as one JSON document, not JSON
@@ -259,4 +261,86 @@ func warnUnpublished(log *zap.Logger, ids []string) {
 		return
 	}
 	log.Warn("unpublished documents left out (draft true, published false or status draft)", zap.Int("count", len(ids)), zap.Strings("ids", ids[:min(len(ids), 5)]))
+}
+
+// A spreadsheet saved as CSV by Excel on Windows, or a text file from an
+// older editor, is often Windows-1252, not UTF-8: its £ signs and curly
+// quotes are single bytes (operator trial 31's bowling alley FAQ; trial 8
+// was told to convert with iconv). A file that is not UTF-8 and holds no
+// UTF-8 sequence at all is read as Windows-1252, as a browser reads an
+// HTML page that declares nothing (htmlDecode); Latin-1 reads the same
+// letters. A file of two encodings (UTF-8 sequences and stray bytes) is
+// left as it is, and checkUTF8 names its first bad byte.
+
+// legacyText is b, decoded from Windows-1252 when legacy1252 says so.
+func legacyText(b []byte) []byte {
+	if !legacy1252(b) {
+		return b
+	}
+	out, err := charmap.Windows1252.NewDecoder().Bytes(b)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+// legacyProbe is how much of a file of many documents legacyReader reads
+// before it decides: the whole file is read only when it is not UTF-8.
+const legacyProbe = 64 << 10
+
+// legacyReader is r (the file at path) as UTF-8: r itself when its start is
+// UTF-8 or the file is of two encodings, else the whole file decoded from
+// Windows-1252 (legacy1252).
+func legacyReader(r io.Reader, path string) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, legacyProbe)
+	head, _ := br.Peek(legacyProbe)
+	if utf8.Valid(trimPartialRune(head)) {
+		return br, nil // the usual case: no copy of the file
+	}
+	b, err := io.ReadAll(br)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return bytes.NewReader(legacyText(b)), nil
+}
+
+// trimPartialRune drops a UTF-8 sequence cut off at the end of b (a probe
+// that stops inside a character).
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i <= 3 && i <= len(b); i++ {
+		if c := b[len(b)-i]; c >= 0xC0 { // a lead byte: is its sequence whole?
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			break
+		} else if c < 0x80 {
+			break
+		}
+	}
+	return b
+}
+
+// legacy1252 reports a file that is not UTF-8 and holds no UTF-8 sequence
+// of two or more bytes, nor a UTF-16 byte-order mark: a single-byte
+// encoding. Windows-1252 leaves five bytes undefined; a file with one is
+// not it either.
+func legacy1252(b []byte) bool {
+	if utf8.Valid(b) || bytes.HasPrefix(b, []byte{0xFF, 0xFE}) || bytes.HasPrefix(b, []byte{0xFE, 0xFF}) {
+		return false
+	}
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < 0x80 {
+			i++
+			continue
+		}
+		if c == 0x81 || c == 0x8D || c == 0x8F || c == 0x90 || c == 0x9D {
+			return false
+		}
+		if r, size := utf8.DecodeRune(b[i:]); r != utf8.RuneError && size > 1 {
+			return false // a UTF-8 sequence: a file of two encodings
+		}
+		i++
+	}
+	return true
 }
