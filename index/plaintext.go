@@ -38,6 +38,22 @@ const (
 func plainText(body string) (text, title string, secs []mdSection) {
 	body = strings.ReplaceAll(body, "\r\n", "\n")
 	lines := strings.Split(body, "\n")
+	// A line underlined with ===== or ----- is a heading, as in Markdown
+	// (operator trial 31's guide: its title was not read as one and each
+	// underline was a paragraph of its own); a rule line alone holds no
+	// text. Both are dropped, the heading kept.
+	underlined := map[int]bool{}
+	for i, l := range lines {
+		if !ruleLine(l) {
+			continue
+		}
+		if t := strings.TrimSpace(l); i > 0 && (t[0] == '=' || t[0] == '-') {
+			if p := strings.TrimSpace(lines[i-1]); p != "" && !ruleLine(p) && utf8.RuneCountInString(p) <= plainTitleMax {
+				underlined[i-1] = true
+			}
+		}
+		lines[i] = ""
+	}
 	first := 0
 	for first < len(lines) && strings.TrimSpace(lines[first]) == "" {
 		first++
@@ -62,10 +78,10 @@ func plainText(body string) (text, title string, secs []mdSection) {
 		l := strings.TrimRight(lines[i], " \t")
 		t := strings.TrimSpace(l)
 		n := next(i)
-		heading := i > first && t != "" && (n != "" && headingLine(t, n) || n == "" && capsHeading(t) && headingLine(t, nextText(lines, i)))
+		heading := i > first && t != "" && (underlined[i] || n != "" && headingLine(t, n) || n == "" && capsHeading(t) && headingLine(t, nextText(lines, i)))
 		if heading {
 			prev := strings.TrimSpace(lines[i-1])
-			if prev == "" || (i-1 == first && title != "") || closedLine(prev) {
+			if underlined[i] || prev == "" || (i-1 == first && title != "") || closedLine(prev) {
 				secs = append(secs, mdSection{Off: b.Len() + len(l) - len(strings.TrimLeftFunc(l, unicode.IsSpace)), Heading: t})
 			}
 		}
@@ -121,7 +137,22 @@ func capsHeading(t string) bool {
 // hard-wrapped sentence's next line mostly opens in lower case), and not
 // a list line (listLine).
 func headingLine(t, next string) bool {
-	return utf8.RuneCountInString(t) <= plainHeadingMax && !closedLine(t) && opensBlock(t) && opensBlock(next) && !listLine(t)
+	return utf8.RuneCountInString(t) <= plainHeadingMax && !closedLine(t) && opensBlock(t) && !bulletLine(t) && opensBlock(next) && !listLine(t)
+}
+
+// bulletLine reports a list item ("- collecting the person", "• Binding"):
+// never a heading (operator trial 31: a package's first item titled the
+// chunk of the rest of its list).
+func bulletLine(t string) bool {
+	r, size := utf8.DecodeRuneInString(t)
+	return (r == '-' || r == '*' || r == '\u2022' || r == '\u2013') && len(t) > size && (t[size] == ' ' || t[size] == '\t')
+}
+
+// ruleLine reports a line made only of three or more of one of = - _ *
+// (an underline or a rule), spaces aside.
+func ruleLine(l string) bool {
+	t := strings.ReplaceAll(strings.TrimSpace(l), " ", "")
+	return len(t) >= 3 && strings.Trim(t, t[:1]) == "" && strings.ContainsAny(t[:1], "=-_*")
 }
 
 // listLine reports whether t reads as a line of a price list or a

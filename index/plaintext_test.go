@@ -267,3 +267,27 @@ func TestPlainTextCapsHeadings(t *testing.T) {
 		t.Errorf("sections %q: a one-line paragraph made a heading", got)
 	}
 }
+
+// TestPlainTextUnderlined: a plain-text line underlined with ===== is the
+// title, one underlined with ----- a section heading; the underlines and a
+// rule line leave no text; a list item is never a heading.
+func TestPlainTextUnderlined(t *testing.T) {
+	body := "Arranging a funeral\n===================\n\nWe are here day and night.\n\nThe simple funeral\n------------------\n\nIt includes:\n- collecting the person within 25 miles\n- a simple coffin\n- a hearse\n\n* * *\n\nPaying\n------\nA deposit of £300 is due.\n"
+	text, title, secs := plainText(body)
+	if title != "Arranging a funeral" {
+		t.Errorf("title %q, want the underlined first line", title)
+	}
+	var hs []string
+	for _, s := range secs {
+		hs = append(hs, s.Heading)
+	}
+	if got := strings.Join(hs, "|"); got != "The simple funeral|Paying" {
+		t.Errorf("sections %q, want The simple funeral|Paying", got)
+	}
+	if strings.Contains(text, "---") || strings.Contains(text, "===") || strings.Contains(text, "* * *") {
+		t.Errorf("underlines or rules kept in the text:\n%s", text)
+	}
+	if !strings.Contains(text, "- collecting the person within 25 miles\n- a simple coffin") {
+		t.Errorf("the list lost its lines:\n%s", text)
+	}
+}
