@@ -100,7 +100,7 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 		inPara = true
 	}
 	heading := func(level int, text string) {
-		text = mdInline(text)
+		text = mdInline(headingAttrRE.ReplaceAllString(text, ""))
 		if text == "" {
 			breakPara()
 			return
@@ -175,9 +175,20 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 			breakPara()
 			continue
 		}
-		if refDefRE.MatchString(t) {
+		if m := footnoteDefRE.FindStringSubmatch(t); m != nil {
+			// a footnote's text is content (a pandoc export's dates and
+			// reasons): "Note 1: ..." as a paragraph of its own
+			breakPara()
+			writeLine("Note " + m[1] + ": " + mdInline(footnoteRefRE.ReplaceAllString(m[2], " (note $1)")))
 			continue
 		}
+		if refDefRE.MatchString(t) || gridRuleRE.MatchString(t) {
+			continue
+		}
+		if strings.HasSuffix(t, "\\") && !strings.HasSuffix(t, "\\\\") {
+			t = strings.TrimSpace(t[:len(t)-1]) // a hard line break
+		}
+		t = footnoteRefRE.ReplaceAllString(t, " (note $1)")
 		for strings.HasPrefix(t, ">") { // blockquote
 			t = strings.TrimSpace(t[1:])
 		}
@@ -307,6 +318,14 @@ var (
 	listRE   = regexp.MustCompile(`^(?:[-*+]|[0-9]{1,9}[.)])[ \t]+`)
 	taskRE   = regexp.MustCompile(`^\[[ xX]\][ \t]+`)
 	refDefRE = regexp.MustCompile(`^\[[^\]]+\]:\s*\S+`)
+	// Pandoc's Markdown, as it writes a Word document (operator trial 30's
+	// nursery handbook): footnotes ("[^1]" and "[^1]: text"), heading
+	// attributes ("## Fees {#fees .big}") and grid tables' border lines
+	// ("+-----+=====+"). Their text is kept, their syntax dropped.
+	footnoteDefRE = regexp.MustCompile(`^\[\^([^\]\s]+)\]:\s*(.*)$`)
+	footnoteRefRE = regexp.MustCompile(`\[\^([^\]\s]+)\]`)
+	headingAttrRE = regexp.MustCompile(`\s*\{\s*(?:[#.][\w:-]+|[\w-]+=(?:"[^"]*"|\S+))(?:\s+(?:[#.][\w:-]+|[\w-]+=(?:"[^"]*"|\S+)))*\s*\}\s*$`)
+	gridRuleRE    = regexp.MustCompile(`^\+[-=:+]{3,}\+$`)
 )
 
 func isListItem(t string) bool { return listRE.MatchString(t) }
@@ -427,7 +446,7 @@ func (l *mdLine) inline(s string, off, depth int) string {
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
-		case c == '\\' && i+1 < len(s) && strings.IndexByte("\\`*_{}[]()#+-.!<>|~", s[i+1]) >= 0:
+		case c == '\\' && i+1 < len(s) && isPunct(s[i+1]):
 			b.WriteByte(s[i+1])
 			i += 2
 			continue
