@@ -198,7 +198,65 @@ func htmlMarkdown(page string) (md, title, url string, err error) {
 			md = htmlConvert(root, true) // nothing but chrome: keep it
 		}
 	}
-	return md + contactFooter(root, md), title, url, nil
+	return md + sidebarWidgets(root, md) + contactFooter(root, md), title, url, nil
+}
+
+// navWidgetRE finds a sidebar widget that points elsewhere, by its opening
+// words: related, recent or popular articles, categories, tags, archives,
+// sharing, following, a newsletter or a search box.
+var navWidgetRE = regexp.MustCompile(`(?i)^\s*(?:related|recent|popular|latest|more|other|categories|tags|archives?|share|follow|subscribe|newsletter|search|sign up|stay in touch|you may also)\b`)
+
+// sidebarWidgets is the text of a page's sidebar widgets that are content,
+// each a section under its own heading: a widget of a sidebar (an <aside>
+// outside <article>, <section>, <main> and <nav>, or role="complementary")
+// that has a heading and whose text is not mostly links (linkText below
+// 0.5), and that md does not already hold. "Recent posts" and "Categories"
+// are links and stay chrome; a locksmith's "Areas we cover" list of towns
+// (operator trial 30) was in no chunk, so "do you cover Chirk?" found
+// nothing. A sidebar without widgets of its own is read as one widget.
+func sidebarWidgets(root *html.Node, md string) string {
+	var b strings.Builder
+	keep := func(w *html.Node) {
+		if !holds(w, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6) {
+			return
+		}
+		if _, share := linkText(w); share >= 0.5 || navWidgetRE.MatchString(nodeText(w)) {
+			return
+		}
+		if t := htmlConvert(w, true); t != "" && !strings.Contains(md, t) && !strings.Contains(b.String(), t) {
+			b.WriteString("\n\n")
+			b.WriteString(t)
+		}
+	}
+	var walk func(n *html.Node, sectioning int)
+	walk = func(n *html.Node, sectioning int) {
+		if n.Type == html.ElementNode {
+			if htmlSkip(n) {
+				return
+			}
+			if n.DataAtom == atom.Aside && sectioning == 0 || strings.EqualFold(attr(n, "role"), "complementary") {
+				widgets := 0
+				for c := n.FirstChild; c != nil; c = c.NextSibling {
+					if c.Type == html.ElementNode && (c.DataAtom == atom.Section || c.DataAtom == atom.Div) {
+						widgets++
+						keep(c)
+					}
+				}
+				if widgets == 0 {
+					keep(n)
+				}
+				return
+			}
+			if sectioningElement(n.DataAtom) && n.DataAtom != atom.Aside {
+				sectioning++
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, sectioning)
+		}
+	}
+	walk(root, 0)
+	return b.String()
 }
 
 // contactFooter is the page footer's text as a section of its own,
@@ -473,7 +531,14 @@ func linkMenu(n *html.Node) bool {
 	if holds(n, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Table) {
 		return false
 	}
-	var links, inLink, all int
+	links, share := linkText(n)
+	return links >= 3 && share >= linkMenuShare
+}
+
+// linkText is how many links n holds and the share of its letters and
+// digits that are link text (0 when it has none).
+func linkText(n *html.Node) (links int, share float64) {
+	var inLink, all int
 	var walk func(n *html.Node, a bool)
 	walk = func(n *html.Node, a bool) {
 		switch n.Type {
@@ -500,7 +565,10 @@ func linkMenu(n *html.Node) bool {
 		}
 	}
 	walk(n, false)
-	return links >= 3 && float64(inLink) >= linkMenuShare*float64(all)
+	if all == 0 {
+		return links, 0
+	}
+	return links, float64(inLink) / float64(all)
 }
 
 // linkMenuShare is the share of a menu cell's text that is link text.

@@ -69,6 +69,8 @@ func TestHTMLChrome(t *testing.T) {
 		{"a layout table's menu cell dropped", `<table><tr><td colspan=2><b>Roadrunner Hire</b></td></tr><tr><td width=160><a href="index.html">Home</a><br><a href="cars.html">Our Cars</a><br><a href="terms.html"><b>Rental Terms</b></a></td><td><h2>Deposit</h2><p>We hold £250 on a card. See <a href="a">terms</a>, <a href="b">fees</a> and <a href="c">FAQ</a>.</p></td></tr></table>`,
 			"Roadrunner Hire\n\nDeposit\n\nWe hold £250 on a card. See terms, fees and FAQ."},
 		{"a cell of two links kept", `<table><tr><td><a href="a">Prices</a> <a href="b">Hours</a></td><td><h2>Hours</h2><p>9 to 5.</p></td></tr></table>`, "Prices Hours\n\nHours\n\n9 to 5."},
+		{"a sidebar's content widget kept, its link lists dropped", `<main><h1>FAQ</h1><p>Body.</p></main><aside class="widget-area"><section class="widget"><h2>Recent posts</h2><ul><li><a href="/a">Lock snapping</a></li><li><a href="/b">Dark nights</a></li></ul></section><section class="widget"><h2>Areas we cover</h2><ul><li>Wrexham</li><li>Chirk</li></ul></section><section><p>No heading here.</p></section></aside>`,
+			"FAQ\n\nBody.\n\nAreas we cover\n\nWrexham\nChirk"},
 		{"an email in the footer", `<p>Body.</p><div role="contentinfo">Write to hello@shop.example</div>`, "Body.\n\nContact\n\nWrite to hello@shop.example"},
 	} {
 		if got := htmlPlain(tc.in); got != tc.want {
