@@ -291,7 +291,7 @@ var contactKeys = map[string]answerType{
 	"address": typeAddress, "postcode": typeAddress, "zip": typeAddress, "zipcode": typeAddress,
 	"location": typeAddress, "located": typeAddress, "where": typeAddress, "wheres": typeAddress, "find": typeAddress, "based": typeAddress,
 	"directions": typeAddress, "whereabouts": typeAddress,
-	"open":       typeHours, "opening": typeHours, "opens": typeHours, "close": typeHours, "closing": typeHours,
+	"open": typeHours, "opening": typeHours, "opens": typeHours, "close": typeHours, "closing": typeHours,
 	"closes": typeHours, "closed": typeHours, "shut": typeHours, "shuts": typeHours, "hours": typeHours,
 	"contact": typeNone, "touch": typeNone,
 }

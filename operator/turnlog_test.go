@@ -36,7 +36,7 @@ var scripted = []string{
 	"Can I print a page?",
 	"How do I rename a space?",
 	"Is garden furniture sold there?", // below bail-out and not a general-knowledge question (gate.general_above), nor one that speaks to the service (gate.on_topic_you)
-	"Do you sell garden furniture?",  // below bail-out, speaks to the service: refused as on-topic (gate.on_topic_you)
+	"Do you sell garden furniture?",   // below bail-out, speaks to the service: refused as on-topic (gate.on_topic_you)
 }
 
 // asked is what the client saw of one turn (its guard object).
