@@ -2,7 +2,7 @@
 // trial6, trial7, trial9, trial10, trial11, trial12,
 // trial13, trial14, trial15, trial16, trial17, trial18, trial19, trial20,
 // trial21, trial22, trial23, trial24, trial25, trial26, trial27, trial28,
-// trial29) into dev sets of the
+// trial29, trial30, trial31) into dev sets of the
 // grounding suite (guard bench quality --gate --trials): one folder each
 // under bench/testdata/gate_trials with corpus.jsonl and questions.jsonl.
 //
@@ -102,6 +102,10 @@ var trialSets = []trialSet{
 	{"t28-golf", "trial28", []string{"golf/faq.txt"}, "moorside", "golf", "golf-questions.jsonl"},
 	{"t29-dental", "trial29", []string{"dental"}, "brightsmile", "dental", "dental-questions.jsonl"},
 	{"t29-farmshop", "trial29", []string{"farmshop/products.csv"}, "hollowfarm", "shop", "farmshop-questions.jsonl"},
+	{"t30-locks", "trial30", []string{"locks/faq.html"}, "keysafe", "locks", "locks-questions.jsonl"},
+	{"t30-nursery", "trial30", []string{"nursery/handbook.md"}, "littleoaks", "nursery", "nursery-questions.jsonl"},
+	{"t31-funeral", "trial31", []string{"funeral/guide.txt"}, "dignity", "funeral", "funeral-questions.jsonl"},
+	{"t31-bowl", "trial31", []string{"bowl/faq.csv"}, "strikezone", "bowl", "bowl-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
