@@ -194,6 +194,11 @@ func contactType(q string) (answerType, bool) {
 		}
 		return false
 	}
+	if has(" you out ", " u out ") {
+		// "when I ring you out", "how much to call u out": a call-out, not
+		// a way to reach the service (operator trial 30's locksmith)
+		return typeNone, false
+	}
 	switch {
 	case has(" your number", " your mobile number", " ur number", " call you ",
 		" ring you ", " phone you ", " call u ", " ring u ", " text you "):

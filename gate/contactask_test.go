@@ -120,6 +120,8 @@ var notContactAsks = []string{
 	"what's the latest I can drop off before you close",
 	"what questions can I ask about the course?",
 	"when does the manager start in may",
+	"do i have to pay a deposit when i ring u out",
+	"how much is it to call you out at night?",
 }
 
 func TestAskOfContactPhrasings(t *testing.T) {
