@@ -60,7 +60,7 @@ func FuzzParseDocLine(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if d.ID == "" || strings.TrimSpace(d.Text) == "" || d.Kind == "" || !ValidName(d.Tenant) || !ValidName(d.KB) {
+		if d.ID == "" || strings.TrimSpace(d.Text) == "" && !d.Deleted || d.Kind == "" || !ValidName(d.Tenant) || !ValidName(d.KB) {
 			t.Fatalf("accepted an invalid doc: %+v", d)
 		}
 		if d.URL != "" && !httpURL(d.URL) || strings.ContainsAny(d.Title, "<>") {

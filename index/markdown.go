@@ -179,7 +179,7 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 			// a footnote's text is content (a pandoc export's dates and
 			// reasons): "Note 1: ..." as a paragraph of its own
 			breakPara()
-			writeLine("Note " + m[1] + ": " + mdInline(footnoteRefRE.ReplaceAllString(m[2], " (note $1)")))
+			writeLine("Note " + m[1] + ": " + mdInline(footnoteRefRE.ReplaceAllString(m[2], "")))
 			continue
 		}
 		if refDefRE.MatchString(t) || gridRuleRE.MatchString(t) {
@@ -188,8 +188,8 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 		if strings.HasSuffix(t, "\\") && !strings.HasSuffix(t, "\\\\") {
 			t = strings.TrimSpace(t[:len(t)-1]) // a hard line break
 		}
-		t = footnoteRefRE.ReplaceAllString(t, " (note $1)")
-		for strings.HasPrefix(t, ">") { // blockquote
+		t = footnoteRefRE.ReplaceAllString(t, "") // the note itself is kept where it is defined
+		for strings.HasPrefix(t, ">") {           // blockquote
 			t = strings.TrimSpace(t[1:])
 		}
 		if isTableRule(t) {
@@ -321,7 +321,9 @@ var (
 	// Pandoc's Markdown, as it writes a Word document (operator trial 30's
 	// nursery handbook): footnotes ("[^1]" and "[^1]: text"), heading
 	// attributes ("## Fees {#fees .big}") and grid tables' border lines
-	// ("+-----+=====+"). Their text is kept, their syntax dropped.
+	// ("+-----+=====+"). Their text is kept, their syntax dropped: a
+	// footnote's text as "Note N: ..." where it is defined, its references
+	// dropped (the output stays no longer than the input, mdGrowth).
 	footnoteDefRE = regexp.MustCompile(`^\[\^([^\]\s]+)\]:\s*(.*)$`)
 	footnoteRefRE = regexp.MustCompile(`\[\^([^\]\s]+)\]`)
 	headingAttrRE = regexp.MustCompile(`\s*\{\s*(?:[#.][\w:-]+|[\w-]+=(?:"[^"]*"|\S+))(?:\s+(?:[#.][\w:-]+|[\w-]+=(?:"[^"]*"|\S+)))*\s*\}\s*$`)

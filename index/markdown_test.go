@@ -235,11 +235,11 @@ func TestMergedSectionsTitled(t *testing.T) {
 // TestMarkdownPandoc: Markdown as pandoc writes it from a Word document
 // (operator trial 30): heading attributes dropped, grid-table borders
 // dropped and their rows read as a pipe table's, a hard line break's
-// backslash and escapes gone, footnotes kept as "Note N: ..." with their
-// references as "(note N)".
+// backslash and escapes gone, footnotes kept as "Note N: ..." where they
+// are defined, their references dropped.
 func TestMarkdownPandoc(t *testing.T) {
 	text, title, secs := markdownText("# Handbook {#top}\n\nWe open at 8am\\\nand close at 6pm. Email hello\\@oaks.example.[^1]\n\n## Fees and funding {#fees-and-funding .big}\n\n+------+-------+\n| Session | Price |\n+======+=======+\n| Full day | £60 |\n+------+-------+\n\n[^1]: Training days are 3 January and 1 September.\n")
-	want := "Handbook\n\nWe open at 8am\nand close at 6pm. Email hello@oaks.example. (note 1)\n\nFees and funding\n\nSession, Price\nFull day, £60\n\nNote 1: Training days are 3 January and 1 September."
+	want := "Handbook\n\nWe open at 8am\nand close at 6pm. Email hello@oaks.example.\n\nFees and funding\n\nSession, Price\nFull day, £60\n\nNote 1: Training days are 3 January and 1 September."
 	if title != "Handbook" || text != want || len(secs) != 1 || secs[0].Heading != "Fees and funding" {
 		t.Errorf("title %q sections %+v text\n%q\nwant\n%q", title, secs, text, want)
 	}

@@ -59,7 +59,7 @@ func plainText(body string) (text, title string, secs []mdSection) {
 		first++
 	}
 	if first == len(lines) {
-		return body, "", nil
+		return "", "", nil // blank, or rule lines alone
 	}
 	next := func(i int) string { // the line after i, "" at the end
 		if i+1 < len(lines) {
