@@ -80,9 +80,13 @@ func speaksToService(q string) bool {
 	return false
 }
 
-// adviceRequest reports whether q asks for general advice (adviceRe)
+// adviceRequest reports whether q asks for general advice (adviceForm)
 // rather than about the service.
-func adviceRequest(q string) bool {
+func adviceRequest(q string) bool { return adviceForm(q) && !speaksToService(q) }
+
+// adviceForm reports whether q has one of adviceRe's forms, whether or not
+// it speaks to the service (AskFrom reads that once, for Ask.You too).
+func adviceForm(q string) bool {
 	lower := strings.ToLower(q)
 	if !strings.Contains(lower, "way") && !strings.Contains(lower, "tips") {
 		return false // most messages hold neither: no search
@@ -91,8 +95,6 @@ func adviceRequest(q string) bool {
 	if m == nil {
 		return false
 	}
-	if v := strings.ReplaceAll(m[1], "’", "'"); adviceOwnSteps[v] || v == "get" && adviceOwnGet[m[2]] {
-		return false
-	}
-	return !speaksToService(q)
+	v := strings.ReplaceAll(m[1], "’", "'")
+	return !adviceOwnSteps[v] && !(v == "get" && adviceOwnGet[m[2]])
 }

@@ -132,8 +132,9 @@ func (q *Question) AskFrom(text string) {
 	q.want, q.contact = questionType(text)
 	q.task = !q.contact && taskRequest(text)
 	q.aside = !q.contact && asideMark(text)
-	q.advice = !q.contact && adviceRequest(text)
-	q.you = !q.contact && speaksToService(text)
+	you := speaksToService(text)
+	q.advice = !q.contact && !you && adviceForm(text)
+	q.you = !q.contact && you
 }
 
 // questionType is the answer type q asks for and whether it asks for the

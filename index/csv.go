@@ -279,11 +279,10 @@ func csvDoc(cols, row []string) (Doc, error) {
 		case "kb":
 			d.KB = strings.TrimSpace(v)
 		case "deleted":
-			switch strings.ToLower(strings.TrimSpace(v)) {
-			case "true", "yes", "1":
+			switch truth(v) {
+			case 1:
 				d.Deleted = true
-			case "false", "no", "0":
-			default:
+			case -1:
 				return Doc{}, fmt.Errorf("column \"deleted\": %q is not true or false", v)
 			}
 		default:

@@ -228,34 +228,20 @@ func sidebarWidgets(root *html.Node, md string) string {
 			b.WriteString(t)
 		}
 	}
-	var walk func(n *html.Node, sectioning int)
-	walk = func(n *html.Node, sectioning int) {
-		if n.Type == html.ElementNode {
-			if htmlSkip(n) {
-				return
-			}
-			if n.DataAtom == atom.Aside && sectioning == 0 || strings.EqualFold(attr(n, "role"), "complementary") {
-				widgets := 0
-				for c := n.FirstChild; c != nil; c = c.NextSibling {
-					if c.Type == html.ElementNode && (c.DataAtom == atom.Section || c.DataAtom == atom.Div) {
-						widgets++
-						keep(c)
-					}
-				}
-				if widgets == 0 {
-					keep(n)
-				}
-				return
-			}
-			if sectioningElement(n.DataAtom) && n.DataAtom != atom.Aside {
-				sectioning++
-			}
-		}
+	chromeParts(root, func(n *html.Node, sectioning int) bool {
+		return n.DataAtom == atom.Aside && sectioning == 0 || strings.EqualFold(attr(n, "role"), "complementary")
+	}, func(n *html.Node) {
+		widgets := 0
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c, sectioning)
+			if c.Type == html.ElementNode && (c.DataAtom == atom.Section || c.DataAtom == atom.Div) {
+				widgets++
+				keep(c)
+			}
 		}
-	}
-	walk(root, 0)
+		if widgets == 0 {
+			keep(n)
+		}
+	})
 	return b.String()
 }
 
@@ -269,21 +255,35 @@ func sidebarWidgets(root *html.Node, md string) string {
 // <article>, <section>, <main>, <aside> and <nav>, or role="contentinfo".
 func contactFooter(root *html.Node, md string) string {
 	var b strings.Builder
+	chromeParts(root, func(n *html.Node, sectioning int) bool {
+		return n.DataAtom == atom.Footer && sectioning == 0 || strings.EqualFold(attr(n, "role"), "contentinfo")
+	}, func(n *html.Node) {
+		if t := htmlConvert(n, true); t != "" && contactLikeRE.MatchString(t) && !strings.Contains(md, t) && !strings.Contains(b.String(), t) {
+			b.WriteString("\n\n## Contact\n\n")
+			b.WriteString(t)
+		}
+	})
+	return b.String()
+}
+
+// chromeParts calls keep with each element of root that match reports,
+// given how many sectioning elements (sectioningElement) enclose it, and
+// does not look inside such an element; scripts, styles and the like
+// (htmlSkip) are not looked into either. contactFooter and sidebarWidgets
+// find the page chrome they keep with it.
+func chromeParts(root *html.Node, match func(n *html.Node, sectioning int) bool, keep func(n *html.Node)) {
 	var walk func(n *html.Node, sectioning int)
 	walk = func(n *html.Node, sectioning int) {
 		if n.Type == html.ElementNode {
 			if htmlSkip(n) {
 				return
 			}
+			if match(n, sectioning) {
+				keep(n)
+				return
+			}
 			if sectioningElement(n.DataAtom) {
 				sectioning++
-			}
-			if n.DataAtom == atom.Footer && sectioning == 0 || strings.EqualFold(attr(n, "role"), "contentinfo") {
-				if t := htmlConvert(n, true); t != "" && contactLikeRE.MatchString(t) && !strings.Contains(md, t) && !strings.Contains(b.String(), t) {
-					b.WriteString("\n\n## Contact\n\n")
-					b.WriteString(t)
-				}
-				return
 			}
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -291,7 +291,6 @@ func contactFooter(root *html.Node, md string) string {
 		}
 	}
 	walk(root, 0)
-	return b.String()
 }
 
 // contactLikeRE finds a way to reach a business in a footer's text: an

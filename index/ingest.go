@@ -502,6 +502,9 @@ type corpusType struct {
 	// their own; alone are more, read as this type only when a file is
 	// given on its own (a .json file, a file without an extension).
 	exts, alone []string
+	// charset: page decodes the file's encoding itself (htmlDecode), so
+	// the file is not read as Windows-1252 first (legacyText).
+	charset bool
 	// page reads a file that is one document named id; nil for a file of
 	// many documents. Its error is the file's one bad line.
 	page func(id string, b []byte) (Doc, error)
@@ -515,7 +518,7 @@ type corpusType struct {
 // CorpusFileTypes names them. A new type is a line here.
 var corpusTypes = []corpusType{
 	{name: "Markdown", exts: []string{".md", ".markdown"}, page: markdownPage},
-	{name: "HTML", exts: []string{".html", ".htm"}, page: htmlPage},
+	{name: "HTML", exts: []string{".html", ".htm"}, page: htmlPage, charset: true},
 	{name: "plain text", exts: []string{".txt", ".text"}, page: plainPage},
 	{name: "JSON Lines", exts: []string{".jsonl", ".ndjson"}, alone: []string{".json", ""}, docs: readJSONLines},
 	{name: "CSV with a header row", exts: []string{".csv", ".tsv"}, docs: readCSV},
@@ -674,7 +677,7 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 		if err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
-		if t.name != "HTML" { // a page decodes its own charset (htmlDecode)
+		if !t.charset {
 			b = legacyText(b)
 		}
 		d, err := t.page(id, b)

@@ -188,8 +188,10 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 		if strings.HasSuffix(t, "\\") && !strings.HasSuffix(t, "\\\\") {
 			t = strings.TrimSpace(t[:len(t)-1]) // a hard line break
 		}
-		t = footnoteRefRE.ReplaceAllString(t, "") // the note itself is kept where it is defined
-		for strings.HasPrefix(t, ">") {           // blockquote
+		if strings.Contains(t, "[^") {
+			t = footnoteRefRE.ReplaceAllString(t, "") // the note itself is kept where it is defined
+		}
+		for strings.HasPrefix(t, ">") { // blockquote
 			t = strings.TrimSpace(t[1:])
 		}
 		if isTableRule(t) {
