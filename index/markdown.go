@@ -326,8 +326,8 @@ var (
 	// ("+-----+=====+"). Their text is kept, their syntax dropped: a
 	// footnote's text as "Note N: ..." where it is defined, its references
 	// dropped (the output stays no longer than the input, mdGrowth).
-	footnoteDefRE = regexp.MustCompile(`^\[\^([^\]\s]+)\]:\s*(.*)$`)
-	footnoteRefRE = regexp.MustCompile(`\[\^([^\]\s]+)\]`)
+	footnoteDefRE = regexp.MustCompile(`^\[\^([^\]\s\\]+)\]:\s*(.*)$`)
+	footnoteRefRE = regexp.MustCompile(`\[\^([^\]\s\\]+)\]`)
 	headingAttrRE = regexp.MustCompile(`\s*\{\s*(?:[#.][\w:-]+|[\w-]+=(?:"[^"]*"|\S+))(?:\s+(?:[#.][\w:-]+|[\w-]+=(?:"[^"]*"|\S+)))*\s*\}\s*$`)
 	gridRuleRE    = regexp.MustCompile(`^\+[-=:+]{3,}\+$`)
 )
