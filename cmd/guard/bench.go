@@ -160,7 +160,7 @@ func runTargets(ctx context.Context, cfg bench.LoadConfig, direct string) (bench
 
 func benchQuality(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench quality", flag.ContinueOnError)
-	synopsis(fs, "guard bench quality [--retrieval] [--verify] [--claims] [--gauntlet] [--followup] [--gate [--fit] [--trials] [--planner remote --config FILE | --planner simulated]] [--dump SET] [--data DIR] [--out DIR]")
+	synopsis(fs, "guard bench quality [--retrieval] [--verify] [--claims] [--gauntlet] [--followup] [--gate [--fit] [--trials] [--cross-sample N] [--planner remote --config FILE | --planner simulated]] [--dump SET] [--data DIR] [--out DIR]")
 	var retrieval, verify, claims, gauntlet, gateSuite, followup bool
 	var data, out string
 	fs.BoolVar(&retrieval, "retrieval", false, "run the retrieval suite (BEIR SciFact, KJV addresses)")
@@ -171,6 +171,8 @@ func benchQuality(ctx context.Context, args []string) error {
 	fs.BoolVar(&gateSuite, "gate", false, "run the grounding suite (HaluEval halves + dev corpora in bench/testdata/gate: answerable grounded, on-topic unanswerable refused, off-topic per gate.off_topic; in-sample and each corpus left out)")
 	var fit, frozen, dev, trials bool
 	fs.BoolVar(&trials, "trials", false, "with --gate: also read the converted operator trials (5-7, 9-31) as dev corpora (bench/testdata/gate_trials): fitted on with --fit, scored in-sample and left out like the eleven in bench/testdata/gate")
+	crossSample := -1
+	fs.IntVar(&crossSample, "cross-sample", -1, "with --gate: foreign questions asked of each dev corpus in the cross-corpus off-topic row, drawn with a fixed seed (0: all of them; -1: all without --trials, 80 with, since 65 corpora would ask each other about 150,000)")
 	fs.BoolVar(&frozen, "frozen", false, "with --gate: also score the frozen corpora in bench/testdata/gate_frozen with the shipped models (nothing is tuned on them)")
 	fs.BoolVar(&dev, "dev", false, "with --verify: a development run, the frozen test splits (scored by default) are left out (tune nothing on them, not even by looking)")
 	fs.BoolVar(&fit, "fit", false, "with --gate: refit the shipped answerability and relevance models on the training sets and write gate/answermodel.json and gate/relevancemodel.json, and recompute the encoder's coherence background (index/coherence_background.json, embedded: rebuild to use it); with --verify: refit the local verifier's model on its training splits and write judge/localmodel.json")
@@ -199,6 +201,14 @@ func benchQuality(ctx context.Context, args []string) error {
 	}
 	bench.GateFit, bench.VerifyFit, bench.GateFrozen = fit && gateSuite, fit && verify, frozen && gateSuite
 	bench.GateTrials = trials && gateSuite
+	switch {
+	case crossSample < -1:
+		return usageErrorf(fs, "--cross-sample %d: want 0 (all) or more", crossSample)
+	case crossSample >= 0:
+		bench.GateCrossSample = crossSample
+	case trials:
+		bench.GateCrossSample = 80
+	}
 	spec, err := plannerSpec(fs, planner, config, planConc, planBudget, gateSuite)
 	if err != nil {
 		return err

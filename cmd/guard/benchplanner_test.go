@@ -32,6 +32,7 @@ func TestBenchQualityPlannerErrors(t *testing.T) {
 		{[]string{"--gate", "--planner", "oracle"}, 2, "want remote or simulated"},
 		{[]string{"--planner", "simulated"}, 2, "--planner needs --gate"},
 		{[]string{"--gate", "--planner", "simulated", "--planner-concurrency", "0"}, 2, "--planner-concurrency must be >= 1"},
+		{[]string{"--gate", "--cross-sample", "-4"}, 2, "--cross-sample -4: want 0 (all) or more"},
 	} {
 		args := append([]string{"bench", "quality", "--out", filepath.Join(dir, "out")}, c.args...)
 		code, _, stderr := runCLI(t, args...)
