@@ -306,9 +306,29 @@ func htmlSkip(n *html.Node) bool {
 	}
 	switch n.DataAtom {
 	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Object,
-		atom.Embed, atom.Canvas, atom.Audio, atom.Video, atom.Select, atom.Textarea, atom.Button,
-		atom.Input:
+		atom.Embed, atom.Canvas, atom.Audio, atom.Video, atom.Select, atom.Textarea, atom.Input:
 		return true
+	case atom.Button:
+		return !disclosureButton(n)
+	}
+	return false
+}
+
+// disclosureButton reports a button that shows or hides a part of the
+// page (an accordion's or a FAQ's question, as site builders write them:
+// <h3><button aria-expanded="false">Do you deliver?</button></h3>): its
+// text is content. It says so with aria-expanded or aria-controls, or by
+// standing in a heading. Other buttons ("Book now", "Accept cookies") are
+// controls, not text (operator trial 33: a help page's 19 questions were
+// dropped and their answers ran together).
+func disclosureButton(n *html.Node) bool {
+	if p := n.Parent; p != nil && p.Type == html.ElementNode && isHeading(p.DataAtom) {
+		return true
+	}
+	for _, a := range n.Attr {
+		if a.Namespace == "" && (a.Key == "aria-expanded" || a.Key == "aria-controls") {
+			return true
+		}
 	}
 	return false
 }
@@ -900,4 +920,13 @@ func (w *htmlWriter) pre(n *html.Node) {
 	w.out.WriteString(fence + "\n" + strings.Join(lines, "\n") + "\n" + fence)
 	w.inPara = true
 	w.endPara()
+}
+
+// isHeading reports h1 to h6.
+func isHeading(a atom.Atom) bool {
+	switch a {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return true
+	}
+	return false
 }

@@ -25,7 +25,7 @@ func TestHTMLText(t *testing.T) {
 		{"blocks are paragraphs", "<div>A.</div><div><p>B.</p></div>C.<blockquote>D.</blockquote>", "A.\n\nB.\n\nC.\n\nD."},
 		{"headings", "<h1>Page</h1><p>Lead.</p><h2>Two</h2><p>x</p><h3>Three <small>deep</small></h3>", "Page\n\nLead.\n\nTwo\n\nx\n\nThree deep"},
 		{"dropped elements", "<style>p{}</style><script>var a = 1;</script><noscript>Enable JS</noscript><template><p>t</p></template><p>Kept<svg><title>icon</title><text>s</text></svg>.</p><!-- note --><iframe>f</iframe><button>Yes</button>", "Kept."},
-		{"collapsed answers kept", `<details><summary>Can I pause?</summary><p>Yes, for 3 months.</p></details><div class="faq"><button aria-expanded="false">Refunds?</button><div hidden>Within 14 days.</div><div aria-hidden="true">By card only.</div></div>`, "Can I pause?\nYes, for 3 months.\n\nWithin 14 days.\n\nBy card only."},
+		{"collapsed answers kept", `<details><summary>Can I pause?</summary><p>Yes, for 3 months.</p></details><div class="faq"><button aria-expanded="false">Refunds?</button><div hidden>Within 14 days.</div><div aria-hidden="true">By card only.</div></div>`, "Can I pause?\nYes, for 3 months.\n\nRefunds?\n\nWithin 14 days.\n\nBy card only."},
 		{"a details element is one paragraph", `<details><summary>Do you clean ovens?</summary><p>Yes.</p><p>From £60.</p></details><details><summary>Keys?</summary>We keep them in a safe.</details>`, "Do you clean ovens?\nYes.\nFrom £60.\n\nKeys?\nWe keep them in a safe."},
 		{"heading permalinks dropped", `<h2 id="install">Installing<a class="headerlink" href="#install" title="Permalink">¶</a></h2><h3>Setup <a href="#setup" class="hash-link">&#8203;</a></h3><p>See <a href="#install">installing</a> or <a href="#n1">[1]</a>.</p>`, "Installing\n\nSetup\n\nSee installing or [1]."},
 		{"links and images", `<p>See <a href="/plans">the plans</a> and <img src="p.png" alt="a phone"> or <img src="x.png" alt="">.</p>`, "See the plans and a phone or ."},
@@ -71,6 +71,8 @@ func TestHTMLChrome(t *testing.T) {
 		{"a cell of two links kept", `<table><tr><td><a href="a">Prices</a> <a href="b">Hours</a></td><td><h2>Hours</h2><p>9 to 5.</p></td></tr></table>`, "Prices Hours\n\nHours\n\n9 to 5."},
 		{"a sidebar's content widget kept, its link lists dropped", `<main><h1>FAQ</h1><p>Body.</p></main><aside class="widget-area"><section class="widget"><h2>Recent posts</h2><ul><li><a href="/a">Lock snapping</a></li><li><a href="/b">Dark nights</a></li></ul></section><section class="widget"><h2>Areas we cover</h2><ul><li>Wrexham</li><li>Chirk</li></ul></section><section><p>No heading here.</p></section></aside>`,
 			"FAQ\n\nBody.\n\nAreas we cover\n\nWrexham\nChirk"},
+		{"an accordion's questions kept, other buttons dropped", `<h1>FAQ</h1><h3><button aria-expanded="false" aria-controls="a1">Do you deliver?</button></h3><div id="a1" hidden><p>Within 3 miles.</p></div><div role="button" aria-expanded="false">Cash?</div><div hidden><p>Yes.</p></div><p><button aria-controls="a3">Can I collect?</button></p><div id="a3"><p>From 5pm.</p></div><p>Order now <button class="btn">Go</button></p>`,
+			"FAQ\n\nDo you deliver?\n\nWithin 3 miles.\n\nCash?\n\nYes.\n\nCan I collect?\n\nFrom 5pm.\n\nOrder now"},
 		{"an email in the footer", `<p>Body.</p><div role="contentinfo">Write to hello@shop.example</div>`, "Body.\n\nContact\n\nWrite to hello@shop.example"},
 	} {
 		if got := htmlPlain(tc.in); got != tc.want {

@@ -522,6 +522,7 @@ var corpusTypes = []corpusType{
 	{name: "plain text", exts: []string{".txt", ".text"}, page: plainPage},
 	{name: "JSON Lines", exts: []string{".jsonl", ".ndjson"}, alone: []string{".json", ""}, docs: readJSONLines},
 	{name: "CSV with a header row", exts: []string{".csv", ".tsv"}, docs: readCSV},
+	{name: "YAML", exts: []string{".yml", ".yaml"}, docs: readYAML},
 }
 
 // spreadsheetExts are the spreadsheet files a corpus source may not be:
@@ -832,6 +833,18 @@ func textDoc(id, body string, markdown bool) Doc {
 	rest, keys, ok := frontMatter(body)
 	if ok {
 		d.URL, d.Kind, d.Address = keys["url"], keys["kind"], keys["address"]
+		// a page of a static site marked draft (Hugo, Jekyll, Docusaurus:
+		// "draft: true", "published: false") is not published: read as an
+		// exported draft is (operator trial 32's driving school)
+		state := Doc{Meta: map[string]any{}}
+		for _, k := range []string{"draft", "published", "status"} {
+			if v, set := keys[k]; set {
+				state.Meta[k] = v
+			}
+		}
+		if unpublished(&state); state.Deleted {
+			d.unpublished, d.Deleted = true, true
+		}
 	}
 	d.markdown = true
 	var title string

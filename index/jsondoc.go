@@ -52,23 +52,11 @@ func jsonWhole(br *bufio.Reader) bool {
 // once when strict). JSON that does not parse stops the file with a
 // *LineError at the line of the fault.
 func readJSONDocument(r io.Reader, path string, strict bool, bad *[]*LineError, part DocRef, keep func(Doc, int) error) error {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+	b, report, err := wholeFile(r, path, strict, bad)
+	if b == nil {
+		return err
 	}
-	b = bytes.TrimPrefix(b, []byte(utf8BOM))
 	lineAt := func(off int) int { return 1 + bytes.Count(b[:min(off, len(b))], []byte("\n")) }
-	report := func(line int, err error) error {
-		le := &LineError{File: path, Line: line, Err: err}
-		if strict {
-			return le
-		}
-		*bad = append(*bad, le)
-		return nil
-	}
-	if err := checkUTF8(b); err != nil {
-		return report(1, err)
-	}
 	// values calls fn with each JSON value of b[base:end] that dec reads
 	// (dec at the value or the array element before it) and the offset in
 	// b where it starts, until dec has no more; a value that does not
@@ -146,6 +134,30 @@ func readJSONDocument(r io.Reader, path string, strict bool, bad *[]*LineError, 
 		return nil
 	}
 	return err
+}
+
+// wholeFile reads a corpus file that is read whole (a JSON or YAML
+// document), its byte-order mark dropped, and returns it with the
+// reporter of its bad lines (a *LineError returned when strict, else kept
+// in bad). A file that is not UTF-8 is reported at line 1: b is nil then,
+// and so it is on a read error; err is what the reader returns.
+func wholeFile(r io.Reader, path string, strict bool, bad *[]*LineError) (b []byte, report func(line int, err error) error, err error) {
+	report = func(line int, err error) error {
+		le := &LineError{File: path, Line: line, Err: err}
+		if strict {
+			return le
+		}
+		*bad = append(*bad, le)
+		return nil
+	}
+	if b, err = io.ReadAll(r); err != nil {
+		return nil, report, fmt.Errorf("read %s: %w", path, err)
+	}
+	b = bytes.TrimPrefix(b, []byte(utf8BOM))
+	if err := checkUTF8(b); err != nil {
+		return nil, report, report(1, err)
+	}
+	return b, report, nil
 }
 
 // articleList is the field of a JSON object that holds its documents: the

@@ -58,7 +58,8 @@ func TestReadDocsHTMLBody(t *testing.T) {
 // draft or archived; a sheet's Published FALSE) is left out of a build
 // with a warning that counts it, not as a bad line; an add removes the
 // live version of a page that became a draft, and says nothing of a draft
-// that was never published.
+// that was never published. A static site's page marked "draft: true" in
+// its front matter is a draft too.
 func TestUnpublished(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -74,23 +75,35 @@ func TestUnpublished(t *testing.T) {
 	if err := os.WriteFile(c, []byte("Handle,Title,Body (HTML),Published\nbbq,BBQ packs,<p>Summer only.</p>,FALSE\nturkey,Turkeys,<p>Order by 1 December.</p>,TRUE\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	site := filepath.Join(dir, "content")
+	for name, page := range map[string]string{
+		"prices.md":    "---\ntitle: Prices\ndraft: false\n---\nLessons are £38.\n",
+		"refresher.md": "---\ntitle: Refresher lessons\ndraft: true\n---\nRefreshers are £40.\n",
+	} {
+		if err := os.MkdirAll(site, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(site, name), []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	core, logs := observer.New(zap.WarnLevel)
 	base := filepath.Join(dir, "base")
-	man, err := Build(ctx, DefaultConfig(), []string{p, c}, nil, base, zap.New(core))
+	man, err := Build(ctx, DefaultConfig(), []string{p, c, site}, nil, base, zap.New(core))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if man.Docs != 3 || len(man.BadLines) != 0 {
-		t.Errorf("build: %d docs, bad %v; want a, e and turkey, no bad line", man.Docs, man.BadLines)
+	if man.Docs != 4 || len(man.BadLines) != 0 {
+		t.Errorf("build: %d docs, bad %v; want a, e, turkey and prices.md, no bad line", man.Docs, man.BadLines)
 	}
 	var warned bool
 	for _, e := range logs.All() {
-		if strings.Contains(e.Message, "unpublished") && e.ContextMap()["count"] == int64(4) {
+		if strings.Contains(e.Message, "unpublished") && e.ContextMap()["count"] == int64(5) {
 			warned = true
 		}
 	}
 	if !warned {
-		t.Errorf("no warning counting the 4 unpublished documents: %v", logs.All())
+		t.Errorf("no warning counting the 5 unpublished documents (a static site's draft page among them): %v", logs.All())
 	}
 	// a becomes a draft, b stays one: a is removed, b is not reported
 	if err := os.WriteFile(p, []byte(`[{"id":"a","text":"Quotes are free.","draft":true},{"id":"b","text":"Pianos cost extra.","draft":true}]`), 0o644); err != nil {

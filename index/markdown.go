@@ -77,6 +77,7 @@ const mdItemGrowth = 9
 func markdownText(body string) (text, title string, secs []mdSection) {
 	body = strings.ReplaceAll(strings.ToValidUTF8(body, ""), "\r\n", "\n")
 	body = dropHTMLComments(body)
+	body = dropShortcodes(body)
 	lines := strings.Split(body, "\n")
 	var b strings.Builder
 	b.Grow(len(body))
@@ -670,4 +671,33 @@ func mdOpens(s string) (brackets, parens []mdOpen) {
 		top, parens[top].close = parens[top].close, -1
 	}
 	return brackets, parens
+}
+
+var (
+	// shortcodeRE is a static site generator's template tag in a page:
+	// Hugo's shortcodes ({{< figure src="a.jpg" caption="Our cars" >}},
+	// {{% notice %}}, their closing tags) and Liquid's tags ({% include
+	// cta.html %}, {% endraw %}).
+	shortcodeRE = regexp.MustCompile(`\{\{[<%]-?[^{}]*?-?[>%]\}\}|\{%-?[^{}]*?-?%\}`)
+	// shortcodeTextRE is a shortcode's attribute whose value is text a
+	// reader sees: a figure's caption, a title, an image's alt text.
+	shortcodeTextRE = regexp.MustCompile(`\b(?:caption|title|alt)\s*=\s*(?:"([^"]*)"|'([^']*)')`)
+)
+
+// dropShortcodes takes a Hugo site's shortcodes and Liquid tags out of a
+// page, keeping the text they wrap ("{{< button >}}Book now{{< /button
+// >}}" is "Book now") and the text of their caption, title or alt
+// attributes (operator trial 32: "{{< figure src=... caption=... >}}" was
+// indexed as written).
+func dropShortcodes(body string) string {
+	if !strings.Contains(body, "{{") && !strings.Contains(body, "{%") {
+		return body
+	}
+	return shortcodeRE.ReplaceAllStringFunc(body, func(tag string) string {
+		var kept []string
+		for _, m := range shortcodeTextRE.FindAllStringSubmatch(tag, -1) {
+			kept = append(kept, m[1]+m[2])
+		}
+		return strings.Join(kept, " ")
+	})
 }

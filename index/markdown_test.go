@@ -232,6 +232,16 @@ func TestMergedSectionsTitled(t *testing.T) {
 	}
 }
 
+// TestMarkdownShortcodes: a Hugo page's shortcodes and a Jekyll page's
+// Liquid tags are dropped, the text they wrap and their captions kept.
+func TestMarkdownShortcodes(t *testing.T) {
+	text, _, _ := markdownText("Lessons are £38.\n\n{{< button href=\"/book\" >}}Book now{{< /button >}}\n\n{{< figure src=\"car.jpg\" caption=\"Our dual-control cars\" >}}\n\n{{% notice info %}}Tests are booked by you.{{% /notice %}}\n\n{% include cta.html %}\nSee {{ site.title }}.\n")
+	want := "Lessons are £38.\n\nBook now\n\nOur dual-control cars\n\nTests are booked by you.\n\nSee {{ site.title }}."
+	if text != want {
+		t.Errorf("text\n%q\nwant\n%q", text, want)
+	}
+}
+
 // TestMarkdownPandoc: Markdown as pandoc writes it from a Word document
 // (operator trial 30): heading attributes dropped, grid-table borders
 // dropped and their rows read as a pipe table's, a hard line break's

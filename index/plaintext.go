@@ -35,8 +35,10 @@ const (
 // line happens to be short) makes a paragraph but no section. A heading
 // line has text on the next line, save one in capitals (capsHeading), which
 // may stand between blank lines.
+//
+// Text extracted from a PDF is read without its page furniture (pdfText).
 func plainText(body string) (text, title string, secs []mdSection) {
-	body = strings.ReplaceAll(body, "\r\n", "\n")
+	body = pdfText(strings.ReplaceAll(body, "\r\n", "\n"))
 	lines := strings.Split(body, "\n")
 	// A line underlined with ===== or ----- is a heading, as in Markdown
 	// (operator trial 31's guide: its title was not read as one and each

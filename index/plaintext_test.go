@@ -183,6 +183,7 @@ func FuzzPlainText(f *testing.F) {
 	f.Add(" Price list\n\n  Offers\nHalf price.\n\n Boxes and tape\nA box is 2 pounds.\n")
 	f.Add("0\n---")
 	f.Add("Guide\n=====\n\n* * *\n- a\n- b\n")
+	f.Add("Vets - Handbook\n\nNEW PATIENTS\nRegister your pet at the prac-\ntice desk.\n\nPage 1 of 2\n\fVets - Handbook\nsame-\nday slots.\n2\n")
 	f.Fuzz(func(t *testing.T, body string) {
 		text, title, secs := plainText(body)
 		// every word is kept, in order, but those of underlines and rule lines
@@ -192,10 +193,14 @@ func FuzzPlainText(f *testing.F) {
 				kept = append(kept, l)
 			}
 		}
-		if got, want := strings.Fields(text), strings.Fields(strings.Join(kept, "\n")); strings.Join(got, " ") != strings.Join(want, " ") {
+		pdf := strings.Contains(body, "\f") || strings.Contains(body, "-\n") || strings.Contains(body, "-\r\n") || pageLineRE.MatchString(body)
+		if strings.Contains(text, "\f") {
+			t.Fatalf("plainText(%q) kept a form feed: %q", body, text)
+		}
+		if got, want := strings.Fields(text), strings.Fields(strings.Join(kept, "\n")); !pdf && strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Fatalf("plainText(%q) words %q, want %q", body, got, want)
 		}
-		if title != "" && !strings.Contains("\n"+strings.ReplaceAll(body, "\r\n", "\n")+"\n", title) {
+		if title != "" && !strings.Contains("\n"+pdfText(strings.ReplaceAll(body, "\r\n", "\n"))+"\n", title) {
 			t.Fatalf("plainText(%q) title %q is not a line of it", body, title)
 		}
 		if title != strings.TrimSpace(title) || strings.Contains(title, "\n") {
@@ -298,5 +303,53 @@ func TestPlainTextUnderlined(t *testing.T) {
 	}
 	if !strings.Contains(text, "- collecting the person within 25 miles\n- a simple coffin") {
 		t.Errorf("the list lost its lines:\n%s", text)
+	}
+}
+
+// TestPlainTextPDF: text extracted from a PDF is read without its page
+// furniture. The running header stays once (the title), the footer and
+// page numbers go, a word hyphenated across a line end is one word again
+// ("practice"), a compound keeps its hyphen ("same-day"), and a sentence
+// that runs over a page break stays one paragraph.
+func TestPlainTextPDF(t *testing.T) {
+	page := func(n int, body string) string {
+		return "Harbour Dental Care — Patient Guide\n\n" + body + "\n\nwww.harbourdental.example\nPage " + string(rune('0'+n)) + " of 3\n"
+	}
+	body := page(1, "NEW PATIENTS\nTo join the prac-\ntice, bring photo ID to your\nfirst visit.") + "\f" +
+		page(2, "EMERGENCIES\nRing at 8am for a same-\nday slot. Out of hours we\nare closed and") + "\f" +
+		page(3, "you should call NHS 111.")
+	text, title, secs := plainText(body)
+	words := strings.Join(strings.Fields(text), " ")
+	for _, want := range []string{"join the practice, bring photo ID", "a same-day slot", "we are closed and you should call NHS 111.", "www.harbourdental.example"} {
+		if !strings.Contains(words, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if !strings.Contains(text, "closed and\nyou should") {
+		t.Errorf("the sentence over the page break is not one paragraph:\n%s", text)
+	}
+	for _, gone := range []string{"Page", "\f", "prac-"} {
+		if strings.Contains(text, gone) {
+			t.Errorf("text keeps %q:\n%s", gone, text)
+		}
+	}
+	if n := strings.Count(text, "Patient Guide"); n != 1 || title != "Harbour Dental Care — Patient Guide" {
+		t.Errorf("header %d times, title %q; want once, the title", n, title)
+	}
+	if n := strings.Count(text, "harbourdental"); n != 1 || !strings.HasSuffix(text, "www.harbourdental.example") {
+		t.Errorf("footer %d times; want once, at the end:\n%s", n, text)
+	}
+	var heads []string
+	for _, s := range secs {
+		heads = append(heads, s.Heading)
+	}
+	if strings.Join(heads, "|") != "NEW PATIENTS|EMERGENCIES" {
+		t.Errorf("sections %q", heads)
+	}
+	// Without a form feed (a copy of the whole document), only the
+	// "Page N of M" lines and the hyphens are read as furniture.
+	text, _, _ = plainText("Opening times\nMonday to Fri-\nday, 9am to 5pm.\nPage 1 of 1\n")
+	if text != "Opening times\n\nMonday to Friday,\n9am to 5pm." {
+		t.Errorf("copied text read as %q", text)
 	}
 }
