@@ -325,12 +325,7 @@ func disclosureButton(n *html.Node) bool {
 	if p := n.Parent; p != nil && p.Type == html.ElementNode && isHeading(p.DataAtom) {
 		return true
 	}
-	for _, a := range n.Attr {
-		if a.Namespace == "" && (a.Key == "aria-expanded" || a.Key == "aria-controls") {
-			return true
-		}
-	}
-	return false
+	return hasAttr(n, "aria-expanded") || hasAttr(n, "aria-controls")
 }
 
 // permalink reports a link to a place in the page ("#...") whose text is
@@ -650,6 +645,10 @@ func (w *htmlWriter) node(n *html.Node) {
 	if htmlSkip(n) || n.DataAtom == atom.Head || n.DataAtom == atom.Title || w.isChrome(n) {
 		return
 	}
+	if toggleHeading(n) {
+		w.heading(n, 4)
+		return
+	}
 	switch n.DataAtom {
 	case atom.Br:
 		w.endLine()
@@ -920,6 +919,37 @@ func (w *htmlWriter) pre(n *html.Node) {
 	w.out.WriteString(fence + "\n" + strings.Join(lines, "\n") + "\n" + fence)
 	w.inPara = true
 	w.endPara()
+}
+
+// toggleHeading reports an accordion's question written as a control, not
+// in a heading: a button or an element of role button that opens a part
+// of the page (aria-expanded or aria-controls) and reads as a question
+// (it ends in "?", or has four words or more; "Show more" does not). It is
+// read as a heading, so its answer is a section titled by it: operator
+// trial 33's allergen answers were a chunk titled by the question before
+// them.
+func toggleHeading(n *html.Node) bool {
+	if n.DataAtom != atom.Button && attr(n, "role") != "button" {
+		return false
+	}
+	if p := n.Parent; p != nil && p.Type == html.ElementNode && isHeading(p.DataAtom) {
+		return false
+	}
+	if !hasAttr(n, "aria-expanded") && !hasAttr(n, "aria-controls") {
+		return false
+	}
+	t := strings.Fields(nodeText(n))
+	return len(t) > 0 && len(t) <= 30 && (strings.HasSuffix(t[len(t)-1], "?") || len(t) >= 4)
+}
+
+// hasAttr reports an attribute of n (of any value).
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key && a.Namespace == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // isHeading reports h1 to h6.

@@ -109,6 +109,16 @@ func TestHTMLSections(t *testing.T) {
 	if want := "One@One|Two deep@Two deep"; strings.Join(got, "|") != want {
 		t.Errorf("sections = %q, want %q (text %q)", strings.Join(got, "|"), want, d.Text)
 	}
+	// an accordion's question written as a control, not in a heading,
+	// starts a section; a "Show more" toggle does not
+	d, _ = htmlDoc("p.html", `<h1>FAQ</h1><div role="button" aria-expanded="false">Is there vegan cheese?</div><div hidden><p>Yes, on any pizza.</p></div><button aria-controls="m">Show more</button><div id="m">More.</div><h3><button aria-expanded="false">Do you deliver?</button></h3><p>Yes.</p>`)
+	got = got[:0]
+	for _, s := range d.sections {
+		got = append(got, s.Heading)
+	}
+	if want := "Is there vegan cheese?|Do you deliver?"; strings.Join(got, "|") != want {
+		t.Errorf("accordion sections = %q, want %q (text %q)", strings.Join(got, "|"), want, d.Text)
+	}
 }
 
 // TestHTMLDeepNesting: a page whose elements nest past the parser's 512
