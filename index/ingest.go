@@ -520,6 +520,7 @@ var corpusTypes = []corpusType{
 	{name: "Markdown", exts: []string{".md", ".markdown"}, page: markdownPage},
 	{name: "HTML", exts: []string{".html", ".htm"}, page: htmlPage, charset: true},
 	{name: "plain text", exts: []string{".txt", ".text"}, page: plainPage},
+	{name: "Word", exts: []string{".docx"}, page: docxPage, charset: true},
 	{name: "JSON Lines", exts: []string{".jsonl", ".ndjson"}, alone: []string{".json", ""}, docs: readJSONLines},
 	{name: "CSV with a header row", exts: []string{".csv", ".tsv"}, docs: readCSV},
 	{name: "YAML", exts: []string{".yml", ".yaml"}, docs: readYAML},
@@ -528,6 +529,10 @@ var corpusTypes = []corpusType{
 // spreadsheetExts are the spreadsheet files a corpus source may not be:
 // refused with the advice to save them as CSV.
 var spreadsheetExts = []string{".xlsx", ".xls", ".ods", ".numbers"}
+
+// wordProcessorExts are the word processors' files other than .docx: each
+// is refused with the advice to save it as .docx.
+var wordProcessorExts = []string{".doc", ".odt", ".rtf", ".pages", ".wpd"}
 
 // corpusExts are the file types ReadDocs reads in a folder, by extension.
 var corpusExts = func() map[string]*corpusType {
@@ -569,6 +574,12 @@ var CorpusFileTypes = func() string {
 // not read: a spreadsheet is to be saved as CSV; any other type is named
 // beside the types that are read (the files of many documents first).
 func notCorpusFile(src, ext string) error {
+	if ext == ".pdf" {
+		return fmt.Errorf("corpus %s: a PDF is not read: extract its text (pdftotext %s out.txt, from poppler-utils) and index the .txt: its page headers, footers, page numbers and hyphenated line ends are read as such; or index the document it was made from (.docx, HTML, Markdown)", src, filepath.Base(src))
+	}
+	if slices.Contains(wordProcessorExts, ext) {
+		return fmt.Errorf("corpus %s: a %s file is not read: save it as a Word document (.docx), Markdown, HTML or plain text", src, ext)
+	}
 	if slices.Contains(spreadsheetExts, ext) {
 		return fmt.Errorf("corpus %s: a spreadsheet is not read: save it as CSV (UTF-8), its first row naming the columns id and text (title, url, ... optional)", src)
 	}

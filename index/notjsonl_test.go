@@ -72,10 +72,14 @@ func TestReadDocsNotJSONLines(t *testing.T) {
 	if _, bad, _ := ReadDocs([]string{p}, false); len(bad) != 1 || bad[0].Line != 2 || strings.Contains(bad[0].Error(), "jq") {
 		t.Errorf("broken.jsonl: bad lines = %v, want line 2 as plain bad JSON", bad)
 	}
-	for _, name := range []string{"terms.pdf", "page.xhtml", "notes.rst"} {
+	p = write("terms.pdf", "%PDF-1.7")
+	if _, _, err := ReadDocs([]string{p}, false); err == nil || !strings.Contains(err.Error(), "pdftotext terms.pdf out.txt") {
+		t.Errorf("terms.pdf: err = %v, want the advice to extract its text", err)
+	}
+	for _, name := range []string{"page.xhtml", "notes.rst"} {
 		p := write(name, "id,text\n1,hello\n")
 		_, _, err := ReadDocs([]string{p}, false)
-		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "JSON Lines (.jsonl, .ndjson), CSV with a header row (.csv, .tsv), YAML (.yml, .yaml), Markdown (.md, .markdown), HTML (.html, .htm) or plain text (.txt, .text)") {
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "JSON Lines (.jsonl, .ndjson), CSV with a header row (.csv, .tsv), YAML (.yml, .yaml), Markdown (.md, .markdown), HTML (.html, .htm), plain text (.txt, .text) or Word (.docx)") {
 			t.Errorf("%s: err = %v, want it refused by name with the types read", name, err)
 		}
 	}

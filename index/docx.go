@@ -1,0 +1,318 @@
+package index
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// A small business keeps its handbook, price list or FAQ in Word. The
+// build refused a .docx by name and told the operator to convert it; now it
+// reads one: a .docx is a zip of XML parts, and word/document.xml holds the
+// body as paragraphs (<w:p>) of runs of text (<w:t>), with tables
+// (<w:tbl>) and a style per paragraph. docxDoc turns that body into the
+// HTML of the same structure (headings, paragraphs, lists, tables) and
+// reads it as an HTML page is read (htmlDoc), so its sections, tables and
+// chunks are what a saved web page of the document would give.
+
+// docxMaxPart bounds the uncompressed size of a part read from the zip (a
+// zip bomb stops there with an error).
+const docxMaxPart = 64 << 20
+
+// wordNS is the namespace of WordprocessingML's elements and attributes;
+// markupCompatNS that of the markup-compatibility wrappers around text
+// boxes and drawings (a Choice and its Fallback copy).
+const (
+	wordNS         = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+	markupCompatNS = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+)
+
+// docxPage reads a Word document (.docx).
+func docxPage(id string, b []byte) (Doc, error) {
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return Doc{}, fmt.Errorf("not a Word document (.docx is a zip archive: %v); save it from Word as .docx, or as Markdown, HTML or plain text", err)
+	}
+	part := func(name string) ([]byte, error) {
+		for _, f := range zr.File {
+			if f.Name != name {
+				continue
+			}
+			rc, err := f.Open()
+			if err != nil {
+				return nil, err
+			}
+			defer rc.Close()
+			data, err := io.ReadAll(io.LimitReader(rc, docxMaxPart+1))
+			if err != nil {
+				return nil, err
+			}
+			if len(data) > docxMaxPart {
+				return nil, fmt.Errorf("%s is over %d MB uncompressed", name, docxMaxPart>>20)
+			}
+			return data, nil
+		}
+		return nil, nil
+	}
+	body, err := part("word/document.xml")
+	if err != nil {
+		return Doc{}, fmt.Errorf("read the Word document: %v", err)
+	}
+	if body == nil {
+		return Doc{}, errors.New("not a Word document: the archive has no word/document.xml (a .docx saved by Word, LibreOffice or Google Docs has one)")
+	}
+	styles, _ := part("word/styles.xml")
+	core, _ := part("docProps/core.xml")
+	page, err := docxHTML(body, docxHeadingStyles(styles), docxTitle(core))
+	if err != nil {
+		return Doc{}, err
+	}
+	d, err := htmlDoc(id, page)
+	if err != nil {
+		return Doc{}, err
+	}
+	if strings.TrimSpace(d.Text) == "" {
+		return Doc{}, errEmptyFile
+	}
+	return d, nil
+}
+
+// docxHeadingStyles maps a paragraph style's id to its heading level: 1-6
+// for "heading 1" to "heading 6" (the style's name is English whatever the
+// language of Word, its id is not: "berschrift1"), 0 for "Title". Styles
+// based on a heading style are headings of its level. A document without
+// styles.xml has the ids Word gives the built-in styles.
+func docxHeadingStyles(styles []byte) map[string]int {
+	levels := map[string]int{"Title": 0, "Heading1": 1, "Heading2": 2, "Heading3": 3, "Heading4": 4, "Heading5": 5, "Heading6": 6}
+	if styles == nil {
+		return levels
+	}
+	type style struct {
+		ID   string `xml:"styleId,attr"`
+		Name struct {
+			Val string `xml:"val,attr"`
+		} `xml:"name"`
+		BasedOn struct {
+			Val string `xml:"val,attr"`
+		} `xml:"basedOn"`
+	}
+	var doc struct {
+		Styles []style `xml:"style"`
+	}
+	if xml.Unmarshal(styles, &doc) != nil {
+		return levels
+	}
+	levels = map[string]int{}
+	based := map[string]string{}
+	for _, s := range doc.Styles {
+		name := strings.ToLower(strings.TrimSpace(s.Name.Val))
+		switch {
+		case name == "title":
+			levels[s.ID] = 0
+		case strings.HasPrefix(name, "heading "):
+			if n, err := strconv.Atoi(strings.TrimPrefix(name, "heading ")); err == nil && n >= 1 {
+				levels[s.ID] = min(n, 6)
+			}
+		}
+		if s.BasedOn.Val != "" {
+			based[s.ID] = s.BasedOn.Val
+		}
+	}
+	for id, base := range based {
+		for range 8 { // a chain of styles based on styles, not a loop
+			if _, ok := levels[id]; ok {
+				break
+			}
+			if l, ok := levels[base]; ok {
+				levels[id] = l
+				break
+			}
+			if base = based[base]; base == "" {
+				break
+			}
+		}
+	}
+	return levels
+}
+
+// docxTitle is the document's title in its properties (docProps/core.xml
+// dc:title), "" when none.
+func docxTitle(core []byte) string {
+	var props struct {
+		Title string `xml:"http://purl.org/dc/elements/1.1/ title"`
+	}
+	if core == nil || xml.Unmarshal(core, &props) != nil {
+		return ""
+	}
+	return strings.TrimSpace(props.Title)
+}
+
+// docxHTML writes the body of word/document.xml as HTML: a paragraph of a
+// heading style (or with an outline level) as <hN>, the Title style as
+// <h1>, a numbered or bulleted paragraph as a list item, a table as a
+// table (a nested one flattened into its cell), any other paragraph as
+// <p>. Tabs are spaces, line breaks <br>; deleted text of tracked changes,
+// field codes, headers, footers and comments are not in the body's text.
+func docxHTML(body []byte, levels map[string]int, title string) (string, error) {
+	var out strings.Builder
+	out.WriteString("<html><head>")
+	if title != "" {
+		out.WriteString("<title>" + html.EscapeString(title) + "</title>")
+	}
+	out.WriteString("</head><body>")
+	dec := xml.NewDecoder(bytes.NewReader(body))
+	var (
+		para      strings.Builder // the current paragraph's text (escaped)
+		inPara    bool
+		inText    bool // inside <w:t>
+		level     = -1 // the paragraph's heading level, -1 for none
+		listItem  bool
+		inList    bool
+		tableRows int // tables open (a nested one is flattened)
+		pDepth    int // paragraphs open (a text box's are inside another)
+	)
+	closeList := func() {
+		if inList {
+			out.WriteString("</ul>")
+			inList = false
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("word/document.xml: %v", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if t.Name.Local == "Fallback" && t.Name.Space == markupCompatNS {
+				// the copy of a text box or drawing for older readers:
+				// its text is the Choice's, read already
+				if err := dec.Skip(); err != nil {
+					return "", fmt.Errorf("word/document.xml: %v", err)
+				}
+				continue
+			}
+			if t.Name.Space != wordNS {
+				continue
+			}
+			switch t.Name.Local {
+			case "p":
+				if pDepth++; pDepth > 1 {
+					para.WriteByte(' ') // a text box's paragraph inside this one
+					continue
+				}
+				inPara, level, listItem = true, -1, false
+				para.Reset()
+			case "noBreakHyphen":
+				if inPara {
+					para.WriteByte('-')
+				}
+			case "pStyle":
+				if l, ok := levels[wordAttr(t, "val")]; ok && inPara {
+					level = l
+				}
+			case "outlineLvl":
+				if n, err := strconv.Atoi(wordAttr(t, "val")); err == nil && n >= 0 && n < 6 && inPara && level < 0 {
+					level = n + 1
+				}
+			case "numPr":
+				listItem = inPara
+			case "t":
+				inText = true
+			case "tab":
+				if inPara {
+					para.WriteByte(' ')
+				}
+			case "br", "cr":
+				if inPara {
+					para.WriteString("<br>")
+				}
+			case "tbl":
+				if tableRows == 0 {
+					closeList()
+					out.WriteString("<table>")
+				}
+				tableRows++
+			case "tr", "tc":
+				if tableRows == 1 {
+					out.WriteString("<" + tableTags[t.Name.Local] + ">")
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Space != wordNS {
+				continue
+			}
+			switch t.Name.Local {
+			case "t":
+				inText = false
+			case "p":
+				if pDepth--; pDepth > 0 {
+					para.WriteByte(' ')
+					continue
+				}
+				inPara = false
+				text := para.String()
+				if strings.TrimSpace(strings.ReplaceAll(text, "<br>", "")) == "" {
+					continue
+				}
+				switch {
+				case tableRows > 0:
+					out.WriteString("<p>" + text + "</p>")
+				case level >= 0:
+					closeList()
+					n := strconv.Itoa(max(level, 1))
+					out.WriteString("<h" + n + ">" + text + "</h" + n + ">")
+				case listItem:
+					if !inList {
+						out.WriteString("<ul>")
+						inList = true
+					}
+					out.WriteString("<li>" + text + "</li>")
+				default:
+					closeList()
+					out.WriteString("<p>" + text + "</p>")
+				}
+			case "tr", "tc":
+				if tableRows == 1 {
+					out.WriteString("</" + tableTags[t.Name.Local] + ">")
+				}
+			case "tbl":
+				tableRows--
+				if tableRows == 0 {
+					out.WriteString("</table>")
+				}
+			}
+		case xml.CharData:
+			if inText && inPara {
+				para.WriteString(html.EscapeString(string(t)))
+			}
+		}
+	}
+	closeList()
+	out.WriteString("</body></html>")
+	return out.String(), nil
+}
+
+// tableTags are the HTML elements of a Word table's row and cell (a
+// nested table's are flattened into the cell that holds it).
+var tableTags = map[string]string{"tr": "tr", "tc": "td"}
+
+// wordAttr is the value of t's attribute local (in Word's namespace or
+// none).
+func wordAttr(t xml.StartElement, local string) string {
+	for _, a := range t.Attr {
+		if a.Name.Local == local && (a.Name.Space == wordNS || a.Name.Space == "") {
+			return a.Value
+		}
+	}
+	return ""
+}
