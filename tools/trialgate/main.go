@@ -106,6 +106,10 @@ var trialSets = []trialSet{
 	{"t30-nursery", "trial30", []string{"nursery/handbook.md"}, "littleoaks", "nursery", "nursery-questions.jsonl"},
 	{"t31-funeral", "trial31", []string{"funeral/guide.txt"}, "dignity", "funeral", "funeral-questions.jsonl"},
 	{"t31-bowl", "trial31", []string{"bowl/faq.csv"}, "strikezone", "bowl", "bowl-questions.jsonl"},
+	{"t32-vets", "trial32", []string{"vet/handbook.txt"}, "riverside", "vets", "vet-questions.jsonl"},
+	{"t32-driving", "trial32", []string{"driving"}, "roadready", "driving", "driving-questions.jsonl"},
+	{"t33-waste", "trial33", []string{"skips/faq.yml"}, "skipit", "waste", "skips-questions.jsonl"},
+	{"t33-pizza", "trial33", []string{"pizza/help.html"}, "slice", "pizza", "pizza-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
