@@ -69,7 +69,8 @@ func docxPage(id string, b []byte) (Doc, error) {
 	}
 	styles, _ := part("word/styles.xml")
 	core, _ := part("docProps/core.xml")
-	page, err := docxHTML(body, docxHeadingStyles(styles), docxTitle(core))
+	notes, _ := part("word/footnotes.xml")
+	page, err := docxHTML(body, docxHeadingStyles(styles), docxTitle(core), docxFootnotes(notes))
 	if err != nil {
 		return Doc{}, err
 	}
@@ -157,9 +158,10 @@ func docxTitle(core []byte) string {
 // heading style (or with an outline level) as <hN>, the Title style as
 // <h1>, a numbered or bulleted paragraph as a list item, a table as a
 // table (a nested one flattened into its cell), any other paragraph as
-// <p>. Tabs are spaces, line breaks <br>; deleted text of tracked changes,
+// <p>; the footnotes, after the body, as "Note N: ..." paragraphs (as
+// the Markdown reader keeps pandoc's). Tabs are spaces, line breaks <br>; deleted text of tracked changes,
 // field codes, headers, footers and comments are not in the body's text.
-func docxHTML(body []byte, levels map[string]int, title string) (string, error) {
+func docxHTML(body []byte, levels map[string]int, title string, notes []string) (string, error) {
 	var out strings.Builder
 	out.WriteString("<html><head>")
 	if title != "" {
@@ -298,8 +300,58 @@ func docxHTML(body []byte, levels map[string]int, title string) (string, error) 
 		}
 	}
 	closeList()
+	for i, n := range notes {
+		out.WriteString("<p>Note " + strconv.Itoa(i+1) + ": " + html.EscapeString(n) + "</p>")
+	}
 	out.WriteString("</body></html>")
 	return out.String(), nil
+}
+
+// docxFootnotes are the texts of word/footnotes.xml's footnotes, in
+// order, the separators Word keeps there left out.
+func docxFootnotes(b []byte) []string {
+	if b == nil {
+		return nil
+	}
+	var notes []string
+	var cur strings.Builder
+	in, inText := false, false
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return notes // the end, or a broken part: the notes read so far
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch {
+			case t.Name.Space != wordNS:
+			case t.Name.Local == "footnote":
+				typ := wordAttr(t, "type")
+				in = typ == "" || typ == "normal"
+				cur.Reset()
+			case t.Name.Local == "t":
+				inText = in
+			case t.Name.Local == "p" && in && cur.Len() > 0:
+				cur.WriteByte(' ')
+			}
+		case xml.EndElement:
+			switch {
+			case t.Name.Space != wordNS:
+			case t.Name.Local == "t":
+				inText = false
+			case t.Name.Local == "footnote" && in:
+				if n := strings.Join(strings.Fields(cur.String()), " "); n != "" {
+					notes = append(notes, n)
+				}
+				in = false
+			}
+		case xml.CharData:
+			if inText {
+				cur.Write(t)
+			}
+		}
+	}
 }
 
 // tableTags are the HTML elements of a Word table's row and cell (a

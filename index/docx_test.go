@@ -46,7 +46,8 @@ func wp(style string, runs ...string) string {
 // styles start sections (a German Word's "berschrift2" is "heading 2" by
 // its name in styles.xml), runs join into paragraphs, numbered paragraphs
 // are list items, a table's rows are "cell, cell" lines; deleted text of a
-// tracked change and field codes are not text, and "<" stays text.
+// tracked change and field codes are not text, and "<" stays text; a
+// footnote is kept as "Note 1: ..." at the end.
 func TestDocx(t *testing.T) {
 	body := wordHead +
 		wp("Titel", "Harbour Dental Care") +
@@ -61,11 +62,12 @@ func TestDocx(t *testing.T) {
 		`<w:p><w:r><w:t>Ring us at 8am</w:t></w:r><w:del><w:r><w:delText> or 9am</w:delText></w:r></w:del><w:r><w:instrText>HYPERLINK "x"</w:instrText></w:r><w:r><w:t xml:space="preserve"> for a slot if age &lt; 5.</w:t></w:r></w:p>` +
 		`</w:body></w:document>`
 	styles := `<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:style w:styleId="Titel"><w:name w:val="Title"/></w:style><w:style w:styleId="berschrift2"><w:name w:val="heading 2"/></w:style></w:styles>`
-	d, err := docxPage("guide.docx", docxFile(t, map[string]string{"word/document.xml": body, "word/styles.xml": styles}))
+	notes := `<w:footnotes xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote><w:footnote w:id="1"><w:p><w:r><w:footnoteRef/></w:r><w:r><w:t xml:space="preserve"> Closed on bank holidays.</w:t></w:r></w:p></w:footnote></w:footnotes>`
+	d, err := docxPage("guide.docx", docxFile(t, map[string]string{"word/document.xml": body, "word/styles.xml": styles, "word/footnotes.xml": notes}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "Harbour Dental Care\n\nWe are a family practice in Kestrel Street.\n\nFees\n\nA check-up is £27.40. Children are free.\n\nBand 1: £27.40\nBand 2: £75.30\n\nDay, Hours\nMonday, 8am to 6pm\n\nCall Open late Thursdays 01632 960735\n\nEmergencies\n\nRing us at 8am for a slot if age < 5."
+	want := "Harbour Dental Care\n\nWe are a family practice in Kestrel Street.\n\nFees\n\nA check-up is £27.40. Children are free.\n\nBand 1: £27.40\nBand 2: £75.30\n\nDay, Hours\nMonday, 8am to 6pm\n\nCall Open late Thursdays 01632 960735\n\nEmergencies\n\nRing us at 8am for a slot if age < 5.\n\nNote 1: Closed on bank holidays."
 	if d.Title != "Harbour Dental Care" || d.Text != want {
 		t.Errorf("title %q text\n%q\nwant\n%q", d.Title, d.Text, want)
 	}
@@ -119,5 +121,31 @@ func TestReadDocsDocx(t *testing.T) {
 	_, _, err = ReadDocs([]string{write("old.doc", []byte{0xd0, 0xcf, 0x11, 0xe0})}, false)
 	if err == nil || !strings.Contains(err.Error(), "save it as a Word document (.docx)") {
 		t.Errorf("old.doc: %v", err)
+	}
+}
+
+// TestDocxPandoc: a .docx written by a real tool (pandoc 2.17.1.1 from
+// testdata/pandoc-guide.md) reads as its source: the title property, the
+// headings as sections, the table's rows, the list items, the footnote.
+func TestDocxPandoc(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "pandoc-guide.docx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := docxPage("pandoc-guide.docx", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heads []string
+	for _, s := range d.sections {
+		heads = append(heads, s.Heading)
+	}
+	for _, want := range []string{"Small, £35, £25", "Nail clipping: £8\nTeeth cleaning: £10", "Brush your dog twice a week.", "Note 1: A slicker brush works best."} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("text lacks %q:\n%s", want, d.Text)
+		}
+	}
+	if d.Title != "Oakwood Dog Grooming — Customer Guide" || strings.Join(heads, "|") != "Booking|Prices|Aftercare" {
+		t.Errorf("title %q, sections %q", d.Title, heads)
 	}
 }
