@@ -14,12 +14,14 @@ import (
 // not answer them (operator trials 20-27: 17 such questions grounded of
 // 19). adviceRequest recognises the request by its English form, never by
 // a corpus's words, and the gate handles it as off-topic (gate.off_topic),
-// as it does a request to make something. Two forms are read:
+// as it does a request to make something. Three forms are read:
 //
 //   - "what's the best way to V ...", unless V is a step of dealing with
 //     the service ("the best way to book / contact / pay / get to ...",
 //     adviceOwnSteps);
-//   - "any tips for|on|to ...", "tips for|on ...ing".
+//   - "any tips for|on|to ...", "tips for|on ...ing";
+//   - "how do|can|should I V ... myself|at home" (diyRe), V not such a
+//     step.
 //
 // Neither is read when the message speaks to the service ("you", "your",
 // "u", "ur": "what's the best way to get to you?", "any tips for parking
@@ -29,6 +31,13 @@ import (
 // its plans as two phones: those forms are not read.
 var adviceRe = regexp.MustCompile(`(?i)\b(?:what'?s|whats|what\s+is)\s+(?:the\s+|a\s+)?(?:best|easiest|quickest|safest|cheapest)\s+way\s+(?:to|of)\s+([\p{L}'’]+)(?:\s+([\p{L}'’]+))?` +
 	`|\bany\s+(?:good\s+|quick\s+|top\s+)?tips\s+(?:for|on|to|about)\b|\btips\s+(?:for|on)\s+\p{L}+ing\b`)
+
+// diyRe is the third form: "how do|can|should I V ... myself|at home" (a
+// customer asking how to do the job without the service: "How do I fix a
+// puncture myself at the side of the road?" at a bike shop, "How do I make
+// pizza dough at home?" at a takeaway; operator trials 20-33's dev
+// corpora). The clause runs to the first "?", "." or "!".
+var diyRe = regexp.MustCompile(`(?i)\bhow\s+(?:do|can|could|should|would)\s+(?:i|we)\s+([\p{L}'’]+)[^?.!]*\b(?:myself|ourselves|at\s+home)\b`)
 
 // adviceOwnSteps are the verbs of "the best way to V" that ask how to deal
 // with the service, not for advice ("the best way to book").
@@ -88,6 +97,11 @@ func adviceRequest(q string) bool { return adviceForm(q) && !speaksToService(q) 
 // it speaks to the service (AskFrom reads that once, for Ask.You too).
 func adviceForm(q string) bool {
 	lower := strings.ToLower(q)
+	if (strings.Contains(lower, "myself") || strings.Contains(lower, "ourselves") || strings.Contains(lower, "at home")) && strings.Contains(lower, "how") {
+		if m := diyRe.FindStringSubmatch(lower); m != nil && !adviceOwnSteps[strings.ReplaceAll(m[1], "’", "'")] {
+			return true
+		}
+	}
 	if !strings.Contains(lower, "way") && !strings.Contains(lower, "tips") {
 		return false // most messages hold neither: no search
 	}

@@ -155,6 +155,15 @@ func TestAdviceRequest(t *testing.T) {
 		{"is the excess waiver worth it?", false},
 		{"i'm driving it home myself, any tips", false},
 		{"which way is the entrance?", false},
+		{"How do I fix a puncture myself at the side of the road?", true},
+		{"how do i lay a patio myself", true},
+		{"How do I make pizza dough at home?", true},
+		{"how can we keep the kids busy at home on a rainy day?", true},
+		{"how do I book myself onto the course?", false},
+		{"how do I pay for myself and a friend?", false},
+		{"can I do the theory test at home?", false},
+		{"how do I fit the seat you sold me myself?", false},
+		{"I did it myself. How long is the warranty?", false},
 	} {
 		if got := adviceRequest(tt.q); got != tt.want {
 			t.Errorf("adviceRequest(%q) = %v, want %v", tt.q, got, tt.want)
