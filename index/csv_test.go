@@ -198,12 +198,13 @@ func TestReadDocsCSVQuestionAnswer(t *testing.T) {
 
 // TestReadDocsCSVInFolder: a folder's .csv and .tsv files are read (not
 // listed as unread), with --tenant/--kb for rows that name none; a
-// spreadsheet given on its own is refused with the way to export it.
+// spreadsheet other than .xlsx given on its own is refused with the way
+// to export it.
 func TestReadDocsCSVInFolder(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "faq/shop.csv", "id,text,tenant\nc1,Beans are 7.50.,\nm1,Old Mill beans are 8.,oldmill\n")
 	writeFile(t, dir, "faq/more.tsv", "id\ttext\nc2\tWe roast on Mondays.\n")
-	writeFile(t, dir, "faq/prices.xlsx", "PK")
+	writeFile(t, dir, "faq/prices.ods", "PK")
 	docs, bad, err := readDocs([]string{filepath.Join(dir, "faq")}, false, DocRef{Tenant: "kettle", KB: "shop"})
 	if err != nil || len(bad) != 0 {
 		t.Fatalf("err %v, bad %v", err, bad)
@@ -216,12 +217,12 @@ func TestReadDocsCSVInFolder(t *testing.T) {
 		t.Errorf("partitions = %v, want %v", got, want)
 	}
 	unread, err := UnreadFiles([]string{filepath.Join(dir, "faq")})
-	if err != nil || len(unread) != 1 || filepath.Base(unread[0]) != "prices.xlsx" {
-		t.Errorf("unread = %v (%v), want only prices.xlsx", unread, err)
+	if err != nil || len(unread) != 1 || filepath.Base(unread[0]) != "prices.ods" {
+		t.Errorf("unread = %v (%v), want only prices.ods", unread, err)
 	}
-	_, _, err = ReadDocs([]string{filepath.Join(dir, "faq/prices.xlsx")}, false)
-	if err == nil || !strings.Contains(err.Error(), "save it as CSV (UTF-8)") {
-		t.Errorf("xlsx: err = %v, want it refused with the export to make", err)
+	_, _, err = ReadDocs([]string{filepath.Join(dir, "faq/prices.ods")}, false)
+	if err == nil || !strings.Contains(err.Error(), "save it as an Excel workbook (.xlsx) or CSV (UTF-8)") {
+		t.Errorf("ods: err = %v, want it refused with the export to make", err)
 	}
 }
 

@@ -21,9 +21,35 @@ import (
 // reads it as an HTML page is read (htmlDoc), so its sections, tables and
 // chunks are what a saved web page of the document would give.
 
-// docxMaxPart bounds the uncompressed size of a part read from the zip (a
-// zip bomb stops there with an error).
-const docxMaxPart = 64 << 20
+// zipMaxPart bounds the uncompressed size of a part read from a .docx or
+// .xlsx archive (a zip bomb stops there with an error).
+const zipMaxPart = 64 << 20
+
+// zipParts returns the reader of zr's parts by name: a part's bytes, nil
+// when the archive has no such part, an error past zipMaxPart.
+func zipParts(zr *zip.Reader) func(name string) ([]byte, error) {
+	return func(name string) ([]byte, error) {
+		for _, f := range zr.File {
+			if f.Name != name {
+				continue
+			}
+			rc, err := f.Open()
+			if err != nil {
+				return nil, err
+			}
+			defer rc.Close()
+			data, err := io.ReadAll(io.LimitReader(rc, zipMaxPart+1))
+			if err != nil {
+				return nil, err
+			}
+			if len(data) > zipMaxPart {
+				return nil, fmt.Errorf("%s is over %d MB uncompressed", name, zipMaxPart>>20)
+			}
+			return data, nil
+		}
+		return nil, nil
+	}
+}
 
 // wordNS is the namespace of WordprocessingML's elements and attributes;
 // markupCompatNS that of the markup-compatibility wrappers around text
@@ -39,27 +65,7 @@ func docxPage(id string, b []byte) (Doc, error) {
 	if err != nil {
 		return Doc{}, fmt.Errorf("not a Word document (.docx is a zip archive: %v); save it from Word as .docx, or as Markdown, HTML or plain text", err)
 	}
-	part := func(name string) ([]byte, error) {
-		for _, f := range zr.File {
-			if f.Name != name {
-				continue
-			}
-			rc, err := f.Open()
-			if err != nil {
-				return nil, err
-			}
-			defer rc.Close()
-			data, err := io.ReadAll(io.LimitReader(rc, docxMaxPart+1))
-			if err != nil {
-				return nil, err
-			}
-			if len(data) > docxMaxPart {
-				return nil, fmt.Errorf("%s is over %d MB uncompressed", name, docxMaxPart>>20)
-			}
-			return data, nil
-		}
-		return nil, nil
-	}
+	part := zipParts(zr)
 	body, err := part("word/document.xml")
 	if err != nil {
 		return Doc{}, fmt.Errorf("read the Word document: %v", err)

@@ -92,13 +92,7 @@ func TestDocx(t *testing.T) {
 // as .docx.
 func TestReadDocsDocx(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name string, b []byte) string { return writeFile(t, dir, name, string(b)) }
 	good := write("prices.docx", docxFile(t, map[string]string{"word/document.xml": wordHead + wp("Heading1", "Prices") + wp("", "Lessons are £38.") + "</w:body></w:document>"}))
 	docs, bad, err := ReadDocs([]string{good}, false)
 	if err != nil || len(bad) != 0 || len(docs) != 1 || docs[0].ID != "prices.docx" || docs[0].Title != "Prices" || docs[0].Text != "Prices\n\nLessons are £38." {

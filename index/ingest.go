@@ -502,8 +502,9 @@ type corpusType struct {
 	// their own; alone are more, read as this type only when a file is
 	// given on its own (a .json file, a file without an extension).
 	exts, alone []string
-	// charset: page decodes the file's encoding itself (htmlDecode), so
-	// the file is not read as Windows-1252 first (legacyText).
+	// charset: the reader decodes the file itself (an HTML page's
+	// encoding, a zip archive's XML), so the file is not read as
+	// Windows-1252 first (legacyText).
 	charset bool
 	// page reads a file that is one document named id; nil for a file of
 	// many documents. Its error is the file's one bad line.
@@ -524,11 +525,12 @@ var corpusTypes = []corpusType{
 	{name: "JSON Lines", exts: []string{".jsonl", ".ndjson"}, alone: []string{".json", ""}, docs: readJSONLines},
 	{name: "CSV with a header row", exts: []string{".csv", ".tsv"}, docs: readCSV},
 	{name: "YAML", exts: []string{".yml", ".yaml"}, docs: readYAML},
+	{name: "Excel workbook", exts: []string{".xlsx"}, docs: readXLSX, charset: true},
 }
 
 // spreadsheetExts are the spreadsheet files a corpus source may not be:
 // refused with the advice to save them as CSV.
-var spreadsheetExts = []string{".xlsx", ".xls", ".ods", ".numbers"}
+var spreadsheetExts = []string{".xls", ".ods", ".numbers"}
 
 // wordProcessorExts are the word processors' files other than .docx: each
 // is refused with the advice to save it as .docx.
@@ -581,7 +583,7 @@ func notCorpusFile(src, ext string) error {
 		return fmt.Errorf("corpus %s: a %s file is not read: save it as a Word document (.docx), Markdown, HTML or plain text", src, ext)
 	}
 	if slices.Contains(spreadsheetExts, ext) {
-		return fmt.Errorf("corpus %s: a spreadsheet is not read: save it as CSV (UTF-8), its first row naming the columns id and text (title, url, ... optional)", src)
+		return fmt.Errorf("corpus %s: a spreadsheet is not read: save it as an Excel workbook (.xlsx) or CSV (UTF-8), its first row naming the columns id and text (title, url, ... optional)", src)
 	}
 	var many, pages []string
 	for _, t := range corpusTypes {
@@ -679,9 +681,11 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 				return fmt.Errorf("open corpus %s: %w", path, err)
 			}
 			defer f.Close()
-			r, err := legacyReader(f, path)
-			if err != nil {
-				return err
+			var r io.Reader = f
+			if !t.charset {
+				if r, err = legacyReader(f, path); err != nil {
+					return err
+				}
 			}
 			return t.docs(r, path, strict, &bad, part, func(d Doc, n int) error { return add(d, path, n) })
 		}

@@ -153,7 +153,7 @@ func TestIndexBuildSaysWhatItLeftOut(t *testing.T) {
 	}
 	snap := filepath.Join(t.TempDir(), "snap")
 	code, stdout, stderr := runCLI(t, "index", "build", "--corpus", help, "--out", snap)
-	want := "not indexed: 2 files in the corpus folders are hidden or not .md, .markdown, .html, .htm, .txt, .text, .docx, .jsonl, .ndjson, .csv, .tsv, .yml or .yaml: " +
+	want := "not indexed: 2 files in the corpus folders are hidden or not .md, .markdown, .html, .htm, .txt, .text, .docx, .jsonl, .ndjson, .csv, .tsv, .yml, .yaml or .xlsx: " +
 		filepath.Join(help, ".drafts") + ", " + filepath.Join(help, "page.pdf")
 	if code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stdout, "snapshot "+snap+": 4 docs") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 0, 4 docs and %q", code, stdout, stderr, want)
