@@ -520,7 +520,7 @@ func (w *htmlWriter) isChrome(n *html.Node) bool {
 	if w.chrome {
 		return false
 	}
-	if chromeRoles[strings.ToLower(attr(n, "role"))] || consentBanner(n) {
+	if chromeRoles[strings.ToLower(attr(n, "role"))] || consentBanner(n) || wayfinding(n) {
 		return true
 	}
 	switch n.DataAtom {
@@ -599,6 +599,25 @@ var consentRE = regexp.MustCompile(`(?i)gdpr|cookie[\w -]{0,12}(?:banner|notice|
 func consentBanner(n *html.Node) bool {
 	s := attr(n, "id") + " " + attr(n, "class") + " " + attr(n, "aria-label")
 	return len(s) > 2 && consentRE.MatchString(s)
+}
+
+// wayfindingRE finds breadcrumbs and skip links by an element's id, class
+// or aria-label ("breadcrumb", "breadcrumbs", "skip-link", "skip-to-content").
+var wayfindingRE = regexp.MustCompile(`(?i)bread-?crumb|\bskip[-_ ]?(?:links?|nav|to[-_ ]?(?:content|main|nav))\b`)
+
+// skipTextRE is a skip link's text: "Skip to content", "Skip to main
+// content", "Jump to navigation".
+var skipTextRE = regexp.MustCompile(`(?i)^\s*(?:skip|jump)\s+to\s+(?:the\s+)?(?:main\s+)?(?:content|navigation|menu|main)\s*$`)
+
+// wayfinding reports a page's breadcrumbs ("Home > Help > Billing") or a
+// skip link ("Skip to content"): chrome a page without <main> put in its
+// first chunk (operator trial 34's water company pages).
+func wayfinding(n *html.Node) bool {
+	s := attr(n, "id") + " " + attr(n, "class") + " " + attr(n, "aria-label")
+	if len(s) > 2 && wayfindingRE.MatchString(s) {
+		return true
+	}
+	return n.DataAtom == atom.A && strings.HasPrefix(attr(n, "href"), "#") && skipTextRE.MatchString(nodeText(n))
 }
 
 // sectioningElement reports the elements inside which a <header> or

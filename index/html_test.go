@@ -73,6 +73,9 @@ func TestHTMLChrome(t *testing.T) {
 			"FAQ\n\nBody.\n\nAreas we cover\n\nWrexham\nChirk"},
 		{"an accordion's questions kept, other buttons dropped", `<h1>FAQ</h1><h3><button aria-expanded="false" aria-controls="a1">Do you deliver?</button></h3><div id="a1" hidden><p>Within 3 miles.</p></div><div role="button" aria-expanded="false">Cash?</div><div hidden><p>Yes.</p></div><p><button aria-controls="a3">Can I collect?</button></p><div id="a3"><p>From 5pm.</p></div><p>Order now <button class="btn">Go</button></p>`,
 			"FAQ\n\nDo you deliver?\n\nWithin 3 miles.\n\nCash?\n\nYes.\n\nCan I collect?\n\nFrom 5pm.\n\nOrder now"},
+		{"breadcrumbs and skip links dropped", `<a class="screen-reader-text" href="#content">Skip to content</a><div class="content"><ol class="breadcrumb"><li><a href="/">Home</a></li><li>Billing</li></ol><div id="breadcrumbs">Home » Help</div><h1>Paying your bill</h1><p>Pay by direct debit. <a href="#fees">Skip to fees</a></p></div>`,
+			"Paying your bill\n\nPay by direct debit. Skip to fees"},
+		{"a skip hire firm's classes kept", `<div class="skip-tonnage"><p>A midi skip holds 4 tonnes.</p></div><div id="skip-to-order-form-wrap"><p>Order below.</p></div>`, "A midi skip holds 4 tonnes.\n\nOrder below."},
 		{"an email in the footer", `<p>Body.</p><div role="contentinfo">Write to hello@shop.example</div>`, "Body.\n\nContact\n\nWrite to hello@shop.example"},
 	} {
 		if got := htmlPlain(tc.in); got != tc.want {
@@ -399,5 +402,41 @@ func BenchmarkHTMLPage(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRepeatedFooter: the footer every saved page of a site repeats is
+// kept in the first page only (by path), each page's other sections where
+// they were; a page that is nothing but the footer keeps it.
+func TestRepeatedFooter(t *testing.T) {
+	dir := t.TempDir()
+	footer := `<footer><p>Clearwater Water Ltd, 1 Reservoir Way, Ashbridge AS1 2CW</p><p>Billing: 0345 600 1234, Monday to Friday 8am to 6pm</p></footer>`
+	page := func(h, p string) string {
+		return `<html><head><title>` + h + `</title></head><body><nav>Home</nav><main><h1>` + h + `</h1><p>` + p + `</p><h2>More</h2><p>` + p + ` Again.</p></main>` + footer + `</body></html>`
+	}
+	writeFiles(t, dir, map[string]string{
+		"a-billing.html": page("Paying your bill", "Pay by direct debit."),
+		"b-leaks.html":   page("Leaks", "Report a leak in the street."),
+		"c-moving.html":  page("Moving home", "Tell us two days before."),
+		"d-contact.html": `<html><body>` + footer + `</body></html>`,
+	})
+	docs, bad, err := ReadDocs([]string{dir}, false)
+	if err != nil || len(bad) != 0 || len(docs) != 4 {
+		t.Fatalf("err %v bad %v docs %d", err, bad, len(docs))
+	}
+	for _, d := range docs {
+		n := strings.Count(d.Text, "0345 600 1234")
+		want := map[string]int{"a-billing.html": 1, "d-contact.html": 1}[d.ID]
+		if n != want {
+			t.Errorf("%s holds the footer %d times, want %d:\n%s", d.ID, n, want, d.Text)
+		}
+		for _, s := range d.sections {
+			if !strings.HasPrefix(d.Text[s.Off:], s.Heading) {
+				t.Errorf("%s: section %q not at its heading", d.ID, s.Heading)
+			}
+		}
+		if d.ID == "b-leaks.html" && (d.Text != "Leaks\n\nReport a leak in the street.\n\nMore\n\nReport a leak in the street. Again." || len(d.sections) != 1) {
+			t.Errorf("b-leaks.html: %q %+v", d.Text, d.sections)
+		}
 	}
 }
