@@ -752,68 +752,44 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 	return docs, bad, nil
 }
 
-// repeatedSectionMin is the shortest section dropRepeatedSections reads as
-// a site's repeated part, in bytes of text.
+// repeatedSectionMin is the shortest tail dropRepeatedSections reads as a
+// site's repeated part, in bytes of text.
 const repeatedSectionMin = 40
 
-// dropRepeatedSections keeps a section that several documents of one
-// partition hold word for word (heading and text) in the first of them
+// dropRepeatedSections keeps the sections that end several documents of
+// one partition word for word (headings and text) in the first of them
 // only: the footer with a site's address and phone lines that every saved
-// page of a site repeats, read as each page's "Contact" section, or a
-// sidebar widget. It stood in the last chunk of every page (operator trial
-// 34's water company: the same footer in 8 chunks), so a question about
-// the phone lines had eight equal answers, and every page's last chunk
-// read as partly about contact details.
+// page of a site repeats, read as each page's "Contact" section and its
+// sub-headings, or a sidebar widget kept at a page's end. It stood in the
+// last chunk of every page (operator trial 34's water company: the same
+// footer in 8 chunks), so a question about the phone lines had eight
+// equal answers, and every page's last chunk read as partly about contact
+// details. A document that would be left with no text keeps its own.
 func dropRepeatedSections(docs []Doc) {
-	type part struct{ tenant, kb string }
-	first := map[part]map[string]int{} // section text -> index of the first doc holding it
-	body := func(d *Doc, k int) (from, to int) {
-		from, to = d.sections[k].Off, len(d.Text)
-		if k+1 < len(d.sections) {
-			to = d.sections[k+1].Off
-		}
-		return from, to
-	}
+	type tail struct{ tenant, kb, text string }
+	first := map[tail]int{} // a run of last sections -> the first document ending with it
 	for i := range docs {
 		d := &docs[i]
 		if len(d.sections) == 0 || d.Deleted {
 			continue
 		}
-		p := part{d.Tenant, d.KB}
-		if first[p] == nil {
-			first[p] = map[string]int{}
+		cut := -1
+		for k, sec := range d.sections {
+			t := tail{d.Tenant, d.KB, strings.TrimSpace(d.Text[sec.Off:])}
+			if len(t.text) < repeatedSectionMin {
+				break
+			}
+			if j, seen := first[t]; seen && j != i {
+				cut = k // the longest repeated run of last sections
+				break
+			}
+			first[t] = i
 		}
-		for k := len(d.sections) - 1; k >= 0; k-- {
-			from, to := body(d, k)
-			sec := strings.TrimSpace(d.Text[from:to])
-			if len(sec)-len(d.sections[k].Heading) < repeatedSectionMin {
-				continue
-			}
-			at, seen := first[p][sec]
-			if !seen {
-				first[p][sec] = i
-				continue
-			}
-			if at == i {
-				continue // twice in one document: not a site's repeated part
-			}
-			// cut it out: the text before it, trimmed, then what follows
-			rest := d.Text[to:]
-			head := strings.TrimRight(d.Text[:from], " \t\n")
-			gap := ""
-			if head != "" && rest != "" {
-				gap = "\n\n"
-			}
-			rest = strings.TrimLeft(rest, " \t\n")
-			if head == "" && rest == "" {
-				continue // the page holds nothing else: keep it whole
-			}
-			shift := len(head) + len(gap) - (len(d.Text) - len(rest))
-			d.Text = head + gap + rest
-			for j := k + 1; j < len(d.sections); j++ {
-				d.sections[j].Off += shift
-			}
-			d.sections = append(d.sections[:k], d.sections[k+1:]...)
+		if cut < 0 {
+			continue
+		}
+		if head := strings.TrimRight(d.Text[:d.sections[cut].Off], " \t\n"); head != "" {
+			d.Text, d.sections = head, d.sections[:cut]
 		}
 	}
 }
