@@ -80,10 +80,15 @@ func plainText(body string) (text, title string, secs []mdSection) {
 		l := strings.TrimRight(lines[i], " \t")
 		t := strings.TrimSpace(l)
 		n := next(i)
-		heading := i > first && t != "" && (underlined[i] || n != "" && headingLine(t, n) || n == "" && capsHeading(t) && headingLine(t, nextText(lines, i)))
+		var prev string
+		if i > 0 {
+			prev = strings.TrimSpace(lines[i-1])
+		}
+		emoji := i > first && emojiHeading(t, prev, nextText(lines, i))
+		heading := i > first && t != "" && (underlined[i] || emoji ||
+			(n != "" && headingLine(t, n) || n == "" && capsHeading(t) && headingLine(t, nextText(lines, i))) && !fieldList(t, prev, n))
 		if heading {
-			prev := strings.TrimSpace(lines[i-1])
-			if underlined[i] || prev == "" || (i-1 == first && title != "") || closedLine(prev) {
+			if underlined[i] || emoji || prev == "" || (i-1 == first && title != "") || closedLine(prev) {
 				secs = append(secs, mdSection{Off: b.Len() + len(l) - len(strings.TrimLeftFunc(l, unicode.IsSpace)), Heading: t})
 			}
 		}
@@ -140,6 +145,65 @@ func capsHeading(t string) bool {
 // a list line (listLine).
 func headingLine(t, next string) bool {
 	return utf8.RuneCountInString(t) <= plainHeadingMax && !closedLine(t) && opensBlock(t) && !bulletLine(t) && opensBlock(next) && !listLine(t)
+}
+
+// A note written on a phone (Apple Notes, a holiday let's house book:
+// operator trial 35) heads its sections with an emoji and no blank line
+// ("🔑 ARRIVAL", "📶 Wi-Fi:"), and lists its details as "Label: value"
+// lines ("Network: RoseCottage", "Password: ..."). The emoji line was no
+// heading (it opens with no capital), and a label line was one, titling
+// the chunks after it by a Wi-Fi network's name.
+
+// emojiLead splits the emoji (and other pictographs and symbols, their
+// variation selectors and joiners) that open t from the text after them;
+// lead is "" when t opens with a letter, digit or punctuation.
+func emojiLead(t string) (lead, rest string) {
+	i := 0
+	for i < len(t) {
+		r, size := utf8.DecodeRuneInString(t[i:])
+		if !(unicode.Is(unicode.So, r) || unicode.Is(unicode.Sk, r) || r == '\u200d' || r == '\ufe0f' || r == '\u20e3' || unicode.Is(unicode.Mn, r) && i > 0) {
+			break
+		}
+		i += size
+	}
+	return t[:i], strings.TrimSpace(t[i:])
+}
+
+// emojiHeading reports a line that opens with an emoji and reads as a
+// heading: short, in capitals or ending in ":" or without closing
+// punctuation, and not one of a list of lines that open with the same
+// emoji ("✅ Towels", "✅ Linen"), prev and next being the lines before
+// and after it (trimmed, "" for none).
+func emojiHeading(t, prev, next string) bool {
+	lead, rest := emojiLead(t)
+	if lead == "" || rest == "" || utf8.RuneCountInString(rest) > plainHeadingMax || bulletLine(rest) || fieldList(rest, "", "") {
+		return false
+	}
+	if closedLine(rest) && !strings.HasSuffix(rest, ":") {
+		return false
+	}
+	if p, _ := emojiLead(prev); p == lead {
+		return false
+	}
+	n, _ := emojiLead(next)
+	return n != lead
+}
+
+// fieldRE is a "Label: value" line: a label of a few words (a name in
+// brackets allowed), a colon, a value.
+var fieldRE = regexp.MustCompile(`^[\p{L}][\p{L}\p{N} ()&'’/.-]{0,30}:\s+(\S.*)$`)
+
+// fieldList reports a "Label: value" line (fieldRE) that is a detail, not
+// a heading: its value holds a digit ("Code: 2468", "Owner (Ann): 07700
+// 900123"), or the line before or after it (prev, next) is one too
+// ("Network: ...", "Password: ..."). "Part 3: Payment" alone is still a
+// heading.
+func fieldList(t, prev, next string) bool {
+	m := fieldRE.FindStringSubmatch(t)
+	if m == nil {
+		return false
+	}
+	return strings.ContainsAny(m[1], "0123456789") || fieldRE.MatchString(prev) || fieldRE.MatchString(next)
 }
 
 // bulletLine reports a list item ("- collecting the person", "• Binding"):

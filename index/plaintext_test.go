@@ -353,3 +353,25 @@ func TestPlainTextPDF(t *testing.T) {
 		t.Errorf("copied text read as %q", text)
 	}
 }
+
+// TestPlainTextPhoneNote: a note written on a phone heads its sections
+// with an emoji and no blank line, and lists details as "Label: value":
+// the emoji lines start sections (in capitals, ending in ":" or plain), a
+// run of lines opening with the same emoji stays a list, and the label
+// lines are no headings.
+func TestPlainTextPhoneNote(t *testing.T) {
+	text, title, secs := plainText("Hill Farm Barn 🐑\nWelcome!\n🔑 ARRIVAL\nCheck-in is from 4pm.\n• Code: 2468\n📶 Wi-Fi:\nNetwork: HillFarmBarn\nPassword: sheep2024\nSignal is best in the kitchen.\n🚗 Parking\nTwo cars on the gravel.\n✅ Towels\n✅ Linen\n✅ Logs\nPart 3: Payment\nPay on arrival.\nOwner (Ann): 07700 900123\nNearest A&E: Kendal.\n")
+	var heads []string
+	for _, s := range secs {
+		heads = append(heads, s.Heading)
+	}
+	if want := "🔑 ARRIVAL|📶 Wi-Fi:|🚗 Parking"; strings.Join(heads, "|") != want {
+		t.Errorf("sections %q, want %q\n%s", heads, want, text)
+	}
+	if title != "Hill Farm Barn 🐑" || !strings.Contains(text, "Network: HillFarmBarn\nPassword: sheep2024") {
+		t.Errorf("title %q, text\n%s", title, text)
+	}
+	if lead, rest := emojiLead("☎️ EMERGENCIES"); lead != "☎️" || rest != "EMERGENCIES" {
+		t.Errorf("emojiLead: %q %q", lead, rest)
+	}
+}
