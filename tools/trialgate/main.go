@@ -110,6 +110,8 @@ var trialSets = []trialSet{
 	{"t32-driving", "trial32", []string{"driving"}, "roadready", "driving", "driving-questions.jsonl"},
 	{"t33-waste", "trial33", []string{"skips/faq.yml"}, "skipit", "waste", "skips-questions.jsonl"},
 	{"t33-pizza", "trial33", []string{"pizza/help.html"}, "slice", "pizza", "pizza-questions.jsonl"},
+	{"t34-heating", "trial34", []string{"heating/terms.docx"}, "warmhome", "heating", "heating-questions.jsonl"},
+	{"t34-water", "trial34", []string{"water"}, "clearwater", "water", "water-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
