@@ -441,7 +441,7 @@ func TestParseDocLineFAQ(t *testing.T) {
 		{`{"id":"f7","body":"We open at 9."}`, "", "We open at 9.", nil, ""},
 		{`{"id":"f8","title":"Meter readings","body":"Send a reading online.","section":"Billing"}`, "Meter readings", "Send a reading online.", map[string]any{"section": "Billing"}, ""},
 		{`{"id":"f9","answer":"From the answer.","body":"From the body.","content":"From the content."}`, "", "From the answer.", map[string]any{"body": "From the body.", "content": "From the content."}, ""},
-		{`{"id":"f10","summary":"We open at 9."}`, "", "", nil, `doc "f10": missing text (the line has id, summary; a passage's text goes in "text", "body" or "content", a FAQ's in "answer" with "question")`},
+		{`{"id":"f10","summary":"We open at 9."}`, "", "", nil, `doc "f10": missing text (the line has id, summary; a passage's text goes in "text", "body" or "content", a FAQ's in "answer" with "question", a chatbot intent's in "responses")`},
 		{`{"id":"f6","question":"Q","answer":7}`, "", "", nil, `field "answer": must be a string`},
 	} {
 		d, err := parseDocLine([]byte(tt.line))

@@ -113,6 +113,59 @@ var knownDocFields = map[string]bool{"_id": true, "id": true, "text": true, "tit
 // where the field itself is absent: the first alias present wins.
 var fieldAliases = []struct{ alias, field string }{{"question", "title"}, {"answer", "text"}, {"body", "text"}, {"content", "text"}}
 
+// botReplyKeys and botPhraseKeys are a chatbot export's fields of an
+// intent's replies (the passage's text) and of the phrases that ask for
+// it (its title, then "Also asked as"), where a document has neither
+// text nor title nor their fieldAliases; maxAskedAs bounds the phrases
+// kept.
+var (
+	botReplyKeys  = []string{"responses", "response", "replies", "reply"}
+	botPhraseKeys = []string{"trainingPhrases", "training_phrases", "patterns", "utterances", "examples", "questions"}
+)
+
+const maxAskedAs = 12
+
+// jsonStrings are the text strings of a JSON value, in order: a string;
+// an array's elements' strings; an object's string fields but those that
+// name rather than say (type, id, url, image, language, ...). depth bounds
+// the nesting read.
+func jsonStrings(v json.RawMessage, depth int) []string {
+	if depth > 8 {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		if s = strings.TrimSpace(s); s != "" {
+			return []string{s}
+		}
+		return nil
+	}
+	var arr []json.RawMessage
+	if json.Unmarshal(v, &arr) == nil {
+		var out []string
+		for _, e := range arr {
+			out = append(out, jsonStrings(e, depth+1)...)
+		}
+		return out
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(v, &obj) != nil {
+		return nil
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if !jsonNameKeys[strings.ToLower(k)] {
+			out = append(out, jsonStrings(obj[k], depth+1)...)
+		}
+	}
+	return out
+}
+
+// jsonNameKeys are the fields of a rich reply that name or point rather
+// than say (jsonStrings leaves them out).
+var jsonNameKeys = map[string]bool{"type": true, "id": true, "url": true, "uri": true, "image": true, "imageurl": true,
+	"image_url": true, "language": true, "lang": true, "platform": true, "payload": true, "action": true, "condition": true, "name": true}
+
 // parseDocLine decodes one corpus JSONL line and applies the defaults.
 func parseDocLine(line []byte) (Doc, error) { return parseDocLineIn(line, DocRef{}) }
 
@@ -179,6 +232,36 @@ func parseDocLineIn(line []byte, part DocRef) (Doc, error) {
 			errs = append(errs, err)
 		}
 	}
+	// A chatbot's intents, exported for a migration ({"name": ...,
+	// "trainingPhrases": [...], "responses": [...]}; the tutorials'
+	// intents.json: "tag", "patterns", "responses"): the responses are the
+	// text, the first phrase the title, the other phrases kept after the
+	// text ("Also asked as: ...") for retrieval to find (operator trial 37).
+	var askedAs []string
+	if _, ok := raw["text"]; !ok && !filled["text"] {
+		for _, k := range botReplyKeys {
+			if v, ok := raw[k]; ok {
+				if t := strings.Join(jsonStrings(v, 0), "\n"); strings.TrimSpace(t) != "" {
+					d.Text, aliased[k], filled["text"] = t, true, true
+					break
+				}
+			}
+		}
+	}
+	if _, ok := raw["title"]; !ok && !filled["title"] && filled["text"] {
+		for _, k := range botPhraseKeys {
+			if v, ok := raw[k]; ok {
+				if ps := jsonStrings(v, 0); len(ps) > 0 {
+					d.Title, aliased[k], filled["title"] = ps[0], true, true
+					askedAs = ps[1:min(len(ps), 1+maxAskedAs)]
+					break
+				}
+			}
+		}
+	}
+	if len(askedAs) > 0 {
+		d.Text += "\n\nAlso asked as: " + strings.Join(askedAs, "; ")
+	}
 	if v, ok := raw["meta"]; ok && string(v) != "null" {
 		if err := json.Unmarshal(v, &d.Meta); err != nil {
 			errs = append(errs, fmt.Errorf("field \"meta\": must be an object"))
@@ -216,7 +299,7 @@ func parseDocLineIn(line []byte, part DocRef) (Doc, error) {
 		// {"id","body"}: name what the line has, so a corpus exported
 		// with other field names is fixed in one pass
 		keys := slices.Sorted(maps.Keys(raw))
-		return Doc{}, fmt.Errorf("%w (the line has %s; a passage's text goes in \"text\", \"body\" or \"content\", a FAQ's in \"answer\" with \"question\")",
+		return Doc{}, fmt.Errorf("%w (the line has %s; a passage's text goes in \"text\", \"body\" or \"content\", a FAQ's in \"answer\" with \"question\", a chatbot intent's in \"responses\")",
 			err, strings.Join(keys, ", "))
 	}
 	return d, err
@@ -639,7 +722,20 @@ func readJSONLines(r io.Reader, path string, strict bool, bad *[]*LineError, par
 	if jsonWhole(br) {
 		return readJSONDocument(br, path, strict, bad, part, keep)
 	}
-	return eachJSONLine(br, path, strict, bad, func(line []byte) (Doc, error) { return parseDocLineIn(line, part) }, keep)
+	var in io.Reader = br
+	if head, _ := br.Peek(jsonWholeProbe); jsonOpensObjectOnFirstLine(head) {
+		// {"agent": "...", "intents": [ on its first line: one document
+		// printed over lines, not JSON lines, when the whole file is valid
+		all, err := io.ReadAll(br)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		if json.Valid(bytes.TrimPrefix(all, []byte(utf8BOM))) {
+			return readJSONDocument(bytes.NewReader(all), path, strict, bad, part, keep)
+		}
+		in = bytes.NewReader(all)
+	}
+	return eachJSONLine(in, path, strict, bad, func(line []byte) (Doc, error) { return parseDocLineIn(line, part) }, keep)
 }
 
 // ReadDocs reads corpus sources: files of a type in corpusTypes (a JSONL

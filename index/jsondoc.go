@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -40,6 +41,16 @@ func jsonWhole(br *bufio.Reader) bool {
 	}
 	first, _, _ := bytes.Cut(b, []byte("\n"))
 	return string(bytes.TrimSpace(first)) == "{"
+}
+
+// jsonOpensObjectOnFirstLine reports a file whose first line opens an
+// object it does not close (`{"agent": "x", "intents": [`): one JSON
+// document printed over several lines, when the file parses whole.
+func jsonOpensObjectOnFirstLine(head []byte) bool {
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte(utf8BOM)), " \t\r\n")
+	first, _, found := bytes.Cut(head, []byte("\n"))
+	first = bytes.TrimSpace(first)
+	return found && len(first) > 0 && first[0] == '{' && !json.Valid(first)
 }
 
 // readJSONDocument reads a file that is JSON documents rather than JSON
@@ -85,8 +96,11 @@ func readJSONDocument(r io.Reader, path string, strict bool, bad *[]*LineError, 
 		}
 		return nil
 	}
+	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	n := 0
 	doc := func(raw json.RawMessage, at int) error {
-		d, err := parseDocLineIn(raw, part)
+		n++
+		d, err := parseDocLineIn(withID(raw, fmt.Sprintf("%s-%d", stem, n)), part)
 		if err != nil {
 			return report(lineAt(at), err)
 		}
@@ -158,6 +172,43 @@ func wholeFile(r io.Reader, path string, strict bool, bad *[]*LineError) (b []by
 		return nil, report, report(1, err)
 	}
 	return b, report, nil
+}
+
+// jsonIDKeys are the fields that name a document of a JSON export with no
+// "id": a slug, a shop's handle, a chatbot intent's name or tag.
+var jsonIDKeys = []string{"slug", "handle", "name", "tag", "intent", "key"}
+
+// withID gives a document of a JSON export (an array, a wrapper's list)
+// that has no "id" or "_id" one: its first jsonIDKeys string that makes a
+// good id (ValidName), else def (the file's stem and the document's
+// number, as a CSV sheet without an id column names its rows). A
+// hand-made or chatbot export has none, and each document was a "missing
+// id" bad line. Anything that is not such an object is returned as is.
+func withID(raw json.RawMessage, def string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return raw
+	}
+	if _, ok := obj["id"]; ok {
+		return raw
+	}
+	if _, ok := obj["_id"]; ok {
+		return raw
+	}
+	id := def
+	for _, k := range jsonIDKeys {
+		var s string
+		if v, ok := obj[k]; ok && json.Unmarshal(v, &s) == nil && ValidName(strings.TrimSpace(s)) {
+			id = strings.TrimSpace(s)
+			break
+		}
+	}
+	obj["id"], _ = json.Marshal(id)
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // articleList is the field of a JSON object that holds its documents: the

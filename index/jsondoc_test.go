@@ -117,3 +117,34 @@ func TestUnpublished(t *testing.T) {
 		t.Errorf("add: removed %v, not found %v; want a removed and nothing not found", got, refIDs(ch.NotFound))
 	}
 }
+
+// TestJSONChatbotExport: a chatbot's intents exported for a migration (a
+// wrapper object printed from its first line, intents without ids) are
+// read: the responses as the text (a rich card's text and title, not its
+// type or image), the first training phrase as the title, the others kept
+// as "Also asked as", the intent's name (or the file and number) as the
+// id; an intent with no response is a bad line at its line.
+func TestJSONChatbotExport(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "intents.json", `{"agent": "Hope Shops", "intents": [
+ {"name": "donate.furniture", "trainingPhrases": ["can I donate a sofa", "do you take furniture"], "responses": ["Yes, sofas need fire labels.", "We love furniture!"]},
+ {"name": "opening.hours", "trainingPhrases": ["when are you open"], "responses": [{"type": "card", "title": "Opening hours", "text": "9am to 5pm.", "imageUrl": "https://x/y.png"}]},
+ {"tag": "gift aid", "patterns": ["what is gift aid"], "responses": ["Gift Aid adds 25p to every pound."]},
+ {"name": "hello", "trainingPhrases": ["hello"]}
+]}
+`)
+	docs, bad, err := ReadDocs([]string{p}, false)
+	if err != nil || len(docs) != 3 || len(bad) != 1 || bad[0].Line != 5 || !strings.Contains(bad[0].Error(), `"responses"`) {
+		t.Fatalf("err %v, bad %v, docs %+v", err, bad, docs)
+	}
+	want := []Doc{
+		{ID: "donate.furniture", Title: "can I donate a sofa", Text: "Yes, sofas need fire labels.\nWe love furniture!\n\nAlso asked as: do you take furniture"},
+		{ID: "opening.hours", Title: "when are you open", Text: "9am to 5pm.\nOpening hours"},
+		{ID: "intents-3", Title: "what is gift aid", Text: "Gift Aid adds 25p to every pound."},
+	}
+	for i, w := range want {
+		if d := docs[i]; d.ID != w.ID || d.Title != w.Title || d.Text != w.Text {
+			t.Errorf("doc %d: %q %q %q, want %q %q %q", i, d.ID, d.Title, d.Text, w.ID, w.Title, w.Text)
+		}
+	}
+}
