@@ -604,6 +604,7 @@ var corpusTypes = []corpusType{
 	{name: "Markdown", exts: []string{".md", ".markdown"}, page: markdownPage},
 	{name: "HTML", exts: []string{".html", ".htm"}, page: htmlPage, charset: true},
 	{name: "plain text", exts: []string{".txt", ".text"}, page: plainPage},
+	{name: "reStructuredText", exts: []string{".rst", ".rest"}, page: rstPage},
 	{name: "Word", exts: []string{".docx"}, page: docxPage, charset: true},
 	{name: "JSON Lines", exts: []string{".jsonl", ".ndjson"}, alone: []string{".json", ""}, docs: readJSONLines},
 	{name: "CSV with a header row", exts: []string{".csv", ".tsv"}, docs: readCSV},

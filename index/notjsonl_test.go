@@ -76,10 +76,10 @@ func TestReadDocsNotJSONLines(t *testing.T) {
 	if _, _, err := ReadDocs([]string{p}, false); err == nil || !strings.Contains(err.Error(), "pdftotext terms.pdf out.txt") {
 		t.Errorf("terms.pdf: err = %v, want the advice to extract its text", err)
 	}
-	for _, name := range []string{"page.xhtml", "notes.rst"} {
+	for _, name := range []string{"page.xhtml", "notes.adoc"} {
 		p := write(name, "id,text\n1,hello\n")
 		_, _, err := ReadDocs([]string{p}, false)
-		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "JSON Lines (.jsonl, .ndjson), CSV with a header row (.csv, .tsv), YAML (.yml, .yaml), Excel workbook (.xlsx), Markdown (.md, .markdown), HTML (.html, .htm), plain text (.txt, .text) or Word (.docx)") {
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "JSON Lines (.jsonl, .ndjson), CSV with a header row (.csv, .tsv), YAML (.yml, .yaml), Excel workbook (.xlsx), Markdown (.md, .markdown), HTML (.html, .htm), plain text (.txt, .text), reStructuredText (.rst, .rest) or Word (.docx)") {
 			t.Errorf("%s: err = %v, want it refused by name with the types read", name, err)
 		}
 	}

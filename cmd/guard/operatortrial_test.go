@@ -153,14 +153,14 @@ func TestIndexBuildSaysWhatItLeftOut(t *testing.T) {
 	}
 	snap := filepath.Join(t.TempDir(), "snap")
 	code, stdout, stderr := runCLI(t, "index", "build", "--corpus", help, "--out", snap)
-	want := "not indexed: 2 files in the corpus folders are hidden or not .md, .markdown, .html, .htm, .txt, .text, .docx, .jsonl, .ndjson, .csv, .tsv, .yml, .yaml or .xlsx: " +
+	want := "not indexed: 2 files in the corpus folders are hidden or not .md, .markdown, .html, .htm, .txt, .text, .rst, .rest, .docx, .jsonl, .ndjson, .csv, .tsv, .yml, .yaml or .xlsx: " +
 		filepath.Join(help, ".drafts") + ", " + filepath.Join(help, "page.pdf")
 	if code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stdout, "snapshot "+snap+": 4 docs") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 0, 4 docs and %q", code, stdout, stderr, want)
 	}
 
 	empty := t.TempDir()
-	os.WriteFile(filepath.Join(empty, "readme.rst"), []byte("No\n==\n"), 0o644)
+	os.WriteFile(filepath.Join(empty, "readme.adoc"), []byte("= No\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "none")
 	code, _, stderr = runCLI(t, "index", "build", "--corpus", empty, "--out", out)
 	if code != 1 || !strings.Contains(stderr, "no document was read from "+empty+": nothing indexed, no snapshot written") ||
