@@ -112,6 +112,8 @@ var trialSets = []trialSet{
 	{"t33-pizza", "trial33", []string{"pizza/help.html"}, "slice", "pizza", "pizza-questions.jsonl"},
 	{"t34-heating", "trial34", []string{"heating/terms.docx"}, "warmhome", "heating", "heating-questions.jsonl"},
 	{"t34-water", "trial34", []string{"water"}, "clearwater", "water", "water-questions.jsonl"},
+	{"t35-windows", "trial35", []string{"windows/prices.xlsx"}, "sparkle", "windows", "windows-questions.jsonl"},
+	{"t35-cottage", "trial35", []string{"cottage/house-book.txt"}, "rosecottage", "cottage", "cottage-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
