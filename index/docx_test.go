@@ -143,3 +143,29 @@ func TestDocxPandoc(t *testing.T) {
 		t.Errorf("title %q, sections %q", d.Title, heads)
 	}
 }
+
+// TestODT: an OpenDocument text written by a real tool (pandoc 2.17.1.1
+// from testdata/pandoc-guide.md) reads as its source, as the .docx does:
+// the title, the headings as sections, the table's rows, the list
+// items, the footnote as "Note 1: ...", its citation gone.
+func TestODT(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "pandoc-guide.odt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := odtPage("pandoc-guide.odt", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Oakwood Dog Grooming — Customer Guide\n\nBooking\n\nYou can book online or by phone. We need 48 hours’ notice to cancel.\n\nPrices\n\nDog size, Full groom, Bath and brush\nSmall, £35, £25\nLarge, £55, £40\n\nNail clipping: £8\nTeeth cleaning: £10\n\nArrive ten minutes early.\nBring your dog’s lead.\n\nAftercare\n\nBrush your dog twice a week.\n\nNote 1: A slicker brush works best."
+	var heads []string
+	for _, s := range d.sections {
+		heads = append(heads, s.Heading)
+	}
+	if d.Title != "Oakwood Dog Grooming — Customer Guide" || d.Text != want || strings.Join(heads, "|") != "Booking|Prices|Aftercare" {
+		t.Errorf("title %q sections %q text\n%q\nwant\n%q", d.Title, heads, d.Text, want)
+	}
+	if _, err := odtPage("x.odt", []byte("plain text")); err == nil || !strings.Contains(err.Error(), "not an OpenDocument text") {
+		t.Errorf("a renamed file: %v", err)
+	}
+}

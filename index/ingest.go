@@ -606,6 +606,7 @@ var corpusTypes = []corpusType{
 	{name: "plain text", exts: []string{".txt", ".text"}, page: plainPage},
 	{name: "reStructuredText", exts: []string{".rst", ".rest"}, page: rstPage},
 	{name: "Word", exts: []string{".docx"}, page: docxPage, charset: true},
+	{name: "OpenDocument text", exts: []string{".odt"}, page: odtPage, charset: true},
 	{name: "JSON Lines", exts: []string{".jsonl", ".ndjson"}, alone: []string{".json", ""}, docs: readJSONLines},
 	{name: "CSV with a header row", exts: []string{".csv", ".tsv"}, docs: readCSV},
 	{name: "YAML", exts: []string{".yml", ".yaml"}, docs: readYAML},
@@ -618,7 +619,7 @@ var spreadsheetExts = []string{".xls", ".ods", ".numbers"}
 
 // wordProcessorExts are the word processors' files other than .docx: each
 // is refused with the advice to save it as .docx.
-var wordProcessorExts = []string{".doc", ".odt", ".rtf", ".pages", ".wpd"}
+var wordProcessorExts = []string{".doc", ".rtf", ".pages", ".wpd"}
 
 // corpusExts are the file types ReadDocs reads in a folder, by extension.
 var corpusExts = func() map[string]*corpusType {

@@ -79,7 +79,7 @@ func TestReadDocsNotJSONLines(t *testing.T) {
 	for _, name := range []string{"page.xhtml", "notes.adoc"} {
 		p := write(name, "id,text\n1,hello\n")
 		_, _, err := ReadDocs([]string{p}, false)
-		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "JSON Lines (.jsonl, .ndjson), CSV with a header row (.csv, .tsv), YAML (.yml, .yaml), Excel workbook (.xlsx), Markdown (.md, .markdown), HTML (.html, .htm), plain text (.txt, .text), reStructuredText (.rst, .rest) or Word (.docx)") {
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "file is not read: corpus files are JSON Lines (.jsonl, .ndjson), CSV with a header row (.csv, .tsv), ") || !strings.Contains(err.Error(), "Word (.docx)") {
 			t.Errorf("%s: err = %v, want it refused by name with the types read", name, err)
 		}
 	}

@@ -133,7 +133,7 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	}
 	var corpus, memory multiFlag
 	cfgPath := fs.String("config", "", "config file (default: built-in defaults)")
-	fs.Var(&corpus, "corpus", "corpus file (JSON Lines or a JSON export, CSV, Excel .xlsx, YAML, Markdown, HTML, text, reStructuredText, Word .docx) or folder of them (repeatable)")
+	fs.Var(&corpus, "corpus", "corpus file (JSON Lines or a JSON export, CSV, Excel .xlsx, YAML, Markdown, HTML, text, reStructuredText, Word .docx, OpenDocument .odt) or folder of them (repeatable)")
 	fs.Var(&memory, "memory", "curated-memory JSONL file (repeatable)")
 	out := fs.String("out", "", "output snapshot dir (must not exist or be empty)")
 	var base *string
@@ -148,11 +148,11 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	var tenant, kb string
 	if add {
 		fs.Var(&deletes, "delete", "remove the document with this id (repeatable; in --tenant/--kb)")
-		fs.StringVar(&tenant, "tenant", index.DefaultTenant, "tenant of --delete, and of the corpus documents and memory entries that name none (every Markdown, HTML, text, reStructuredText and Word file)")
-		fs.StringVar(&kb, "kb", index.DefaultKB, "KB of --delete, and of the corpus documents and memory entries that name none (every Markdown, HTML, text, reStructuredText and Word file)")
+		fs.StringVar(&tenant, "tenant", index.DefaultTenant, "tenant of --delete, and of the corpus documents and memory entries that name none (every Markdown, HTML, text, reStructuredText, Word and OpenDocument file)")
+		fs.StringVar(&kb, "kb", index.DefaultKB, "KB of --delete, and of the corpus documents and memory entries that name none (every Markdown, HTML, text, reStructuredText, Word and OpenDocument file)")
 	} else {
-		fs.StringVar(&tenant, "tenant", index.DefaultTenant, "tenant of the corpus documents and memory entries that name none (every Markdown, HTML, text, reStructuredText and Word file)")
-		fs.StringVar(&kb, "kb", index.DefaultKB, "KB of the corpus documents and memory entries that name none (every Markdown, HTML, text, reStructuredText and Word file)")
+		fs.StringVar(&tenant, "tenant", index.DefaultTenant, "tenant of the corpus documents and memory entries that name none (every Markdown, HTML, text, reStructuredText, Word and OpenDocument file)")
+		fs.StringVar(&kb, "kb", index.DefaultKB, "KB of the corpus documents and memory entries that name none (every Markdown, HTML, text, reStructuredText, Word and OpenDocument file)")
 	}
 	verbose := fs.Bool("v", false, "log progress (add: and list the ids added, replaced, unchanged, removed)")
 	if err := parseFlags(fs, args); err != nil {

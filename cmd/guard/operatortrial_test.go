@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/answer-guard/guard/index"
 	"testing"
 )
 
@@ -153,7 +155,7 @@ func TestIndexBuildSaysWhatItLeftOut(t *testing.T) {
 	}
 	snap := filepath.Join(t.TempDir(), "snap")
 	code, stdout, stderr := runCLI(t, "index", "build", "--corpus", help, "--out", snap)
-	want := "not indexed: 2 files in the corpus folders are hidden or not .md, .markdown, .html, .htm, .txt, .text, .rst, .rest, .docx, .jsonl, .ndjson, .csv, .tsv, .yml, .yaml or .xlsx: " +
+	want := "not indexed: 2 files in the corpus folders are hidden or not " + index.CorpusFileTypes + ": " +
 		filepath.Join(help, ".drafts") + ", " + filepath.Join(help, "page.pdf")
 	if code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stdout, "snapshot "+snap+": 4 docs") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 0, 4 docs and %q", code, stdout, stderr, want)
