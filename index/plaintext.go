@@ -206,12 +206,13 @@ func fieldList(t, prev, next string) bool {
 	return strings.ContainsAny(m[1], "0123456789") || fieldRE.MatchString(prev) || fieldRE.MatchString(next)
 }
 
-// bulletLine reports a list item ("- collecting the person", "• Binding"):
+// bulletLine reports a list item ("- collecting the person", "• Binding",
+// Google Docs' text export's "* " and "   + ", "●", "◦", "▪"):
 // never a heading (operator trial 31: a package's first item titled the
 // chunk of the rest of its list).
 func bulletLine(t string) bool {
 	r, size := utf8.DecodeRuneInString(t)
-	return (r == '-' || r == '*' || r == '\u2022' || r == '\u2013') && len(t) > size && (t[size] == ' ' || t[size] == '\t')
+	return (r == '-' || r == '*' || r == '+' || r == '\u2022' || r == '\u25cf' || r == '\u25e6' || r == '\u25aa' || r == '\u2013') && len(t) > size && (t[size] == ' ' || t[size] == '\t')
 }
 
 // ruleLine reports a line made only of three or more of one of = - _ *
