@@ -664,7 +664,7 @@ func (w *htmlWriter) node(n *html.Node) {
 	if htmlSkip(n) || n.DataAtom == atom.Head || n.DataAtom == atom.Title || w.isChrome(n) {
 		return
 	}
-	if toggleHeading(n) {
+	if toggleHeading(n) || w.flat == 0 && styledHeading(n) {
 		w.heading(n, 4)
 		return
 	}
@@ -959,6 +959,89 @@ func toggleHeading(n *html.Node) bool {
 	}
 	t := strings.Fields(nodeText(n))
 	return len(t) > 0 && len(t) <= 30 && (strings.HasSuffix(t[len(t)-1], "?") || len(t) >= 4)
+}
+
+// styledHeading reports a paragraph that a page builder or a word
+// processor's HTML made a heading by its look, not its element: all its
+// text bold (<strong>, <b>, font-weight 600 or more) or in a large font
+// (font-size 18px/14pt or more), short (at most styledHeadingMax
+// characters), not ending as a sentence does (".", "!"; a question's "?"
+// and a label's ":" may). Operator trial 38: a piano tuner's Wix-style
+// page had no <h1>-<h6> under its title, so its 22 questions ran together
+// in chunks cut by size.
+func styledHeading(n *html.Node) bool {
+	if n.DataAtom != atom.P && n.DataAtom != atom.Div {
+		return false
+	}
+	var text strings.Builder
+	ok := true
+	var walk func(c *html.Node, styled bool)
+	walk = func(c *html.Node, styled bool) {
+		for ; c != nil && ok; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				if strings.TrimSpace(c.Data) != "" {
+					if !styled {
+						ok = false
+						return
+					}
+					text.WriteString(c.Data)
+				}
+			case html.ElementNode:
+				if htmlSkip(c) {
+					continue
+				}
+				switch c.DataAtom {
+				case atom.P, atom.Div, atom.Ul, atom.Ol, atom.Table, atom.Br, atom.Img, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Section, atom.Article:
+					if c.DataAtom != atom.Br || strings.TrimSpace(text.String()) != "" {
+						ok = false // a block inside: not one line of text
+						return
+					}
+				}
+				walk(c.FirstChild, styled || loudElement(c))
+			}
+		}
+	}
+	walk(n.FirstChild, loudElement(n))
+	t := strings.Join(strings.Fields(text.String()), " ")
+	if !ok || t == "" || utf8.RuneCountInString(t) > styledHeadingMax || strings.ContainsAny(t[len(t)-1:], ".!;,") {
+		return false
+	}
+	return strings.IndexFunc(t, unicode.IsLetter) >= 0
+}
+
+// styledHeadingMax is the longest text styledHeading reads as a heading.
+const styledHeadingMax = 90
+
+var (
+	fontSizeRE   = regexp.MustCompile(`(?i)font-size\s*:\s*([0-9.]+)\s*(px|pt|em|rem)`)
+	fontWeightRE = regexp.MustCompile(`(?i)font-weight\s*:\s*(bold|bolder|[6-9]00)`)
+)
+
+// loudElement reports an element that makes its text bold or large.
+func loudElement(n *html.Node) bool {
+	if n.DataAtom == atom.Strong || n.DataAtom == atom.B {
+		return true
+	}
+	st := attr(n, "style")
+	if st == "" {
+		return false
+	}
+	if fontWeightRE.MatchString(st) {
+		return true
+	}
+	if m := fontSizeRE.FindStringSubmatch(st); m != nil {
+		v, _ := strconv.ParseFloat(m[1], 64)
+		switch strings.ToLower(m[2]) {
+		case "px":
+			return v >= 18
+		case "pt":
+			return v >= 14
+		default:
+			return v >= 1.2
+		}
+	}
+	return false
 }
 
 // hasAttr reports an attribute of n (of any value).

@@ -122,6 +122,16 @@ func TestHTMLSections(t *testing.T) {
 	if want := "Is there vegan cheese?|Do you deliver?"; strings.Join(got, "|") != want {
 		t.Errorf("accordion sections = %q, want %q (text %q)", strings.Join(got, "|"), want, d.Text)
 	}
+	// a page builder's headings: bold or large paragraphs, short, not
+	// sentences; a bold sentence and a paragraph with plain words stay text
+	d, _ = htmlDoc("p.html", `<h1>Piano tuning</h1><div><p><span style="font-size:28px"><strong>Prices</strong></span></p><ul><li>Tuning £85</li></ul><p><strong>How often should my piano be tuned?</strong></p><p>Once a year.</p><p><strong>Please arrive on time.</strong></p><p><b>Note:</b> cash only.</p><div style="font-weight:700">Areas covered</div><p>Harrowbridge.</p></div>`)
+	got = got[:0]
+	for _, s := range d.sections {
+		got = append(got, s.Heading)
+	}
+	if want := "Prices|How often should my piano be tuned?|Areas covered"; strings.Join(got, "|") != want {
+		t.Errorf("styled sections = %q, want %q (text %q)", strings.Join(got, "|"), want, d.Text)
+	}
 }
 
 // TestHTMLDeepNesting: a page whose elements nest past the parser's 512

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"html"
 	"math"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -78,6 +79,7 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 	body = strings.ReplaceAll(strings.ToValidUTF8(body, ""), "\r\n", "\n")
 	body = dropHTMLComments(body)
 	body = dropShortcodes(body)
+	body = obsidianText(body)
 	lines := strings.Split(body, "\n")
 	var b strings.Builder
 	b.Grow(len(body))
@@ -700,4 +702,50 @@ func dropShortcodes(body string) string {
 		}
 		return strings.Join(kept, " ")
 	})
+}
+
+var (
+	// wikilinkRE is an Obsidian (or wiki) link between notes, [[Note]],
+	// [[Note#Heading|shown text]], or an embed, ![[kit.png]].
+	wikilinkRE = regexp.MustCompile(`(!?)\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]`)
+	// calloutRE is an Obsidian callout's first line inside a quote:
+	// "> [!warning] Title", "> [!info]-".
+	calloutRE = regexp.MustCompile(`(?m)^(\s*(?:>\s*)+)\[!([A-Za-z-]+)\][+-]?[ \t]*(.*)$`)
+)
+
+// obsidianText reads an Obsidian vault's note syntax as the text a reader
+// sees (operator trial 38: a club handbook kept in Obsidian): a wikilink
+// is its shown text, else the note's name (a heading after "#" read as
+// "Note, Heading"); an embedded image or file (![[kit.png]]) is left out,
+// an embedded note is its name; a callout's "[!info] Half term" is its
+// title, or its type ("Warning") when it has none.
+func obsidianText(body string) string {
+	if strings.Contains(body, "[[") {
+		body = wikilinkRE.ReplaceAllStringFunc(body, func(m string) string {
+			g := wikilinkRE.FindStringSubmatch(m)
+			embed, note, head, shown := g[1] != "", strings.TrimSpace(g[2]), strings.TrimSpace(strings.TrimPrefix(g[3], "#")), strings.TrimSpace(g[4])
+			switch {
+			case embed && strings.Contains(path.Base(note), "."):
+				return "" // an image, a PDF
+			case shown != "":
+				return shown
+			case note != "" && head != "":
+				return note + ", " + head
+			case note != "":
+				return note
+			}
+			return head
+		})
+	}
+	if strings.Contains(body, "[!") {
+		body = calloutRE.ReplaceAllStringFunc(body, func(m string) string {
+			g := calloutRE.FindStringSubmatch(m)
+			if t := strings.TrimSpace(g[3]); t != "" {
+				return g[1] + t
+			}
+			typ := strings.ReplaceAll(g[2], "-", " ")
+			return g[1] + strings.ToUpper(typ[:1]) + strings.ToLower(typ[1:])
+		})
+	}
+	return body
 }

@@ -254,3 +254,14 @@ func TestMarkdownPandoc(t *testing.T) {
 		t.Errorf("title %q sections %+v text\n%q\nwant\n%q", title, secs, text, want)
 	}
 }
+
+// TestMarkdownObsidian: a vault note's wikilinks read as their shown text
+// or the note's name, an embedded image is left out, a callout's marker
+// gives way to its title or type.
+func TestMarkdownObsidian(t *testing.T) {
+	text, _, _ := markdownText("Ask the [[Joining and subs|treasurer]] or see [[Match days]] and [[Kit#Shin pads]].\n![[kit.png]]\n![[Code of conduct]]\n\n> [!info] Half term\n> No training.\n\n> [!warning]\n> Bring water.\n")
+	want := "Ask the treasurer or see Match days and Kit, Shin pads.\n\nCode of conduct\n\nHalf term\nNo training.\n\nWarning\nBring water."
+	if text != want {
+		t.Errorf("text\n%q\nwant\n%q", text, want)
+	}
+}
