@@ -114,6 +114,10 @@ var trialSets = []trialSet{
 	{"t34-water", "trial34", []string{"water"}, "clearwater", "water", "water-questions.jsonl"},
 	{"t35-windows", "trial35", []string{"windows/prices.xlsx"}, "sparkle", "windows", "windows-questions.jsonl"},
 	{"t35-cottage", "trial35", []string{"cottage/house-book.txt"}, "rosecottage", "cottage", "cottage-questions.jsonl"},
+	{"t36-docs", "trial36", []string{"docs"}, "ledgerlite", "docs", "ledgerlite-questions.jsonl"},
+	{"t36-cafe", "trial36", []string{"cafe/menu.html"}, "thecorner", "cafe", "cafe-questions.jsonl"},
+	{"t37-shops", "trial37", []string{"bot/intents.json"}, "givingtree", "shops", "bot-questions.jsonl"},
+	{"t37-hotel", "trial37", []string{"hotel/guide.md"}, "harbourview", "hotel", "hotel-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
