@@ -118,6 +118,10 @@ var trialSets = []trialSet{
 	{"t36-cafe", "trial36", []string{"cafe/menu.html"}, "thecorner", "cafe", "cafe-questions.jsonl"},
 	{"t37-shops", "trial37", []string{"bot/intents.json"}, "givingtree", "shops", "bot-questions.jsonl"},
 	{"t37-hotel", "trial37", []string{"hotel/guide.md"}, "harbourview", "hotel", "hotel-questions.jsonl"},
+	{"t38-football", "trial38", []string{"club"}, "ashvale", "football", "club-questions.jsonl"},
+	{"t38-piano", "trial38", []string{"piano/index.html"}, "tunedin", "piano", "piano-questions.jsonl"},
+	{"t39-things", "trial39", []string{"things/rules.odt"}, "sharehub", "things", "things-questions.jsonl"},
+	{"t39-electric", "trial39", []string{"sparks/faq.txt"}, "brightsparks", "electric", "sparks-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
