@@ -182,8 +182,9 @@ func docxHTML(body []byte, levels map[string]int, title string, notes []string) 
 		level     = -1 // the paragraph's heading level, -1 for none
 		listItem  bool
 		inList    bool
-		tableRows int // tables open (a nested one is flattened)
-		pDepth    int // paragraphs open (a text box's are inside another)
+		tableRows int  // tables open (a nested one is flattened)
+		pDepth    int  // paragraphs open (a text box's are inside another)
+		bold      bool // the current run is bold
 	)
 	closeList := func() {
 		if inList {
@@ -234,6 +235,13 @@ func docxHTML(body []byte, levels map[string]int, title string, notes []string) 
 				}
 			case "numPr":
 				listItem = inPara
+			case "r":
+				bold = false
+			case "b":
+				// a run's bold (<w:b/>, w:val "0" or "false" turns it off):
+				// a paragraph all in bold reads as a heading (styledHeading)
+				v := wordAttr(t, "val")
+				bold = v != "0" && v != "false"
 			case "t":
 				inText = true
 			case "tab":
@@ -301,7 +309,11 @@ func docxHTML(body []byte, levels map[string]int, title string, notes []string) 
 			}
 		case xml.CharData:
 			if inText && inPara {
-				para.WriteString(html.EscapeString(string(t)))
+				if bold {
+					para.WriteString("<strong>" + html.EscapeString(string(t)) + "</strong>")
+				} else {
+					para.WriteString(html.EscapeString(string(t)))
+				}
 			}
 		}
 	}

@@ -78,6 +78,15 @@ func TestDocx(t *testing.T) {
 	if strings.Join(heads, "|") != "Fees|Emergencies" {
 		t.Errorf("sections %q", heads)
 	}
+	// a paragraph all in bold (a FAQ's question in Word) is a heading; one
+	// with a bold lead-in is not
+	d, err = docxPage("faq.docx", docxFile(t, map[string]string{"word/document.xml": wordHead +
+		`<w:p><w:r><w:rPr><w:b/></w:rPr><w:t>Do you deliver?</w:t></w:r></w:p>` + wp("", "Within 10 miles.") +
+		`<w:p><w:r><w:rPr><w:b/></w:rPr><w:t xml:space="preserve">Note: </w:t></w:r><w:r><w:rPr><w:b w:val="0"/></w:rPr><w:t>cash only</w:t></w:r></w:p>` +
+		"</w:body></w:document>"}))
+	if err != nil || len(d.sections) != 1 || d.sections[0].Heading != "Do you deliver?" || !strings.Contains(d.Text, "Note: cash only") {
+		t.Errorf("bold question: %v %+v %q", err, d.sections, d.Text)
+	}
 	// the title property names a document with no Title paragraph
 	core := `<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Patient guide</dc:title></cp:coreProperties>`
 	d, err = docxPage("guide.docx", docxFile(t, map[string]string{"word/document.xml": wordHead + wp("", "Body.") + "</w:body></w:document>", "docProps/core.xml": core}))
