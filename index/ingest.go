@@ -601,7 +601,7 @@ type corpusType struct {
 // corpusTypes are the file types ReadDocs reads, in the order
 // CorpusFileTypes names them. A new type is a line here.
 var corpusTypes = []corpusType{
-	{name: "Markdown", exts: []string{".md", ".markdown"}, page: markdownPage},
+	{name: "Markdown", exts: []string{".md", ".markdown", ".mdx"}, page: markdownPage},
 	{name: "HTML", exts: []string{".html", ".htm"}, page: htmlPage, charset: true},
 	{name: "plain text", exts: []string{".txt", ".text"}, page: plainPage},
 	{name: "reStructuredText", exts: []string{".rst", ".rest"}, page: rstPage},

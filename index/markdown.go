@@ -80,6 +80,7 @@ func markdownText(body string) (text, title string, secs []mdSection) {
 	body = dropHTMLComments(body)
 	body = dropShortcodes(body)
 	body = obsidianText(body)
+	body = mdxText(body)
 	lines := strings.Split(body, "\n")
 	var b strings.Builder
 	b.Grow(len(body))
@@ -748,4 +749,66 @@ func obsidianText(body string) string {
 		})
 	}
 	return body
+}
+
+var (
+	// mdxImportRE is an MDX page's import or export line (Docusaurus:
+	// "import Tabs from '@theme/Tabs';").
+	mdxImportRE = regexp.MustCompile(`^(?:import\s.+\sfrom\s+['"][^'"]+['"];?|import\s+['"][^'"]+['"];?|export\s+(?:const|default|function|let)\b.*)$`)
+	// admonitionRE opens or closes a Docusaurus (or VitePress) admonition:
+	// ":::tip", ":::caution Title", ":::note[Title]", ":::".
+	admonitionRE = regexp.MustCompile(`^:::+\s*([A-Za-z]+)?(?:\[([^\]]*)\])?\s*(.*)$`)
+	// jsxLineRE is a line holding only JSX tags (<Tabs>, <TabItem
+	// value="ios" label="iPhone">, </TabItem>); jsxLabelRE a tag's label.
+	jsxLineRE  = regexp.MustCompile(`^(?:\s*</?[A-Z][A-Za-z0-9.]*(?:\s[^<>]*)?/?>)+\s*$`)
+	jsxLabelRE = regexp.MustCompile(`\blabel=(?:"([^"]*)"|'([^']*)'|\{["']([^"']*)["']\})`)
+)
+
+// mdxText reads a docs site's Markdown extensions as the text a reader
+// sees (operator trial 40's Docusaurus help, .mdx): import and export
+// lines are dropped; an admonition's ":::tip Title" opens a paragraph
+// "Tip: Title" and its closing ":::" ends it; a line of JSX tags only
+// (<Tabs>, </TabItem>) is dropped, a tab's label kept as a line of its own
+// ("iPhone"). Code fences are left as written.
+func mdxText(body string) string {
+	if !strings.Contains(body, ":::") && !strings.Contains(body, "import ") && !strings.Contains(body, "export ") && !strings.Contains(body, "</") {
+		return body
+	}
+	lines := strings.Split(body, "\n")
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if fence != "" {
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceOpen(l); f != "" {
+			fence = f
+			continue
+		}
+		switch {
+		case mdxImportRE.MatchString(t):
+			lines[i] = ""
+		case strings.HasPrefix(t, ":::"):
+			m := admonitionRE.FindStringSubmatch(t)
+			if m == nil || m[1] == "" {
+				lines[i] = "" // the closing ":::"
+				continue
+			}
+			kind := strings.ToUpper(m[1][:1]) + strings.ToLower(m[1][1:])
+			if title := strings.TrimSpace(m[2] + " " + m[3]); title != "" {
+				kind += ": " + title
+			}
+			lines[i] = "\n" + kind
+		case jsxLineRE.MatchString(l):
+			var labels []string
+			for _, m := range jsxLabelRE.FindAllStringSubmatch(l, -1) {
+				labels = append(labels, m[1]+m[2]+m[3])
+			}
+			lines[i] = strings.Join(labels, " ")
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -265,3 +265,14 @@ func TestMarkdownObsidian(t *testing.T) {
 		t.Errorf("text\n%q\nwant\n%q", text, want)
 	}
 }
+
+// TestMarkdownMDX: a Docusaurus page's imports and JSX tags are dropped (a
+// tab's label kept), its admonitions read as paragraphs led by their kind
+// and title, a code fence left as written.
+func TestMarkdownMDX(t *testing.T) {
+	text, _, _ := markdownText("import Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n\nTurn on reminders.\n\n:::tip Save time\nUse templates.\n:::\n\n<Tabs>\n  <TabItem value=\"ios\" label=\"iPhone\">\n\nOpen Settings.\n\n  </TabItem>\n</Tabs>\n\n```js\nimport x from 'y';\n```\n")
+	want := "Turn on reminders.\n\nTip: Save time\nUse templates.\n\niPhone\n\nOpen Settings.\n\nimport x from 'y';"
+	if text != want {
+		t.Errorf("text\n%q\nwant\n%q", text, want)
+	}
+}
