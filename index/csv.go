@@ -70,6 +70,7 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 	}
 	// A sheet without an id column names its rows stem-N by sheet row.
 	stem, rowIDs := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), !hasIDColumn(cols)
+	group := "" // the first column's last value, for the rows of its group
 	for sheetRow := 2; ; sheetRow++ {
 		row, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -93,9 +94,22 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 		if blankRow(row) {
 			continue
 		}
+		filled := false
+		if len(row) > 1 && !csvFields[cols[0]] {
+			// a group's name in the first column only on its first row
+			// (merged cells as a sheet exports them): filled down
+			if v := strings.TrimSpace(row[0]); v != "" {
+				group = v
+			} else if group != "" {
+				row[0], filled = group, true
+			}
+		}
 		d, err := csvDoc(cols, row)
 		if err == nil && table {
 			tableText(&d, header, cols, row)
+			if filled && d.Title == group {
+				d.Title = groupTitle(group, cols, row)
+			}
 		}
 		if err == nil {
 			unpublished(&d)
@@ -239,6 +253,23 @@ func tableText(d *Doc, header, cols, row []string) {
 			d.Title = first
 		}
 	}
+}
+
+// groupTitle titles a row of a group whose name (in the first column) was
+// filled down: the group and the row's next cell ("Opening hours:
+// Saturday"), the group alone when that cell is long or absent. Operator
+// trial 41's price list had every row below a group's first titled by its
+// item alone, "Saturday" with no sign it was an opening time.
+func groupTitle(group string, cols, row []string) string {
+	for i := 1; i < len(row); i++ {
+		if v := strings.TrimSpace(row[i]); v != "" && !csvFields[cols[i]] {
+			if len(v) <= maxTableTitle && !strings.Contains(v, "\n") {
+				return group + ": " + v
+			}
+			break
+		}
+	}
+	return group
 }
 
 // hasIDColumn reports a header with an id or _id column: its rows must give

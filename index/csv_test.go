@@ -283,3 +283,20 @@ func FuzzReadCSV(f *testing.F) {
 		}
 	})
 }
+
+// TestCSVGroupedRows: a price list whose group name stands only on each
+// group's first row (merged cells, exported) has it filled down: every
+// row of the group holds it and is titled "Group: Item".
+func TestCSVGroupedRows(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "prices.csv", "Category,Item,Price,Notes\nMugs,Small mug,£12.50,\n,Large mug,£15,Most popular\nOpening hours,Saturday,9.30am-6pm,\n,Sunday,10am-4pm,\n")
+	docs, bad, err := ReadDocs([]string{p}, false)
+	if err != nil || len(bad) != 0 || len(docs) != 4 {
+		t.Fatalf("err %v bad %v docs %d", err, bad, len(docs))
+	}
+	if d := docs[3]; d.Title != "Opening hours: Sunday" || d.Text != "Category: Opening hours\nItem: Sunday\nPrice: 10am-4pm" {
+		t.Errorf("a filled-down row: %q %q", d.Title, d.Text)
+	}
+	if d := docs[0]; d.Title != "Mugs" {
+		t.Errorf("a group's first row: %q", d.Title)
+	}
+}

@@ -30,7 +30,7 @@ var (
 
 // pageEdgeLines is how many non-blank lines at each end of a page may be
 // its header or footer.
-const pageEdgeLines = 2
+const pageEdgeLines = 3
 
 // pdfText returns body with the page furniture of a PDF's text taken out:
 // form feeds, running headers and footers (a line at a page's top or
