@@ -520,7 +520,7 @@ func (w *htmlWriter) isChrome(n *html.Node) bool {
 	if w.chrome {
 		return false
 	}
-	if chromeRoles[strings.ToLower(attr(n, "role"))] || consentBanner(n) || wayfinding(n) {
+	if chromeRoles[strings.ToLower(attr(n, "role"))] || consentBanner(n) || wayfinding(n) || notionFurniture(n) {
 		return true
 	}
 	switch n.DataAtom {
@@ -618,6 +618,25 @@ func wayfinding(n *html.Node) bool {
 		return true
 	}
 	return n.DataAtom == atom.A && strings.HasPrefix(attr(n, "href"), "#") && skipTextRE.MatchString(nodeText(n))
+}
+
+// notionFurniture reports what a Notion HTML export adds around a page's
+// text (operator trial 41's council pages): the page's property table
+// (Owner, Last edited, Tags: its tags ran together as "Bulky wasteFees")
+// and an icon that is a symbol alone (a callout's emoji on a line of its
+// own).
+func notionFurniture(n *html.Node) bool {
+	class := attr(n, "class")
+	if class == "" {
+		return false
+	}
+	if n.DataAtom == atom.Table && hasWord(class, "properties") {
+		return true
+	}
+	if hasWord(class, "icon") {
+		return strings.IndexFunc(nodeText(n), func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0
+	}
+	return false
 }
 
 // sectioningElement reports the elements inside which a <header> or

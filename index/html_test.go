@@ -76,6 +76,8 @@ func TestHTMLChrome(t *testing.T) {
 		{"breadcrumbs and skip links dropped", `<a class="screen-reader-text" href="#content">Skip to content</a><div class="content"><ol class="breadcrumb"><li><a href="/">Home</a></li><li>Billing</li></ol><div id="breadcrumbs">Home » Help</div><h1>Paying your bill</h1><p>Pay by direct debit. <a href="#fees">Skip to fees</a></p></div>`,
 			"Paying your bill\n\nPay by direct debit. Skip to fees"},
 		{"a skip hire firm's classes kept", `<div class="skip-tonnage"><p>A midi skip holds 4 tonnes.</p></div><div id="skip-to-order-form-wrap"><p>Order below.</p></div>`, "A midi skip holds 4 tonnes.\n\nOrder below."},
+		{"a Notion export's properties and icons dropped", `<article class="page sans"><header><h1 class="page-title">Prices</h1><table class="properties"><tbody><tr><th>Tags</th><td><span class="selected-value">Bulky waste</span><span class="selected-value">Fees</span></td></tr></tbody></table></header><figure class="callout"><div style="font-size:1.5em"><span class="icon">💡</span></div><div>Book by Friday.</div></figure><p>A sofa is £25.</p></article>`,
+			"Prices\n\nBook by Friday.\n\nA sofa is £25."},
 		{"an email in the footer", `<p>Body.</p><div role="contentinfo">Write to hello@shop.example</div>`, "Body.\n\nContact\n\nWrite to hello@shop.example"},
 	} {
 		if got := htmlPlain(tc.in); got != tc.want {
