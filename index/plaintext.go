@@ -38,6 +38,10 @@ const (
 //
 // Text extracted from a PDF is read without its page furniture (pdfText).
 func plainText(body string) (text, title string, secs []mdSection) {
+	// text from a PDF (pages apart by form feeds) sets its headings as
+	// lines of their own between blank lines, in any case (pdftotext
+	// -layout: operator trial 40's terms, whose headings titled nothing)
+	paged := strings.Contains(body, "\f")
 	body = pdfText(strings.ReplaceAll(body, "\r\n", "\n"))
 	lines := strings.Split(body, "\n")
 	// A line underlined with ===== or ----- is a heading, as in Markdown
@@ -86,7 +90,7 @@ func plainText(body string) (text, title string, secs []mdSection) {
 		}
 		emoji := i > first && emojiHeading(t, prev, nextText(lines, i))
 		heading := i > first && t != "" && (underlined[i] || emoji ||
-			(n != "" && headingLine(t, n) || n == "" && capsHeading(t) && headingLine(t, nextText(lines, i))) && !fieldList(t, prev, n))
+			(n != "" && headingLine(t, n) || n == "" && (capsHeading(t) || paged && prev == "") && headingLine(t, nextText(lines, i))) && !fieldList(t, prev, n))
 		if heading {
 			if underlined[i] || emoji || prev == "" || (i-1 == first && title != "") || closedLine(prev) {
 				secs = append(secs, mdSection{Off: b.Len() + len(l) - len(strings.TrimLeftFunc(l, unicode.IsSpace)), Heading: t})

@@ -375,3 +375,21 @@ func TestPlainTextPhoneNote(t *testing.T) {
 		t.Errorf("emojiLead: %q %q", lead, rest)
 	}
 }
+
+// TestPlainTextPDFHeadings: in text from a PDF (form feeds), a short line
+// between blank lines is a heading in any case, as pdftotext -layout
+// writes a designed page's headings; in other text only one in capitals.
+func TestPlainTextPDFHeadings(t *testing.T) {
+	body := "LUMEN PHOTOGRAPHY\n\n   Packages\n\nThe full day is £1,800.\n\n   Travel\n\nFree within 30 miles.\n\f   Copyright\n\nYou may print the photos.\n"
+	_, _, secs := plainText(body)
+	var heads []string
+	for _, s := range secs {
+		heads = append(heads, s.Heading)
+	}
+	if strings.Join(heads, "|") != "Packages|Travel|Copyright" {
+		t.Errorf("paged sections %q", heads)
+	}
+	if _, _, secs := plainText(strings.ReplaceAll(body, "\f", "\n")); len(secs) != 0 {
+		t.Errorf("unpaged text: sections %+v, want none", secs)
+	}
+}
