@@ -122,6 +122,10 @@ var trialSets = []trialSet{
 	{"t38-piano", "trial38", []string{"piano/index.html"}, "tunedin", "piano", "piano-questions.jsonl"},
 	{"t39-things", "trial39", []string{"things/rules.odt"}, "sharehub", "things", "things-questions.jsonl"},
 	{"t39-electric", "trial39", []string{"sparks/faq.txt"}, "brightsparks", "electric", "sparks-questions.jsonl"},
+	{"t40-help", "trial40", []string{"docs"}, "bookwise", "help", "bookwise-questions.jsonl"},
+	{"t40-photo", "trial40", []string{"photo/terms.txt"}, "lumen", "photo", "lumen-questions.jsonl"},
+	{"t41-bulky", "trial41", []string{"bulky"}, "northvale", "bulky", "bulky-questions.jsonl"},
+	{"t41-pottery", "trial41", []string{"pottery/prices.csv"}, "paintpot", "pottery", "pottery-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
