@@ -61,26 +61,39 @@ const (
 
 // docxPage reads a Word document (.docx).
 func docxPage(id string, b []byte) (Doc, error) {
+	return zipPage(id, b, "a Word document (.docx is a zip archive: %v); save it from Word as .docx, or as Markdown, HTML or plain text",
+		"word/document.xml", "a .docx saved by Word, LibreOffice or Google Docs has one",
+		func(body []byte, part func(string) ([]byte, error)) (string, error) {
+			styles, _ := part("word/styles.xml")
+			core, _ := part("docProps/core.xml")
+			notes, _ := part("word/footnotes.xml")
+			return docxHTML(body, docxHeadingStyles(styles), docxTitle(core), docxFootnotes(notes))
+		})
+}
+
+// zipPage reads a document that is a zip of XML parts (.docx, .odt): not
+// a zip, it is not one ("not " + what, the zip error filled in); its body
+// part (why saying why it should be there) is written as an HTML page by
+// page, from the body and the other parts, and read as htmlDoc reads a
+// page. A page of no text is errEmptyFile.
+func zipPage(id string, b []byte, what, body, why string, page func(body []byte, part func(string) ([]byte, error)) (string, error)) (Doc, error) {
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
-		return Doc{}, fmt.Errorf("not a Word document (.docx is a zip archive: %v); save it from Word as .docx, or as Markdown, HTML or plain text", err)
+		return Doc{}, fmt.Errorf("not "+what, err)
 	}
 	part := zipParts(zr)
-	body, err := part("word/document.xml")
+	data, err := part(body)
 	if err != nil {
-		return Doc{}, fmt.Errorf("read the Word document: %v", err)
+		return Doc{}, fmt.Errorf("read the document: %v", err)
 	}
-	if body == nil {
-		return Doc{}, errors.New("not a Word document: the archive has no word/document.xml (a .docx saved by Word, LibreOffice or Google Docs has one)")
+	if data == nil {
+		return Doc{}, fmt.Errorf("not %s: the archive has no %s (%s)", strings.SplitN(what, " (", 2)[0], body, why)
 	}
-	styles, _ := part("word/styles.xml")
-	core, _ := part("docProps/core.xml")
-	notes, _ := part("word/footnotes.xml")
-	page, err := docxHTML(body, docxHeadingStyles(styles), docxTitle(core), docxFootnotes(notes))
+	html, err := page(data, part)
 	if err != nil {
 		return Doc{}, err
 	}
-	d, err := htmlDoc(id, page)
+	d, err := htmlDoc(id, html)
 	if err != nil {
 		return Doc{}, err
 	}

@@ -1004,7 +1004,7 @@ func textDoc(id, body string, markdown bool) Doc {
 	}
 	d.markdown = true
 	var title string
-	d.Text, title, d.sections = markdownText(rest)
+	d.Text, title, d.sections = markdownText(markdownSource(rest))
 	if t := keys["title"]; t != "" {
 		d.Title = t
 	} else if title != "" {

@@ -78,9 +78,6 @@ const mdItemGrowth = 9
 func markdownText(body string) (text, title string, secs []mdSection) {
 	body = strings.ReplaceAll(strings.ToValidUTF8(body, ""), "\r\n", "\n")
 	body = dropHTMLComments(body)
-	body = dropShortcodes(body)
-	body = obsidianText(body)
-	body = mdxText(body)
 	lines := strings.Split(body, "\n")
 	var b strings.Builder
 	b.Grow(len(body))
@@ -686,6 +683,16 @@ var (
 	// reader sees: a figure's caption, a title, an image's alt text.
 	shortcodeTextRE = regexp.MustCompile(`\b(?:caption|title|alt)\s*=\s*(?:"([^"]*)"|'([^']*)')`)
 )
+
+// markdownSource reads the syntax a Markdown file's tool adds to
+// Markdown (Hugo's shortcodes, Obsidian's wikilinks and callouts,
+// Docusaurus's MDX and admonitions) as the text a reader sees, before
+// markdownText reads the Markdown. Only a Markdown file has it: the
+// Markdown an HTML page is converted to does not, and its text may hold
+// ":::" or "{{% %}}" as written.
+func markdownSource(body string) string {
+	return mdxText(obsidianText(dropShortcodes(body)))
+}
 
 // dropShortcodes takes a Hugo site's shortcodes and Liquid tags out of a
 // page, keeping the text they wrap ("{{< button >}}Book now{{< /button

@@ -82,7 +82,7 @@ func TestMarkdownOrderedLists(t *testing.T) {
 	})
 }
 
-// FuzzMarkdownText: markdownText never panics, its output is valid UTF-8,
+// FuzzMarkdownText: markdownText (after markdownSource) never panics, its output is valid UTF-8,
 // never longer than its input plus mdGrowth (and mdItemGrowth a line for
 // renumbered list items), and its sections point at their headings in it.
 func FuzzMarkdownText(f *testing.F) {
@@ -90,11 +90,12 @@ func FuzzMarkdownText(f *testing.F) {
 		"# T\n\n## A\nx **y** [z](http://a) ![i](j) <!-- c --> <b>t</b>\n- a\n| a | b |\n|---|---|\n```\ncode\n```\n",
 		"S\n===\n\nT\n---\n\n> q\n1. x `c` &amp; &#0; \\*", "[a][b] [c](d(e)f) <http://x> ~~s~~ _u_", "|a|b|c|d|e|f|\n|-|-|-|-|-|-|",
 		"```\n", "<!--", "#", "\xff# x", "a\n=", "[[a](b)](c) \\[d](e) ![[f][g]](h(i)j) [k][[l] [[[[ ((((",
+		":::tip T\nx\n:::\nimport a from 'b';\n<Tabs><TabItem label=\"i\">", "[[a|b]] ![[c.png]] > [!note]\n{{< x caption=\"y\" >}}{% z %}",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		out, _, secs := markdownText(in)
+		out, _, secs := markdownText(markdownSource(in))
 		if !utf8.ValidString(out) {
 			t.Fatalf("not UTF-8: %q", out)
 		}
@@ -235,7 +236,7 @@ func TestMergedSectionsTitled(t *testing.T) {
 // TestMarkdownShortcodes: a Hugo page's shortcodes and a Jekyll page's
 // Liquid tags are dropped, the text they wrap and their captions kept.
 func TestMarkdownShortcodes(t *testing.T) {
-	text, _, _ := markdownText("Lessons are £38.\n\n{{< button href=\"/book\" >}}Book now{{< /button >}}\n\n{{< figure src=\"car.jpg\" caption=\"Our dual-control cars\" >}}\n\n{{% notice info %}}Tests are booked by you.{{% /notice %}}\n\n{% include cta.html %}\nSee {{ site.title }}.\n")
+	text, _, _ := markdownText(markdownSource("Lessons are £38.\n\n{{< button href=\"/book\" >}}Book now{{< /button >}}\n\n{{< figure src=\"car.jpg\" caption=\"Our dual-control cars\" >}}\n\n{{% notice info %}}Tests are booked by you.{{% /notice %}}\n\n{% include cta.html %}\nSee {{ site.title }}.\n"))
 	want := "Lessons are £38.\n\nBook now\n\nOur dual-control cars\n\nTests are booked by you.\n\nSee {{ site.title }}."
 	if text != want {
 		t.Errorf("text\n%q\nwant\n%q", text, want)
@@ -259,7 +260,7 @@ func TestMarkdownPandoc(t *testing.T) {
 // or the note's name, an embedded image is left out, a callout's marker
 // gives way to its title or type.
 func TestMarkdownObsidian(t *testing.T) {
-	text, _, _ := markdownText("Ask the [[Joining and subs|treasurer]] or see [[Match days]] and [[Kit#Shin pads]].\n![[kit.png]]\n![[Code of conduct]]\n\n> [!info] Half term\n> No training.\n\n> [!warning]\n> Bring water.\n")
+	text, _, _ := markdownText(markdownSource("Ask the [[Joining and subs|treasurer]] or see [[Match days]] and [[Kit#Shin pads]].\n![[kit.png]]\n![[Code of conduct]]\n\n> [!info] Half term\n> No training.\n\n> [!warning]\n> Bring water.\n"))
 	want := "Ask the treasurer or see Match days and Kit, Shin pads.\n\nCode of conduct\n\nHalf term\nNo training.\n\nWarning\nBring water."
 	if text != want {
 		t.Errorf("text\n%q\nwant\n%q", text, want)
@@ -270,7 +271,7 @@ func TestMarkdownObsidian(t *testing.T) {
 // tab's label kept), its admonitions read as paragraphs led by their kind
 // and title, a code fence left as written.
 func TestMarkdownMDX(t *testing.T) {
-	text, _, _ := markdownText("import Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n\nTurn on reminders.\n\n:::tip Save time\nUse templates.\n:::\n\n<Tabs>\n  <TabItem value=\"ios\" label=\"iPhone\">\n\nOpen Settings.\n\n  </TabItem>\n</Tabs>\n\n```js\nimport x from 'y';\n```\n")
+	text, _, _ := markdownText(markdownSource("import Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n\nTurn on reminders.\n\n:::tip Save time\nUse templates.\n:::\n\n<Tabs>\n  <TabItem value=\"ios\" label=\"iPhone\">\n\nOpen Settings.\n\n  </TabItem>\n</Tabs>\n\n```js\nimport x from 'y';\n```\n"))
 	want := "Turn on reminders.\n\nTip: Save time\nUse templates.\n\niPhone\n\nOpen Settings.\n\nimport x from 'y';"
 	if text != want {
 		t.Errorf("text\n%q\nwant\n%q", text, want)

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"archive/zip"
 	"bytes"
 	"encoding/xml"
 	"errors"
@@ -27,31 +26,12 @@ const (
 
 // odtPage reads an OpenDocument text (.odt).
 func odtPage(id string, b []byte) (Doc, error) {
-	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		return Doc{}, fmt.Errorf("not an OpenDocument text (.odt is a zip archive: %v); save it from the word processor as .odt or .docx", err)
-	}
-	part := zipParts(zr)
-	body, err := part("content.xml")
-	if err != nil {
-		return Doc{}, fmt.Errorf("read the document: %v", err)
-	}
-	if body == nil {
-		return Doc{}, errors.New("not an OpenDocument text: the archive has no content.xml")
-	}
-	meta, _ := part("meta.xml")
-	page, err := odtHTML(body, odtTitle(meta))
-	if err != nil {
-		return Doc{}, err
-	}
-	d, err := htmlDoc(id, page)
-	if err != nil {
-		return Doc{}, err
-	}
-	if strings.TrimSpace(d.Text) == "" {
-		return Doc{}, errEmptyFile
-	}
-	return d, nil
+	return zipPage(id, b, "an OpenDocument text (.odt is a zip archive: %v); save it from the word processor as .odt or .docx",
+		"content.xml", "an .odt saved by LibreOffice or Google Docs has one",
+		func(body []byte, part func(string) ([]byte, error)) (string, error) {
+			meta, _ := part("meta.xml")
+			return odtHTML(body, odtTitle(meta))
+		})
 }
 
 // odtTitle is the document's title in meta.xml (dc:title), "" when none.
