@@ -177,7 +177,7 @@ func TestReadDocsEditorFiles(t *testing.T) {
 	write("mixed.md", "# Caf\xc3\xa9\n\nWe don\x92t mind.")                // UTF-8 and a stray byte: two encodings, refused
 	write("setext.md", "Exporting your library\n======================\n\nZip files of 50 GB.")
 	write("fenced.md", "Run this first:\n\n```sh\n# install the desktop app\n```\n\n# Desktop app #\n\nWindows and macOS.")
-	write("utf16.md", "\xff\xfe#\x00 \x00")
+	write("utf16.md", utf16File("# Notes\n\nSaved by Notepad as Unicode.", false)) // UTF-16: decoded
 	write("c.jsonl", "\ufeff{\"id\":\"j1\",\"text\":\"first line after a BOM\"}\n{\"id\":\"j2\",\"text\":\"caf\xe9\"}\n")
 
 	write("single.markdown", "---\ntitle: One page\n---\nGiven on its own.")
@@ -213,6 +213,7 @@ func TestReadDocsEditorFiles(t *testing.T) {
 		"fenced.md":           {"Desktop app", "Run this first:\n\n# install the desktop app\n\nDesktop app\n\nWindows and macOS."},
 		"latin1.md":           {"Café mode", "Café mode\n\nOffline albums."},
 		"cp1252.md":           {"Prices", "Prices\n\nWe don\u2019t charge \u20ac fees: \u00a35."},
+		"utf16.md":            {"Notes", "Notes\n\nSaved by Notepad as Unicode."},
 		"sub/single.markdown": {"One page", "Given on its own."},
 		"single.markdown":     {"One page", "Given on its own."},
 	}
@@ -231,7 +232,6 @@ func TestReadDocsEditorFiles(t *testing.T) {
 	wantBad := []string{
 		filepath.Join(dir, "c.jsonl") + ":2: not UTF-8 (byte 0xE9 at character 23): save the file as UTF-8 (from Windows-1252 or Latin-1, iconv -f cp1252 -t utf-8 converts it)",
 		filepath.Join(dir, "mixed.md") + ":1: not UTF-8 (byte 0x92 at character 15): save the file as UTF-8 (from Windows-1252 or Latin-1, iconv -f cp1252 -t utf-8 converts it)",
-		filepath.Join(dir, "utf16.md") + ":1: UTF-16, not UTF-8: save the file as UTF-8 (iconv -f utf-16 -t utf-8 converts it)",
 	}
 	if strings.Join(msgs, "\n") != strings.Join(wantBad, "\n") {
 		t.Errorf("bad lines:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(wantBad, "\n"))

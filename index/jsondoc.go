@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/zap"
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
 )
 
 // A help desk or CMS exports its articles as one JSON document, not JSON
@@ -335,8 +336,18 @@ func warnUnpublished(log *zap.Logger, ids []string) {
 // letters. A file of two encodings (UTF-8 sequences and stray bytes) is
 // left as it is, and checkUTF8 names its first bad byte.
 
-// legacyText is b, decoded from Windows-1252 when legacy1252 says so.
+// legacyText is b as UTF-8: decoded from UTF-16 when it opens with a
+// UTF-16 byte-order mark, from Windows-1252 when legacy1252 says so.
 func legacyText(b []byte) []byte {
+	if bytes.HasPrefix(b, []byte{0xFF, 0xFE}) || bytes.HasPrefix(b, []byte{0xFE, 0xFF}) {
+		// UTF-16 with its byte-order mark: Windows Notepad's "Unicode"
+		// (operator trial 43's advice charity FAQ)
+		out, err := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder().Bytes(b)
+		if err != nil {
+			return b
+		}
+		return out
+	}
 	if !legacy1252(b) {
 		return b
 	}
