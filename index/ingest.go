@@ -611,6 +611,7 @@ var corpusTypes = []corpusType{
 	{name: "CSV with a header row", exts: []string{".csv", ".tsv"}, docs: readCSV},
 	{name: "YAML", exts: []string{".yml", ".yaml"}, docs: readYAML},
 	{name: "Excel workbook", exts: []string{".xlsx"}, docs: readXLSX, charset: true},
+	{name: "WordPress export", exts: []string{".xml"}, docs: readWXR},
 }
 
 // spreadsheetExts are the spreadsheet files a corpus source may not be:

@@ -133,7 +133,7 @@ func runIndexBuild(ctx context.Context, args []string, add bool) error {
 	}
 	var corpus, memory multiFlag
 	cfgPath := fs.String("config", "", "config file (default: built-in defaults)")
-	fs.Var(&corpus, "corpus", "corpus file (JSON Lines or a JSON export, CSV, Excel .xlsx, YAML, Markdown, HTML, text, reStructuredText, Word .docx, OpenDocument .odt) or folder of them (repeatable)")
+	fs.Var(&corpus, "corpus", "corpus file (JSON Lines or a JSON export, CSV, Excel .xlsx, a WordPress export .xml, YAML, Markdown, HTML, text, reStructuredText, Word .docx, OpenDocument .odt) or folder of them (repeatable)")
 	fs.Var(&memory, "memory", "curated-memory JSONL file (repeatable)")
 	out := fs.String("out", "", "output snapshot dir (must not exist or be empty)")
 	var base *string
