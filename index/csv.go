@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -71,16 +72,35 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 	// A sheet without an id column names its rows stem-N by sheet row.
 	stem, rowIDs := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), !hasIDColumn(cols)
 	group := "" // the first column's last value, for the rows of its group
+	// A shop's product export (Shopify) gives a product's variants as
+	// rows under it with the same key (Handle) and no title: they are
+	// read into the product's document, so "how much is the 250g?" finds
+	// the product, and a draft product's variants are drafts too
+	// (operator trial 42's tea shop: each variant was a chunk of its own).
+	titleCol := slices.Index(cols, "title")
+	var pend *Doc // the last document read, kept back for its variant rows
+	pendLine, pendKey := 0, ""
+	flush := func() error {
+		if pend == nil {
+			return nil
+		}
+		d := *pend
+		pend = nil
+		return keep(d, pendLine)
+	}
 	for sheetRow := 2; ; sheetRow++ {
 		row, err := cr.Read()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return flush()
 		}
 		if err != nil && !errors.Is(err, csv.ErrFieldCount) {
 			line := 0
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				line = pe.StartLine
+			}
+			if ferr := flush(); ferr != nil {
+				return ferr
 			}
 			return report(line, fmt.Errorf("%w (the rest of the file is not read)", csvError(err)))
 		}
@@ -92,6 +112,12 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 			continue
 		}
 		if blankRow(row) {
+			continue
+		}
+		if pend != nil && table && titleCol > 0 && !csvFields[cols[0]] && strings.TrimSpace(row[0]) == pendKey && strings.TrimSpace(row[titleCol]) == "" {
+			if more := rowLines(header, cols, row, 1); len(more) > 0 {
+				pend.Text += "\n\n" + strings.Join(more, "\n")
+			}
 			continue
 		}
 		filled := false
@@ -127,9 +153,11 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 			}
 			continue
 		}
-		if err := keep(d, line); err != nil {
+		if err := flush(); err != nil {
 			return err
 		}
+		dd := d
+		pend, pendLine, pendKey = &dd, line, strings.TrimSpace(row[0])
 	}
 }
 
@@ -233,16 +261,13 @@ const maxTableTitle = 80
 // gives no title, the first such cell is the row's title when it is short
 // (maxTableTitle) and another column holds text too.
 func tableText(d *Doc, header, cols, row []string) {
-	var lines []string
+	lines := rowLines(header, cols, row, 0)
 	first := ""
 	for i, v := range row { // readCSV skips a row of another length than the header
-		if v = strings.TrimSpace(v); v == "" || csvFields[cols[i]] {
-			continue
-		}
-		if first == "" {
+		if v = strings.TrimSpace(v); v != "" && !csvFields[cols[i]] && !imageURLRE.MatchString(v) {
 			first = v
+			break
 		}
-		lines = append(lines, strings.TrimSpace(header[i])+": "+v)
 	}
 	switch {
 	case len(lines) == 1:
@@ -271,6 +296,34 @@ func groupTitle(group string, cols, row []string) string {
 	}
 	return group
 }
+
+// rowLines are a table row's cells from column from on, each after its
+// heading ("Price: £85"), the Doc fields' columns and blank cells left
+// out, and so are links to images (a shop export's Image Src: no reader
+// asks for them).
+func rowLines(header, cols, row []string, from int) []string {
+	var lines []string
+	for i := from; i < len(row); i++ {
+		v := strings.TrimSpace(row[i])
+		if v == "" || csvFields[cols[i]] || imageURLRE.MatchString(v) {
+			continue
+		}
+		if bodyHTMLRE.MatchString(v) {
+			// a cell of HTML (a product's description) read as a page's
+			// body, its paragraphs kept, the row's other lines apart
+			if md, _, _, err := htmlMarkdown(v); err == nil {
+				if t, _, _ := markdownText(md); strings.TrimSpace(t) != "" {
+					v = t
+				}
+			}
+		}
+		lines = append(lines, strings.TrimSpace(header[i])+": "+v)
+	}
+	return lines
+}
+
+// imageURLRE is a cell that is only a link to an image.
+var imageURLRE = regexp.MustCompile(`(?i)^https?://\S+\.(?:jpe?g|png|gif|webp|svg|avif)(?:\?\S*)?$`)
 
 // hasIDColumn reports a header with an id or _id column: its rows must give
 // their id (a blank cell is an error), where a sheet without one names its

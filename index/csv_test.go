@@ -300,3 +300,27 @@ func TestCSVGroupedRows(t *testing.T) {
 		t.Errorf("a group's first row: %q", d.Title)
 	}
 }
+
+// TestCSVShopVariants: a shop's product export gives a product's variants
+// as rows with its Handle and no Title: they are read into the product's
+// document (a draft product's with it), an HTML description is read per
+// cell, and image links are left out.
+func TestCSVShopVariants(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "products_export.csv", "Handle,Title,Body (HTML),Option1 Value,Variant Price,Image Src,Status\n"+
+		"assam,Assam Breakfast,<p>Malty and strong.</p><p>Steep 4 minutes.</p>,50g,6.50,https://cdn.example/a.jpg,active\n"+
+		"assam,,,250g,24.00,,\n"+
+		"assam,,,,,https://cdn.example/a2.jpg,\n"+
+		"spice,Winter Spice,<p>Cinnamon.</p>,100g,9.00,,draft\n"+
+		"spice,,,250g,19.00,,\n")
+	docs, bad, err := ReadDocs([]string{p}, false)
+	if err != nil || len(bad) != 0 || len(docs) != 2 {
+		t.Fatalf("err %v bad %v docs %+v", err, bad, docs)
+	}
+	want := "Handle: assam\nBody (HTML): Malty and strong.\n\nSteep 4 minutes.\nOption1 Value: 50g\nVariant Price: 6.50\nStatus: active\n\nOption1 Value: 250g\nVariant Price: 24.00"
+	if d := docs[0]; d.Title != "Assam Breakfast" || d.Text != want {
+		t.Errorf("product: %q %q, want text %q", d.Title, d.Text, want)
+	}
+	if d := docs[1]; !d.Deleted || strings.Contains(d.Text, "19.00") && !d.Deleted {
+		t.Errorf("the draft product and its variant: %+v", d)
+	}
+}
