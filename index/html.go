@@ -520,7 +520,7 @@ func (w *htmlWriter) isChrome(n *html.Node) bool {
 	if w.chrome {
 		return false
 	}
-	if chromeRoles[strings.ToLower(attr(n, "role"))] || consentBanner(n) || wayfinding(n) || notionFurniture(n) {
+	if chromeRoles[strings.ToLower(attr(n, "role"))] || consentBanner(n) || wayfinding(n) || notionFurniture(n) || emailPreheader(n) {
 		return true
 	}
 	switch n.DataAtom {
@@ -618,6 +618,23 @@ func wayfinding(n *html.Node) bool {
 		return true
 	}
 	return n.DataAtom == atom.A && strings.HasPrefix(attr(n, "href"), "#") && skipTextRE.MatchString(nodeText(n))
+}
+
+// preheaderStyleRE is the inline style an email hides its preheader with
+// (the preview line an inbox shows): display none with no height, no
+// size or no opacity, or Outlook's mso-hide.
+var preheaderStyleRE = regexp.MustCompile(`(?i)mso-hide\s*:\s*all|display\s*:\s*none[^"]*(?:max-height\s*:\s*0|font-size\s*:\s*[01]px|opacity\s*:\s*0|line-height\s*:\s*0)|(?:max-height\s*:\s*0|font-size\s*:\s*[01]px|opacity\s*:\s*0)[^"]*display\s*:\s*none`)
+
+// emailPreheader reports a saved email's hidden preheader (operator trial
+// 43's newsletters: the inbox preview line opened every email's first
+// chunk). A FAQ's hidden answer (display none alone, or the hidden
+// attribute) is not one.
+func emailPreheader(n *html.Node) bool {
+	if c := attr(n, "class") + " " + attr(n, "id"); strings.Contains(strings.ToLower(c), "preheader") {
+		return true
+	}
+	st := attr(n, "style")
+	return st != "" && preheaderStyleRE.MatchString(st)
 }
 
 // notionFurniture reports what a Notion HTML export adds around a page's

@@ -78,6 +78,8 @@ func TestHTMLChrome(t *testing.T) {
 		{"a skip hire firm's classes kept", `<div class="skip-tonnage"><p>A midi skip holds 4 tonnes.</p></div><div id="skip-to-order-form-wrap"><p>Order below.</p></div>`, "A midi skip holds 4 tonnes.\n\nOrder below."},
 		{"a Notion export's properties and icons dropped", `<article class="page sans"><header><h1 class="page-title">Prices</h1><table class="properties"><tbody><tr><th>Tags</th><td><span class="selected-value">Bulky waste</span><span class="selected-value">Fees</span></td></tr></tbody></table></header><figure class="callout"><div style="font-size:1.5em"><span class="icon">💡</span></div><div>Book by Friday.</div></figure><p>A sofa is £25.</p></article>`,
 			"Prices\n\nBook by Friday.\n\nA sofa is £25."},
+		{"an email's hidden preheader dropped, a hidden answer kept", `<div style="display:none;font-size:1px;max-height:0;overflow:hidden;mso-hide:all">Spring plans are here</div><span class="preheader">Preview</span><h1>Spring news</h1><div style="display:none">Answer kept.</div>`,
+			"Spring news\n\nAnswer kept."},
 		{"an email in the footer", `<p>Body.</p><div role="contentinfo">Write to hello@shop.example</div>`, "Body.\n\nContact\n\nWrite to hello@shop.example"},
 	} {
 		if got := htmlPlain(tc.in); got != tc.want {
@@ -450,5 +452,16 @@ func TestRepeatedFooter(t *testing.T) {
 		if d.ID == "b-leaks.html" && (d.Text != "Leaks\n\nReport a leak in the street.\n\nMore\n\nReport a leak in the street. Again." || len(d.sections) != 1) {
 			t.Errorf("b-leaks.html: %q %+v", d.Text, d.sections)
 		}
+	}
+	// saved emails: a footer in a layout table, no heading of its own
+	mail := t.TempDir()
+	foot := `<tr><td><p>GreenThumb Gardens, 4 Mill Lane, Ashby AB1 2CD</p><p>Unsubscribe | Update preferences</p></td></tr>`
+	writeFiles(t, mail, map[string]string{
+		"1-spring.html": `<table>` + `<tr><td><h2>Spring plans</h2><p>Our spring plan is £45 a month.</p></td></tr>` + foot + `</table>`,
+		"2-summer.html": `<table>` + `<tr><td><h2>Hedges</h2><p>We cut hedges after the nesting season.</p></td></tr>` + foot + `</table>`,
+	})
+	docs, _, err = ReadDocs([]string{mail}, false)
+	if err != nil || len(docs) != 2 || !strings.Contains(docs[0].Text, "4 Mill Lane") || strings.Contains(docs[1].Text, "4 Mill Lane") {
+		t.Errorf("emails: %v %+v", err, docs)
 	}
 }

@@ -855,8 +855,8 @@ func readDocs(sources []string, strict bool, part DocRef) ([]Doc, []*LineError, 
 // site's repeated part, in bytes of text.
 const repeatedSectionMin = 40
 
-// dropRepeatedSections keeps the sections that end several documents of
-// one partition word for word (headings and text) in the first of them
+// dropRepeatedSections keeps the sections (or paragraphs) that end
+// several documents of one partition word for word in the first of them
 // only: the footer with a site's address and phone lines that every saved
 // page of a site repeats, read as each page's "Contact" section and its
 // sub-headings, or a sidebar widget kept at a page's end. It stood in the
@@ -866,20 +866,36 @@ const repeatedSectionMin = 40
 // details. A document that would be left with no text keeps its own.
 func dropRepeatedSections(docs []Doc) {
 	type tail struct{ tenant, kb, text string }
-	first := map[tail]int{} // a run of last sections -> the first document ending with it
+	first := map[tail]int{} // a run of last sections or paragraphs -> the first document ending with it
 	for i := range docs {
 		d := &docs[i]
-		if len(d.sections) == 0 || d.Deleted {
+		if d.Deleted {
 			continue
 		}
-		cut := -1
-		for k, sec := range d.sections {
-			t := tail{d.Tenant, d.KB, strings.TrimSpace(d.Text[sec.Off:])}
+		// where a tail may start: each section's heading, then each
+		// paragraph (a saved email's footer has no heading of its own)
+		starts := []int{0}
+		for _, sec := range d.sections {
+			starts = append(starts, sec.Off)
+		}
+		for off := strings.Index(d.Text, "\n\n"); off >= 0; {
+			starts = append(starts, off+2)
+			next := strings.Index(d.Text[off+2:], "\n\n")
+			if next < 0 {
+				break
+			}
+			off += 2 + next
+		}
+		slices.Sort(starts)
+		starts = slices.Compact(starts)
+		cut, from := -1, -1
+		for _, at := range starts {
+			t := tail{d.Tenant, d.KB, strings.TrimSpace(d.Text[at:])}
 			if len(t.text) < repeatedSectionMin {
 				break
 			}
 			if j, seen := first[t]; seen && j != i {
-				cut = k // the longest repeated run of last sections
+				cut, from = at, j // the longest repeated run at the end
 				break
 			}
 			first[t] = i
@@ -887,9 +903,21 @@ func dropRepeatedSections(docs []Doc) {
 		if cut < 0 {
 			continue
 		}
-		if head := strings.TrimRight(d.Text[:d.sections[cut].Off], " \t\n"); head != "" {
-			d.Text, d.sections = head, d.sections[:cut]
+		head := strings.TrimRight(d.Text[:cut], " \t\n")
+		// the document holds nothing else (a contact page that is the
+		// footer): keep it whole; so when what stands before the run here
+		// stands before it in the first document too
+		tailText := strings.TrimSpace(d.Text[cut:])
+		before := strings.TrimRight(strings.TrimSuffix(strings.TrimRight(docs[from].Text, " \t\n"), tailText), " \t\n")
+		if head == "" || strings.HasSuffix(before, head) {
+			continue
 		}
+		d.Text = head
+		k := 0
+		for k < len(d.sections) && d.sections[k].Off < len(head) {
+			k++
+		}
+		d.sections = d.sections[:k]
 	}
 }
 
