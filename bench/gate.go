@@ -944,7 +944,7 @@ var GateFitHaluEval = false
 // once the models are final.
 var GateFrozen bool
 
-// GateTrials adds the converted operator trials (5-7, 9-41)
+// GateTrials adds the converted operator trials (5-7, 9-43)
 // (bench/testdata/gate_trials, written by tools/trialgate) to the dev
 // corpora: they are fitted on with --fit and scored in-sample and left out
 // like the others. Off by default: a refit on the nineteen corpora scored

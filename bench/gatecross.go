@@ -31,7 +31,7 @@ import (
 // product: 3,430 questions over the eleven dev corpora, about 14 s of CPU
 // (eleven index builds and one retrieval per question; 40 per corpus
 // takes about 6 s, the builds dominating), a small share of the suite.
-// With the trial corpora (85 sets, over 250,000 foreign questions) the
+// With the trial corpora (89 sets, over 250,000 foreign questions) the
 // full product outlasts the rest of the suite: `guard bench quality
 // --trials` draws 80 per corpus unless --cross-sample says otherwise.
 var GateCrossSample = 0

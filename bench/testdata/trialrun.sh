@@ -1,4 +1,4 @@
-# Shared by the operator trials' run.sh (trial7 to trial41 run.sh): build the trial's
+# Shared by the operator trials' run.sh (trial7 to trial43 run.sh): build the trial's
 # corpora into one snapshot, serve it with the simulated upstream (auth on, one key per tenant,
 # "TENANT-key", and an admin key, "ops-key"), ask every question over HTTP once non-stream and
 # once streamed, and score at the defaults. Sourced, not run: the caller sets

@@ -170,9 +170,9 @@ func benchQuality(ctx context.Context, args []string) error {
 	fs.BoolVar(&followup, "followup", false, "run the follow-up suite (two-turn chats over three dev corpora in bench/testdata/followup, through the proxy over HTTP with retrieve.followup off and on)")
 	fs.BoolVar(&gateSuite, "gate", false, "run the grounding suite (HaluEval halves + dev corpora in bench/testdata/gate: answerable grounded, on-topic unanswerable refused, off-topic per gate.off_topic; in-sample and each corpus left out)")
 	var fit, frozen, dev, trials bool
-	fs.BoolVar(&trials, "trials", false, "with --gate: also read the converted operator trials (5-7, 9-41) as dev corpora (bench/testdata/gate_trials): fitted on with --fit, scored in-sample and left out like the eleven in bench/testdata/gate")
+	fs.BoolVar(&trials, "trials", false, "with --gate: also read the converted operator trials (5-7, 9-43) as dev corpora (bench/testdata/gate_trials): fitted on with --fit, scored in-sample and left out like the eleven in bench/testdata/gate")
 	crossSample := -1
-	fs.IntVar(&crossSample, "cross-sample", -1, "with --gate: foreign questions asked of each dev corpus in the cross-corpus off-topic row, drawn with a fixed seed (0: all of them; -1: all without --trials, 80 with, since 85 corpora would ask each other over 250,000)")
+	fs.IntVar(&crossSample, "cross-sample", -1, "with --gate: foreign questions asked of each dev corpus in the cross-corpus off-topic row, drawn with a fixed seed (0: all of them; -1: all without --trials, 80 with, since 89 corpora would ask each other over 250,000)")
 	fs.BoolVar(&frozen, "frozen", false, "with --gate: also score the frozen corpora in bench/testdata/gate_frozen with the shipped models (nothing is tuned on them)")
 	fs.BoolVar(&dev, "dev", false, "with --verify: a development run, the frozen test splits (scored by default) are left out (tune nothing on them, not even by looking)")
 	fs.BoolVar(&fit, "fit", false, "with --gate: refit the shipped answerability and relevance models on the training sets and write gate/answermodel.json and gate/relevancemodel.json, and recompute the encoder's coherence background (index/coherence_background.json, embedded: rebuild to use it); with --verify: refit the local verifier's model on its training splits and write judge/localmodel.json")

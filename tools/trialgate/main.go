@@ -126,6 +126,10 @@ var trialSets = []trialSet{
 	{"t40-photo", "trial40", []string{"photo/terms.txt"}, "lumen", "photo", "lumen-questions.jsonl"},
 	{"t41-bulky", "trial41", []string{"bulky"}, "northvale", "bulky", "bulky-questions.jsonl"},
 	{"t41-pottery", "trial41", []string{"pottery/prices.csv"}, "paintpot", "pottery", "pottery-questions.jsonl"},
+	{"t42-dojo", "trial42", []string{"dojo/site.xml"}, "ironcrane", "dojo", "dojo-questions.jsonl"},
+	{"t42-tea", "trial42", []string{"tea/products_export.csv"}, "leafandcup", "tea", "tea-questions.jsonl"},
+	{"t43-garden", "trial43", []string{"garden"}, "greenthumb", "garden", "garden-questions.jsonl"},
+	{"t43-advice", "trial43", []string{"advice/faq.txt"}, "openadvice", "advice", "advice-questions.jsonl"},
 }
 
 // trialQuestion is one line of a trial's questions file.
