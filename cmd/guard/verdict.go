@@ -109,7 +109,7 @@ func (v queryVerdict) reason() string {
 	case c["aside"]:
 		r = "the message says it is unrelated to the service (\"unrelated, but ...\"): handled as off-topic; " + offTopic
 	case c["advice"]:
-		r = "asks for general advice (\"what's the best way to ...\", \"any tips for ...\"), not about the service: handled as off-topic; " + offTopic
+		r = "asks for general advice (\"what's the best way to ...\", \"any tips for ...\", \"how do I ... myself\"), not about the service: handled as off-topic; " + offTopic
 	case c["other_business"]:
 		r = fmt.Sprintf("asks about another business (%q, a name the corpus never uses; other_business on): handled as off-topic; %s", v.turn.Ask.Other, offTopic)
 	case c["sufficient"]:
