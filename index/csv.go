@@ -115,7 +115,7 @@ func readCSV(r io.Reader, path string, strict bool, bad *[]*LineError, part DocR
 			continue
 		}
 		if pend != nil && table && titleCol > 0 && !csvFields[cols[0]] && strings.TrimSpace(row[0]) == pendKey && strings.TrimSpace(row[titleCol]) == "" {
-			if more := rowLines(header, cols, row, 1); len(more) > 0 {
+			if more, _ := rowLines(header, cols, row, 1); len(more) > 0 {
 				pend.Text += "\n\n" + strings.Join(more, "\n")
 			}
 			continue
@@ -261,14 +261,7 @@ const maxTableTitle = 80
 // gives no title, the first such cell is the row's title when it is short
 // (maxTableTitle) and another column holds text too.
 func tableText(d *Doc, header, cols, row []string) {
-	lines := rowLines(header, cols, row, 0)
-	first := ""
-	for i, v := range row { // readCSV skips a row of another length than the header
-		if v = strings.TrimSpace(v); v != "" && !csvFields[cols[i]] && !imageURLRE.MatchString(v) {
-			first = v
-			break
-		}
-	}
+	lines, first := rowLines(header, cols, row, 0)
 	switch {
 	case len(lines) == 1:
 		d.Text = first
@@ -300,13 +293,16 @@ func groupTitle(group string, cols, row []string) string {
 // rowLines are a table row's cells from column from on, each after its
 // heading ("Price: £85"), the Doc fields' columns and blank cells left
 // out, and so are links to images (a shop export's Image Src: no reader
-// asks for them).
-func rowLines(header, cols, row []string, from int) []string {
-	var lines []string
+// asks for them); first is the first such cell's text as written.
+// readCSV skips a row of another length than the header.
+func rowLines(header, cols, row []string, from int) (lines []string, first string) {
 	for i := from; i < len(row); i++ {
 		v := strings.TrimSpace(row[i])
 		if v == "" || csvFields[cols[i]] || imageURLRE.MatchString(v) {
 			continue
+		}
+		if first == "" {
+			first = v
 		}
 		if bodyHTMLRE.MatchString(v) {
 			// a cell of HTML (a product's description) read as a page's
@@ -319,7 +315,7 @@ func rowLines(header, cols, row []string, from int) []string {
 		}
 		lines = append(lines, strings.TrimSpace(header[i])+": "+v)
 	}
-	return lines
+	return lines, first
 }
 
 // imageURLRE is a cell that is only a link to an image.

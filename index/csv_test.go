@@ -320,7 +320,7 @@ func TestCSVShopVariants(t *testing.T) {
 	if d := docs[0]; d.Title != "Assam Breakfast" || d.Text != want {
 		t.Errorf("product: %q %q, want text %q", d.Title, d.Text, want)
 	}
-	if d := docs[1]; !d.Deleted || strings.Contains(d.Text, "19.00") && !d.Deleted {
+	if d := docs[1]; !d.Deleted {
 		t.Errorf("the draft product and its variant: %+v", d)
 	}
 }

@@ -61,7 +61,7 @@ const (
 
 // docxPage reads a Word document (.docx).
 func docxPage(id string, b []byte) (Doc, error) {
-	return zipPage(id, b, "a Word document (.docx is a zip archive: %v); save it from Word as .docx, or as Markdown, HTML or plain text",
+	return zipPage(id, b, "a Word document", ".docx", "save it from Word as .docx, or as Markdown, HTML or plain text",
 		"word/document.xml", "a .docx saved by Word, LibreOffice or Google Docs has one",
 		func(body []byte, part func(string) ([]byte, error)) (string, error) {
 			styles, _ := part("word/styles.xml")
@@ -71,15 +71,16 @@ func docxPage(id string, b []byte) (Doc, error) {
 		})
 }
 
-// zipPage reads a document that is a zip of XML parts (.docx, .odt): not
-// a zip, it is not one ("not " + what, the zip error filled in); its body
-// part (why saying why it should be there) is written as an HTML page by
-// page, from the body and the other parts, and read as htmlDoc reads a
-// page. A page of no text is errEmptyFile.
-func zipPage(id string, b []byte, what, body, why string, page func(body []byte, part func(string) ([]byte, error)) (string, error)) (Doc, error) {
+// zipPage reads a document that is a zip of XML parts (.docx, .odt), kind
+// ("a Word document") of extension ext: a file that is no zip is not one
+// (advice says what to do); its body part (why says why it should be
+// there) is written as an HTML page by page, from the body and the other
+// parts, and read as htmlDoc reads a page. A page of no text is
+// errEmptyFile.
+func zipPage(id string, b []byte, kind, ext, advice, body, why string, page func(body []byte, part func(string) ([]byte, error)) (string, error)) (Doc, error) {
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
-		return Doc{}, fmt.Errorf("not "+what, err)
+		return Doc{}, fmt.Errorf("not %s (%s is a zip archive: %v); %s", kind, ext, err, advice)
 	}
 	part := zipParts(zr)
 	data, err := part(body)
@@ -87,7 +88,7 @@ func zipPage(id string, b []byte, what, body, why string, page func(body []byte,
 		return Doc{}, fmt.Errorf("read the document: %v", err)
 	}
 	if data == nil {
-		return Doc{}, fmt.Errorf("not %s: the archive has no %s (%s)", strings.SplitN(what, " (", 2)[0], body, why)
+		return Doc{}, fmt.Errorf("not %s: the archive has no %s (%s)", kind, body, why)
 	}
 	html, err := page(data, part)
 	if err != nil {
@@ -331,9 +332,7 @@ func docxHTML(body []byte, levels map[string]int, title string, notes []string) 
 		}
 	}
 	closeList()
-	for i, n := range notes {
-		out.WriteString("<p>Note " + strconv.Itoa(i+1) + ": " + html.EscapeString(n) + "</p>")
-	}
+	writeNotes(&out, notes)
 	out.WriteString("</body></html>")
 	return out.String(), nil
 }
@@ -389,13 +388,24 @@ func docxFootnotes(b []byte) []string {
 // nested table's are flattened into the cell that holds it).
 var tableTags = map[string]string{"tr": "tr", "tc": "td"}
 
-// wordAttr is the value of t's attribute local (in Word's namespace or
-// none).
-func wordAttr(t xml.StartElement, local string) string {
+// xmlAttr is the value of t's attribute local in namespace ns (or in
+// none): Word's and OpenDocument's attributes.
+func xmlAttr(t xml.StartElement, ns, local string) string {
 	for _, a := range t.Attr {
-		if a.Name.Local == local && (a.Name.Space == wordNS || a.Name.Space == "") {
+		if a.Name.Local == local && (a.Name.Space == ns || a.Name.Space == "") {
 			return a.Value
 		}
 	}
 	return ""
+}
+
+// wordAttr is xmlAttr in Word's namespace.
+func wordAttr(t xml.StartElement, local string) string { return xmlAttr(t, wordNS, local) }
+
+// writeNotes writes a document's footnotes after its body as paragraphs
+// "Note N: ...", as the Markdown reader keeps pandoc's.
+func writeNotes(out *strings.Builder, notes []string) {
+	for i, n := range notes {
+		out.WriteString("<p>Note " + strconv.Itoa(i+1) + ": " + html.EscapeString(n) + "</p>")
+	}
 }

@@ -321,12 +321,17 @@ func htmlSkip(n *html.Node) bool {
 // standing in a heading. Other buttons ("Book now", "Accept cookies") are
 // controls, not text (operator trial 33: a help page's 19 questions were
 // dropped and their answers ran together).
-func disclosureButton(n *html.Node) bool {
-	if p := n.Parent; p != nil && p.Type == html.ElementNode && isHeading(p.DataAtom) {
-		return true
-	}
-	return hasAttr(n, "aria-expanded") || hasAttr(n, "aria-controls")
+func disclosureButton(n *html.Node) bool { return inHeading(n) || opensPart(n) }
+
+// inHeading reports an element whose parent is h1 to h6.
+func inHeading(n *html.Node) bool {
+	p := n.Parent
+	return p != nil && p.Type == html.ElementNode && isHeading(p.DataAtom)
 }
+
+// opensPart reports a control that shows or hides a part of the page: it
+// has aria-expanded or aria-controls.
+func opensPart(n *html.Node) bool { return hasAttr(n, "aria-expanded") || hasAttr(n, "aria-controls") }
 
 // permalink reports a link to a place in the page ("#...") whose text is
 // at most one symbol, spaces and zero-width characters aside: the "¶" or
@@ -984,13 +989,7 @@ func (w *htmlWriter) pre(n *html.Node) {
 // trial 33's allergen answers were a chunk titled by the question before
 // them.
 func toggleHeading(n *html.Node) bool {
-	if n.DataAtom != atom.Button && attr(n, "role") != "button" {
-		return false
-	}
-	if p := n.Parent; p != nil && p.Type == html.ElementNode && isHeading(p.DataAtom) {
-		return false
-	}
-	if !hasAttr(n, "aria-expanded") && !hasAttr(n, "aria-controls") {
+	if n.DataAtom != atom.Button && attr(n, "role") != "button" || inHeading(n) || !opensPart(n) {
 		return false
 	}
 	t := strings.Fields(nodeText(n))

@@ -26,7 +26,7 @@ const (
 
 // odtPage reads an OpenDocument text (.odt).
 func odtPage(id string, b []byte) (Doc, error) {
-	return zipPage(id, b, "an OpenDocument text (.odt is a zip archive: %v); save it from the word processor as .odt or .docx",
+	return zipPage(id, b, "an OpenDocument text", ".odt", "save it from the word processor as .odt or .docx",
 		"content.xml", "an .odt saved by LibreOffice or Google Docs has one",
 		func(body []byte, part func(string) ([]byte, error)) (string, error) {
 			meta, _ := part("meta.xml")
@@ -216,20 +216,10 @@ func odtHTML(body []byte, title string) (string, error) {
 			}
 		}
 	}
-	for i, n := range notes {
-		out.WriteString("<p>Note " + strconv.Itoa(i+1) + ": " + html.EscapeString(n) + "</p>")
-	}
+	writeNotes(&out, notes)
 	out.WriteString("</body></html>")
 	return out.String(), nil
 }
 
-// odtAttr is the value of t's attribute local in the text namespace (or
-// none).
-func odtAttr(t xml.StartElement, local string) string {
-	for _, a := range t.Attr {
-		if a.Name.Local == local && (a.Name.Space == odtTextNS || a.Name.Space == "") {
-			return a.Value
-		}
-	}
-	return ""
-}
+// odtAttr is xmlAttr in OpenDocument's text namespace.
+func odtAttr(t xml.StartElement, local string) string { return xmlAttr(t, odtTextNS, local) }

@@ -118,19 +118,16 @@ func rstMarkdown(body string) string {
 				out = append(out, "", "```")
 				out = append(out, body...)
 				out = append(out, "```", "")
-			case name == "list-table":
+			case name == "list-table" || name == "csv-table":
 				out = append(out, "")
 				if arg != "" {
-					out = append(out, rstInline(arg), "")
+					out = append(out, rstInline(arg), "") // the table's title
 				}
-				out = append(out, rstListTable(body)...)
-				out = append(out, "")
-			case name == "csv-table":
-				out = append(out, "")
-				if arg != "" {
-					out = append(out, rstInline(arg), "")
+				if name == "list-table" {
+					out = append(out, rstListTable(body)...)
+				} else {
+					out = append(out, rstCSVTable(body)...)
 				}
-				out = append(out, rstCSVTable(body)...)
 				out = append(out, "")
 			default:
 				lead := rstAdmonitions[name]

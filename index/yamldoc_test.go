@@ -18,13 +18,7 @@ import (
 // config), say so at their line.
 func TestReadYAML(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return writeFile(t, dir, name, body) }
 	faq := write("faq.yml", `# skip FAQ
 - section: Sizes and prices
   items:
